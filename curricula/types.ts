@@ -1,0 +1,45 @@
+// The curriculum interface (DESIGN.md, "Curricula"). Controllers see per-arm statistics only.
+import type { Rng } from '../src/rng.js';
+import type { TaskType } from '../src/task.js';
+
+/** An arm is one (family, level, task type) cell of the task space. */
+export interface Arm {
+  family: string;
+  level: number;
+  type: TaskType;
+}
+export const armKey = (a: Arm): string => `${a.family}/${a.level}/${a.type}`;
+
+/** What the controller asks the proposer for: a fresh task of an arm, or a replay/mutation of an archived one. */
+export type Pick =
+  | { kind: 'new'; arm: Arm }
+  | { kind: 'replay'; arm: Arm; taskId: string }
+  | { kind: 'mutate'; arm: Arm; taskId: string };
+
+/** The outcome of one task in one step, fed back to the controller. */
+export interface ArmResult {
+  arm: Arm;
+  taskId: string;
+  step: number;
+  /** Rewards of the G answers. */
+  rewards: number[];
+  /** Solve rate p over the G answers (reward ≥ 1 counts as solved). */
+  solveRate: number;
+  /** Mean |advantage| of the group (0 when all rewards are equal). */
+  meanAbsAdvantage: number;
+}
+
+export interface PickContext {
+  step: number;
+  /** Arms the proposer can materialise; with skill gating, only the open ones. */
+  arms: Arm[];
+}
+
+export interface Controller {
+  readonly name: string;
+  pick(n: number, rng: Rng, ctx: PickContext): Pick[];
+  update(results: ArmResult[]): void;
+  /** JSON-serialisable state, saved with checkpoints. */
+  state(): unknown;
+  restore(state: unknown): void;
+}

@@ -1,0 +1,18 @@
+// The generator interface (DESIGN.md, "Tasks" and "Skills"): one family per file behind a registry.
+import type { Rng } from '../src/rng.js';
+import type { Skill, TaskDraft, TaskType } from '../src/task.js';
+
+export interface Family {
+  /** Stable id, e.g. 'arith'. */
+  id: string;
+  name: string;
+  description: string;
+  /** The skills this family declares (ids prefixed with the family id, e.g. 'arith.add'). */
+  skills: Skill[];
+  /** Number of difficulty levels (0 … levels-1); at least 5. */
+  levels: number;
+  /** One line per level naming its knobs (value ranges, depth, sizes), for docs and `cogen skills --taxonomy`. */
+  knobs: string[];
+  /** Pure and synchronous: same rng state, same draft. Outputs are computed later by the sandbox. */
+  generate(rng: Rng, level: number, type: TaskType): TaskDraft;
+}
