@@ -1,0 +1,105 @@
+// The curricula room's entry point: the config schema (embedded by src/config.ts under `curriculum`)
+// and createController, which builds the named controller with its options and the exploration wrapper.
+import { z } from 'zod';
+import { BanditController } from './bandit.js';
+import { withExploration } from './explore.js';
+import { HardestController } from './hardest.js';
+import { LadderController } from './ladder.js';
+import { LearnabilityController } from './learnability.js';
+import { ProgressController } from './progress.js';
+import { ReplayController } from './replay.js';
+import type { Arm, Controller } from './types.js';
+import { UniformController } from './uniform.js';
+
+export const controllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress', 'replay'] as const;
+export type ControllerName = (typeof controllerNames)[number];
+/** Controllers that can choose the arms of replay's fresh tasks. */
+export const baseControllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress'] as const;
+
+const unit = () => z.number().min(0).max(1);
+const positive = () => z.number().positive();
+const count = () => z.number().int().min(1);
+
+export const curriculumConfigSchema = z
+  .strictObject({
+    /** Which controller picks the arms. */
+    controller: z.enum(controllerNames).default('learnability'),
+    /** Fraction of picks drawn uniformly from the open arms, whatever the controller. */
+    explore: unit().default(0.1),
+    /** Open arms only when the skill graph says their prerequisites are mastered. */
+    gating: z.boolean().default(false),
+    ladder: z
+      .strictObject({ k: count().default(8), promoteAt: unit().default(0.7), demoteAt: unit().default(0.3) })
+      .refine((o) => o.demoteAt < o.promoteAt, { message: 'demoteAt must be below promoteAt', path: ['demoteAt'] })
+      .prefault({}),
+    learnability: z
+      .strictObject({
+        window: count().default(8),
+        unvisited: unit().default(0.5),
+        floor: unit().default(0.02),
+        temperature: positive().default(0.5),
+      })
+      .prefault({}),
+    bandit: z
+      .strictObject({ alpha: unit().default(0.5), tau: positive().default(0.4), initQ: z.number().min(0).default(0) })
+      .prefault({}),
+    progress: z
+      .strictObject({ window: z.number().int().min(2).default(10), floor: unit().default(0.05), temperature: positive().default(1) })
+      .prefault({}),
+    replay: z
+      .strictObject({
+        fraction: unit().default(0.5),
+        temperature: positive().default(0.3),
+        staleness: unit().default(0.1),
+        mutateFraction: unit().default(0.25),
+        archiveSize: count().default(512),
+        score: z.enum(['learnability', 'advantage']).default('learnability'),
+        base: z.enum(baseControllerNames).default('uniform'),
+      })
+      .prefault({}),
+    mastery: z
+      .strictObject({ learnAt: unit().default(0.8), forgetBelow: unit().default(0.5) })
+      .refine((o) => o.forgetBelow <= o.learnAt, { message: 'forgetBelow must not exceed learnAt', path: ['forgetBelow'] })
+      .prefault({}),
+  })
+  .prefault({});
+
+export type CurriculumConfig = z.infer<typeof curriculumConfigSchema>;
+export type CurriculumConfigInput = z.input<typeof curriculumConfigSchema>;
+
+function build(name: ControllerName, cfg: CurriculumConfig, arms: Arm[]): Controller {
+  switch (name) {
+    case 'uniform':
+      return new UniformController();
+    case 'hardest':
+      return new HardestController();
+    case 'ladder':
+      return new LadderController(arms, cfg.ladder);
+    case 'learnability':
+      return new LearnabilityController(cfg.learnability);
+    case 'bandit':
+      return new BanditController(cfg.bandit);
+    case 'progress':
+      return new ProgressController(cfg.progress);
+    case 'replay':
+      return new ReplayController(build(cfg.replay.base, cfg, arms), cfg.replay);
+  }
+}
+
+/**
+ * The controller a config names, wrapped with its fraction of uniform exploration. Skill gating is
+ * not inside the controller: the loop passes only the open arms (curricula/gating.ts) in PickContext.
+ */
+export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller {
+  const inner = build(cfg.controller, cfg, arms);
+  // Exploration around the baselines would change what they measure.
+  const explore = cfg.controller === 'uniform' || cfg.controller === 'hardest' ? 0 : cfg.explore;
+  return withExploration(inner, explore);
+}
+
+export type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
+export { armKey } from './types.js';
+export { createGate, type Gate, openArms, newlyOpened, unlockedSkills, isArmOpen, type GateSkill, type GatingInput } from './gating.js';
+export { createMasteryTracker, MasteryTracker, masteryStep, emptyMastery, masteryDefaults, type MasteryEvent, type MasteryOptions, type MasteryState, type Accuracies } from './mastery.js';
+export { zeroVarianceGroups, keptGroups, isZeroVariance, solveRate, meanAbsAdvantage } from './dynamic.js';
+export { withExploration } from './explore.js';

@@ -1,0 +1,71 @@
+// Learnability (Absolute Zero): a task's value is 1 − p when 0 < p < 1, else 0 (p = solve rate of
+// its G answers). An arm's value is the mean over its recent tasks; arms are sampled with probability
+// ∝ value^(1/temperature), with a floor so no open arm starves, and an optimistic weight for arms
+// never tried (exploration).
+import type { Rng } from '../src/rng.js';
+import type { ArmResult, Controller, Pick, PickContext } from './types.js';
+import { armKey, checkState, jsonCopy, learnabilityOf, mean, pushWindow, requireArms, sampleArms } from './util.js';
+
+export interface LearnabilityOptions {
+  /** Recent tasks per arm that make its value. */
+  window: number;
+  /** Value assumed for an arm never tried. */
+  unvisited: number;
+  /** Least value of a tried arm (so arms that were too easy or too hard are revisited now and then). */
+  floor: number;
+  /** Sharpness: weights are value^(1/temperature); 1 = proportional. */
+  temperature: number;
+}
+export const learnabilityDefaults: LearnabilityOptions = { window: 8, unvisited: 0.5, floor: 0.02, temperature: 0.5 };
+
+interface LearnabilityState {
+  name: 'learnability';
+  version: 1;
+  values: Record<string, number[]>;
+}
+
+export class LearnabilityController implements Controller {
+  readonly name = 'learnability';
+  private readonly opts: LearnabilityOptions;
+  private values: Record<string, number[]> = {};
+
+  constructor(opts: Partial<LearnabilityOptions> = {}) {
+    this.opts = { ...learnabilityDefaults, ...opts };
+  }
+
+  /** Mean learnability of the arm's recent tasks, or null when never tried. */
+  value(key: string): number | null {
+    const xs = this.values[key];
+    return xs && xs.length > 0 ? mean(xs) : null;
+  }
+
+  /** Sampling probabilities over the open arms (same order as ctx.arms). */
+  weights(ctx: PickContext): number[] {
+    const t = this.opts.temperature > 0 ? this.opts.temperature : 1;
+    return ctx.arms.map((a) => {
+      const v = this.value(armKey(a));
+      const w = v === null ? this.opts.unvisited : Math.max(v, this.opts.floor);
+      return Math.pow(Math.max(w, 0), 1 / t);
+    });
+  }
+
+  pick(n: number, rng: Rng, ctx: PickContext): Pick[] {
+    requireArms(ctx.arms, this.name);
+    return sampleArms(ctx.arms, this.weights(ctx), n, rng);
+  }
+
+  update(results: ArmResult[]): void {
+    for (const r of results) {
+      const k = armKey(r.arm);
+      this.values[k] = pushWindow(this.values[k] ?? [], learnabilityOf(r.solveRate), this.opts.window);
+    }
+  }
+
+  state(): LearnabilityState {
+    return { name: 'learnability', version: 1, values: jsonCopy(this.values) };
+  }
+  restore(state: unknown): void {
+    const s = checkState(state, this.name) as unknown as LearnabilityState;
+    this.values = s.values ?? {};
+  }
+}
