@@ -1,0 +1,60 @@
+// A synthetic learner for curriculum tests: no model, just a competence per family that grows when
+// the learner practises tasks near its frontier (where its answers disagree, so GRPO has a gradient).
+import type { Arm, ArmResult, Controller } from '../curricula/types.js';
+import { meanAbsAdvantage, solveRate } from '../curricula/dynamic.js';
+import type { Rng } from '../src/rng.js';
+
+export interface SimOptions {
+  families: number;
+  levels: number;
+  /** Competence gained per fully informative group (2p(1−p) = 0.5). */
+  rate: number;
+  group: number;
+}
+
+export class SimLearner {
+  readonly skill: number[];
+  constructor(readonly opts: SimOptions) {
+    this.skill = Array(opts.families).fill(0);
+  }
+  /** True success probability of one answer on an arm. */
+  p(arm: Arm): number {
+    const s = this.skill[Number(arm.family.slice(1))]!;
+    return 1 / (1 + Math.exp(-5 * (s + 0.5 - arm.level)));
+  }
+  /** Samples G answers, learns from them, and returns the result the loop would feed back. */
+  attempt(arm: Arm, taskId: string, step: number, rng: Rng): ArmResult {
+    const p = this.p(arm);
+    const rewards = Array.from({ length: this.opts.group }, () => (rng.next() < p ? 1 : 0));
+    const sr = solveRate(rewards);
+    const f = Number(arm.family.slice(1));
+    // Only groups with a gradient teach, and only at or above the current frontier.
+    if (arm.level >= Math.floor(this.skill[f]!)) this.skill[f]! += this.opts.rate * 2 * sr * (1 - sr);
+    return { arm, taskId, step, rewards, solveRate: sr, meanAbsAdvantage: meanAbsAdvantage(rewards) };
+  }
+}
+
+export function simArms(families: number, levels: number): Arm[] {
+  const out: Arm[] = [];
+  for (let f = 0; f < families; f++) for (let l = 0; l < levels; l++) out.push({ family: `f${f}`, level: l, type: 'deduction' });
+  return out;
+}
+
+/** Runs a controller against a fresh learner; returns the fraction of picks at 0.05 < p < 0.95 and the final competence. */
+export function simulate(c: Controller, opts: SimOptions, steps: number, batch: number, rng: Rng) {
+  const learner = new SimLearner(opts);
+  const arms = simArms(opts.families, opts.levels);
+  let frontier = 0;
+  let picks = 0;
+  for (let step = 1; step <= steps; step++) {
+    const ps = c.pick(batch, rng, { step, arms });
+    const results = ps.map((pk, i) => {
+      const p = learner.p(pk.arm);
+      if (p > 0.05 && p < 0.95) frontier++;
+      picks++;
+      return learner.attempt(pk.arm, pk.kind === 'new' ? `t${step}-${i}` : pk.taskId, step, rng);
+    });
+    c.update(results);
+  }
+  return { frontierFraction: frontier / picks, meanSkill: learner.skill.reduce((a, b) => a + b, 0) / opts.families };
+}
