@@ -1,0 +1,182 @@
+// The `cogen` command line: run, skills, export, presets, runs. Errors are one line on stderr and a
+// non-zero exit (1: the command failed, 2: bad usage); --verbose adds the stack trace.
+import { Command, CommanderError, Option } from 'commander';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, listPresets, loadPreset, parseConfig } from './config.js';
+import { EXPORT_FORMATS, exportTasks, type ExportFormat } from './export.js';
+import { startRun } from './loop.js';
+import { createProgress, formatDuration } from './progress.js';
+import { RunStore, StoreError } from './store.js';
+import { skillsCommand } from './skills-cli.js';
+
+/** An error whose message is meant for the user as it is. */
+export class UserError extends Error {}
+
+const USER_ERRORS = [UserError, ConfigError, StoreError];
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  program.exitOverride();
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    const verbose = argv.includes('--verbose');
+    const err = e as Error;
+    const known = USER_ERRORS.some((C) => err instanceof C) || err.name === 'GraphConnectionError';
+    process.stderr.write(`cogen: ${known ? err.message : `${err.name}: ${err.message}`}\n`);
+    if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
+    else if (!known) process.stderr.write('(run again with --verbose for the stack trace)\n');
+    return 1;
+  }
+}
+
+const runsDirOption = () => new Option('--runs-dir <dir>', 'where runs live').default('runs').env('COGEN_RUNS_DIR');
+
+function buildProgram(): Command {
+  const program = new Command('cogen')
+    .description('Self-evolving environment co-generation: tasks, verifiers, a curriculum, a solver that learns, a skill graph.')
+    .version('0.1.0')
+    .option('--verbose', 'print stack traces and debug lines');
+
+  program
+    .command('run')
+    .description('start (or resume) an autonomous curriculum run')
+    .option('-p, --preset <name|file>', 'preset name in curricula/ or a YAML file', 'default')
+    .option('--seed <n>', 'random seed', parseIntArg)
+    .option('--steps <n>', 'number of solver steps', parseIntArg)
+    .option('--curriculum <name>', 'difficulty controller (overrides the preset)')
+    .option('--gating', 'open arms only when the skill graph says their prerequisites are mastered')
+    .option('--backend <name>', 'tfjs backend: auto|tensorflow|webgpu|wasm|cpu')
+    .option('--graph <kind>', 'skill graph store: embedded|neo4j')
+    .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
+    .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); the password comes from NEO4J_PASSWORD')
+    .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')
+    .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-seed)')
+    .option('--resume <id>', 'resume a run from its last checkpoint')
+    .addOption(runsDirOption())
+    .option('--json', 'print the summary as JSON on stdout')
+    .option('--no-progress', 'no progress bar')
+    .action(async (o) => {
+      const runsDir = resolve(o.runsDir);
+      let config;
+      let preset = o.preset as string;
+      if (o.resume) {
+        const store = openRun(runsDir, o.resume);
+        try {
+          config = parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${o.resume}`);
+          preset = store.getMeta('preset') ?? preset;
+        } finally {
+          store.close();
+        }
+      } else {
+        config = loadPreset(o.preset, {
+          seed: o.seed,
+          steps: o.steps,
+          curriculum: { controller: o.curriculum, gating: o.gating },
+          solver: o.backend ? { backend: o.backend } : undefined,
+          graph: { kind: o.graph, uri: o.neo4jUri, user: o.neo4jUser, database: o.neo4jDatabase },
+        });
+      }
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const progress = o.progress && !o.json ? createProgress() : undefined;
+      const summary = await startRun(config, {
+        runsDir,
+        preset,
+        runId: o.resume ?? o.runId,
+        resume: Boolean(o.resume),
+        log: (line) => {
+          if (progress) process.stderr.write('\r\x1b[2K');
+          log(line);
+        },
+        onProgress: progress?.update,
+      });
+      progress?.done();
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        return;
+      }
+      const rel = summary.dir.startsWith(process.cwd()) ? summary.dir.slice(process.cwd().length + 1) : summary.dir;
+      process.stdout.write(
+        [
+          ``,
+          `run ${summary.runId} finished: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
+          `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
+          `skills mastered (${summary.skillsMastered.length}): ${summary.skillsMastered.join(', ') || 'none yet'}`,
+          summary.graphBacklog > 0 ? `skill graph backlog: ${summary.graphBacklog} events wait in the outbox (cogen skills sync --run ${summary.runId})` : '',
+          `the run lives in ${rel}/`,
+          `inspect:  cogen skills --run ${summary.runId}`,
+          `export:   cogen export --run ${summary.runId} --out tasks.jsonl`,
+          ``,
+        ]
+          .filter((l, i, a) => l !== '' || i === 0 || i === a.length - 1)
+          .join('\n'),
+      );
+    });
+
+  skillsCommand(program, { openRun, runsDirOption });
+
+  program
+    .command('export')
+    .description('write the validated tasks of a run for other training stacks')
+    .requiredOption('--run <id>', 'run id')
+    .requiredOption('-o, --out <file>', 'output file')
+    .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL)').choices(EXPORT_FORMATS).default('jsonl'))
+    .addOption(runsDirOption())
+    .action(async (o) => {
+      const store = openRun(resolve(o.runsDir), o.run);
+      try {
+        const n = await exportTasks(store.tasks(), resolve(o.out), o.format as ExportFormat);
+        process.stderr.write(`wrote ${n} tasks to ${o.out} (${o.format})\n`);
+      } finally {
+        store.close();
+      }
+    });
+
+  program
+    .command('presets')
+    .description('list the presets in curricula/')
+    .option('--json', 'as JSON')
+    .action((o) => {
+      const presets = listPresets();
+      if (o.json) process.stdout.write(`${JSON.stringify(presets.map(({ name, description }) => ({ name, description })), null, 2)}\n`);
+      else for (const p of presets) process.stdout.write(`${p.name.padEnd(16)} ${p.description}\n`);
+    });
+
+  program
+    .command('runs')
+    .description('list the runs in the runs directory')
+    .addOption(runsDirOption())
+    .option('--json', 'as JSON')
+    .action((o) => {
+      const runsDir = resolve(o.runsDir);
+      const ids = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => existsSync(join(runsDir, d, 'run.db'))).sort() : [];
+      const rows = ids.map((id) => {
+        const store = RunStore.open(join(runsDir, id), { create: false });
+        try {
+          return { id, preset: store.getMeta('preset'), status: store.getMeta('status'), lastStep: Number(store.getMeta('lastStep') ?? 0), tasks: store.count('tasks') };
+        } finally {
+          store.close();
+        }
+      });
+      if (o.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else for (const r of rows) process.stdout.write(`${r.id}  ${r.preset}  ${r.status}  step ${r.lastStep}  ${r.tasks} tasks\n`);
+    });
+
+  return program;
+}
+
+function openRun(runsDir: string, id: string): RunStore {
+  const dir = join(runsDir, id);
+  if (!existsSync(join(dir, 'run.db'))) throw new UserError(`unknown run "${id}" (no ${join(dir, 'run.db')}; see cogen runs)`);
+  return RunStore.open(dir, { create: false });
+}
+
+function parseIntArg(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UserError(`expected a non-negative integer, got "${v}"`);
+  return n;
+}

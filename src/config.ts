@@ -1,0 +1,131 @@
+// Run configuration and presets (DESIGN.md, "Conventions"): YAML presets in curricula/, validated
+// with zod; each room owns the schema of its own section and this file composes them.
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { curriculumConfigSchema } from '../curricula/index.js';
+import { solverConfigSchema } from './solver/index.js';
+import { TASK_TYPES } from './task.js';
+
+export class ConfigError extends Error {}
+
+export const PRESETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'curricula');
+
+const graphSchema = z
+  .object({
+    kind: z.enum(['embedded', 'neo4j']).default('embedded'),
+    uri: z.string().optional(),
+    user: z.string().optional(),
+    password: z.string().optional(),
+    database: z.string().optional(),
+    /** Events per write batch when draining the outbox into Neo4j. */
+    batchSize: z.number().int().positive().default(500),
+  })
+  .strict();
+
+export const runConfigSchema = z
+  .object({
+    name: z.string().default('custom'),
+    description: z.string().default(''),
+    seed: z.number().int().nonnegative().default(0),
+    /** Solver steps (one GRPO update each). */
+    steps: z.number().int().positive(),
+    /** B: tasks per step. */
+    batch: z.number().int().positive().default(8),
+    /** G: answers sampled per task. */
+    group: z.number().int().min(2).default(8),
+    /** Task families to propose from (ids of generators/). */
+    families: z.array(z.string()).min(1),
+    /** Highest level the curriculum may reach (levels 0 … maxLevel). */
+    maxLevel: z.number().int().min(0).default(1),
+    types: z.array(z.enum(TASK_TYPES)).min(1).default([...TASK_TYPES]),
+    curriculum: curriculumConfigSchema.default(curriculumConfigSchema.parse({})),
+    solver: solverConfigSchema.default(solverConfigSchema.parse({})),
+    probes: z
+      .object({
+        /** Evaluate mastery every K steps (and at the last step). */
+        every: z.number().int().positive().default(5),
+        /** Held-out tasks per arm (family, level, type) in the probe set. */
+        perArm: z.number().int().positive().default(4),
+      })
+      .strict()
+      .default({ every: 5, perArm: 4 }),
+    sandbox: z
+      .object({
+        workers: z.number().int().positive().optional(),
+        timeoutMs: z.number().int().positive().default(50),
+        memoryBytes: z.number().int().positive().default(16 * 1024 * 1024),
+      })
+      .strict()
+      .default({ timeoutMs: 50, memoryBytes: 16 * 1024 * 1024 }),
+    /** Checkpoint every N steps (and at the end). */
+    checkpointEvery: z.number().int().positive().default(10),
+    graph: graphSchema.default(graphSchema.parse({})),
+  })
+  .strict();
+
+export type RunConfig = z.infer<typeof runConfigSchema>;
+
+/** Formats zod issues as "field: value — reason" lines, naming the field, the value and what was expected. */
+export function formatIssues(error: z.ZodError, input: unknown): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.join('.') || '(root)';
+      let value: unknown = input;
+      for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+      const shown = value === undefined ? 'missing' : JSON.stringify(value);
+      return `${path}: ${shown} — ${issue.message}`;
+    })
+    .join('; ');
+}
+
+export function parseConfig(input: unknown, source: string): RunConfig {
+  const result = runConfigSchema.safeParse(input);
+  if (!result.success) throw new ConfigError(`invalid preset ${source}: ${formatIssues(result.error, input)}`);
+  return result.data;
+}
+
+export function listPresets(): { name: string; description: string; path: string }[] {
+  return readdirSync(PRESETS_DIR)
+    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+    .sort()
+    .map((f) => {
+      const path = join(PRESETS_DIR, f);
+      const raw = parseYaml(readFileSync(path, 'utf8')) as { description?: string } | null;
+      return { name: basename(f).replace(/\.ya?ml$/, ''), description: raw?.description ?? '', path };
+    });
+}
+
+/** Loads a preset by name (from curricula/) or by path to a YAML file, then applies overrides. */
+export function loadPreset(nameOrPath: string, overrides: Record<string, unknown> = {}): RunConfig {
+  const isPath = nameOrPath.includes('/') || nameOrPath.endsWith('.yaml') || nameOrPath.endsWith('.yml');
+  const path = isPath ? resolve(nameOrPath) : join(PRESETS_DIR, `${nameOrPath}.yaml`);
+  if (!existsSync(path)) {
+    const known = listPresets().map((p) => p.name).join(', ');
+    throw new ConfigError(isPath ? `preset file not found: ${path}` : `unknown preset "${nameOrPath}" (known: ${known})`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`preset ${path} is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`preset ${path} must be a YAML mapping`);
+  const merged = deepMerge(raw as Record<string, unknown>, overrides);
+  if (merged.name === undefined) merged.name = basename(path).replace(/\.ya?ml$/, '');
+  return parseConfig(merged, isPath ? path : `"${nameOrPath}"`);
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue;
+    const b = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
+      ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
+      : v;
+  }
+  return out;
+}

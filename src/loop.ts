@@ -1,0 +1,398 @@
+// One autonomous curriculum run: the only place where the rooms meet (DESIGN.md, "One step of the
+// loop"). Read `runStep` top to bottom to follow one step.
+import { mkdirSync, renameSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createController, createGate, createMasteryTracker } from '../curricula/index.js';
+import type { Arm, ArmResult, Controller, Pick } from '../curricula/types.js';
+import { allSkills, families as allFamilies, generateTask, getFamily, materialise, mutate, renderCompact, renderNatural } from '../generators/index.js';
+import { openSkillGraph, drainOutbox } from '../graphs/index.js';
+import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/types.js';
+import { createSandbox } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { verifyMany } from '../sandbox/verify.js';
+import type { RunConfig } from './config.js';
+import { createRng, type Rng } from './rng.js';
+import { createPolicy } from './solver/index.js';
+import type { Policy } from './solver/types.js';
+import { RunStore } from './store.js';
+import { answerKind, type Task, type Skill } from './task.js';
+
+export interface StepProgress {
+  step: number;
+  steps: number;
+  meanReward: number;
+  solveRate: number;
+  frontierLevel: number;
+  tasksPerSecond: number;
+  elapsedMs: number;
+  skillsMastered: number;
+  graphBacklog: number;
+}
+
+export interface RunOptions {
+  runsDir: string;
+  /** Preset name recorded with the run. */
+  preset: string;
+  runId?: string;
+  /** Resume an existing run from its last checkpoint. */
+  resume?: boolean;
+  onProgress?: (p: StepProgress) => void;
+  log?: (line: string) => void;
+  /** Stop after this step (for tests of resume); the run stays 'running'. */
+  stopAfter?: number;
+}
+
+export interface RunSummary {
+  runId: string;
+  dir: string;
+  steps: number;
+  tasks: number;
+  skillsMastered: string[];
+  finalSolveRate: number;
+  probeAccuracy: number;
+  backend: string;
+  wallMs: number;
+  graphBacklog: number;
+}
+
+interface Checkpoint {
+  step: number;
+  rng: [number, number, number, number];
+  controller: unknown;
+  mastery: unknown;
+}
+
+/** Sets up every part, runs the steps, and leaves the run in `runs/<id>/`. */
+export async function startRun(config: RunConfig, opts: RunOptions): Promise<RunSummary> {
+  const log = opts.log ?? (() => {});
+  const runId = opts.runId ?? newRunId(config);
+  const dir = join(opts.runsDir, runId);
+  const store = RunStore.open(dir, { create: !opts.resume });
+  const started = Date.now();
+  const fams = config.families.map((id) => getFamily(id));
+  const arms: Arm[] = fams.flatMap((f) =>
+    Array.from({ length: Math.min(config.maxLevel, f.levels - 1) + 1 }, (_, level) =>
+      config.types.map((type) => ({ family: f.id, level, type })),
+    ).flat(),
+  );
+  const skills = allSkills().filter((s) => config.families.includes(s.family));
+  const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
+
+  const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
+  const policy = await createPolicy(config.solver, { seed: config.seed, log });
+  const graphs = await openGraphs(config, store, log);
+  const controller = createController(config.curriculum, arms);
+  const gate = createGate({ skills, armSkills, enabled: config.curriculum.gating });
+  const mastery = createMasteryTracker(config.curriculum.mastery);
+  let rng = createRng(config.seed);
+  /** Cumulative (solved, attempts) per task over the run: the solver's measured solve rate. */
+  const tally = new Map<string, { solved: number; attempts: number }>();
+  const seen = new Set<string>();
+  const archive = new Map<string, Task>();
+
+  try {
+    // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
+    // training task ever duplicates one.
+    const probes = await buildProbes(sandbox, arms, config.probes.perArm, createRng(`${config.seed}/probes`), seen);
+    let firstStep = 1;
+    if (opts.resume) {
+      const ck = store.latestCheckpoint();
+      if (ck) {
+        const state = JSON.parse(readFileSync(join(ck.path, 'loop.json'), 'utf8')) as Checkpoint;
+        await policy.load(ck.path);
+        controller.restore(state.controller);
+        mastery.restore(state.mastery);
+        rng = createRng(state.rng);
+        store.truncateAfter(ck.step);
+        firstStep = ck.step + 1;
+      } else {
+        store.truncateAfter(0);
+      }
+      for (const row of store.tasks()) {
+        archive.set(row.task.id, row.task);
+        seen.add(seenKey(row.task));
+        tally.set(row.task.id, { solved: row.solved, attempts: row.attempts });
+      }
+      log(`resuming run ${runId} at step ${firstStep}`);
+    } else {
+      store.setMeta({ runId, preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: new Date(started).toISOString() });
+      store.appendOutbox(0, [
+        { kind: 'skills', skills },
+        runEvent(store, 'running'),
+      ]);
+    }
+    log(`run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}, curriculum ${controller.name}${config.curriculum.gating ? ' + gating' : ''}`);
+
+    let last = { solveRate: 0, probeAccuracy: 0 };
+    for (let step = firstStep; step <= config.steps; step++) {
+      const t0 = Date.now();
+      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: gate.open(arms, mastery.mastered()), armSkills };
+      const res = await runStep(ctx);
+      for (const s of res.scored) {
+        const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
+        tally.set(s.taskId, { solved: t.solved + s.solved, attempts: t.attempts + s.attempts });
+      }
+      let probeAccuracy = last.probeAccuracy;
+      const events: StepEvents = { skillEvents: [], outbox: [] };
+      if (step % config.probes.every === 0 || step === config.steps) {
+        const probe = await runProbes(policy, sandbox, probes, skills);
+        probeAccuracy = probe.overall;
+        for (const ev of mastery.observe(step, probe.perSkill)) {
+          const at = new Date().toISOString();
+          events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });
+          events.outbox.push({ kind: 'mastery', runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy });
+          log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)})`);
+        }
+      }
+      store.commitStep({
+        step,
+        newTasks: res.newTasks.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+        scored: res.scored,
+        episodes: res.episodes,
+        metrics: { ...res.metrics, probeAccuracy, skillsMastered: mastery.mastered().size, ms: Date.now() - t0 },
+        skillEvents: events.skillEvents,
+        outbox: [
+          ...res.newTasks.map((task): GraphEvent => ({ kind: 'task', runId, step, task: graphTask(task) })),
+          ...res.scored.map((s): GraphEvent => ({ kind: 'solve-rate', taskId: s.taskId, solveRate: tally.get(s.taskId)!.solved / tally.get(s.taskId)!.attempts })),
+          ...events.outbox,
+        ],
+      });
+      if (step % config.checkpointEvery === 0 || step === config.steps || step === opts.stopAfter) {
+        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state() });
+      }
+      const backlog = await flushGraphs(graphs, store, log);
+      last = { solveRate: Number(res.metrics.solveRate), probeAccuracy };
+      opts.onProgress?.({
+        step,
+        steps: config.steps,
+        meanReward: Number(res.metrics.meanReward),
+        solveRate: Number(res.metrics.solveRate),
+        frontierLevel: Number(res.metrics.meanLevel),
+        tasksPerSecond: res.newTasks.length / Math.max(1e-3, (Date.now() - t0) / 1000),
+        elapsedMs: Date.now() - started,
+        skillsMastered: mastery.mastered().size,
+        graphBacklog: backlog,
+      });
+      if (step === opts.stopAfter) break;
+    }
+    const finished = (Number(store.getMeta('lastStep')) || 0) >= config.steps;
+    if (finished) {
+      store.setMeta({ status: 'finished', endedAt: new Date().toISOString() });
+      store.appendOutbox(config.steps, [runEvent(store, 'finished')]);
+    }
+    const backlog = await flushGraphs(graphs, store, log);
+    return {
+      runId,
+      dir,
+      steps: Number(store.getMeta('lastStep')) || 0,
+      tasks: store.count('tasks'),
+      skillsMastered: [...mastery.mastered()].sort(),
+      finalSolveRate: last.solveRate,
+      probeAccuracy: last.probeAccuracy,
+      backend: policy.backend,
+      wallMs: Date.now() - started,
+      graphBacklog: backlog,
+    };
+  } finally {
+    for (const g of graphs) await g.graph.close().catch(() => {});
+    policy.dispose();
+    await sandbox.close();
+    store.close();
+  }
+}
+
+interface StepContext {
+  config: RunConfig;
+  step: number;
+  rng: Rng;
+  sandbox: Sandbox;
+  policy: Policy;
+  controller: Controller;
+  store: RunStore;
+  archive: Map<string, Task>;
+  seen: Set<string>;
+  arms: Arm[];
+  armSkills: (arm: Arm) => string[];
+}
+
+interface StepEvents {
+  skillEvents: { skillId: string; event: 'learned' | 'forgotten'; accuracy: number; at: string }[];
+  outbox: GraphEvent[];
+}
+
+/** Steps 1–6 of DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */
+async function runStep(ctx: StepContext) {
+  const { config, step, rng, sandbox, policy, controller } = ctx;
+  // 1. The curriculum picks B arms (some as replays or mutations of archived tasks).
+  const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms });
+  // 2. The proposer materialises each pick as a validated task.
+  const tasks: Task[] = [];
+  const newTasks: Task[] = [];
+  for (const [i, pick] of picks.entries()) {
+    const task = await propose(ctx, pick, rng.fork(`${step}/${i}`));
+    if (!ctx.archive.has(task.id)) {
+      ctx.archive.set(task.id, task);
+      newTasks.push(task);
+    }
+    tasks.push(task);
+  }
+  // 3. The solver samples G answers per task, decoding constrained to each task's answer kind.
+  const samples = await policy.sample(tasks.map((t) => ({ text: renderCompact(t), kind: answerKind(t.type) })), config.group);
+  // 4. The sandbox verifies every answer.
+  const verdicts = await verifyMany(sandbox, samples.flatMap((group, g) => group.map((s) => ({ task: tasks[g]!, answer: s.text }))));
+  const rewards = tasks.map((_, g) => verdicts.slice(g * config.group, (g + 1) * config.group).map((v) => v.reward));
+  // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
+  const results: ArmResult[] = tasks.map((t, g) => {
+    const r = rewards[g]!;
+    return { arm: { family: t.family, level: t.level, type: t.type }, taskId: t.id, step, rewards: r, solveRate: solveRate(r), meanAbsAdvantage: meanAbsAdvantage(r) };
+  });
+  controller.update(results);
+  // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them).
+  const stats = await policy.update(rewards);
+
+  const flat = rewards.flat();
+  return {
+    newTasks,
+    scored: results.map((r) => ({ taskId: r.taskId, attempts: r.rewards.length, solved: r.rewards.filter((x) => x >= 1).length })),
+    episodes: samples.flatMap((group, g) =>
+      group.map((s, i) => ({ taskId: tasks[g]!.id, answer: s.text, reward: verdicts[g * config.group + i]!.reward, reason: verdicts[g * config.group + i]!.reason ?? null })),
+    ),
+    metrics: {
+      meanReward: mean(flat),
+      solveRate: mean(results.map((r) => r.solveRate)),
+      learnability: mean(results.map((r) => (r.solveRate > 0 && r.solveRate < 1 ? 1 - r.solveRate : 0))),
+      meanLevel: mean(tasks.map((t) => t.level)),
+      openArms: ctx.arms.length,
+      newTasks: newTasks.length,
+      ...stats,
+    },
+  };
+}
+
+/** Materialises one pick: a fresh task of its arm, an archived task, or a mutation of one. */
+async function propose(ctx: StepContext, pick: Pick, rng: Rng): Promise<Task> {
+  const { sandbox, seen, archive } = ctx;
+  if (pick.kind === 'replay') {
+    const task = archive.get(pick.taskId);
+    if (task) return task;
+  }
+  if (pick.kind === 'mutate') {
+    const parent = archive.get(pick.taskId);
+    if (parent) {
+      const res = await materialise(sandbox, mutate(rng, parent), seen);
+      if (res.ok) return res.task;
+    }
+  }
+  return generateTask(sandbox, { ...pick.arm, rng, seen });
+}
+
+interface Probe {
+  task: Task;
+  prompt: string;
+}
+
+async function buildProbes(sandbox: Sandbox, arms: Arm[], perArm: number, rng: Rng, seen: Set<string>): Promise<Probe[]> {
+  const probes: Probe[] = [];
+  for (const arm of arms) {
+    for (let i = 0; i < perArm; i++) {
+      const task = await generateTask(sandbox, { ...arm, rng: rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`), seen });
+      probes.push({ task, prompt: renderCompact(task) });
+    }
+  }
+  return probes;
+}
+
+/** Greedy decoding on the held-out probes: accuracy overall and per skill. */
+async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skills: Skill[]) {
+  const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type) })));
+  const verdicts = await verifyMany(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
+  const perSkill = new Map<string, number>();
+  for (const skill of skills) {
+    const scores = probes.flatMap((p, i) => (p.task.skills.includes(skill.id) ? [verdicts[i]!.reward >= 1 ? 1 : 0] : []));
+    if (scores.length > 0) perSkill.set(skill.id, mean(scores));
+  }
+  return { overall: mean(verdicts.map((v) => (v.reward >= 1 ? 1 : 0))), perSkill };
+}
+
+async function checkpoint(store: RunStore, policy: Policy, runId: string, step: number, state: Checkpoint): Promise<void> {
+  const id = `step-${String(step).padStart(6, '0')}`;
+  const final = join(store.dir, 'checkpoints', id);
+  const tmp = `${final}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  await policy.save(tmp);
+  writeFileSync(join(tmp, 'loop.json'), JSON.stringify(state));
+  rmSync(final, { recursive: true, force: true });
+  renameSync(tmp, final);
+  const at = new Date().toISOString();
+  store.addCheckpoint(id, step, final, at);
+  store.appendOutbox(step, [{ kind: 'checkpoint', runId, id, step, path: final }]);
+}
+
+interface GraphSink {
+  name: string;
+  graph: SkillGraph;
+}
+
+/** The embedded graph always; Neo4j too when configured. Each drains the outbox with its own cursor. */
+async function openGraphs(config: RunConfig, store: RunStore, log: (l: string) => void): Promise<GraphSink[]> {
+  const sinks: GraphSink[] = [{ name: 'embedded', graph: await openSkillGraph({ kind: 'embedded', db: store.db }) }];
+  if (config.graph.kind === 'neo4j') {
+    const uri = config.graph.uri ?? process.env.NEO4J_URI;
+    if (!uri) throw new Error('graph.kind is neo4j but no URI was given (--neo4j-uri or NEO4J_URI)');
+    const graph = await openSkillGraph({
+      kind: 'neo4j',
+      uri,
+      user: config.graph.user ?? process.env.NEO4J_USER ?? 'neo4j',
+      password: config.graph.password ?? process.env.NEO4J_PASSWORD ?? '',
+      database: config.graph.database ?? process.env.NEO4J_DATABASE,
+    });
+    sinks.push({ name: 'neo4j', graph });
+    log(`skill graph: Neo4j at ${uri}`);
+  }
+  for (const s of sinks) await s.graph.init();
+  return sinks;
+}
+
+/** Drains the outbox into every graph; a graph that is down keeps its backlog for later. */
+async function flushGraphs(sinks: GraphSink[], store: RunStore, log: (l: string) => void): Promise<number> {
+  let backlog = 0;
+  for (const sink of sinks) {
+    const res = await drainOutbox(store.outbox(sink.name), sink.graph, { batchSize: 500 });
+    if (res.error) log(`skill graph ${sink.name} unavailable (${res.error}); ${res.pending} events wait in the outbox`);
+    backlog += res.pending;
+  }
+  return backlog;
+}
+
+function runEvent(store: RunStore, status: string): GraphEvent {
+  return {
+    kind: 'run',
+    runId: store.getMeta('runId')!,
+    preset: store.getMeta('preset') ?? '',
+    config: store.getMeta('config') ?? '{}',
+    startedAt: store.getMeta('startedAt') ?? '',
+    endedAt: store.getMeta('endedAt') ?? null,
+    status,
+  };
+}
+
+function graphTask(task: Task): GraphTask {
+  return { id: task.id, type: task.type, family: task.family, level: task.level, program: task.program, skills: task.skills, hash: task.hash, prompt: renderNatural(task), parent: task.parent, solveRate: null };
+}
+
+const seenKey = (t: Task): string => t.id;
+const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const solveRate = (r: number[]): number => mean(r.map((x) => (x >= 1 ? 1 : 0)));
+function meanAbsAdvantage(r: number[]): number {
+  const m = mean(r);
+  const sd = Math.sqrt(mean(r.map((x) => (x - m) ** 2)));
+  return mean(r.map((x) => Math.abs(x - m) / (sd + 1e-4)));
+}
+
+function newRunId(config: RunConfig): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${stamp}-${config.name}-s${config.seed}`;
+}
+
+export const _internal = { buildProbes, runProbes, existsSync, allFamilies };

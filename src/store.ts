@@ -1,0 +1,218 @@
+// The run store: one SQLite database (WAL) per run, `runs/<id>/run.db` (DESIGN.md, "Stores and
+// durability"). Everything one step produces is committed in one transaction, graph events included
+// (the outbox), so a run killed at any moment loses nothing and a resumed run duplicates nothing.
+import Database from 'better-sqlite3';
+import { mkdirSync, existsSync, accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import type { GraphEvent } from '../graphs/types.js';
+import type { Task } from './task.js';
+
+export class StoreError extends Error {}
+
+export interface EpisodeRow {
+  taskId: string;
+  answer: string;
+  reward: number;
+  reason: string | null;
+}
+
+export interface StepRecord {
+  step: number;
+  /** Tasks first seen at this step (replays are not repeated here). */
+  newTasks: { task: Task; compact: string; natural: string }[];
+  /** Per task of the step: how it scored. */
+  scored: { taskId: string; solved: number; attempts: number }[];
+  episodes: EpisodeRow[];
+  metrics: Record<string, number | string | null>;
+  skillEvents: { skillId: string; event: 'learned' | 'forgotten'; accuracy: number; at: string }[];
+  outbox: GraphEvent[];
+}
+
+export interface TaskRow {
+  task: Task;
+  step: number;
+  compact: string;
+  natural: string;
+  attempts: number;
+  solved: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+  id TEXT PRIMARY KEY, step INTEGER NOT NULL, type TEXT NOT NULL, family TEXT NOT NULL,
+  level INTEGER NOT NULL, skills TEXT NOT NULL, program TEXT NOT NULL, hash TEXT NOT NULL,
+  parent_id TEXT, parent_op TEXT, proposer TEXT NOT NULL, data TEXT NOT NULL,
+  compact TEXT NOT NULL, natural TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0, solved INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS tasks_step ON tasks(step);
+CREATE TABLE IF NOT EXISTS episodes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, task_id TEXT NOT NULL,
+  answer TEXT NOT NULL, reward REAL NOT NULL, reason TEXT);
+CREATE INDEX IF NOT EXISTS episodes_step ON episodes(step);
+CREATE TABLE IF NOT EXISTS task_scores (id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, task_id TEXT NOT NULL,
+  solved INTEGER NOT NULL, attempts INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS metrics (step INTEGER PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS skill_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, skill_id TEXT NOT NULL,
+  event TEXT NOT NULL, accuracy REAL NOT NULL, at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, event TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox_cursor (sink TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, step INTEGER NOT NULL, path TEXT NOT NULL, at TEXT NOT NULL);
+`;
+
+export class RunStore {
+  readonly db: Database.Database;
+
+  private constructor(readonly dir: string, db: Database.Database) {
+    this.db = db;
+  }
+
+  /** Opens (creating if asked) the store of a run directory. */
+  static open(dir: string, opts: { create: boolean }): RunStore {
+    const path = join(dir, 'run.db');
+    if (!opts.create && !existsSync(path)) throw new StoreError(`no run at ${dir} (missing run.db)`);
+    if (opts.create) {
+      try {
+        mkdirSync(dir, { recursive: true });
+        accessSync(dir, constants.W_OK);
+      } catch (e) {
+        throw new StoreError(`run directory ${dir} is not writable: ${(e as Error).message}`);
+      }
+    }
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    return new RunStore(dir, db);
+  }
+
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  setMeta(values: Record<string, string>): void {
+    const put = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.db.transaction(() => {
+      for (const [k, v] of Object.entries(values)) put.run(k, v);
+    })();
+  }
+
+  /** Everything a step produced, in one transaction. */
+  commitStep(rec: StepRecord): void {
+    const db = this.db;
+    const insTask = db.prepare(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
+      parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+    const score = db.prepare('UPDATE tasks SET attempts = attempts + ?, solved = solved + ? WHERE id = ?');
+    const insScore = db.prepare('INSERT INTO task_scores (step, task_id, solved, attempts) VALUES (?,?,?,?)');
+    const insEp = db.prepare('INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES (?,?,?,?,?)');
+    const insMetric = db.prepare('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
+    const insEvent = db.prepare('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
+    const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    db.transaction(() => {
+      for (const { task, compact, natural } of rec.newTasks) {
+        insTask.run(task.id, rec.step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
+          task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
+      }
+      for (const s of rec.scored) {
+        score.run(s.attempts, s.solved, s.taskId);
+        insScore.run(rec.step, s.taskId, s.solved, s.attempts);
+      }
+      for (const e of rec.episodes) insEp.run(rec.step, e.taskId, e.answer, e.reward, e.reason);
+      insMetric.run(rec.step, JSON.stringify({ step: rec.step, ...rec.metrics }));
+      for (const ev of rec.skillEvents) insEvent.run(rec.step, ev.skillId, ev.event, ev.accuracy, ev.at);
+      for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
+      db.prepare("INSERT INTO meta (key, value) VALUES ('lastStep', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(rec.step));
+    })();
+  }
+
+  /** Appends graph events outside a step (run start/end, checkpoints). */
+  appendOutbox(step: number, events: GraphEvent[]): void {
+    const ins = this.db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    this.db.transaction(() => {
+      for (const ev of events) ins.run(step, JSON.stringify(ev));
+    })();
+  }
+
+  /**
+   * Forgets every step after `step` (used on resume from a checkpoint taken at `step`): those steps
+   * will be replayed exactly, so keeping their rows would duplicate them. Graph sinks are idempotent,
+   * so events they already received are simply received again.
+   */
+  truncateAfter(step: number): void {
+    const db = this.db;
+    db.transaction(() => {
+      const later = db.prepare('SELECT task_id, SUM(solved) s, SUM(attempts) a FROM task_scores WHERE step > ? GROUP BY task_id').all(step) as { task_id: string; s: number; a: number }[];
+      const unscore = db.prepare('UPDATE tasks SET attempts = attempts - ?, solved = solved - ? WHERE id = ?');
+      for (const r of later) unscore.run(r.a, r.s, r.task_id);
+      for (const table of ['tasks', 'episodes', 'task_scores', 'metrics', 'skill_events', 'checkpoints', 'outbox']) {
+        db.prepare(`DELETE FROM ${table} WHERE step > ?`).run(step);
+      }
+      const maxSeq = (db.prepare('SELECT COALESCE(MAX(seq), 0) m FROM outbox').get() as { m: number }).m;
+      db.prepare('UPDATE outbox_cursor SET seq = MIN(seq, ?)').run(maxSeq);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('lastStep', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(step));
+    })();
+  }
+
+  /** An outbox reader for one sink (each graph store keeps its own cursor). */
+  outbox(sink: string): { pending(limit: number): { seq: number; event: GraphEvent }[]; markDone(maxSeq: number): void; backlog(): number } {
+    const db = this.db;
+    const cursor = (): number =>
+      (db.prepare('SELECT seq FROM outbox_cursor WHERE sink = ?').get(sink) as { seq: number } | undefined)?.seq ?? 0;
+    return {
+      pending: (limit) =>
+        (db.prepare('SELECT seq, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?').all(cursor(), limit) as { seq: number; event: string }[])
+          .map((r) => ({ seq: r.seq, event: JSON.parse(r.event) as GraphEvent })),
+      markDone: (maxSeq) => {
+        db.prepare('INSERT INTO outbox_cursor (sink, seq) VALUES (?, ?) ON CONFLICT(sink) DO UPDATE SET seq = MAX(seq, excluded.seq)').run(sink, maxSeq);
+      },
+      backlog: () => (db.prepare('SELECT COUNT(*) n FROM outbox WHERE seq > ?').get(cursor()) as { n: number }).n,
+    };
+  }
+
+  /** Every event of the run, in order (for `cogen skills sync` into a fresh graph). */
+  *allEvents(): Iterable<GraphEvent> {
+    for (const r of this.db.prepare('SELECT event FROM outbox ORDER BY seq').iterate() as Iterable<{ event: string }>) {
+      yield JSON.parse(r.event) as GraphEvent;
+    }
+  }
+
+  addCheckpoint(id: string, step: number, path: string, at: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO checkpoints (id, step, path, at) VALUES (?,?,?,?)').run(id, step, path, at);
+  }
+
+  latestCheckpoint(): { id: string; step: number; path: string } | undefined {
+    return this.db.prepare('SELECT id, step, path FROM checkpoints ORDER BY step DESC LIMIT 1').get() as { id: string; step: number; path: string } | undefined;
+  }
+
+  tasks(): TaskRow[] {
+    return (this.db.prepare('SELECT step, data, compact, natural, attempts, solved FROM tasks ORDER BY step, id').all() as {
+      step: number; data: string; compact: string; natural: string; attempts: number; solved: number;
+    }[]).map((r) => ({ task: JSON.parse(r.data) as Task, step: r.step, compact: r.compact, natural: r.natural, attempts: r.attempts, solved: r.solved }));
+  }
+
+  task(id: string): Task | undefined {
+    const row = this.db.prepare('SELECT data FROM tasks WHERE id = ?').get(id) as { data: string } | undefined;
+    return row ? (JSON.parse(row.data) as Task) : undefined;
+  }
+
+  metrics(): Record<string, number | string | null>[] {
+    return (this.db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => JSON.parse(r.data));
+  }
+
+  skillEvents(): { step: number; skillId: string; event: string; accuracy: number; at: string }[] {
+    return this.db.prepare('SELECT step, skill_id skillId, event, accuracy, at FROM skill_events ORDER BY id').all() as {
+      step: number; skillId: string; event: string; accuracy: number; at: string;
+    }[];
+  }
+
+  count(table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox'): number {
+    return (this.db.prepare(`SELECT COUNT(*) n FROM ${table}`).get() as { n: number }).n;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
