@@ -22,6 +22,7 @@ export const FAILURE_REASONS = [
   'non-serialisable',
   'forbidden',
   'nondeterministic',
+  'trivial',
   'no-function',
   'worker-crashed',
   'closed',

@@ -1,0 +1,95 @@
+// The sandbox for untrusted programs (DESIGN.md, "Sandbox"): QuickJS compiled to WebAssembly, one
+// runtime per worker thread, a fresh context per call, limits on time, memory, stack and output.
+//
+// Result rule: a call's value must be a JSON value. null, booleans, finite numbers, strings, dense
+// arrays and plain objects (prototype Object.prototype or null; own enumerable string keys) come
+// back deep-copied; -0 comes back as 0. undefined, NaN, ±Infinity, functions, symbols, bigints,
+// Map/Set/Date/class instances, sparse arrays, cycles and nesting deeper than 1000 fail with
+// 'non-serialisable'. A result longer than maxOutputBytes (UTF-8) fails with 'output-too-large'.
+//
+// Environment inside: the ECMAScript builtins (no TypedArrays, SharedArrayBuffer or Atomics), a
+// fixed-seed Math.random, Date frozen at 2025-01-01T00:00:00Z and in UTC, a console that prints
+// nothing, and nothing of the host: no I/O, no clock, no modules, no timers.
+import type { Job, Limits, RunResult, Sandbox, SandboxOptions } from './types.js';
+import { Pool, defaultWorkerCount } from './pool.js';
+
+export * from './types.js';
+export { parseLiteral, formatLiteral } from './answer.js';
+export { verifyAnswer, verifyMany } from './verify.js';
+export { runTwice, validateDraft } from './validate.js';
+export type { ValidationResult } from './validate.js';
+export { normaliseProgram } from './verify.js';
+export type { DetailedVerdict } from './verify.js';
+export { deepEqual } from './answer.js';
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  timeoutMs: 50,
+  memoryBytes: 16 * 1024 * 1024,
+  stackBytes: 256 * 1024,
+  maxOutputBytes: 64 * 1024,
+});
+
+/** Floors below which QuickJS cannot even create a context. */
+const FLOOR: Limits = { timeoutMs: 1, memoryBytes: 2 * 1024 * 1024, stackBytes: 16 * 1024, maxOutputBytes: 16 };
+const CEIL: Limits = { timeoutMs: 60_000, memoryBytes: 1024 * 1024 * 1024, stackBytes: 4 * 1024 * 1024, maxOutputBytes: 64 * 1024 * 1024 };
+
+export interface CreateSandboxOptions extends SandboxOptions {
+  /** Extra time past a job's deadline before its worker is declared wedged and replaced (ms). */
+  graceMs?: number;
+  /** Most jobs per worker message. */
+  maxChunk?: number;
+}
+
+/** Merges limits over a base and clamps them to sane ranges (non-numbers fall back to the base). */
+export function resolveLimits(base: Limits, over?: Partial<Limits>): Limits {
+  const out = { ...base };
+  if (over) {
+    for (const k of Object.keys(FLOOR) as (keyof Limits)[]) {
+      const v = over[k];
+      if (typeof v === 'number' && Number.isFinite(v)) out[k] = Math.min(CEIL[k], Math.max(FLOOR[k], Math.floor(v)));
+    }
+  }
+  return out;
+}
+
+const limitsKey = (l: Limits): string => `${l.timeoutMs}/${l.memoryBytes}/${l.stackBytes}/${l.maxOutputBytes}`;
+
+export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sandbox> {
+  const limits = Object.freeze(resolveLimits(DEFAULT_LIMITS, opts.limits));
+  const workers = Math.max(1, Math.floor(opts.workers ?? defaultWorkerCount()));
+  const pool = new Pool({ workers, graceMs: opts.graceMs ?? 2000, maxChunk: opts.maxChunk ?? 128 });
+  await pool.ready();
+  const baseKey = limitsKey(limits);
+
+  const submit = (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> => {
+    let argsJson: string;
+    try {
+      if (!Array.isArray(args)) throw new TypeError('args must be an array');
+      argsJson = JSON.stringify(args);
+    } catch (e) {
+      return Promise.resolve({ ok: false, reason: 'non-serialisable', detail: `arguments: ${(e as Error).message}` });
+    }
+    if (typeof program !== 'string') return Promise.resolve({ ok: false, reason: 'syntax', detail: 'program is not a string' });
+    return pool.submit(program, argsJson, l, key);
+  };
+  const pick = (over?: Partial<Limits>): [Limits, string] => {
+    if (!over) return [limits, baseKey];
+    const l = resolveLimits(limits, over);
+    return [l, limitsKey(l)];
+  };
+
+  return {
+    limits,
+    run(program, args, over) {
+      const [l, key] = pick(over);
+      return submit(program, args, l, key);
+    },
+    runMany(jobs: Job[], over) {
+      const [l, key] = pick(over);
+      return Promise.all(jobs.map((j) => submit(j.program, j.args, l, key)));
+    },
+    close: () => pool.close(),
+  };
+}
+
+type Json = import('../src/task.js').Json;

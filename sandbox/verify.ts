@@ -1,0 +1,127 @@
+// The three verifiers (DESIGN.md, "Tasks"). A malformed answer scores 0 with a reason; nothing
+// here throws on an answer.
+//
+//   deduction  the answer is a literal; reward 1 iff it deep-equals task.output (no sandbox run).
+//   abduction  the answer is a literal argument list x'; reward 1 iff f(...x') deep-equals task.output.
+//   induction  the answer is program text: a declaration of f, or a function / arrow expression
+//              (`(a, b) => a + b`, `function (x) { … }`), which becomes f. It runs on every visible
+//              and hidden input; reward 1 iff all outputs match (passed / total are reported too).
+//
+// verifyMany sends all the sandbox work of a batch through one runMany, which is the hot path.
+import type { Json, Task, Verdict } from '../src/task.js';
+import type { Job, RunResult, Sandbox } from './types.js';
+import { deepEqual, parseLiteral } from './answer.js';
+
+export interface DetailedVerdict extends Verdict {
+  /** Induction: how many of the checked examples matched, out of total. */
+  passed?: number;
+  total?: number;
+}
+
+export type NormalisedProgram = { ok: true; program: string } | { ok: false; reason: string };
+
+const DECLARES_F = /(?:^|[^\w$.])(?:function\s*\*?\s*f\s*\(|(?:const|let|var)\s+f\s*=)/;
+const FENCE = /^```[\w-]*\s*\n?([\s\S]*?)\n?```$/;
+
+/** Turns an induction answer into a program that defines f. */
+export function normaliseProgram(answer: string): NormalisedProgram {
+  if (typeof answer !== 'string') return { ok: false, reason: 'malformed: answer is not text' };
+  let text = answer.trim();
+  const fenced = FENCE.exec(text);
+  if (fenced) text = fenced[1]!.trim();
+  if (text.length === 0) return { ok: false, reason: 'malformed: empty program' };
+  if (DECLARES_F.test(text)) return { ok: true, program: text };
+  // An expression (arrow or function): bind it to f. If it is not one, the sandbox says why.
+  return { ok: true, program: `var f = (\n${text}\n);` };
+}
+
+/** A plan for one answer: which sandbox jobs it needs and how to judge their results. */
+interface Plan {
+  jobs: Job[];
+  judge: (results: RunResult[]) => DetailedVerdict;
+}
+
+const zero = (reason: string): DetailedVerdict => ({ reward: 0, reason });
+const failed = (r: RunResult & { ok: false }): DetailedVerdict => zero(`${r.reason}: ${r.detail}`);
+
+function plan(task: Task, answer: string): Plan | DetailedVerdict {
+  if (typeof answer !== 'string') return zero('malformed: answer is not text');
+  switch (task.type) {
+    case 'deduction': {
+      const p = parseLiteral(answer);
+      if (!p.ok) return zero(`malformed: ${p.reason}`);
+      return deepEqual(p.value, task.output) ? { reward: 1 } : zero('wrong: output differs');
+    }
+    case 'abduction': {
+      const p = parseLiteral(answer);
+      if (!p.ok) return zero(`malformed: ${p.reason}`);
+      if (!Array.isArray(p.value)) return zero('malformed: an abduction answer is an argument list, e.g. [3, "a"]');
+      const expected = task.output;
+      return {
+        jobs: [{ program: task.program, args: p.value }],
+        judge: ([r]) => {
+          if (!r!.ok) return failed(r!);
+          return deepEqual(r!.value, expected) ? { reward: 1 } : zero('wrong: f(answer) differs from the output');
+        },
+      };
+    }
+    case 'induction': {
+      const n = normaliseProgram(answer);
+      if (!n.ok) return zero(n.reason);
+      const examples = [...task.visible, ...task.hidden];
+      if (examples.length === 0) return zero('malformed: task has no examples');
+      return {
+        jobs: examples.map((e) => ({ program: n.program, args: e.input })),
+        judge: (results) => {
+          let passed = 0;
+          let first: DetailedVerdict | null = null;
+          results.forEach((r, i) => {
+            if (r.ok && deepEqual(r.value, examples[i]!.output)) passed++;
+            else if (!first) first = r.ok ? zero(`wrong: example ${i + 1} differs`) : failed(r);
+          });
+          const total = examples.length;
+          if (passed === total) return { reward: 1, passed, total };
+          return { ...(first ?? zero('wrong')), passed, total };
+        },
+      };
+    }
+    default:
+      return zero(`malformed: unknown task type ${(task as { type: unknown }).type as string}`);
+  }
+}
+
+export async function verifyAnswer(sandbox: Sandbox, task: Task, answer: string): Promise<DetailedVerdict> {
+  const [v] = await verifyMany(sandbox, [{ task, answer }]);
+  return v!;
+}
+
+export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: string }[]): Promise<DetailedVerdict[]> {
+  const verdicts: DetailedVerdict[] = new Array(items.length);
+  const jobs: Job[] = [];
+  const pending: { i: number; plan: Plan; start: number }[] = [];
+  items.forEach(({ task, answer }, i) => {
+    let p: Plan | DetailedVerdict;
+    try {
+      p = plan(task, answer);
+    } catch (e) {
+      p = zero(`malformed: ${(e as Error)?.message ?? String(e)}`);
+    }
+    if ('jobs' in p) {
+      pending.push({ i, plan: p, start: jobs.length });
+      for (const j of p.jobs) jobs.push(j);
+    } else verdicts[i] = p;
+  });
+  if (jobs.length > 0) {
+    const results = await sandbox.runMany(jobs);
+    for (const { i, plan: p, start } of pending) {
+      try {
+        verdicts[i] = p.judge(results.slice(start, start + p.jobs.length));
+      } catch (e) {
+        verdicts[i] = zero(`malformed: ${(e as Error)?.message ?? String(e)}`);
+      }
+    }
+  }
+  return verdicts;
+}
+
+export type { Json };
