@@ -1,0 +1,347 @@
+// The headline curriculum benchmark (issue 6): the same solver, the same budget of solver steps,
+// several seeds; every controller against `uniform` and `hardest`. For each run it records the
+// held-out probe accuracy curve (the loop's probes, every K steps), skill events (steps to master),
+// and, at the end, greedy accuracy per family and level on one fixed held-out set shared by all runs.
+// Writes bench/results/curriculum.{json,md,svg}.
+//
+//   npm run bench:curriculum [-- --steps 40 --seeds 1,2 --controllers uniform,learnability --out bench/results]
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { controllerNames, type ControllerName } from '../curricula/index.js';
+import { armKey, type Arm } from '../curricula/types.js';
+import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, RunStore, startRun, verifyMany, createRng, answerKind, type RunConfig, type Task } from '../src/index.js';
+
+const { values: args } = parseArgs({
+  options: {
+    steps: { type: 'string', default: process.env.BENCH_STEPS ?? '60' },
+    seeds: { type: 'string', default: process.env.BENCH_SEEDS ?? '1,2' },
+    controllers: { type: 'string', default: controllerNames.join(',') },
+    families: { type: 'string', default: 'arith,logic' },
+    types: { type: 'string', default: 'deduction,abduction,induction' },
+    'max-level': { type: 'string', default: '2' },
+    batch: { type: 'string', default: '8' },
+    group: { type: 'string', default: '8' },
+    'probe-every': { type: 'string', default: '5' },
+    'probe-per-arm': { type: 'string', default: '3' },
+    'heldout-per-arm': { type: 'string', default: '6' },
+    out: { type: 'string', default: 'bench/results' },
+  },
+});
+
+const steps = Number(args.steps);
+const seeds = args.seeds.split(',').map(Number);
+const controllers = args.controllers.split(',') as ControllerName[];
+for (const c of controllers) if (!controllerNames.includes(c)) throw new Error(`unknown controller ${c} (known: ${controllerNames.join(', ')})`);
+const families = args.families.split(',');
+const types = args.types.split(',');
+const maxLevel = Number(args['max-level']);
+
+function configFor(controller: ControllerName, seed: number): RunConfig {
+  return parseConfig(
+    {
+      name: `bench-${controller}`,
+      seed,
+      steps,
+      batch: Number(args.batch),
+      group: Number(args.group),
+      families,
+      maxLevel,
+      types,
+      curriculum: { controller, explore: 0.1 },
+      probes: { every: Number(args['probe-every']), perArm: Number(args['probe-per-arm']) },
+      checkpointEvery: steps,
+      graph: { kind: 'embedded' },
+    },
+    'bench',
+  );
+}
+
+interface RunRecord {
+  controller: ControllerName;
+  seed: number;
+  wallMs: number;
+  backend: string;
+  /** [step, held-out probe accuracy] at each probe. */
+  curve: [number, number][];
+  /** Normalised area under the held-out accuracy curve (mean accuracy over the run). */
+  auc: number;
+  finalProbeAccuracy: number;
+  /** Greedy accuracy on the shared held-out set, per "family/level" and overall. */
+  heldout: Record<string, number>;
+  heldoutOverall: number;
+  skillsMastered: string[];
+  /** Step of the first `learned` event of each skill. */
+  stepsToMaster: Record<string, number>;
+  meanLevel: number;
+}
+
+const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+/** Normalised area under the curve: trapezoids between probe points, divided by their span (a lone point is its value). */
+function auc(curve: [number, number][]): number {
+  if (curve.length === 0) return 0;
+  if (curve.length === 1) return curve[0]![1];
+  let area = 0;
+  for (let i = 1; i < curve.length; i++) {
+    const [x0, y0] = curve[i - 1]!;
+    const [x1, y1] = curve[i]!;
+    area += ((x1 - x0) * (y0 + y1)) / 2;
+  }
+  return area / (curve[curve.length - 1]![0] - curve[0]![0]);
+}
+
+async function buildHeldout(arms: Arm[], perArm: number): Promise<{ arm: Arm; task: Task }[]> {
+  const sandbox = await createSandbox({});
+  try {
+    const rng = createRng('bench/heldout');
+    const seen = new Set<string>();
+    const out: { arm: Arm; task: Task }[] = [];
+    for (const arm of arms)
+      for (let i = 0; i < perArm; i++) {
+        const task = await generateTask(sandbox, { ...arm, rng: rng.fork(`${armKey(arm)}/${i}`), seen });
+        out.push({ arm, task });
+      }
+    return out;
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm: Arm; task: Task }[]) {
+  const policy = await createPolicy(config.solver, { seed: config.seed, log: () => {} });
+  const sandbox = await createSandbox({});
+  try {
+    await policy.load(checkpointDir);
+    const answers = await policy.greedy(heldout.map((h) => ({ text: renderCompact(h.task), kind: answerKind(h.task.type) })));
+    const verdicts = await verifyMany(sandbox, heldout.map((h, i) => ({ task: h.task, answer: answers[i]! })));
+    const byCell = new Map<string, number[]>();
+    heldout.forEach((h, i) => {
+      const k = `${h.arm.family}/${h.arm.level}`;
+      const xs = byCell.get(k) ?? [];
+      xs.push(verdicts[i]!.reward >= 1 ? 1 : 0);
+      byCell.set(k, xs);
+    });
+    const cells: Record<string, number> = {};
+    for (const [k, xs] of [...byCell].sort()) cells[k] = mean(xs);
+    return { cells, overall: mean(verdicts.map((v) => (v.reward >= 1 ? 1 : 0))) };
+  } finally {
+    policy.dispose();
+    await sandbox.close();
+  }
+}
+
+async function runOne(controller: ControllerName, seed: number, heldout: { arm: Arm; task: Task }[], runsDir: string): Promise<RunRecord> {
+  const config = configFor(controller, seed);
+  const runId = `bench-${controller}-${seed}`;
+  const summary = await startRun(config, { runsDir, preset: 'bench', runId });
+  const store = RunStore.open(summary.dir, { create: false });
+  try {
+    const metrics = store.metrics();
+    const curve: [number, number][] = [];
+    const probeEvery = config.probes.every;
+    for (const m of metrics) {
+      const step = Number(m.step);
+      if (step % probeEvery === 0 || step === config.steps) curve.push([step, Number(m.probeAccuracy)]);
+    }
+    const stepsToMaster: Record<string, number> = {};
+    for (const e of store.skillEvents()) if (e.event === 'learned' && !(e.skillId in stepsToMaster)) stepsToMaster[e.skillId] = e.step;
+    const ck = store.latestCheckpoint();
+    const ev = ck ? await evaluate(config, ck.path, heldout) : { cells: {}, overall: 0 };
+    return {
+      controller,
+      seed,
+      wallMs: summary.wallMs,
+      backend: summary.backend,
+      curve,
+      auc: auc(curve),
+      finalProbeAccuracy: summary.probeAccuracy,
+      heldout: ev.cells,
+      heldoutOverall: ev.overall,
+      skillsMastered: summary.skillsMastered,
+      stepsToMaster,
+      meanLevel: mean(metrics.map((m) => Number(m.meanLevel))),
+    };
+  } finally {
+    store.close();
+  }
+}
+
+interface Aggregate {
+  controller: ControllerName;
+  curve: [number, number][];
+  auc: number;
+  finalProbeAccuracy: number;
+  heldoutOverall: number;
+  heldout: Record<string, number>;
+  skillsMastered: number;
+  stepsToMaster: Record<string, { mean: number; seeds: number }>;
+  wallS: number;
+  meanLevel: number;
+  /** First probe step at which the seed-mean curve reaches uniform's final seed-mean probe accuracy. */
+  stepsToUniformFinal: number | null;
+}
+
+function aggregate(runs: RunRecord[], uniformFinal: number | null): Aggregate[] {
+  return controllers.map((controller) => {
+    const rs = runs.filter((r) => r.controller === controller);
+    const steps0 = rs[0]?.curve.map(([s]) => s) ?? [];
+    const curve = steps0.map((s, i): [number, number] => [s, mean(rs.map((r) => r.curve[i]?.[1] ?? 0))]);
+    const cells = [...new Set(rs.flatMap((r) => Object.keys(r.heldout)))].sort();
+    const heldout = Object.fromEntries(cells.map((k) => [k, mean(rs.map((r) => r.heldout[k] ?? 0))]));
+    const skills = [...new Set(rs.flatMap((r) => Object.keys(r.stepsToMaster)))].sort();
+    const stepsToMaster = Object.fromEntries(
+      skills.map((s) => {
+        const xs = rs.flatMap((r) => (s in r.stepsToMaster ? [r.stepsToMaster[s]!] : []));
+        return [s, { mean: mean(xs), seeds: xs.length }];
+      }),
+    );
+    const reach = uniformFinal === null ? null : (curve.find(([, a]) => a >= uniformFinal && a > 0)?.[0] ?? null);
+    return {
+      controller,
+      curve,
+      auc: mean(rs.map((r) => r.auc)),
+      finalProbeAccuracy: mean(rs.map((r) => r.finalProbeAccuracy)),
+      heldoutOverall: mean(rs.map((r) => r.heldoutOverall)),
+      heldout,
+      skillsMastered: mean(rs.map((r) => r.skillsMastered.length)),
+      stepsToMaster,
+      wallS: mean(rs.map((r) => r.wallMs / 1000)),
+      meanLevel: mean(rs.map((r) => r.meanLevel)),
+      stepsToUniformFinal: reach,
+    };
+  });
+}
+
+const COLOURS = ['#444444', '#d62728', '#ff7f0e', '#1f77b4', '#2ca02c', '#9467bd', '#8c564b'];
+
+function svgPlot(aggs: Aggregate[]): string {
+  const W = 760, H = 440, L = 60, R = 170, T = 30, B = 50;
+  const maxX = steps;
+  const maxY = Math.max(0.05, ...aggs.flatMap((a) => a.curve.map(([, y]) => y))) * 1.1;
+  const x = (s: number) => L + ((W - L - R) * s) / maxX;
+  const y = (v: number) => H - B - ((H - T - B) * v) / maxY;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${L}" y="18" font-size="14">Held-out probe accuracy vs solver steps (mean of ${seeds.length} seeds)</text>`,
+    `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`,
+    `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`,
+    `<text x="${(L + W - R) / 2}" y="${H - 12}" text-anchor="middle">solver steps</text>`,
+    `<text x="16" y="${(T + H - B) / 2}" transform="rotate(-90 16 ${(T + H - B) / 2})" text-anchor="middle">held-out accuracy</text>`,
+  ];
+  for (let i = 0; i <= 5; i++) {
+    const v = (maxY * i) / 5;
+    parts.push(`<line x1="${L - 4}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#eee"/><text x="${L - 8}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(2)}</text>`);
+    const s = Math.round((maxX * i) / 5);
+    parts.push(`<text x="${x(s)}" y="${H - B + 16}" text-anchor="middle">${s}</text>`);
+  }
+  aggs.forEach((a, i) => {
+    const c = COLOURS[i % COLOURS.length]!;
+    const pts = a.curve.map(([s, v]) => `${x(s).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+    const dash = a.controller === 'uniform' || a.controller === 'hardest' ? ' stroke-dasharray="5,3"' : '';
+    parts.push(`<polyline points="${pts}" fill="none" stroke="${c}" stroke-width="2"${dash}/>`);
+    parts.push(`<line x1="${W - R + 12}" y1="${T + 10 + i * 18}" x2="${W - R + 36}" y2="${T + 10 + i * 18}" stroke="${c}" stroke-width="2"${dash}/>`);
+    parts.push(`<text x="${W - R + 42}" y="${T + 14 + i * 18}">${a.controller}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+function markdown(aggs: Aggregate[], meta: Record<string, unknown>, verdict: string[]): string {
+  const f2 = (v: number) => v.toFixed(3);
+  const lines = [
+    '# Curriculum benchmark',
+    '',
+    `Solver steps per run: ${steps}; seeds: ${seeds.join(', ')}; families: ${families.join(', ')}; levels 0–${maxLevel}; types: ${types.join(', ')}; ` +
+      `batch ${args.batch} × group ${args.group}; probes every ${args['probe-every']} steps (${args['probe-per-arm']} per arm); ` +
+      `final held-out set: ${args['heldout-per-arm']} tasks per arm, shared by all runs. Backend: ${String(meta.backend)}. Total wall time: ${String(meta.totalWallS)} s.`,
+    '',
+    '| controller | final probe acc | held-out acc (end) | AUC | steps to uniform\'s final | skills mastered | mean level | wall s/run |',
+    '|---|---|---|---|---|---|---|---|',
+    ...aggs.map(
+      (a) =>
+        `| ${a.controller} | ${f2(a.finalProbeAccuracy)} | ${f2(a.heldoutOverall)} | ${f2(a.auc)} | ${a.stepsToUniformFinal ?? '—'} | ${a.skillsMastered.toFixed(1)} | ${a.meanLevel.toFixed(2)} | ${a.wallS.toFixed(0)} |`,
+    ),
+    '',
+    '## Held-out accuracy per family and level (end of run, mean over seeds)',
+    '',
+  ];
+  const cells = [...new Set(aggs.flatMap((a) => Object.keys(a.heldout)))].sort();
+  lines.push(`| controller | ${cells.join(' | ')} |`, `|---|${cells.map(() => '---').join('|')}|`);
+  for (const a of aggs) lines.push(`| ${a.controller} | ${cells.map((c) => f2(a.heldout[c] ?? 0)).join(' | ')} |`);
+  lines.push('', '## Steps to master each skill (mean over the seeds that mastered it; seeds in brackets)', '');
+  const skills = [...new Set(aggs.flatMap((a) => Object.keys(a.stepsToMaster)))].sort();
+  if (skills.length === 0) lines.push('No controller mastered any skill within the budget.');
+  else {
+    lines.push(`| controller | ${skills.join(' | ')} |`, `|---|${skills.map(() => '---').join('|')}|`);
+    for (const a of aggs) lines.push(`| ${a.controller} | ${skills.map((s) => (a.stepsToMaster[s] ? `${a.stepsToMaster[s].mean.toFixed(0)} (${a.stepsToMaster[s].seeds})` : '—')).join(' | ')} |`);
+  }
+  lines.push('', '## Targets', '', ...verdict.map((v) => `- ${v}`), '', '![held-out accuracy vs steps](curriculum.svg)', '');
+  return lines.join('\n');
+}
+
+function verdictLines(aggs: Aggregate[]): string[] {
+  const uni = aggs.find((a) => a.controller === 'uniform');
+  if (!uni) return ['uniform was not run; no comparison.'];
+  const adaptive = aggs.filter((a) => a.controller !== 'uniform' && a.controller !== 'hardest');
+  const out: string[] = [`uniform: final probe accuracy ${uni.finalProbeAccuracy.toFixed(3)}, ${uni.skillsMastered.toFixed(1)} skills mastered.`];
+  if (adaptive.length === 0) return out;
+  const speed = adaptive
+    .filter((a) => a.stepsToUniformFinal !== null)
+    .sort((a, b) => a.stepsToUniformFinal! - b.stepsToUniformFinal!)[0];
+  if (uni.finalProbeAccuracy <= 0) out.push('Speed target: undefined — uniform ends at 0 held-out accuracy.');
+  else if (speed) {
+    const frac = speed.stepsToUniformFinal! / steps;
+    out.push(`Speed target (reach uniform's final score in ≤ ½ the steps): best is ${speed.controller} at step ${speed.stepsToUniformFinal} of ${steps} (${(frac * 100).toFixed(0)} %) — ${frac <= 0.5 ? 'MET' : `missed by ${((frac - 0.5) * steps).toFixed(0)} steps`}.`);
+  } else out.push('Speed target: missed — no adaptive controller reached uniform\'s final score within the budget.');
+  const best = [...adaptive].sort((a, b) => b.skillsMastered - a.skillsMastered)[0]!;
+  const ratio = uni.skillsMastered > 0 ? best.skillsMastered / uni.skillsMastered : best.skillsMastered > 0 ? Infinity : 0;
+  out.push(
+    `Mastery target (≥ 2× uniform's skills at equal budget): best is ${best.controller} with ${best.skillsMastered.toFixed(1)} vs ${uni.skillsMastered.toFixed(1)} (×${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}) — ${ratio >= 2 && best.skillsMastered > 0 ? 'MET' : 'missed'}.`,
+  );
+  return out;
+}
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  const runsDir = join(tmpdir(), `cogen-bench-curriculum-${process.pid}`);
+  mkdirSync(runsDir, { recursive: true });
+  mkdirSync(args.out, { recursive: true });
+  const arms: Arm[] = families.flatMap((family) =>
+    Array.from({ length: maxLevel + 1 }, (_, level) => types.map((type) => ({ family, level, type }) as Arm)).flat(),
+  );
+  const heldout = await buildHeldout(arms, Number(args['heldout-per-arm']));
+  console.log(`held-out set: ${heldout.length} tasks over ${arms.length} arms`);
+  const runs: RunRecord[] = [];
+  try {
+    for (const seed of seeds)
+      for (const controller of controllers) {
+        const r = await runOne(controller, seed, heldout, runsDir);
+        runs.push(r);
+        console.log(
+          `${controller.padEnd(13)} seed ${seed}: probe ${r.finalProbeAccuracy.toFixed(3)}, held-out ${r.heldoutOverall.toFixed(3)}, AUC ${r.auc.toFixed(3)}, ` +
+            `skills ${r.skillsMastered.length}, mean level ${r.meanLevel.toFixed(2)}, ${(r.wallMs / 1000).toFixed(0)} s`,
+        );
+      }
+  } finally {
+    rmSync(runsDir, { recursive: true, force: true });
+  }
+  const uniRuns = runs.filter((r) => r.controller === 'uniform');
+  const uniformFinal = uniRuns.length ? mean(uniRuns.map((r) => r.finalProbeAccuracy)) : null;
+  const aggs = aggregate(runs, uniformFinal);
+  const verdict = verdictLines(aggs);
+  const meta = {
+    steps, seeds, families, types, maxLevel, batch: Number(args.batch), group: Number(args.group),
+    probeEvery: Number(args['probe-every']), probePerArm: Number(args['probe-per-arm']), heldoutPerArm: Number(args['heldout-per-arm']),
+    backend: runs[0]?.backend ?? 'n/a', totalWallS: Math.round((Date.now() - t0) / 1000), date: new Date().toISOString(),
+  };
+  writeFileSync(join(args.out, 'curriculum.json'), JSON.stringify({ meta, verdict, aggregates: aggs, runs }, null, 2) + '\n');
+  writeFileSync(join(args.out, 'curriculum.md'), markdown(aggs, meta, verdict));
+  writeFileSync(join(args.out, 'curriculum.svg'), svgPlot(aggs) + '\n');
+  console.log(verdict.join('\n'));
+  console.log(`wrote ${args.out}/curriculum.{json,md,svg} in ${meta.totalWallS} s`);
+}
+
+await main();
