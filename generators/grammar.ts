@@ -1,0 +1,879 @@
+// The typed program grammar shared by every family: an AST for a small pure subset of JavaScript,
+// a printer (AST → source text), a reference interpreter (used by generators to reject drafts whose
+// values would leave the JSON-like, integer-only world before the sandbox ever sees them), and a
+// typed random expression generator driven by productions.
+//
+// Families enable productions (each tagged with the skill it exercises) per level and build program
+// "shapes" (loops, recursion, if-chains) whose holes are filled by `gen`. The number of distinct
+// programs therefore grows combinatorially with expression depth and the production set.
+import type { Rng } from '../src/rng.js';
+import type { Json } from '../src/task.js';
+
+// ---------------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Value types of the grammar. `rec` is a record {x:int, y:int, name:str, ok:bool}; lambda types
+ * are written `int=>int`, `int,int=>int`, `int=>bool`, … Pseudo-types for literal-only arguments:
+ * `k` (positive divisor 2–9), `sh` (shift amount 1–3), `n3` (small count 1–3), `ch` (one letter).
+ */
+export type Ty = string;
+
+export type BinOp =
+  | '+' | '-' | '*' | '/' | '%'
+  | '<' | '<=' | '>' | '>=' | '===' | '!=='
+  | '&&' | '||'
+  | '&' | '|' | '^' | '<<' | '>>';
+
+export type Expr =
+  | { k: 'lit'; v: Json }
+  | { k: 'var'; n: string }
+  | { k: 'bin'; op: BinOp; a: Expr; b: Expr }
+  | { k: 'un'; op: '!' | '-' | '~'; a: Expr }
+  | { k: 'cond'; c: Expr; t: Expr; e: Expr }
+  /** A call of a global (Math.abs, String, Object.keys, …), of `f` itself, or of a local function. */
+  | { k: 'call'; f: string; args: Expr[] }
+  | { k: 'meth'; o: Expr; m: string; args: Expr[] }
+  | { k: 'prop'; o: Expr; p: string }
+  | { k: 'idx'; o: Expr; i: Expr }
+  | { k: 'arr'; items: Expr[] }
+  /** Object literal; a field whose key is null is a spread `...e`. */
+  | { k: 'obj'; fields: [string | null, Expr][] }
+  | { k: 'fn'; ps: string[]; body: Expr }
+  | { k: 'spread'; e: Expr };
+
+export type Stmt =
+  | { k: 'let'; n: string; e: Expr; c?: boolean }
+  | { k: 'set'; n: string; op: '=' | '+=' | '-=' | '*=' | '++'; e?: Expr }
+  | { k: 'seti'; o: string; i: Expr; e: Expr }
+  | { k: 'for'; v: string; from: Expr; to: Expr; body: Stmt[] }
+  | { k: 'forof'; v: string; of: Expr; body: Stmt[] }
+  | { k: 'while'; c: Expr; body: Stmt[] }
+  | { k: 'if'; c: Expr; t: Stmt[]; e?: Stmt[] }
+  | { k: 'ret'; e: Expr };
+
+export interface Param {
+  n: string;
+  ty: Ty;
+  /** A derived leaf (e.g. `o.x` for a record param): used in place of the bare name by `leaf`. */
+  e?: Expr;
+}
+
+export interface Prog {
+  ps: Param[];
+  body: Stmt[];
+}
+
+// Small constructors keep family files readable.
+export const lit = (v: Json): Expr => ({ k: 'lit', v });
+export const v = (n: string): Expr => ({ k: 'var', n });
+export const bin = (op: BinOp, a: Expr, b: Expr): Expr => ({ k: 'bin', op, a, b });
+export const un = (op: '!' | '-' | '~', a: Expr): Expr => ({ k: 'un', op, a });
+export const cond = (c: Expr, t: Expr, e: Expr): Expr => ({ k: 'cond', c, t, e });
+export const call = (f: string, ...args: Expr[]): Expr => ({ k: 'call', f, args });
+export const meth = (o: Expr, m: string, ...args: Expr[]): Expr => ({ k: 'meth', o, m, args });
+export const prop = (o: Expr, p: string): Expr => ({ k: 'prop', o, p });
+export const idx = (o: Expr, i: Expr): Expr => ({ k: 'idx', o, i });
+export const fn = (ps: string[], body: Expr): Expr => ({ k: 'fn', ps, body });
+export const ret = (e: Expr): Stmt => ({ k: 'ret', e });
+export const let_ = (n: string, e: Expr, c = false): Stmt => ({ k: 'let', n, e, c });
+export const set = (n: string, op: '=' | '+=' | '-=' | '*=' | '++', e?: Expr): Stmt =>
+  e === undefined ? { k: 'set', n, op } : { k: 'set', n, op, e };
+
+// ---------------------------------------------------------------------------------------------
+// Printer
+// ---------------------------------------------------------------------------------------------
+
+const BIN_PREC: Record<BinOp, number> = {
+  '||': 4, '&&': 5, '|': 6, '^': 7, '&': 8,
+  '===': 9, '!==': 9,
+  '<': 10, '<=': 10, '>': 10, '>=': 10,
+  '<<': 11, '>>': 11,
+  '+': 12, '-': 12,
+  '*': 13, '/': 13, '%': 13,
+};
+
+function prec(e: Expr): number {
+  switch (e.k) {
+    case 'lit':
+      return typeof e.v === 'number' && e.v < 0 ? 14 : 20;
+    case 'var':
+    case 'arr':
+    case 'obj':
+      return 20;
+    case 'call':
+    case 'meth':
+    case 'prop':
+    case 'idx':
+      return 19;
+    case 'un':
+      return 14;
+    case 'bin':
+      return BIN_PREC[e.op];
+    case 'cond':
+      return 3;
+    case 'fn':
+    case 'spread':
+      return 2;
+  }
+}
+
+const wrap = (s: string, yes: boolean): string => (yes ? `(${s})` : s);
+
+export function printExpr(e: Expr): string {
+  switch (e.k) {
+    case 'lit':
+      return JSON.stringify(e.v);
+    case 'var':
+      return e.n;
+    case 'bin': {
+      const p = BIN_PREC[e.op];
+      return `${wrap(printExpr(e.a), prec(e.a) < p)} ${e.op} ${wrap(printExpr(e.b), prec(e.b) <= p)}`;
+    }
+    case 'un': {
+      const inner = printExpr(e.a);
+      const needs = prec(e.a) < 14 || (e.op === '-' && inner.startsWith('-'));
+      return `${e.op}${wrap(inner, needs)}`;
+    }
+    case 'cond':
+      return `${wrap(printExpr(e.c), prec(e.c) <= 3)} ? ${wrap(printExpr(e.t), prec(e.t) < 3)} : ${wrap(printExpr(e.e), prec(e.e) < 3)}`;
+    case 'call':
+      return `${e.f}(${e.args.map(printExpr).join(', ')})`;
+    case 'meth':
+      return `${wrap(printExpr(e.o), prec(e.o) < 19)}.${e.m}(${e.args.map(printExpr).join(', ')})`;
+    case 'prop':
+      return `${wrap(printExpr(e.o), prec(e.o) < 19)}.${e.p}`;
+    case 'idx':
+      return `${wrap(printExpr(e.o), prec(e.o) < 19)}[${printExpr(e.i)}]`;
+    case 'arr':
+      return `[${e.items.map(printExpr).join(', ')}]`;
+    case 'obj':
+      return e.fields.length === 0
+        ? '{}'
+        : `{ ${e.fields.map(([key, x]) => (key === null ? `...${printExpr(x)}` : `${key}: ${printExpr(x)}`)).join(', ')} }`;
+    case 'fn': {
+      const body = printExpr(e.body);
+      return `(${e.ps.join(', ')}) => ${wrap(body, e.body.k === 'obj' || prec(e.body) < 3)}`;
+    }
+    case 'spread':
+      return `...${printExpr(e.e)}`;
+  }
+}
+
+function printStmts(body: Stmt[], ind: string): string[] {
+  const out: string[] = [];
+  for (const s of body) {
+    switch (s.k) {
+      case 'let':
+        out.push(`${ind}${s.c ? 'const' : 'let'} ${s.n} = ${printExpr(s.e)};`);
+        break;
+      case 'set':
+        out.push(s.op === '++' ? `${ind}${s.n}++;` : `${ind}${s.n} ${s.op} ${printExpr(s.e!)};`);
+        break;
+      case 'seti':
+        out.push(`${ind}${s.o}[${printExpr(s.i)}] = ${printExpr(s.e)};`);
+        break;
+      case 'for':
+        out.push(`${ind}for (let ${s.v} = ${printExpr(s.from)}; ${s.v} < ${printExpr(s.to)}; ${s.v}++) {`);
+        out.push(...printStmts(s.body, ind + '  '), `${ind}}`);
+        break;
+      case 'forof':
+        out.push(`${ind}for (const ${s.v} of ${printExpr(s.of)}) {`);
+        out.push(...printStmts(s.body, ind + '  '), `${ind}}`);
+        break;
+      case 'while':
+        out.push(`${ind}while (${printExpr(s.c)}) {`);
+        out.push(...printStmts(s.body, ind + '  '), `${ind}}`);
+        break;
+      case 'if':
+        if (!s.e && s.t.length === 1 && s.t[0]!.k === 'ret') {
+          out.push(`${ind}if (${printExpr(s.c)}) return ${printExpr(s.t[0]!.e)};`);
+        } else {
+          out.push(`${ind}if (${printExpr(s.c)}) {`, ...printStmts(s.t, ind + '  '));
+          if (s.e) out.push(`${ind}} else {`, ...printStmts(s.e, ind + '  '));
+          out.push(`${ind}}`);
+        }
+        break;
+      case 'ret':
+        out.push(`${ind}return ${printExpr(s.e)};`);
+        break;
+    }
+  }
+  return out;
+}
+
+/** Source text of `function f(...)`: one line when the body is a single return, else indented. */
+export function printProgram(p: Prog): string {
+  const head = `function f(${p.ps.map((q) => q.n).join(', ')})`;
+  if (p.body.length === 1 && p.body[0]!.k === 'ret') return `${head} { return ${printExpr(p.body[0]!.e)}; }`;
+  return [`${head} {`, ...printStmts(p.body, '  '), '}'].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference interpreter
+// ---------------------------------------------------------------------------------------------
+
+export class EvalError extends Error {}
+
+const GLOBALS: Record<string, (...xs: never[]) => unknown> = {
+  'Math.abs': Math.abs,
+  'Math.min': Math.min,
+  'Math.max': Math.max,
+  'Math.floor': Math.floor,
+  'Math.trunc': Math.trunc,
+  'Math.sign': Math.sign,
+  String: String,
+  Number: Number,
+  'Object.keys': Object.keys,
+  'Object.values': Object.values,
+  'Object.entries': Object.entries,
+};
+
+const METHODS = new Set([
+  'map', 'filter', 'reduce', 'some', 'every', 'findIndex', 'indexOf', 'includes', 'slice', 'concat',
+  'reverse', 'sort', 'join', 'split', 'toUpperCase', 'toLowerCase', 'repeat', 'charAt', 'replaceAll',
+  'startsWith', 'endsWith', 'padStart', 'trim', 'at', 'lastIndexOf', 'charCodeAt', 'toString',
+]);
+
+type Env = Record<string, unknown>;
+
+interface Run {
+  steps: number;
+  prog: Prog;
+  depth: number;
+}
+
+const STEP_LIMIT = 200_000;
+
+function tick(run: Run): void {
+  if (++run.steps > STEP_LIMIT) throw new EvalError('step limit');
+}
+
+function evalExpr(e: Expr, env: Env, run: Run): unknown {
+  tick(run);
+  switch (e.k) {
+    case 'lit':
+      return typeof e.v === 'object' && e.v !== null ? structuredClone(e.v) : e.v;
+    case 'var':
+      if (!(e.n in env)) throw new EvalError(`unbound ${e.n}`);
+      return env[e.n];
+    case 'bin': {
+      if (e.op === '&&') return (evalExpr(e.a, env, run) as boolean) && evalExpr(e.b, env, run);
+      if (e.op === '||') return (evalExpr(e.a, env, run) as boolean) || evalExpr(e.b, env, run);
+      const a = evalExpr(e.a, env, run) as number;
+      const b = evalExpr(e.b, env, run) as number;
+      switch (e.op) {
+        case '+': return a + b;
+        case '-': return a - b;
+        case '*': return a * b;
+        case '/': return a / b;
+        case '%': return a % b;
+        case '<': return a < b;
+        case '<=': return a <= b;
+        case '>': return a > b;
+        case '>=': return a >= b;
+        case '===': return a === b;
+        case '!==': return a !== b;
+        case '&': return a & b;
+        case '|': return a | b;
+        case '^': return a ^ b;
+        case '<<': return a << b;
+        case '>>': return a >> b;
+      }
+      throw new EvalError(`op ${e.op}`);
+    }
+    case 'un': {
+      const a = evalExpr(e.a, env, run);
+      return e.op === '!' ? !a : e.op === '-' ? -(a as number) : ~(a as number);
+    }
+    case 'cond':
+      return evalExpr(e.c, env, run) ? evalExpr(e.t, env, run) : evalExpr(e.e, env, run);
+    case 'call': {
+      const args: unknown[] = [];
+      for (const a of e.args) {
+        if (a.k === 'spread') args.push(...(evalExpr(a.e, env, run) as unknown[]));
+        else args.push(evalExpr(a, env, run));
+      }
+      if (e.f === 'f') return callProgram(run, args);
+      const g = GLOBALS[e.f];
+      if (g) return (g as (...xs: unknown[]) => unknown)(...args);
+      const local = env[e.f];
+      if (typeof local === 'function') return (local as (...xs: unknown[]) => unknown)(...args);
+      throw new EvalError(`unknown function ${e.f}`);
+    }
+    case 'meth': {
+      const o = evalExpr(e.o, env, run) as Record<string, (...xs: unknown[]) => unknown>;
+      if (!METHODS.has(e.m) || o === null || o === undefined || typeof o[e.m] !== 'function') {
+        throw new EvalError(`method ${e.m}`);
+      }
+      const args = e.args.map((a) => evalExpr(a, env, run));
+      return o[e.m]!(...args);
+    }
+    case 'prop': {
+      const o = evalExpr(e.o, env, run) as Record<string, unknown>;
+      if (o === null || o === undefined) throw new EvalError('property of null');
+      return o[e.p];
+    }
+    case 'idx': {
+      const o = evalExpr(e.o, env, run) as Record<string, unknown>;
+      const i = evalExpr(e.i, env, run) as string;
+      if (o === null || o === undefined) throw new EvalError('index of null');
+      return Object.prototype.hasOwnProperty.call(o, i) ? o[i] : undefined;
+    }
+    case 'arr':
+      return e.items.map((x) => evalExpr(x, env, run));
+    case 'obj': {
+      const out: Record<string, unknown> = {};
+      for (const [key, x] of e.fields) {
+        const val = evalExpr(x, env, run);
+        if (key === null) Object.assign(out, val);
+        else out[key] = val;
+      }
+      return out;
+    }
+    case 'fn':
+      return (...args: unknown[]) => {
+        const inner: Env = Object.create(env) as Env;
+        e.ps.forEach((p, i) => (inner[p] = args[i]));
+        return evalExpr(e.body, inner, run);
+      };
+    case 'spread':
+      throw new EvalError('spread outside a call');
+  }
+}
+
+const RETURN = Symbol('return');
+type Flow = { [RETURN]: true; value: unknown } | undefined;
+
+function execStmts(body: Stmt[], env: Env, run: Run): Flow {
+  for (const s of body) {
+    tick(run);
+    switch (s.k) {
+      case 'let':
+        env[s.n] = evalExpr(s.e, env, run);
+        break;
+      case 'set': {
+        const scope = findScope(env, s.n);
+        if (s.op === '++') scope[s.n] = (scope[s.n] as number) + 1;
+        else {
+          const x = evalExpr(s.e!, env, run) as number;
+          const cur = scope[s.n] as number;
+          scope[s.n] = s.op === '=' ? x : s.op === '+=' ? cur + x : s.op === '-=' ? cur - x : cur * x;
+        }
+        break;
+      }
+      case 'seti': {
+        const o = evalExpr(v(s.o), env, run) as Record<string, unknown>;
+        o[evalExpr(s.i, env, run) as string] = evalExpr(s.e, env, run);
+        break;
+      }
+      case 'for': {
+        const inner: Env = Object.create(env) as Env;
+        inner[s.v] = evalExpr(s.from, env, run);
+        while ((inner[s.v] as number) < (evalExpr(s.to, inner, run) as number)) {
+          const r = execStmts(s.body, Object.create(inner) as Env, run);
+          if (r) return r;
+          inner[s.v] = (inner[s.v] as number) + 1;
+        }
+        break;
+      }
+      case 'forof': {
+        const xs = evalExpr(s.of, env, run) as Iterable<unknown>;
+        for (const x of xs) {
+          const inner: Env = Object.create(env) as Env;
+          inner[s.v] = x;
+          const r = execStmts(s.body, inner, run);
+          if (r) return r;
+        }
+        break;
+      }
+      case 'while':
+        while (evalExpr(s.c, env, run)) {
+          const r = execStmts(s.body, Object.create(env) as Env, run);
+          if (r) return r;
+        }
+        break;
+      case 'if': {
+        const r = evalExpr(s.c, env, run)
+          ? execStmts(s.t, Object.create(env) as Env, run)
+          : s.e
+            ? execStmts(s.e, Object.create(env) as Env, run)
+            : undefined;
+        if (r) return r;
+        break;
+      }
+      case 'ret':
+        return { [RETURN]: true, value: evalExpr(s.e, env, run) };
+    }
+  }
+  return undefined;
+}
+
+function findScope(env: Env, n: string): Env {
+  let s: Env | null = env;
+  while (s && !Object.prototype.hasOwnProperty.call(s, n)) s = Object.getPrototypeOf(s) as Env | null;
+  if (!s) throw new EvalError(`assignment to unbound ${n}`);
+  return s;
+}
+
+function callProgram(run: Run, args: unknown[]): unknown {
+  if (++run.depth > 200) throw new EvalError('recursion depth');
+  const env: Env = Object.create(null) as Env;
+  run.prog.ps.forEach((p, i) => (env[p.n] = args[i]));
+  const r = execStmts(run.prog.body, env, run);
+  run.depth--;
+  return r ? r.value : undefined;
+}
+
+/** Bounds every value a generated program may take as input or produce as output. */
+export interface ValueBounds {
+  maxAbs: number;
+  maxLen: number;
+}
+export const DEFAULT_BOUNDS: ValueBounds = { maxAbs: 1_000_000, maxLen: 40 };
+
+/** True when `x` is JSON-like, integer-only, free of -0, printable ASCII, and within bounds. */
+export function isTidy(x: unknown, b: ValueBounds = DEFAULT_BOUNDS, depth = 0): x is Json {
+  if (depth > 4) return false;
+  if (x === null || typeof x === 'boolean') return true;
+  if (typeof x === 'number') return Number.isSafeInteger(x) && !Object.is(x, -0) && Math.abs(x) <= b.maxAbs;
+  if (typeof x === 'string') return x.length <= b.maxLen && /^[\x20-\x7e]*$/.test(x);
+  if (Array.isArray(x)) return x.length <= b.maxLen && x.every((y) => isTidy(y, b, depth + 1));
+  if (typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) {
+    const vals = Object.values(x as object);
+    return vals.length <= 16 && vals.every((y) => isTidy(y, b, depth + 1));
+  }
+  return false;
+}
+
+/** Runs the program on one argument list; throws EvalError on anything untidy. */
+export function evaluate(p: Prog, args: Json[], bounds: ValueBounds = DEFAULT_BOUNDS): Json {
+  const run: Run = { steps: 0, prog: p, depth: 0 };
+  const out = callProgram(run, structuredClone(args));
+  if (!isTidy(out, bounds)) throw new EvalError('untidy result');
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed random generation
+// ---------------------------------------------------------------------------------------------
+
+/** One rule of the grammar: builds an expression of type `out` from sub-expressions of types `args`. */
+export interface Production {
+  skill: string;
+  out: Ty;
+  args: Ty[];
+  build: (args: Expr[], rng: Rng) => Expr;
+  /** Relative weight (default 1). */
+  w?: number;
+}
+
+export interface GenCtx {
+  rng: Rng;
+  prods: Production[];
+  /** Variables in scope, by type. */
+  scope: Param[];
+  /** Integer literal range for holes of type int. */
+  ints: [number, number];
+  /** Words used for string literals. */
+  words: readonly string[];
+  /** Probability that an inner hole becomes a leaf even when depth remains. */
+  leaf: number;
+  /** Skills exercised so far (filled by gen). */
+  skills: Set<string>;
+  /** Counter for fresh lambda parameter names. */
+  fresh: number;
+}
+
+export function newCtx(rng: Rng, prods: Production[], scope: Param[], opts: Partial<Pick<GenCtx, 'ints' | 'words' | 'leaf'>> = {}): GenCtx {
+  return {
+    rng,
+    prods,
+    scope: [...scope],
+    ints: opts.ints ?? [0, 9],
+    words: opts.words ?? WORDS,
+    leaf: opts.leaf ?? 0.3,
+    skills: new Set(),
+    fresh: 0,
+  };
+}
+
+export const WORDS = ['a', 'b', 'ab', 'ba', 'x', 'yo', 'cat', 'dog', 'sun', 'ox', 'abc', 'hi', 'zz', 'key', 'map'] as const;
+const LAMBDA_NAMES = ['x', 'y', 'z', 'u', 'w', 'm'];
+
+function pickWeighted<T extends { w?: number }>(rng: Rng, items: T[]): T {
+  let total = 0;
+  for (const it of items) total += it.w ?? 1;
+  let r = rng.next() * total;
+  for (const it of items) {
+    r -= it.w ?? 1;
+    if (r < 0) return it;
+  }
+  return items[items.length - 1]!;
+}
+
+/** A leaf of type `ty`: a variable in scope (preferred) or a literal. */
+export function leaf(ctx: GenCtx, ty: Ty): Expr {
+  const { rng } = ctx;
+  switch (ty) {
+    case 'k':
+      return lit(rng.int(2, 9));
+    case 'sh':
+      return lit(rng.int(1, 3));
+    case 'n3':
+      return lit(rng.int(1, 3));
+    case 'ch':
+      return lit(rng.pick(['a', 'b', 'o', 'x', 'z']));
+  }
+  if (ty.includes('=>')) return lambda(ctx, ty, 0);
+  const vars = ctx.scope.filter((p) => p.ty === ty);
+  if (vars.length > 0 && rng.bool(0.75)) return asLeaf(rng.pick(vars));
+  switch (ty) {
+    case 'int':
+      return lit(rng.int(ctx.ints[0], ctx.ints[1]));
+    case 'bool':
+      return vars.length > 0 ? asLeaf(rng.pick(vars)) : lit(rng.bool());
+    case 'str':
+      return lit(rng.pick(ctx.words));
+    case 'int[]':
+      return { k: 'arr', items: Array.from({ length: rng.int(0, 3) }, () => lit(rng.int(0, 9))) };
+    case 'str[]':
+      return { k: 'arr', items: Array.from({ length: rng.int(0, 2) }, () => lit(rng.pick(ctx.words))) };
+    default:
+      if (vars.length > 0) return asLeaf(rng.pick(vars));
+      throw new Error(`grammar: no leaf of type ${ty}`);
+  }
+}
+
+const asLeaf = (p: Param): Expr => p.e ?? v(p.n);
+
+function lambda(ctx: GenCtx, ty: Ty, depth: number): Expr {
+  const [ins, out] = ty.split('=>') as [string, string];
+  const ps = ins.split(',').map((pt) => ({ n: LAMBDA_NAMES[ctx.fresh++ % LAMBDA_NAMES.length]!, ty: pt }));
+  const saved = ctx.scope;
+  // Inside a lambda the parameters are the most useful leaves: put them in front, shadowing.
+  ctx.scope = [...ps, ...saved.filter((s) => !ps.some((p) => p.n === s.n))];
+  const body = gen(ctx, out, Math.max(depth, 1), true, ps.map((p) => p.n));
+  ctx.scope = saved;
+  return fn(ps.map((p) => p.n), body);
+}
+
+function mentions(e: Expr, names: string[]): boolean {
+  switch (e.k) {
+    case 'var':
+      return names.includes(e.n);
+    case 'lit':
+      return false;
+    case 'bin':
+      return mentions(e.a, names) || mentions(e.b, names);
+    case 'un':
+      return mentions(e.a, names);
+    case 'cond':
+      return mentions(e.c, names) || mentions(e.t, names) || mentions(e.e, names);
+    case 'call':
+      return e.args.some((a) => mentions(a, names));
+    case 'meth':
+      return mentions(e.o, names) || e.args.some((a) => mentions(a, names));
+    case 'prop':
+      return mentions(e.o, names);
+    case 'idx':
+      return mentions(e.o, names) || mentions(e.i, names);
+    case 'arr':
+      return e.items.some((a) => mentions(a, names));
+    case 'obj':
+      return e.fields.some(([, a]) => mentions(a, names));
+    case 'fn':
+      return mentions(e.body, names);
+    case 'spread':
+      return mentions(e.e, names);
+  }
+}
+
+/**
+ * A random expression of type `ty` with at most `depth` nested productions. With `force`, the
+ * top node is a production (when one exists for `ty`). With `use`, the expression must mention one
+ * of those variables (retried a few times, then a variable is spliced in via the first production).
+ */
+export function gen(ctx: GenCtx, ty: Ty, depth: number, force = false, use?: string[]): Expr {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const saved = new Set(ctx.skills);
+    const e = gen1(ctx, ty, depth, force);
+    if (!use || use.length === 0 || mentions(e, use)) return e;
+    ctx.skills = saved;
+  }
+  const vars = ctx.scope.filter((p) => p.ty === ty && use!.includes(p.n));
+  if (vars.length > 0) return asLeaf(ctx.rng.pick(vars));
+  return gen1(ctx, ty, depth, force);
+}
+
+function gen1(ctx: GenCtx, ty: Ty, depth: number, force: boolean): Expr {
+  if (ty.includes('=>')) return lambda(ctx, ty, depth - 1);
+  const options = depth > 0 ? ctx.prods.filter((p) => p.out === ty) : [];
+  if (options.length === 0 || (!force && ctx.rng.bool(ctx.leaf))) return leaf(ctx, ty);
+  const p = pickWeighted(ctx.rng, options);
+  const names = ctx.scope.map((s) => s.n);
+  const saved = new Set(ctx.skills);
+  let args: Expr[] = [];
+  for (let attempt = 0; attempt < 6; attempt++) {
+    ctx.skills = new Set(saved);
+    args = p.args.map((a) => gen1(ctx, a, depth - 1, false));
+    // Reject degenerate nodes: no variable at all (a constant subexpression), or two identical
+    // operands (a + a is fine for arithmetic, but a && a, b - b, a === a are not).
+    const varying = args.some((a) => mentions(a, names));
+    const keys = args.map((a) => JSON.stringify(a));
+    const same =
+      (p.skill === 'cond.ternary' && keys[1] === keys[2]) ||
+      (args.length >= 2 && keys[0] === keys[1] && p.out !== 'int' && p.out !== 'str');
+    const zeroing = args.length >= 2 && JSON.stringify(args[0]) === JSON.stringify(args[1]) && (p.skill === 'arith.sub' || p.skill.startsWith('bits.'));
+    if ((varying || names.length === 0) && !same && !zeroing) break;
+  }
+  ctx.skills.add(p.skill);
+  return p.build(args, ctx.rng);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The production library, grouped by the family that owns each skill
+// ---------------------------------------------------------------------------------------------
+
+const b2 = (op: BinOp) => (xs: Expr[]) => bin(op, xs[0]!, xs[1]!);
+
+export const P = {
+  // arith
+  add: { skill: 'arith.add', out: 'int', args: ['int', 'int'], build: b2('+') },
+  sub: { skill: 'arith.sub', out: 'int', args: ['int', 'int'], build: b2('-') },
+  mul: { skill: 'arith.mul', out: 'int', args: ['int', 'int'], build: b2('*') },
+  div: { skill: 'arith.div', out: 'int', args: ['int', 'k'], build: (xs: Expr[]) => call('Math.floor', bin('/', xs[0]!, xs[1]!)) },
+  mod: { skill: 'arith.mod', out: 'int', args: ['int', 'k'], build: b2('%') },
+  abs: { skill: 'arith.abs', out: 'int', args: ['int'], build: (xs: Expr[]) => call('Math.abs', xs[0]!) },
+  neg: { skill: 'arith.neg', out: 'int', args: ['int'], build: (xs: Expr[]) => un('-', xs[0]!), w: 0.5 },
+  min: { skill: 'arith.minmax', out: 'int', args: ['int', 'int'], build: (xs: Expr[]) => call('Math.min', xs[0]!, xs[1]!), w: 0.5 },
+  max: { skill: 'arith.minmax', out: 'int', args: ['int', 'int'], build: (xs: Expr[]) => call('Math.max', xs[0]!, xs[1]!), w: 0.5 },
+  // logic
+  and: { skill: 'logic.and', out: 'bool', args: ['bool', 'bool'], build: b2('&&') },
+  or: { skill: 'logic.or', out: 'bool', args: ['bool', 'bool'], build: b2('||') },
+  not: { skill: 'logic.not', out: 'bool', args: ['bool'], build: (xs: Expr[]) => un('!', xs[0]!), w: 0.7 },
+  xor: { skill: 'logic.xor', out: 'bool', args: ['bool', 'bool'], build: b2('!==') },
+  beq: { skill: 'logic.xor', out: 'bool', args: ['bool', 'bool'], build: b2('==='), w: 0.5 },
+  lt: { skill: 'logic.compare', out: 'bool', args: ['int', 'int'], build: b2('<') },
+  le: { skill: 'logic.compare', out: 'bool', args: ['int', 'int'], build: b2('<='), w: 0.5 },
+  gt: { skill: 'logic.compare', out: 'bool', args: ['int', 'int'], build: b2('>') },
+  ge: { skill: 'logic.compare', out: 'bool', args: ['int', 'int'], build: b2('>='), w: 0.5 },
+  eq: { skill: 'logic.compare', out: 'bool', args: ['int', 'int'], build: b2('===') },
+  ne: { skill: 'logic.compare', out: 'bool', args: ['int', 'int'], build: b2('!=='), w: 0.5 },
+  // cond
+  ifInt: { skill: 'cond.ternary', out: 'int', args: ['bool', 'int', 'int'], build: (xs: Expr[]) => cond(xs[0]!, xs[1]!, xs[2]!) },
+  ifStr: { skill: 'cond.ternary', out: 'str', args: ['bool', 'str', 'str'], build: (xs: Expr[]) => cond(xs[0]!, xs[1]!, xs[2]!) },
+  ifBool: { skill: 'cond.ternary', out: 'bool', args: ['bool', 'bool', 'bool'], build: (xs: Expr[]) => cond(xs[0]!, xs[1]!, xs[2]!), w: 0.3 },
+  ifArr: { skill: 'cond.ternary', out: 'int[]', args: ['bool', 'int[]', 'int[]'], build: (xs: Expr[]) => cond(xs[0]!, xs[1]!, xs[2]!), w: 0.5 },
+  // str
+  concat: { skill: 'str.concat', out: 'str', args: ['str', 'str'], build: b2('+') },
+  slen: { skill: 'str.length', out: 'int', args: ['str'], build: (xs: Expr[]) => prop(xs[0]!, 'length') },
+  upper: { skill: 'str.case', out: 'str', args: ['str'], build: (xs: Expr[]) => meth(xs[0]!, 'toUpperCase') },
+  srev: { skill: 'str.reverse', out: 'str', args: ['str'], build: (xs: Expr[]) => meth(meth(meth(xs[0]!, 'split', lit('')), 'reverse'), 'join', lit('')) },
+  sliceFrom: { skill: 'str.slice', out: 'str', args: ['str', 'n3'], build: (xs: Expr[]) => meth(xs[0]!, 'slice', xs[1]!) },
+  sliceTo: { skill: 'str.slice', out: 'str', args: ['str', 'n3'], build: (xs: Expr[]) => meth(xs[0]!, 'slice', lit(0), xs[1]!) },
+  repeat: { skill: 'str.repeat', out: 'str', args: ['str', 'n3'], build: (xs: Expr[]) => meth(xs[0]!, 'repeat', xs[1]!), w: 0.5 },
+  charAt: { skill: 'str.index', out: 'str', args: ['str', 'n3'], build: (xs: Expr[]) => meth(xs[0]!, 'charAt', xs[1]!) },
+  includes: { skill: 'str.search', out: 'bool', args: ['str', 'ch'], build: (xs: Expr[]) => meth(xs[0]!, 'includes', xs[1]!) },
+  indexOf: { skill: 'str.search', out: 'int', args: ['str', 'ch'], build: (xs: Expr[]) => meth(xs[0]!, 'indexOf', xs[1]!) },
+  replace: { skill: 'str.replace', out: 'str', args: ['str', 'ch', 'ch'], build: (xs: Expr[]) => meth(xs[0]!, 'replaceAll', xs[1]!, xs[2]!), w: 0.5 },
+  strOfInt: { skill: 'str.convert', out: 'str', args: ['int'], build: (xs: Expr[]) => call('String', xs[0]!), w: 0.5 },
+  // arrays
+  alen: { skill: 'array.length', out: 'int', args: ['int[]'], build: (xs: Expr[]) => prop(xs[0]!, 'length') },
+  map: { skill: 'array.map', out: 'int[]', args: ['int[]', 'int=>int'], build: (xs: Expr[]) => meth(xs[0]!, 'map', xs[1]!) },
+  filter: { skill: 'array.filter', out: 'int[]', args: ['int[]', 'int=>bool'], build: (xs: Expr[]) => meth(xs[0]!, 'filter', xs[1]!) },
+  sum: {
+    skill: 'array.reduce', out: 'int', args: ['int[]', 'int,int=>int'],
+    build: (xs: Expr[], rng: Rng) => meth(xs[0]!, 'reduce', xs[1]!, lit(rng.int(0, 2))),
+  },
+  some: { skill: 'array.some', out: 'bool', args: ['int[]', 'int=>bool'], build: (xs: Expr[]) => meth(xs[0]!, 'some', xs[1]!), w: 0.5 },
+  every: { skill: 'array.some', out: 'bool', args: ['int[]', 'int=>bool'], build: (xs: Expr[]) => meth(xs[0]!, 'every', xs[1]!), w: 0.5 },
+  aincl: { skill: 'array.includes', out: 'bool', args: ['int[]', 'int'], build: (xs: Expr[]) => meth(xs[0]!, 'includes', xs[1]!), w: 0.5 },
+  aslice: { skill: 'array.slice', out: 'int[]', args: ['int[]', 'n3'], build: (xs: Expr[]) => meth(xs[0]!, 'slice', xs[1]!), w: 0.5 },
+  aconcat: { skill: 'array.slice', out: 'int[]', args: ['int[]', 'int[]'], build: (xs: Expr[]) => meth(xs[0]!, 'concat', xs[1]!), w: 0.5 },
+  // sorting and searching
+  sortAsc: { skill: 'sort.sort', out: 'int[]', args: ['int[]'], build: (xs: Expr[]) => meth(meth(xs[0]!, 'slice'), 'sort', fn(['p', 'q'], bin('-', v('p'), v('q')))) },
+  sortDesc: { skill: 'sort.sort', out: 'int[]', args: ['int[]'], build: (xs: Expr[]) => meth(meth(xs[0]!, 'slice'), 'sort', fn(['p', 'q'], bin('-', v('q'), v('p')))) },
+  arev: { skill: 'sort.reverse', out: 'int[]', args: ['int[]'], build: (xs: Expr[]) => meth(meth(xs[0]!, 'slice'), 'reverse') },
+  aindexOf: { skill: 'sort.search', out: 'int', args: ['int[]', 'int'], build: (xs: Expr[]) => meth(xs[0]!, 'indexOf', xs[1]!) },
+  findIndex: { skill: 'sort.search', out: 'int', args: ['int[]', 'int=>bool'], build: (xs: Expr[]) => meth(xs[0]!, 'findIndex', xs[1]!) },
+  amax: { skill: 'sort.extremum', out: 'int', args: ['int[]'], build: (xs: Expr[]) => call('Math.max', lit(0), { k: 'spread', e: xs[0]! }) },
+  amin: { skill: 'sort.extremum', out: 'int', args: ['int[]'], build: (xs: Expr[]) => call('Math.min', lit(99), { k: 'spread', e: xs[0]! }) },
+  // bits
+  band: { skill: 'bits.and', out: 'int', args: ['int', 'int'], build: b2('&') },
+  bor: { skill: 'bits.or', out: 'int', args: ['int', 'int'], build: b2('|') },
+  bxor: { skill: 'bits.xor', out: 'int', args: ['int', 'int'], build: b2('^') },
+  shl: { skill: 'bits.shift', out: 'int', args: ['int', 'sh'], build: b2('<<') },
+  shr: { skill: 'bits.shift', out: 'int', args: ['int', 'sh'], build: b2('>>') },
+  bnot: { skill: 'bits.not', out: 'int', args: ['int'], build: (xs: Expr[]) => un('~', xs[0]!), w: 0.4 },
+  // records
+  getX: { skill: 'record.get', out: 'int', args: ['rec'], build: (xs: Expr[]) => prop(xs[0]!, 'x') },
+  getY: { skill: 'record.get', out: 'int', args: ['rec'], build: (xs: Expr[]) => prop(xs[0]!, 'y') },
+  getName: { skill: 'record.get', out: 'str', args: ['rec'], build: (xs: Expr[]) => prop(xs[0]!, 'name') },
+  getOk: { skill: 'record.get', out: 'bool', args: ['rec'], build: (xs: Expr[]) => prop(xs[0]!, 'ok') },
+  // number theory
+  even: { skill: 'numtheory.parity', out: 'bool', args: ['int'], build: (xs: Expr[]) => bin('===', bin('%', xs[0]!, lit(2)), lit(0)) },
+  divides: { skill: 'numtheory.divisibility', out: 'bool', args: ['int', 'k'], build: (xs: Expr[]) => bin('===', bin('%', xs[0]!, xs[1]!), lit(0)) },
+  ndigits: { skill: 'numtheory.digits', out: 'int', args: ['int'], build: (xs: Expr[]) => prop(call('String', call('Math.abs', xs[0]!)), 'length'), w: 0.5 },
+  lastDigit: { skill: 'numtheory.digits', out: 'int', args: ['int'], build: (xs: Expr[]) => bin('%', call('Math.abs', xs[0]!), lit(10)), w: 0.5 },
+} satisfies Record<string, Production>;
+
+export type ProdName = keyof typeof P;
+export const prods = (...names: ProdName[]): Production[] => names.map((n) => P[n]);
+
+/** Counts AST nodes of a program: the structural complexity measure. */
+export function size(p: Prog): number {
+  const e = (x: Expr): number => {
+    switch (x.k) {
+      case 'lit':
+      case 'var':
+        return 1;
+      case 'bin':
+        return 1 + e(x.a) + e(x.b);
+      case 'un':
+      case 'spread':
+        return 1 + e(x.k === 'un' ? x.a : x.e);
+      case 'cond':
+        return 1 + e(x.c) + e(x.t) + e(x.e);
+      case 'call':
+        return 1 + x.args.reduce((s, a) => s + e(a), 0);
+      case 'meth':
+        return 1 + e(x.o) + x.args.reduce((s, a) => s + e(a), 0);
+      case 'prop':
+        return 1 + e(x.o);
+      case 'idx':
+        return 1 + e(x.o) + e(x.i);
+      case 'arr':
+        return 1 + x.items.reduce((s, a) => s + e(a), 0);
+      case 'obj':
+        return 1 + x.fields.reduce((s, [, a]) => s + e(a), 0);
+      case 'fn':
+        return 1 + e(x.body);
+    }
+  };
+  const s = (xs: Stmt[]): number =>
+    xs.reduce((acc, st) => {
+      switch (st.k) {
+        case 'let':
+          return acc + 1 + e(st.e);
+        case 'set':
+          return acc + 1 + (st.e ? e(st.e) : 0);
+        case 'seti':
+          return acc + 1 + e(st.i) + e(st.e);
+        case 'for':
+          return acc + 1 + e(st.from) + e(st.to) + s(st.body);
+        case 'forof':
+          return acc + 1 + e(st.of) + s(st.body);
+        case 'while':
+          return acc + 1 + e(st.c) + s(st.body);
+        case 'if':
+          return acc + 1 + e(st.c) + s(st.t) + (st.e ? s(st.e) : 0);
+        case 'ret':
+          return acc + e(st.e);
+      }
+    }, 0);
+  return s(p.body);
+}
+
+/** Names of variables (and called functions) a program mentions anywhere. */
+export function usedNames(p: Prog): Set<string> {
+  const out = new Set<string>();
+  const e = (x: Expr): void => {
+    switch (x.k) {
+      case 'var':
+        out.add(x.n);
+        return;
+      case 'lit':
+        return;
+      case 'bin':
+        e(x.a);
+        e(x.b);
+        return;
+      case 'un':
+        e(x.a);
+        return;
+      case 'spread':
+        e(x.e);
+        return;
+      case 'cond':
+        e(x.c);
+        e(x.t);
+        e(x.e);
+        return;
+      case 'call':
+        out.add(x.f);
+        x.args.forEach(e);
+        return;
+      case 'meth':
+        e(x.o);
+        x.args.forEach(e);
+        return;
+      case 'prop':
+        e(x.o);
+        return;
+      case 'idx':
+        e(x.o);
+        e(x.i);
+        return;
+      case 'arr':
+        x.items.forEach(e);
+        return;
+      case 'obj':
+        x.fields.forEach(([, a]) => e(a));
+        return;
+      case 'fn':
+        e(x.body);
+        return;
+    }
+  };
+  const s = (xs: Stmt[]): void => {
+    for (const st of xs) {
+      switch (st.k) {
+        case 'let':
+          e(st.e);
+          break;
+        case 'set':
+          out.add(st.n);
+          if (st.e) e(st.e);
+          break;
+        case 'seti':
+          out.add(st.o);
+          e(st.i);
+          e(st.e);
+          break;
+        case 'for':
+          e(st.from);
+          e(st.to);
+          s(st.body);
+          break;
+        case 'forof':
+          e(st.of);
+          s(st.body);
+          break;
+        case 'while':
+          e(st.c);
+          s(st.body);
+          break;
+        case 'if':
+          e(st.c);
+          s(st.t);
+          if (st.e) s(st.e);
+          break;
+        case 'ret':
+          e(st.e);
+          break;
+      }
+    }
+  };
+  s(p.body);
+  return out;
+}
+
+/** Drops parameters the body never mentions (not for recursive programs, whose calls are positional). */
+export function trimParams(p: Prog): Prog {
+  const used = usedNames(p);
+  if (used.has('f')) return p;
+  const ps = p.ps.filter((q) => used.has(q.n));
+  return ps.length === p.ps.length || ps.length === 0 ? p : { ...p, ps };
+}

@@ -1,0 +1,185 @@
+// What every family file shares: declaring skills, drawing inputs for typed parameters, and turning
+// a candidate program into a deduction / abduction / induction draft. The reference interpreter
+// (grammar.ts) screens candidates so that almost every draft passes sandbox validation first time.
+import type { Rng } from '../src/rng.js';
+import type { Input, Json, Skill, TaskDraft, TaskType } from '../src/task.js';
+import { evaluate, isTidy, printProgram, size, trimParams, type Param, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar.js';
+import type { Family } from './types.js';
+
+export function skill(
+  family: string,
+  local: string,
+  name: string,
+  description: string,
+  requires: string[],
+  level: number,
+): Skill {
+  return { id: `${family}.${local}`, family, name, description, requires, level };
+}
+
+/** Input knobs of one level. */
+export interface Ranges {
+  /** Integer inputs, inclusive. */
+  int: [number, number];
+  /** Array lengths, inclusive. */
+  len: [number, number];
+  /** String lengths, inclusive. */
+  strLen: [number, number];
+  /** Letters strings are drawn from. */
+  letters: string;
+}
+
+export const ranges = (int: [number, number], len: [number, number] = [1, 4], strLen: [number, number] = [1, 4], letters = 'abcde'): Ranges => ({
+  int,
+  len,
+  strLen,
+  letters,
+});
+
+const DICT_KEYS = ['a', 'b', 'c', 'd', 'e', 'f'];
+const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob'];
+
+/** One random value of a grammar type under the level's knobs. */
+export function drawValue(rng: Rng, ty: string, r: Ranges): Json {
+  const str = (): string => {
+    const n = rng.int(r.strLen[0], r.strLen[1]);
+    let s = '';
+    for (let i = 0; i < n; i++) s += r.letters[rng.int(0, r.letters.length - 1)];
+    return s;
+  };
+  switch (ty) {
+    case 'int':
+      return rng.int(r.int[0], r.int[1]);
+    case 'nat':
+      return rng.int(Math.max(0, r.int[0]), Math.max(0, r.int[1]));
+    case 'bool':
+      return rng.bool();
+    case 'str':
+      return str();
+    case 'int[]':
+      return Array.from({ length: rng.int(r.len[0], r.len[1]) }, () => rng.int(r.int[0], r.int[1]));
+    case 'str[]':
+      return Array.from({ length: rng.int(r.len[0], r.len[1]) }, () => rng.pick(WORD_POOL));
+    case 'rec':
+      return { x: rng.int(r.int[0], r.int[1]), y: rng.int(r.int[0], r.int[1]), name: str(), ok: rng.bool() };
+    case 'dict': {
+      const out: Record<string, Json> = {};
+      for (const k of DICT_KEYS) if (rng.bool(0.5)) out[k] = rng.int(Math.max(0, r.int[0]), r.int[1]);
+      return out;
+    }
+    default:
+      throw new Error(`kit: no input generator for type ${ty}`);
+  }
+}
+
+/** A program proposed by a family for one level, with the skills its construction exercised. */
+export interface Candidate {
+  prog: Prog;
+  skills: Iterable<string>;
+  /** Parameter types for input drawing when they differ from the grammar types (e.g. 'nat'). */
+  inputTypes?: string[];
+  /** Overrides the level's ranges for this candidate. */
+  ranges?: Ranges;
+}
+
+export interface FamilySpec {
+  id: string;
+  name: string;
+  description: string;
+  skills: Skill[];
+  /** One line per level; the array length is the number of levels. */
+  knobs: string[];
+  ranges: (level: number) => Ranges;
+  candidate: (rng: Rng, level: number) => Candidate;
+  bounds?: ValueBounds;
+}
+
+/** A draft together with what the reference interpreter computed (for tests and benchmarks). */
+export interface Drawn {
+  draft: TaskDraft;
+  outputs: Json[];
+  /** AST node count of the program. */
+  size: number;
+}
+
+export interface FamilyImpl extends Family {
+  draw(rng: Rng, level: number, type: TaskType): Drawn;
+}
+
+/** Visible and hidden pair counts of induction tasks per level. */
+export const inductionCounts = (level: number): { visible: number; hidden: number } => ({
+  visible: Math.min(3 + level, 6),
+  hidden: 5,
+});
+
+const MAX_CANDIDATES = 400;
+
+export function defineFamily(spec: FamilySpec): FamilyImpl {
+  const levels = spec.knobs.length;
+  const bounds = spec.bounds ?? DEFAULT_BOUNDS;
+  const draw = (rng: Rng, level: number, type: TaskType): Drawn => {
+    if (!Number.isInteger(level) || level < 0 || level >= levels) {
+      throw new RangeError(`family '${spec.id}': level ${level} is outside 0..${levels - 1}`);
+    }
+    const want = type === 'induction' ? inductionCounts(level).visible + inductionCounts(level).hidden : 4;
+    for (let attempt = 0; attempt < MAX_CANDIDATES; attempt++) {
+      const raw = spec.candidate(rng, level);
+      const trimmed = trimParams(raw.prog);
+      const cand: Candidate =
+        trimmed === raw.prog
+          ? raw
+          : { ...raw, prog: trimmed, inputTypes: raw.inputTypes?.filter((_, i) => trimmed.ps.includes(raw.prog.ps[i]!)) };
+      const r = cand.ranges ?? spec.ranges(level);
+      const types = cand.inputTypes ?? cand.prog.ps.map((p: Param) => p.ty);
+      const inputs: Input[] = [];
+      const keys = new Set<string>();
+      for (let t = 0; t < want * 3 && inputs.length < want; t++) {
+        const input = types.map((ty) => drawValue(rng, ty, r));
+        const key = JSON.stringify(input);
+        if (keys.has(key)) continue;
+        keys.add(key);
+        inputs.push(input);
+      }
+      if (type === 'induction' && inputs.length < 3) continue;
+      if (type !== 'induction' && inputs.length < 2) continue;
+      const outputs: Json[] = [];
+      try {
+        for (const input of inputs) outputs.push(evaluate(cand.prog, input, bounds));
+      } catch {
+        continue;
+      }
+      if (!inputs.every((i) => isTidy(i, bounds))) continue;
+      const distinct = new Set(outputs.map((o) => JSON.stringify(o)));
+      if (distinct.size < 2) continue; // constant on the probes: trivial
+      const skills = [...new Set(cand.skills)].sort();
+      const program = printProgram(cand.prog);
+      const base = { family: spec.id, level, skills, program, parent: null, proposer: 'generator' };
+      if (type === 'induction') {
+        const visible = Math.min(inductionCounts(level).visible, inputs.length - 1);
+        return {
+          draft: { ...base, type, inputs, visibleCount: visible, message: hint(skills, spec.id) },
+          outputs,
+          size: size(cand.prog),
+        };
+      }
+      return { draft: { ...base, type, inputs: [inputs[0]!] }, outputs: [outputs[0]!], size: size(cand.prog) };
+    }
+    throw new Error(`family '${spec.id}': no valid ${type} candidate at level ${level} after ${MAX_CANDIDATES} tries`);
+  };
+  return {
+    id: spec.id,
+    name: spec.name,
+    description: spec.description,
+    skills: spec.skills,
+    levels,
+    knobs: spec.knobs,
+    generate: (rng, level, type) => draw(rng, level, type).draft,
+    draw,
+  };
+}
+
+/** The induction message: the family and the skills the hidden program uses, in short form. */
+export function hint(skills: string[], family: string): string {
+  const names = skills.map((s) => (s.startsWith(family + '.') ? s.slice(family.length + 1) : s));
+  return `${family}: ${names.join(' ')}`;
+}

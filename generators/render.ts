@@ -1,0 +1,82 @@
+// Two renderings of a task (DESIGN.md, "Tasks": rendering is separate from content).
+//
+// Compact — what the built-in character-level solver reads. Printable ASCII only, no spaces that
+// carry no meaning, one-letter type tag:
+//   deduction  `D:<program>@<args>`        e.g. `D:a=>a*7@4`          answer: the output, `28`
+//   abduction  `A:<program>@<output>`      e.g. `A:a=>a*7@28`         answer: an argument list, `[4]`
+//   induction  `I:<message>@<in>><out>;…`  e.g. `I:arith: mul@1>7;2>14` answer: a program, `a=>a*7`
+// <program> is `compactProgram` (arrow form, or the minified declaration for recursive programs);
+// <args> and <in> are the JSON arguments joined by commas (the argument list without brackets);
+// values are JSON, so `@`, `>`, `;` inside strings stay unambiguous to a JSON-aware reader.
+// Non-ASCII characters (never produced by the built-in families) are written as \uXXXX escapes.
+//
+// Natural — for LLM solvers and exports: states the task type, the program, what to answer and the
+// exact answer format.
+import type { Example, Input, Json, Task } from '../src/task.js';
+import { compactProgram } from './hash.js';
+
+const ascii = (s: string): string =>
+  s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+const args = (input: Input): string => input.map((x) => JSON.stringify(x)).join(',');
+const pair = (e: Example): string => `${args(e.input)}>${JSON.stringify(e.output)}`;
+
+export function renderCompact(task: Task): string {
+  switch (task.type) {
+    case 'deduction':
+      return ascii(`D:${compactProgram(task.program)}@${args(task.input)}`);
+    case 'abduction':
+      return ascii(`A:${compactProgram(task.program)}@${JSON.stringify(task.output)}`);
+    case 'induction':
+      return ascii(`I:${task.message}@${task.visible.map(pair).join(';')}`);
+  }
+}
+
+const call = (input: Input): string => `f(${input.map((x) => JSON.stringify(x)).join(', ')})`;
+const show = (x: Json): string => JSON.stringify(x);
+
+const LITERAL_FORMAT =
+  'Answer with a single JSON literal (a number, a double-quoted string, true/false, null, an array or an object), nothing else.';
+
+export function renderNatural(task: Task): string {
+  const fence = (src: string): string => '```js\n' + src + '\n```';
+  switch (task.type) {
+    case 'deduction':
+      return [
+        `Task type: deduction (predict the output of a program).`,
+        `Here is a pure JavaScript function:`,
+        fence(task.program),
+        `What does ${call(task.input)} return?`,
+        LITERAL_FORMAT,
+      ].join('\n');
+    case 'abduction': {
+      const n = task.input.length;
+      return [
+        `Task type: abduction (find an input that produces a given output).`,
+        `Here is a pure JavaScript function:`,
+        fence(task.program),
+        `Find arguments for f such that f(...) returns ${show(task.output)}. Any arguments that produce exactly this output are accepted.`,
+        `Answer with a JSON array of the ${n} argument${n === 1 ? '' : 's'} (the argument list), e.g. ${show(task.input.map(sample))}, nothing else.`,
+      ].join('\n');
+    }
+    case 'induction':
+      return [
+        `Task type: induction (write a program from examples).`,
+        `An unknown pure JavaScript function f maps these inputs to outputs:`,
+        ...task.visible.map((e) => `  ${call(e.input)} = ${show(e.output)}`),
+        `Hint: ${task.message}`,
+        `Write f. It will be run on these and on ${task.hidden.length} hidden inputs of the same kind; every output must match.`,
+        `Answer with the program text only: a declaration \`function f(...) { ... }\` or an arrow function such as \`(a, b) => a + b\`, without explanation.`,
+      ].join('\n');
+  }
+}
+
+/** A same-typed placeholder value (so the example never gives the answer away). */
+function sample(x: Json): Json {
+  if (typeof x === 'number') return 0;
+  if (typeof x === 'string') return 'ab';
+  if (typeof x === 'boolean') return true;
+  if (Array.isArray(x)) return [1, 2];
+  if (x === null) return null;
+  return { key: 1 };
+}
