@@ -1,0 +1,128 @@
+// Prompts for the LLM agents, in the manner of Absolute Zero (Zhao et al., 2025): the proposer is
+// shown K reference tasks from the run's archive, the target family, skills and level, and the
+// executor's rules, and writes one new task of the requested type as a fenced ```json block of a
+// fixed shape. The solver is asked for its final answer in a fenced block or an `ANSWER:` line.
+import type { AnswerKind, Skill, Task, TaskType } from '../task.js';
+import type { Rng } from '../rng.js';
+
+/** What the proposer is asked for (the loop fills it from a curriculum pick). */
+export interface ProposalRequest {
+  family: string;
+  level: number;
+  type: TaskType;
+  /** The family's skills at or below the level: the task should exercise some of them. */
+  skills: Skill[];
+  /** Candidate reference tasks from the run's archive; K of them are shown (see pickReferences). */
+  references: Task[];
+  /** Seeds the choice of references, so a run is reproducible. */
+  seed: number;
+}
+
+/** Limits a proposal must respect; the JSON schema in proposer.ts enforces the same numbers. */
+export const PROPOSAL_LIMITS = {
+  programChars: 4000,
+  /** Arguments per call of f. */
+  maxArgs: 6,
+  /** JSON characters of one argument list. */
+  inputChars: 2000,
+  inductionMinInputs: 4,
+  inductionMaxInputs: 12,
+  messageChars: 300,
+} as const;
+
+export const SANDBOX_RULES = [
+  'The program is one JavaScript function declaration named `f`: `function f(a, b) { ... }`. Helpers may be declared inside `f`; nothing outside it.',
+  'It is pure and deterministic: the same arguments always give the same result. No Math.random, no Date or clock, no timers, no async or Promises.',
+  'No I/O of any kind: no console, require, import, fetch, process, globalThis, eval or Function.',
+  'It finishes in a few milliseconds on small inputs (a few thousand basic operations at most); no infinite or very long loops, no deep recursion.',
+  'Arguments and the return value are JSON-like: finite numbers, strings, booleans, null, arrays, plain objects. Never undefined, NaN, Infinity, functions, Map, Set, Date, BigInt or class instances.',
+  'An input is the list of arguments passed to f, written as a JSON array: `[5]` calls f(5), `[[1, 2], "x"]` calls f([1, 2], "x").',
+] as const;
+
+const TYPE_GOAL: Record<TaskType, string> = {
+  deduction:
+    'a DEDUCTION task: the learner sees the program and one input and must predict the output. Choose a program and an input for which computing the output takes careful step-by-step reasoning, not a glance.',
+  abduction:
+    'an ABDUCTION task: the learner sees the program and an output and must find an input that produces it (any input that does is accepted). Choose a program and an input whose output can be traced back by reasoning, without being trivially invertible.',
+  induction:
+    'an INDUCTION task: the learner sees some input/output pairs and a short message and must write a program that behaves like yours; it is checked on further, hidden inputs. Choose diverse inputs that together pin the behaviour down, and a message that hints at the intent without giving the code away.',
+};
+
+const TYPE_SHAPE: Record<TaskType, string> = {
+  deduction: '{"program": "function f(...) { ... }", "input": [<argument>, ...]}',
+  abduction: '{"program": "function f(...) { ... }", "input": [<argument>, ...]}',
+  induction: '{"program": "function f(...) { ... }", "inputs": [[<argument>, ...], ...], "message": "<one short sentence>"}',
+};
+
+/** One reference task as the proposer sees it: program, then input/output (or pairs and message). */
+export function renderReference(task: Task, index: number): string {
+  const head = `### Reference ${index + 1} — ${task.type}, family ${task.family}, level ${task.level}${task.skills.length ? `, skills ${task.skills.join(', ')}` : ''}`;
+  const code = '```javascript\n' + task.program.trim() + '\n```';
+  if (task.type === 'induction') {
+    const pairs = [...task.visible, ...task.hidden].map((ex) => `- f(...${JSON.stringify(ex.input)}) = ${JSON.stringify(ex.output)}`).join('\n');
+    return `${head}\n${code}\nmessage: ${task.message}\n${pairs}`;
+  }
+  return `${head}\n${code}\ninput: ${JSON.stringify(task.input)}\noutput: ${JSON.stringify(task.output)}`;
+}
+
+/**
+ * Up to k references from the candidates, preferring the same family and type, then the same family,
+ * then the rest; random within each tier (seeded), then shown in a stable order (family, level).
+ */
+export function pickReferences(candidates: readonly Task[], req: Pick<ProposalRequest, 'family' | 'type'>, k: number, rng: Rng): Task[] {
+  if (k <= 0 || candidates.length === 0) return [];
+  const tier = (t: Task) => (t.family === req.family ? (t.type === req.type ? 0 : 1) : 2);
+  const keyed = candidates.map((t) => ({ t, tier: tier(t), r: rng.next() }));
+  keyed.sort((a, b) => a.tier - b.tier || a.r - b.r);
+  return keyed.slice(0, k).map((x) => x.t);
+}
+
+export interface Prompt {
+  system: string;
+  user: string;
+}
+
+/** The proposer's prompt for one request, with the references already picked. */
+export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>, references: readonly Task[]): Prompt {
+  const system = [
+    'You design programming tasks for a learner that is getting better step by step. Each task is a small program plus a question about it; an executor runs your program to obtain the reference answers, so the program must follow these rules:',
+    ...SANDBOX_RULES.map((r, i) => `${i + 1}. ${r}`),
+    'Answer with exactly one fenced ```json block and nothing after it.',
+  ].join('\n');
+
+  const skills = req.skills.length
+    ? req.skills.map((s) => `- ${s.id}: ${s.name}${s.description ? ` — ${s.description}` : ''}`).join('\n')
+    : '- (any skill of the family)';
+  const refs = references.length
+    ? `Here are ${references.length} reference task${references.length > 1 ? 's' : ''} from the learner's curriculum, for style and difficulty. Do not copy them; write something new.\n\n${references.map(renderReference).join('\n\n')}`
+    : 'There are no reference tasks yet: write a simple task that fits the family and level.';
+  const induction = req.type === 'induction'
+    ? `\nGive ${PROPOSAL_LIMITS.inductionMinInputs} to ${PROPOSAL_LIMITS.inductionMaxInputs} distinct inputs; the first half are shown to the learner with their outputs, the rest are hidden and used to check the learner's program. The message is at most ${PROPOSAL_LIMITS.messageChars} characters.`
+    : '';
+  const user = [
+    `Write ${TYPE_GOAL[req.type]}`,
+    '',
+    `Target: family "${req.family}", level ${req.level} (higher levels are harder: more steps, larger values, composition of several ideas). The task should exercise these skills:`,
+    skills,
+    '',
+    refs,
+    '',
+    `Reply with one fenced json block of exactly this shape:${induction}`,
+    '```json',
+    TYPE_SHAPE[req.type],
+    '```',
+    `The program is a JSON string (escape newlines as \\n), at most ${PROPOSAL_LIMITS.programChars} characters, and f takes at most ${PROPOSAL_LIMITS.maxArgs} arguments.`,
+  ].join('\n');
+  return { system, user };
+}
+
+/** The prompt text as recorded in the run store: system and user parts, labelled. */
+export const promptText = (p: Prompt): string => `[system]\n${p.system}\n\n[user]\n${p.user}`;
+
+/** Instructions for an LLM solver, by the kind of answer the task expects. */
+export function solverSystemPrompt(kind: AnswerKind): string {
+  const what = kind === 'program'
+    ? 'The answer is a JavaScript function declaration named `f` (pure, deterministic, no I/O). Put it in a fenced ```javascript block.'
+    : 'The answer is a JSON literal (a number, string, boolean, null, array or object; for an input, the JSON array of arguments). Put it in a fenced ```json block, or on a last line of the form `ANSWER: <json>`.';
+  return `You solve programming puzzles exactly. Reason briefly if you need to, then give your final answer. ${what} Give exactly one final answer.`;
+}
