@@ -17,6 +17,10 @@ export interface TrainStats {
   /** Groups kept after dynamic sampling. */
   groups: number;
   lr: number;
+  /** Mean raw reward of the batch (before shaping and dynamic sampling). */
+  reward?: number;
+  /** Global gradient norm before clipping (last inner iteration). */
+  gradNorm?: number;
 }
 
 export interface Policy {

@@ -1,0 +1,98 @@
+// Backend selection: `auto` tries tensorflow → webgpu → wasm → cpu and says why each skipped one
+// was skipped. tensorflow needs @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node installed by the
+// user (optional peers; their installer downloads libtensorflow); webgpu needs the optional `webgpu`
+// package (Dawn) and a hardware adapter (software adapters are skipped under auto).
+import * as tf from '@tensorflow/tfjs-core';
+import type { BackendName } from './config.js';
+
+type Concrete = Exclude<BackendName, 'auto'>;
+// Specifiers in variables: these packages may be absent, and TypeScript must not resolve them.
+const TFJS_NODE = ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node'];
+const WEBGPU_PKG = 'webgpu';
+
+async function tryTensorflow(): Promise<string | null> {
+  const reasons: string[] = [];
+  for (const pkg of TFJS_NODE) {
+    try {
+      await import(pkg);
+      if (await tf.setBackend('tensorflow')) return null;
+      reasons.push(`${pkg} loaded but the tensorflow backend did not start`);
+    } catch (e) {
+      reasons.push(`${pkg} not installed (${String((e as Error).message).split('\n')[0]})`);
+    }
+  }
+  return reasons.join('; ');
+}
+
+async function tryWebgpu(allowSoftware: boolean): Promise<string | null> {
+  let dawn: { create: (o: string[]) => unknown; globals: Record<string, unknown> };
+  try {
+    dawn = (await import(WEBGPU_PKG)) as typeof dawn;
+  } catch {
+    return 'the `webgpu` package (Dawn) is not installed';
+  }
+  try {
+    const g = globalThis as Record<string, unknown>;
+    Object.assign(g, dawn.globals);
+    const gpu = dawn.create([]) as { requestAdapter(): Promise<{ info?: { vendor?: string; description?: string; architecture?: string }; isFallbackAdapter?: boolean } | null> };
+    if (!g.navigator) g.navigator = {};
+    (g.navigator as Record<string, unknown>).gpu = gpu;
+    const adapter = await gpu.requestAdapter();
+    if (!adapter) return 'Dawn found no GPU adapter';
+    const desc = `${adapter.info?.vendor ?? ''} ${adapter.info?.architecture ?? ''} ${adapter.info?.description ?? ''}`.toLowerCase();
+    if (!allowSoftware && (adapter.isFallbackAdapter || /swiftshader|llvmpipe|software/.test(desc))) {
+      return `only a software adapter (${desc.trim() || 'fallback'})`;
+    }
+    await import('@tensorflow/tfjs-backend-webgpu');
+    if (await tf.setBackend('webgpu')) return null;
+    return 'the webgpu backend did not start';
+  } catch (e) {
+    return `webgpu failed: ${String((e as Error).message).split('\n')[0]}`;
+  }
+}
+
+async function tryWasm(threads: number): Promise<string | null> {
+  try {
+    const w = await import('@tensorflow/tfjs-backend-wasm');
+    if (threads > 0) w.setThreadsCount(threads);
+    if (await tf.setBackend('wasm')) return null;
+    return 'the wasm backend did not start';
+  } catch (e) {
+    return `wasm failed: ${String((e as Error).message).split('\n')[0]}`;
+  }
+}
+
+async function tryCpu(): Promise<string | null> {
+  await import('@tensorflow/tfjs-backend-cpu');
+  return (await tf.setBackend('cpu')) ? null : 'the cpu backend did not start';
+}
+
+let current: string | null = null;
+
+/**
+ * Selects and starts a backend; returns the name that runs. Logs which one and why the others
+ * were skipped. An explicitly requested backend that cannot start falls back down the list.
+ */
+export async function initBackend(name: BackendName = 'auto', opts: { threads?: number; log?: (line: string) => void } = {}): Promise<string> {
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const order: Concrete[] = name === 'auto' ? ['tensorflow', 'webgpu', 'wasm', 'cpu']
+    : name === 'tensorflow' ? ['tensorflow', 'wasm', 'cpu']
+    : name === 'webgpu' ? ['webgpu', 'wasm', 'cpu']
+    : name === 'wasm' ? ['wasm', 'cpu'] : ['cpu'];
+  if (current && current === order[0] && tf.getBackend() === current) return current;
+  const skipped: string[] = [];
+  for (const b of order) {
+    const why = b === 'tensorflow' ? await tryTensorflow()
+      : b === 'webgpu' ? await tryWebgpu(name === 'webgpu')
+      : b === 'wasm' ? await tryWasm(opts.threads ?? 0)
+      : await tryCpu();
+    if (why === null) {
+      await tf.ready();
+      current = tf.getBackend();
+      log(`solver backend: ${current}${skipped.length ? ` (skipped ${skipped.join('; ')})` : ''}`);
+      return current;
+    }
+    skipped.push(`${b}: ${why}`);
+  }
+  throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
+}

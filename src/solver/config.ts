@@ -1,0 +1,85 @@
+// The solver's configuration (zod 4). Every field has a default: solverConfigSchema.parse({}) is a
+// working small model.
+import { z } from 'zod';
+
+export const BACKENDS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
+export type BackendName = (typeof BACKENDS)[number];
+export const LOSS_TYPES = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'gspo', 'gmpo'] as const;
+export type LossType = (typeof LOSS_TYPES)[number];
+
+export const modelSchema = z.object({
+  dModel: z.number().int().min(8).default(64),
+  layers: z.number().int().min(1).default(2),
+  heads: z.number().int().min(1).default(4),
+  /** Prompts longer than this are truncated from the left (their end, nearest the answer, is kept). */
+  maxPromptLen: z.number().int().min(1).default(128),
+  /** Answer characters, not counting <eos>. */
+  maxAnswerLen: z.number().int().min(1).default(40),
+  mlpRatio: z.number().int().min(1).default(4),
+}).refine((m) => m.dModel % m.heads === 0, { message: 'dModel must be divisible by heads', path: ['dModel'] });
+
+export const lossSchema = z.object({
+  type: z.enum(LOSS_TYPES).default('grpo'),
+  /** Lower clip ε; default by type: 0.2 (grpo, bnpo, dr_grpo, dapo), 3e-4 (gspo), 0.4 in log space (gmpo). */
+  epsLow: z.number().min(0).optional(),
+  /** Upper clip ε; default by type: 0.2 (grpo, bnpo, dr_grpo), 0.28 (dapo), 4e-4 (gspo), 0.4 (gmpo). */
+  epsHigh: z.number().min(0).optional(),
+  /** k3 KL weight against the initial (frozen) policy; 0 keeps no reference model. */
+  beta: z.number().min(0).default(0),
+  /** Advantage scaling: per group std, batch std, or none (Dr. GRPO). */
+  scale: z.enum(['group', 'batch', 'none']).default('group'),
+  /** Inner iterations (optimizer steps) per rollout, on cached old log-probs. */
+  mu: z.number().int().min(1).default(1),
+  /** Drop groups whose rewards are all equal before the update (DAPO's dynamic sampling). */
+  dynamicSampling: z.boolean().default(true),
+  /** DAPO soft overlong penalty on the reward; on by default for dapo only. */
+  overlong: z.object({
+    enabled: z.boolean().optional(),
+    /** Penalty ramps linearly over the last `cache` characters of maxAnswerLen. */
+    cache: z.number().int().min(1).default(8),
+    penalty: z.number().min(0).default(1),
+  }).prefault({}),
+});
+
+export const optimSchema = z.object({
+  lr: z.number().positive().default(1e-3),
+  weightDecay: z.number().min(0).default(0.01),
+  beta1: z.number().min(0).max(1).default(0.9),
+  beta2: z.number().min(0).max(1).default(0.99),
+  eps: z.number().positive().default(1e-8),
+  warmupSteps: z.number().int().min(0).default(10),
+  totalSteps: z.number().int().min(1).default(5000),
+  /** Final learning rate of the cosine schedule, as a fraction of lr. */
+  minLrRatio: z.number().min(0).max(1).default(0.1),
+  /** Global gradient-norm clip; 0 disables. */
+  gradClip: z.number().min(0).default(1),
+});
+
+export const samplingSchema = z.object({
+  temperature: z.number().min(0).default(1),
+  topP: z.number().gt(0).max(1).default(1),
+  /** 0 disables top-k. */
+  topK: z.number().int().min(0).default(0),
+});
+
+export const solverConfigSchema = z.object({
+  backend: z.enum(BACKENDS).default('auto'),
+  /** wasm threads; 0 = the backend's default. */
+  threads: z.number().int().min(0).default(0),
+  model: modelSchema.prefault({}),
+  loss: lossSchema.prefault({}),
+  optim: optimSchema.prefault({}),
+  sampling: samplingSchema.prefault({}),
+});
+
+export type SolverConfig = z.infer<typeof solverConfigSchema>;
+export type SolverConfigInput = z.input<typeof solverConfigSchema>;
+
+export function clipRange(loss: SolverConfig['loss']): { epsLow: number; epsHigh: number } {
+  const d: Record<LossType, [number, number]> = {
+    grpo: [0.2, 0.2], bnpo: [0.2, 0.2], dr_grpo: [0.2, 0.2], dapo: [0.2, 0.28],
+    gspo: [3e-4, 4e-4], gmpo: [0.4, 0.4],
+  };
+  const [lo, hi] = d[loss.type];
+  return { epsLow: loss.epsLow ?? lo, epsHigh: loss.epsHigh ?? hi };
+}

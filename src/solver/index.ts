@@ -1,0 +1,502 @@
+// The solver: a small transformer policy trained with the GRPO family (DESIGN.md, "Solver and the
+// GRPO family"). createPolicy() is what the loop uses; TransformerPolicy adds hooks for tests.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import './gradients.js';
+import type { AnswerKind } from '../task.js';
+import { createRng, type Rng } from '../rng.js';
+import { initBackend } from './backend.js';
+import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
+import { allowedTokens, grammarFor } from './grammar.js';
+import { advantages, overlongPenalty, policyLoss, type LossOptions } from './loss.js';
+import {
+  decodeStep, initWeights, makeParams, prefill, windowLogits,
+  type Batch, type ModelConfig, type Params,
+} from './model.js';
+import { AdamW, learningRate } from './optim.js';
+import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
+import { BOS, EOS, PAD, SEP, VOCAB_SIZE, decode, encode } from './tokenizer.js';
+import type { Policy, Sample, TrainStats } from './types.js';
+
+export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
+export { initBackend } from './backend.js';
+export type { Policy, Sample, TrainStats } from './types.js';
+
+const NEG = -1e9;
+const CHECKPOINT_FORMAT = 'cogen-solver/1';
+
+export interface Prompt {
+  text: string;
+  kind: AnswerKind;
+}
+
+/** One sampled answer, with what the update needs. */
+export interface RolloutRow {
+  group: number;
+  prompt: number[];
+  /** answer token ids, ending with <eos> */
+  answer: number[];
+  /** log-prob of each answer token under the sampling distribution (temperature, grammar mask; before top-k/top-p) */
+  oldLogp: Float32Array;
+  /** allowed tokens at each answer position */
+  allowed: Uint8Array[];
+  text: string;
+}
+
+export interface Rollout {
+  rows: RolloutRow[];
+  groups: number;
+  groupSize: number;
+  temperature: number;
+}
+
+type Weights = Map<string, NamedTensor>;
+
+function modelConfig(cfg: SolverConfig): ModelConfig {
+  const m = cfg.model;
+  return {
+    vocabSize: VOCAB_SIZE, dModel: m.dModel, layers: m.layers, heads: m.heads, mlpRatio: m.mlpRatio,
+    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen
+    maxPositions: m.maxPromptLen + m.maxAnswerLen + 2,
+  };
+}
+
+async function readWeights(p: Params): Promise<Weights> {
+  const out: Weights = new Map();
+  for (const [name, v] of p) out.set(name, { shape: v.shape.slice(), data: (await v.data()) as Float32Array });
+  return out;
+}
+
+export class TransformerPolicy implements Policy {
+  readonly backend: string;
+  readonly mc: ModelConfig;
+  private params: Params;
+  private ref: Params | null = null;
+  private opt: AdamW;
+  private rng: Rng;
+  private rollout: Rollout | null = null;
+  private readonly byVarName = new Map<string, string>();
+  private readonly oneHot: boolean;
+
+  constructor(readonly cfg: SolverConfig, backend: string, seed: number, private readonly log: (l: string) => void) {
+    this.backend = backend;
+    this.mc = modelConfig(cfg);
+    // one-hot matMul for the training embedding: tf.gather has no gradient on wasm, and we register
+    // no gradient for it (see gradients.ts)
+    this.oneHot = true;
+    const base = createRng(seed);
+    const init = initWeights(this.mc, base.fork('init'));
+    this.params = makeParams(init);
+    for (const [name, v] of this.params) this.byVarName.set(v.name, name);
+    if (cfg.loss.beta > 0) this.ref = makeParams(init, false);
+    this.opt = new AdamW(this.params, cfg.optim);
+    this.rng = base.fork('sample');
+  }
+
+  get step(): number {
+    return this.opt.step;
+  }
+
+  lastRollout(): Rollout | null {
+    return this.rollout;
+  }
+
+  // ------------------------------------------------------------------ sampling
+  /** Prompt ids, truncated from the left to maxPromptLen (the end, nearest the answer, is kept). */
+  private promptIds(text: string): number[] {
+    const ids = encode(text);
+    const max = this.cfg.model.maxPromptLen;
+    return ids.length > max ? ids.slice(ids.length - max) : ids;
+  }
+
+  private async decodeBatch(prompts: Prompt[], G: number, greedy: boolean): Promise<RolloutRow[]> {
+    const mc = this.mc;
+    const maxA = this.cfg.model.maxAnswerLen;
+    const B = prompts.length;
+    const N = B * G;
+    const ids = prompts.map((p) => this.promptIds(p.text));
+    const S = Math.max(...ids.map((x) => x.length)) + 1; // <sep> column
+    const P = S + 1;
+    const tokens = new Int32Array(B * P);
+    const pad = new Int32Array(B);
+    ids.forEach((x, b) => {
+      pad[b] = S - 1 - x.length;
+      tokens[b * P + pad[b]!] = BOS;
+      tokens.set(x, b * P + pad[b]! + 1);
+      tokens[b * P + S] = SEP;
+    });
+    const posOffset = this.cfg.model.maxPromptLen + 1 - S;
+    const batch: Batch = { tokens, N: B, T: P, pad, posOffset };
+    let { logits, cache } = prefill(this.params, mc, batch, G);
+    const temp = this.cfg.sampling.temperature;
+    const rows: RolloutRow[] = [];
+    const states: unknown[] = [];
+    for (let r = 0; r < N; r++) {
+      const b = Math.floor(r / G);
+      rows.push({ group: b, prompt: ids[b]!, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
+      states.push(grammarFor(prompts[b]!.kind).start());
+    }
+    const done = new Uint8Array(N);
+    let remaining = N;
+    try {
+      for (let k = 0; k <= maxA; k++) {
+        const l = (await logits.data()) as Float32Array;
+        logits.dispose();
+        const next = new Int32Array(N);
+        for (let r = 0; r < N; r++) {
+          if (done[r]) continue;
+          const row = rows[r]!;
+          const kind = prompts[row.group]!.kind;
+          const allowed = allowedTokens(kind, states[r], maxA - k);
+          const { token, logp } = this.pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, greedy || temp === 0);
+          row.answer.push(token);
+          row.oldLogp[k] = logp;
+          row.allowed.push(allowed);
+          if (token === EOS) {
+            done[r] = 1;
+            remaining--;
+          } else {
+            states[r] = grammarFor(kind).next(states[r], String.fromCharCode(token - 4 + 32));
+            next[r] = token;
+          }
+        }
+        if (remaining === 0) break;
+        // answer token k sits at position maxPromptLen + 2 + k
+        ({ logits, cache } = decodeStep(this.params, mc, cache, next, this.cfg.model.maxPromptLen + 2 + k));
+      }
+    } finally {
+      if (!logits.isDisposed) logits.dispose();
+      for (const x of cache.layers) { x.k.dispose(); x.v.dispose(); }
+    }
+    for (const row of rows) {
+      row.oldLogp = row.oldLogp.slice(0, row.answer.length);
+      row.text = decode(row.answer);
+    }
+    return rows;
+  }
+
+  /** Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under softmax(logits/T) restricted to the allowed tokens. */
+  private pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean): { token: number; logp: number } {
+    const { temperature, topK, topP } = this.cfg.sampling;
+    const T = temperature > 0 ? temperature : 1;
+    const cand: number[] = [];
+    let max = -Infinity;
+    for (let i = 0; i < VOCAB_SIZE; i++) {
+      if (!allowed[i]) continue;
+      cand.push(i);
+      if (logits[i]! / T > max) max = logits[i]! / T;
+    }
+    if (cand.length === 0) throw new Error('grammar allowed no token (bug)');
+    let z = 0;
+    for (const i of cand) z += Math.exp(logits[i]! / T - max);
+    const logZ = max + Math.log(z);
+    let token: number;
+    if (greedy) {
+      token = cand[0]!;
+      for (const i of cand) if (logits[i]! > logits[token]!) token = i;
+    } else {
+      let pool = cand;
+      if ((topK > 0 && topK < cand.length) || topP < 1) {
+        pool = [...cand].sort((a, b) => logits[b]! - logits[a]!);
+        if (topK > 0) pool = pool.slice(0, topK);
+        if (topP < 1) {
+          let acc = 0;
+          let n = 0;
+          while (n < pool.length) {
+            acc += Math.exp(logits[pool[n]!]! / T - logZ);
+            n++;
+            if (acc >= topP) break;
+          }
+          pool = pool.slice(0, n);
+        }
+      }
+      let total = 0;
+      for (const i of pool) total += Math.exp(logits[i]! / T - max);
+      let u = this.rng.next() * total;
+      token = pool[pool.length - 1]!;
+      for (const i of pool) {
+        u -= Math.exp(logits[i]! / T - max);
+        if (u <= 0) { token = i; break; }
+      }
+    }
+    return { token, logp: logits[token]! / T - logZ };
+  }
+
+  async sample(prompts: Prompt[], groupSize: number): Promise<Sample[][]> {
+    const rows = prompts.length ? await this.decodeBatch(prompts, groupSize, false) : [];
+    this.rollout = { rows, groups: prompts.length, groupSize, temperature: this.cfg.sampling.temperature };
+    const out: Sample[][] = prompts.map(() => []);
+    for (const r of rows) out[r.group]!.push({ group: r.group, text: r.text });
+    return out;
+  }
+
+  async greedy(prompts: Prompt[]): Promise<string[]> {
+    if (!prompts.length) return [];
+    return (await this.decodeBatch(prompts, 1, true)).map((r) => r.text);
+  }
+
+  // ------------------------------------------------------------------ training
+  private lossOptions(): LossOptions {
+    const { epsLow, epsHigh } = clipRange(this.cfg.loss);
+    return { type: this.cfg.loss.type, epsLow, epsHigh, beta: this.cfg.loss.beta, maxLen: this.cfg.model.maxAnswerLen + 1 };
+  }
+
+  /** The training batch for the last rollout's kept groups; null when no group is left. */
+  private prepare(rewards: number[][]) {
+    const ro = this.rollout;
+    if (!ro) throw new Error('update() before sample()');
+    if (rewards.length !== ro.groups || rewards.some((g) => g.length !== ro.groupSize)) {
+      throw new Error(`update(): rewards must be [${ro.groups}][${ro.groupSize}]`);
+    }
+    const lc = this.cfg.loss;
+    const maxA = this.cfg.model.maxAnswerLen;
+    const overlong = lc.overlong.enabled ?? lc.type === 'dapo';
+    const shaped = rewards.map((g, b) => g.map((r, i) => {
+      const row = ro.rows[b * ro.groupSize + i]!;
+      return overlong ? r + overlongPenalty(row.text.length, maxA, lc.overlong.cache, lc.overlong.penalty) : r;
+    }));
+    const adv = advantages(shaped, lc.scale);
+    const keep: number[] = [];
+    shaped.forEach((g, b) => {
+      if (!lc.dynamicSampling || g.some((r) => r !== g[0])) keep.push(b);
+    });
+    const meanReward = rewards.flat().reduce((a, b) => a + b, 0) / Math.max(1, rewards.flat().length);
+    if (keep.length === 0) return { meanReward, batch: null };
+    const rows = keep.flatMap((b) => ro.rows.slice(b * ro.groupSize, (b + 1) * ro.groupSize).map((row, i) => ({ row, adv: adv[b]![i]! })));
+    const N = rows.length;
+    const S = Math.max(...rows.map((x) => x.row.prompt.length)) + 1;
+    const A = Math.max(...rows.map((x) => x.row.answer.length));
+    const T = S + 1 + A; // pads, <bos>, prompt | <sep> at S | A answer tokens
+    const tokens = new Int32Array(N * T);
+    const pad = new Int32Array(N);
+    const targets = new Int32Array(N * A);
+    const mask = new Float32Array(N * A);
+    const old = new Float32Array(N * A);
+    const gmask = new Float32Array(N * A * VOCAB_SIZE);
+    const advs = new Float32Array(N);
+    rows.forEach(({ row, adv: a }, r) => {
+      pad[r] = S - 1 - row.prompt.length;
+      const o = r * T;
+      tokens[o + pad[r]!] = BOS;
+      tokens.set(row.prompt, o + pad[r]! + 1);
+      tokens[o + S] = SEP;
+      tokens.set(row.answer.slice(0, A - 1), o + S + 1);
+      advs[r] = a;
+      row.answer.forEach((tok, k) => {
+        targets[r * A + k] = tok;
+        mask[r * A + k] = 1;
+        old[r * A + k] = row.oldLogp[k]!;
+        const al = row.allowed[k]!;
+        const base = (r * A + k) * VOCAB_SIZE;
+        for (let v = 0; v < VOCAB_SIZE; v++) if (!al[v]) gmask[base + v] = NEG;
+      });
+    });
+    const batch: Batch = { tokens, N, T: T - 1, pad, posOffset: this.cfg.model.maxPromptLen + 1 - S };
+    // the last answer token is only a target: inputs stop one column earlier
+    const inputs = new Int32Array(N * (T - 1));
+    for (let r = 0; r < N; r++) inputs.set(tokens.subarray(r * T, r * T + T - 1), r * (T - 1));
+    batch.tokens = inputs;
+    let absAdv = 0;
+    for (const a of advs) absAdv += Math.abs(a);
+    return {
+      meanReward,
+      batch: { batch, S, A, N, targets, mask, old, gmask, advs, groups: keep.length, meanAbsAdv: absAdv / N, tokens: mask.reduce((a, b) => a + b, 0) },
+    };
+  }
+
+  /** Log-probs [N, A] of the targets and per-token entropy under params (inside a tidy/gradient). */
+  private logProbs(params: Params, b: NonNullable<ReturnType<TransformerPolicy['prepare']>['batch']>, temperature: number) {
+    const T = temperature > 0 ? temperature : 1;
+    const logits = windowLogits(params, this.mc, b.batch, b.S, b.A, this.oneHot);
+    const z = tf.add(tf.div(logits, T), tf.tensor2d(b.gmask, [b.N * b.A, VOCAB_SIZE]));
+    const lsm = tf.logSoftmax(z);
+    const onehot = tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), VOCAB_SIZE), 'float32');
+    const logp = tf.reshape(tf.sum(tf.mul(lsm, onehot), 1), [b.N, b.A]) as tf.Tensor2D;
+    const ent = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), 1)), [b.N, b.A]) as tf.Tensor2D;
+    return { logp, ent };
+  }
+
+  /** Recomputes the last rollout's log-probs with the current weights (for tests: equals the sampling log-probs). */
+  async recomputeLogProbs(): Promise<{ sampled: number[][]; recomputed: number[][] }> {
+    const ro = this.rollout;
+    if (!ro) throw new Error('no rollout');
+    const saved = this.cfg.loss.dynamicSampling;
+    (this.cfg.loss as { dynamicSampling: boolean }).dynamicSampling = false;
+    const prep = this.prepare(ro.rows.length ? Array.from({ length: ro.groups }, () => new Array<number>(ro.groupSize).fill(0)) : []);
+    (this.cfg.loss as { dynamicSampling: boolean }).dynamicSampling = saved;
+    const b = prep.batch!;
+    const lp = tf.tidy(() => this.logProbs(this.params, b, ro.temperature).logp);
+    const d = (await lp.data()) as Float32Array;
+    lp.dispose();
+    return {
+      sampled: ro.rows.map((r) => Array.from(r.oldLogp)),
+      recomputed: ro.rows.map((r, i) => Array.from(d.subarray(i * b.A, i * b.A + r.answer.length))),
+    };
+  }
+
+  private objective(b: NonNullable<ReturnType<TransformerPolicy['prepare']>['batch']>, ref: tf.Tensor2D | undefined, temperature: number, stats: tf.Tensor[]) {
+    const opts = this.lossOptions();
+    return (): tf.Scalar => {
+      const { logp, ent } = this.logProbs(this.params, b, temperature);
+      const mask = tf.tensor2d(b.mask, [b.N, b.A]);
+      const out = policyLoss({
+        logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs),
+      }, opts);
+      const entropy = tf.div(tf.sum(tf.mul(ent, mask)), tf.maximum(tf.sum(mask), 1));
+      stats.push(tf.keep(out.loss.clone()), tf.keep(out.clipFraction), tf.keep(out.kl), tf.keep(entropy));
+      return out.loss;
+    };
+  }
+
+  private refLogProbs(b: NonNullable<ReturnType<TransformerPolicy['prepare']>['batch']>, temperature: number): tf.Tensor2D | undefined {
+    if (!this.ref || this.cfg.loss.beta <= 0) return undefined;
+    const ref = this.ref;
+    return tf.tidy(() => this.logProbs(ref, b, temperature).logp);
+  }
+
+  private grads(f: () => tf.Scalar): Map<string, tf.Tensor> {
+    const { value, grads } = tf.variableGrads(f, [...this.params.values()]);
+    value.dispose();
+    const out = new Map<string, tf.Tensor>();
+    for (const [vn, g] of Object.entries(grads)) out.set(this.byVarName.get(vn) ?? vn, g);
+    return out;
+  }
+
+  async update(rewards: number[][]): Promise<TrainStats> {
+    const prep = this.prepare(rewards);
+    const b = prep.batch;
+    const temperature = this.rollout!.temperature;
+    if (!b) {
+      return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.cfg.optim), reward: prep.meanReward };
+    }
+    const ref = this.refLogProbs(b, temperature);
+    const acc = [0, 0, 0, 0];
+    let lr = 0;
+    let gradNorm = 0;
+    try {
+      for (let it = 0; it < this.cfg.loss.mu; it++) {
+        const stats: tf.Tensor[] = [];
+        const g = this.grads(this.objective(b, ref, temperature, stats));
+        const r = this.opt.apply(g);
+        lr = r.lr;
+        gradNorm = (await r.gradNorm.data())[0]!;
+        r.gradNorm.dispose();
+        for (let i = 0; i < 4; i++) acc[i]! += (await stats[i]!.data())[0]! / this.cfg.loss.mu;
+        for (const s of stats) s.dispose();
+      }
+    } finally {
+      ref?.dispose();
+    }
+    return {
+      loss: acc[0]!, clipFraction: acc[1]!, kl: acc[2]!, entropy: acc[3]!,
+      meanAbsAdvantage: b.meanAbsAdv, tokens: b.tokens, groups: b.groups, lr, reward: prep.meanReward, gradNorm,
+    };
+  }
+
+  /** Loss and gradients on the last rollout without stepping (for gradient checks). */
+  async lossAndGrads(rewards: number[][]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
+    const b = this.prepare(rewards).batch;
+    if (!b) throw new Error('no group with a gradient');
+    const temperature = this.rollout!.temperature;
+    const ref = this.refLogProbs(b, temperature);
+    const stats: tf.Tensor[] = [];
+    const g = this.grads(this.objective(b, ref, temperature, stats));
+    const loss = (await stats[0]!.data())[0]!;
+    for (const s of stats) s.dispose();
+    ref?.dispose();
+    const out = new Map<string, Float32Array>();
+    for (const [n, t] of g) { out.set(n, (await t.data()) as Float32Array); t.dispose(); }
+    return { loss, grads: out };
+  }
+
+  /** The loss only (for finite differences). */
+  async lossOnly(rewards: number[][]): Promise<number> {
+    const b = this.prepare(rewards).batch;
+    if (!b) throw new Error('no group with a gradient');
+    const temperature = this.rollout!.temperature;
+    const ref = this.refLogProbs(b, temperature);
+    const stats: tf.Tensor[] = [];
+    const l = tf.tidy(() => this.objective(b, ref, temperature, stats)());
+    const v = (await l.data())[0]!;
+    l.dispose();
+    for (const s of stats) s.dispose();
+    ref?.dispose();
+    return v;
+  }
+
+  weights(): Promise<Weights> {
+    return readWeights(this.params);
+  }
+
+  /** Sets one weight entry (for finite differences). */
+  setWeight(name: string, index: number, value: number): void {
+    const v = this.params.get(name)!;
+    const d = v.dataSync().slice() as Float32Array;
+    d[index] = value;
+    v.assign(tf.tensor(d, v.shape, 'float32'));
+  }
+
+  // ------------------------------------------------------------------ checkpoints
+  async save(dir: string): Promise<void> {
+    await fs.mkdir(dir, { recursive: true });
+    await writeAtomic(path.join(dir, 'model.safetensors'), encodeSafetensors(await readWeights(this.params), { format: 'pt', producer: 'cogen' }));
+    const moments: Weights = new Map();
+    for (const [n, t] of this.opt.m) moments.set(`m.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
+    for (const [n, t] of this.opt.v) moments.set(`v.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
+    await writeAtomic(path.join(dir, 'optimizer.safetensors'), encodeSafetensors(moments));
+    if (this.ref) await writeAtomic(path.join(dir, 'reference.safetensors'), encodeSafetensors(await readWeights(this.ref)));
+    const state = {
+      format: CHECKPOINT_FORMAT,
+      config: this.cfg,
+      model: this.mc,
+      optimizer: { type: 'adamw', step: this.opt.step, ...this.cfg.optim, moments: 'optimizer.safetensors' },
+      rng: this.rng.state(),
+      backend: this.backend,
+    };
+    // written last: a checkpoint without state.json is incomplete
+    await writeAtomic(path.join(dir, 'state.json'), JSON.stringify(state, null, 2));
+  }
+
+  async load(dir: string): Promise<void> {
+    const state = JSON.parse(await fs.readFile(path.join(dir, 'state.json'), 'utf8')) as {
+      format: string; model: ModelConfig; optimizer: { step: number }; rng: [number, number, number, number];
+    };
+    if (state.format !== CHECKPOINT_FORMAT) throw new Error(`checkpoint format ${state.format}, expected ${CHECKPOINT_FORMAT}`);
+    for (const k of Object.keys(this.mc) as (keyof ModelConfig)[]) {
+      if (state.model[k] !== this.mc[k]) throw new Error(`checkpoint model.${k} = ${state.model[k]}, this policy has ${this.mc[k]}`);
+    }
+    const assign = (into: Map<string, tf.Variable>, from: Map<string, NamedTensor>, prefix = ''): void => {
+      for (const [n, v] of into) {
+        const t = from.get(prefix + n);
+        if (!t) throw new Error(`checkpoint lacks ${prefix + n}`);
+        v.assign(tf.tensor(t.data, v.shape, 'float32'));
+      }
+    };
+    assign(this.params, decodeSafetensors(await fs.readFile(path.join(dir, 'model.safetensors'))).tensors);
+    const mom = decodeSafetensors(await fs.readFile(path.join(dir, 'optimizer.safetensors'))).tensors;
+    assign(this.opt.m, mom, 'm.');
+    assign(this.opt.v, mom, 'v.');
+    this.opt.step = state.optimizer.step;
+    if (this.ref) {
+      const refFile = path.join(dir, 'reference.safetensors');
+      const src = await fs.readFile(refFile).catch(() => null);
+      assign(this.ref, decodeSafetensors(src ?? (await fs.readFile(path.join(dir, 'model.safetensors')))).tensors);
+    }
+    this.rng = createRng(state.rng);
+    this.rollout = null;
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    if (this.ref) for (const v of this.ref.values()) v.dispose();
+    this.opt.dispose();
+  }
+}
+
+export async function createPolicy(cfg: SolverConfig, opts: { seed: number; log?: (line: string) => void }): Promise<TransformerPolicy> {
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const parsed = solverConfigSchema.parse(cfg);
+  const backend = await initBackend(parsed.backend, { threads: parsed.threads, log });
+  return new TransformerPolicy(parsed, backend, opts.seed, log);
+}
