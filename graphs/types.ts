@@ -40,7 +40,64 @@ export interface Mastery {
   sinceAt: string;
   untilStep: number | null;
   untilAt: string | null;
+  /** Probe accuracy when the skill was learned. */
   accuracy: number;
+  /** Probe accuracy when it was forgotten (null while open). */
+  untilAccuracy?: number | null;
+}
+
+export interface GraphRun {
+  id: string;
+  preset: string | null;
+  config: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  status: string | null;
+}
+
+export interface GraphCheckpoint {
+  id: string;
+  runId: string;
+  step: number | null;
+  path: string | null;
+}
+
+/**
+ * The whole graph in a canonical form (every list sorted by its key; a node referenced before it was
+ * declared appears with null properties). Both stores return equal snapshots for equal event streams:
+ * this is what the contract tests and the fault test compare, and what the exporters render.
+ */
+export interface GraphSnapshot {
+  skills: Array<Omit<Skill, 'requires' | 'family' | 'name' | 'description' | 'level'> & {
+    family: string | null;
+    name: string | null;
+    description: string | null;
+    level: number | null;
+  }>;
+  requires: Array<{ skillId: string; requiresId: string }>;
+  runs: GraphRun[];
+  tasks: Array<Omit<GraphTask, 'skills' | 'parent' | 'type' | 'family' | 'level' | 'program' | 'hash' | 'prompt'> & {
+    type: string | null;
+    family: string | null;
+    level: number | null;
+    program: string | null;
+    hash: string | null;
+    prompt: string | null;
+  }>;
+  exercises: Array<{ taskId: string; skillId: string }>;
+  derivedFrom: Array<{ taskId: string; parentId: string; op: string | null }>;
+  proposed: Array<{ runId: string; taskId: string; step: number }>;
+  mastered: Mastery[];
+  checkpoints: GraphCheckpoint[];
+  saved: Array<{ runId: string; checkpointId: string }>;
+}
+
+/** Where the outbox lives (the run store): events in order, each with a increasing sequence number. */
+export interface OutboxSource {
+  /** Up to `limit` undelivered events, oldest first. */
+  pending(limit: number): { seq: number; event: GraphEvent }[];
+  /** Marks every event with seq <= maxSeq as delivered. */
+  markDone(maxSeq: number): void;
 }
 
 export interface SkillGraph {
@@ -51,7 +108,21 @@ export interface SkillGraph {
   apply(events: GraphEvent[]): Promise<void>;
   skills(): Promise<Skill[]>;
   mastery(runId: string): Promise<Mastery[]>;
-  tasksForSkill(skillId: string, limit: number): Promise<GraphTask[]>;
+  /**
+   * Exemplar tasks exercising a skill (optionally only those a run proposed): tasks with a solve rate
+   * first, then by level, then id.
+   */
+  tasksForSkill(skillId: string, limit: number, runId?: string): Promise<GraphTask[]>;
+  /**
+   * Node and relationship counts by label/type: Skill, Task, Run, Checkpoint, REQUIRES, EXERCISES,
+   * DERIVED_FROM, PROPOSED, MASTERED, SAVED (every key present, 0 when none).
+   */
   counts(): Promise<Record<string, number>>;
+  /** Runs, ordered by startedAt then id. */
+  runs(): Promise<GraphRun[]>;
+  /** One task by id, or null. */
+  task(taskId: string): Promise<GraphTask | null>;
+  /** The whole graph, canonical (see GraphSnapshot). */
+  snapshot(): Promise<GraphSnapshot>;
   close(): Promise<void>;
 }

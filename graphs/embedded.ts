@@ -1,0 +1,369 @@
+// The skill graph embedded in SQLite (better-sqlite3): the default store, living in the run's own
+// database file next to the run store's tables (every table here is prefixed `graph_`). Same graph,
+// same semantics as the Neo4j store (graphs/neo4j.ts): nodes are rows keyed by id, relationships are
+// rows keyed by their ends (+ step for PROPOSED, + sinceStep for MASTERED). A node referenced before
+// it is declared is inserted as a stub (id only), as Neo4j's MERGE would. apply() runs a batch in one
+// SQLite transaction, event by event, in order.
+import Database from 'better-sqlite3';
+import type { Skill } from '../src/task.js';
+import { COUNT_KEYS, byMastery, canonicalize } from './common.js';
+import type { GraphEvent, GraphRun, GraphSnapshot, GraphTask, Mastery, SkillGraph } from './types.js';
+
+type DB = Database.Database;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS graph_skills (
+  id TEXT PRIMARY KEY, family TEXT, name TEXT, description TEXT, level INTEGER);
+CREATE TABLE IF NOT EXISTS graph_requires (
+  skill_id TEXT NOT NULL, requires_id TEXT NOT NULL, PRIMARY KEY (skill_id, requires_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS graph_runs (
+  id TEXT PRIMARY KEY, preset TEXT, config TEXT, started_at TEXT, ended_at TEXT, status TEXT);
+CREATE TABLE IF NOT EXISTS graph_tasks (
+  id TEXT PRIMARY KEY, type TEXT, family TEXT, level INTEGER, program TEXT, hash TEXT, prompt TEXT,
+  solve_rate REAL);
+CREATE INDEX IF NOT EXISTS graph_tasks_family_level ON graph_tasks (family, level);
+CREATE TABLE IF NOT EXISTS graph_exercises (
+  task_id TEXT NOT NULL, skill_id TEXT NOT NULL, PRIMARY KEY (task_id, skill_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS graph_exercises_skill ON graph_exercises (skill_id);
+CREATE TABLE IF NOT EXISTS graph_derived_from (
+  task_id TEXT NOT NULL, parent_id TEXT NOT NULL, op TEXT, PRIMARY KEY (task_id, parent_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS graph_proposed (
+  run_id TEXT NOT NULL, task_id TEXT NOT NULL, step INTEGER NOT NULL,
+  PRIMARY KEY (run_id, task_id, step)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS graph_mastered (
+  run_id TEXT NOT NULL, skill_id TEXT NOT NULL, since_step INTEGER NOT NULL, since_at TEXT NOT NULL,
+  until_step INTEGER, until_at TEXT, accuracy REAL NOT NULL, until_accuracy REAL,
+  PRIMARY KEY (run_id, skill_id, since_step)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS graph_checkpoints (
+  id TEXT PRIMARY KEY, run_id TEXT, step INTEGER, path TEXT);
+CREATE TABLE IF NOT EXISTS graph_saved (
+  run_id TEXT NOT NULL, checkpoint_id TEXT NOT NULL, PRIMARY KEY (run_id, checkpoint_id)) WITHOUT ROWID;
+`;
+
+const TABLE_OF: Record<(typeof COUNT_KEYS)[number], string> = {
+  Skill: 'graph_skills',
+  Task: 'graph_tasks',
+  Run: 'graph_runs',
+  Checkpoint: 'graph_checkpoints',
+  REQUIRES: 'graph_requires',
+  EXERCISES: 'graph_exercises',
+  DERIVED_FROM: 'graph_derived_from',
+  PROPOSED: 'graph_proposed',
+  MASTERED: 'graph_mastered',
+  SAVED: 'graph_saved',
+};
+
+interface MasteryRow {
+  run_id: string;
+  skill_id: string;
+  since_step: number;
+  since_at: string;
+  until_step: number | null;
+  until_at: string | null;
+  accuracy: number;
+  until_accuracy: number | null;
+}
+interface TaskRow {
+  id: string;
+  type: string | null;
+  family: string | null;
+  level: number | null;
+  program: string | null;
+  hash: string | null;
+  prompt: string | null;
+  solve_rate: number | null;
+}
+interface RunRow {
+  id: string;
+  preset: string | null;
+  config: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  status: string | null;
+}
+
+export class EmbeddedSkillGraph implements SkillGraph {
+  readonly kind = 'embedded' as const;
+  private readonly db: DB;
+  private readonly owned: boolean;
+  private stmts: ReturnType<EmbeddedSkillGraph['prepare']> | null = null;
+
+  /** `db`: an open better-sqlite3 handle (not closed by close()) or a file path (':memory:' works). */
+  constructor(db: DB | string) {
+    if (typeof db === 'string') {
+      this.db = new Database(db);
+      this.db.pragma('journal_mode = WAL');
+      this.owned = true;
+    } else {
+      this.db = db;
+      this.owned = false;
+    }
+  }
+
+  async init(): Promise<void> {
+    this.db.exec(SCHEMA);
+    this.stmts = this.prepare();
+  }
+
+  private prepare() {
+    const d = this.db;
+    return {
+      skill: d.prepare(
+        `INSERT INTO graph_skills (id, family, name, description, level) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET family = excluded.family, name = excluded.name,
+           description = excluded.description, level = excluded.level`,
+      ),
+      skillStub: d.prepare('INSERT OR IGNORE INTO graph_skills (id) VALUES (?)'),
+      requiresOf: d.prepare('SELECT requires_id FROM graph_requires WHERE skill_id = ?').pluck(),
+      requiresDel: d.prepare('DELETE FROM graph_requires WHERE skill_id = ? AND requires_id = ?'),
+      requiresAdd: d.prepare('INSERT OR IGNORE INTO graph_requires (skill_id, requires_id) VALUES (?, ?)'),
+      run: d.prepare(
+        `INSERT INTO graph_runs (id, preset, config, started_at, ended_at, status) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET preset = excluded.preset, config = excluded.config,
+           started_at = excluded.started_at, status = excluded.status,
+           ended_at = CASE WHEN ? THEN excluded.ended_at ELSE graph_runs.ended_at END`,
+      ),
+      runStub: d.prepare('INSERT OR IGNORE INTO graph_runs (id) VALUES (?)'),
+      task: d.prepare(
+        `INSERT INTO graph_tasks (id, type, family, level, program, hash, prompt, solve_rate)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET type = excluded.type, family = excluded.family, level = excluded.level,
+           program = excluded.program, hash = excluded.hash, prompt = excluded.prompt,
+           solve_rate = coalesce(excluded.solve_rate, graph_tasks.solve_rate)`,
+      ),
+      taskStub: d.prepare('INSERT OR IGNORE INTO graph_tasks (id) VALUES (?)'),
+      proposed: d.prepare('INSERT OR IGNORE INTO graph_proposed (run_id, task_id, step) VALUES (?, ?, ?)'),
+      exercises: d.prepare('INSERT OR IGNORE INTO graph_exercises (task_id, skill_id) VALUES (?, ?)'),
+      derived: d.prepare(
+        `INSERT INTO graph_derived_from (task_id, parent_id, op) VALUES (?, ?, ?)
+         ON CONFLICT (task_id, parent_id) DO UPDATE SET op = excluded.op`,
+      ),
+      solveRate: d.prepare('UPDATE graph_tasks SET solve_rate = ? WHERE id = ?'),
+      checkpoint: d.prepare(
+        `INSERT INTO graph_checkpoints (id, run_id, step, path) VALUES (?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, step = excluded.step, path = excluded.path`,
+      ),
+      saved: d.prepare('INSERT OR IGNORE INTO graph_saved (run_id, checkpoint_id) VALUES (?, ?)'),
+      covering: d
+        .prepare(
+          `SELECT count(*) FROM graph_mastered WHERE run_id = ? AND skill_id = ?
+             AND (until_step IS NULL OR until_step > ? OR since_step = ?)`,
+        )
+        .pluck(),
+      learn: d.prepare(
+        `INSERT INTO graph_mastered (run_id, skill_id, since_step, since_at, accuracy) VALUES (?, ?, ?, ?, ?)`,
+      ),
+      forget: d.prepare(
+        `UPDATE graph_mastered SET until_step = ?, until_at = ?, until_accuracy = ?
+         WHERE run_id = ? AND skill_id = ? AND until_step IS NULL AND since_step <= ?`,
+      ),
+    };
+  }
+
+  private get s() {
+    if (!this.stmts) throw new Error('EmbeddedSkillGraph: call init() first');
+    return this.stmts;
+  }
+
+  private applyOne(e: GraphEvent): void {
+    const s = this.s;
+    switch (e.kind) {
+      case 'skills':
+        for (const k of e.skills) {
+          s.skill.run(k.id, k.family, k.name, k.description, Math.trunc(k.level));
+          const want = new Set(k.requires);
+          for (const old of s.requiresOf.all(k.id) as string[]) if (!want.has(old)) s.requiresDel.run(k.id, old);
+          for (const r of want) {
+            s.skillStub.run(r);
+            s.requiresAdd.run(k.id, r);
+          }
+        }
+        return;
+      case 'run':
+        s.run.run(e.runId, e.preset, e.config, e.startedAt, e.endedAt ?? null, e.status, e.endedAt !== undefined ? 1 : 0);
+        return;
+      case 'task': {
+        const t = e.task;
+        s.task.run(t.id, t.type, t.family, Math.trunc(t.level), t.program, t.hash, t.prompt, t.solveRate);
+        s.runStub.run(e.runId);
+        s.proposed.run(e.runId, t.id, Math.trunc(e.step));
+        for (const k of new Set(t.skills)) {
+          s.skillStub.run(k);
+          s.exercises.run(t.id, k);
+        }
+        if (t.parent) {
+          s.taskStub.run(t.parent.id);
+          s.derived.run(t.id, t.parent.id, t.parent.op);
+        }
+        return;
+      }
+      case 'solve-rate':
+        s.solveRate.run(e.solveRate, e.taskId);
+        return;
+      case 'checkpoint':
+        s.runStub.run(e.runId);
+        s.checkpoint.run(e.id, e.runId, Math.trunc(e.step), e.path);
+        s.saved.run(e.runId, e.id);
+        return;
+      case 'mastery': {
+        const step = Math.trunc(e.step);
+        if (e.event === 'learned') {
+          s.runStub.run(e.runId);
+          s.skillStub.run(e.skillId);
+          if ((s.covering.get(e.runId, e.skillId, step, step) as number) === 0) {
+            s.learn.run(e.runId, e.skillId, step, e.at, e.accuracy);
+          }
+        } else {
+          s.forget.run(step, e.at, e.accuracy, e.runId, e.skillId, step);
+        }
+        return;
+      }
+    }
+  }
+
+  async apply(events: GraphEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    this.db.transaction((evs: GraphEvent[]) => {
+      for (const e of evs) this.applyOne(e);
+    })(events);
+  }
+
+  async skills(): Promise<Skill[]> {
+    const rows = this.db
+      .prepare('SELECT id, family, name, description, level FROM graph_skills ORDER BY id')
+      .all() as { id: string; family: string | null; name: string | null; description: string | null; level: number | null }[];
+    const req = this.db.prepare('SELECT skill_id, requires_id FROM graph_requires ORDER BY skill_id, requires_id').all() as {
+      skill_id: string;
+      requires_id: string;
+    }[];
+    const by = new Map<string, string[]>();
+    for (const r of req) (by.get(r.skill_id) ?? by.set(r.skill_id, []).get(r.skill_id)!).push(r.requires_id);
+    return rows.map((r) => ({
+      id: r.id,
+      family: r.family ?? '',
+      name: r.name ?? r.id,
+      description: r.description ?? '',
+      requires: by.get(r.id) ?? [],
+      level: r.level ?? 0,
+    }));
+  }
+
+  async mastery(runId: string): Promise<Mastery[]> {
+    const rows = this.db.prepare('SELECT * FROM graph_mastered WHERE run_id = ?').all(runId) as MasteryRow[];
+    return rows.map(toMastery).sort(byMastery);
+  }
+
+  private taskWithEdges(r: TaskRow): GraphTask {
+    const skills = this.db
+      .prepare('SELECT skill_id FROM graph_exercises WHERE task_id = ? ORDER BY skill_id')
+      .pluck()
+      .all(r.id) as string[];
+    const parent = this.db
+      .prepare('SELECT parent_id AS id, op FROM graph_derived_from WHERE task_id = ? ORDER BY parent_id LIMIT 1')
+      .get(r.id) as { id: string; op: string | null } | undefined;
+    return {
+      id: r.id,
+      type: r.type ?? '',
+      family: r.family ?? '',
+      level: r.level ?? 0,
+      program: r.program ?? '',
+      skills,
+      hash: r.hash ?? '',
+      prompt: r.prompt ?? '',
+      parent: parent ? { id: parent.id, op: parent.op ?? '' } : null,
+      solveRate: r.solve_rate,
+    };
+  }
+
+  async tasksForSkill(skillId: string, limit: number, runId?: string): Promise<GraphTask[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT t.* FROM graph_tasks t JOIN graph_exercises e ON e.task_id = t.id WHERE e.skill_id = ?
+           AND (? IS NULL OR EXISTS (SELECT 1 FROM graph_proposed p WHERE p.run_id = ? AND p.task_id = t.id))
+         ORDER BY t.solve_rate IS NULL, coalesce(t.level, 1000000000), t.id LIMIT ?`,
+      )
+      .all(skillId, runId ?? null, runId ?? null, Math.max(0, Math.trunc(limit))) as TaskRow[];
+    return rows.map((r) => this.taskWithEdges(r));
+  }
+
+  async task(taskId: string): Promise<GraphTask | null> {
+    const r = this.db.prepare('SELECT * FROM graph_tasks WHERE id = ?').get(taskId) as TaskRow | undefined;
+    return r ? this.taskWithEdges(r) : null;
+  }
+
+  async counts(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const key of COUNT_KEYS) {
+      out[key] = this.db.prepare(`SELECT count(*) FROM ${TABLE_OF[key]}`).pluck().get() as number;
+    }
+    return out;
+  }
+
+  async runs(): Promise<GraphRun[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM graph_runs ORDER BY started_at IS NULL, started_at, id')
+      .all() as RunRow[];
+    return rows.map(toRun);
+  }
+
+  async snapshot(): Promise<GraphSnapshot> {
+    const all = <T>(sql: string) => this.db.prepare(sql).all() as T[];
+    return canonicalize({
+      skills: all('SELECT id, family, name, description, level FROM graph_skills'),
+      requires: all('SELECT skill_id AS skillId, requires_id AS requiresId FROM graph_requires'),
+      runs: all<RunRow>('SELECT * FROM graph_runs').map(toRun),
+      tasks: all<TaskRow>('SELECT * FROM graph_tasks').map((t) => ({
+        id: t.id,
+        type: t.type,
+        family: t.family,
+        level: t.level,
+        program: t.program,
+        hash: t.hash,
+        prompt: t.prompt,
+        solveRate: t.solve_rate,
+      })),
+      exercises: all('SELECT task_id AS taskId, skill_id AS skillId FROM graph_exercises'),
+      derivedFrom: all('SELECT task_id AS taskId, parent_id AS parentId, op FROM graph_derived_from'),
+      proposed: all('SELECT run_id AS runId, task_id AS taskId, step FROM graph_proposed'),
+      mastered: all<MasteryRow>('SELECT * FROM graph_mastered').map(toMastery),
+      checkpoints: all('SELECT id, run_id AS runId, step, path FROM graph_checkpoints'),
+      saved: all('SELECT run_id AS runId, checkpoint_id AS checkpointId FROM graph_saved'),
+    });
+  }
+
+  /** Deletes every graph row (tests, `skills sync --fresh`). */
+  async clear(): Promise<void> {
+    this.db.transaction(() => {
+      for (const t of Object.values(TABLE_OF)) this.db.prepare(`DELETE FROM ${t}`).run();
+    })();
+  }
+
+  async close(): Promise<void> {
+    this.stmts = null;
+    if (this.owned) this.db.close();
+  }
+}
+
+function toMastery(r: MasteryRow): Mastery {
+  return {
+    runId: r.run_id,
+    skillId: r.skill_id,
+    sinceStep: r.since_step,
+    sinceAt: r.since_at,
+    untilStep: r.until_step,
+    untilAt: r.until_at,
+    accuracy: r.accuracy,
+    untilAccuracy: r.until_accuracy,
+  };
+}
+
+function toRun(r: RunRow): GraphRun {
+  return {
+    id: r.id,
+    preset: r.preset,
+    config: r.config,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    status: r.status,
+  };
+}

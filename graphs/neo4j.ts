@@ -1,0 +1,472 @@
+// The skill graph in Neo4j (5.x), through the official neo4j-driver. Schema: graphs/schema.cypher,
+// applied idempotently at init(). Writes: apply() turns a batch of events into a few UNWIND + MERGE
+// queries (see planSegments in common.ts) run in ONE managed write transaction (executeWrite: the
+// driver retries transient errors, and a failed batch leaves nothing behind, so the outbox can simply
+// resend it). MASTERED is temporal: `learned` opens an interval {sinceStep} unless one is open or
+// already covers that step; `forgotten` closes the open interval (untilStep/untilAt), never deletes.
+// Integer properties (level, step, sinceStep, untilStep) are stored as Neo4j integers.
+import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Skill } from '../src/task.js';
+import { COUNT_KEYS, GraphConnectionError, byMastery, canonicalize, planSegments, type Segment } from './common.js';
+import type { GraphEvent, GraphRun, GraphSnapshot, GraphTask, Mastery, SkillGraph } from './types.js';
+
+export interface Neo4jOptions {
+  uri: string;
+  user: string;
+  password: string;
+  /** Defaults to the server's default database (`neo4j`). */
+  database?: string;
+  /** How long executeWrite keeps retrying transient errors (ms); default 5000. */
+  retryTimeMs?: number;
+  /** Connection timeout (ms); default 5000. */
+  connectionTimeoutMs?: number;
+}
+
+const SCHEMA_PATH = fileURLToPath(new URL('./schema.cypher', import.meta.url));
+
+/** The statements of graphs/schema.cypher (comments dropped, split on `;`). */
+export function schemaStatements(text = readFileSync(SCHEMA_PATH, 'utf8')): string[] {
+  return text
+    .split('\n')
+    .filter((l) => !l.trim().startsWith('//'))
+    .join('\n')
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+const int = (n: number | null | undefined) => (n === null || n === undefined ? null : neo4j.int(Math.trunc(n)));
+
+const Q = {
+  skills: `
+UNWIND $rows AS row
+MERGE (s:Skill {id: row.id})
+SET s.family = row.family, s.name = row.name, s.description = row.description, s.level = row.level
+WITH s, row
+OPTIONAL MATCH (s)-[old:REQUIRES]->(x:Skill) WHERE NOT x.id IN row.requires
+DELETE old
+WITH DISTINCT s, row
+FOREACH (rid IN row.requires | MERGE (p:Skill {id: rid}) MERGE (s)-[:REQUIRES]->(p))`,
+  run: `
+UNWIND $rows AS row
+MERGE (r:Run {id: row.runId})
+SET r.preset = row.preset, r.config = row.config, r.startedAt = row.startedAt, r.status = row.status,
+    r.endedAt = CASE WHEN row.hasEndedAt THEN row.endedAt ELSE r.endedAt END`,
+  task: `
+UNWIND $rows AS row
+MERGE (t:Task {id: row.id})
+SET t.type = row.type, t.family = row.family, t.level = row.level, t.program = row.program,
+    t.hash = row.hash, t.prompt = row.prompt, t.solveRate = coalesce(row.solveRate, t.solveRate)
+MERGE (r:Run {id: row.runId})
+MERGE (r)-[:PROPOSED {step: row.step}]->(t)
+FOREACH (sid IN row.skills | MERGE (s:Skill {id: sid}) MERGE (t)-[:EXERCISES]->(s))
+FOREACH (_ IN CASE WHEN row.parentId IS NULL THEN [] ELSE [1] END |
+  MERGE (p:Task {id: row.parentId})
+  MERGE (t)-[d:DERIVED_FROM]->(p)
+  SET d.op = row.parentOp)`,
+  solveRate: `
+UNWIND $rows AS row
+MATCH (t:Task {id: row.taskId})
+SET t.solveRate = row.solveRate`,
+  checkpoint: `
+UNWIND $rows AS row
+MERGE (r:Run {id: row.runId})
+MERGE (c:Checkpoint {id: row.id})
+SET c.runId = row.runId, c.step = row.step, c.path = row.path
+MERGE (r)-[:SAVED]->(c)`,
+  learned: `
+UNWIND $rows AS row
+MERGE (r:Run {id: row.runId})
+MERGE (s:Skill {id: row.skillId})
+WITH r, s, row
+OPTIONAL MATCH (r)-[m:MASTERED]->(s)
+  WHERE m.untilStep IS NULL OR m.untilStep > row.step OR m.sinceStep = row.step
+WITH r, s, row, count(m) AS covering
+WHERE covering = 0
+CREATE (r)-[:MASTERED {sinceStep: row.step, sinceAt: row.at, accuracy: row.accuracy}]->(s)`,
+  forgotten: `
+UNWIND $rows AS row
+MATCH (:Run {id: row.runId})-[m:MASTERED]->(:Skill {id: row.skillId})
+WHERE m.untilStep IS NULL AND m.sinceStep <= row.step
+SET m.untilStep = row.step, m.untilAt = row.at, m.untilAccuracy = row.accuracy`,
+};
+
+function rowsFor(seg: Segment): { query: string; rows: Record<string, unknown>[] }[] {
+  switch (seg.kind) {
+    case 'skills': {
+      const rows = (seg as Segment<'skills'>).events.flatMap((e) =>
+        e.skills.map((s) => ({
+          id: s.id,
+          family: s.family,
+          name: s.name,
+          description: s.description,
+          level: int(s.level),
+          requires: [...new Set(s.requires)],
+        })),
+      );
+      return [{ query: Q.skills, rows }];
+    }
+    case 'run':
+      return [
+        {
+          query: Q.run,
+          rows: (seg as Segment<'run'>).events.map((e) => ({
+            runId: e.runId,
+            preset: e.preset,
+            config: e.config,
+            startedAt: e.startedAt,
+            status: e.status,
+            hasEndedAt: e.endedAt !== undefined,
+            endedAt: e.endedAt ?? null,
+          })),
+        },
+      ];
+    case 'task':
+      return [
+        {
+          query: Q.task,
+          rows: (seg as Segment<'task'>).events.map(({ runId, step, task: t }) => ({
+            runId,
+            step: int(step),
+            id: t.id,
+            type: t.type,
+            family: t.family,
+            level: int(t.level),
+            program: t.program,
+            hash: t.hash,
+            prompt: t.prompt,
+            solveRate: t.solveRate,
+            skills: [...new Set(t.skills)],
+            parentId: t.parent?.id ?? null,
+            parentOp: t.parent?.op ?? null,
+          })),
+        },
+      ];
+    case 'solve-rate':
+      return [
+        {
+          query: Q.solveRate,
+          rows: (seg as Segment<'solve-rate'>).events.map((e) => ({ taskId: e.taskId, solveRate: e.solveRate })),
+        },
+      ];
+    case 'checkpoint':
+      return [
+        {
+          query: Q.checkpoint,
+          rows: (seg as Segment<'checkpoint'>).events.map((e) => ({
+            runId: e.runId,
+            id: e.id,
+            step: int(e.step),
+            path: e.path,
+          })),
+        },
+      ];
+    case 'mastery': {
+      const events = (seg as Segment<'mastery'>).events;
+      const row = (e: (typeof events)[number]) => ({
+        runId: e.runId,
+        skillId: e.skillId,
+        step: int(e.step),
+        at: e.at,
+        accuracy: e.accuracy,
+      });
+      // each (run, skill) appears once in a segment, so learned and forgotten rows are independent
+      return [
+        { query: Q.learned, rows: events.filter((e) => e.event === 'learned').map(row) },
+        { query: Q.forgotten, rows: events.filter((e) => e.event === 'forgotten').map(row) },
+      ];
+    }
+  }
+}
+
+/** Maps a driver error met while connecting to a one-line GraphConnectionError. */
+export function connectionError(e: unknown, uri: string, user: string, database: string | undefined): GraphConnectionError {
+  const err = e as { code?: string; message?: string };
+  const code = err.code ?? '';
+  const msg = (err.message ?? String(e)).split('\n')[0] ?? '';
+  if (code === 'Neo.ClientError.Security.Unauthorized' || code === 'Neo.ClientError.Security.AuthenticationRateLimit') {
+    return new GraphConnectionError(
+      `Neo4j at ${uri} rejected the credentials of user '${user}' (check NEO4J_USER / NEO4J_PASSWORD)`,
+      'credentials',
+      { cause: e },
+    );
+  }
+  if (code === 'Neo.ClientError.Database.DatabaseNotFound') {
+    return new GraphConnectionError(
+      `Neo4j at ${uri} has no database '${database ?? 'neo4j'}' (check NEO4J_DATABASE; Community has only 'neo4j')`,
+      'database',
+      { cause: e },
+    );
+  }
+  if (code === 'ServiceUnavailable' || code === 'SessionExpired' || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|connect/i.test(msg)) {
+    return new GraphConnectionError(
+      `cannot reach Neo4j at ${uri} (is it running? \`npm run neo4j\` starts a local one; check NEO4J_URI)`,
+      'unreachable',
+      { cause: e },
+    );
+  }
+  return new GraphConnectionError(`Neo4j at ${uri}: ${msg}`, 'other', { cause: e });
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+export class Neo4jSkillGraph implements SkillGraph {
+  readonly kind = 'neo4j' as const;
+  readonly uri: string;
+  readonly database: string | undefined;
+  private readonly driver: Driver;
+  private readonly user: string;
+
+  constructor(opts: Neo4jOptions) {
+    this.uri = opts.uri;
+    this.user = opts.user;
+    this.database = opts.database || undefined;
+    try {
+      this.driver = neo4j.driver(opts.uri, neo4j.auth.basic(opts.user, opts.password), {
+        disableLosslessIntegers: true,
+        maxTransactionRetryTime: opts.retryTimeMs ?? 5000,
+        connectionTimeout: opts.connectionTimeoutMs ?? 5000,
+        connectionAcquisitionTimeout: (opts.connectionTimeoutMs ?? 5000) * 2,
+        userAgent: 'cogen-skill-graph',
+      });
+    } catch (e) {
+      throw new GraphConnectionError(
+        `invalid Neo4j URI '${opts.uri}': ${(e as Error).message.split('\n')[0]} (expected e.g. bolt://127.0.0.1:7687 or neo4j+s://host)`,
+        'uri',
+        { cause: e },
+      );
+    }
+  }
+
+  /** Checks that the server answers, the credentials hold and the database exists. */
+  async connect(): Promise<void> {
+    try {
+      await this.driver.executeQuery('RETURN 1 AS ok', {}, { database: this.database });
+    } catch (e) {
+      throw connectionError(e, this.uri, this.user, this.database);
+    }
+  }
+
+  private read<T = Record<string, unknown>>(query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+    return this.driver
+      .executeQuery(query, params, { database: this.database, routing: neo4j.routing.READ })
+      .then((r) => r.records.map((rec) => rec.toObject() as T));
+  }
+
+  async init(): Promise<void> {
+    const session = this.driver.session({ database: this.database });
+    try {
+      // schema commands cannot share a transaction with writes: one auto-commit query each
+      for (const statement of schemaStatements()) await session.run(statement);
+      await session.run('CALL db.awaitIndexes(300)');
+    } catch (e) {
+      throw connectionError(e, this.uri, this.user, this.database);
+    } finally {
+      await session.close();
+    }
+  }
+
+  async apply(events: GraphEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const work = planSegments(events).flatMap(rowsFor).filter((w) => w.rows.length > 0);
+    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.WRITE });
+    try {
+      await session.executeWrite(async (tx: ManagedTransaction) => {
+        for (const w of work) await tx.run(w.query, { rows: w.rows });
+      });
+    } finally {
+      await session.close();
+    }
+  }
+
+  async skills(): Promise<Skill[]> {
+    const rows = await this.read<{ s: Record<string, unknown>; requires: string[] }>(
+      `MATCH (s:Skill) OPTIONAL MATCH (s)-[:REQUIRES]->(p:Skill)
+       WITH s, p ORDER BY p.id
+       RETURN s {.*} AS s, collect(p.id) AS requires ORDER BY s.id`,
+    );
+    return rows.map(({ s, requires }) => ({
+      id: String(s.id),
+      family: str(s.family) ?? '',
+      name: str(s.name) ?? String(s.id),
+      description: str(s.description) ?? '',
+      requires,
+      level: num(s.level) ?? 0,
+    }));
+  }
+
+  async mastery(runId: string): Promise<Mastery[]> {
+    const rows = await this.read<{ skillId: string; m: Record<string, unknown> }>(
+      `MATCH (:Run {id: $runId})-[m:MASTERED]->(s:Skill) RETURN s.id AS skillId, m {.*} AS m`,
+      { runId },
+    );
+    return rows.map(({ skillId, m }) => toMastery(runId, skillId, m)).sort(byMastery);
+  }
+
+  async tasksForSkill(skillId: string, limit: number, runId?: string): Promise<GraphTask[]> {
+    const rows = await this.read<{ t: Record<string, unknown>; skills: string[]; parentId: string | null; op: string | null }>(
+      `MATCH (t:Task)-[:EXERCISES]->(:Skill {id: $skillId})
+       WHERE $runId IS NULL OR EXISTS { (:Run {id: $runId})-[:PROPOSED]->(t) }
+       WITH t ORDER BY t.solveRate IS NULL, coalesce(t.level, 1000000000), t.id LIMIT $limit
+       OPTIONAL MATCH (t)-[:EXERCISES]->(s:Skill)
+       WITH t, s ORDER BY s.id
+       WITH t, collect(s.id) AS skills
+       OPTIONAL MATCH (t)-[d:DERIVED_FROM]->(p:Task)
+       WITH t, skills, p, d ORDER BY p.id
+       WITH t, skills, head(collect([p.id, d.op])) AS parent
+       RETURN t {.*} AS t, skills, parent[0] AS parentId, parent[1] AS op
+       ORDER BY t.solveRate IS NULL, coalesce(t.level, 1000000000), t.id`,
+      { skillId, runId: runId ?? null, limit: neo4j.int(Math.max(0, Math.trunc(limit))) },
+    );
+    return rows.map((r) => toTask(r.t, r.skills, r.parentId, r.op));
+  }
+
+  async task(taskId: string): Promise<GraphTask | null> {
+    const rows = await this.read<{ t: Record<string, unknown>; skills: string[]; parentId: string | null; op: string | null }>(
+      `MATCH (t:Task {id: $taskId})
+       OPTIONAL MATCH (t)-[:EXERCISES]->(s:Skill)
+       WITH t, s ORDER BY s.id
+       WITH t, collect(s.id) AS skills
+       OPTIONAL MATCH (t)-[d:DERIVED_FROM]->(p:Task)
+       WITH t, skills, p, d ORDER BY p.id
+       WITH t, skills, head(collect([p.id, d.op])) AS parent
+       RETURN t {.*} AS t, skills, parent[0] AS parentId, parent[1] AS op`,
+      { taskId },
+    );
+    const r = rows[0];
+    return r ? toTask(r.t, r.skills, r.parentId, r.op) : null;
+  }
+
+  async counts(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const key of COUNT_KEYS) {
+      const isRel = key === key.toUpperCase();
+      const q = isRel ? `MATCH ()-[x:${key}]->() RETURN count(x) AS n` : `MATCH (x:${key}) RETURN count(x) AS n`;
+      const [row] = await this.read<{ n: number }>(q);
+      out[key] = Number(row?.n ?? 0);
+    }
+    return out;
+  }
+
+  async runs(): Promise<GraphRun[]> {
+    const rows = await this.read<{ r: Record<string, unknown> }>(
+      'MATCH (r:Run) RETURN r {.*} AS r ORDER BY r.startedAt, r.id',
+    );
+    return rows.map(({ r }) => toRun(r));
+  }
+
+  async snapshot(): Promise<GraphSnapshot> {
+    const [skills, requires, runs, tasks, exercises, derivedFrom, proposed, mastered, checkpoints, saved] =
+      await Promise.all([
+        this.read<{ s: Record<string, unknown> }>('MATCH (s:Skill) RETURN s {.*} AS s'),
+        this.read<{ skillId: string; requiresId: string }>(
+          'MATCH (a:Skill)-[:REQUIRES]->(b:Skill) RETURN a.id AS skillId, b.id AS requiresId',
+        ),
+        this.read<{ r: Record<string, unknown> }>('MATCH (r:Run) RETURN r {.*} AS r'),
+        this.read<{ t: Record<string, unknown> }>('MATCH (t:Task) RETURN t {.*} AS t'),
+        this.read<{ taskId: string; skillId: string }>(
+          'MATCH (t:Task)-[:EXERCISES]->(s:Skill) RETURN t.id AS taskId, s.id AS skillId',
+        ),
+        this.read<{ taskId: string; parentId: string; op: string | null }>(
+          'MATCH (t:Task)-[d:DERIVED_FROM]->(p:Task) RETURN t.id AS taskId, p.id AS parentId, d.op AS op',
+        ),
+        this.read<{ runId: string; taskId: string; step: number }>(
+          'MATCH (r:Run)-[p:PROPOSED]->(t:Task) RETURN r.id AS runId, t.id AS taskId, p.step AS step',
+        ),
+        this.read<{ runId: string; skillId: string; m: Record<string, unknown> }>(
+          'MATCH (r:Run)-[m:MASTERED]->(s:Skill) RETURN r.id AS runId, s.id AS skillId, m {.*} AS m',
+        ),
+        this.read<{ c: Record<string, unknown> }>('MATCH (c:Checkpoint) RETURN c {.*} AS c'),
+        this.read<{ runId: string; checkpointId: string }>(
+          'MATCH (r:Run)-[:SAVED]->(c:Checkpoint) RETURN r.id AS runId, c.id AS checkpointId',
+        ),
+      ]);
+    return canonicalize({
+      skills: skills.map(({ s }) => ({
+        id: String(s.id),
+        family: str(s.family),
+        name: str(s.name),
+        description: str(s.description),
+        level: num(s.level),
+      })),
+      requires,
+      runs: runs.map(({ r }) => toRun(r)),
+      tasks: tasks.map(({ t }) => ({
+        id: String(t.id),
+        type: str(t.type),
+        family: str(t.family),
+        level: num(t.level),
+        program: str(t.program),
+        hash: str(t.hash),
+        prompt: str(t.prompt),
+        solveRate: num(t.solveRate),
+      })),
+      exercises,
+      derivedFrom: derivedFrom.map((d) => ({ ...d, op: d.op ?? null })),
+      proposed: proposed.map((p) => ({ ...p, step: Number(p.step) })),
+      mastered: mastered.map(({ runId, skillId, m }) => toMastery(runId, skillId, m)),
+      checkpoints: checkpoints.map(({ c }) => ({
+        id: String(c.id),
+        runId: String(c.runId),
+        step: num(c.step),
+        path: str(c.path),
+      })),
+      saved,
+    });
+  }
+
+  /** Deletes every node and relationship of the database (tests, `skills sync --fresh`). */
+  async clear(): Promise<void> {
+    await this.driver.executeQuery('MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS', {}, {
+      database: this.database,
+    }).catch(async () => {
+      await this.driver.executeQuery('MATCH (n) DETACH DELETE n', {}, { database: this.database });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.driver.close();
+  }
+}
+
+function toMastery(runId: string, skillId: string, m: Record<string, unknown>): Mastery {
+  return {
+    runId,
+    skillId,
+    sinceStep: Number(m.sinceStep),
+    sinceAt: String(m.sinceAt),
+    untilStep: num(m.untilStep),
+    untilAt: str(m.untilAt),
+    accuracy: Number(m.accuracy),
+    untilAccuracy: num(m.untilAccuracy),
+  };
+}
+
+function toRun(r: Record<string, unknown>): GraphRun {
+  return {
+    id: String(r.id),
+    preset: str(r.preset),
+    config: str(r.config),
+    startedAt: str(r.startedAt),
+    endedAt: str(r.endedAt),
+    status: str(r.status),
+  };
+}
+
+function toTask(t: Record<string, unknown>, skills: string[], parentId: string | null, op: string | null): GraphTask {
+  return {
+    id: String(t.id),
+    type: str(t.type) ?? '',
+    family: str(t.family) ?? '',
+    level: num(t.level) ?? 0,
+    program: str(t.program) ?? '',
+    skills,
+    hash: str(t.hash) ?? '',
+    prompt: str(t.prompt) ?? '',
+    parent: parentId ? { id: parentId, op: op ?? '' } : null,
+    solveRate: num(t.solveRate),
+  };
+}

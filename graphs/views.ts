@@ -1,0 +1,512 @@
+// The views behind `cogen skills`, on any SkillGraph: the mastery table (default), the frontier,
+// the timeline, one skill in detail, and two runs compared; each renders as table | json | dot |
+// graphml | cypher. `renderSkills` is the one entry point the CLI needs; the data functions
+// (masteryTable, frontier, timeline, showSkill, compareRuns) and the exporters (toDot, toGraphML,
+// toCypher) are exported for other callers. dot and graphml draw the skill graph (REQUIRES) coloured by
+// the run's state; cypher is a script of MERGE statements that recreates the whole graph.
+import type { Skill } from '../src/task.js';
+import { schemaStatements } from './neo4j.js';
+import type { GraphRun, GraphSnapshot, GraphTask, Mastery, SkillGraph } from './types.js';
+
+export type SkillState = 'mastered' | 'forgotten' | 'never';
+export type ViewFormat = 'table' | 'json' | 'dot' | 'graphml' | 'cypher';
+export const VIEW_FORMATS: readonly ViewFormat[] = ['table', 'json', 'dot', 'graphml', 'cypher'];
+
+export interface MasteryRow {
+  skillId: string;
+  name: string;
+  family: string;
+  level: number;
+  state: SkillState;
+  /** mastered: step the open interval began; forgotten: step it was forgotten; never: null. */
+  since: number | null;
+  sinceAt: string | null;
+  /** Probe accuracy at the last transition (learned or forgotten), null if never mastered. */
+  accuracy: number | null;
+  /** How many MASTERED intervals (times learned). */
+  intervals: number;
+}
+
+export interface FrontierRow {
+  skillId: string;
+  name: string;
+  family: string;
+  level: number;
+  state: Exclude<SkillState, 'mastered'>;
+  requires: string[];
+}
+
+export interface TimelineEvent {
+  step: number;
+  at: string;
+  skillId: string;
+  event: 'learned' | 'forgotten';
+  accuracy: number | null;
+}
+
+export interface SkillDetail {
+  skill: Skill;
+  state: SkillState | null;
+  prerequisites: { skillId: string; name: string; state: SkillState | null }[];
+  dependents: { skillId: string; name: string; state: SkillState | null }[];
+  intervals: Mastery[];
+  exemplars: Pick<GraphTask, 'id' | 'type' | 'family' | 'level' | 'solveRate' | 'program' | 'parent'>[];
+}
+
+export interface CompareRow {
+  skillId: string;
+  name: string;
+  a: { state: SkillState; since: number | null };
+  b: { state: SkillState; since: number | null };
+  same: boolean;
+}
+
+export type SkillsViewRequest =
+  | { view: 'mastery' | 'frontier' | 'timeline'; runId?: string; atStep?: number; format?: ViewFormat }
+  | { view: 'show'; skill: string; runId?: string; exemplars?: number; format?: ViewFormat }
+  | { view: 'compare'; runIds: [string, string]; atStep?: number; format?: ViewFormat };
+
+/** The run to show: the given id (checked), else the latest run (by startedAt), else an error. */
+export async function resolveRun(graph: SkillGraph, runId?: string): Promise<GraphRun> {
+  const runs = await graph.runs();
+  if (runId !== undefined) {
+    const run = runs.find((r) => r.id === runId);
+    if (!run) throw new Error(`no run '${runId}' in the skill graph (runs: ${runs.map((r) => r.id).join(', ') || 'none'})`);
+    return run;
+  }
+  const last = runs.filter((r) => r.startedAt !== null).at(-1) ?? runs.at(-1);
+  if (!last) throw new Error('the skill graph has no runs yet');
+  return last;
+}
+
+/** State of one skill from its intervals, as of `atStep` (default: the end). */
+function stateOf(intervals: Mastery[], atStep = Infinity): { state: SkillState; since: number | null; sinceAt: string | null; accuracy: number | null } {
+  const seen = intervals.filter((m) => m.sinceStep <= atStep).sort((a, b) => a.sinceStep - b.sinceStep);
+  const last = seen.at(-1);
+  if (!last) return { state: 'never', since: null, sinceAt: null, accuracy: null };
+  if (last.untilStep === null || last.untilStep > atStep) {
+    return { state: 'mastered', since: last.sinceStep, sinceAt: last.sinceAt, accuracy: last.accuracy };
+  }
+  return { state: 'forgotten', since: last.untilStep, sinceAt: last.untilAt, accuracy: last.untilAccuracy ?? null };
+}
+
+function groupBySkill(ms: Mastery[]): Map<string, Mastery[]> {
+  const out = new Map<string, Mastery[]>();
+  for (const m of ms) (out.get(m.skillId) ?? out.set(m.skillId, []).get(m.skillId)!).push(m);
+  return out;
+}
+
+export async function masteryTable(graph: SkillGraph, runId: string, atStep?: number): Promise<MasteryRow[]> {
+  const [skills, ms] = await Promise.all([graph.skills(), graph.mastery(runId)]);
+  const by = groupBySkill(ms);
+  return skills
+    .map((k) => {
+      const intervals = (by.get(k.id) ?? []).filter((m) => m.sinceStep <= (atStep ?? Infinity));
+      const st = stateOf(intervals, atStep);
+      return {
+        skillId: k.id,
+        name: k.name,
+        family: k.family,
+        level: k.level,
+        state: st.state,
+        since: st.since,
+        sinceAt: st.sinceAt,
+        accuracy: st.accuracy,
+        intervals: intervals.length,
+      };
+    })
+    .sort((a, b) => a.family.localeCompare(b.family) || a.level - b.level || a.skillId.localeCompare(b.skillId));
+}
+
+/** Skills not mastered (now, or at atStep) whose prerequisites are all mastered. */
+export async function frontier(graph: SkillGraph, runId: string, atStep?: number): Promise<FrontierRow[]> {
+  const [skills, rows] = await Promise.all([graph.skills(), masteryTable(graph, runId, atStep)]);
+  const state = new Map(rows.map((r) => [r.skillId, r.state]));
+  return skills
+    .filter((k) => state.get(k.id) !== 'mastered' && k.requires.every((r) => state.get(r) === 'mastered'))
+    .map((k) => ({
+      skillId: k.id,
+      name: k.name,
+      family: k.family,
+      level: k.level,
+      state: (state.get(k.id) ?? 'never') as FrontierRow['state'],
+      requires: k.requires,
+    }))
+    .sort((a, b) => a.level - b.level || a.family.localeCompare(b.family) || a.skillId.localeCompare(b.skillId));
+}
+
+export async function timeline(graph: SkillGraph, runId: string): Promise<TimelineEvent[]> {
+  const ms = await graph.mastery(runId);
+  const events: TimelineEvent[] = [];
+  for (const m of ms) {
+    events.push({ step: m.sinceStep, at: m.sinceAt, skillId: m.skillId, event: 'learned', accuracy: m.accuracy });
+    if (m.untilStep !== null) {
+      events.push({
+        step: m.untilStep,
+        at: m.untilAt ?? '',
+        skillId: m.skillId,
+        event: 'forgotten',
+        accuracy: m.untilAccuracy ?? null,
+      });
+    }
+  }
+  const order = { forgotten: 0, learned: 1 };
+  return events.sort((a, b) => a.step - b.step || order[a.event] - order[b.event] || a.skillId.localeCompare(b.skillId));
+}
+
+export async function showSkill(
+  graph: SkillGraph,
+  skillId: string,
+  opts: { runId?: string; exemplars?: number } = {},
+): Promise<SkillDetail> {
+  const skills = await graph.skills();
+  const skill = skills.find((k) => k.id === skillId);
+  if (!skill) throw new Error(`no skill '${skillId}' in the skill graph`);
+  const rows = opts.runId ? await masteryTable(graph, opts.runId) : [];
+  const state = new Map(rows.map((r) => [r.skillId, r.state]));
+  const name = new Map(skills.map((k) => [k.id, k.name]));
+  const ref = (id: string) => ({ skillId: id, name: name.get(id) ?? id, state: state.get(id) ?? null });
+  const tasks = await graph.tasksForSkill(skillId, opts.exemplars ?? 5, opts.runId);
+  const intervals = opts.runId ? (await graph.mastery(opts.runId)).filter((m) => m.skillId === skillId) : [];
+  return {
+    skill,
+    state: state.get(skillId) ?? null,
+    prerequisites: skill.requires.map(ref),
+    dependents: skills.filter((k) => k.requires.includes(skillId)).map((k) => ref(k.id)),
+    intervals,
+    exemplars: tasks.map(({ id, type, family, level, solveRate, program, parent }) => ({
+      id,
+      type,
+      family,
+      level,
+      solveRate,
+      program,
+      parent,
+    })),
+  };
+}
+
+export async function compareRuns(graph: SkillGraph, runA: string, runB: string, atStep?: number): Promise<CompareRow[]> {
+  await resolveRun(graph, runA);
+  await resolveRun(graph, runB);
+  const [a, b] = await Promise.all([masteryTable(graph, runA, atStep), masteryTable(graph, runB, atStep)]);
+  const bm = new Map(b.map((r) => [r.skillId, r]));
+  return a.map((ra) => {
+    const rb = bm.get(ra.skillId);
+    const sb = { state: rb?.state ?? ('never' as SkillState), since: rb?.since ?? null };
+    return {
+      skillId: ra.skillId,
+      name: ra.name,
+      a: { state: ra.state, since: ra.since },
+      b: sb,
+      same: ra.state === sb.state,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// formatting
+
+/** A plain aligned text table. */
+export function formatTable(headers: string[], rows: (string | number | null)[][]): string {
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+}
+
+const pct = (x: number | null) => (x === null ? null : `${(x * 100).toFixed(0)}%`);
+
+const STATE_COLOR: Record<SkillState, string> = { mastered: '#7fc97f', forgotten: '#fdc086', never: '#e0e0e0' };
+
+const dotId = (s: string) => JSON.stringify(s);
+
+/** Graphviz DOT of the skill graph (REQUIRES edges point from a skill to its prerequisite). */
+export function toDot(
+  skills: Skill[],
+  opts: { title?: string; state?: Map<string, SkillState>; frontier?: Set<string>; tasks?: GraphTask[] } = {},
+): string {
+  const out = [`digraph ${dotId(opts.title ?? 'skills')} {`, '  rankdir=BT;', '  node [shape=box, style="rounded,filled", fontname="Helvetica"];'];
+  const families = new Map<string, Skill[]>();
+  for (const k of skills) (families.get(k.family) ?? families.set(k.family, []).get(k.family)!).push(k);
+  let i = 0;
+  for (const [family, ks] of families) {
+    out.push(`  subgraph ${dotId(`cluster_${i++}`)} {`, `    label=${dotId(family || '(undeclared)')};`);
+    for (const k of ks) {
+      const st = opts.state?.get(k.id);
+      const attrs = [`label=${dotId(`${k.name}\\nL${k.level}${st ? ` · ${st}` : ''}`)}`];
+      attrs.push(`fillcolor=${dotId(st ? STATE_COLOR[st] : '#ffffff')}`);
+      if (opts.frontier?.has(k.id)) attrs.push('penwidth=3', 'color="#386cb0"');
+      out.push(`    ${dotId(k.id)} [${attrs.join(', ')}];`);
+    }
+    out.push('  }');
+  }
+  for (const k of skills) for (const r of k.requires) out.push(`  ${dotId(k.id)} -> ${dotId(r)};`);
+  for (const t of opts.tasks ?? []) {
+    out.push(
+      `  ${dotId(`task:${t.id}`)} [shape=note, style=filled, fillcolor="#ffffcc", label=${dotId(
+        `${t.type} L${t.level}${t.solveRate === null ? '' : ` · ${pct(t.solveRate)}`}`,
+      )}];`,
+    );
+    for (const s of t.skills) out.push(`  ${dotId(`task:${t.id}`)} -> ${dotId(s)} [style=dashed, label="EXERCISES"];`);
+  }
+  out.push('}');
+  return out.join('\n') + '\n';
+}
+
+const xml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+
+/** GraphML of the skill graph (Gephi, yEd, Neo4j's apoc.import.graphml read it). */
+export function toGraphML(skills: Skill[], opts: { state?: Map<string, SkillState>; tasks?: GraphTask[] } = {}): string {
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
+    '  <key id="labels" for="node" attr.name="labels" attr.type="string"/>',
+    '  <key id="name" for="node" attr.name="name" attr.type="string"/>',
+    '  <key id="family" for="node" attr.name="family" attr.type="string"/>',
+    '  <key id="level" for="node" attr.name="level" attr.type="int"/>',
+    '  <key id="description" for="node" attr.name="description" attr.type="string"/>',
+    '  <key id="state" for="node" attr.name="state" attr.type="string"/>',
+    '  <key id="type" for="node" attr.name="type" attr.type="string"/>',
+    '  <key id="solveRate" for="node" attr.name="solveRate" attr.type="double"/>',
+    '  <key id="label" for="edge" attr.name="label" attr.type="string"/>',
+    '  <graph id="skills" edgedefault="directed">',
+  ];
+  const data = (k: string, v: string | number) => `<data key="${k}">${xml(String(v))}</data>`;
+  for (const k of skills) {
+    const st = opts.state?.get(k.id);
+    out.push(
+      `    <node id="${xml(`skill:${k.id}`)}">${data('labels', ':Skill')}${data('name', k.name)}${data('family', k.family)}${data(
+        'level',
+        k.level,
+      )}${data('description', k.description)}${st ? data('state', st) : ''}</node>`,
+    );
+  }
+  for (const t of opts.tasks ?? []) {
+    out.push(
+      `    <node id="${xml(`task:${t.id}`)}">${data('labels', ':Task')}${data('type', t.type)}${data('family', t.family)}${data(
+        'level',
+        t.level,
+      )}${t.solveRate === null ? '' : data('solveRate', t.solveRate)}</node>`,
+    );
+  }
+  let e = 0;
+  for (const k of skills) {
+    for (const r of k.requires) {
+      out.push(`    <edge id="e${e++}" source="${xml(`skill:${k.id}`)}" target="${xml(`skill:${r}`)}">${data('label', 'REQUIRES')}</edge>`);
+    }
+  }
+  for (const t of opts.tasks ?? []) {
+    for (const s of t.skills) {
+      out.push(`    <edge id="e${e++}" source="${xml(`task:${t.id}`)}" target="${xml(`skill:${s}`)}">${data('label', 'EXERCISES')}</edge>`);
+    }
+  }
+  out.push('  </graph>', '</graphml>');
+  return out.join('\n') + '\n';
+}
+
+// Cypher literals: JSON string escapes are valid Cypher string escapes.
+const cStr = (s: string) => JSON.stringify(s);
+const cInt = (n: number) => String(Math.trunc(n));
+const cFloat = (n: number) => (Number.isInteger(n) ? `${n}.0` : String(n));
+type Lit = string | null;
+const props = (entries: Record<string, Lit>): string => {
+  const kept = Object.entries(entries).filter(([, v]) => v !== null);
+  return `{${kept.map(([k, v]) => `${k}: ${v}`).join(', ')}}`;
+};
+const opt = <T>(v: T | null, f: (x: T) => string): Lit => (v === null ? null : f(v));
+
+/**
+ * A Cypher script (one statement per line) that recreates the snapshot's graph in an empty (or the
+ * same) Neo4j database: the schema, then MERGE for every node and relationship. Idempotent.
+ */
+export function toCypher(s: GraphSnapshot): string {
+  const out: string[] = ['// cogen skill graph export: run with cypher-shell -f, or statement by statement'];
+  for (const st of schemaStatements()) out.push(`${st.replace(/\s+/g, ' ')};`);
+  for (const k of s.skills) {
+    const p = props({
+      family: opt(k.family, cStr),
+      name: opt(k.name, cStr),
+      description: opt(k.description, cStr),
+      level: opt(k.level, cInt),
+    });
+    out.push(`MERGE (n:Skill {id: ${cStr(k.id)}}) SET n += ${p};`);
+  }
+  for (const r of s.runs) {
+    const p = props({
+      preset: opt(r.preset, cStr),
+      config: opt(r.config, cStr),
+      startedAt: opt(r.startedAt, cStr),
+      endedAt: opt(r.endedAt, cStr),
+      status: opt(r.status, cStr),
+    });
+    out.push(`MERGE (n:Run {id: ${cStr(r.id)}}) SET n += ${p};`);
+  }
+  for (const t of s.tasks) {
+    const p = props({
+      type: opt(t.type, cStr),
+      family: opt(t.family, cStr),
+      level: opt(t.level, cInt),
+      program: opt(t.program, cStr),
+      hash: opt(t.hash, cStr),
+      prompt: opt(t.prompt, cStr),
+      solveRate: opt(t.solveRate, cFloat),
+    });
+    out.push(`MERGE (n:Task {id: ${cStr(t.id)}}) SET n += ${p};`);
+  }
+  for (const c of s.checkpoints) {
+    const p = props({ runId: cStr(c.runId), step: opt(c.step, cInt), path: opt(c.path, cStr) });
+    out.push(`MERGE (n:Checkpoint {id: ${cStr(c.id)}}) SET n += ${p};`);
+  }
+  const rel = (aLabel: string, a: string, bLabel: string, b: string, pattern: string, set = '') =>
+    out.push(`MATCH (a:${aLabel} {id: ${cStr(a)}}), (b:${bLabel} {id: ${cStr(b)}}) MERGE (a)-${pattern}->(b)${set};`);
+  for (const r of s.requires) rel('Skill', r.skillId, 'Skill', r.requiresId, '[:REQUIRES]');
+  for (const e of s.exercises) rel('Task', e.taskId, 'Skill', e.skillId, '[:EXERCISES]');
+  for (const d of s.derivedFrom) rel('Task', d.taskId, 'Task', d.parentId, '[d:DERIVED_FROM]', d.op === null ? '' : ` SET d.op = ${cStr(d.op)}`);
+  for (const p of s.proposed) rel('Run', p.runId, 'Task', p.taskId, `[:PROPOSED {step: ${cInt(p.step)}}]`);
+  for (const m of s.mastered) {
+    const p = props({
+      sinceAt: cStr(m.sinceAt),
+      untilStep: opt(m.untilStep, cInt),
+      untilAt: opt(m.untilAt, cStr),
+      accuracy: cFloat(m.accuracy),
+      untilAccuracy: opt(m.untilAccuracy ?? null, cFloat),
+    });
+    rel('Run', m.runId, 'Skill', m.skillId, `[m:MASTERED {sinceStep: ${cInt(m.sinceStep)}}]`, ` SET m += ${p}`);
+  }
+  for (const v of s.saved) rel('Run', v.runId, 'Checkpoint', v.checkpointId, '[:SAVED]');
+  return out.join('\n') + '\n';
+}
+
+/** Splits a script from toCypher into statements (no trailing `;`), skipping comments. */
+export function cypherStatements(script: string): string[] {
+  return script
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('//'))
+    .map((l) => l.replace(/;$/, ''));
+}
+
+const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
+
+/** Renders one `cogen skills` view as a string. Throws Error with a one-line message on bad input. */
+export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): Promise<string> {
+  const format = req.format ?? 'table';
+  if (!VIEW_FORMATS.includes(format)) throw new Error(`unknown format '${format}' (one of ${VIEW_FORMATS.join(', ')})`);
+  if (format === 'cypher') return toCypher(await graph.snapshot());
+
+  if (req.view === 'compare') {
+    const [a, b] = req.runIds;
+    const rows = await compareRuns(graph, a, b, req.atStep);
+    if (format === 'json') return json({ runs: [a, b], skills: rows });
+    if (format === 'table') {
+      const diff = rows.filter((r) => !r.same).length;
+      return (
+        formatTable(
+          ['skill', a, 'since', b, 'since', ''],
+          rows.map((r) => [r.skillId, r.a.state, r.a.since, r.b.state, r.b.since, r.same ? '' : '*']),
+        ) + `${diff} of ${rows.length} skills differ\n`
+      );
+    }
+    const skills = await graph.skills();
+    const state = new Map(rows.map((r) => [r.skillId, r.a.state]));
+    return format === 'dot' ? toDot(skills, { title: `${a} vs ${b}`, state }) : toGraphML(skills, { state });
+  }
+
+  if (req.view === 'show') {
+    const detail = await showSkill(graph, req.skill, { runId: req.runId, exemplars: req.exemplars });
+    if (format === 'json') return json(detail);
+    if (format === 'table') {
+      const k = detail.skill;
+      const lines = [
+        `${k.id} — ${k.name} (${k.family}, level ${k.level})${detail.state ? ` · ${detail.state}` : ''}`,
+        k.description ? k.description : '(no description)',
+        `requires: ${detail.prerequisites.map((p) => `${p.skillId}${p.state ? ` [${p.state}]` : ''}`).join(', ') || '-'}`,
+        `unlocks:  ${detail.dependents.map((p) => `${p.skillId}${p.state ? ` [${p.state}]` : ''}`).join(', ') || '-'}`,
+      ];
+      if (detail.intervals.length > 0) {
+        lines.push(
+          `mastered: ${detail.intervals
+            .map((m) => `steps ${m.sinceStep}–${m.untilStep ?? 'now'} (${pct(m.accuracy)})`)
+            .join('; ')}`,
+        );
+      }
+      lines.push('', 'exemplar tasks:');
+      const text = lines.join('\n') + '\n';
+      return (
+        text +
+        formatTable(
+          ['task', 'type', 'level', 'solve rate', 'parent', 'program'],
+          detail.exemplars.map((t) => [
+            t.id,
+            t.type,
+            t.level,
+            pct(t.solveRate),
+            t.parent ? `${t.parent.op} ${t.parent.id}` : null,
+            t.program.replace(/\s+/g, ' ').slice(0, 60),
+          ]),
+        )
+      );
+    }
+    const skills = await graph.skills();
+    const ids = new Set([req.skill, ...detail.prerequisites.map((p) => p.skillId), ...detail.dependents.map((p) => p.skillId)]);
+    const near = skills.filter((k) => ids.has(k.id)).map((k) => ({ ...k, requires: k.requires.filter((r) => ids.has(r)) }));
+    const tasks = await graph.tasksForSkill(req.skill, req.exemplars ?? 5, req.runId);
+    const state = new Map<string, SkillState>();
+    for (const p of [...detail.prerequisites, ...detail.dependents]) if (p.state) state.set(p.skillId, p.state);
+    if (detail.state) state.set(req.skill, detail.state);
+    const onlyNear = tasks.map((t) => ({ ...t, skills: t.skills.filter((s) => ids.has(s)) }));
+    return format === 'dot' ? toDot(near, { title: req.skill, state, tasks: onlyNear }) : toGraphML(near, { state, tasks: onlyNear });
+  }
+
+  const run = await resolveRun(graph, req.runId);
+  if (req.view === 'timeline') {
+    const events = await timeline(graph, run.id);
+    if (format === 'json') return json({ run: run.id, events });
+    if (format === 'table') {
+      return (
+        `run ${run.id}\n` +
+        formatTable(
+          ['step', 'event', 'skill', 'accuracy', 'at'],
+          events.map((e) => [e.step, e.event, e.skillId, pct(e.accuracy), e.at]),
+        )
+      );
+    }
+  }
+  const rows = await masteryTable(graph, run.id, req.atStep);
+  const front = await frontier(graph, run.id, req.atStep);
+  if (req.view === 'frontier') {
+    if (format === 'json') return json({ run: run.id, frontier: front });
+    if (format === 'table') {
+      return (
+        `run ${run.id}: ${front.length} skill(s) unlockable next\n` +
+        formatTable(
+          ['skill', 'name', 'family', 'level', 'state', 'requires'],
+          front.map((f) => [f.skillId, f.name, f.family, f.level, f.state, f.requires.join(', ') || null]),
+        )
+      );
+    }
+  }
+  if (req.view === 'mastery') {
+    if (format === 'json') return json({ run: run.id, skills: rows });
+    if (format === 'table') {
+      const mastered = rows.filter((r) => r.state === 'mastered').length;
+      return (
+        `run ${run.id} (${run.status ?? 'unknown'}): ${mastered} of ${rows.length} skills mastered\n` +
+        formatTable(
+          ['skill', 'name', 'family', 'level', 'state', 'since', 'accuracy', 'times'],
+          rows.map((r) => [r.skillId, r.name, r.family, r.level, r.state, r.since, pct(r.accuracy), r.intervals]),
+        )
+      );
+    }
+  }
+  const skills = await graph.skills();
+  const state = new Map(rows.map((r) => [r.skillId, r.state]));
+  const frontierSet = new Set(front.map((f) => f.skillId));
+  return format === 'dot' ? toDot(skills, { title: run.id, state, frontier: frontierSet }) : toGraphML(skills, { state });
+}
