@@ -11,7 +11,33 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { PRELUDE } from './prelude.mjs';
+import { callScript } from './prelude.mjs';
+
+// Determinism. The WASM module reads the clock and the time zone through this thread's global
+// Date (gettimeofday, localtime, tzset), so freezing it here freezes QuickJS's Date.now(), new
+// Date(), local time (UTC) and the seed of Math.random (taken from the clock when a context is
+// made), at no cost per call. Nothing in this worker needs the real wall clock: deadlines use
+// performance.now().
+const FIXED_NOW = Date.UTC(2025, 0, 1);
+{
+  const RealDate = Date;
+  const asUtc = (...a) => (a.length >= 2 ? [RealDate.UTC(...a)] : a.length === 1 ? a : [FIXED_NOW]);
+  class FixedDate extends RealDate {
+    constructor(...a) {
+      super(...asUtc(...a));
+    }
+    static now() {
+      return FIXED_NOW;
+    }
+    getTimezoneOffset() {
+      return 0;
+    }
+  }
+  for (const k of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+    FixedDate.prototype['get' + k] = RealDate.prototype['getUTC' + k];
+  }
+  globalThis.Date = FixedDate;
+}
 
 /** Language features every context gets. No TypedArrays (hence no SharedArrayBuffer/Atomics). */
 const INTRINSICS = {
@@ -25,8 +51,19 @@ const INTRINSICS = {
   Promise: true,
 };
 /** A runtime is rebuilt after this many contexts, as a guard against slow leaks. */
-const RECYCLE_EVERY = 4000;
+const RECYCLE_EVERY = 5000;
 const DETAIL_MAX = 300;
+const REASONS = new Set([
+  'syntax',
+  'runtime-error',
+  'timeout',
+  'memory',
+  'stack',
+  'output-too-large',
+  'non-serialisable',
+  'forbidden',
+  'no-function',
+]);
 
 const progress = workerData && workerData.progress ? new Int32Array(workerData.progress) : new Int32Array(2);
 
@@ -48,17 +85,18 @@ async function loadModule() {
   mod = await newQuickJSWASMModuleFromVariant(variant);
 }
 
-function newRuntime() {
-  if (rt) {
+function dropRuntime() {
+  const old = rt;
+  rt = null;
+  rtUses = 0;
+  if (old) {
     try {
-      rt.dispose();
+      old.dispose();
     } catch {
-      // a runtime in a bad state is dropped with its module
+      // a runtime that cannot be freed cleanly takes its module with it
       mod = null;
     }
   }
-  rt = null;
-  rtUses = 0;
 }
 
 function runtime() {
@@ -83,82 +121,88 @@ function runJob(program, argsJson, limits) {
   let dirty = false;
   let out;
   try {
-    const code = `${PRELUDE}(${JSON.stringify(program)},${JSON.stringify(argsJson)},${limits.maxOutputBytes | 0})`;
-    const res = ctx.evalCode(code, 'task.js');
+    const res = ctx.evalCode(callScript(program, argsJson, limits.maxOutputBytes), 'task.js');
     if (res.error) {
-      dirty = true;
-      out = escaped(ctx, r, res.error, limits);
+      out = failure(ctx, r, res.error, limits);
       res.error.dispose();
+      if (out[0] === 'memory' || out[0] === 'stack' || out[0] === 'timeout') dirty = true;
     } else {
       const h = res.value;
       const s = ctx.typeof(h) === 'string' ? ctx.getString(h) : null;
       h.dispose();
-      out = decode(s, limits);
+      out = success(s, limits);
     }
   } finally {
     if (interrupted) dirty = true;
-    if (r.hasPendingJob()) dirty = true; // promise jobs hold the context: drop the whole runtime
+    // Pending promise jobs keep the context alive inside the runtime: drop the whole runtime.
+    if (r.hasPendingJob()) dirty = true;
     try {
       ctx.dispose();
     } catch {
       dirty = true;
     }
   }
-  if (dirty || rtUses >= RECYCLE_EVERY) newRuntime();
+  if (dirty || rtUses >= RECYCLE_EVERY) dropRuntime();
   return out;
 }
 
-/** The prelude's answer: 'v' + JSON, or 'e' + reason + '\n' + detail. */
-function decode(s, limits) {
-  if (s === null) return ['non-serialisable', 'sandbox returned no string'];
-  if (s.charCodeAt(0) === 118 /* v */) {
-    const json = s.slice(1);
-    if (json.length > limits.maxOutputBytes || Buffer.byteLength(json, 'utf8') > limits.maxOutputBytes) {
-      return ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
-    }
-    try {
-      JSON.parse(json);
-    } catch {
-      return ['non-serialisable', 'result is not valid JSON'];
-    }
-    return [0, json];
+function success(s, limits) {
+  if (s === null) return ['non-serialisable', 'no JSON text came back'];
+  if (s.length > limits.maxOutputBytes || (s.length * 3 > limits.maxOutputBytes && Buffer.byteLength(s, 'utf8') > limits.maxOutputBytes)) {
+    return ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
   }
-  const nl = s.indexOf('\n');
-  const reason = nl < 0 ? s.slice(1) : s.slice(1, nl);
-  const detail = nl < 0 ? '' : s.slice(nl + 1);
-  return [REASONS.has(reason) ? reason : 'runtime-error', clip(detail)];
+  return [0, s];
 }
 
-const REASONS = new Set([
-  'syntax',
-  'runtime-error',
-  'timeout',
-  'memory',
-  'stack',
-  'output-too-large',
-  'non-serialisable',
-  'forbidden',
-  'no-function',
-]);
-
-/** An exception escaped the prelude's own try/catch: an interrupt, or the limits hit in the catch. */
-function escaped(ctx, r, errHandle, limits) {
-  if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
-  // Give the inspection a little room of its own.
-  r.setMemoryLimit(limits.memoryBytes + (1 << 20));
-  deadline = performance.now() + 20;
-  let msg = '';
+function str(ctx, obj, key) {
   try {
-    const m = ctx.getProp(errHandle, 'message');
-    if (ctx.typeof(m) === 'string') msg = ctx.getString(m);
-    m.dispose();
+    const h = ctx.getProp(obj, key);
+    const v = ctx.typeof(h) === 'string' ? ctx.getString(h) : ctx.typeof(h) === 'number' ? ctx.getNumber(h) : undefined;
+    h.dispose();
+    return v;
   } catch {
-    msg = '';
+    return undefined;
   }
-  if (/out of memory|string too long/i.test(msg)) return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
-  if (/stack overflow|call stack/i.test(msg)) return ['stack', 'stack overflow'];
+}
+
+/** Why a call failed: the exception that escaped the script, read carefully. */
+function failure(ctx, r, err, limits) {
   if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
-  return ['runtime-error', clip(msg || 'uncaught exception')];
+  // Inspection may run the program's getters: give it a little room and time of its own.
+  r.setMemoryLimit(limits.memoryBytes + (1 << 20));
+  deadline = performance.now() + Math.min(limits.timeoutMs, 20);
+  const phase = str(ctx, ctx.global, '__cogen_phase__');
+  const type = ctx.typeof(err);
+  let reason = 'runtime-error';
+  let detail;
+  if (type === 'string') {
+    const s = ctx.getString(err);
+    if (s.charCodeAt(0) === 1) {
+      const nl = s.indexOf('\n');
+      const named = s.slice(1, nl < 0 ? s.length : nl);
+      if (REASONS.has(named)) return [named, clip(nl < 0 ? '' : s.slice(nl + 1))];
+    }
+    detail = `thrown: ${JSON.stringify(s)}`;
+  } else if (type === 'object' || type === 'function') {
+    const name = str(ctx, err, 'name');
+    const message = str(ctx, err, 'message');
+    if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+    if (message === 'out of memory' || message === 'string too long') return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap (${message})`];
+    if (message === 'stack overflow' || message === 'Maximum call stack size exceeded') return ['stack', `exceeded the ${limits.stackBytes} byte stack cap`];
+    if (name === 'SyntaxError' && phase === undefined) return ['syntax', clip(`SyntaxError: ${message}`)];
+    if (typeof message === 'string' && message.startsWith('forbidden:')) return ['forbidden', clip(message)];
+    detail = typeof name === 'string' && typeof message === 'string' ? `${name}: ${message}` : `non-Error ${type} thrown`;
+  } else {
+    let v = '?';
+    try {
+      v = type === 'number' ? String(ctx.getNumber(err)) : type;
+    } catch {
+      // keep '?'
+    }
+    detail = `thrown: ${v}`;
+  }
+  if (phase === 3) reason = 'non-serialisable';
+  return [reason, clip(phase === 3 ? `exception during serialisation: ${detail}` : detail)];
 }
 
 /** Runs jobs[start..] until done or until the engine must be reloaded; returns the next index. */
@@ -180,8 +224,22 @@ function runFrom(jobs, start, limits, results) {
   return jobs.length;
 }
 
+/** Runs a few representative calls so that V8 has compiled the engine before real deadlines apply. */
+function warmUp() {
+  const limits = { timeoutMs: 10_000, memoryBytes: 16 << 20, stackBytes: 256 << 10, maxOutputBytes: 1 << 16 };
+  const progs = [
+    'function f(xs, s) { return { a: xs.map((x) => x * 2).filter((x) => x % 3 !== 0).reduce((a, b) => a + b, 0), s: s.split("").reverse().join("") } }',
+    'function f(xs, s) { const m = new Map(); for (const x of xs) m.set(x, (m.get(x) || 0) + 1); return [...m.keys()].sort((a, b) => a - b).concat([s.toUpperCase(), /a+/.test(s)]) }',
+    'function f() { throw new Error("x") }',
+    'function f( {',
+  ];
+  for (let i = 0; i < 30; i++) runJob(progs[i % progs.length], '[[3,1,2,3],"abc"]', limits);
+  dropRuntime();
+}
+
 async function main() {
   await loadModule();
+  warmUp();
   parentPort.on('message', async (msg) => {
     if (msg.t !== 'run') return;
     const { id, jobs, limits } = msg;
