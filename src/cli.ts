@@ -9,9 +9,7 @@ import { startRun } from './loop.js';
 import { createProgress, formatDuration } from './progress.js';
 import { RunStore, StoreError } from './store.js';
 import { skillsCommand } from './skills-cli.js';
-
-/** An error whose message is meant for the user as it is. */
-export class UserError extends Error {}
+import { UserError } from './errors.js';
 
 const USER_ERRORS = [UserError, ConfigError, StoreError];
 

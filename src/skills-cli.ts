@@ -1,0 +1,115 @@
+// `cogen skills`: the skill graph of a run (mastery table, frontier, timeline, one skill, a comparison
+// of two runs), the whole taxonomy, and `sync` (replay a run's outbox into a graph, e.g. a fresh Neo4j).
+import { Command, Option } from 'commander';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { formatTaxonomy } from '../generators/index.js';
+import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../graphs/index.js';
+import type { SkillGraph } from '../graphs/types.js';
+import { UserError } from './errors.js';
+import type { RunStore } from './store.js';
+
+interface Deps {
+  openRun: (runsDir: string, id: string) => RunStore;
+  runsDirOption: () => Option;
+}
+
+const VIEWS = ['mastery', 'frontier', 'timeline', 'show', 'sync'] as const;
+
+export function skillsCommand(program: Command, deps: Deps): void {
+  program
+    .command('skills')
+    .description('inspect the skill graph: mastery table (default), frontier, timeline, show <skill>, sync')
+    .argument('[view]', `one of ${VIEWS.join(', ')}`, 'mastery')
+    .argument('[skill]', 'the skill id, for show')
+    .option('--run <id>', 'the run (repeat to compare two runs; default: the latest run)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--taxonomy', 'print the whole skill taxonomy (families, levels, skills, prerequisites)')
+    .addOption(new Option('--format <format>', 'output format').choices(VIEW_FORMATS).default('table'))
+    .option('--at-step <n>', 'the mastery state as it was at this step', (v: string) => Number(v))
+    .option('--graph <kind>', 'read from (or sync into) embedded|neo4j', 'embedded')
+    .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
+    .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); password from NEO4J_PASSWORD')
+    .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')
+    .addOption(deps.runsDirOption())
+    .action(async (view: string, skill: string | undefined, o) => {
+      const format = o.format as ViewFormat;
+      if (o.taxonomy) {
+        if (format === 'graphml' || format === 'cypher') throw new Error(`--taxonomy prints table, json or dot, not ${format}`);
+        process.stdout.write(ensureNewline(formatTaxonomy(format)));
+        return;
+      }
+      if (!(VIEWS as readonly string[]).includes(view)) throw new UserError(`unknown view "${view}" (one of ${VIEWS.join(', ')})`);
+      const runsDir = resolve(o.runsDir);
+      const runIds: string[] = o.run.length ? o.run : [latestRun(runsDir)];
+      if (runIds.length > 2) throw new UserError('--run may be given once, or twice to compare two runs');
+
+      if (view === 'sync') {
+        const target = await openTarget(o, null);
+        let total = 0;
+        try {
+          for (const id of runIds) {
+            const store = deps.openRun(runsDir, id);
+            try {
+              total += await replayAll(store.allEvents(), target);
+            } finally {
+              store.close();
+            }
+          }
+        } finally {
+          await target.close();
+        }
+        process.stderr.write(`synced ${total} events of ${runIds.join(', ')} into the ${o.graph} skill graph\n`);
+        return;
+      }
+
+      const store = o.graph === 'embedded' ? deps.openRun(runsDir, runIds[0]!) : null;
+      const graph = await openTarget(o, store);
+      try {
+        if (runIds.length === 2 && o.graph === 'embedded') {
+          // Two embedded runs live in two databases: compare by loading the second run's events into the first's view.
+          throw new UserError('comparing two runs needs one graph holding both: sync them into Neo4j (--graph neo4j), or use `cogen skills sync`');
+        }
+        const out =
+          view === 'show'
+            ? await renderSkills(graph, { view: 'show', skill: required(skill, 'show needs a skill id'), runId: runIds[0], format })
+            : runIds.length === 2
+              ? await renderSkills(graph, { view: 'compare', runIds: [runIds[0]!, runIds[1]!], atStep: o.atStep, format })
+              : await renderSkills(graph, { view: view as 'mastery' | 'frontier' | 'timeline', runId: runIds[0], atStep: o.atStep, format });
+        process.stdout.write(ensureNewline(out));
+      } finally {
+        await graph.close();
+        store?.close();
+      }
+    });
+}
+
+async function openTarget(o: Record<string, string | undefined>, store: RunStore | null): Promise<SkillGraph> {
+  if (o.graph === 'neo4j') {
+    const env = neo4jOptionsFromEnv();
+    const uri = o.neo4jUri ?? env?.uri;
+    if (!uri) throw new UserError('--graph neo4j needs --neo4j-uri or NEO4J_URI');
+    return openSkillGraph({
+      kind: 'neo4j',
+      uri,
+      user: o.neo4jUser ?? env?.user ?? 'neo4j',
+      password: env?.password ?? process.env.NEO4J_PASSWORD ?? '',
+      database: o.neo4jDatabase ?? env?.database,
+    });
+  }
+  if (o.graph !== 'embedded') throw new UserError(`unknown graph "${o.graph}" (embedded or neo4j)`);
+  if (!store) throw new UserError('the embedded graph lives in a run: give --run <id>');
+  return openSkillGraph({ kind: 'embedded', db: store.db });
+}
+
+function latestRun(runsDir: string): string {
+  const ids = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => existsSync(join(runsDir, d, 'run.db'))) : [];
+  if (ids.length === 0) throw new UserError(`no runs in ${runsDir}: start one with \`cogen run\`, or give --run <id>`);
+  return ids.sort((a, b) => statSync(join(runsDir, a)).mtimeMs - statSync(join(runsDir, b)).mtimeMs).at(-1)!;
+}
+
+function required<T>(v: T | undefined, message: string): T {
+  if (v === undefined) throw new UserError(message);
+  return v;
+}
+
+const ensureNewline = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
