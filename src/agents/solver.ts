@@ -24,8 +24,9 @@ function unquoteInline(s: string): string {
 
 /**
  * The final answer in a model's reply: the last fenced block (for programs, the last one that
- * declares a function), else the last `ANSWER: …` line (a bare `ANSWER:` takes the text below it),
- * else ''. An empty answer is scored 0 by the verifier.
+ * declares a function), or the last `ANSWER: …` line if it comes later (a bare `ANSWER:` takes the
+ * text below it); else the whole reply when it is nothing but a JSON literal (or, for programs, a
+ * function); else ''. An empty answer is scored 0 by the verifier.
  */
 export function extractAnswer(reply: string, kind: AnswerKind): string {
   let blocks = [...reply.matchAll(FENCE)].map((m) => ({ at: m.index!, body: m[2]!.trim() })).filter((b) => b.body.length > 0);
@@ -40,7 +41,21 @@ export function extractAnswer(reply: string, kind: AnswerKind): string {
     const below = reply.slice(tag.index! + tag[0].length).trim();
     if (below || !block) return below;
   }
-  return block ? block.body : '';
+  if (block) return block.body;
+  return bareAnswer(reply, kind);
+}
+
+/** A reply that is nothing but the answer (as the natural rendering asks): a JSON literal or a program. */
+function bareAnswer(reply: string, kind: AnswerKind): string {
+  const t = unquoteInline(reply);
+  if (!t) return '';
+  if (kind === 'program') return /^(?:function\s+f\s*\(|\(?[\w\s,]*\)?\s*=>)/.test(t) ? t : '';
+  try {
+    JSON.parse(t);
+    return t;
+  } catch {
+    return '';
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
