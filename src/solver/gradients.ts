@@ -32,6 +32,18 @@ function expandReduced(dy: tf.Tensor, xShape: number[], axis: unknown): tf.Tenso
   return tf.mul(tf.reshape(dy, kept), tf.ones(xShape));
 }
 
+let explicitTranspose = true;
+/** For benchmarks: false makes the matMul gradient use transpose flags, as tfjs's own gradient does. */
+export function setExplicitTranspose(on: boolean): void {
+  explicitTranspose = on;
+}
+
+/** matMul with transposes done explicitly for rank-2 operands (see BatchMatMul below). */
+export function matMulFast(a: tf.Tensor, b: tf.Tensor, tA = false, tB = false): tf.Tensor {
+  if (!explicitTranspose || a.rank !== 2 || b.rank !== 2 || (!tA && !tB)) return tf.matMul(a, b, tA, tB);
+  return tf.matMul(tA ? tf.transpose(a) : a, tB ? tf.transpose(b) : b);
+}
+
 const grads: Record<string, { inputsToSave?: string[]; outputsToSave?: boolean[]; fn: GradFn }> = {
   Add: { inputsToSave: ['a', 'b'], fn: (dy, [a, b]) => ({ a: () => unbroadcast(dy as tf.Tensor, a!.shape), b: () => unbroadcast(dy as tf.Tensor, b!.shape) }) },
   Sub: { inputsToSave: ['a', 'b'], fn: (dy, [a, b]) => ({ a: () => unbroadcast(dy as tf.Tensor, a!.shape), b: () => unbroadcast(tf.neg(dy as tf.Tensor), b!.shape) }) },
@@ -111,13 +123,15 @@ const grads: Record<string, { inputsToSave?: string[]; outputsToSave?: boolean[]
       return { logits: () => tf.mul(y!, tf.sub(d, tf.sum(tf.mul(d, y!), dim, true))) };
     },
   },
+  // With rank-2 operands the gradient matMuls take explicit transposes: tfjs-wasm runs a 2-D
+  // matMul without transpose flags through XNNPACK and one with flags through a ~10x slower loop.
   BatchMatMul: {
     inputsToSave: ['a', 'b'],
     fn: (dy, [a, b], at) => {
       const d = dy as tf.Tensor;
       const tA = at.transposeA as boolean;
       const tB = at.transposeB as boolean;
-      const mm = (x: tf.Tensor, y: tf.Tensor, tx: boolean, ty: boolean): tf.Tensor => tf.matMul(x, y, tx, ty);
+      const mm = (x: tf.Tensor, y: tf.Tensor, tx: boolean, ty: boolean): tf.Tensor => matMulFast(x, y, tx, ty);
       let da: () => tf.Tensor;
       let db: () => tf.Tensor;
       if (!tA && !tB) { da = () => mm(d, b!, false, true); db = () => mm(a!, d, true, false); }

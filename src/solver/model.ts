@@ -7,6 +7,7 @@
 // prompt of the batch; pad keys are masked out of attention.
 import * as tf from '@tensorflow/tfjs-core';
 import type { Rng } from '../rng.js';
+import { matMulFast } from './gradients.js';
 
 export interface ModelConfig {
   vocabSize: number;
@@ -184,7 +185,7 @@ export function hidden(
 
 /** Logits [n, V] from final hidden states [n, d] (tied head). */
 export function head(p: Params, h: tf.Tensor2D): tf.Tensor2D {
-  return tf.matMul(h, P(p, 'wte.weight') as tf.Tensor2D, false, true);
+  return matMulFast(h, P(p, 'wte.weight'), false, true) as tf.Tensor2D;
 }
 
 /**

@@ -1,0 +1,186 @@
+// The solver policy on the cpu backend: grammar, sampling log-probs, gradients, checkpoints.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
+import { allowedTokens, grammarFor, isWellFormed } from '../src/solver/grammar.js';
+import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.js';
+import { EOS, VOCAB_SIZE, decode, encode, idChar } from '../src/solver/tokenizer.js';
+import type { AnswerKind } from '../src/task.js';
+
+const quiet = { log: () => {} };
+const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
+  backend: 'cpu',
+  model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 12, maxAnswerLen: 6 },
+  optim: { lr: 1e-2, warmupSteps: 2, totalSteps: 20 },
+  ...over,
+});
+const prompts = [
+  { text: 'f(x)=x+1 x=2', kind: 'literal' as AnswerKind },
+  { text: 'a much longer prompt than twelve chars', kind: 'program' as AnswerKind },
+  { text: 'ok', kind: 'literal' as AnswerKind },
+];
+const rewardOf = (t: string): number => (t.length % 2 === 0 ? 1 : 0) * 0.7 + (t.includes('1') ? 0.3 : 0);
+
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+describe('tokenizer and config', () => {
+  it('round-trips printable ASCII', () => {
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))) }), (s) => decode(encode(s)) === s));
+  });
+  it('parses {} into a working default', () => {
+    const c = solverConfigSchema.parse({});
+    expect(c.model.dModel % c.model.heads).toBe(0);
+    expect(c.loss.type).toBe('grpo');
+    expect(c.loss.beta).toBe(0);
+    expect(() => solverConfigSchema.parse({ model: { dModel: 30, heads: 4 } })).toThrow(/divisible/);
+  });
+});
+
+describe('grammar-constrained decoding', () => {
+  const walk = (kind: AnswerKind, maxLen: number, choices: number[]): string => {
+    const g = grammarFor(kind);
+    let s = g.start();
+    let text = '';
+    for (let k = 0; k <= maxLen; k++) {
+      const m = allowedTokens(kind, s, maxLen - k);
+      const ids = [...m.keys()].filter((i) => m[i]);
+      expect(ids.length).toBeGreaterThan(0);
+      const id = ids[choices[k % choices.length]! % ids.length]!;
+      if (id === EOS) return text;
+      text += idChar(id);
+      s = g.next(s, idChar(id))!;
+    }
+    throw new Error('no <eos> within budget');
+  };
+  it('every random path through a literal mask is JSON within the budget', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 24 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (maxLen, ch) => {
+      const t = walk('literal', maxLen, ch);
+      expect(t.length).toBeLessThanOrEqual(maxLen);
+      expect(() => JSON.parse(t)).not.toThrow();
+      expect(isWellFormed('literal', t, maxLen)).toBe(true);
+    }), { numRuns: 300 });
+  });
+  it('every random path through a program mask is balanced within the budget', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (maxLen, ch) => {
+      const t = walk('program', maxLen, ch);
+      expect(t.length).toBeLessThanOrEqual(maxLen);
+      expect(isWellFormed('program', t, maxLen)).toBe(true);
+    }), { numRuns: 300 });
+  });
+  it('accepts typical answers and rejects malformed ones', () => {
+    for (const t of ['-12', '0.5', '"ab c"', 'true', 'null', '[1,[2,"x"]]', '{"a":1,"b":[]}', '[]', '{}']) expect(isWellFormed('literal', t, 24)).toBe(true);
+    for (const t of ['01', '-', '[1,]', '{"a"}', "'x'", 'tru', '1.']) expect(isWellFormed('literal', t, 24)).toBe(false);
+    for (const t of ['a=>a*2', '(a,b)=>a+b', 'x=>[x,"(")]'.slice(0, 9) + ']', 's=>s.length']) expect(isWellFormed('program', t, 40)).toBe(true);
+    for (const t of ['a=>(a', 'a=>a+', '(]', '"abc']) expect(isWellFormed('program', t, 40)).toBe(false);
+  });
+});
+
+describe('policy', () => {
+  it('samples well-formed answers; training log-probs equal sampling log-probs', async () => {
+    const p = await createPolicy(tiny({ sampling: { temperature: 0.7, topP: 0.9, topK: 20 } }), { seed: 3, ...quiet });
+    const out = await p.sample(prompts, 4);
+    expect(out.map((g) => g.length)).toEqual([4, 4, 4]);
+    out.forEach((g, b) => g.forEach((s) => {
+      expect(s.group).toBe(b);
+      expect(isWellFormed(prompts[b]!.kind, s.text, 6)).toBe(true);
+    }));
+    const { sampled, recomputed } = await p.recomputeLogProbs();
+    let maxDiff = 0;
+    sampled.forEach((row, i) => row.forEach((v, k) => { maxDiff = Math.max(maxDiff, Math.abs(v - recomputed[i]![k]!)); }));
+    expect(maxDiff).toBeLessThan(1e-5);
+    const g = await p.greedy(prompts);
+    expect(g).toHaveLength(3);
+    expect(await p.greedy(prompts)).toEqual(g);
+    const st = await p.update(out.map((grp) => grp.map((s) => rewardOf(s.text))));
+    for (const k of ['loss', 'meanAbsAdvantage', 'clipFraction', 'kl', 'entropy', 'tokens', 'groups', 'lr'] as const) expect(Number.isFinite(st[k])).toBe(true);
+    p.dispose();
+  });
+
+  it('all-equal rewards: dynamic sampling drops every group, no step', async () => {
+    const p = await createPolicy(tiny(), { seed: 1, ...quiet });
+    const out = await p.sample(prompts, 3);
+    const st = await p.update(out.map((g) => g.map(() => 1)));
+    expect(st.groups).toBe(0);
+    expect(p.step).toBe(0);
+    p.dispose();
+  });
+
+  for (const type of ['grpo', 'gmpo'] as const) {
+    it(`${type}: gradients match finite differences on a tiny model`, async () => {
+      const p = await createPolicy(tiny({ loss: { type, beta: 0.1 } }), { seed: 11, ...quiet });
+      const out = await p.sample(prompts, 3);
+      // move old log-probs off the current ones, so ratios differ from 1 (some clipped, some not)
+      const ro = p.lastRollout()!;
+      ro.rows.forEach((r, i) => r.oldLogp.forEach((v, k) => { r.oldLogp[k] = v + 0.15 * Math.sin(3 * i + k); }));
+      const rewards = out.map((g, b) => g.map((_, i) => ((b + i) % 3 === 0 ? 1 : 0)));
+      const { grads } = await p.lossAndGrads(rewards);
+      const w = await p.weights();
+      const checks: [string, number][] = [];
+      for (const name of ['wte.weight', 'wpe.weight', 'h.0.attn.c_attn.weight', 'h.0.mlp.c_fc.weight', 'ln_f.weight', 'h.0.ln_1.bias']) {
+        const g = grads.get(name)!;
+        let best = 0;
+        for (let i = 0; i < g.length; i++) if (Math.abs(g[i]!) > Math.abs(g[best]!)) best = i;
+        checks.push([name, best], [name, (best * 7 + 3) % g.length]);
+      }
+      const h = 1e-2;
+      for (const [name, i] of checks) {
+        const x = w.get(name)!.data[i]!;
+        p.setWeight(name, i, x + h);
+        const up = await p.lossOnly(rewards);
+        p.setWeight(name, i, x - h);
+        const down = await p.lossOnly(rewards);
+        p.setWeight(name, i, x);
+        const fd = (up - down) / (2 * h);
+        const an = grads.get(name)![i]!;
+        expect(Math.abs(fd - an), `${name}[${i}] fd=${fd} analytic=${an}`).toBeLessThan(2e-3 + 0.05 * Math.abs(an));
+      }
+      p.dispose();
+    });
+  }
+
+  it('resume is exact: 2N steps = N steps + save/load + N steps', async () => {
+    const cfg = tiny({ loss: { type: 'dapo', mu: 2, beta: 0.05 } });
+    const run = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
+      for (let s = 0; s < n; s++) {
+        const out = await p.sample(prompts, 4);
+        await p.update(out.map((g) => g.map((x) => rewardOf(x.text))));
+      }
+    };
+    const a = await createPolicy(cfg, { seed: 5, ...quiet });
+    await run(a, 4);
+    const b = await createPolicy(cfg, { seed: 5, ...quiet });
+    await run(b, 2);
+    const dir = mkdtempSync(path.join(tmpdir(), 'cogen-solver-'));
+    dirs.push(dir);
+    await b.save(dir);
+    b.dispose();
+    const c = await createPolicy(cfg, { seed: 999, ...quiet });
+    await c.load(dir);
+    await run(c, 2);
+    expect(a.step).toBe(8);
+    expect(c.step).toBe(8);
+    const wa = await a.weights();
+    const wc = await c.weights();
+    for (const [name, t] of wa) expect(Array.from(wc.get(name)!.data), name).toEqual(Array.from(t.data));
+    // the weights file is plain safetensors
+    const st = decodeSafetensors(readFileSync(path.join(dir, 'model.safetensors')));
+    expect(st.tensors.get('wte.weight')!.shape).toEqual([VOCAB_SIZE, 16]);
+    a.dispose();
+    c.dispose();
+  });
+
+  it('safetensors layout: u64 header length, JSON header, aligned F32 data', () => {
+    const buf = encodeSafetensors(new Map([['x', { shape: [2, 2], data: new Float32Array([1, -2, 3.5, 0]) }], ['y', { shape: [1], data: new Float32Array([7]) }]]));
+    const hlen = Number(buf.readBigUInt64LE(0));
+    expect((8 + hlen) % 8).toBe(0);
+    const header = JSON.parse(buf.toString('utf8', 8, 8 + hlen)) as Record<string, { dtype: string; data_offsets: number[] }>;
+    expect(header.x).toMatchObject({ dtype: 'F32', shape: [2, 2], data_offsets: [0, 16] });
+    expect(header.y!.data_offsets).toEqual([16, 20]);
+    expect(buf.readFloatLE(8 + hlen + 8)).toBe(3.5);
+    expect(Array.from(decodeSafetensors(buf).tensors.get('x')!.data)).toEqual([1, -2, 3.5, 0]);
+  });
+});
