@@ -20,6 +20,8 @@ import {
   passAtK,
   passAtKGroup,
   REJECTION_REASONS,
+  learnabilityReward,
+  toProposalRecord,
   ScriptedChatModel,
   Semaphore,
   chatMessages,
@@ -197,6 +199,18 @@ describe('proposer: rejections', () => {
     expect(agent.usage().failures).toBe(1);
   });
 
+  it('stops calling a dead endpoint for a while (circuit breaker) and says so', async () => {
+    const logs: string[] = [];
+    const model = new FakeStreamingChatModel({ thrownErrorString: 'connect ECONNREFUSED' });
+    const agent = createProposerAgent(proposerCfg({ retries: 0 }), { log: (l) => logs.push(l), model })!;
+    const details: string[] = [];
+    for (let i = 0; i < 7; i++) details.push((await agent.propose(req('deduction'))).detail ?? '');
+    expect(agent.usage().calls).toBe(4); // 3 failures, 3 skipped, 1 new try
+    expect(details.slice(3, 6).every((d) => /not called/.test(d))).toBe(true);
+    expect(agent.counts().unreachable).toBe(7);
+    expect(logs.filter((l) => /generators propose the next/.test(l)).map((l) => /next (\d+)/.exec(l)![1])).toEqual(['3', '6']);
+  });
+
   it('recovers when a retry succeeds', async () => {
     const model = new ScriptedChatModel([{ error: '503' }, fenced({ program: 'function f(x) { return -x; }', input: [2] })]);
     const agent = createProposerAgent(proposerCfg({ retries: 1 }), { log: () => {}, model, sleep: noSleep })!;
@@ -358,6 +372,24 @@ describe('solver: the policy', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     policy.dispose();
+  });
+});
+
+describe('proposal records', () => {
+  it('records prompt, raw output, outcome, tokens; learnability is 1 − p inside (0, 1)', async () => {
+    const agent = createProposerAgent(proposerCfg(), { log: () => {}, model: new FakeListChatModel({ responses: [fenced({ program: 'function f(x) { return x; }', input: [1] }), 'nope'] }) })!;
+    const r = req('deduction');
+    const a = await agent.propose(r);
+    const accepted = toProposalRecord(3, r, agent.label, a, { ok: true, task: { id: 'abc' } });
+    expect(accepted).toMatchObject({ step: 3, family: 'arith', level: 2, type: 'deduction', proposer: 'llm:scripted-model', outcome: 'accepted', taskId: 'abc', detail: null, learnability: null, tokensEstimated: true });
+    expect(accepted.prompt).toBe(a.prompt);
+    expect(toProposalRecord(3, r, agent.label, a, { ok: false, reason: 'duplicate', detail: 'seen' })).toMatchObject({ outcome: 'duplicate', detail: 'seen', taskId: null });
+    const b = await agent.propose(r);
+    expect(toProposalRecord(4, r, agent.label, b)).toMatchObject({ outcome: 'unparsable', raw: 'nope', taskId: null });
+    expect(learnabilityReward([1, 0, 0, 0])).toBe(0.75);
+    expect(learnabilityReward([1, 1])).toBe(0);
+    expect(learnabilityReward([0, 0.5])).toBe(0);
+    expect(learnabilityReward([])).toBe(0);
   });
 });
 

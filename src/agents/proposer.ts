@@ -185,6 +185,9 @@ function describeIssues(error: z.ZodError): string {
 // ---------------------------------------------------------------------------------------------
 // The agent.
 
+const BREAKER_AFTER = 3;
+const BREAKER_MAX_SKIP = 64;
+
 /** The proposer agent, or null when the share is 0 (the generators propose everything). */
 export function createProposerAgent(cfg: ProposerConfig, deps: ProposerDeps): ProposerAgent | null {
   if (cfg.share <= 0) return null;
@@ -192,16 +195,36 @@ export function createProposerAgent(cfg: ProposerConfig, deps: ProposerDeps): Pr
   const client: ChatClient = createChatClient(cfg, { ...deps, role: 'proposer' });
   const counts: Record<RejectionReason | 'ok', number> = { ok: 0, unreachable: 0, timeout: 0, unparsable: 0, schema: 0 };
 
+  // Circuit breaker: after BREAKER_AFTER failed calls in a row (each after its retries), the next
+  // `skip` requests are answered at once as 'unreachable' so a dead endpoint does not stall the run;
+  // `skip` doubles at every new opening (up to BREAKER_MAX_SKIP) and resets on the first success.
+  let failuresInRow = 0;
+  let skip = 0;
+  let skipLeft = 0;
+
   async function propose(req: ProposalRequest): Promise<ProposalOutcome> {
     const references = pickReferences(req.references, req, cfg.k, createRng(`proposer/${req.seed}`));
     const p = proposerPrompt(req, references);
     const prompt = promptText(p);
+    if (skipLeft > 0) {
+      skipLeft--;
+      counts.unreachable++;
+      const detail = `not called: ${failuresInRow} failed calls in a row; the generators propose instead (${skipLeft} more skipped)`;
+      return { draft: null, rejection: 'unreachable', detail, prompt, raw: '', tokens: { input: 0, output: 0, estimated: true }, ms: 0 };
+    }
     let call;
     try {
       call = await client.call(chatMessages(p.system, p.user));
+      failuresInRow = 0;
+      skip = 0;
     } catch (e) {
       const err = e instanceof LlmCallError ? e : new LlmCallError('unreachable', redactSecrets(String(e), deps.env), 1, 0, estimateTokens(prompt));
       counts[err.kind]++;
+      if (++failuresInRow >= BREAKER_AFTER) {
+        skip = Math.min(BREAKER_MAX_SKIP, skip ? skip * 2 : BREAKER_AFTER);
+        skipLeft = skip;
+        log(`${client.label}: ${failuresInRow} proposals in a row failed (${err.kind}); the built-in generators propose the next ${skip} tasks, then the model is tried again`);
+      }
       return { draft: null, rejection: err.kind, detail: err.message, prompt, raw: '', tokens: { input: err.inputTokens, output: 0, estimated: true }, ms: err.ms };
     }
     const parsed = parseProposal(call.text, req, client.label);
@@ -216,4 +239,67 @@ export function createProposerAgent(cfg: ProposerConfig, deps: ProposerDeps): Pr
   }
 
   return { label: client.label, share: cfg.share, propose, counts: () => ({ ...counts }), usage: () => client.usage() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the loop records per proposal (one row of a `proposals` table).
+
+export interface ProposalRecord {
+  step: number;
+  family: string;
+  level: number;
+  type: ProposalRequest['type'];
+  /** `llm:<model>`. */
+  proposer: string;
+  prompt: string;
+  raw: string;
+  /** 'accepted', a RejectionReason of this module, or a rejection reason of materialise. */
+  outcome: string;
+  detail: string | null;
+  /** The materialised task's id when accepted. */
+  taskId: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  tokensEstimated: boolean;
+  ms: number;
+  /** 1 − p for a solve rate 0 < p < 1, else 0; null until the solver has tried the task. */
+  learnability: number | null;
+}
+
+/**
+ * A record from an outcome and what materialise said about its draft (when there was one). The
+ * loop fills `learnability` once the task's G answers are scored (learnabilityReward).
+ */
+export function toProposalRecord(
+  step: number,
+  req: Pick<ProposalRequest, 'family' | 'level' | 'type'>,
+  proposer: string,
+  out: ProposalOutcome,
+  materialised?: { ok: true; task: { id: string } } | { ok: false; reason: string; detail: string },
+): ProposalRecord {
+  const accepted = materialised?.ok === true;
+  return {
+    step,
+    family: req.family,
+    level: req.level,
+    type: req.type,
+    proposer,
+    prompt: out.prompt,
+    raw: out.raw,
+    outcome: out.rejection ?? (materialised ? (materialised.ok ? 'accepted' : materialised.reason) : 'accepted'),
+    detail: out.detail ?? (materialised && !materialised.ok ? materialised.detail : null),
+    taskId: accepted ? materialised.task.id : null,
+    inputTokens: out.tokens.input,
+    outputTokens: out.tokens.output,
+    tokensEstimated: out.tokens.estimated,
+    ms: out.ms,
+    learnability: null,
+  };
+}
+
+/** The proposer's reward for a task, as Absolute Zero defines it: 1 − p for 0 < p < 1, else 0 (p = solve rate, reward ≥ 1 counts as solved). */
+export function learnabilityReward(rewards: number[]): number {
+  if (rewards.length === 0) return 0;
+  const p = rewards.filter((r) => r >= 1).length / rewards.length;
+  return p > 0 && p < 1 ? 1 - p : 0;
 }
