@@ -66,6 +66,16 @@ export function canonicalize(s: GraphSnapshot): GraphSnapshot {
   return s;
 }
 
+/*
+ * The MASTERED rules, the same in both stores. For a (run, skill), with events in step order:
+ * - `learned` at step s opens an interval {sinceStep: s} unless an interval is open, or was closed at
+ *   a step >= s;
+ * - `forgotten` at step s closes the open interval if it began before s (untilStep = s);
+ * - at most one transition per skill per step counts (a probe runs once per step).
+ * Intervals are never deleted. These rules make every event a no-op on any state reached after it,
+ * so resending a batch, replaying a whole outbox, or duplicating events changes nothing.
+ */
+
 type Kind = GraphEvent['kind'];
 export type EventOf<K extends Kind> = Extract<GraphEvent, { kind: K }>;
 export interface Segment<K extends Kind = Kind> {

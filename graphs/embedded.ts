@@ -147,7 +147,7 @@ export class EmbeddedSkillGraph implements SkillGraph {
       covering: d
         .prepare(
           `SELECT count(*) FROM graph_mastered WHERE run_id = ? AND skill_id = ?
-             AND (until_step IS NULL OR until_step > ? OR since_step = ?)`,
+             AND (until_step IS NULL OR until_step >= ?)`,
         )
         .pluck(),
       learn: d.prepare(
@@ -155,7 +155,7 @@ export class EmbeddedSkillGraph implements SkillGraph {
       ),
       forget: d.prepare(
         `UPDATE graph_mastered SET until_step = ?, until_at = ?, until_accuracy = ?
-         WHERE run_id = ? AND skill_id = ? AND until_step IS NULL AND since_step <= ?`,
+         WHERE run_id = ? AND skill_id = ? AND until_step IS NULL AND since_step < ?`,
       ),
     };
   }
@@ -210,7 +210,7 @@ export class EmbeddedSkillGraph implements SkillGraph {
         if (e.event === 'learned') {
           s.runStub.run(e.runId);
           s.skillStub.run(e.skillId);
-          if ((s.covering.get(e.runId, e.skillId, step, step) as number) === 0) {
+          if ((s.covering.get(e.runId, e.skillId, step) as number) === 0) {
             s.learn.run(e.runId, e.skillId, step, e.at, e.accuracy);
           }
         } else {

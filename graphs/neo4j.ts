@@ -2,8 +2,9 @@
 // applied idempotently at init(). Writes: apply() turns a batch of events into a few UNWIND + MERGE
 // queries (see planSegments in common.ts) run in ONE managed write transaction (executeWrite: the
 // driver retries transient errors, and a failed batch leaves nothing behind, so the outbox can simply
-// resend it). MASTERED is temporal: `learned` opens an interval {sinceStep} unless one is open or
-// already covers that step; `forgotten` closes the open interval (untilStep/untilAt), never deletes.
+// resend it). MASTERED is temporal (the MASTERED rules in common.ts): `learned` at step s opens an
+// interval {sinceStep: s} unless one is open or closed at or after s; `forgotten` at s closes the open
+// interval begun before s (untilStep/untilAt); nothing is ever deleted.
 // Integer properties (level, step, sinceStep, untilStep) are stored as Neo4j integers.
 import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
 import { readFileSync } from 'node:fs';
@@ -82,14 +83,14 @@ MERGE (r:Run {id: row.runId})
 MERGE (s:Skill {id: row.skillId})
 WITH r, s, row
 OPTIONAL MATCH (r)-[m:MASTERED]->(s)
-  WHERE m.untilStep IS NULL OR m.untilStep > row.step OR m.sinceStep = row.step
+  WHERE m.untilStep IS NULL OR m.untilStep >= row.step
 WITH r, s, row, count(m) AS covering
 WHERE covering = 0
 CREATE (r)-[:MASTERED {sinceStep: row.step, sinceAt: row.at, accuracy: row.accuracy}]->(s)`,
   forgotten: `
 UNWIND $rows AS row
 MATCH (:Run {id: row.runId})-[m:MASTERED]->(:Skill {id: row.skillId})
-WHERE m.untilStep IS NULL AND m.sinceStep <= row.step
+WHERE m.untilStep IS NULL AND m.sinceStep < row.step
 SET m.untilStep = row.step, m.untilAt = row.at, m.untilAccuracy = row.accuracy`,
 };
 

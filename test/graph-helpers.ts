@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { Skill } from '../src/task.js';
-import type { GraphEvent, GraphTask } from '../graphs/types.js';
+import type { GraphEvent, GraphTask, OutboxSource } from '../graphs/types.js';
 
 export const isCI = process.env.CI === 'true' || process.env.CI === '1';
 
@@ -136,4 +136,21 @@ export function runEvents(runId = 'run-a'): GraphEvent[] {
     { kind: 'checkpoint', runId, id: `${runId}-ckpt-30`, step: 30, path: `runs/${runId}/ckpt-30.safetensors` },
     { kind: 'run', runId, preset: 'default', config: '{"steps":40}', startedAt: AT(0), endedAt: AT(40), status: 'done' },
   ];
+}
+
+/** An in-memory OutboxSource, as the run store's outbox table behaves. */
+export class MemoryOutbox implements OutboxSource {
+  private rows: { seq: number; event: GraphEvent }[] = [];
+  doneUpTo = 0;
+  marks: number[] = [];
+  push(...events: GraphEvent[]) {
+    for (const event of events) this.rows.push({ seq: this.rows.length + 1, event });
+  }
+  pending(limit: number) {
+    return this.rows.filter((r) => r.seq > this.doneUpTo).slice(0, limit);
+  }
+  markDone(maxSeq: number) {
+    this.marks.push(maxSeq);
+    this.doneUpTo = Math.max(this.doneUpTo, maxSeq);
+  }
 }
