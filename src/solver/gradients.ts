@@ -44,7 +44,7 @@ export function matMulFast(a: tf.Tensor, b: tf.Tensor, tA = false, tB = false): 
   return tf.matMul(tA ? tf.transpose(a) : a, tB ? tf.transpose(b) : b);
 }
 
-const grads: Record<string, { inputsToSave?: string[]; outputsToSave?: boolean[]; fn: GradFn }> = {
+const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; outputsToSave?: boolean[]; fn: GradFn }> = {
   Add: { inputsToSave: ['a', 'b'], fn: (dy, [a, b]) => ({ a: () => unbroadcast(dy as tf.Tensor, a!.shape), b: () => unbroadcast(dy as tf.Tensor, b!.shape) }) },
   Sub: { inputsToSave: ['a', 'b'], fn: (dy, [a, b]) => ({ a: () => unbroadcast(dy as tf.Tensor, a!.shape), b: () => unbroadcast(tf.neg(dy as tf.Tensor), b!.shape) }) },
   Multiply: {
@@ -106,6 +106,14 @@ const grads: Record<string, { inputsToSave?: string[]; outputsToSave?: boolean[]
       return { x: () => tf.pad(d, begin.map((b, i) => [b, x!.shape[i]! - b - d.shape[i]!] as [number, number])) };
     },
   },
+  Concat: {
+    saveAllInputs: true,
+    fn: (dy, saved, at) => {
+      const axis = ((at.axis as number) + saved[0]!.rank) % saved[0]!.rank;
+      const parts = tf.split(dy as tf.Tensor, saved.map((t) => t.shape[axis]!), axis);
+      return Object.fromEntries(parts.map((p, i) => [String(i), () => p]));
+    },
+  },
   SplitV: { fn: (dy, _s, at) => ({ x: () => tf.concat(dy as tf.Tensor[], at.axis as number) }) },
   Sum: { inputsToSave: ['x'], fn: (dy, [x], at) => ({ x: () => expandReduced(dy as tf.Tensor, x!.shape, at.axis) }) },
   Mean: {
@@ -152,6 +160,7 @@ export function registerGradients(): void {
     tf.registerGradient({
       kernelName,
       inputsToSave: g.inputsToSave,
+      saveAllInputs: g.saveAllInputs,
       outputsToSave: g.outputsToSave,
       gradFunc: g.fn as unknown as tf.GradConfig['gradFunc'],
     });

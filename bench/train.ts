@@ -1,0 +1,178 @@
+// npm run bench:train — training and sampling throughput of the solver (not a test).
+//  1. The issue's shape (vocab 64, d 64, 2 layers, 4 heads, seq 48, batch 64), one GRPO step
+//     (forward, backward, clip, AdamW): our fused model vs a naïve tfjs transformer (per-head
+//     attention, transpose-flag matMuls as tfjs's own matMul gradient uses, mask rebuilt per step),
+//     and the same model/batch/loss in PyTorch CPU (bench/train_torch.py; needs torch — set
+//     TORCH_PYTHON to a python that has it).
+//  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
+//     tokens/s and update tokens/s.
+// Prints a table and writes bench/results/train.json. Ratios within one run are what count.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as tf from '@tensorflow/tfjs-core';
+import { createRng } from '../src/rng.js';
+import { initBackend } from '../src/solver/backend.js';
+import { setExplicitTranspose } from '../src/solver/gradients.js';
+import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
+import { policyLoss } from '../src/solver/loss.js';
+import { hidden, head, initWeights, makeParams, type ModelConfig, type Params } from '../src/solver/model.js';
+import { AdamW } from '../src/solver/optim.js';
+
+const SHAPE = { vocab: 64, d: 64, layers: 2, heads: 4, seq: 48, batch: 64 };
+const quick = process.argv.includes('--quick');
+const log = (l: string): void => console.log(l);
+
+function shapeBatch() {
+  const rng = createRng(1);
+  const N = SHAPE.batch, T = SHAPE.seq;
+  const tokens = new Int32Array(N * T).map(() => rng.int(0, SHAPE.vocab - 1));
+  const targets = new Int32Array(N * T).map(() => rng.int(0, SHAPE.vocab - 1));
+  const adv = new Float32Array(N).map(() => rng.next() * 2 - 1);
+  return { N, T, tokens, targets, adv };
+}
+
+function shapeModel(): { mc: ModelConfig; params: Params } {
+  const mc: ModelConfig = { vocabSize: SHAPE.vocab, dModel: SHAPE.d, layers: SHAPE.layers, heads: SHAPE.heads, mlpRatio: 4, maxPositions: SHAPE.seq };
+  return { mc, params: makeParams(initWeights(mc, createRng(2))) };
+}
+
+const optim = solverConfigSchema.parse({}).optim;
+
+/** Our model: one fused qkv matMul, batched attention, cached causal mask, explicit transposes. */
+function fusedLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shapeBatch>): tf.Tensor2D {
+  const { h } = hidden(params, mc, { tokens: b.tokens, N: b.N, T: b.T, pad: new Int32Array(b.N), posOffset: 0 }, true);
+  return head(params, h);
+}
+
+/** A naïve transformer as one would first write it in tfjs: per-head projections and attention. */
+function naiveLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shapeBatch>): tf.Tensor2D {
+  const P = (n: string): tf.Tensor => params.get(n)!;
+  const { N, T } = b;
+  const d = mc.dModel, dh = d / mc.heads;
+  const ln = (x: tf.Tensor, g: string, bb: string): tf.Tensor => {
+    const xc = tf.sub(x, tf.mean(x, -1, true));
+    return tf.add(tf.mul(tf.mul(xc, tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), 1e-5))), P(g)), P(bb));
+  };
+  const oneHot = tf.cast(tf.oneHot(tf.tensor1d(b.tokens, 'int32'), mc.vocabSize), 'float32');
+  let x = tf.add(tf.reshape(tf.matMul(oneHot as tf.Tensor2D, P('wte.weight') as tf.Tensor2D), [N, T, d]), P('wpe.weight'));
+  for (let i = 0; i < mc.layers; i++) {
+    const pre = `h.${i}.`;
+    const a = ln(x, pre + 'ln_1.weight', pre + 'ln_1.bias');
+    const heads: tf.Tensor[] = [];
+    const mask = tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([T, T]), -1, 0)), -1e9);
+    const W = P(pre + 'attn.c_attn.weight'), Bq = P(pre + 'attn.c_attn.bias');
+    for (let hh = 0; hh < mc.heads; hh++) {
+      const proj = (j: number): tf.Tensor => tf.add(
+        tf.matMul(tf.reshape(a, [N * T, d]) as tf.Tensor2D, tf.slice(W, [0, j * d + hh * dh], [d, dh]) as tf.Tensor2D),
+        tf.slice(Bq, [j * d + hh * dh], [dh]));
+      const q = tf.reshape(proj(0), [N, T, dh]), k = tf.reshape(proj(1), [N, T, dh]), v = tf.reshape(proj(2), [N, T, dh]);
+      const s = tf.add(tf.div(tf.matMul(q, k, false, true), Math.sqrt(dh)), mask);
+      heads.push(tf.matMul(tf.softmax(s), v));
+    }
+    const y = tf.reshape(tf.concat(heads, 2), [N * T, d]) as tf.Tensor2D;
+    x = tf.add(x, tf.reshape(tf.add(tf.matMul(y, P(pre + 'attn.c_proj.weight') as tf.Tensor2D), P(pre + 'attn.c_proj.bias')), [N, T, d]));
+    const m = tf.reshape(ln(x, pre + 'ln_2.weight', pre + 'ln_2.bias'), [N * T, d]) as tf.Tensor2D;
+    const f = tf.add(tf.matMul(m, P(pre + 'mlp.c_fc.weight') as tf.Tensor2D), P(pre + 'mlp.c_fc.bias'));
+    const g = tf.mul(tf.mul(f, 0.5), tf.add(1, tf.tanh(tf.mul(tf.add(f, tf.mul(tf.mul(tf.square(f), f), 0.044715)), Math.sqrt(2 / Math.PI)))));
+    x = tf.add(x, tf.reshape(tf.add(tf.matMul(g as tf.Tensor2D, P(pre + 'mlp.c_proj.weight') as tf.Tensor2D), P(pre + 'mlp.c_proj.bias')), [N, T, d]));
+  }
+  const hN = tf.reshape(ln(x, 'ln_f.weight', 'ln_f.bias'), [N * T, d]) as tf.Tensor2D;
+  return tf.matMul(hN, P('wte.weight') as tf.Tensor2D, false, true);
+}
+
+async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<number> {
+  const { mc, params } = shapeModel();
+  const b = shapeBatch();
+  const opt = new AdamW(params, optim);
+  setExplicitTranspose(variant === 'fused');
+  const logits = variant === 'fused' ? fusedLogits : naiveLogits;
+  const logp = (): tf.Tensor2D => {
+    const lsm = tf.logSoftmax(logits(params, mc, b));
+    return tf.reshape(tf.sum(tf.mul(lsm, tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), mc.vocabSize), 'float32')), 1), [b.N, b.T]) as tf.Tensor2D;
+  };
+  const old = tf.tidy(logp);
+  const mask = tf.ones([b.N, b.T]) as tf.Tensor2D;
+  const adv = tf.tensor1d(b.adv);
+  const one = async (): Promise<void> => {
+    const { value, grads } = tf.variableGrads(() => policyLoss({ logp: logp(), old, mask, adv }, { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: b.T }).loss, [...params.values()]);
+    const byName = new Map<string, tf.Tensor>();
+    for (const [n, v] of params) byName.set(n, grads[v.name]!);
+    const r = opt.apply(byName);
+    await r.gradNorm.data();
+    r.gradNorm.dispose();
+    value.dispose();
+  };
+  await one();
+  const t0 = performance.now();
+  for (let i = 0; i < steps; i++) await one();
+  const ms = (performance.now() - t0) / steps;
+  setExplicitTranspose(true);
+  old.dispose(); mask.dispose(); adv.dispose(); opt.dispose();
+  for (const v of params.values()) v.dispose();
+  return ms;
+}
+
+async function policyThroughput(steps: number) {
+  const cfg = solverConfigSchema.parse({ backend: tf.getBackend() as 'wasm' });
+  const p = await createPolicy(cfg, { seed: 1, log: () => {} });
+  const rng = createRng(3);
+  const prompts = Array.from({ length: 8 }, (_, i) => ({
+    text: `D f=(a,b)=>a*${i}+b; f(${rng.int(0, 9)},${rng.int(0, 9)})=? L${i % 3}`.padEnd(40 + rng.int(0, 40), ' x'),
+    kind: (i % 4 === 3 ? 'program' : 'literal') as 'literal',
+  }));
+  let sampleMs = 0, sampleTok = 0, updateMs = 0, trainTok = 0;
+  for (let s = 0; s <= steps; s++) {
+    let t0 = performance.now();
+    const out = await p.sample(prompts, 8);
+    const dtS = performance.now() - t0;
+    const ro = p.lastRollout()!;
+    const maxP = Math.max(...ro.rows.map((r) => r.prompt.length));
+    const maxA = Math.max(...ro.rows.map((r) => r.answer.length));
+    t0 = performance.now();
+    await p.update(out.map((g) => g.map((_, i) => i % 2)));
+    const dtU = performance.now() - t0;
+    if (s === 0) continue; // warm-up
+    sampleMs += dtS; updateMs += dtU;
+    sampleTok += ro.rows.reduce((a, r) => a + r.answer.length, 0);
+    trainTok += ro.rows.length * (maxP + 2 + maxA);
+  }
+  p.dispose();
+  return { sampleTokensPerS: (sampleTok / sampleMs) * 1000, trainTokensPerS: (trainTok / updateMs) * 1000, updateMs: updateMs / steps, sampleMs: sampleMs / steps };
+}
+
+function torchStep(steps: number): { stepMs: number; tokensPerS: number; torch: string; threads: number } | { error: string } {
+  const py = process.env.TORCH_PYTHON ?? 'python3';
+  const r = spawnSync(py, ['bench/train_torch.py', JSON.stringify({ ...SHAPE, steps })], { encoding: 'utf8', timeout: 600_000 });
+  if (r.status !== 0) return { error: `${py}: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+const results: Record<string, unknown> = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, shape: SHAPE };
+const rows: [string, string, string][] = [];
+const fmt = (x: number): string => x.toFixed(0);
+for (const backend of ['wasm', 'cpu'] as const) {
+  const used = await initBackend(backend, { log });
+  const n = quick || used === 'cpu' ? 2 : 5;
+  const fused = await shapeStepMs('fused', n);
+  const naive = used === 'wasm' ? await shapeStepMs('naive', quick ? 1 : 2) : null;
+  const pol = await policyThroughput(quick || used === 'cpu' ? 1 : 3);
+  results[used] = { shapeStepMs: fused, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / fused, naiveStepMs: naive, policy: pol };
+  rows.push([`${used}: shape step (ours)`, `${fmt(fused)} ms`, `${fmt((SHAPE.batch * SHAPE.seq * 1000) / fused)} tok/s`]);
+  if (naive !== null) rows.push([`${used}: shape step (naive tfjs)`, `${fmt(naive)} ms`, `ours ${(naive / fused).toFixed(1)}x faster`]);
+  rows.push([`${used}: policy update B=8 G=8`, `${fmt(pol.updateMs)} ms`, `${fmt(pol.trainTokensPerS)} train tok/s`]);
+  rows.push([`${used}: policy sample B=8 G=8`, `${fmt(pol.sampleMs)} ms`, `${fmt(pol.sampleTokensPerS)} sample tok/s`]);
+}
+const torch = torchStep(quick ? 3 : 8);
+results.torch = torch;
+if ('stepMs' in torch) {
+  const ours = (results.wasm as { shapeStepMs: number }).shapeStepMs;
+  rows.push([`torch ${torch.torch} CPU (${torch.threads} threads): shape step`, `${fmt(torch.stepMs)} ms`, `wasm/torch time ratio ${(ours / torch.stepMs).toFixed(2)}`]);
+} else {
+  rows.push(['torch CPU', 'n/a', torch.error]);
+}
+console.log('\n| what | time | figure |\n| --- | --- | --- |');
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/train.json', JSON.stringify(results, null, 2) + '\n');
+console.log('\nwrote bench/results/train.json');
