@@ -4,7 +4,10 @@
 // and, at the end, greedy accuracy per family and level on one fixed held-out set shared by all runs.
 // Writes bench/results/curriculum.{json,md,svg}.
 //
-//   npm run bench:curriculum [-- --steps 40 --seeds 1,2 --controllers uniform,learnability --out bench/results]
+// Sized for a 2-core machine (≈ 25 min): 36 steps, 2 seeds, deduction only, levels 0–2 of arith and
+// logic, the default small solver.
+//
+//   npm run bench:curriculum [-- --steps 36 --seeds 1,2 --controllers uniform,learnability --out bench/results]
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,17 +18,17 @@ import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, 
 
 const { values: args } = parseArgs({
   options: {
-    steps: { type: 'string', default: process.env.BENCH_STEPS ?? '60' },
+    steps: { type: 'string', default: process.env.BENCH_STEPS ?? '36' },
     seeds: { type: 'string', default: process.env.BENCH_SEEDS ?? '1,2' },
     controllers: { type: 'string', default: controllerNames.join(',') },
     families: { type: 'string', default: 'arith,logic' },
-    types: { type: 'string', default: 'deduction,abduction,induction' },
+    types: { type: 'string', default: 'deduction' },
     'max-level': { type: 'string', default: '2' },
     batch: { type: 'string', default: '8' },
     group: { type: 'string', default: '8' },
-    'probe-every': { type: 'string', default: '5' },
-    'probe-per-arm': { type: 'string', default: '3' },
-    'heldout-per-arm': { type: 'string', default: '6' },
+    'probe-every': { type: 'string', default: '6' },
+    'probe-per-arm': { type: 'string', default: '4' },
+    'heldout-per-arm': { type: 'string', default: '4' },
     out: { type: 'string', default: 'bench/results' },
   },
 });
