@@ -57,7 +57,7 @@ const limitsKey = (l: Limits): string => `${l.timeoutMs}/${l.memoryBytes}/${l.st
 export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sandbox> {
   const limits = Object.freeze(resolveLimits(DEFAULT_LIMITS, opts.limits));
   const workers = Math.max(1, Math.floor(opts.workers ?? defaultWorkerCount()));
-  const pool = new Pool({ workers, graceMs: opts.graceMs ?? 2000, maxChunk: opts.maxChunk ?? 128 });
+  const pool = new Pool({ workers, graceMs: opts.graceMs ?? 1000, maxChunk: opts.maxChunk ?? 128 });
   await pool.ready();
   const baseKey = limitsKey(limits);
 

@@ -223,7 +223,7 @@ export class Pool {
         busy.lastChange = now;
         continue;
       }
-      const limit = busy.items[0]!.limits.timeoutMs + this.opts.graceMs;
+      const limit = busy.items[0]!.limits.timeoutMs * 2 + this.opts.graceMs;
       if (now - busy.lastChange > limit) {
         this.lost(slot, 'timeout', `job ran past its ${busy.items[0]!.limits.timeoutMs} ms deadline without yielding; its worker was replaced`);
       }

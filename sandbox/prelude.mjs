@@ -13,15 +13,26 @@
 // replacer that admits only null, booleans, finite numbers, strings, arrays and plain objects (so
 // undefined, NaN, ±Infinity, functions, symbols, bigints, class instances, sparse arrays and the
 // like are 'non-serialisable'; toJSON is honoured as JSON.stringify does; -0 prints as 0).
-// Failures the suffix detects itself are thrown as strings starting with U+0001: '\x01reason\ndetail'.
+// Failures the suffix detects itself are thrown as short codes, strings starting with U+0001
+// (see SUFFIX_CODES); the host turns them into reasons.
 export const SUFFIX =
-  "(function(g,a,M){g.__cogen_phase__=2;if(typeof f!=='function')throw'\\x01no-function\\nthe program does not define a function f';" +
-  'var r=f.apply(void 0,JSON.parse(a));g.__cogen_phase__=3;' +
-  'var P=Object.getPrototypeOf,O=Object.prototype,A=Array.isArray,' +
-  "s=JSON.stringify(r,function(k,v){var t=typeof v;if(t==='object'){if(v!==null&&!A(v)&&(t=P(v),t!==O&&t!==null))throw'\\x01non-serialisable\\nnot a plain object or array'}" +
-  "else if(t==='number'){if(v-v!==0)throw'\\x01non-serialisable\\nnon-finite number '+v}" +
-  "else if(t!=='string'&&t!=='boolean')throw'\\x01non-serialisable\\n'+(v===void 0?'undefined':t);return v});" +
-  "if(s.length>M)throw'\\x01output-too-large\\nresult exceeds '+M+' bytes';return s})";
+  "(function(g,a,M){g.__cogen_phase__=2;if(typeof f!='function')throw'\\x01f';" +
+  'var r=f.apply(void 0,JSON.parse(a)),P=Object.getPrototypeOf,O=Object.prototype,A=Array.isArray;g.__cogen_phase__=3;' +
+  "var s=JSON.stringify(r,function(k,v){var t=typeof v;if(t=='object'){if(v&&!A(v)&&(t=P(v),t!==O&&t!==null))throw'\\x01o'}" +
+  "else if(t=='number'){if(v-v!==0)throw'\\x01n'}else if(t!='string'&&t!='boolean')throw'\\x01'+(v===void 0?'u':t);return v});" +
+  "if(s.length>M)throw'\\x01b';return s})";
+
+/** What each code thrown by SUFFIX means: [reason, detail]. */
+export const SUFFIX_CODES = {
+  f: ['no-function', 'the program does not define a function f'],
+  o: ['non-serialisable', 'the result contains an object that is neither a plain object nor an array'],
+  n: ['non-serialisable', 'the result contains NaN or an infinite number'],
+  u: ['non-serialisable', 'the result is or contains undefined (or a hole in an array)'],
+  function: ['non-serialisable', 'the result contains a function'],
+  symbol: ['non-serialisable', 'the result contains a symbol'],
+  bigint: ['non-serialisable', 'the result contains a bigint'],
+  b: ['output-too-large', 'the result exceeds the output cap'],
+};
 
 const DIRECTIVE = /^(\s*(['"])use strict\2\s*;?)/;
 

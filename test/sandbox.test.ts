@@ -57,6 +57,7 @@ describe('sandbox run', () => {
   it('runMany keeps job order', async () => {
     const jobs = Array.from({ length: 300 }, (_, i) => ({ program: 'function f(x) { return x * x }', args: [i] }));
     const rs = await sb.runMany(jobs);
+    expect(rs.filter((r) => !r.ok)).toEqual([]);
     expect(rs.map((r) => (r.ok ? r.value : null))).toEqual(jobs.map((_, i) => i * i));
   });
 });

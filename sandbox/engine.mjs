@@ -1,0 +1,241 @@
+// The engine of one sandbox worker thread: a QuickJS-in-WASM runtime that runs jobs, each in a
+// fresh context. Plain JavaScript on purpose: worker threads do not inherit tsx's loader, so this
+// file must load as-is under node, tsx and vitest alike. worker.mjs wraps it in a message loop.
+import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+import variant from '@jitl/quickjs-wasmfile-release-sync';
+import { SUFFIX_CODES, callScript } from './prelude.mjs';
+
+// Determinism. The WASM module reads the clock and the time zone through this thread's global
+// Date (gettimeofday, localtime, tzset), so freezing it here freezes QuickJS's Date.now(), new
+// Date(), local time (UTC) and the seed of Math.random (taken from the clock when a context is
+// made), at no cost per call. Nothing in this worker needs the real wall clock: deadlines use
+// performance.now().
+const FIXED_NOW = Date.UTC(2025, 0, 1);
+let clockFrozen = false;
+
+/** Replaces this thread's global Date (call it in worker threads only, never in the host's main thread). */
+export function freezeClock() {
+  if (clockFrozen) return;
+  clockFrozen = true;
+  const RealDate = Date;
+  const asUtc = (...a) => (a.length >= 2 ? [RealDate.UTC(...a)] : a.length === 1 ? a : [FIXED_NOW]);
+  class FixedDate extends RealDate {
+    constructor(...a) {
+      super(...asUtc(...a));
+    }
+    static now() {
+      return FIXED_NOW;
+    }
+    getTimezoneOffset() {
+      return 0;
+    }
+  }
+  for (const k of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+    FixedDate.prototype['get' + k] = RealDate.prototype['getUTC' + k];
+  }
+  globalThis.Date = FixedDate;
+}
+
+/** Language features every context gets. No TypedArrays (hence no SharedArrayBuffer/Atomics). */
+const INTRINSICS = {
+  BaseObjects: true,
+  Eval: true,
+  JSON: true,
+  RegExp: true,
+  MapSet: true,
+  Date: true,
+  Proxy: true,
+  Promise: true,
+};
+/** A runtime is rebuilt after this many contexts, as a guard against slow leaks. */
+const RECYCLE_EVERY = 5000;
+const DETAIL_MAX = 300;
+
+let mod = null;
+let rt = null;
+let rtUses = 0;
+let deadline = 0;
+let interrupted = false;
+// The deadline is wall-clock time. QuickJS calls the interrupt handler every ~10k interpreter steps;
+// the number of calls during a job measures the work it did. A job that times out after doing
+// almost no work (fewer calls than half a deadline of busy-looping allows, as calibrated at
+// start-up) was starved of CPU by a busy machine rather than slow, and is run once more.
+let calls = 0;
+let callsPerMs = 0;
+
+function onInterrupt() {
+  calls++;
+  if (performance.now() > deadline) {
+    interrupted = true;
+    return true;
+  }
+  return false;
+}
+
+function arm(timeoutMs) {
+  interrupted = false;
+  calls = 0;
+  deadline = performance.now() + timeoutMs;
+}
+
+export async function loadModule() {
+  mod = await newQuickJSWASMModuleFromVariant(variant);
+}
+
+export const engineLoaded = () => mod !== null;
+
+/** Forgets the module and runtime after a trap: the next loadModule() starts from scratch. */
+export function resetEngine() {
+  rt = null;
+  mod = null;
+}
+
+export function dropRuntime() {
+  const old = rt;
+  rt = null;
+  rtUses = 0;
+  if (old) {
+    try {
+      old.dispose();
+    } catch {
+      // a runtime that cannot be freed cleanly takes its module with it
+      mod = null;
+    }
+  }
+}
+
+function runtime() {
+  if (!rt) {
+    rt = mod.newRuntime();
+    rt.setInterruptHandler(onInterrupt);
+  }
+  return rt;
+}
+
+export const clip = (s) => (s.length > DETAIL_MAX ? s.slice(0, DETAIL_MAX) + '…' : s);
+
+/** Runs one job in a fresh context; returns [0, json] or [reason, detail]. */
+export function runJob(program, argsJson, limits) {
+  const out = runOnce(program, argsJson, limits);
+  if (out[0] === 'timeout' && calls < Math.max(2, callsPerMs * limits.timeoutMs * 0.5)) return runOnce(program, argsJson, limits);
+  return out;
+}
+
+function runOnce(program, argsJson, limits) {
+  const r = runtime();
+  r.setMemoryLimit(limits.memoryBytes);
+  r.setMaxStackSize(limits.stackBytes);
+  arm(limits.timeoutMs);
+  rtUses++;
+  const ctx = r.newContext({ intrinsics: INTRINSICS });
+  let dirty = false;
+  let out;
+  try {
+    const res = ctx.evalCode(callScript(program, argsJson, limits.maxOutputBytes), 'task.js');
+    if (res.error) {
+      out = failure(ctx, r, res.error, limits);
+      res.error.dispose();
+      if (out[0] === 'memory' || out[0] === 'stack' || out[0] === 'timeout') dirty = true;
+    } else {
+      const h = res.value;
+      const s = ctx.typeof(h) === 'string' ? ctx.getString(h) : null;
+      h.dispose();
+      out = success(s, limits);
+    }
+  } finally {
+    if (interrupted) dirty = true;
+    // Pending promise jobs keep the context alive inside the runtime: drop the whole runtime.
+    if (r.hasPendingJob()) dirty = true;
+    try {
+      ctx.dispose();
+    } catch {
+      dirty = true;
+    }
+  }
+  if (dirty || rtUses >= RECYCLE_EVERY) dropRuntime();
+  return out;
+}
+
+function success(s, limits) {
+  if (s === null) return ['non-serialisable', 'no JSON text came back'];
+  if (s.length > limits.maxOutputBytes || (s.length * 3 > limits.maxOutputBytes && Buffer.byteLength(s, 'utf8') > limits.maxOutputBytes)) {
+    return ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
+  }
+  return [0, s];
+}
+
+function str(ctx, obj, key) {
+  try {
+    const h = ctx.getProp(obj, key);
+    const v = ctx.typeof(h) === 'string' ? ctx.getString(h) : ctx.typeof(h) === 'number' ? ctx.getNumber(h) : undefined;
+    h.dispose();
+    return v;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a call failed: the exception that escaped the script, read carefully. */
+function failure(ctx, r, err, limits) {
+  if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+  // Inspection may run the program's getters: give it a little room and time of its own.
+  r.setMemoryLimit(limits.memoryBytes + (1 << 20));
+  arm(Math.min(limits.timeoutMs, 20));
+  const phase = str(ctx, ctx.global, '__cogen_phase__');
+  const type = ctx.typeof(err);
+  let reason = 'runtime-error';
+  let detail;
+  if (type === 'string') {
+    const s = ctx.getString(err);
+    if (s.charCodeAt(0) === 1 && Object.hasOwn(SUFFIX_CODES, s.slice(1))) {
+      const [reason, detail] = SUFFIX_CODES[s.slice(1)];
+      return [reason, reason === 'output-too-large' ? `the result exceeds ${limits.maxOutputBytes} bytes` : detail];
+    }
+    detail = `thrown: ${JSON.stringify(s)}`;
+  } else if (type === 'object' || type === 'function') {
+    const name = str(ctx, err, 'name');
+    const message = str(ctx, err, 'message');
+    if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+    if (message === 'out of memory' || message === 'string too long') return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap (${message})`];
+    if (message === 'stack overflow' || message === 'Maximum call stack size exceeded') return ['stack', `exceeded the ${limits.stackBytes} byte stack cap`];
+    if (name === 'SyntaxError' && phase === undefined) return ['syntax', clip(`SyntaxError: ${message}`)];
+    if (typeof message === 'string' && message.startsWith('forbidden:')) return ['forbidden', clip(message)];
+    detail = typeof name === 'string' && typeof message === 'string' ? `${name}: ${message}` : `non-Error ${type} thrown`;
+  } else {
+    let v = '?';
+    try {
+      v = type === 'number' ? String(ctx.getNumber(err)) : type;
+    } catch {
+      // keep '?'
+    }
+    detail = `thrown: ${v}`;
+  }
+  if (phase === 3) reason = 'non-serialisable';
+  return [reason, clip(phase === 3 ? `exception during serialisation: ${detail}` : detail)];
+}
+
+
+/** Runs a few representative calls so that V8 has compiled the engine before real deadlines apply. */
+export function warmUp() {
+  const limits = { timeoutMs: 10_000, memoryBytes: 16 << 20, stackBytes: 256 << 10, maxOutputBytes: 1 << 16 };
+  const progs = [
+    'function f(xs, s) { return { a: xs.map((x) => x * 2).filter((x) => x % 3 !== 0).reduce((a, b) => a + b, 0), s: s.split("").reverse().join("") } }',
+    'function f(xs, s) { const m = new Map(); for (const x of xs) m.set(x, (m.get(x) || 0) + 1); return [...m.keys()].sort((a, b) => a - b).concat([s.toUpperCase(), /a+/.test(s)]) }',
+    'function f() { throw new Error("x") }',
+    'function f( {',
+  ];
+  for (let i = 0; i < 30; i++) runJob(progs[i % progs.length], '[[3,1,2,3],"abc"]', limits);
+  // Calibrate interpreter progress per millisecond on a busy loop (best of a few tries).
+  let best = 0;
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    runOnce('function f() { for (;;) {} }', '[]', { ...limits, timeoutMs: 20 });
+    best = Math.max(best, calls / Math.max(1, performance.now() - t));
+  }
+  callsPerMs = best;
+  dropRuntime();
+}
+
+
+/** Interpreter progress per millisecond measured by warmUp() (for diagnostics). */
+export const calibration = () => ({ callsPerMs });
