@@ -53,6 +53,13 @@ function buildProgram(): Command {
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); the password comes from NEO4J_PASSWORD')
     .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')
+    .addOption(new Option('--proposer <kind>', 'who proposes fresh tasks: generator, or llm for a share of them').choices(['generator', 'llm']))
+    .option('--share <x>', 'with --proposer llm: fraction of fresh tasks the LLM writes (default 0.5)', parseFloatArg)
+    .addOption(new Option('--solver <kind>', 'builtin (the tfjs policy, trained) or llm (a chat model, evaluated)').choices(['builtin', 'llm']))
+    .addOption(new Option('--provider <name>', 'LLM provider for --proposer/--solver llm').choices(['openai', 'ollama', 'scripted']))
+    .option('--model <name>', 'LLM model name')
+    .option('--base-url <url>', 'OpenAI-compatible server or Ollama URL (the API key comes from COGEN_LLM_API_KEY or OPENAI_API_KEY)')
+    .option('--script <file>', 'with --provider scripted: a JSON file of scripted model outputs')
     .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-seed)')
     .option('--resume <id>', 'resume a run from its last checkpoint')
     .addOption(runsDirOption())
@@ -77,6 +84,7 @@ function buildProgram(): Command {
           curriculum: { controller: o.curriculum, gating: o.gating },
           solver: o.backend ? { backend: o.backend } : undefined,
           graph: { kind: o.graph, uri: o.neo4jUri, user: o.neo4jUser, database: o.neo4jDatabase },
+          agents: agentOverrides(o),
         });
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -171,6 +179,23 @@ function openRun(runsDir: string, id: string): RunStore {
   const dir = join(runsDir, id);
   if (!existsSync(join(dir, 'run.db'))) throw new UserError(`unknown run "${id}" (no ${join(dir, 'run.db')}; see cogen runs)`);
   return RunStore.open(dir, { create: false });
+}
+
+/** The --proposer/--solver/--provider/... flags as a partial `agents` config. */
+function agentOverrides(o: Record<string, string | number | undefined>): Record<string, unknown> {
+  const model = { provider: o.provider, model: o.model, baseUrl: o.baseUrl, scriptPath: o.script ? resolve(String(o.script)) : undefined };
+  const out: Record<string, unknown> = {};
+  if (o.proposer === 'llm') out.proposer = { ...model, share: o.share ?? 0.5 };
+  else if (o.proposer === 'generator') out.proposer = { share: 0 };
+  if (o.solver === 'llm') out.solver = { ...model, enabled: true };
+  else if (o.solver === 'builtin') out.solver = { enabled: false };
+  return out;
+}
+
+function parseFloatArg(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new UserError(`expected a number, got "${v}"`);
+  return n;
 }
 
 function parseIntArg(v: string): number {

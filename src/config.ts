@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { curriculumConfigSchema } from '../curricula/index.js';
+import { agentsConfigSchema } from './agents/config.js';
 import { solverConfigSchema } from './solver/index.js';
 import { TASK_TYPES } from './task.js';
 
@@ -63,6 +64,8 @@ export const runConfigSchema = z
     /** Checkpoint every N steps (and at the end). */
     checkpointEvery: z.number().int().positive().default(10),
     graph: graphSchema.default(graphSchema.parse({})),
+    /** LLM agents (LangChain): a proposer for a share of fresh tasks, and/or a solver under evaluation. */
+    agents: agentsConfigSchema.prefault({}),
   })
   .strict();
 

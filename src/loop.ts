@@ -12,6 +12,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { verifyMany } from '../sandbox/verify.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from './rng.js';
+import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, toProposalRecord, type LlmPolicy, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/types.js';
 import { RunStore } from './store.js';
@@ -38,7 +39,7 @@ export interface RunOptions {
   resume?: boolean;
   onProgress?: (p: StepProgress) => void;
   log?: (line: string) => void;
-  /** Stop after this step (for tests of resume); the run stays 'running'. */
+  /** Stop after this step without a checkpoint, as a killed run would (for tests of resume). */
   stopAfter?: number;
 }
 
@@ -79,7 +80,15 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
 
   const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
-  const policy = await createPolicy(config.solver, { seed: config.seed, log });
+  // The learning-rate schedule spans the run.
+  const solverConfig = { ...config.solver, optim: { ...config.solver.optim, totalSteps: config.steps } };
+  const llmSolver = config.agents.solver.enabled ? createLlmPolicy(config.agents.solver, { log }) : null;
+  const policy: Policy = llmSolver ?? (await createPolicy(solverConfig, { seed: config.seed, log }));
+  if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
+  // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
+  const render = llmSolver ? renderNatural : renderCompact;
+  const proposer = createProposerAgent(config.agents.proposer, { log });
+  if (proposer) log(`proposer: ${proposer.label} for ${Math.round(100 * proposer.share)}% of fresh tasks, generators for the rest`);
   const graphs = await openGraphs(config, store, log);
   const controller = createController(config.curriculum, arms);
   const gate = createGate({ skills, armSkills, enabled: config.curriculum.gating });
@@ -93,7 +102,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   try {
     // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
     // training task ever duplicates one.
-    const probes = await buildProbes(sandbox, arms, config.probes.perArm, createRng(`${config.seed}/probes`), seen);
+    const probes = await buildProbes(sandbox, arms, config.probes.perArm, createRng(`${config.seed}/probes`), seen, render);
+    const probeIds = new Set(probes.map((p) => p.task.id));
     let firstStep = 1;
     if (opts.resume) {
       const ck = store.latestCheckpoint();
@@ -126,7 +136,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     let last = { solveRate: 0, probeAccuracy: 0 };
     for (let step = firstStep; step <= config.steps; step++) {
       const t0 = Date.now();
-      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: gate.open(arms, mastery.mastered()), armSkills };
+      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: gate.open(arms, mastery.mastered()), armSkills, probeIds, render, proposer, llmSolver, skills };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
@@ -150,6 +160,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         scored: res.scored,
         episodes: res.episodes,
         metrics: { ...res.metrics, probeAccuracy, skillsMastered: mastery.mastered().size, ms: Date.now() - t0 },
+        proposals: res.proposals,
         skillEvents: events.skillEvents,
         outbox: [
           ...res.newTasks.map((task): GraphEvent => ({ kind: 'task', runId, step, task: graphTask(task) })),
@@ -157,7 +168,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
           ...events.outbox,
         ],
       });
-      if (step % config.checkpointEvery === 0 || step === config.steps || step === opts.stopAfter) {
+      if (step % config.checkpointEvery === 0 || step === config.steps) {
         await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state() });
       }
       const backlog = await flushGraphs(graphs, store, log);
@@ -213,6 +224,11 @@ interface StepContext {
   seen: Set<string>;
   arms: Arm[];
   armSkills: (arm: Arm) => string[];
+  probeIds: ReadonlySet<string>;
+  render: (task: Task) => string;
+  proposer: ProposerAgent | null;
+  llmSolver: LlmPolicy | null;
+  skills: Skill[];
 }
 
 interface StepEvents {
@@ -228,8 +244,9 @@ async function runStep(ctx: StepContext) {
   // 2. The proposer materialises each pick as a validated task.
   const tasks: Task[] = [];
   const newTasks: Task[] = [];
+  const proposals: ProposalRecord[] = [];
   for (const [i, pick] of picks.entries()) {
-    const task = await propose(ctx, pick, rng.fork(`${step}/${i}`));
+    const task = await propose(ctx, pick, rng.fork(`${step}/${i}`), proposals);
     if (!ctx.archive.has(task.id)) {
       ctx.archive.set(task.id, task);
       newTasks.push(task);
@@ -237,7 +254,7 @@ async function runStep(ctx: StepContext) {
     tasks.push(task);
   }
   // 3. The solver samples G answers per task, decoding constrained to each task's answer kind.
-  const samples = await policy.sample(tasks.map((t) => ({ text: renderCompact(t), kind: answerKind(t.type) })), config.group);
+  const samples = await policy.sample(tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type) })), config.group);
   // 4. The sandbox verifies every answer.
   const verdicts = await verifyMany(sandbox, samples.flatMap((group, g) => group.map((s) => ({ task: tasks[g]!, answer: s.text }))));
   const rewards = tasks.map((_, g) => verdicts.slice(g * config.group, (g + 1) * config.group).map((v) => v.reward));
@@ -250,9 +267,15 @@ async function runStep(ctx: StepContext) {
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them).
   const stats = await policy.update(rewards);
 
+  // The proposer's reward: the learnability of each task it wrote, recorded with its prompt.
+  for (const p of proposals) {
+    const g = tasks.findIndex((t) => t.id === p.taskId);
+    if (g >= 0) p.learnability = learnabilityReward(rewards[g]!);
+  }
   const flat = rewards.flat();
   return {
     newTasks,
+    proposals,
     scored: results.map((r) => ({ taskId: r.taskId, attempts: r.rewards.length, solved: r.rewards.filter((x) => x >= 1).length })),
     episodes: samples.flatMap((group, g) =>
       group.map((s, i) => ({ taskId: tasks[g]!.id, answer: s.text, reward: verdicts[g * config.group + i]!.reward, reason: verdicts[g * config.group + i]!.reason ?? null })),
@@ -265,13 +288,27 @@ async function runStep(ctx: StepContext) {
       openArms: ctx.arms.length,
       newTasks: newTasks.length,
       ...stats,
+      ...agentMetrics(ctx, proposals, rewards),
     },
   };
 }
 
-/** Materialises one pick: a fresh task of its arm, an archived task, or a mutation of one. */
-async function propose(ctx: StepContext, pick: Pick, rng: Rng): Promise<Task> {
-  const { sandbox, seen, archive } = ctx;
+/** Materialises one pick: a fresh task of its arm (from the LLM proposer for its share, else the generators), an archived task, or a mutation of one. */
+async function propose(ctx: StepContext, pick: Pick, rng: Rng, proposals: ProposalRecord[]): Promise<Task> {
+  const { sandbox, seen, archive, proposer } = ctx;
+  if (pick.kind === 'new' && proposer && rng.next() < proposer.share) {
+    const req = {
+      ...pick.arm,
+      skills: ctx.skills.filter((s) => s.family === pick.arm.family && s.level <= pick.arm.level),
+      references: [...archive.values()],
+      seed: rng.int(0, 2 ** 31 - 1),
+    };
+    const out = await proposer.propose(req);
+    const m = out.draft ? await materialise(sandbox, out.draft, seen) : undefined;
+    proposals.push(toProposalRecord(ctx.step, req, proposer.label, out, m));
+    if (m?.ok) return m.task;
+    // Rejected or unreachable: the generators step in (the agent has logged why).
+  }
   if (pick.kind === 'replay') {
     const task = archive.get(pick.taskId);
     if (task) return task;
@@ -283,7 +320,13 @@ async function propose(ctx: StepContext, pick: Pick, rng: Rng): Promise<Task> {
       if (res.ok) return res.task;
     }
   }
-  return generateTask(sandbox, { ...pick.arm, rng, seen });
+  try {
+    return await generateTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
+  } catch {
+    // The arm's space is exhausted (small levels hold few distinct tasks): draw again, allowing
+    // repeats of training tasks but never a held-out probe.
+    return generateTask(sandbox, { ...pick.arm, rng, seen: new Set(ctx.probeIds) });
+  }
 }
 
 interface Probe {
@@ -291,12 +334,19 @@ interface Probe {
   prompt: string;
 }
 
-async function buildProbes(sandbox: Sandbox, arms: Arm[], perArm: number, rng: Rng, seen: Set<string>): Promise<Probe[]> {
+async function buildProbes(sandbox: Sandbox, arms: Arm[], perArm: number, rng: Rng, seen: Set<string>, render: (t: Task) => string): Promise<Probe[]> {
   const probes: Probe[] = [];
   for (const arm of arms) {
+    // Small arms may hold fewer distinct tasks than asked for: take what there is (a draw that finds
+    // nothing new ends the arm).
     for (let i = 0; i < perArm; i++) {
-      const task = await generateTask(sandbox, { ...arm, rng: rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`), seen });
-      probes.push({ task, prompt: renderCompact(task) });
+      let task: Task;
+      try {
+        task = await generateTask(sandbox, { ...arm, rng: rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`), seen, attempts: 20 });
+      } catch {
+        break;
+      }
+      probes.push({ task, prompt: render(task) });
     }
   }
   return probes;
@@ -379,6 +429,25 @@ function runEvent(store: RunStore, status: string): GraphEvent {
 
 function graphTask(task: Task): GraphTask {
   return { id: task.id, type: task.type, family: task.family, level: task.level, program: task.program, skills: task.skills, hash: task.hash, prompt: renderNatural(task), parent: task.parent, solveRate: null };
+}
+
+/** Per-step metrics of the LLM agents: proposals by outcome, tokens, pass@k of an evaluated solver. */
+function agentMetrics(ctx: StepContext, proposals: ProposalRecord[], rewards: number[][]): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (ctx.proposer) {
+    out.proposals = proposals.length;
+    for (const p of proposals) out[`proposals.${p.outcome}`] = (out[`proposals.${p.outcome}`] ?? 0) + 1;
+    out['proposer.tokens'] = proposals.reduce((a, p) => a + p.inputTokens + p.outputTokens, 0);
+  }
+  if (ctx.llmSolver) {
+    out.passAt1 = passAtK(rewards, 1);
+    out[`passAt${ctx.config.group}`] = passAtK(rewards, ctx.config.group);
+    const calls = ctx.llmSolver.takeCalls();
+    out['solver.calls'] = calls.length;
+    out['solver.tokens'] = calls.reduce((a, c) => a + c.tokens.input + c.tokens.output, 0);
+    out['solver.failedCalls'] = calls.filter((c) => c.error).length;
+  }
+  return out;
 }
 
 const seenKey = (t: Task): string => t.id;

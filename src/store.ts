@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, existsSync, accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import type { GraphEvent } from '../graphs/types.js';
+import type { ProposalRecord } from './agents/proposer.js';
 import type { Task } from './task.js';
 
 export class StoreError extends Error {}
@@ -26,6 +27,8 @@ export interface StepRecord {
   metrics: Record<string, number | string | null>;
   skillEvents: { skillId: string; event: 'learned' | 'forgotten'; accuracy: number; at: string }[];
   outbox: GraphEvent[];
+  /** LLM proposals of this step (accepted or not), with their learnability once scored. */
+  proposals?: ProposalRecord[];
 }
 
 export interface TaskRow {
@@ -58,6 +61,12 @@ CREATE TABLE IF NOT EXISTS skill_events (
   event TEXT NOT NULL, accuracy REAL NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox_cursor (sink TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS proposals (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, family TEXT NOT NULL, level INTEGER NOT NULL,
+  type TEXT NOT NULL, proposer TEXT NOT NULL, prompt TEXT NOT NULL, raw TEXT NOT NULL, outcome TEXT NOT NULL,
+  detail TEXT, task_id TEXT, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+  tokens_estimated INTEGER NOT NULL, ms REAL NOT NULL, learnability REAL);
+CREATE INDEX IF NOT EXISTS proposals_step ON proposals(step);
 CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, step INTEGER NOT NULL, path TEXT NOT NULL, at TEXT NOT NULL);
 `;
 
@@ -111,7 +120,13 @@ export class RunStore {
     const insMetric = db.prepare('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
     const insEvent = db.prepare('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
     const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const insProposal = db.prepare(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
+      task_id, input_tokens, output_tokens, tokens_estimated, ms, learnability) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     db.transaction(() => {
+      for (const p of rec.proposals ?? []) {
+        insProposal.run(rec.step, p.family, p.level, p.type, p.proposer, p.prompt, p.raw, p.outcome, p.detail, p.taskId,
+          p.inputTokens, p.outputTokens, p.tokensEstimated ? 1 : 0, p.ms, p.learnability);
+      }
       for (const { task, compact, natural } of rec.newTasks) {
         insTask.run(task.id, rec.step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
           task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
@@ -147,7 +162,7 @@ export class RunStore {
       const later = db.prepare('SELECT task_id, SUM(solved) s, SUM(attempts) a FROM task_scores WHERE step > ? GROUP BY task_id').all(step) as { task_id: string; s: number; a: number }[];
       const unscore = db.prepare('UPDATE tasks SET attempts = attempts - ?, solved = solved - ? WHERE id = ?');
       for (const r of later) unscore.run(r.a, r.s, r.task_id);
-      for (const table of ['tasks', 'episodes', 'task_scores', 'metrics', 'skill_events', 'checkpoints', 'outbox']) {
+      for (const table of ['tasks', 'episodes', 'task_scores', 'metrics', 'skill_events', 'checkpoints', 'outbox', 'proposals']) {
         db.prepare(`DELETE FROM ${table} WHERE step > ?`).run(step);
       }
       const maxSeq = (db.prepare('SELECT COALESCE(MAX(seq), 0) m FROM outbox').get() as { m: number }).m;
@@ -208,7 +223,7 @@ export class RunStore {
     }[];
   }
 
-  count(table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox'): number {
+  count(table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox' | 'proposals'): number {
     return (this.db.prepare(`SELECT COUNT(*) n FROM ${table}`).get() as { n: number }).n;
   }
 

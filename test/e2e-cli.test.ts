@@ -1,0 +1,137 @@
+// The CLI driven as a user drives it: spawned processes, real files, the smoke preset.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, verifyAnswer, type Task } from '../src/index.js';
+import { cogen, tempDir } from './helpers.js';
+
+describe('cogen run --preset smoke, then skills and export', () => {
+  const runsDir = tempDir('cogen-e2e-');
+  let runId = '';
+  let summary: { runId: string; dir: string; steps: number; tasks: number };
+
+  beforeAll(() => {
+    const res = cogen(['run', '--preset', 'smoke', '--seed', '1', '--runs-dir', runsDir, '--run-id', 'first', '--json']);
+    expect(res.stderr).toMatch(/solver backend: (wasm|cpu|tensorflow|webgpu)/);
+    expect(res.code, res.stderr).toBe(0);
+    summary = JSON.parse(res.stdout);
+    runId = summary.runId;
+  });
+
+  it('leaves a run directory with tasks, per-step metrics, a checkpoint and skill events', () => {
+    const dir = join(runsDir, runId);
+    expect(existsSync(join(dir, 'run.db'))).toBe(true);
+    const db = new Database(join(dir, 'run.db'), { readonly: true });
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    expect(count('SELECT COUNT(*) n FROM tasks')).toBeGreaterThan(0);
+    expect(count('SELECT COUNT(*) n FROM metrics')).toBe(summary.steps);
+    expect(count('SELECT COUNT(DISTINCT step) n FROM metrics')).toBe(12);
+    expect(count('SELECT COUNT(*) n FROM checkpoints')).toBeGreaterThan(0);
+    expect(count('SELECT COUNT(*) n FROM skill_events')).toBeGreaterThan(0);
+    // The embedded skill graph received skills, tasks, EXERCISES and MASTERED records.
+    expect(count('SELECT COUNT(*) n FROM graph_skills')).toBeGreaterThan(0);
+    expect(count('SELECT COUNT(*) n FROM graph_tasks')).toBe(count('SELECT COUNT(*) n FROM tasks'));
+    expect(count('SELECT COUNT(*) n FROM graph_mastered')).toBeGreaterThan(0);
+    db.close();
+    const ck = readdirSync(join(dir, 'checkpoints'));
+    expect(ck.length).toBeGreaterThan(0);
+    expect(readdirSync(join(dir, 'checkpoints', ck.at(-1)!)).some((f) => f.endsWith('.safetensors'))).toBe(true);
+  });
+
+  it('proposes the same tasks with the same seed', () => {
+    const res = cogen(['run', '--preset', 'smoke', '--seed', '1', '--runs-dir', runsDir, '--run-id', 'second', '--json', '--steps', '4']);
+    expect(res.code, res.stderr).toBe(0);
+    const ids = (id: string) => {
+      const db = new Database(join(runsDir, id, 'run.db'), { readonly: true });
+      const rows = db.prepare('SELECT id FROM tasks WHERE step <= 4 ORDER BY step, id').all() as { id: string }[];
+      db.close();
+      return rows.map((r) => r.id);
+    };
+    expect(ids('second').length).toBeGreaterThan(0);
+    expect(ids('second')).toEqual(ids(runId));
+  });
+
+  it('prints the skills with their mastery state', () => {
+    const res = cogen(['skills', '--run', runId, '--runs-dir', runsDir]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/arith\.add/);
+    expect(res.stdout).toMatch(/mastered|never|forgotten/);
+    const json = cogen(['skills', '--run', runId, '--runs-dir', runsDir, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(() => JSON.parse(json.stdout)).not.toThrow();
+  });
+
+  it('exports tasks whose reference answers verify', async () => {
+    const out = join(runsDir, 'tasks.jsonl');
+    const res = cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', out]);
+    expect(res.code, res.stderr).toBe(0);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.length).toBe(summary.tasks);
+    const sandbox = await createSandbox();
+    try {
+      for (const rec of lines) {
+        for (const key of ['id', 'type', 'family', 'level', 'skills', 'program', 'prompt', 'answer', 'solveRate']) expect(rec).toHaveProperty(key);
+        if (rec.type === 'induction') expect(rec).toHaveProperty('hidden');
+        else expect(rec).toHaveProperty('output');
+        const task = { ...rec, hash: rec.hash, parent: rec.parent, proposer: rec.proposer } as Task;
+        const verdict = await verifyAnswer(sandbox, task, rec.answer);
+        expect(verdict.reward, `${rec.id}: ${verdict.reason}`).toBe(1);
+      }
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('exports TRL and veRL Parquet records', () => {
+    for (const format of ['trl', 'parquet']) {
+      const out = join(runsDir, `tasks.${format}`);
+      const res = cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', out, '--format', format]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(readFileSync(out).length).toBeGreaterThan(100);
+    }
+    expect(readFileSync(join(runsDir, 'tasks.parquet')).subarray(0, 4).toString()).toBe('PAR1');
+  });
+});
+
+describe('clear errors', () => {
+  it('unknown preset', () => {
+    const res = cogen(['run', '--preset', 'nope', '--runs-dir', tempDir()]);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(/unknown preset "nope" \(known: .*smoke/);
+  });
+
+  it('bad preset field names the field, the value and what was expected', () => {
+    const dir = tempDir();
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'steps: -3\nfamilies: [arith]\ncurriculum:\n  controller: psychic\n');
+    const res = cogen(['run', '--preset', file, '--runs-dir', dir]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/steps: -3/);
+    expect(res.stderr).toMatch(/curriculum\.controller: "psychic"/);
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('run directory blocked by a file', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'runs'), 'not a directory');
+    const res = cogen(['run', '--preset', 'smoke', '--runs-dir', join(dir, 'runs')]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/not writable/);
+    expect(res.stderr.trim().split('\n').filter((l) => !l.startsWith('solver backend')).length).toBe(1);
+  });
+
+  it('unknown run id', () => {
+    for (const args of [['skills', '--run', 'ghost'], ['export', '--run', 'ghost', '--out', '/tmp/x.jsonl']]) {
+      const res = cogen([...args, '--runs-dir', tempDir()]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/unknown run "ghost"/);
+    }
+  });
+
+  it('bad usage exits 2', () => {
+    expect(cogen(['frobnicate']).code).toBe(2);
+    expect(cogen(['export']).code).toBe(2);
+  });
+});
