@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'runs/', 'bench/results/', 'graphs/neo4j-launcher/', 'dist/'] },
+  { ignores: ['node_modules/', 'runs/', 'bench/results/', 'graphs/neo4j-launcher/', 'dist/', '**/*.tmp.*', 'bench/_*'] },
   ...tseslint.configs.recommended,
   {
     rules: {

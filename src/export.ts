@@ -4,7 +4,7 @@
 //   parquet veRL's RL dataset layout: data_source, prompt (chat), ability, reward_model {style, ground_truth}, extra_info
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { referenceAnswer, type Task } from './task.js';
+import { referenceAnswer, type Example, type Json, type Task } from './task.js';
 import type { TaskRow } from './store.js';
 
 export const EXPORT_FORMATS = ['jsonl', 'trl', 'parquet'] as const;
@@ -18,10 +18,10 @@ export interface ExportRecord {
   skills: string[];
   program: string;
   /** deduction/abduction: the argument list; induction: absent (see visible/hidden). */
-  input?: Task extends infer T ? unknown : never;
-  output?: unknown;
-  visible?: unknown;
-  hidden?: unknown;
+  input?: Json[];
+  output?: Json;
+  visible?: Example[];
+  hidden?: Example[];
   message?: string;
   prompt: string;
   answer: string;
