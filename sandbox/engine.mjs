@@ -175,6 +175,27 @@ function str(ctx, obj, key) {
   }
 }
 
+function isNull(ctx, h) {
+  try {
+    return ctx.dump(h) === null;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the runtime holds at least half of its memory cap (read on failure paths only). */
+function nearLimit(r, limits) {
+  try {
+    const h = r.computeMemoryUsage();
+    const usage = r.getSystemContext().dump(h);
+    h.dispose();
+    const used = usage ? Number(usage.malloc_size ?? usage.memory_used_size ?? 0) : 0;
+    return used >= limits.memoryBytes * 0.5;
+  } catch {
+    return false;
+  }
+}
+
 /** Why a call failed: the exception that escaped the script, read carefully. */
 function failure(ctx, r, err, limits) {
   if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
@@ -192,6 +213,10 @@ function failure(ctx, r, err, limits) {
       return [reason, reason === 'output-too-large' ? `the result exceeds ${limits.maxOutputBytes} bytes` : detail];
     }
     detail = `thrown: ${JSON.stringify(s)}`;
+  } else if (type === 'object' && isNull(ctx, err)) {
+    // QuickJS throws null when it runs out of memory while creating the 'out of memory' error.
+    if (nearLimit(r, limits)) return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
+    detail = 'thrown: null';
   } else if (type === 'object' || type === 'function') {
     const name = str(ctx, err, 'name');
     const message = str(ctx, err, 'message');
