@@ -1,7 +1,7 @@
-// A synthetic learner for curriculum tests: no model, just a competence per family that grows when
+// A synthetic learner for curriculum tests and the benchmark's model-free section: no model, just a competence per family that grows when
 // the learner practises tasks near its frontier (where its answers disagree, so GRPO has a gradient).
-import type { Arm, ArmResult, Controller } from '../curricula/types.js';
-import { meanAbsAdvantage, solveRate } from '../curricula/dynamic.js';
+import type { Arm, ArmResult, Controller } from './types.js';
+import { meanAbsAdvantage, solveRate } from './dynamic.js';
 import type { Rng } from '../src/rng.js';
 
 export interface SimOptions {
@@ -40,12 +40,24 @@ export function simArms(families: number, levels: number): Arm[] {
   return out;
 }
 
-/** Runs a controller against a fresh learner; returns the fraction of picks at 0.05 < p < 0.95 and the final competence. */
-export function simulate(c: Controller, opts: SimOptions, steps: number, batch: number, rng: Rng) {
+export interface SimRun {
+  /** Fraction of picks on arms with 0.05 < p < 0.95. */
+  frontierFraction: number;
+  meanSkill: number;
+  /** Per step: mean true success probability over all arms (the held-out accuracy of this learner). */
+  curve: number[];
+  /** "family/level" cells whose success probability reached `masterAt`, with the first step it did. */
+  mastered: Record<string, number>;
+}
+
+/** Runs a controller against a fresh learner for `steps` steps of `batch` picks. */
+export function simulate(c: Controller, opts: SimOptions, steps: number, batch: number, rng: Rng, masterAt = 0.8): SimRun {
   const learner = new SimLearner(opts);
   const arms = simArms(opts.families, opts.levels);
   let frontier = 0;
   let picks = 0;
+  const curve: number[] = [];
+  const mastered: Record<string, number> = {};
   for (let step = 1; step <= steps; step++) {
     const ps = c.pick(batch, rng, { step, arms });
     const results = ps.map((pk, i) => {
@@ -55,6 +67,14 @@ export function simulate(c: Controller, opts: SimOptions, steps: number, batch: 
       return learner.attempt(pk.arm, pk.kind === 'new' ? `t${step}-${i}` : pk.taskId, step, rng);
     });
     c.update(results);
+    let acc = 0;
+    for (const a of arms) {
+      const p = learner.p(a);
+      acc += p;
+      const k = `${a.family}/${a.level}`;
+      if (p >= masterAt && !(k in mastered)) mastered[k] = step;
+    }
+    curve.push(acc / arms.length);
   }
-  return { frontierFraction: frontier / picks, meanSkill: learner.skill.reduce((a, b) => a + b, 0) / opts.families };
+  return { frontierFraction: frontier / picks, meanSkill: learner.skill.reduce((a, b) => a + b, 0) / opts.families, curve, mastered };
 }
