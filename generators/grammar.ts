@@ -41,6 +41,8 @@ export type Expr =
   /** Object literal; a field whose key is null is a spread `...e`. */
   | { k: 'obj'; fields: [string | null, Expr][] }
   | { k: 'fn'; ps: string[]; body: Expr }
+  /** A call of a computed function: `mk(3)(a)`, `compose(g, h)(a)`. */
+  | { k: 'apply'; f: Expr; args: Expr[] }
   | { k: 'spread'; e: Expr };
 
 export type Stmt =
@@ -76,6 +78,7 @@ export const meth = (o: Expr, m: string, ...args: Expr[]): Expr => ({ k: 'meth',
 export const prop = (o: Expr, p: string): Expr => ({ k: 'prop', o, p });
 export const idx = (o: Expr, i: Expr): Expr => ({ k: 'idx', o, i });
 export const fn = (ps: string[], body: Expr): Expr => ({ k: 'fn', ps, body });
+export const apply = (f: Expr, ...args: Expr[]): Expr => ({ k: 'apply', f, args });
 export const ret = (e: Expr): Stmt => ({ k: 'ret', e });
 export const let_ = (n: string, e: Expr, c = false): Stmt => ({ k: 'let', n, e, c });
 export const set = (n: string, op: '=' | '+=' | '-=' | '*=' | '++', e?: Expr): Stmt =>
@@ -106,6 +109,7 @@ function prec(e: Expr): number {
     case 'meth':
     case 'prop':
     case 'idx':
+    case 'apply':
       return 19;
     case 'un':
       return 14;
@@ -140,6 +144,8 @@ export function printExpr(e: Expr): string {
       return `${wrap(printExpr(e.c), prec(e.c) <= 3)} ? ${wrap(printExpr(e.t), prec(e.t) < 3)} : ${wrap(printExpr(e.e), prec(e.e) < 3)}`;
     case 'call':
       return `${e.f}(${e.args.map(printExpr).join(', ')})`;
+    case 'apply':
+      return `${wrap(printExpr(e.f), prec(e.f) < 19)}(${e.args.map(printExpr).join(', ')})`;
     case 'meth':
       return `${wrap(printExpr(e.o), prec(e.o) < 19)}.${e.m}(${e.args.map(printExpr).join(', ')})`;
     case 'prop':
@@ -301,6 +307,11 @@ function evalExpr(e: Expr, env: Env, run: Run): unknown {
       const local = env[e.f];
       if (typeof local === 'function') return (local as (...xs: unknown[]) => unknown)(...args);
       throw new EvalError(`unknown function ${e.f}`);
+    }
+    case 'apply': {
+      const g = evalExpr(e.f, env, run);
+      if (typeof g !== 'function') throw new EvalError('apply of a non-function');
+      return (g as (...xs: unknown[]) => unknown)(...e.args.map((a) => evalExpr(a, env, run)));
     }
     case 'meth': {
       const o = evalExpr(e.o, env, run) as Record<string, (...xs: unknown[]) => unknown>;
@@ -573,6 +584,8 @@ function mentions(e: Expr, names: string[]): boolean {
       return mentions(e.c, names) || mentions(e.t, names) || mentions(e.e, names);
     case 'call':
       return e.args.some((a) => mentions(a, names));
+    case 'apply':
+      return mentions(e.f, names) || e.args.some((a) => mentions(a, names));
     case 'meth':
       return mentions(e.o, names) || e.args.some((a) => mentions(a, names));
     case 'prop':
@@ -609,15 +622,37 @@ export function gen(ctx: GenCtx, ty: Ty, depth: number, force = false, use?: str
 
 function gen1(ctx: GenCtx, ty: Ty, depth: number, force: boolean): Expr {
   if (ty.includes('=>')) return lambda(ctx, ty, depth - 1);
-  const options = depth > 0 ? ctx.prods.filter((p) => p.out === ty) : [];
+  if (ty === 'bool' && !ctx.scope.some((p) => p.ty === 'bool')) {
+    // No boolean variable: a literal true/false would make a degenerate condition, so build a
+    // comparison instead (from productions that do not recurse into booleans).
+    const flat = ctx.prods.filter((p) => p.out === 'bool' && !p.args.includes('bool'));
+    if (flat.length > 0 && depth <= 0) {
+      depth = 1;
+      force = true;
+      const saved = ctx.prods;
+      ctx.prods = ctx.prods.filter((p) => p.out !== 'bool' || flat.includes(p));
+      try {
+        return gen1(ctx, ty, depth, force);
+      } finally {
+        ctx.prods = saved;
+      }
+    }
+    if (flat.length > 0) force = true;
+  }
+  // Productions taking lambdas need depth for the lambda body: at depth 1 they are left out, so
+  // lambdas cannot nest without bound.
+  const options = depth > 0 ? ctx.prods.filter((p) => p.out === ty && (depth > 1 || !p.args.some((a) => a.includes('=>')))) : [];
   if (options.length === 0 || (!force && ctx.rng.bool(ctx.leaf))) return leaf(ctx, ty);
   const p = pickWeighted(ctx.rng, options);
   const names = ctx.scope.map((s) => s.n);
   const saved = new Set(ctx.skills);
   let args: Expr[] = [];
+  let built: Expr = lit(0);
   for (let attempt = 0; attempt < 6; attempt++) {
     ctx.skills = new Set(saved);
     args = p.args.map((a) => gen1(ctx, a, depth - 1, false));
+    built = p.build(args, ctx.rng);
+    if (repeated(built, args[0])) continue;
     // Reject degenerate nodes: no variable at all (a constant subexpression), or two identical
     // operands (a + a is fine for arithmetic, but a && a, b - b, a === a are not).
     const varying = args.some((a) => mentions(a, names));
@@ -629,7 +664,16 @@ function gen1(ctx: GenCtx, ty: Ty, depth: number, force: boolean): Expr {
     if ((varying || names.length === 0) && !same && !zeroing) break;
   }
   ctx.skills.add(p.skill);
-  return p.build(args, ctx.rng);
+  return built;
+}
+
+/** f(f(x)) for an idempotent or self-cancelling f: sort of a sort, !!p, Math.abs(Math.abs(x)), … */
+function repeated(outer: Expr, inner: Expr | undefined): boolean {
+  if (!inner) return false;
+  if (outer.k === 'meth' && inner.k === 'meth') return outer.m === inner.m && ['sort', 'reverse', 'toUpperCase'].includes(outer.m);
+  if (outer.k === 'call' && inner.k === 'call') return outer.f === inner.f && outer.f === 'Math.abs';
+  if (outer.k === 'un' && inner.k === 'un') return outer.op === inner.op;
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -738,6 +782,8 @@ export function size(p: Prog): number {
         return 1 + e(x.c) + e(x.t) + e(x.e);
       case 'call':
         return 1 + x.args.reduce((s, a) => s + e(a), 0);
+      case 'apply':
+        return 1 + e(x.f) + x.args.reduce((s, a) => s + e(a), 0);
       case 'meth':
         return 1 + e(x.o) + x.args.reduce((s, a) => s + e(a), 0);
       case 'prop':
@@ -803,6 +849,10 @@ export function usedNames(p: Prog): Set<string> {
         return;
       case 'call':
         out.add(x.f);
+        x.args.forEach(e);
+        return;
+      case 'apply':
+        e(x.f);
         x.args.forEach(e);
         return;
       case 'meth':

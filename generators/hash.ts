@@ -86,7 +86,7 @@ export function isBinding(toks: Token[], i: number): boolean {
 
 /** The canonical token string: identifiers renamed in order of first appearance, one space apart. */
 export function canonicalForm(program: string): string {
-  const toks = tokenize(program);
+  const toks = dropOptionalSemicolons(tokenize(program));
   const names = new Map<string, string>();
   return toks
     .map((t, i) => {
@@ -122,9 +122,14 @@ export function joinTokens(toks: Token[]): string {
   return out;
 }
 
+/** Drops `;` tokens directly before `}` (optional in every statement list). */
+export function dropOptionalSemicolons(toks: Token[]): Token[] {
+  return toks.filter((t, i) => !(t.kind === 'punct' && t.text === ';' && toks[i + 1]?.text === '}'));
+}
+
 /** The whitespace-free source text of a program. */
 export function minify(program: string): string {
-  return joinTokens(tokenize(program));
+  return joinTokens(dropOptionalSemicolons(tokenize(program)));
 }
 
 function matching(toks: Token[], open: number): number {
@@ -146,7 +151,7 @@ function matching(toks: Token[], open: number): number {
  * the induction verifier as an answer.
  */
 export function compactProgram(program: string): string {
-  const toks = tokenize(program);
+  const toks = dropOptionalSemicolons(tokenize(program));
   const fallback = joinTokens(toks);
   if (toks.length < 6 || toks[0]!.text !== 'function' || toks[1]!.text !== 'f' || toks[2]!.text !== '(') return fallback;
   const pClose = matching(toks, 2);

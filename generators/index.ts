@@ -10,13 +10,23 @@ import type { Drawn, FamilyImpl } from './kit.js';
 import type { Family } from './types.js';
 import { arith } from './families/arith.js';
 import { logic } from './families/logic.js';
+import { condFamily } from './families/cond.js';
+import { str } from './families/string.js';
+import { array } from './families/array.js';
+import { sort } from './families/sort.js';
+import { loop } from './families/loop.js';
+import { recursion } from './families/recursion.js';
+import { bits } from './families/bits.js';
+import { record } from './families/record.js';
+import { hof } from './families/hof.js';
+import { numtheory } from './families/numtheory.js';
 
 export { canonicalHash, canonicalForm, compactProgram, minify, tokenize } from './hash.js';
 export { renderCompact, renderNatural } from './render.js';
 export { mutate, applicableOps, MUTATION_OPS, type MutationOp } from './mutate.js';
 export type { Family } from './types.js';
 
-const REGISTRY: FamilyImpl[] = [arith, logic];
+const REGISTRY: FamilyImpl[] = [arith, logic, condFamily, str, array, sort, loop, recursion, bits, record, hof, numtheory];
 
 /** Every family, in registry order. */
 export const families: Family[] = REGISTRY;

@@ -37,7 +37,7 @@ export const ranges = (int: [number, number], len: [number, number] = [1, 4], st
 });
 
 const DICT_KEYS = ['a', 'b', 'c', 'd', 'e', 'f'];
-const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob'];
+const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob', 'tea', 'eat', 'ant', 'bee', 'cow', 'owl'];
 
 /** One random value of a grammar type under the level's knobs. */
 export function drawValue(rng: Rng, ty: string, r: Ranges): Json {

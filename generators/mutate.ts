@@ -68,13 +68,14 @@ function allInputs(task: Task): Input[] {
   return task.type === 'induction' ? [...task.visible, ...task.hidden].map((e) => e.input) : [task.input];
 }
 
-/** The operators that can change this task. 'change-input' and 'wrap' always apply. */
+/** The operators that can change this task. 'wrap' always applies; 'change-input' whenever f takes arguments. */
 export function applicableOps(task: Task): MutationOp[] {
   const toks = tokenize(task.program);
   const ops: MutationOp[] = [];
   if (intLiterals(toks).length > 0) ops.push('perturb-constant');
   if (swappable(toks).length > 0) ops.push('swap-operator');
-  ops.push('wrap', 'change-input');
+  ops.push('wrap');
+  if (allInputs(task).some((i) => i.length > 0)) ops.push('change-input');
   return ops;
 }
 
@@ -141,12 +142,17 @@ function nudge(rng: Rng, x: Json, depth = 0): Json {
 }
 
 function changeInputs(rng: Rng, inputs: Input[]): Input[] {
-  const pickOne = rng.int(0, inputs.length - 1);
-  return inputs.map((input, i) => {
-    if (input.length === 0 || (i !== pickOne && !rng.bool(0.5))) return input;
-    const a = rng.int(0, input.length - 1);
-    return input.map((x, j) => (j === a ? nudge(rng, x) : x));
-  });
+  const before = JSON.stringify(inputs);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const pickOne = rng.int(0, inputs.length - 1);
+    const out = inputs.map((input, i) => {
+      if (input.length === 0 || (i !== pickOne && !rng.bool(0.5))) return input;
+      const a = rng.int(0, input.length - 1);
+      return input.map((x, j) => (j === a ? nudge(rng, x) : x));
+    });
+    if (JSON.stringify(out) !== before) return out;
+  }
+  return inputs;
 }
 
 /**
