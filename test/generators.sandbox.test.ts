@@ -1,0 +1,115 @@
+// Generators against the real sandbox: every family × level × task type validates, the reference
+// answer verifies, a perturbed wrong answer does not, the sandbox agrees with the generators'
+// reference interpreter, generateTask is deterministic by seed, and materialise's rejections.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createRng } from '../src/rng.js';
+import { referenceAnswer, TASK_TYPES, type Json, type Task, type TaskDraft } from '../src/task.js';
+import { createSandbox, type Sandbox } from '../sandbox/index.js';
+import { verifyAnswer } from '../sandbox/verify.js';
+import { drawReference, families, generateTask, materialise, mutate, REJECT_REASONS } from '../generators/index.js';
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox({ workers: 2 });
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => ({ family: f.id, level })));
+
+function wrongLiteral(x: Json): Json {
+  if (typeof x === 'number') return x + 1;
+  if (typeof x === 'boolean') return !x;
+  if (typeof x === 'string') return x + 'x';
+  if (Array.isArray(x)) return [...x, 0];
+  if (x === null) return 0;
+  return { ...x, zz: 1 };
+}
+
+async function wrongAnswer(task: Task): Promise<string | null> {
+  if (task.type === 'deduction') return JSON.stringify(wrongLiteral(task.output));
+  if (task.type === 'induction') return `() => ${JSON.stringify(task.visible[0]!.output)}`;
+  // Abduction: a nudged argument list whose output really differs (none may exist nearby).
+  for (let i = 0; i < task.input.length; i++) {
+    const args = task.input.map((a, j) => (j === i ? wrongLiteral(a) : a));
+    const r = await sb.run(task.program, args);
+    if (r.ok && JSON.stringify(r.value) !== JSON.stringify(task.output)) return JSON.stringify(args);
+  }
+  return null;
+}
+
+describe('generated tasks in the sandbox', () => {
+  it.each(cells)('$family level $level: validates, reference verifies, wrong answer fails, matches the interpreter', async ({ family, level }) => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), async (seed) => {
+        for (const type of TASK_TYPES) {
+          const task = await generateTask(sb, { family, level, type, rng: createRng(seed) });
+          expect(task).toMatchObject({ family, level, type, proposer: 'generator', parent: null });
+          expect((await verifyAnswer(sb, task, referenceAnswer(task))).reward).toBe(1);
+          const wrong = await wrongAnswer(task);
+          if (wrong !== null) expect((await verifyAnswer(sb, task, wrong)).reward, wrong).toBe(0);
+          // The generators' reference interpreter and QuickJS agree on the first draft of this seed.
+          const ref = drawReference(family, createRng(seed), level, type);
+          const m = await materialise(sb, ref.draft);
+          expect(m.ok, JSON.stringify(m)).toBe(true);
+          if (m.ok) {
+            const outs = m.task.type === 'induction' ? [...m.task.visible, ...m.task.hidden].map((e) => e.output) : [m.task.output];
+            expect(outs).toEqual(ref.outputs);
+          }
+        }
+        const again = await generateTask(sb, { family, level, type: 'deduction', rng: createRng(seed) });
+        const first = await generateTask(sb, { family, level, type: 'deduction', rng: createRng(seed) });
+        expect(again).toEqual(first);
+      }),
+      { numRuns: 2 },
+    );
+  });
+
+  it('mutated drafts keep their lineage through materialise', async () => {
+    const rng = createRng('mutants');
+    let accepted = 0;
+    for (const f of families) {
+      const task = await generateTask(sb, { family: f.id, level: 1, type: 'deduction', rng });
+      const d = mutate(rng, task);
+      const m = await materialise(sb, d);
+      if (m.ok) {
+        accepted++;
+        expect(m.task.parent).toEqual({ id: task.id, op: d.parent!.op });
+        expect(m.task.proposer).toBe('mutation');
+      } else expect(REJECT_REASONS).toContain(m.reason);
+    }
+    expect(accepted).toBeGreaterThan(families.length / 2);
+  });
+});
+
+describe('materialise rejections', () => {
+  const base: TaskDraft = { type: 'deduction', family: 'arith', level: 0, skills: ['arith.add'], program: 'function f(a) { return a + 1; }', inputs: [[1]] };
+  const reason = async (d: Partial<TaskDraft>, seen?: Set<string>): Promise<string> => {
+    const m = await materialise(sb, { ...base, ...d } as TaskDraft, seen);
+    return m.ok ? 'ok' : m.reason;
+  };
+  it('names the reason from a closed set', async () => {
+    expect(await reason({})).toBe('ok');
+    expect(await reason({ program: 'const g = 1;' })).toBe('invalid');
+    expect(await reason({ inputs: [[1], [2]] })).toBe('invalid');
+    expect(await reason({ program: 'function f(a) { return a +; }' })).toBe('error');
+    expect(await reason({ program: 'function f(a) { throw new Error("x"); }' })).toBe('error');
+    expect(await reason({ program: 'function f(a) { while (true) {} }' })).toBe('timeout');
+    expect(await reason({ program: 'function f(a) { return a / 0; }' })).toBe('non-serialisable');
+    expect(await reason({ type: 'induction', program: 'function f(a) { return 3; }', inputs: [[1], [2], [3]], visibleCount: 2, message: 'm' })).toBe('trivial');
+    expect(await reason({ type: 'induction', inputs: [[1], [1], [3]], visibleCount: 2, message: 'm' })).toBe('trivial');
+    const seen = new Set<string>();
+    expect(await reason({}, seen)).toBe('ok');
+    expect(await reason({ program: 'function f(x) {\n  return x + 1;\n}' }, seen)).toBe('duplicate');
+    expect(await reason({ inputs: [[2]] }, seen)).toBe('ok');
+  });
+  it('generateTask gives a clear error when no draft is accepted', async () => {
+    const seen = new Set<string>();
+    // logic level 0 has only a handful of distinct abduction tasks: the seen set exhausts them.
+    await expect(async () => {
+      for (let i = 0; i < 200; i++) await generateTask(sb, { family: 'logic', level: 0, type: 'abduction', rng: createRng(i), seen, attempts: 5 });
+    }).rejects.toThrow(/no abduction task for family 'logic' at level 0 after 5 drafts \(duplicate/);
+  });
+});
