@@ -15,8 +15,6 @@ const USER_ERRORS = [UserError, ConfigError, StoreError];
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
     await program.parseAsync(argv);
     return 0;
@@ -38,7 +36,11 @@ function buildProgram(): Command {
   const program = new Command('cogen')
     .description('Self-evolving environment co-generation: tasks, verifiers, a curriculum, a solver that learns, a skill graph.')
     .version('0.1.0')
-    .option('--verbose', 'print stack traces and debug lines');
+    .option('--verbose', 'print stack traces and debug lines')
+    // Set before the subcommands are added, so that they inherit it: usage errors throw
+    // CommanderError (exit 2 in main) instead of exiting the process.
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
   program
     .command('run')

@@ -1,5 +1,6 @@
 // One autonomous curriculum run: the only place where the rooms meet (DESIGN.md, "One step of the
 // loop"). Read `runStep` top to bottom to follow one step.
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { mkdirSync, renameSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker } from '../curricula/index.js';
@@ -39,6 +40,8 @@ export interface RunOptions {
   resume?: boolean;
   onProgress?: (p: StepProgress) => void;
   log?: (line: string) => void;
+  /** Ready chat models for the LLM agents (library users and tests), instead of building them from config. */
+  chatModels?: { proposer?: BaseChatModel; solver?: BaseChatModel };
   /** Stop after this step without a checkpoint, as a killed run would (for tests of resume). */
   stopAfter?: number;
 }
@@ -82,12 +85,12 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
   // The learning-rate schedule spans the run.
   const solverConfig = { ...config.solver, optim: { ...config.solver.optim, totalSteps: config.steps } };
-  const llmSolver = config.agents.solver.enabled ? createLlmPolicy(config.agents.solver, { log }) : null;
+  const llmSolver = config.agents.solver.enabled ? createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver }) : null;
   const policy: Policy = llmSolver ?? (await createPolicy(solverConfig, { seed: config.seed, log }));
   if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;
-  const proposer = createProposerAgent(config.agents.proposer, { log });
+  const proposer = createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer });
   if (proposer) log(`proposer: ${proposer.label} for ${Math.round(100 * proposer.share)}% of fresh tasks, generators for the rest`);
   const graphs = await openGraphs(config, store, log);
   const controller = createController(config.curriculum, arms);
@@ -143,10 +146,12 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         tally.set(s.taskId, { solved: t.solved + s.solved, attempts: t.attempts + s.attempts });
       }
       let probeAccuracy = last.probeAccuracy;
+      let probeArms: Record<string, number> = {};
       const events: StepEvents = { skillEvents: [], outbox: [] };
       if (step % config.probes.every === 0 || step === config.steps) {
         const probe = await runProbes(policy, sandbox, probes, skills);
         probeAccuracy = probe.overall;
+        probeArms = probe.perArm;
         for (const ev of mastery.observe(step, probe.perSkill)) {
           const at = new Date().toISOString();
           events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });
@@ -159,7 +164,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         newTasks: res.newTasks.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
         scored: res.scored,
         episodes: res.episodes,
-        metrics: { ...res.metrics, probeAccuracy, skillsMastered: mastery.mastered().size, ms: Date.now() - t0 },
+        metrics: { ...res.metrics, probeAccuracy, ...probeArms, skillsMastered: mastery.mastered().size, ms: Date.now() - t0 },
         proposals: res.proposals,
         skillEvents: events.skillEvents,
         outbox: [
@@ -361,7 +366,13 @@ async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skil
     const scores = probes.flatMap((p, i) => (p.task.skills.includes(skill.id) ? [verdicts[i]!.reward >= 1 ? 1 : 0] : []));
     if (scores.length > 0) perSkill.set(skill.id, mean(scores));
   }
-  return { overall: mean(verdicts.map((v) => (v.reward >= 1 ? 1 : 0))), perSkill };
+  const perArm: Record<string, number[]> = {};
+  probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(verdicts[i]!.reward >= 1 ? 1 : 0));
+  return {
+    overall: mean(verdicts.map((v) => (v.reward >= 1 ? 1 : 0))),
+    perSkill,
+    perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])),
+  };
 }
 
 async function checkpoint(store: RunStore, policy: Policy, runId: string, step: number, state: Checkpoint): Promise<void> {

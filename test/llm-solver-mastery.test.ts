@@ -1,0 +1,47 @@
+// The LLM solver path produces skill events like the built-in solver: a chat model that answers
+// deduction tasks right (LangChain's scripted FakeListChatModel, its reply computed from the prompt)
+// masters the skills it is probed on, and the events reach the run store and the skill graph.
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import type { BaseMessage } from '@langchain/core/messages';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { expect, it } from 'vitest';
+import { loadPreset, startRun } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+/** Reads the program and the call out of a deduction prompt and answers with the true output. */
+class OracleChatModel extends FakeListChatModel {
+  constructor() {
+    super({ responses: ['unused'] });
+  }
+  override async _call(messages: BaseMessage[]): Promise<string> {
+    const text = messages.map((m) => String(m.content)).join('\n');
+    const program = /```js\n([\s\S]*?)\n```/.exec(text)?.[1];
+    const call = /What does (f\(.*\)) return\?/.exec(text)?.[1];
+    if (!program || !call) return 'ANSWER: null';
+    return `ANSWER: ${JSON.stringify(runInNewContext(`${program}; ${call}`, {}, { timeout: 100 }))}`;
+  }
+}
+
+it('--solver llm with a model that answers right: pass@k of 1 and learned skill events', async () => {
+  const config = loadPreset('smoke', {
+    steps: 2,
+    families: ['logic'],
+    maxLevel: 0,
+    types: ['deduction'],
+    probes: { every: 1, perArm: 4 },
+    agents: { solver: { enabled: true, provider: 'scripted', model: 'oracle', scriptPath: '/dev/null' } },
+  });
+  const runsDir = tempDir('cogen-oracle-');
+  const summary = await startRun(config, { runsDir, preset: 'smoke', runId: 'oracle', chatModels: { solver: new OracleChatModel() } });
+  expect(summary.backend).toBe('llm:oracle');
+  expect(summary.skillsMastered.length).toBeGreaterThan(0);
+  const db = new Database(join(runsDir, 'oracle', 'run.db'), { readonly: true });
+  const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data));
+  expect(metrics.every((m) => m.passAt1 === 1 && m.passAt8 === 1)).toBe(true);
+  const learned = db.prepare("SELECT skill_id FROM skill_events WHERE event = 'learned' AND step = 1").all() as { skill_id: string }[];
+  expect(learned.map((r) => r.skill_id).sort()).toEqual(summary.skillsMastered);
+  expect((db.prepare('SELECT COUNT(*) n FROM graph_mastered WHERE until_step IS NULL').get() as { n: number }).n).toBe(learned.length);
+  db.close();
+});
