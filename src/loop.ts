@@ -362,9 +362,14 @@ async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skil
   const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type) })));
   const verdicts = await verifyMany(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
   const perSkill = new Map<string, number>();
+  // A skill is probed at its own level (the held-out tasks of that level that exercise it), so that
+  // mastering `logic.and` means solving level-0 conjunctions, not every later task that uses one.
   for (const skill of skills) {
-    const scores = probes.flatMap((p, i) => (p.task.skills.includes(skill.id) ? [verdicts[i]!.reward >= 1 ? 1 : 0] : []));
-    if (scores.length > 0) perSkill.set(skill.id, mean(scores));
+    const scores = (level: (l: number) => boolean) =>
+      probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [verdicts[i]!.reward >= 1 ? 1 : 0] : []));
+    const own = scores((l) => l === skill.level);
+    const any = own.length > 0 ? own : scores(() => true);
+    if (any.length > 0) perSkill.set(skill.id, mean(any));
   }
   const perArm: Record<string, number[]> = {};
   probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(verdicts[i]!.reward >= 1 ? 1 : 0));

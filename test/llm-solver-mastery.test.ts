@@ -1,7 +1,8 @@
 // The LLM solver path produces skill events like the built-in solver: a chat model that answers
-// deduction tasks right (LangChain's scripted FakeListChatModel, its reply computed from the prompt)
+// deduction tasks right (LangChain's fake chat model, its reply computed from the prompt)
 // masters the skills it is probed on, and the events reach the run store and the skill graph.
-import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { FakeChatModel } from '@langchain/core/utils/testing';
+import { AIMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -11,16 +12,13 @@ import { loadPreset, startRun } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
 /** Reads the program and the call out of a deduction prompt and answers with the true output. */
-class OracleChatModel extends FakeListChatModel {
-  constructor() {
-    super({ responses: ['unused'] });
-  }
-  override async _call(messages: BaseMessage[]): Promise<string> {
+class OracleChatModel extends FakeChatModel {
+  override async _generate(messages: BaseMessage[]) {
     const text = messages.map((m) => String(m.content)).join('\n');
     const program = /```js\n([\s\S]*?)\n```/.exec(text)?.[1];
     const call = /What does (f\(.*\)) return\?/.exec(text)?.[1];
-    if (!program || !call) return 'ANSWER: null';
-    return `ANSWER: ${JSON.stringify(runInNewContext(`${program}; ${call}`, {}, { timeout: 100 }))}`;
+    const answer = program && call ? `ANSWER: ${JSON.stringify(runInNewContext(`${program}; ${call}`, {}, { timeout: 100 }))}` : 'ANSWER: null';
+    return { generations: [{ message: new AIMessage(answer), text: answer }], llmOutput: {} };
   }
 }
 
@@ -34,7 +32,7 @@ it('--solver llm with a model that answers right: pass@k of 1 and learned skill 
     agents: { solver: { enabled: true, provider: 'scripted', model: 'oracle', scriptPath: '/dev/null' } },
   });
   const runsDir = tempDir('cogen-oracle-');
-  const summary = await startRun(config, { runsDir, preset: 'smoke', runId: 'oracle', chatModels: { solver: new OracleChatModel() } });
+  const summary = await startRun(config, { runsDir, preset: 'smoke', runId: 'oracle', chatModels: { solver: new OracleChatModel({}) } });
   expect(summary.backend).toBe('llm:oracle');
   expect(summary.skillsMastered.length).toBeGreaterThan(0);
   const db = new Database(join(runsDir, 'oracle', 'run.db'), { readonly: true });
