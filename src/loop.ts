@@ -82,17 +82,28 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const skills = allSkills().filter((s) => config.families.includes(s.family));
   const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
 
+  // A misconfigured Neo4j (URI, credentials, database) fails here, before the expensive setup.
+  const graphs = await openGraphs(config, store, log).catch((e) => {
+    store.close();
+    throw e;
+  });
   const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
   // The learning-rate schedule spans the run.
   const solverConfig = { ...config.solver, optim: { ...config.solver.optim, totalSteps: config.steps } };
   const llmSolver = config.agents.solver.enabled ? createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver }) : null;
-  const policy: Policy = llmSolver ?? (await createPolicy(solverConfig, { seed: config.seed, log }));
+  const policy: Policy =
+    llmSolver ??
+    (await createPolicy(solverConfig, { seed: config.seed, log }).catch(async (e) => {
+      await sandbox.close();
+      for (const g of graphs) await g.graph.close().catch(() => {});
+      store.close();
+      throw e;
+    }));
   if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;
   const proposer = createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer });
   if (proposer) log(`proposer: ${proposer.label} for ${Math.round(100 * proposer.share)}% of fresh tasks, generators for the rest`);
-  const graphs = await openGraphs(config, store, log);
   const controller = createController(config.curriculum, arms);
   const gate = createGate({ skills, armSkills, enabled: config.curriculum.gating });
   const mastery = createMasteryTracker(config.curriculum.mastery);
@@ -184,7 +195,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         meanReward: Number(res.metrics.meanReward),
         solveRate: Number(res.metrics.solveRate),
         frontierLevel: Number(res.metrics.meanLevel),
-        tasksPerSecond: res.newTasks.length / Math.max(1e-3, (Date.now() - t0) / 1000),
+        tasksPerSecond: config.batch / Math.max(1e-3, (Date.now() - t0) / 1000),
         elapsedMs: Date.now() - started,
         skillsMastered: mastery.mastered().size,
         graphBacklog: backlog,
