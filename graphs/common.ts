@@ -83,8 +83,11 @@ export interface Segment<K extends Kind = Kind> {
   events: EventOf<K>[];
 }
 
-const entityKey = (e: GraphEvent): string | null => {
+/** The entity an event writes (the key that orders events on one entity). */
+const entityKey = (e: GraphEvent): string => {
   switch (e.kind) {
+    case 'skills':
+      return e.skills.map((k) => k.id).join('\u0000');
     case 'run':
       return e.runId;
     case 'task':
@@ -95,46 +98,48 @@ const entityKey = (e: GraphEvent): string | null => {
       return `${e.runId}\u0000${e.skillId}`;
     case 'checkpoint':
       return e.id;
-    case 'skills':
-      return null;
   }
 };
+
+const CLASS_OF: Record<Kind, number> = { skills: 0, run: 1, task: 2, 'solve-rate': 2, checkpoint: 3, mastery: 4 };
 
 /**
  * Plans a batch of events as segments, each applied by one UNWIND query, with the same result as
  * applying the events one by one in order:
  * - the kinds touch disjoint properties (a node referenced by another kind is only MERGEd as a stub),
- *   so they are applied class by class (skills, runs, tasks + solve rates, checkpoints, mastery);
- *   tasks and solve rates both write Task.solveRate, so they stay in their original relative order;
- * - within a segment an entity (a run, a task, a (run, skill) pair, …) appears at most once, so no
- *   row of an UNWIND depends on an earlier row of the same query (the planner may read all rows
- *   before writing any); a repeated entity starts a new segment.
+ *   so they are applied class by class: skills, runs, tasks + solve rates, checkpoints, mastery;
+ * - within a class each event goes to the first layer after the last layer holding an event on the
+ *   same entity (for a solve rate, also after a task that MERGEd that task as its parent; a task's own
+ *   MERGE of a parent stub commutes with everything else), so events on one entity keep their order
+ *   and a layer holds each entity at most once
+ *   (no row of an UNWIND depends on an earlier row of the same query: the planner may read all rows
+ *   before writing any). Tasks and solve rates both write Task.solveRate: they share a class whose
+ *   layers alternate task / solve-rate.
+ * A batch of many tasks, rates and transitions thus becomes a handful of queries, not one per event.
  */
 export function planSegments(events: GraphEvent[]): Segment[] {
-  const classOf = (k: Kind): number =>
-    ({ skills: 0, run: 1, task: 2, 'solve-rate': 2, checkpoint: 3, mastery: 4 })[k];
-  const flat: GraphEvent[] = [];
+  const classes: GraphEvent[][] = [[], [], [], [], []];
   for (const e of events) {
-    if (e.kind === 'skills') {
-      for (const skill of e.skills) flat.push({ kind: 'skills', skills: [skill] });
-    } else flat.push(e);
+    if (e.kind === 'skills') for (const skill of e.skills) classes[0]!.push({ kind: 'skills', skills: [skill] });
+    else classes[CLASS_OF[e.kind]]!.push(e);
   }
-  const ordered = flat
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => classOf(a.e.kind) - classOf(b.e.kind) || a.i - b.i)
-    .map((x) => x.e);
   const segments: Segment[] = [];
-  let current: Segment | null = null;
-  let seen = new Set<string>();
-  for (const e of ordered) {
-    const key = e.kind === 'skills' ? (e.skills[0]?.id ?? '') : entityKey(e);
-    if (current === null || current.kind !== e.kind || (key !== null && seen.has(key))) {
-      current = { kind: e.kind, events: [] };
-      segments.push(current);
-      seen = new Set();
+  for (const [c, list] of classes.entries()) {
+    const layers: GraphEvent[][] = [];
+    const last = new Map<string, number>();
+    // a task MERGEs its parent as a stub: a later solve rate of the parent must come after that
+    const stubbed = new Map<string, number>();
+    for (const e of list) {
+      const key = entityKey(e);
+      let layer = Math.max(last.get(key) ?? -1, e.kind === 'solve-rate' ? (stubbed.get(key) ?? -1) : -1) + 1;
+      if (c === CLASS_OF.task && layer % 2 !== (e.kind === 'task' ? 0 : 1)) layer++;
+      (layers[layer] ??= []).push(e);
+      last.set(key, layer);
+      if (e.kind === 'task' && e.task.parent) stubbed.set(e.task.parent.id, Math.max(stubbed.get(e.task.parent.id) ?? -1, layer));
     }
-    (current.events as GraphEvent[]).push(e);
-    if (key !== null) seen.add(key);
+    for (const layer of layers) {
+      if (layer && layer.length > 0) segments.push({ kind: layer[0]!.kind, events: layer } as Segment);
+    }
   }
   return segments;
 }

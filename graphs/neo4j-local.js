@@ -55,7 +55,7 @@ export function buildLauncher(log = (line) => process.stderr.write(line + '\n'))
 
 function javaArgs({ port, dataDir, password, noAuth, pageCacheMb, watchStdin }) {
   const heap = process.env.NEO4J_LAUNCHER_HEAP ?? '1g';
-  const args = [`-Xmx${heap}`, '-Xms128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'];
+  const args = [`-Xmx${heap}`, '-Xms128m', '-XX:+UseSerialGC'];
   args.push('-jar', LAUNCHER_JAR, '--port', String(port), '--data', resolve(dataDir));
   if (noAuth) args.push('--no-auth');
   else args.push('--password', password);

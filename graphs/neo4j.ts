@@ -276,7 +276,9 @@ export class Neo4jSkillGraph implements SkillGraph {
     const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.WRITE });
     try {
       await session.executeWrite(async (tx: ManagedTransaction) => {
-        for (const w of work) await tx.run(w.query, { rows: w.rows });
+        // pipelined: every query is sent at once, the server runs them in order in this transaction
+        const results = work.map((w) => tx.run(w.query, { rows: w.rows }));
+        await Promise.all(results.map((r) => r.summary()));
       });
     } finally {
       await session.close();
