@@ -77,6 +77,7 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
   Square: { inputsToSave: ['x'], fn: (dy, [x]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(x!, 2)) }) },
   // y = x^(-1/2): dy/dx = -y³/2
   Rsqrt: { outputsToSave: [true], fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(tf.mul(tf.square(y!), y!), -0.5)) }) },
+  Sigmoid: { outputsToSave: [true], fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(y!, tf.sub(1, y!))) }) },
   Tanh: { outputsToSave: [true], fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.sub(1, tf.square(y!))) }) },
   Sign: { fn: (dy) => ({ x: () => tf.zerosLike(dy as tf.Tensor) }) },
   Cast: { fn: (dy) => ({ x: () => (dy as tf.Tensor).clone() }) },

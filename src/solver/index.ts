@@ -11,8 +11,8 @@ import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
 import { allowedTokens, grammarFor } from './grammar.js';
 import { advantages, overlongPenalty, policyLoss, type LossOptions } from './loss.js';
 import {
-  decodeStep, initWeights, makeParams, prefill, windowLogits,
-  type Batch, type ModelConfig, type Params,
+  decodeStep, disposeCache, groupedWindowLogits, initWeights, makeParams, prefill,
+  type Batch, type GroupedBatch, type ModelConfig, type Params,
 } from './model.js';
 import { AdamW, learningRate } from './optim.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
@@ -167,7 +167,7 @@ export class TransformerPolicy implements Policy {
       }
     } finally {
       if (!logits.isDisposed) logits.dispose();
-      for (const x of cache.layers) { x.k.dispose(); x.v.dispose(); }
+      disposeCache(cache);
     }
     for (const row of rows) {
       row.oldLogp = row.oldLogp.slice(0, row.answer.length);
@@ -265,23 +265,29 @@ export class TransformerPolicy implements Policy {
     if (keep.length === 0) return { meanReward, batch: null };
     const rows = keep.flatMap((b) => ro.rows.slice(b * ro.groupSize, (b + 1) * ro.groupSize).map((row, i) => ({ row, adv: adv[b]![i]! })));
     const N = rows.length;
-    const S = Math.max(...rows.map((x) => x.row.prompt.length)) + 1;
+    const G = ro.groupSize;
+    const B = keep.length;
+    const S = Math.max(...rows.map((x) => x.row.prompt.length)) + 1; // <sep> column
     const A = Math.max(...rows.map((x) => x.row.answer.length));
-    const T = S + 1 + A; // pads, <bos>, prompt | <sep> at S | A answer tokens
-    const tokens = new Int32Array(N * T);
-    const pad = new Int32Array(N);
+    const Tp = S + 1; // pads, <bos>, prompt, <sep>
+    const prompt = new Int32Array(B * Tp);
+    const pad = new Int32Array(B);
+    const answer = new Int32Array(N * (A - 1));
     const targets = new Int32Array(N * A);
     const mask = new Float32Array(N * A);
     const old = new Float32Array(N * A);
     const gmask = new Float32Array(N * A * VOCAB_SIZE);
     const advs = new Float32Array(N);
+    for (let g = 0; g < B; g++) {
+      const ids = rows[g * G]!.row.prompt; // the G rows of a group share it
+      pad[g] = S - 1 - ids.length;
+      prompt[g * Tp + pad[g]!] = BOS;
+      prompt.set(ids, g * Tp + pad[g]! + 1);
+      prompt[g * Tp + S] = SEP;
+    }
     rows.forEach(({ row, adv: a }, r) => {
-      pad[r] = S - 1 - row.prompt.length;
-      const o = r * T;
-      tokens[o + pad[r]!] = BOS;
-      tokens.set(row.prompt, o + pad[r]! + 1);
-      tokens[o + S] = SEP;
-      tokens.set(row.answer.slice(0, A - 1), o + S + 1);
+      // the last answer token is only a target: inputs stop one column earlier
+      answer.set(row.answer.slice(0, A - 1), r * (A - 1));
       advs[r] = a;
       row.answer.forEach((tok, k) => {
         targets[r * A + k] = tok;
@@ -292,23 +298,19 @@ export class TransformerPolicy implements Policy {
         for (let v = 0; v < VOCAB_SIZE; v++) if (!al[v]) gmask[base + v] = NEG;
       });
     });
-    const batch: Batch = { tokens, N, T: T - 1, pad, posOffset: this.cfg.model.maxPromptLen + 1 - S };
-    // the last answer token is only a target: inputs stop one column earlier
-    const inputs = new Int32Array(N * (T - 1));
-    for (let r = 0; r < N; r++) inputs.set(tokens.subarray(r * T, r * T + T - 1), r * (T - 1));
-    batch.tokens = inputs;
+    const batch: GroupedBatch = { prompt, B, G, Tp, pad, posOffset: this.cfg.model.maxPromptLen + 1 - S, answer, A };
     let absAdv = 0;
     for (const a of advs) absAdv += Math.abs(a);
     return {
       meanReward,
-      batch: { batch, S, A, N, targets, mask, old, gmask, advs, groups: keep.length, meanAbsAdv: absAdv / N, tokens: mask.reduce((a, b) => a + b, 0) },
+      batch: { batch, A, N, targets, mask, old, gmask, advs, groups: keep.length, meanAbsAdv: absAdv / N, tokens: mask.reduce((a, b) => a + b, 0) },
     };
   }
 
   /** Log-probs [N, A] of the targets and per-token entropy under params (inside a tidy/gradient). */
   private logProbs(params: Params, b: NonNullable<ReturnType<TransformerPolicy['prepare']>['batch']>, temperature: number) {
     const T = temperature > 0 ? temperature : 1;
-    const logits = windowLogits(params, this.mc, b.batch, b.S, b.A, this.oneHot);
+    const logits = groupedWindowLogits(params, this.mc, b.batch, this.oneHot);
     const z = tf.add(tf.div(logits, T), tf.tensor2d(b.gmask, [b.N * b.A, VOCAB_SIZE]));
     const lsm = tf.logSoftmax(z);
     const onehot = tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), VOCAB_SIZE), 'float32');
