@@ -3,7 +3,7 @@
 // file must load as-is under node, tsx and vitest alike. worker.mjs wraps it in a message loop.
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { SUFFIX_CODES, callScript } from './prelude.mjs';
+import { HELPER, SUFFIX_CODES, markProgram } from './prelude.mjs';
 
 // Determinism. The WASM module reads the clock and the time zone through this thread's global
 // Date (gettimeofday, localtime, tzset), so freezing it here freezes QuickJS's Date.now(), new
@@ -72,7 +72,14 @@ function onInterrupt() {
   return false;
 }
 
+/** The worker's progress array: [message id, job index, step]; the step moves at every arm(). */
+let progress = null;
+export function setProgress(arr) {
+  progress = arr;
+}
+
 function arm(timeoutMs) {
+  if (progress) Atomics.add(progress, 2, 1);
   interrupted = false;
   calls = 0;
   deadline = performance.now() + timeoutMs;
@@ -116,44 +123,199 @@ export const clip = (s) => (s.length > DETAIL_MAX ? s.slice(0, DETAIL_MAX) + 'â€
 
 /** Runs one job in a fresh context; returns [0, json] or [reason, detail]. */
 export function runJob(program, argsJson, limits) {
-  const out = runOnce(program, argsJson, limits);
-  if (out[0] === 'timeout' && calls < Math.max(2, callsPerMs * limits.timeoutMs * 0.5)) return runOnce(program, argsJson, limits);
-  return out;
+  return runTask(program, [argsJson], limits)[0];
 }
 
-function runOnce(program, argsJson, limits) {
+/** Most characters of arguments (JSON) handed to the helper in one batch. */
+const BATCH_ARGS = 64 * 1024;
+
+const isLimit = (reason) => reason === 'timeout' || reason === 'memory' || reason === 'stack';
+
+/**
+ * Runs the calls of one task (argsList: the JSON text of each call's argument list) in one fresh
+ * context: the helper and the program are evaluated once, then the calls run in order, in batches,
+ * each batch under one deadline of limits.timeoutMs (so every call in a batch that finishes ran
+ * within its own deadline). Returns one [0, json] or [reason, detail] per call.
+ *
+ * A limit failure (timeout, memory, stack) counts only for a call that ran first in a fresh context
+ * with a deadline of its own, as it would have alone; a call that met a limit after others ran is
+ * retried from a fresh runtime. Other failures (runtime-error, non-serialisable, â€¦) are recorded and
+ * the next call continues in the same context.
+ */
+export function runTask(program, argsList, limits) {
+  const n = argsList.length;
+  const results = new Array(n);
+  let k = 0;
+  let retried = false;
+  let helperFailures = 0;
+  while (k < n) {
+    const step = runInContext(program, argsList, k, limits, results, retried);
+    if (step.helperFailed) {
+      if (++helperFailures < 3) continue;
+      for (let i = k; i < n; i++) results[i] = ['worker-crashed', 'the sandbox helper could not be loaded'];
+      break;
+    }
+    // The same call again: it met a limit while the thread was starved; one more try, then it counts.
+    retried = step.next === k;
+    k = step.next;
+  }
+  return results;
+}
+
+/** One fresh context: runs calls from k on; returns { next } (the first call it did not settle). */
+function runInContext(program, argsList, k, limits, results, retried) {
+  const n = argsList.length;
   const r = runtime();
   r.setMemoryLimit(limits.memoryBytes);
   r.setMaxStackSize(limits.stackBytes);
-  arm(limits.timeoutMs);
   rtUses++;
   const ctx = r.newContext({ intrinsics: INTRINSICS });
   let dirty = false;
-  let out;
+  let helper = null;
   try {
-    const res = ctx.evalCode(callScript(program, argsJson, limits.maxOutputBytes), 'task.js');
-    if (res.error) {
-      out = failure(ctx, r, res.error, limits);
-      res.error.dispose();
-      if (out[0] === 'memory' || out[0] === 'stack' || out[0] === 'timeout') dirty = true;
-    } else {
-      const h = res.value;
-      const s = ctx.typeof(h) === 'string' ? ctx.getString(h) : null;
-      h.dispose();
-      out = success(s, limits);
+    // Our own code: a generous deadline (a loaded machine can stall a thread for a while).
+    arm(Math.max(1000, limits.timeoutMs));
+    const h = ctx.evalCode(HELPER, 'cogen.js');
+    if (h.error) {
+      h.error.dispose();
+      dirty = true;
+      return { next: k, helperFailed: true };
     }
+    helper = h.value;
+    arm(limits.timeoutMs);
+    const res = ctx.evalCode(markProgram(program), 'task.js');
+    if (res.error) {
+      const out = failure(ctx, r, res.error, limits);
+      res.error.dispose();
+      r.setMemoryLimit(limits.memoryBytes);
+      if (isLimit(out[0]) || interrupted) dirty = true;
+      if (out[0] === 'timeout' && !retried && starved(limits)) return { next: k };
+      // The program's top level runs the same way in every context: every call fails alike.
+      for (let i = k; i < n; i++) results[i] = out;
+      return { next: n };
+    }
+    res.value.dispose();
+    let ran = 0; // calls run in this context
+    while (k < n) {
+      // A batch: calls k..b-1, their arguments as one JSON array.
+      let b = k + 1;
+      let size = argsList[k].length;
+      while (b < n && size + argsList[b].length < BATCH_ARGS) size += argsList[b++].length;
+      const batch = b === k + 1 ? '[' + argsList[k] + ']' : '[' + argsList.slice(k, b).join(',') + ']';
+      let from = 0;
+      let sHandle = ctx.newString(batch);
+      while (k < b) {
+        arm(limits.timeoutMs);
+        const call = callHelper(ctx, helper, sHandle, from, limits.maxOutputBytes);
+        if (sHandle) {
+          sHandle.dispose();
+          sHandle = null;
+        }
+        if (!call.error) {
+          const text = ctx.getString(call.value);
+          call.value.dispose();
+          const parts = text.split('\n');
+          for (const part of parts) results[k++] = success(part, limits);
+          ran += parts.length;
+          from += parts.length;
+          continue;
+        }
+        // A call failed: which one, and in which phase (2: in f, 3: serialising its result)?
+        const wasInterrupted = interrupted;
+        const calls0 = calls;
+        const [at, phase, done] = helperState(ctx, r, helper, limits);
+        for (const part of done) results[k++] = success(part, limits);
+        ran += done.length;
+        from += done.length;
+        interrupted = wasInterrupted;
+        calls = calls0;
+        const out = at < 0 ? ['worker-crashed', 'the sandbox helper lost its state'] : failure(ctx, r, call.error, limits, phase);
+        call.error.dispose();
+        r.setMemoryLimit(limits.memoryBytes);
+        if (isLimit(out[0]) || interrupted || at < 0) dirty = true;
+        if (isLimit(out[0]) || at < 0) {
+          // Met a limit after other calls ran: retry it alone in a fresh runtime. Otherwise it
+          // counts (after one more try if the deadline passed while the thread was starved).
+          if (ran > 0 && at >= 0) return { next: k };
+          if (out[0] === 'timeout' && !retried && starved(limits)) return { next: k };
+          results[k++] = out;
+          return { next: k };
+        }
+        if (out[0] === 'no-function') {
+          for (let i = k; i < n; i++) results[i] = out;
+          return { next: n };
+        }
+        results[k++] = out;
+        ran++;
+        from++;
+        if (dirty) return { next: k };
+      }
+    }
+    return { next: n };
   } finally {
     if (interrupted) dirty = true;
+    if (helper) {
+      try {
+        helper.dispose();
+      } catch {
+        dirty = true;
+      }
+    }
     // Pending promise jobs keep the context alive inside the runtime: drop the whole runtime.
-    if (r.hasPendingJob()) dirty = true;
+    try {
+      if (r.hasPendingJob()) dirty = true;
+    } catch {
+      dirty = true;
+    }
     try {
       ctx.dispose();
     } catch {
       dirty = true;
     }
+    if (dirty || rtUses >= RECYCLE_EVERY) dropRuntime();
   }
-  if (dirty || rtUses >= RECYCLE_EVERY) dropRuntime();
-  return out;
+}
+
+/** Whether the deadline passed after the job did very little work (a CPU-starved thread). */
+const starved = (limits) => calls < Math.max(2, callsPerMs * limits.timeoutMs * 0.5);
+
+function callHelper(ctx, helper, sHandle, from, maxOut) {
+  const a = sHandle ?? ctx.undefined;
+  const fromH = ctx.newNumber(from);
+  const mH = ctx.newNumber(maxOut);
+  try {
+    return ctx.callFunction(helper, ctx.undefined, a, fromH, mH);
+  } finally {
+    fromH.dispose();
+    mH.dispose();
+  }
+}
+
+/** After a failed helper call: [index of the failed call in its batch, phase, results before it]. */
+function helperState(ctx, r, helper, limits) {
+  r.setMemoryLimit(limits.memoryBytes + (1 << 20));
+  arm(20);
+  try {
+    const q = ctx.newNumber(-1);
+    const res = ctx.callFunction(helper, ctx.undefined, ctx.undefined, q);
+    q.dispose();
+    if (res.error) {
+      res.error.dispose();
+      return [-1, 0, []];
+    }
+    const s = ctx.getString(res.value);
+    res.value.dispose();
+    const c1 = s.indexOf(',');
+    const c2 = s.indexOf(',', c1 + 1);
+    const at = Number(s.slice(0, c1));
+    const phase = Number(s.slice(c1 + 1, c2));
+    const rest = s.slice(c2 + 1);
+    return [at, phase, at > 0 ? rest.split('\n') : []];
+  } catch {
+    return [-1, 0, []];
+  } finally {
+    r.setMemoryLimit(limits.memoryBytes);
+  }
 }
 
 function success(s, limits) {
@@ -197,12 +359,12 @@ function nearLimit(r, limits) {
 }
 
 /** Why a call failed: the exception that escaped the script, read carefully. */
-function failure(ctx, r, err, limits) {
+function failure(ctx, r, err, limits, callPhase) {
   if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
   // Inspection may run the program's getters: give it a little room and time of its own.
   r.setMemoryLimit(limits.memoryBytes + (1 << 20));
   arm(Math.min(limits.timeoutMs, 20));
-  const phase = str(ctx, ctx.global, '__cogen_phase__');
+  const phase = callPhase ?? str(ctx, ctx.global, '__cogen_phase__');
   const type = ctx.typeof(err);
   let reason = 'runtime-error';
   let detail;
@@ -254,7 +416,7 @@ export function warmUp() {
   let best = 0;
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    runOnce('function f() { for (;;) {} }', '[]', { ...limits, timeoutMs: 20 });
+    runInContext('function f() { for (;;) {} }', ['[]'], 0, { ...limits, timeoutMs: 20 }, [], true);
     best = Math.max(best, calls / Math.max(1, performance.now() - t));
   }
   callsPerMs = best;

@@ -1,5 +1,12 @@
 // The sandbox for untrusted programs (DESIGN.md, "Sandbox"): QuickJS compiled to WebAssembly, one
-// runtime per worker thread, a fresh context per call, limits on time, memory, stack and output.
+// runtime per worker thread, a fresh context per task, limits on time, memory, stack and output.
+//
+// A task (runTasks) is a program and the argument lists of its calls: the program is loaded once
+// in a fresh context and every call runs there, in order (run and runMany: a task of one call).
+// Each call has its own deadline; a call that meets a limit after others ran in its context is
+// retried alone in a fresh runtime, so limits apply as if each call ran alone. The plumbing inside
+// the context (argument parsing, the call, the result check and serialisation) uses builtins
+// captured before the program runs, so a program that replaces them cannot tamper with it.
 //
 // Result rule: a call's value must be a JSON value. null, booleans, finite numbers, strings, dense
 // arrays and plain objects (prototype Object.prototype or null; own enumerable string keys) come
@@ -10,7 +17,7 @@
 // Environment inside: the ECMAScript builtins (no TypedArrays, SharedArrayBuffer or Atomics), a
 // fixed-seed Math.random, Date frozen at 2025-01-01T00:00:00Z and in UTC, a console that prints
 // nothing, and nothing of the host: no I/O, no clock, no modules, no timers.
-import type { Job, Limits, RunResult, Sandbox, SandboxOptions } from './types.js';
+import type { Job, Limits, RunResult, Sandbox, SandboxOptions, TaskJob } from './types.js';
 import { Pool, defaultWorkerCount } from './pool.js';
 
 export * from './types.js';
@@ -61,17 +68,30 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
   await pool.ready();
   const baseKey = limitsKey(limits);
 
-  const submit = (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> => {
-    let argsJson: string;
-    try {
-      if (!Array.isArray(args)) throw new TypeError('args must be an array');
-      argsJson = JSON.stringify(args);
-    } catch (e) {
-      return Promise.resolve({ ok: false, reason: 'non-serialisable', detail: `arguments: ${(e as Error).message}` });
+  /** One task: bad argument lists fail alone (before the pool); the rest run in one context. */
+  const submitTask = async (program: string, inputs: Json[][], l: Limits, key: string): Promise<RunResult[]> => {
+    if (!Array.isArray(inputs)) return [];
+    const results: RunResult[] = new Array(inputs.length);
+    const argsList: string[] = [];
+    const where: number[] = [];
+    inputs.forEach((args, i) => {
+      try {
+        if (!Array.isArray(args)) throw new TypeError('args must be an array');
+        argsList.push(JSON.stringify(args));
+        where.push(i);
+      } catch (e) {
+        results[i] = { ok: false, reason: 'non-serialisable', detail: `arguments: ${(e as Error).message}` };
+      }
+    });
+    if (typeof program !== 'string') {
+      for (const i of where) results[i] = { ok: false, reason: 'syntax', detail: 'program is not a string' };
+      return results;
     }
-    if (typeof program !== 'string') return Promise.resolve({ ok: false, reason: 'syntax', detail: 'program is not a string' });
-    return pool.submit(program, argsJson, l, key);
+    const rs = await pool.submit(program, argsList, l, key);
+    where.forEach((i, j) => (results[i] = rs[j]!));
+    return results;
   };
+  const submit = async (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> => (await submitTask(program, [args], l, key))[0]!;
   const pick = (over?: Partial<Limits>): [Limits, string] => {
     if (!over) return [limits, baseKey];
     const l = resolveLimits(limits, over);
@@ -87,6 +107,10 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
     runMany(jobs: Job[], over) {
       const [l, key] = pick(over);
       return Promise.all(jobs.map((j) => submit(j.program, j.args, l, key)));
+    },
+    runTasks(tasks: TaskJob[], over) {
+      const [l, key] = pick(over);
+      return Promise.all(tasks.map((t) => submitTask(t.program, t.inputs, l, key)));
     },
     close: () => pool.close(),
   };

@@ -1,15 +1,19 @@
 // A pool of worker threads, each with one QuickJS runtime (worker.mjs), fed in chunks.
 //
-// Jobs wait in one FIFO queue. An idle worker takes a chunk of consecutive jobs that share the same
-// limits (about queue / (4 × workers), so the load stays balanced and per-message costs vanish).
-// A watchdog reads each busy worker's progress (a shared Int32Array written before every job); if
-// one job has run for longer than its deadline plus a grace period the thread is wedged: it is
-// terminated, that job fails with 'timeout', the rest of its chunk goes back to the head of the
-// queue, and a fresh worker takes its place. A worker that dies fails its current job with
-// 'worker-crashed' the same way. close() fails everything still pending with 'closed'.
+// A job is one task: a program and the argument lists of its calls, all run in one fresh context
+// on one worker (engine.mjs, runTask). Jobs wait in one FIFO queue. An idle worker takes a chunk of
+// consecutive jobs that share the same limits (about queued calls / (4 × workers), so the load
+// stays balanced and per-message costs vanish). A watchdog reads each busy worker's progress (a
+// shared Int32Array: message id, job index, and a step counter the engine bumps before every
+// deadline it arms); if nothing moved for longer than twice the deadline plus a grace period the
+// thread is wedged: it is terminated, that job's calls fail with 'timeout', the rest of its chunk
+// goes back to the head of the queue, and a fresh worker takes its place. A worker that dies fails
+// its current job with 'worker-crashed' the same way. close() fails everything still pending with
+// 'closed'.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { FailureReason, Limits, RunResult } from './types.js';
+import type { Json } from '../src/task.js';
 
 export interface PoolOptions {
   workers: number;
@@ -21,21 +25,25 @@ export interface PoolOptions {
 
 interface Item {
   program: string;
-  argsJson: string;
+  /** The JSON text of each call's argument list. */
+  argsList: string[];
   limits: Limits;
   key: string;
-  resolve: (r: RunResult) => void;
+  resolve: (r: RunResult[]) => void;
 }
 
 interface Slot {
   worker: Worker;
   progress: Int32Array;
   ready: boolean;
-  busy: { id: number; items: Item[]; lastIdx: number; lastChange: number } | null;
+  busy: { id: number; items: Item[]; lastIdx: number; lastStep: number; lastChange: number } | null;
   dead: boolean;
 }
 
 type WireResult = [0, string] | [FailureReason, string];
+
+/** The engine's own code (helper load) may take up to this long (ms) before it is wedged. */
+const OWN_DEADLINE_MS = 1000;
 
 const WORKER_URL = new URL('./worker.mjs', import.meta.url);
 const MAX_START_FAILURES = 3;
@@ -46,6 +54,7 @@ export class Pool {
   private readonly slots: Slot[] = [];
   private queue: Item[] = [];
   private head = 0;
+  private queuedCalls = 0;
   private nextId = 1;
   private closed = false;
   private startFailures = 0;
@@ -67,13 +76,19 @@ export class Pool {
     return this.slots.length;
   }
 
-  submit(program: string, argsJson: string, limits: Limits, key: string): Promise<RunResult> {
-    return new Promise<RunResult>((resolve) => {
+  /** Runs one task's calls in one fresh context, in order; one result per call. */
+  submit(program: string, argsList: string[], limits: Limits, key: string): Promise<RunResult[]> {
+    return new Promise<RunResult[]>((resolve) => {
       if (this.closed) {
-        resolve({ ok: false, reason: 'closed', detail: 'the sandbox is closed' });
+        resolve(argsList.map(() => ({ ok: false, reason: 'closed', detail: 'the sandbox is closed' })));
         return;
       }
-      this.queue.push({ program, argsJson, limits, key, resolve });
+      if (argsList.length === 0) {
+        resolve([]);
+        return;
+      }
+      this.queue.push({ program, argsList, limits, key, resolve });
+      this.queuedCalls += argsList.length;
       this.dispatch();
     });
   }
@@ -83,13 +98,14 @@ export class Pool {
     this.closed = true;
     this.stopWatchdog();
     for (const s of this.slots) {
-      if (s.busy) for (const it of s.busy.items) it.resolve(closedResult());
+      if (s.busy) for (const it of s.busy.items) it.resolve(it.argsList.map(closedResult));
       s.busy = null;
       s.dead = true;
     }
-    for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.resolve(closedResult());
+    for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.resolve(this.queue[i]!.argsList.map(closedResult));
     this.queue = [];
     this.head = 0;
+    this.queuedCalls = 0;
     await Promise.all(this.slots.map((s) => s.worker.terminate().catch(() => 0)));
     this.wakeReady();
   }
@@ -99,7 +115,7 @@ export class Pool {
   }
 
   private spawn(): Slot {
-    const shared = new SharedArrayBuffer(8);
+    const shared = new SharedArrayBuffer(12);
     const worker = new Worker(WORKER_URL, {
       workerData: { progress: shared },
       // The engine lives in WASM memory; the JS heap only holds messages. A deeper native stack
@@ -110,7 +126,7 @@ export class Pool {
     });
     worker.unref();
     const slot: Slot = { worker, progress: new Int32Array(shared), ready: false, busy: null, dead: false };
-    worker.on('message', (msg: { t: string; id?: number; results?: WireResult[] }) => {
+    worker.on('message', (msg: { t: string; id?: number; results?: WireResult[][] }) => {
       if (msg.t === 'ready') {
         slot.ready = true;
         this.startFailures = 0;
@@ -121,7 +137,7 @@ export class Pool {
         slot.busy = null;
         worker.unref();
         const results = msg.results ?? [];
-        for (let i = 0; i < items.length; i++) items[i]!.resolve(decode(results[i]));
+        for (let i = 0; i < items.length; i++) items[i]!.resolve(decodeAll(items[i]!, results[i]));
         this.dispatch();
       }
     });
@@ -142,11 +158,12 @@ export class Pool {
       const culprit = Atomics.load(slot.progress, 0) === busy.id ? Atomics.load(slot.progress, 1) : 0;
       const rest: Item[] = [];
       busy.items.forEach((it, i) => {
-        if (i === culprit) it.resolve({ ok: false, reason, detail });
+        if (i === culprit) it.resolve(it.argsList.map(() => ({ ok: false, reason, detail })));
         else rest.push(it);
       });
       this.queue = rest.concat(this.queue.slice(this.head));
       this.head = 0;
+      for (const it of rest) this.queuedCalls += it.argsList.length;
     }
     const idx = this.slots.indexOf(slot);
     if (this.closed) return;
@@ -155,10 +172,11 @@ export class Pool {
       this.slots.splice(idx, 1);
       if (this.slots.every((s) => s.dead)) {
         for (let i = this.head; i < this.queue.length; i++) {
-          this.queue[i]!.resolve({ ok: false, reason: 'worker-crashed', detail: `sandbox workers cannot start: ${detail}` });
+          this.queue[i]!.resolve(this.queue[i]!.argsList.map(() => ({ ok: false, reason: 'worker-crashed', detail: `sandbox workers cannot start: ${detail}` })));
         }
         this.queue = [];
         this.head = 0;
+        this.queuedCalls = 0;
       }
       this.wakeReady();
       return;
@@ -172,30 +190,36 @@ export class Pool {
     for (const slot of this.slots) {
       if (this.queued() === 0) break;
       if (!slot.ready || slot.busy || slot.dead) continue;
-      const want = Math.max(1, Math.min(this.opts.maxChunk, Math.ceil(this.queued() / (4 * this.slots.length))));
+      // A chunk is counted in calls (a job = one task may hold many).
+      const want = Math.max(1, Math.min(this.opts.maxChunk, Math.ceil(this.queuedCalls / (4 * this.slots.length))));
       const first = this.queue[this.head]!;
       const items: Item[] = [first];
+      let calls = first.argsList.length;
       this.head++;
-      while (items.length < want && this.head < this.queue.length && this.queue[this.head]!.key === first.key) {
-        items.push(this.queue[this.head++]!);
+      while (calls < want && this.head < this.queue.length && this.queue[this.head]!.key === first.key) {
+        const it = this.queue[this.head++]!;
+        items.push(it);
+        calls += it.argsList.length;
       }
+      this.queuedCalls -= calls;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
       }
       const id = this.nextId++;
-      slot.busy = { id, items, lastIdx: -1, lastChange: performance.now() };
+      slot.busy = { id, items, lastIdx: -1, lastStep: -1, lastChange: performance.now() };
       slot.worker.ref();
       slot.worker.postMessage({
         t: 'run',
         id,
         limits: first.limits,
-        jobs: items.map((it) => [it.program, it.argsJson]),
+        jobs: items.map((it) => [it.program, it.argsList]),
       });
     }
     if (this.queued() === 0 && this.head > 0) {
       this.queue = [];
       this.head = 0;
+      this.queuedCalls = 0;
     }
     if (this.slots.some((s) => s.busy)) this.startWatchdog();
     else this.stopWatchdog();
@@ -218,12 +242,14 @@ export class Pool {
       const busy = slot.busy;
       if (!busy || slot.dead) continue;
       const idx = Atomics.load(slot.progress, 0) === busy.id ? Atomics.load(slot.progress, 1) : -1;
-      if (idx !== busy.lastIdx) {
+      const step = Atomics.load(slot.progress, 2);
+      if (idx !== busy.lastIdx || step !== busy.lastStep) {
         busy.lastIdx = idx;
+        busy.lastStep = step;
         busy.lastChange = now;
         continue;
       }
-      const limit = busy.items[0]!.limits.timeoutMs * 2 + this.opts.graceMs;
+      const limit = Math.max(busy.items[0]!.limits.timeoutMs, OWN_DEADLINE_MS) * 2 + this.opts.graceMs;
       if (now - busy.lastChange > limit) {
         this.lost(slot, 'timeout', `job ran past its ${busy.items[0]!.limits.timeoutMs} ms deadline without yielding; its worker was replaced`);
       }
@@ -242,8 +268,20 @@ function closedResult(): RunResult {
   return { ok: false, reason: 'closed', detail: 'the sandbox was closed' };
 }
 
+function decodeAll(item: Item, rs: WireResult[] | undefined): RunResult[] {
+  return item.argsList.map((_, i) => decode(rs?.[i]));
+}
+
 function decode(r: WireResult | undefined): RunResult {
   if (!r) return { ok: false, reason: 'worker-crashed', detail: 'no result from worker' };
-  if (r[0] === 0) return { ok: true, value: JSON.parse(r[1]) };
+  if (r[0] === 0) {
+    try {
+      return { ok: true, value: JSON.parse(r[1]) as Json };
+    } catch {
+      // Cannot happen (the engine's JSON.stringify is captured before the program runs), but a
+      // result the host cannot parse must never throw into it.
+      return { ok: false, reason: 'non-serialisable', detail: 'the result is not JSON text' };
+    }
+  }
   return { ok: false, reason: r[0], detail: r[1] };
 }

@@ -39,10 +39,26 @@ export interface Job {
   args: Json[];
 }
 
+/**
+ * One task: the program is loaded once in a fresh context and f is called on each argument list in
+ * order, in that same context. Nothing from one task is visible to another; within a task, a
+ * program that keeps state between calls sees its earlier calls (runTwice rejects such programs).
+ */
+export interface TaskJob {
+  program: string;
+  inputs: Json[][];
+}
+
 export interface Sandbox {
   run(program: string, args: Json[], limits?: Partial<Limits>): Promise<RunResult>;
-  /** Runs many jobs across the worker pool; results are in job order. */
+  /** Runs many jobs across the worker pool, each in a fresh context; results are in job order. */
   runMany(jobs: Job[], limits?: Partial<Limits>): Promise<RunResult[]>;
+  /**
+   * Runs many tasks across the worker pool, one fresh context per task (all of a task's calls in
+   * it, in order); results per task, per call. createSandbox's sandboxes always have it; verifiers
+   * fall back to runMany for other implementations.
+   */
+  runTasks?(tasks: TaskJob[], limits?: Partial<Limits>): Promise<RunResult[][]>;
   readonly limits: Limits;
   close(): Promise<void>;
 }

@@ -1,14 +1,23 @@
 // Validation helpers for the proposer: a program is kept only if it parses, runs inside the limits
-// on every input, and gives the same result twice (each run in a fresh context).
+// on every input, and gives the same results however its calls are ordered. Verification runs all
+// calls of a task in one context (verify.ts), so a program that keeps state between calls (a
+// counter, a memo of seen inputs, Math.random) would make one answer's reward depend on the others;
+// runTwice rejects such programs as 'nondeterministic'.
 import type { Json, TaskDraft } from '../src/task.js';
-import type { FailureReason, Job, Limits, Sandbox } from './types.js';
+import type { FailureReason, Limits, Sandbox } from './types.js';
 import { deepEqual } from './answer.js';
+import { runTasks } from './verify.js';
 
 export type ValidationResult =
   | { ok: true; outputs: Json[] }
   | { ok: false; reason: FailureReason; detail: string };
 
-/** Runs f on each input twice, in fresh contexts; fails on the first error or disagreement. */
+/**
+ * Runs f on every input in two fresh contexts: first in order, then in reverse order with each
+ * input twice in a row (x[n-1], x[n-1], …, x[0], x[0]). Every result must match the first pass, so
+ * state kept between calls (which verification, one context per task, would expose) shows up as
+ * 'nondeterministic'. Fails on the first error or disagreement.
+ */
 export async function runTwice(
   sandbox: Sandbox,
   program: string,
@@ -16,25 +25,29 @@ export async function runTwice(
   limits?: Partial<Limits>,
 ): Promise<ValidationResult> {
   if (inputs.length === 0) return { ok: true, outputs: [] };
-  const jobs: Job[] = [];
-  for (let pass = 0; pass < 2; pass++) for (const args of inputs) jobs.push({ program, args });
-  const results = await sandbox.runMany(jobs, limits);
   const n = inputs.length;
+  const again: Json[][] = [];
+  for (let i = n - 1; i >= 0; i--) again.push(inputs[i]!, inputs[i]!);
+  const [first, second] = await runTasks(sandbox, [{ program, inputs }, { program, inputs: again }], limits);
   const outputs: Json[] = [];
   for (let i = 0; i < n; i++) {
-    const a = results[i]!;
-    const b = results[i + n]!;
+    const a = first![i]!;
     if (!a.ok) return { ok: false, reason: a.reason, detail: `input ${i}: ${a.detail}` };
-    if (!b.ok) {
-      // Hitting a limit on the second run only is still that limit (a program near its deadline),
-      // anything else means the program behaves differently from one run to the next.
-      const limit = b.reason === 'timeout' || b.reason === 'memory' || b.reason === 'stack' || b.reason === 'worker-crashed' || b.reason === 'closed';
-      return { ok: false, reason: limit ? b.reason : 'nondeterministic', detail: `input ${i}: ran once, then failed with ${b.reason}: ${b.detail}` };
-    }
-    if (!deepEqual(a.value, b.value)) {
-      return { ok: false, reason: 'nondeterministic', detail: `input ${i}: ${clip(JSON.stringify(a.value))} then ${clip(JSON.stringify(b.value))}` };
-    }
     outputs.push(a.value);
+  }
+  for (let i = 0; i < n; i++) {
+    const a = outputs[i]!;
+    for (const b of [second![2 * (n - 1 - i)]!, second![2 * (n - 1 - i) + 1]!]) {
+      if (!b.ok) {
+        // Hitting a limit on a later run only is still that limit (a program near its deadline),
+        // anything else means the program behaves differently from one run to the next.
+        const limit = b.reason === 'timeout' || b.reason === 'memory' || b.reason === 'stack' || b.reason === 'worker-crashed' || b.reason === 'closed';
+        return { ok: false, reason: limit ? b.reason : 'nondeterministic', detail: `input ${i}: ran once, then failed with ${b.reason}: ${b.detail}` };
+      }
+      if (!deepEqual(a, b.value)) {
+        return { ok: false, reason: 'nondeterministic', detail: `input ${i}: ${clip(JSON.stringify(a))} then ${clip(JSON.stringify(b.value))} (state kept between calls?)` };
+      }
+    }
   }
   return { ok: true, outputs };
 }

@@ -7,9 +7,12 @@
 //              (`(a, b) => a + b`, `function (x) { … }`), which becomes f. It runs on every visible
 //              and hidden input; reward 1 iff all outputs match (passed / total are reported too).
 //
-// verifyMany sends all the sandbox work of a batch through one runMany, which is the hot path.
+// verifyMany sends all the sandbox work of a batch through one runTasks, which is the hot path. The
+// unit of isolation is the task: all answers to one abduction task (each only an argument list for
+// the task's own program) run in one fresh context, in answer order; each induction answer (a
+// program of its own) runs all its examples in one fresh context of its own.
 import type { Json, Task, Verdict } from '../src/task.js';
-import type { Job, RunResult, Sandbox } from './types.js';
+import type { RunResult, Sandbox, TaskJob } from './types.js';
 import { deepEqual, parseLiteral } from './answer.js';
 
 export interface DetailedVerdict extends Verdict {
@@ -35,9 +38,12 @@ export function normaliseProgram(answer: string): NormalisedProgram {
   return { ok: true, program: `var f = (\n${text}\n);` };
 }
 
-/** A plan for one answer: which sandbox jobs it needs and how to judge their results. */
+/** A plan for one answer: which calls of which program it needs and how to judge their results. */
 interface Plan {
-  jobs: Job[];
+  program: string;
+  inputs: Json[][];
+  /** Plans with the same group (the same task) share one context; none: a context of its own. */
+  group?: object;
   judge: (results: RunResult[]) => DetailedVerdict;
 }
 
@@ -58,7 +64,9 @@ function plan(task: Task, answer: string): Plan | DetailedVerdict {
       if (!Array.isArray(p.value)) return zero('malformed: an abduction answer is an argument list, e.g. [3, "a"]');
       const expected = task.output;
       return {
-        jobs: [{ program: task.program, args: p.value }],
+        program: task.program,
+        inputs: [p.value],
+        group: task,
         judge: ([r]) => {
           if (!r!.ok) return failed(r!);
           return deepEqual(r!.value, expected) ? { reward: 1 } : zero('wrong: f(answer) differs from the output');
@@ -71,7 +79,8 @@ function plan(task: Task, answer: string): Plan | DetailedVerdict {
       const examples = [...task.visible, ...task.hidden];
       if (examples.length === 0) return zero('malformed: task has no examples');
       return {
-        jobs: examples.map((e) => ({ program: n.program, args: e.input })),
+        program: n.program,
+        inputs: examples.map((e) => e.input),
         judge: (results) => {
           let passed = 0;
           let first: DetailedVerdict | null = null;
@@ -97,8 +106,9 @@ export async function verifyAnswer(sandbox: Sandbox, task: Task, answer: string)
 
 export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: string }[]): Promise<DetailedVerdict[]> {
   const verdicts: DetailedVerdict[] = new Array(items.length);
-  const jobs: Job[] = [];
-  const pending: { i: number; plan: Plan; start: number }[] = [];
+  const tasks: TaskJob[] = [];
+  const byGroup = new Map<object, number>();
+  const pending: { i: number; plan: Plan; task: number; start: number }[] = [];
   items.forEach(({ task, answer }, i) => {
     let p: Plan | DetailedVerdict;
     try {
@@ -106,22 +116,38 @@ export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: 
     } catch (e) {
       p = zero(`malformed: ${(e as Error)?.message ?? String(e)}`);
     }
-    if ('jobs' in p) {
-      pending.push({ i, plan: p, start: jobs.length });
-      for (const j of p.jobs) jobs.push(j);
-    } else verdicts[i] = p;
+    if (!('judge' in p)) {
+      verdicts[i] = p;
+      return;
+    }
+    let t = p.group ? byGroup.get(p.group) : undefined;
+    if (t === undefined || tasks[t]!.program !== p.program) {
+      t = tasks.push({ program: p.program, inputs: [] }) - 1;
+      if (p.group) byGroup.set(p.group, t);
+    }
+    const inputs = tasks[t]!.inputs;
+    pending.push({ i, plan: p, task: t, start: inputs.length });
+    for (const x of p.inputs) inputs.push(x);
   });
-  if (jobs.length > 0) {
-    const results = await sandbox.runMany(jobs);
-    for (const { i, plan: p, start } of pending) {
+  if (tasks.length > 0) {
+    const results = await runTasks(sandbox, tasks);
+    for (const { i, plan: p, task, start } of pending) {
       try {
-        verdicts[i] = p.judge(results.slice(start, start + p.jobs.length));
+        verdicts[i] = p.judge(results[task]!.slice(start, start + p.inputs.length));
       } catch (e) {
         verdicts[i] = zero(`malformed: ${(e as Error)?.message ?? String(e)}`);
       }
     }
   }
   return verdicts;
+}
+
+/** sandbox.runTasks, or (for a Sandbox without it) every call through runMany in its own context. */
+export async function runTasks(sandbox: Sandbox, tasks: TaskJob[], limits?: Parameters<Sandbox['run']>[2]): Promise<RunResult[][]> {
+  if (sandbox.runTasks) return sandbox.runTasks(tasks, limits);
+  const flat = await sandbox.runMany(tasks.flatMap((t) => t.inputs.map((args) => ({ program: t.program, args }))), limits);
+  let at = 0;
+  return tasks.map((t) => flat.slice(at, (at += t.inputs.length)));
 }
 
 export type { Json };

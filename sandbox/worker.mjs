@@ -3,15 +3,17 @@
 //
 // Protocol (see pool.ts):
 //   in : { t: 'run', id, limits: {timeoutMs, memoryBytes, stackBytes, maxOutputBytes},
-//          jobs: [program, argsJson][] }
+//          jobs: [program, argsJson[]][] }          (a job = one task: one fresh context)
 //   out: { t: 'ready' } once (after a warm-up), then
-//        { t: 'done', id, results: ([0, json] | [reason, detail])[] } per message
-// Progress: a shared Int32Array [message id, index of the job now running], so that the pool can
-// tell which job wedged the thread if it has to kill it.
+//        { t: 'done', id, results: ([0, json] | [reason, detail])[][] } per message
+// Progress: a shared Int32Array [message id, index of the job now running, step counter bumped by
+// the engine before every deadline it arms], so that the pool can tell a slow task from a wedged
+// thread, and which job wedged it if it has to kill it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { clip, engineLoaded, freezeClock, loadModule, resetEngine, runJob, warmUp } from './engine.mjs';
+import { clip, engineLoaded, freezeClock, loadModule, resetEngine, runTask, setProgress, warmUp } from './engine.mjs';
 
 const progress = new Int32Array(workerData.progress);
+setProgress(progress);
 
 /** Runs jobs[start..] until done or until the engine must be reloaded; returns the next index. */
 function runFrom(jobs, start, limits, results) {
@@ -19,11 +21,12 @@ function runFrom(jobs, start, limits, results) {
     Atomics.store(progress, 1, i);
     const job = jobs[i];
     try {
-      results[i] = runJob(job[0], job[1], limits);
+      results[i] = runTask(job[0], job[1], limits);
     } catch (e) {
       // A trap inside the WASM module (or a host-side stack overflow while calling into it):
       // the module may be corrupt, so it is rebuilt before the next job.
-      results[i] = ['worker-crashed', clip(`engine failure: ${e && e.message ? e.message : String(e)}`)];
+      const failed = ['worker-crashed', clip(`engine failure: ${e && e.message ? e.message : String(e)}`)];
+      results[i] = job[1].map(() => failed);
       resetEngine();
       return i + 1;
     }

@@ -61,11 +61,19 @@ export const HOSTILE: Hostile[] = [
   { name: 'eval → process.exit', program: 'function f() { return eval("process.exit(1)") }', expect: 'runtime-error' },
   { name: 'dynamic import', program: 'function f() { return import("node:fs") }', expect: 'non-serialisable' },
   { name: 'globalThis host objects', program: 'function f() { return ["process", "require", "Buffer", "setTimeout", "fetch", "WebAssembly", "SharedArrayBuffer", "Atomics", "performance", "os", "std"].filter((k) => k in globalThis) }', expect: { value: [] } },
-  { name: 'globalThis tampering: JSON removed', program: 'globalThis.JSON = undefined; function f() { return 1 }', expect: 'runtime-error' },
+  // The plumbing around f (argument parsing, the call, the result check, serialisation) uses builtins
+  // captured before the program runs: replacing them only changes what the program itself sees.
+  { name: 'globalThis tampering: JSON removed', program: 'globalThis.JSON = undefined; function f() { return 1 }', expect: { value: 1 } },
+  { name: 'JSON.stringify forging invalid JSON for the host', program: 'JSON.stringify = () => "{"; function f() { return 1 }', expect: { value: 1 } },
+  { name: 'Reflect.apply and Function.prototype.apply replaced', program: 'Reflect.apply = () => 99; Function.prototype.apply = () => 99; Function.prototype.call = () => 99; function f(x) { return x }', args: [4], expect: { value: 4 } },
+  // (QuickJS's own JSON.stringify stores into arrays and meets the setter: the program spoiled its
+  // own result, nothing else.)
+  { name: 'index accessors on Array.prototype', program: 'Object.defineProperty(Array.prototype, "0", { get() { return 5 }, set() { throw new Error("set") }, configurable: true }); function f(x) { return [x, x] }', args: [3], expect: 'non-serialisable' },
+  { name: 'Object.getPrototypeOf lying about the result', program: 'Object.getPrototypeOf = () => Object.prototype; Array.isArray = () => true; function f() { return new Map() }', expect: 'non-serialisable' },
   { name: 'globalThis tampering: f replaced by a number', program: 'function f() { return 1 } globalThis.f = 5', expect: 'no-function' },
   { name: 'Object.prototype pollution for the next task', program: 'Object.prototype.polluted = "yes"; Object.defineProperty(Object.prototype, "length", { get() { return 99 }, configurable: true }); function f() { return ({}).polluted }', expect: { value: 'yes' } },
   { name: 'Array.prototype pollution for the next task', program: 'Array.prototype.map = function () { return ["hacked"] }; Array.prototype.push = null; function f() { return [1].map((x) => x) }', expect: { value: ['hacked'] } },
-  { name: 'builtin redefinition (Math, JSON.parse)', program: 'Math.max = () => 42; JSON.parse = () => [7]; function f(x) { return x }', args: [1], expect: { value: 7 } },
+  { name: 'builtin redefinition (Math, JSON.parse)', program: 'Math.max = () => 42; JSON.parse = () => [7]; function f(x) { return [x, Math.max(1, 2), JSON.parse("[1]")] }', args: [1], expect: { value: [1, 42, [7]] } },
   { name: 'top-level throw', program: 'throw new Error("boom"); function f() { return 1 }', expect: 'runtime-error' },
   // promise and job-queue floods
   { name: 'self-scheduling promise jobs', program: 'function f() { (function l() { Promise.resolve().then(l) })(); return 1 }', expect: { value: 1 } },
