@@ -21,6 +21,8 @@ import { AdamW } from '../src/solver/optim.js';
 
 const SHAPE = { vocab: 64, d: 64, layers: 2, heads: 4, seq: 48, batch: 64 };
 const quick = process.argv.includes('--quick');
+// --only wasm|cpu: one backend (development; the recorded run measures both)
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const log = (l: string): void => console.log(l);
 
 function shapeBatch() {
@@ -151,7 +153,7 @@ function torchStep(steps: number): { stepMs: number; tokensPerS: number; torch: 
 const results: Record<string, unknown> = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, shape: SHAPE };
 const rows: [string, string, string][] = [];
 const fmt = (x: number): string => x.toFixed(0);
-for (const backend of ['wasm', 'cpu'] as const) {
+for (const backend of (['wasm', 'cpu'] as const).filter((b) => !only || b === only)) {
   const used = await initBackend(backend, { log });
   const n = quick || used === 'cpu' ? 2 : 5;
   const fused = await shapeStepMs('fused', n);
@@ -163,7 +165,7 @@ for (const backend of ['wasm', 'cpu'] as const) {
   rows.push([`${used}: policy update B=8 G=8`, `${fmt(pol.updateMs)} ms`, `${fmt(pol.trainTokensPerS)} train tok/s`]);
   rows.push([`${used}: policy sample B=8 G=8`, `${fmt(pol.sampleMs)} ms`, `${fmt(pol.sampleTokensPerS)} sample tok/s`]);
 }
-const torch = torchStep(quick ? 3 : 8);
+const torch = only ? { error: 'skipped (--only)' } : torchStep(quick ? 3 : 8);
 results.torch = torch;
 if ('stepMs' in torch) {
   const ours = (results.wasm as { shapeStepMs: number }).shapeStepMs;
@@ -173,6 +175,8 @@ if ('stepMs' in torch) {
 }
 console.log('\n| what | time | figure |\n| --- | --- | --- |');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/train.json', JSON.stringify(results, null, 2) + '\n');
-console.log('\nwrote bench/results/train.json');
+if (!only) {
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/train.json', JSON.stringify(results, null, 2) + '\n');
+  console.log('\nwrote bench/results/train.json');
+}

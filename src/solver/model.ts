@@ -102,6 +102,17 @@ function embed(wte: tf.Tensor, ids: tf.Tensor1D, vocab: number, oneHot: boolean)
   return tf.gather(wte, ids) as tf.Tensor2D;
 }
 
+/**
+ * q, k, v [n, d] from c_attn ([d, 3d]): three products with column slices of the weight (tfjs-wasm
+ * splits a [n, 3d] activation along its last axis slowly; slicing the small weight is cheap).
+ */
+function qkvProj(p: Params, h: string, a: tf.Tensor2D, d: number): [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D] {
+  const w = P(p, h + 'attn.c_attn.weight');
+  const b = P(p, h + 'attn.c_attn.bias');
+  const one = (j: number): tf.Tensor2D => linear(a, tf.slice(w, [0, j * d], [d, d]), tf.slice(b, [j * d], [d]));
+  return [one(0), one(1), one(2)];
+}
+
 /** [n, d] → [N, heads, T, dh] */
 function splitHeads(x: tf.Tensor2D, N: number, T: number, c: ModelConfig): tf.Tensor4D {
   return tf.transpose(tf.reshape(x, [N, T, c.heads, c.dModel / c.heads]), [0, 2, 1, 3]);
@@ -118,8 +129,7 @@ function block(
   const h = `h.${i}.`;
   const d = c.dModel;
   const a = layerNorm(x, P(p, h + 'ln_1.weight'), P(p, h + 'ln_1.bias')) as tf.Tensor2D;
-  const qkv = linear(a, P(p, h + 'attn.c_attn.weight'), P(p, h + 'attn.c_attn.bias'));
-  const [q2, k2, v2] = tf.split(qkv, 3, 1) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+  const [q2, k2, v2] = qkvProj(p, h, a, c.dModel);
   const q = splitHeads(q2!, N, T, c);
   let k = splitHeads(k2!, N, T, c);
   let v = splitHeads(v2!, N, T, c);
@@ -232,8 +242,7 @@ function groupedBlock(
   const dh = d / H;
   const Tp = pk.k.shape[2];
   const a = layerNorm(x, P(p, h + 'ln_1.weight'), P(p, h + 'ln_1.bias')) as tf.Tensor2D;
-  const qkv = linear(a, P(p, h + 'attn.c_attn.weight'), P(p, h + 'attn.c_attn.bias'));
-  const [q2, k2, v2] = tf.split(qkv, 3, 1) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+  const [q2, k2, v2] = qkvProj(p, h, a, c.dModel);
   const q = groupHeads(q2!, B, G * A, c); // [B, H, G·A', dh]
   let k: tf.Tensor = tf.reshape(groupHeads(k2!, B, G * A, c), [B * H * G, A, dh]);
   let v: tf.Tensor = tf.reshape(groupHeads(v2!, B, G * A, c), [B * H * G, A, dh]);
