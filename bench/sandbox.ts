@@ -1,23 +1,37 @@
 // npm run bench:sandbox — verifications per second of cogen's sandbox against the alternatives,
-// side by side in one run (this machine is shared and noisy: compare the ratios).
+// side by side in one run (this machine is shared and noisy: compare the ratios, repeat runs).
 //
-//   cogen      the QuickJS worker pool (fresh context per call), through verifyMany
-//   python     an Absolute-Zero-style executor: persistent python3 workers that exec each program
-//              in a fresh globals dict with a SIGALRM timeout (one worker per core, like the pool)
-//   node:vm    vm.runInNewContext with a fresh context per call, on the main thread
-//   vm2        new VM({timeout}).run per call, on the main thread
+// The workload is the loop's (src/loop.ts, runStep): each step verifies B tasks × G answers with one
+// verifyMany call (B = 8, G = 8, the config defaults), steps one after another. Tasks are abduction
+// tasks: a program, a target output f(x*), and G candidate inputs x'; one verification = run f on
+// one answer and compare with the target (reward 0/1). All executors get the same tasks and answers,
+// driven step by step, and their rewards are checked against a reference (agrees).
 //
-// Two program sets: PAIRED (ten realistic task programs written in both JavaScript and Python, the
-// same inputs, so every executor runs the same work) and GENERATED (programs and inputs drawn from
-// cogen's generators, levels 0–3, all families and task types; JavaScript only, so cogen, node:vm
-// and vm2). A verification = run f on one input and compare with the expected output.
-// Results: a table on stdout and bench/results/sandbox.json.
+//   cogen            verifyMany on the QuickJS pool: one fresh context per task; the task's G answers
+//                    run in it (program parsed once, calls batched). Tasks never share a context.
+//   cogen/call       the same verifications with a fresh context per verification (each answer its
+//                    own task): the previous design, kept as the baseline.
+//   python           the Absolute-Zero-style executor the issue asks to compare with: persistent
+//                    python3 workers (one per core) that, for every verification, exec the program in
+//                    a fresh globals dict (sharing the real builtins module, as exec does), call f
+//                    under a SIGALRM timeout and compare; requests of a step are pipelined.
+//   python/task      the same workers doing what cogen does: exec once per task, then call f on each
+//                    of its G answers. Same amortisation as cogen, weaker isolation (no limit on
+//                    memory, builtins shared by every program in the process).
+//   node:vm / vm2    vm.runInNewContext / new VM().run per verification on the main thread
+//                    (escape-prone; comparison only, never the boundary).
+//
+// Two program sets: PAIRED (ten realistic task programs written in both JavaScript and Python, so
+// every executor runs the same work) and GENERATED (programs and inputs from cogen's generators,
+// levels 0–3, all families; JavaScript only). Targets (issue 3): cogen ≥ 5,000 verifications/s and
+// ≥ 5× python, on the PAIRED set. Results: a table on stdout and bench/results/sandbox.json.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
-import { createSandbox, verifyMany } from '../sandbox/index.js';
+import { createSandbox, deepEqual, verifyMany } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import type { Json, Task } from '../src/task.js';
 import { createRng } from '../src/rng.js';
 import { families } from '../generators/index.js';
@@ -25,11 +39,19 @@ import { TASK_TYPES } from '../src/task.js';
 
 const require = createRequire(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+/** Rounds of the paired cogen/python measurements (interleaved, median reported). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-interface Job {
+const B = 8;
+const G = 8;
+
+interface BenchTask {
   program: string;
   py?: string;
-  args: Json[];
+  /** The answers (argument lists); the first is the reference input x*. */
+  answers: Json[][];
+  /** f(x*), from cogen's sandbox (filled in by main). */
+  output?: Json;
 }
 
 // ---------------------------------------------------------------- the paired program set
@@ -93,83 +115,125 @@ function word(r: ReturnType<typeof createRng>, n: number): string {
 }
 const ints = (r: ReturnType<typeof createRng>, n: number): number[] => Array.from({ length: n }, () => r.int(-20, 20));
 
-function pairedJobs(n: number): Job[] {
+/** Paired tasks: G answers each, the reference first, then G - 1 other draws (some match). */
+function pairedTasks(n: number): BenchTask[] {
   const r = createRng('bench-paired');
   return Array.from({ length: n }, (_, i) => {
     const p = PAIRED[i % PAIRED.length]!;
-    return { program: p.js, py: p.py, args: p.input(r) };
+    const ref = p.input(r);
+    // Half of the other answers repeat the reference (a solver that is often right), half are new.
+    const answers = [ref, ...Array.from({ length: G - 1 }, (_, k) => (k % 2 === 0 ? ref : p.input(r)))];
+    return { program: p.js, py: p.py, answers };
   });
 }
 
-function generatedJobs(n: number): Job[] {
+/** Generated tasks: a draft's program; its inputs are the answers (the first is the reference). */
+function generatedTasks(n: number): BenchTask[] {
   const r = createRng('bench-generated');
-  const jobs: Job[] = [];
+  const tasks: BenchTask[] = [];
   let guard = 0;
-  while (jobs.length < n && guard++ < n * 10) {
+  while (tasks.length < n && guard++ < n * 10) {
     const fam = r.pick(families);
     const level = r.int(0, 3);
     const type = r.pick(TASK_TYPES);
     try {
-      const d = fam.generate(r.fork(jobs.length), level, type);
-      for (const input of d.inputs) if (jobs.length < n) jobs.push({ program: d.program, args: input });
+      const d = fam.generate(r.fork(tasks.length), level, type);
+      if (d.inputs.length === 0) continue;
+      const answers = Array.from({ length: G }, (_, k) => d.inputs[k % d.inputs.length]!);
+      tasks.push({ program: d.program, answers });
     } catch {
       // a family that cannot draw this combination: skip it
     }
   }
-  return jobs;
+  return tasks;
 }
 
 // ---------------------------------------------------------------- executors
-type Outcome = { ok: true; json: string } | { ok: false };
+/** Runs one step (B tasks) and returns the rewards of its B × G verifications, in order. */
+type StepRunner = (step: BenchTask[]) => Promise<number[]>;
 
-async function timeIt(label: string, jobs: Job[], runAll: (jobs: Job[]) => Promise<Outcome[]>, expected: (string | null)[]): Promise<{ rate: number; agree: number; n: number; seconds: number }> {
-  // One warm-up pass, then whole passes until SECONDS have elapsed.
-  const first = await runAll(jobs);
+const steps = (tasks: BenchTask[]): BenchTask[][] => Array.from({ length: Math.ceil(tasks.length / B) }, (_, i) => tasks.slice(i * B, i * B + B));
+const countOf = (tasks: BenchTask[]): number => tasks.reduce((a, t) => a + t.answers.length, 0);
+
+async function timeIt(label: string, tasks: BenchTask[], run: StepRunner, expected: number[]): Promise<{ rate: number; agree: number; n: number; seconds: number }> {
+  const all = steps(tasks);
+  const pass = async () => (await (async () => {
+    const out: number[] = [];
+    for (const st of all) for (const x of await run(st)) out.push(x);
+    return out;
+  })());
+  // One warm-up pass (also the agreement check), then whole passes until SECONDS have elapsed.
+  const first = await pass();
   let agree = 0;
-  first.forEach((o, i) => {
-    if ((o.ok ? o.json : null) === expected[i]) agree++;
+  first.forEach((x, i) => {
+    if (x === expected[i]) agree++;
   });
+  const per = countOf(tasks);
   let n = 0;
   const t0 = performance.now();
   do {
-    await runAll(jobs);
-    n += jobs.length;
+    await pass();
+    n += per;
   } while (performance.now() - t0 < SECONDS * 1000);
   const seconds = (performance.now() - t0) / 1000;
   process.stderr.write(`  ${label}: ${(n / seconds).toFixed(0)}/s\n`);
-  return { rate: n / seconds, agree: agree / jobs.length, n, seconds };
+  return { rate: n / seconds, agree: agree / per, n, seconds };
 }
 
-const canon = (v: unknown): string => JSON.stringify(v);
-
-function nodeVm(timeoutMs: number) {
-  return async (jobs: Job[]): Promise<Outcome[]> =>
-    jobs.map((j) => {
-      try {
-        const v = vm.runInNewContext(`${j.program}\n;JSON.stringify(f(...${JSON.stringify(j.args)}))`, {}, { timeout: timeoutMs });
-        return typeof v === 'string' ? { ok: true, json: canon(JSON.parse(v)) } : { ok: false };
-      } catch {
-        return { ok: false };
-      }
-    });
+function asAbduction(t: BenchTask, i: number): Task {
+  return { id: `b${i}`, family: 'bench', level: 0, skills: [], program: t.program, hash: '', parent: null, proposer: 'bench', type: 'abduction', input: t.answers[0]!, output: t.output! };
 }
 
-function vm2Runner(timeoutMs: number) {
+/** cogen through verifyMany, as the loop calls it: one task object per task, G answers each. */
+function cogenRunner(sandbox: Sandbox, perCall: boolean): StepRunner {
+  const taskOf = new Map<BenchTask, Task>();
+  return async (step) => {
+    const items: { task: Task; answer: string }[] = [];
+    for (const t of step) {
+      let task = taskOf.get(t);
+      if (!task) taskOf.set(t, (task = asAbduction(t, taskOf.size)));
+      // perCall: a distinct (equal) task object per answer, so that each answer gets a context.
+      for (const a of t.answers) items.push({ task: perCall ? { ...task } : task, answer: JSON.stringify(a) });
+    }
+    return (await verifyMany(sandbox, items)).map((v) => v.reward);
+  };
+}
+
+const js = (v: unknown): string => JSON.stringify(v);
+
+function nodeVm(timeoutMs: number): StepRunner {
+  return async (step) =>
+    step.flatMap((t) =>
+      t.answers.map((a) => {
+        try {
+          const v = vm.runInNewContext(`${t.program}\n;JSON.stringify(f(...${js(a)}))`, {}, { timeout: timeoutMs });
+          return typeof v === 'string' && deepEqual(JSON.parse(v) as Json, t.output!) ? 1 : 0;
+        } catch {
+          return 0;
+        }
+      }),
+    );
+}
+
+function vm2Runner(timeoutMs: number): StepRunner {
   const { VM } = require('vm2') as { VM: new (o: { timeout: number; sandbox: object; eval: boolean; wasm: boolean }) => { run(code: string): unknown } };
-  return async (jobs: Job[]): Promise<Outcome[]> =>
-    jobs.map((j) => {
-      try {
-        const v = new VM({ timeout: timeoutMs, sandbox: {}, eval: false, wasm: false }).run(`${j.program}\n;JSON.stringify(f(...${JSON.stringify(j.args)}))`);
-        return typeof v === 'string' ? { ok: true, json: canon(JSON.parse(v)) } : { ok: false };
-      } catch {
-        return { ok: false };
-      }
-    });
+  return async (step) =>
+    step.flatMap((t) =>
+      t.answers.map((a) => {
+        try {
+          const v = new VM({ timeout: timeoutMs, sandbox: {}, eval: false, wasm: false }).run(`${t.program}\n;JSON.stringify(f(...${js(a)}))`);
+          return typeof v === 'string' && deepEqual(JSON.parse(v) as Json, t.output!) ? 1 : 0;
+        } catch {
+          return 0;
+        }
+      }),
+    );
 }
 
 // The Absolute-Zero-style executor: a long-lived python3 process per worker that reads one JSON
-// request per line, execs the program in a fresh globals dict (sharing the real builtins module,
-// as exec does), calls f with a SIGALRM timeout, and writes one JSON line back.
+// request per line and writes one JSON line back. A request holds a program, its answers and the
+// target; "per" says whether to exec the program once per answer (as Absolute Zero does: each
+// check runs program + call as one snippet) or once for all of them.
 const PY_WORKER = String.raw`
 import sys, json, signal
 class Timeout(Exception):
@@ -178,22 +242,45 @@ def on_alarm(signum, frame):
     raise Timeout()
 signal.signal(signal.SIGALRM, on_alarm)
 out = sys.stdout
+def call(g, args, want, t):
+    try:
+        signal.setitimer(signal.ITIMER_REAL, t)
+        r = g["f"](*args)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return 1 if r == want else 0
+    except BaseException:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return 0
 for line in sys.stdin:
     req = json.loads(line)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, req["t"])
+    t = req["t"]
+    rewards = []
+    if req["per"]:
+        for args in req["answers"]:
+            g = {}
+            try:
+                signal.setitimer(signal.ITIMER_REAL, t)
+                exec(req["code"], g)
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                rewards.append(call(g, args, req["want"], t))
+            except BaseException:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                rewards.append(0)
+    else:
         g = {}
-        exec(req["code"], g)
-        r = g["f"](*req["args"])
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        out.write(json.dumps({"ok": True, "v": r}) + "\n")
-    except BaseException as e:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        out.write(json.dumps({"ok": False, "e": type(e).__name__}) + "\n")
+        try:
+            signal.setitimer(signal.ITIMER_REAL, t)
+            exec(req["code"], g)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            rewards = [call(g, args, req["want"], t) for args in req["answers"]]
+        except BaseException:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            rewards = [0 for _ in req["answers"]]
+    out.write(json.dumps(rewards) + "\n")
     out.flush()
 `;
 
-async function pythonPool(workers: number, timeoutMs: number) {
+function pythonPool(workers: number, timeoutMs: number) {
   const procs = Array.from({ length: workers }, () => {
     const p = spawn('python3', ['-u', '-c', PY_WORKER], { stdio: ['pipe', 'pipe', 'inherit'] });
     let buf = '';
@@ -210,79 +297,94 @@ async function pythonPool(workers: number, timeoutMs: number) {
     });
     return { p, waiting };
   });
-  const runAll = async (jobs: Job[]): Promise<Outcome[]> => {
-    const out: Outcome[] = new Array(jobs.length);
+  /**
+   * perVerification: one request per answer, exec each time (Absolute Zero's way); otherwise one
+   * request per task. Requests are spread round-robin over the workers and pipelined.
+   */
+  const runner = (perVerification: boolean): StepRunner => async (step) => {
+    const reqs: { code: string; answers: Json[][]; want: Json }[] = [];
+    for (const t of step) {
+      if (perVerification) for (const a of t.answers) reqs.push({ code: t.py!, answers: [a], want: t.output! });
+      else reqs.push({ code: t.py!, answers: t.answers, want: t.output! });
+    }
+    const out: number[][] = new Array(reqs.length);
     await Promise.all(
       procs.map(async (w, k) => {
         const mine: number[] = [];
-        for (let i = k; i < jobs.length; i += procs.length) mine.push(i);
+        for (let i = k; i < reqs.length; i += procs.length) mine.push(i);
+        if (mine.length === 0) return;
         const done = mine.map((i) => new Promise<void>((res) => w.waiting.push((line) => {
-          const r = JSON.parse(line) as { ok: boolean; v?: Json };
-          out[i] = r.ok ? { ok: true, json: canon(r.v) } : { ok: false };
+          out[i] = JSON.parse(line) as number[];
           res();
         })));
-        // Requests are pipelined (written all at once), the most favourable way to drive it.
-        w.p.stdin.write(mine.map((i) => JSON.stringify({ code: jobs[i]!.py, args: jobs[i]!.args, t: timeoutMs / 1000 })).join('\n') + '\n');
+        w.p.stdin.write(mine.map((i) => js({ ...reqs[i]!, t: timeoutMs / 1000, per: perVerification })).join('\n') + '\n');
         await Promise.all(done);
       }),
     );
-    return out;
+    return out.flat();
   };
   const close = () => procs.forEach((w) => w.p.kill());
-  return { runAll, close };
-}
-
-function asAbduction(j: Job, output: Json, i: number): Task {
-  return { id: `b${i}`, family: 'bench', level: 0, skills: [], program: j.program, hash: '', parent: null, proposer: 'bench', type: 'abduction', input: j.args, output };
+  return { runner, close };
 }
 
 async function main(): Promise<void> {
   const workers = availableParallelism();
   const sandbox = await createSandbox();
   const timeoutMs = sandbox.limits.timeoutMs;
-  const paired = pairedJobs(2000);
-  const generated = generatedJobs(2000);
+  const paired = pairedTasks(250);
+  const generated = generatedTasks(250);
 
-  // Reference outputs come from cogen's sandbox.
-  const ref = async (jobs: Job[]) => (await sandbox.runMany(jobs.map((j) => ({ program: j.program, args: j.args })))).map((r) => (r.ok ? canon(r.value) : null));
-  const refPaired = await ref(paired);
-  const refGenerated = await ref(generated);
-
-  const cogen = (jobs: Job[], expected: (string | null)[]) => {
-    const items = jobs.map((j, i) => ({ task: asAbduction(j, expected[i] === null ? null : (JSON.parse(expected[i]!) as Json), i), answer: JSON.stringify(j.args) }));
-    return async (): Promise<Outcome[]> => {
-      const vs = await verifyMany(sandbox, items);
-      return vs.map((v, i) => (v.reward === 1 ? { ok: true, json: expected[i]! } : { ok: false }));
-    };
+  // Targets and reference rewards come from cogen's sandbox, one fresh context per call.
+  const reference = async (tasks: BenchTask[]): Promise<number[]> => {
+    const refs = await sandbox.runMany(tasks.map((t) => ({ program: t.program, args: t.answers[0]! })));
+    tasks.forEach((t, i) => (t.output = refs[i]!.ok ? refs[i]!.value : null));
+    const rs = await sandbox.runMany(tasks.flatMap((t) => t.answers.map((args) => ({ program: t.program, args }))));
+    let at = 0;
+    return tasks.flatMap((t) => t.answers.map(() => {
+      const r = rs[at++]!;
+      return r.ok && deepEqual(r.value, t.output!) ? 1 : 0;
+    }));
   };
+  const refPaired = await reference(paired);
+  const refGenerated = await reference(generated);
 
-  process.stderr.write(`sandbox bench: ${workers} cores (${cpus()[0]?.model ?? '?'}), ${SECONDS}s per measurement\n`);
+  process.stderr.write(`sandbox bench: ${workers} cores (${cpus()[0]?.model ?? '?'}), ${SECONDS}s per measurement, B=${B} tasks × G=${G} answers per step\n`);
   const rows: { set: string; executor: string; rate: number; agree: number; note: string }[] = [];
   const add = (set: string, executor: string, r: { rate: number; agree: number }, note: string) => rows.push({ set, executor, rate: r.rate, agree: r.agree, note });
 
-  add('paired', 'cogen', await timeIt('paired/cogen', paired, cogen(paired, refPaired), refPaired), `${workers} workers, fresh QuickJS context per call`);
-  const py = await pythonPool(workers, timeoutMs);
+  const py = pythonPool(workers, timeoutMs);
   try {
-    add('paired', 'python', await timeIt('paired/python', paired, py.runAll, refPaired), `${workers} persistent python3 exec workers (Absolute Zero style)`);
+    for (let round = 0; round < ROUNDS; round++) {
+      add('paired', 'cogen', await timeIt('paired/cogen', paired, cogenRunner(sandbox, false), refPaired), `${workers} workers, fresh QuickJS context per task (G answers in it)`);
+      add('paired', 'cogen/call', await timeIt('paired/cogen/call', paired, cogenRunner(sandbox, true), refPaired), `${workers} workers, fresh QuickJS context per verification (previous design)`);
+      add('paired', 'python', await timeIt('paired/python', paired, py.runner(true), refPaired), `${workers} persistent python3 workers, exec per verification (Absolute Zero style)`);
+      add('paired', 'python/task', await timeIt('paired/python/task', paired, py.runner(false), refPaired), `${workers} persistent python3 workers, exec per task, G calls (no isolation between programs)`);
+    }
   } finally {
     py.close();
   }
-  add('paired', 'node:vm', await timeIt('paired/node:vm', paired.slice(0, 500), nodeVm(timeoutMs), refPaired), 'main thread, fresh context per call');
-  add('paired', 'vm2', await timeIt('paired/vm2', paired.slice(0, 500), vm2Runner(timeoutMs), refPaired), 'main thread, fresh VM per call');
-  add('generated', 'cogen', await timeIt('generated/cogen', generated, cogen(generated, refGenerated), refGenerated), `${workers} workers, fresh QuickJS context per call`);
-  add('generated', 'node:vm', await timeIt('generated/node:vm', generated.slice(0, 500), nodeVm(timeoutMs), refGenerated), 'main thread, fresh context per call');
-  add('generated', 'vm2', await timeIt('generated/vm2', generated.slice(0, 500), vm2Runner(timeoutMs), refGenerated), 'main thread, fresh VM per call');
+  add('paired', 'node:vm', await timeIt('paired/node:vm', paired.slice(0, 64), nodeVm(timeoutMs), refPaired), 'main thread, fresh context per verification');
+  add('paired', 'vm2', await timeIt('paired/vm2', paired.slice(0, 32), vm2Runner(timeoutMs), refPaired), 'main thread, fresh VM per verification');
+  add('generated', 'cogen', await timeIt('generated/cogen', generated, cogenRunner(sandbox, false), refGenerated), `${workers} workers, fresh QuickJS context per task (G answers in it)`);
+  add('generated', 'cogen/call', await timeIt('generated/cogen/call', generated, cogenRunner(sandbox, true), refGenerated), `${workers} workers, fresh QuickJS context per verification (previous design)`);
+  add('generated', 'node:vm', await timeIt('generated/node:vm', generated.slice(0, 64), nodeVm(timeoutMs), refGenerated), 'main thread, fresh context per verification');
   await sandbox.close();
 
-  const rate = (set: string, ex: string) => rows.find((r) => r.set === set && r.executor === ex)?.rate ?? NaN;
+  // With several rounds, each executor's rate is its median over the rounds.
+  const rate = (set: string, ex: string) => median(rows.filter((r) => r.set === set && r.executor === ex).map((r) => r.rate));
+  const merged = [...new Map(rows.map((r) => [`${r.set}/${r.executor}`, { ...r, rate: rate(r.set, r.executor) }])).values()];
   const cogenPaired = rate('paired', 'cogen');
   const lines = [
-    `set        executor   verif/s   cogen÷this   agrees   note`,
-    ...rows.map((r) => `${r.set.padEnd(10)} ${r.executor.padEnd(9)} ${r.rate.toFixed(0).padStart(8)}   ${(rate(r.set, 'cogen') / r.rate).toFixed(2).padStart(10)}   ${(r.agree * 100).toFixed(1).padStart(5)}%   ${r.note}`),
+    `set        executor      verif/s   cogen÷this   agrees   note`,
+    ...merged.map((r) => `${r.set.padEnd(10)} ${r.executor.padEnd(12)} ${r.rate.toFixed(0).padStart(8)}   ${(rate(r.set, 'cogen') / r.rate).toFixed(2).padStart(10)}   ${(r.agree * 100).toFixed(1).padStart(5)}%   ${r.note}`),
   ];
   console.log(lines.join('\n'));
   const pyRatio = cogenPaired / rate('paired', 'python');
-  console.log(`\ntargets: cogen ≥ 5000 verif/s (${cogenPaired.toFixed(0)} paired, ${rate('generated', 'cogen').toFixed(0)} generated) · cogen ≥ 5× python (${pyRatio.toFixed(2)}×)`);
+  const pyTaskRatio = cogenPaired / rate('paired', 'python/task');
+  console.log(
+    `\ntargets: cogen ≥ 5000 verif/s (${cogenPaired.toFixed(0)} paired, ${rate('generated', 'cogen').toFixed(0)} generated) · ` +
+      `cogen ≥ 5× python (${pyRatio.toFixed(2)}×; ${pyTaskRatio.toFixed(2)}× python/task) · per task vs per call ${(cogenPaired / rate('paired', 'cogen/call')).toFixed(2)}×`,
+  );
 
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   writeFileSync(
@@ -291,17 +393,31 @@ async function main(): Promise<void> {
       {
         bench: 'sandbox',
         date: new Date().toISOString(),
-        machine: { cores: workers, cpu: cpus()[0]?.model ?? null, node: process.version },
+        machine: { cores: workers, cpu: cpus()[0]?.model ?? null, node: process.version, loadavg: loadavg() },
         secondsPerMeasurement: SECONDS,
+        rounds: ROUNDS,
+        workload: { B, G, pairedTasks: paired.length, generatedTasks: generated.length, verification: 'f(answer) compared with the task output; all answers of a step through one verifyMany' },
         limits: { timeoutMs },
-        rows,
-        ratios: { cogenOverPython: pyRatio, cogenOverNodeVm: cogenPaired / rate('paired', 'node:vm'), cogenOverVm2: cogenPaired / rate('paired', 'vm2') },
+        rows: merged,
+        rounds_raw: rows,
+        ratios: {
+          cogenOverPython: pyRatio,
+          cogenOverPythonPerTask: pyTaskRatio,
+          cogenOverCogenPerCall: cogenPaired / rate('paired', 'cogen/call'),
+          cogenOverNodeVm: cogenPaired / rate('paired', 'node:vm'),
+          cogenOverVm2: cogenPaired / rate('paired', 'vm2'),
+        },
         targets: { verificationsPerSecond: 5000, overPython: 5 },
       },
       null,
       2,
     ) + '\n',
   );
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 await main();
