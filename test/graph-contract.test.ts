@@ -61,7 +61,7 @@ describe.each(factories)('SkillGraph contract: $name', (factory) => {
     release = await factory.lock?.();
     g = await factory.open();
     await g.init(); // a second init is harmless
-  });
+  }, 900_000); // may wait for another test file's hold on the Neo4j lock
   afterAll(async () => {
     await g?.close();
     release?.();

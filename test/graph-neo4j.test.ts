@@ -76,7 +76,7 @@ describe('Neo4j store against the embedded store', () => {
     if (!conn) throw new Error(`Neo4j is required under CI: ${reason}`);
     release = await lockNeo4j(conn.uri);
     neo = (await openSkillGraph({ kind: 'neo4j', ...conn })) as Neo4jSkillGraph;
-  });
+  }, 900_000); // may wait for another test file's hold on the Neo4j lock
   afterAll(async () => {
     await neo?.close();
     release?.();
