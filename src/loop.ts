@@ -338,10 +338,16 @@ async function propose(ctx: StepContext, pick: Pick, rng: Rng, proposals: Propos
   }
   try {
     return await generateTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
-  } catch {
-    // The arm's space is exhausted (small levels hold few distinct tasks): draw again, allowing
-    // repeats of training tasks but never a held-out probe.
-    return generateTask(sandbox, { ...pick.arm, rng, seen: new Set(ctx.probeIds) });
+  } catch (e) {
+    // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
+    // archived tasks; with none archived yet, draw again allowing anything but a held-out probe.
+    const own = [...archive.values()].filter((t) => t.family === pick.arm.family && t.level === pick.arm.level && t.type === pick.arm.type);
+    if (own.length > 0) return rng.pick(own);
+    try {
+      return await generateTask(sandbox, { ...pick.arm, rng, seen: new Set(ctx.probeIds) });
+    } catch {
+      throw e;
+    }
   }
 }
 
