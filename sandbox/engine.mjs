@@ -3,7 +3,7 @@
 // file must load as-is under node, tsx and vitest alike. worker.mjs wraps it in a message loop.
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { HELPER, SUFFIX_CODES, markProgram } from './prelude.mjs';
+import { REPLACER, SUFFIX_CODES, markProgram } from './prelude.mjs';
 
 // Determinism. The WASM module reads the clock and the time zone through this thread's global
 // Date (gettimeofday, localtime, tzset), so freezing it here freezes QuickJS's Date.now(), new
@@ -133,36 +133,38 @@ const isLimit = (reason) => reason === 'timeout' || reason === 'memory' || reaso
 
 /**
  * Runs the calls of one task (argsList: the JSON text of each call's argument list) in one fresh
- * context: the helper and the program are evaluated once, then the calls run in order, in batches,
- * each batch under one deadline of limits.timeoutMs (so every call in a batch that finishes ran
- * within its own deadline). Returns one [0, json] or [reason, detail] per call.
+ * context and returns one [0, json] or [reason, detail] per call.
  *
- * A limit failure (timeout, memory, stack) counts only for a call that ran first in a fresh context
- * with a deadline of its own, as it would have alone; a call that met a limit after others ran is
- * retried from a fresh runtime. Other failures (runtime-error, non-serialisable, …) are recorded and
- * the next call continues in the same context.
+ * The host drives the context directly through the engine's API, with no wrapper script to parse
+ * (parsing is most of what a context costs after creating it): right after the context is made,
+ * before the program runs, it takes handles to the builtins it needs (JSON.parse, JSON.stringify,
+ * Reflect.apply, Array.isArray, Object.getPrototypeOf, Object.prototype), so a program that
+ * replaces them changes only what it sees itself. Then it evaluates the program once, parses the
+ * arguments of a batch of calls with one JSON.parse, and for each call arms its own deadline, calls
+ * f, and serialises the result: numbers and booleans on the host, strings with JSON.stringify,
+ * objects with JSON.stringify and the result-rule replacer (compiled once per context, on the
+ * first object result).
+ *
+ * A limit failure (timeout, memory, stack) counts only for a call that ran first in a fresh
+ * context, as it would have alone; a call that met a limit after others ran in its context is
+ * retried from a fresh runtime. Other failures (runtime-error, non-serialisable, …) are recorded
+ * and the next call continues in the same context.
  */
 export function runTask(program, argsList, limits) {
   const n = argsList.length;
   const results = new Array(n);
   let k = 0;
   let retried = false;
-  let helperFailures = 0;
   while (k < n) {
-    const step = runInContext(program, argsList, k, limits, results, retried);
-    if (step.helperFailed) {
-      if (++helperFailures < 3) continue;
-      for (let i = k; i < n; i++) results[i] = ['worker-crashed', 'the sandbox helper could not be loaded'];
-      break;
-    }
+    const next = runInContext(program, argsList, k, limits, results, retried);
     // The same call again: it met a limit while the thread was starved; one more try, then it counts.
-    retried = step.next === k;
-    k = step.next;
+    retried = next === k;
+    k = next;
   }
   return results;
 }
 
-/** One fresh context: runs calls from k on; returns { next } (the first call it did not settle). */
+/** Outcome of one step inside a context: a result, or a failure with the phase it happened in. */
 function runInContext(program, argsList, k, limits, results, retried) {
   const n = argsList.length;
   const r = runtime();
@@ -170,93 +172,149 @@ function runInContext(program, argsList, k, limits, results, retried) {
   r.setMaxStackSize(limits.stackBytes);
   rtUses++;
   const ctx = r.newContext({ intrinsics: INTRINSICS });
+  const held = [];
+  const hold = (h) => (held.push(h), h);
   let dirty = false;
-  let helper = null;
-  try {
-    // Our own code: a generous deadline (a loaded machine can stall a thread for a while).
-    arm(Math.max(1000, limits.timeoutMs));
-    const h = ctx.evalCode(HELPER, 'cogen.js');
-    if (h.error) {
-      h.error.dispose();
-      dirty = true;
-      return { next: k, helperFailed: true };
+  let ran = 0; // calls run in this context
+  /** A failure at call k: record it (→ k + 1), or retry k in a fresh runtime (→ k), or fill all. */
+  const fail = (out) => {
+    if (isLimit(out[0]) || interrupted) dirty = true;
+    if (isLimit(out[0])) {
+      if (ran > 0) return k;
+      if (out[0] === 'timeout' && !retried && starved(limits)) return k;
     }
-    helper = h.value;
+    results[k] = out;
+    return k + 1;
+  };
+  try {
+    // The builtins the host uses, taken before the program can touch them.
+    const g = ctx.global;
+    const json = hold(ctx.getProp(g, 'JSON'));
+    const parse = hold(ctx.getProp(json, 'parse'));
+    const stringify = hold(ctx.getProp(json, 'stringify'));
+    const reflect = hold(ctx.getProp(g, 'Reflect'));
+    const apply = hold(ctx.getProp(reflect, 'apply'));
+    const objectCtor = hold(ctx.getProp(g, 'Object'));
+    const protoOf = hold(ctx.getProp(objectCtor, 'getPrototypeOf'));
+    const objectProto = hold(ctx.getProp(objectCtor, 'prototype'));
+    const arrayCtor = hold(ctx.getProp(g, 'Array'));
+    const isArray = hold(ctx.getProp(arrayCtor, 'isArray'));
+    let replacer = null;
+
     arm(limits.timeoutMs);
     const res = ctx.evalCode(markProgram(program), 'task.js');
     if (res.error) {
       const out = failure(ctx, r, res.error, limits);
       res.error.dispose();
-      r.setMemoryLimit(limits.memoryBytes);
       if (isLimit(out[0]) || interrupted) dirty = true;
-      if (out[0] === 'timeout' && !retried && starved(limits)) return { next: k };
+      if (out[0] === 'timeout' && !retried && starved(limits)) return k;
       // The program's top level runs the same way in every context: every call fails alike.
       for (let i = k; i < n; i++) results[i] = out;
-      return { next: n };
+      return n;
     }
     res.value.dispose();
-    let ran = 0; // calls run in this context
+    arm(limits.timeoutMs);
+    const fr = ctx.evalCode('f', 'cogen.js');
+    const f = fr.error ? null : hold(fr.value);
+    if (fr.error) fr.error.dispose();
+    if (!f || ctx.typeof(f) !== 'function') {
+      // (f may be a global getter that loops)
+      const out = interrupted ? ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`] : SUFFIX_CODES.f;
+      for (let i = k; i < n; i++) results[i] = out;
+      return n;
+    }
+
     while (k < n) {
-      // A batch: calls k..b-1, their arguments as one JSON array.
+      // A batch: calls k..b-1, their arguments parsed with one JSON.parse.
       let b = k + 1;
       let size = argsList[k].length;
       while (b < n && size + argsList[b].length < BATCH_ARGS) size += argsList[b++].length;
-      const batch = b === k + 1 ? '[' + argsList[k] + ']' : '[' + argsList.slice(k, b).join(',') + ']';
-      let from = 0;
-      let sHandle = ctx.newString(batch);
-      while (k < b) {
-        arm(limits.timeoutMs);
-        const call = callHelper(ctx, helper, sHandle, from, limits.maxOutputBytes);
-        if (sHandle) {
-          sHandle.dispose();
-          sHandle = null;
-        }
-        if (!call.error) {
-          const text = ctx.getString(call.value);
-          call.value.dispose();
-          const parts = text.split('\n');
-          for (const part of parts) results[k++] = success(part, limits);
-          ran += parts.length;
-          from += parts.length;
-          continue;
-        }
-        // A call failed: which one, and in which phase (2: in f, 3: serialising its result)?
-        const wasInterrupted = interrupted;
-        const calls0 = calls;
-        const [at, phase, done] = helperState(ctx, r, helper, limits);
-        for (const part of done) results[k++] = success(part, limits);
-        ran += done.length;
-        from += done.length;
-        interrupted = wasInterrupted;
-        calls = calls0;
-        const out = at < 0 ? ['worker-crashed', 'the sandbox helper lost its state'] : failure(ctx, r, call.error, limits, phase);
-        call.error.dispose();
+      const text = b === k + 1 ? '[' + argsList[k] + ']' : '[' + argsList.slice(k, b).join(',') + ']';
+      arm(Math.max(1000, limits.timeoutMs));
+      const sh = ctx.newString(text);
+      const pr = ctx.callFunction(parse, json, sh);
+      sh.dispose();
+      if (pr.error) {
+        const out = failure(ctx, r, pr.error, limits, 0);
+        pr.error.dispose();
         r.setMemoryLimit(limits.memoryBytes);
-        if (isLimit(out[0]) || interrupted || at < 0) dirty = true;
-        if (isLimit(out[0]) || at < 0) {
-          // Met a limit after other calls ran: retry it alone in a fresh runtime. Otherwise it
-          // counts (after one more try if the deadline passed while the thread was starved).
-          if (ran > 0 && at >= 0) return { next: k };
-          if (out[0] === 'timeout' && !retried && starved(limits)) return { next: k };
-          results[k++] = out;
-          return { next: k };
+        return fail(out);
+      }
+      const batch = pr.value;
+      try {
+        for (let j = 0; k < b; j++) {
+          arm(limits.timeoutMs);
+          const args = ctx.getProp(batch, j);
+          const cr = ctx.callFunction(apply, ctx.undefined, f, ctx.undefined, args);
+          args.dispose();
+          if (cr.error) {
+            const out = failure(ctx, r, cr.error, limits, 2);
+            cr.error.dispose();
+            r.setMemoryLimit(limits.memoryBytes);
+            const next = fail(out);
+            if (next === k || dirty) return next;
+            k = next;
+            ran++;
+            continue;
+          }
+          const v = cr.value;
+          const late = interrupted;
+          let out;
+          try {
+            const t = ctx.typeof(v);
+            if (t === 'number') {
+              const x = ctx.getNumber(v);
+              out = Number.isFinite(x) ? [0, x === 0 ? '0' : String(x)] : SUFFIX_CODES.n;
+            } else if (t === 'boolean') {
+              out = [0, ctx.dump(v) ? 'true' : 'false'];
+            } else if (t === 'undefined') {
+              out = SUFFIX_CODES.u;
+            } else if (t === 'function' || t === 'symbol' || t === 'bigint') {
+              out = SUFFIX_CODES[t];
+            } else {
+              if (t !== 'string' && !replacer) {
+                replacer = makeReplacer(ctx, isArray, protoOf, objectProto);
+                if (replacer) hold(replacer);
+                arm(limits.timeoutMs);
+              }
+              const sr = t === 'string' ? ctx.callFunction(stringify, json, v) : replacer ? ctx.callFunction(stringify, json, v, replacer) : null;
+              if (!sr) {
+                // Our own small function could not be made: the runtime is out of room.
+                dirty = true;
+                out = ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
+              } else if (sr.error) {
+                out = failure(ctx, r, sr.error, limits, 3);
+                sr.error.dispose();
+                r.setMemoryLimit(limits.memoryBytes);
+              } else {
+                const st = ctx.typeof(sr.value) === 'string' ? ctx.getString(sr.value) : null;
+                sr.value.dispose();
+                out = st === null ? SUFFIX_CODES.u : success(st, limits);
+              }
+            }
+          } finally {
+            v.dispose();
+          }
+          // The deadline passed during the call even though it returned (an async f turns the
+          // interrupt into a rejected promise): a timeout all the same.
+          if (late || interrupted) out = ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+          if (out[0] !== 0) {
+            const next = fail(out);
+            if (next === k || dirty) return next;
+            k = next;
+          } else results[k++] = out;
+          ran++;
         }
-        if (out[0] === 'no-function') {
-          for (let i = k; i < n; i++) results[i] = out;
-          return { next: n };
-        }
-        results[k++] = out;
-        ran++;
-        from++;
-        if (dirty) return { next: k };
+      } finally {
+        batch.dispose();
       }
     }
-    return { next: n };
+    return n;
   } finally {
     if (interrupted) dirty = true;
-    if (helper) {
+    for (const h of held) {
       try {
-        helper.dispose();
+        h.dispose();
       } catch {
         dirty = true;
       }
@@ -279,43 +337,21 @@ function runInContext(program, argsList, k, limits, results, retried) {
 /** Whether the deadline passed after the job did very little work (a CPU-starved thread). */
 const starved = (limits) => calls < Math.max(2, callsPerMs * limits.timeoutMs * 0.5);
 
-function callHelper(ctx, helper, sHandle, from, maxOut) {
-  const a = sHandle ?? ctx.undefined;
-  const fromH = ctx.newNumber(from);
-  const mH = ctx.newNumber(maxOut);
-  try {
-    return ctx.callFunction(helper, ctx.undefined, a, fromH, mH);
-  } finally {
-    fromH.dispose();
-    mH.dispose();
+/** The result-rule replacer, built from the builtins captured before the program ran. */
+function makeReplacer(ctx, isArray, protoOf, objectProto) {
+  arm(1000);
+  const fr = ctx.evalCode(REPLACER, 'cogen.js');
+  if (fr.error) {
+    fr.error.dispose();
+    return null;
   }
-}
-
-/** After a failed helper call: [index of the failed call in its batch, phase, results before it]. */
-function helperState(ctx, r, helper, limits) {
-  r.setMemoryLimit(limits.memoryBytes + (1 << 20));
-  arm(20);
-  try {
-    const q = ctx.newNumber(-1);
-    const res = ctx.callFunction(helper, ctx.undefined, ctx.undefined, q);
-    q.dispose();
-    if (res.error) {
-      res.error.dispose();
-      return [-1, 0, []];
-    }
-    const s = ctx.getString(res.value);
-    res.value.dispose();
-    const c1 = s.indexOf(',');
-    const c2 = s.indexOf(',', c1 + 1);
-    const at = Number(s.slice(0, c1));
-    const phase = Number(s.slice(c1 + 1, c2));
-    const rest = s.slice(c2 + 1);
-    return [at, phase, at > 0 ? rest.split('\n') : []];
-  } catch {
-    return [-1, 0, []];
-  } finally {
-    r.setMemoryLimit(limits.memoryBytes);
+  const made = ctx.callFunction(fr.value, ctx.undefined, isArray, protoOf, objectProto);
+  fr.value.dispose();
+  if (made.error) {
+    made.error.dispose();
+    return null;
   }
+  return made.value;
 }
 
 function success(s, limits) {

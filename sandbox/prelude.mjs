@@ -35,28 +35,15 @@ export const SUFFIX_CODES = {
 };
 
 /**
- * The helper of a per-task context: evaluated first in every fresh context, before the program, it
- * captures the builtins it needs (so that a program that replaces JSON, Reflect or Object methods
- * cannot tamper with the plumbing) and evaluates to one function H(s, from, M):
- *   H(argsJson, from, M)   parses the batch (a JSON array of argument lists; undefined: keep the last
- *                          batch), calls f on each from index `from`, serialises each result under
- *                          the result rule and the cap M, and returns the results joined by '\n'
- *                          (JSON text never contains a raw newline); it stops early once the joined
- *                          text passes 262,144 characters.
- *   H(undefined, -1)       after H threw: "<calls completed>,<phase>,<their results>", phase 2 = in
- *                          f, 3 = serialising.
- * Failures it detects itself are thrown as the codes of SUFFIX_CODES.
+ * The result-rule replacer for JSON.stringify, as a factory of the builtins it needs (captured by
+ * the host before the program ran): it admits null, booleans, finite numbers, strings, arrays and
+ * plain objects, and throws a code of SUFFIX_CODES for anything else. It looks up no global, so a
+ * program that replaces builtins cannot change it.
  */
-export const HELPER =
-  '(function(){var JP=JSON.parse,JS=JSON.stringify,P=Object.getPrototypeOf,O=Object.prototype,A=Array.isArray,R=Reflect.apply,' +
-  "a,i=0,s0=0,ph=0,out='';" +
-  "function rep(k,v){var t=typeof v;if(t=='object'){if(v&&!A(v)&&(t=P(v),t!==O&&t!==null))throw'\\x01o'}" +
-  "else if(t=='number'){if(v-v!==0)throw'\\x01n'}else if(t!='string'&&t!='boolean')throw'\\x01'+(v===void 0?'u':t);return v}" +
-  "return function(s,from,M){if(from<0)return(i-s0)+','+ph+','+out;" +
-  "out='';ph=0;s0=i=from;if(s!==void 0)a=JP(s);" +
-  "for(;i<a.length;i++){ph=2;if(typeof f!='function')throw'\\x01f';var r=R(f,void 0,a[i]);ph=3;" +
-  "var t=JS(r,rep);if(t.length>M)throw'\\x01b';out=i>s0?out+'\\n'+t:t;if(out.length>262144){i++;break}}" +
-  'ph=0;return out}})()';
+export const REPLACER =
+  '(function(A,G,O){return function(k,v){var t=typeof v;' +
+  "if(t=='object'){if(v&&!A(v)&&(t=G(v),t!==O&&t!==null))throw'\\x01o'}" +
+  "else if(t=='number'){if(v-v!==0)throw'\\x01n'}else if(t!='string'&&t!='boolean')throw'\\x01'+(v===void 0?'u':t);return v}})";
 
 const DIRECTIVE = /^(\s*(['"])use strict\2\s*;?)/;
 
