@@ -1,4 +1,4 @@
-// The engine of one sandbox worker thread: a QuickJS-in-WASM runtime that runs jobs, each in a
+// The engine of one sandbox worker thread: a QuickJS-in-WASM runtime that runs tasks, each in a
 // fresh context. Plain JavaScript on purpose: worker threads do not inherit tsx's loader, so this
 // file must load as-is under node, tsx and vitest alike. worker.mjs wraps it in a message loop.
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
@@ -164,7 +164,7 @@ export function runTask(program, argsList, limits) {
   return results;
 }
 
-/** Outcome of one step inside a context: a result, or a failure with the phase it happened in. */
+/** One fresh context: settles calls from k on; returns the index of the first call it did not settle. */
 function runInContext(program, argsList, k, limits, results, retried) {
   const n = argsList.length;
   const r = runtime();

@@ -1,28 +1,19 @@
-// The source text wrapped around every program (it runs inside QuickJS, never in the host).
+// The source text the engine adds to a task's context (it runs inside QuickJS, never in the host).
 //
-// Parsing is a large share of the cost of a call (QuickJS parses a few MB/s in WASM), so the code
-// added per call is kept to one short line. A call's script is
+// Parsing is a large share of the cost of a context (QuickJS parses only a few MB/s in WASM), so
+// the engine adds as little text as it can: the program gets a one-statement phase marker
 //
 //   globalThis.__cogen_phase__=1;<program>
-//   ;(SUFFIX)(globalThis, argsJson, maxOutputBytes)
 //
-// (the marker goes after a leading 'use strict' directive so the directive still counts). The
-// phase marker lets the host tell a parse error (no marker) from an exception thrown by the
-// program's top-level code (1), by f (2) or during serialisation (3). The suffix checks that f is
-// a function, calls it on the parsed arguments and serialises the result with JSON.stringify and a
-// replacer that admits only null, booleans, finite numbers, strings, arrays and plain objects (so
-// undefined, NaN, ±Infinity, functions, symbols, bigints, class instances, sparse arrays and the
-// like are 'non-serialisable'; toJSON is honoured as JSON.stringify does; -0 prints as 0).
-// Failures the suffix detects itself are thrown as short codes, strings starting with U+0001
-// (see SUFFIX_CODES); the host turns them into reasons.
-export const SUFFIX =
-  "(function(g,a,M){g.__cogen_phase__=2;if(typeof f!='function')throw'\\x01f';" +
-  'var r=f.apply(void 0,JSON.parse(a)),P=Object.getPrototypeOf,O=Object.prototype,A=Array.isArray;g.__cogen_phase__=3;' +
-  "var s=JSON.stringify(r,function(k,v){var t=typeof v;if(t=='object'){if(v&&!A(v)&&(t=P(v),t!==O&&t!==null))throw'\\x01o'}" +
-  "else if(t=='number'){if(v-v!==0)throw'\\x01n'}else if(t!='string'&&t!='boolean')throw'\\x01'+(v===void 0?'u':t);return v});" +
-  "if(s.length>M)throw'\\x01b';return s})";
-
-/** What each code thrown by SUFFIX means: [reason, detail]. */
+// (after a leading 'use strict' directive, so the directive still counts), which lets the host tell
+// a parse error (no marker) from an exception thrown by the program's top-level code; the engine
+// itself knows whether a later exception came from f or from serialising its result. Results that
+// are objects are serialised with JSON.stringify and REPLACER, compiled once per context and only
+// when a task first returns an object; it admits only null, booleans, finite numbers, strings,
+// arrays and plain objects (so undefined, NaN, ±Infinity, functions, symbols, bigints, class
+// instances, sparse arrays and the like are 'non-serialisable'; toJSON is honoured as
+// JSON.stringify does; -0 prints as 0).
+/** Failure codes, [reason, detail]: thrown by REPLACER as '\x01' + code, or used by the engine. */
 export const SUFFIX_CODES = {
   f: ['no-function', 'the program does not define a function f'],
   o: ['non-serialisable', 'the result contains an object that is neither a plain object nor an array'],
@@ -47,14 +38,6 @@ export const REPLACER =
 
 const DIRECTIVE = /^(\s*(['"])use strict\2\s*;?)/;
 
-/** The whole script for one call of f(...args). */
-export function callScript(program, argsJson, maxOutputBytes) {
-  const m = DIRECTIVE.exec(program);
-  const marked = m
-    ? m[1] + 'globalThis.__cogen_phase__=1;' + program.slice(m[1].length)
-    : 'globalThis.__cogen_phase__=1;' + program;
-  return marked + '\n;' + SUFFIX + '(globalThis,' + JSON.stringify(argsJson) + ',' + maxOutputBytes + ')';
-}
 
 /** The program with its phase marker (set once its top level starts running). */
 export function markProgram(program) {
