@@ -33,6 +33,8 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: 'bench/results' },
     /** Recompute aggregates, the simulated section and the reports from an existing curriculum.json (no solver runs; pass the same flags as the run). */
     rerender: { type: 'boolean', default: false },
+    /** Keep the runs already in curriculum.json (same flags) and do only the missing ones. */
+    resume: { type: 'boolean', default: false },
   },
 });
 
@@ -390,11 +392,28 @@ async function main(): Promise<void> {
   const heldout = await buildHeldout(arms, Number(args['heldout-per-arm']));
   console.log(`held-out set: ${heldout.length} tasks over ${arms.length} arms`);
   const runs: RunRecord[] = [];
+  const partial = join(args.out, 'curriculum.json');
+  if (args.resume) {
+    try {
+      runs.push(...(JSON.parse(readFileSync(partial, 'utf8')) as { runs: RunRecord[] }).runs);
+      console.log(`resuming: ${runs.length} runs kept`);
+    } catch {
+      console.log('nothing to resume');
+    }
+  }
+  const metaNow = () => ({
+    steps, seeds, families, types, maxLevel, batch: Number(args.batch), group: Number(args.group),
+    probeEvery: Number(args['probe-every']), probePerArm: Number(args['probe-per-arm']), heldoutPerArm: Number(args['heldout-per-arm']),
+    backend: runs[0]?.backend ?? 'n/a', totalWallS: Math.round((Date.now() - t0) / 1000), date: new Date().toISOString(),
+  });
   try {
     for (const seed of seeds)
       for (const controller of controllers) {
+        if (runs.some((r) => r.controller === controller && r.seed === seed)) continue;
         const r = await runOne(controller, seed, heldout, runsDir);
         runs.push(r);
+        // Saved after every run, so an interrupted benchmark can --resume.
+        writeFileSync(partial, JSON.stringify({ meta: { ...metaNow(), partial: true }, runs }, null, 2) + '\n');
         console.log(
           `${controller.padEnd(13)} seed ${seed}: probe ${r.finalProbeAccuracy.toFixed(3)}, held-out ${r.heldoutOverall.toFixed(3)}, AUC ${r.auc.toFixed(3)}, ` +
             `skills ${r.skillsMastered.length}, mean level ${r.meanLevel.toFixed(2)}, ${(r.wallMs / 1000).toFixed(0)} s`,
@@ -403,12 +422,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(runsDir, { recursive: true, force: true });
   }
-  const meta = {
-    steps, seeds, families, types, maxLevel, batch: Number(args.batch), group: Number(args.group),
-    probeEvery: Number(args['probe-every']), probePerArm: Number(args['probe-per-arm']), heldoutPerArm: Number(args['heldout-per-arm']),
-    backend: runs[0]?.backend ?? 'n/a', totalWallS: Math.round((Date.now() - t0) / 1000), date: new Date().toISOString(),
-  };
-  writeReports(runs, meta);
+  writeReports(runs, metaNow());
 }
 
 function writeReports(runs: RunRecord[], meta: Record<string, unknown>): void {
