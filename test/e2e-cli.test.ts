@@ -26,7 +26,7 @@ describe('cogen run --preset smoke, then skills and export', () => {
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     expect(count('SELECT COUNT(*) n FROM tasks')).toBeGreaterThan(0);
     expect(count('SELECT COUNT(*) n FROM metrics')).toBe(summary.steps);
-    expect(count('SELECT COUNT(DISTINCT step) n FROM metrics')).toBe(12);
+    expect(count('SELECT COUNT(DISTINCT step) n FROM metrics')).toBe(30);
     expect(count('SELECT COUNT(*) n FROM checkpoints')).toBeGreaterThan(0);
     expect(count('SELECT COUNT(*) n FROM skill_events')).toBeGreaterThan(0);
     // The embedded skill graph received skills, tasks, EXERCISES and MASTERED records.
