@@ -213,10 +213,20 @@ function runInContext(program, argsList, k, limits, results, retried) {
       return n;
     }
     res.value.dispose();
+    // f: a property of the global object (function f, var f), else a global lexical binding (let,
+    // const), which only a script can read.
     arm(limits.timeoutMs);
-    const fr = ctx.evalCode('f', 'cogen.js');
-    const f = fr.error ? null : hold(fr.value);
-    if (fr.error) fr.error.dispose();
+    let f = null;
+    try {
+      f = hold(ctx.getProp(g, 'f'));
+    } catch {
+      // a throwing getter: no usable f
+    }
+    if (f && ctx.typeof(f) === 'undefined' && !interrupted) {
+      const fr = ctx.evalCode('f', 'cogen.js');
+      f = fr.error ? null : hold(fr.value);
+      if (fr.error) fr.error.dispose();
+    }
     if (!f || ctx.typeof(f) !== 'function') {
       // (f may be a global getter that loops)
       const out = interrupted ? ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`] : SUFFIX_CODES.f;

@@ -85,7 +85,10 @@ describe('runTasks: one fresh context per task', () => {
     quick.forEach((h, t) => {
       for (const r of results[t]!) {
         if (typeof h.expect === 'string' || Array.isArray(h.expect)) {
-          const allowed: string[] = typeof h.expect === 'string' ? [h.expect] : h.expect;
+          const allowed: string[] = typeof h.expect === 'string' ? [h.expect] : [...h.expect];
+          // Serialising a giant result takes a good part of the 50 ms deadline: on a loaded machine
+          // the deadline may come first.
+          if (allowed.includes('output-too-large')) allowed.push('timeout');
           expect(allowed, `${h.name}: ${JSON.stringify(r)}`).toContain((r as { reason?: string }).reason);
         } else {
           expect(r, h.name).toEqual({ ok: true, value: h.expect.value });

@@ -97,6 +97,9 @@ export const HOSTILE: Hostile[] = [
   { name: 'unterminated comment swallowing the wrapper', program: 'function f() { return 1 } /*', expect: 'syntax' },
   { name: 'closing the wrapper early', program: 'function f() { return 1 } }) (function () {', expect: 'syntax' },
   { name: 'no f at all', program: 'const g = () => 1', expect: 'no-function' },
+  { name: 'f as a looping getter on globalThis', program: 'Object.defineProperty(globalThis, "f", { get() { for (;;) {} } })', expect: 'timeout' },
+  { name: 'f as a throwing getter on globalThis', program: 'Object.defineProperty(globalThis, "f", { get() { throw new Error("no") } })', expect: ['no-function', 'runtime-error'] },
+  { name: 'f that replaces itself during the call', program: 'function f(x) { globalThis.f = 5; return x }', args: [2], expect: { value: 2 } },
   // determinism
   { name: 'clock and randomness', program: 'function f() { return [Date.now(), new Date().getHours(), new Date().getTimezoneOffset(), typeof Math.random()] }', expect: { value: [1735689600000, 0, 0, 'number'] } },
 ];
