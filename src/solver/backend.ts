@@ -2,6 +2,8 @@
 // was skipped. tensorflow needs @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node installed by the
 // user (optional peers; their installer downloads libtensorflow); webgpu needs the optional `webgpu`
 // package (Dawn) and a hardware adapter (software adapters are skipped under auto).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from './config.js';
 
@@ -18,13 +20,22 @@ async function tryTensorflow(): Promise<string | null> {
       if (await tf.setBackend('tensorflow')) return null;
       reasons.push(`${pkg} loaded but the tensorflow backend did not start`);
     } catch (e) {
-      reasons.push(`${pkg} not installed (${String((e as Error).message).split('\n')[0]})`);
+      const msg = String((e as Error).message).split('\n')[0]!;
+      reasons.push(/Cannot find (package|module)/.test(msg) ? `${pkg} not installed` : `${pkg} failed to load (${msg})`);
     }
   }
   return reasons.join('; ');
 }
 
+/** Dawn reaches GPUs through Vulkan on Linux; without the loader it only prints a native warning. */
+function vulkanLoaderPresent(): boolean {
+  if (process.platform !== 'linux') return true;
+  const dirs = [...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean), '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu', '/usr/local/lib'];
+  return dirs.some((d) => existsSync(join(d, 'libvulkan.so.1')));
+}
+
 async function tryWebgpu(allowSoftware: boolean): Promise<string | null> {
+  if (!allowSoftware && !vulkanLoaderPresent()) return 'no Vulkan loader (libvulkan.so.1) for Dawn';
   let dawn: { create: (o: string[]) => unknown; globals: Record<string, unknown> };
   try {
     dawn = (await import(WEBGPU_PKG)) as typeof dawn;
