@@ -126,7 +126,7 @@ export function runJob(program, argsJson, limits) {
   return runTask(program, [argsJson], limits)[0];
 }
 
-/** Most characters of arguments (JSON) handed to the helper in one batch. */
+/** Most characters of arguments (JSON) parsed with one JSON.parse inside the context. */
 const BATCH_ARGS = 64 * 1024;
 
 const isLimit = (reason) => reason === 'timeout' || reason === 'memory' || reason === 'stack';
@@ -176,7 +176,7 @@ function runInContext(program, argsList, k, limits, results, retried) {
   const hold = (h) => (held.push(h), h);
   let dirty = false;
   let ran = 0; // calls run in this context
-  /** A failure at call k: record it (→ k + 1), or retry k in a fresh runtime (→ k), or fill all. */
+  /** A failure at call k: record it (→ k + 1), or retry k in a fresh runtime (→ k). */
   const fail = (out) => {
     if (isLimit(out[0]) || interrupted) dirty = true;
     if (isLimit(out[0])) {
