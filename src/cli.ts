@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { ConfigError, listPresets, loadPreset, parseConfig } from './config.js';
 import { EXPORT_FORMATS, exportTasks, type ExportFormat } from './export.js';
 import { startRun } from './loop.js';
+import { controllerNames } from '../curricula/index.js';
+import { BACKENDS } from './solver/config.js';
 import { createProgress, formatDuration } from './progress.js';
 import { RunStore, StoreError } from './store.js';
 import { skillsCommand } from './skills-cli.js';
@@ -48,10 +50,10 @@ function buildProgram(): Command {
     .option('-p, --preset <name|file>', 'preset name in curricula/ or a YAML file', 'default')
     .option('--seed <n>', 'random seed', parseIntArg)
     .option('--steps <n>', 'number of solver steps', parseIntArg)
-    .option('--curriculum <name>', 'difficulty controller (overrides the preset)')
+    .addOption(new Option('--curriculum <name>', 'difficulty controller (overrides the preset)').choices(controllerNames))
     .option('--gating', 'open arms only when the skill graph says their prerequisites are mastered')
-    .option('--backend <name>', 'tfjs backend: auto|tensorflow|webgpu|wasm|cpu')
-    .option('--graph <kind>', 'skill graph store: embedded|neo4j')
+    .addOption(new Option('--backend <name>', 'tfjs backend (auto picks the best found)').choices(BACKENDS))
+    .addOption(new Option('--graph <kind>', 'skill graph store (the embedded one is always written too)').choices(['embedded', 'neo4j']))
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); the password comes from NEO4J_PASSWORD')
     .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')

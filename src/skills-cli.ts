@@ -26,7 +26,7 @@ export function skillsCommand(program: Command, deps: Deps): void {
     .option('--taxonomy', 'print the whole skill taxonomy (families, levels, skills, prerequisites)')
     .addOption(new Option('--format <format>', 'output format').choices(VIEW_FORMATS).default('table'))
     .option('--at-step <n>', 'the mastery state as it was at this step', (v: string) => Number(v))
-    .option('--graph <kind>', 'read from (or sync into) embedded|neo4j', 'embedded')
+    .addOption(new Option('--graph <kind>', 'read from (or sync into) this store').choices(['embedded', 'neo4j']).default('embedded'))
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); password from NEO4J_PASSWORD')
     .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')

@@ -17,7 +17,7 @@ describe('cogen run --preset smoke, then skills and export', () => {
     expect(res.code, res.stderr).toBe(0);
     summary = JSON.parse(res.stdout);
     runId = summary.runId;
-  });
+  }, 600_000);
 
   it('leaves a run directory with tasks, per-step metrics, a checkpoint and skill events', () => {
     const dir = join(runsDir, runId);

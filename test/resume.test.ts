@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
-const config = loadPreset('smoke', { steps: 8, checkpointEvery: 3, probes: { every: 4, perArm: 1 } });
+const config = loadPreset('smoke', { steps: 8, batch: 8, checkpointEvery: 3, probes: { every: 4, perArm: 2 } });
 
 function rows(dir: string) {
   const db = new Database(join(dir, 'run.db'), { readonly: true });
@@ -50,5 +50,5 @@ describe('resume', () => {
     expect(b.metrics).toEqual(a.metrics);
     expect(b.events).toEqual(a.events);
     expect(lastWeights(resumed.dir).equals(lastWeights(full.dir))).toBe(true);
-  });
+  }, 600_000);
 });
