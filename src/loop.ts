@@ -3,7 +3,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { mkdirSync, renameSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker } from '../curricula/index.js';
+import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../curricula/index.js';
 import type { Arm, ArmResult, Controller, Pick } from '../curricula/types.js';
 import { allSkills, families as allFamilies, generateTask, getFamily, materialise, mutate, renderCompact, renderNatural } from '../generators/index.js';
 import { openSkillGraph, drainOutbox } from '../graphs/index.js';
@@ -277,7 +277,7 @@ async function runStep(ctx: StepContext) {
   // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
   const results: ArmResult[] = tasks.map((t, g) => {
     const r = rewards[g]!;
-    return { arm: { family: t.family, level: t.level, type: t.type }, taskId: t.id, step, rewards: r, solveRate: solveRate(r), meanAbsAdvantage: meanAbsAdvantage(r) };
+    return { arm: { family: t.family, level: t.level, type: t.type }, taskId: t.id, step, rewards: r, solveRate: solveRate(r), meanAbsAdvantage: meanAbsAdvantage(r, true) };
   });
   controller.update(results);
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them).
@@ -299,7 +299,7 @@ async function runStep(ctx: StepContext) {
     metrics: {
       meanReward: mean(flat),
       solveRate: mean(results.map((r) => r.solveRate)),
-      learnability: mean(results.map((r) => (r.solveRate > 0 && r.solveRate < 1 ? 1 - r.solveRate : 0))),
+      learnability: mean(rewards.map(learnabilityReward)),
       meanLevel: mean(tasks.map((t) => t.level)),
       openArms: ctx.arms.length,
       newTasks: newTasks.length,
@@ -485,12 +485,6 @@ function agentMetrics(ctx: StepContext, proposals: ProposalRecord[], rewards: nu
 
 const seenKey = (t: Task): string => t.id;
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-const solveRate = (r: number[]): number => mean(r.map((x) => (x >= 1 ? 1 : 0)));
-function meanAbsAdvantage(r: number[]): number {
-  const m = mean(r);
-  const sd = Math.sqrt(mean(r.map((x) => (x - m) ** 2)));
-  return mean(r.map((x) => Math.abs(x - m) / (sd + 1e-4)));
-}
 
 function newRunId(config: RunConfig): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
