@@ -40,6 +40,8 @@ export function normaliseProgram(answer: string): NormalisedProgram {
 
 /** A plan for one answer: which calls of which program it needs and how to judge their results. */
 interface Plan {
+  /** Answers to the same task with the same key get the same verdict, computed once. */
+  key: string;
   program: string;
   inputs: Json[][];
   /** Plans with the same group (the same task) share one context; none: a context of its own. */
@@ -64,6 +66,7 @@ function plan(task: Task, answer: string): Plan | DetailedVerdict {
       if (!Array.isArray(p.value)) return zero('malformed: an abduction answer is an argument list, e.g. [3, "a"]');
       const expected = task.output;
       return {
+        key: JSON.stringify(p.value),
         program: task.program,
         inputs: [p.value],
         group: task,
@@ -79,6 +82,7 @@ function plan(task: Task, answer: string): Plan | DetailedVerdict {
       const examples = [...task.visible, ...task.hidden];
       if (examples.length === 0) return zero('malformed: task has no examples');
       return {
+        key: n.program,
         program: n.program,
         inputs: examples.map((e) => e.input),
         judge: (results) => {
@@ -109,6 +113,10 @@ export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: 
   const tasks: TaskJob[] = [];
   const byGroup = new Map<object, number>();
   const pending: { i: number; plan: Plan; task: number; start: number }[] = [];
+  // Identical answers to one task (common among G samples) are verified once: same program, same
+  // inputs, same verdict, so nothing is lost, and a repeat never runs after its twin in a context.
+  const seen = new Map<Task, Map<string, number>>();
+  const twins: [number, number][] = [];
   items.forEach(({ task, answer }, i) => {
     let p: Plan | DetailedVerdict;
     try {
@@ -120,6 +128,14 @@ export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: 
       verdicts[i] = p;
       return;
     }
+    let byKey = seen.get(task);
+    if (!byKey) seen.set(task, (byKey = new Map()));
+    const first = byKey.get(p.key);
+    if (first !== undefined) {
+      twins.push([i, first]);
+      return;
+    }
+    byKey.set(p.key, i);
     let t = p.group ? byGroup.get(p.group) : undefined;
     if (t === undefined || tasks[t]!.program !== p.program) {
       t = tasks.push({ program: p.program, inputs: [] }) - 1;
@@ -139,6 +155,7 @@ export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: 
       }
     }
   }
+  for (const [i, first] of twins) verdicts[i] = { ...verdicts[first]! };
   return verdicts;
 }
 

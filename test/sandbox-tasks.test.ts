@@ -127,6 +127,23 @@ describe('verification and validation with per-task contexts', () => {
     expect(vs.map((v) => v.reward)).toEqual([0, 1, 1]);
   });
 
+  it('verifyMany: identical answers to one task are verified once and get the same verdict', async () => {
+    // A stateful program (runTwice would reject it) shows that a repeat does not run after its twin.
+    const task: AbductionTask = { ...base, type: 'abduction', program: 'let n = 0; function f(x) { n++; return n === 1 ? x : -1 }', input: [5], output: 5 };
+    const vs = await verifyMany(sb, [{ task, answer: '[5]' }, { task, answer: ' [ 5 ] ' }, { task, answer: '[5]' }, { task, answer: '[6]' }]);
+    expect(vs.map((v) => v.reward)).toEqual([1, 1, 1, 0]);
+    const ind: InductionTask = {
+      ...base,
+      type: 'induction',
+      program: 'function f(x) { return x + 1 }',
+      visible: [{ input: [1], output: 2 }],
+      hidden: [{ input: [2], output: 3 }],
+      message: 'inc',
+    };
+    const iv = await verifyMany(sb, [{ task: ind, answer: 'x => x + 1' }, { task: ind, answer: 'x => x + 1' }, { task: ind, answer: 'x => x' }]);
+    expect(iv).toEqual([{ reward: 1, passed: 2, total: 2 }, { reward: 1, passed: 2, total: 2 }, expect.objectContaining({ reward: 0, passed: 0, total: 2 })]);
+  });
+
   it('runTwice catches state kept between calls (order-dependent programs)', async () => {
     const counter = await runTwice(sb, 'let c = 0; function f(x) { return x + c++ }', [[1], [2], [3]]);
     expect(counter).toMatchObject({ ok: false, reason: 'nondeterministic' });
