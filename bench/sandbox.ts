@@ -3,8 +3,9 @@
 //
 // The workload is the loop's (src/loop.ts, runStep): each step verifies B tasks × G answers with one
 // verifyMany call (B = 8, G = 8, the config defaults), steps one after another. Tasks are abduction
-// tasks: a program, a target output f(x*), and G candidate inputs x'; one verification = run f on
-// one answer and compare with the target (reward 0/1). All executors get the same tasks and answers,
+// tasks: a program, a target output f(x*), and G distinct candidate inputs x' (GENERATED: a draft's
+// distinct inputs, at most G); one verification = run f on one answer and compare with the target
+// (reward 0/1). All executors get the same tasks and answers,
 // driven step by step, and their rewards are checked against a reference (agrees).
 //
 //   cogen            verifyMany on the QuickJS pool: one fresh context per task; the task's G answers
@@ -12,12 +13,13 @@
 //   cogen/call       the same engine with a fresh context per verification (each answer its own
 //                    task), the isolation unit of the previous design, kept as a baseline.
 //
-// Before/after, this workload, this machine (2 shared cores, load ~5), BENCH_SECONDS=3
-// BENCH_ROUNDS=2: the previous sandbox (commit d68d6d3: a context and a wrapper script per call)
-// ran 2,689 verif/s on PAIRED against 10,749/s for python (0.25×); the per-task engine ran
-// 13,328/s against 9,169/s (1.45×). What limits it: creating a QuickJS context with the ECMAScript
-// builtins costs ~150 µs of WASM time (about 60% of a task of 8 answers), parsing the program
-// ~40 µs, each call ~5 µs; python/task pays ~20 µs per exec and ~2 µs per call, so 5× python is
+// Before/after, this workload, this machine (2 cores shared with other jobs, load ~5-7),
+// BENCH_SECONDS=3 BENCH_ROUNDS=3, medians: the previous sandbox (commit d68d6d3: a context and a
+// wrapper script per call) ran 2,474 verif/s PAIRED and 2,093 GENERATED, python 10,234 (0.24×);
+// the per-task engine runs 13,640 PAIRED and 9,047 GENERATED, python 10,892 (1.25×), python/task
+// 55,645 (0.25×). What limits it: creating a QuickJS context with the ECMAScript builtins costs
+// ~150 µs of WASM time (over half of a task of 8 answers), parsing the program ~40 µs, each call
+// ~5-10 µs, against ~20 µs per exec and ~2 µs per call for python, so 5× python is
 // out of reach while each task gets a context of its own.
 //   python           the Absolute-Zero-style executor the issue asks to compare with: persistent
 //                    python3 workers (one per core) that, for every verification, exec the program in
@@ -123,14 +125,24 @@ function word(r: ReturnType<typeof createRng>, n: number): string {
 }
 const ints = (r: ReturnType<typeof createRng>, n: number): number[] => Array.from({ length: n }, () => r.int(-20, 20));
 
-/** Paired tasks: G answers each, the reference first, then G - 1 other draws (some match). */
+/**
+ * Paired tasks: G distinct answers each, the reference first, then G - 1 other draws (some give the
+ * same output). Distinct, because verifyMany verifies identical answers once (a real saving in the
+ * loop, where samples repeat, but one the python executors do not get here).
+ */
 function pairedTasks(n: number): BenchTask[] {
   const r = createRng('bench-paired');
   return Array.from({ length: n }, (_, i) => {
     const p = PAIRED[i % PAIRED.length]!;
-    const ref = p.input(r);
-    // Half of the other answers repeat the reference (a solver that is often right), half are new.
-    const answers = [ref, ...Array.from({ length: G - 1 }, (_, k) => (k % 2 === 0 ? ref : p.input(r)))];
+    const answers: Json[][] = [];
+    const keys = new Set<string>();
+    for (let tries = 0; answers.length < G && tries < G * 20; tries++) {
+      const a = p.input(r);
+      if (!keys.has(JSON.stringify(a))) {
+        keys.add(JSON.stringify(a));
+        answers.push(a);
+      }
+    }
     return { program: p.js, py: p.py, answers };
   });
 }
@@ -146,9 +158,9 @@ function generatedTasks(n: number): BenchTask[] {
     const type = r.pick(TASK_TYPES);
     try {
       const d = fam.generate(r.fork(tasks.length), level, type);
-      if (d.inputs.length === 0) continue;
-      const answers = Array.from({ length: G }, (_, k) => d.inputs[k % d.inputs.length]!);
-      tasks.push({ program: d.program, answers });
+      // Its distinct inputs, at most G (see pairedTasks).
+      const answers = [...new Map(d.inputs.map((x) => [JSON.stringify(x), x])).values()].slice(0, G);
+      if (answers.length > 0) tasks.push({ program: d.program, answers });
     } catch {
       // a family that cannot draw this combination: skip it
     }
