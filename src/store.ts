@@ -202,8 +202,9 @@ export class RunStore {
     return this.db.prepare('SELECT id, step, path FROM checkpoints ORDER BY step DESC LIMIT 1').get() as { id: string; step: number; path: string } | undefined;
   }
 
+  /** Every task in the order it was first proposed (rowid order), which a resumed run relies on. */
   tasks(): TaskRow[] {
-    return (this.db.prepare('SELECT step, data, compact, natural, attempts, solved FROM tasks ORDER BY step, id').all() as {
+    return (this.db.prepare('SELECT step, data, compact, natural, attempts, solved FROM tasks ORDER BY rowid').all() as {
       step: number; data: string; compact: string; natural: string; attempts: number; solved: number;
     }[]).map((r) => ({ task: JSON.parse(r.data) as Task, step: r.step, compact: r.compact, natural: r.natural, attempts: r.attempts, solved: r.solved }));
   }
