@@ -16,7 +16,7 @@ import {
 } from './model.js';
 import { AdamW, learningRate } from './optim.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
-import { BOS, EOS, PAD, SEP, VOCAB_SIZE, decode, encode } from './tokenizer.js';
+import { BOS, EOS, SEP, VOCAB_SIZE, decode, encode } from './tokenizer.js';
 import type { Policy, Sample, TrainStats } from './types.js';
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
