@@ -16,7 +16,9 @@ const arg = (name: string, def: string): string => {
 };
 const N = Number(arg('n', '300'));
 const WORKERS = Number(arg('workers', String(Math.max(1, cpus().length))));
-const [lo, hi] = arg('levels', '0-4').split('-').map(Number) as [number, number];
+const levels = arg('levels', '0-4');
+if (!/^\d+(-\d+)?$/.test(levels)) throw new Error(`--levels takes N or LO-HI (e.g. 0-2), got "${levels}"`);
+const [lo, hi = lo] = levels.split('-').map(Number) as [number, number?];
 const only = arg('families', '');
 const BATCH = 64;
 
