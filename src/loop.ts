@@ -1,11 +1,11 @@
 // One autonomous curriculum run: the only place where the rooms meet (DESIGN.md, "One step of the
 // loop"). Read `runStep` top to bottom to follow one step.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { mkdirSync, renameSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../curricula/index.js';
 import type { Arm, ArmResult, Controller, Pick } from '../curricula/types.js';
-import { allSkills, families as allFamilies, generateTask, getFamily, materialise, mutate, renderCompact, renderNatural } from '../generators/index.js';
+import { allSkills, generateTask, getFamily, materialise, mutate, renderCompact, renderNatural } from '../generators/index.js';
 import { openSkillGraph, drainOutbox } from '../graphs/index.js';
 import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/types.js';
 import { createSandbox } from '../sandbox/index.js';
@@ -16,7 +16,7 @@ import { createRng, type Rng } from './rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, toProposalRecord, type LlmPolicy, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/types.js';
-import { RunStore } from './store.js';
+import { RunStore, StoreError } from './store.js';
 import { answerKind, type Task, type Skill } from './task.js';
 
 export interface StepProgress {
@@ -71,8 +71,6 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const log = opts.log ?? (() => {});
   const runId = opts.runId ?? newRunId(config);
   const dir = join(opts.runsDir, runId);
-  const store = RunStore.open(dir, { create: !opts.resume });
-  const started = Date.now();
   const fams = config.families.map((id) => getFamily(id));
   const arms: Arm[] = fams.flatMap((f) =>
     Array.from({ length: Math.min(config.maxLevel, f.levels - 1) + 1 }, (_, level) =>
@@ -81,28 +79,37 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   );
   const skills = allSkills().filter((s) => config.families.includes(s.family));
   const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
+  if (!opts.resume && existsSync(join(dir, 'run.db'))) {
+    throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
+  }
 
+  const store = RunStore.open(dir, { create: !opts.resume });
+  const started = Date.now();
+  // Setup that fails releases what it opened and, for a new run, leaves no half-made run behind.
+  const opened: (() => unknown)[] = [() => store.close()];
+  const setup = async <T>(make: () => Promise<T>): Promise<T> => {
+    try {
+      return await make();
+    } catch (e) {
+      for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
+      if (!opts.resume) rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  };
   // A misconfigured Neo4j (URI, credentials, database) fails here, before the expensive setup.
-  const graphs = await openGraphs(config, store, log).catch((e) => {
-    store.close();
-    throw e;
-  });
-  const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
+  const graphs = await setup(() => openGraphs(config, store, log));
+  opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
+  const sandbox = await setup(() => createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } }));
+  opened.push(() => sandbox.close());
   // The learning-rate schedule spans the run.
   const solverConfig = { ...config.solver, optim: { ...config.solver.optim, totalSteps: config.steps } };
-  const llmSolver = config.agents.solver.enabled ? createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver }) : null;
-  const policy: Policy =
-    llmSolver ??
-    (await createPolicy(solverConfig, { seed: config.seed, log }).catch(async (e) => {
-      await sandbox.close();
-      for (const g of graphs) await g.graph.close().catch(() => {});
-      store.close();
-      throw e;
-    }));
+  const llmSolver = config.agents.solver.enabled ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver })) : null;
+  const policy: Policy = llmSolver ?? (await setup(() => createPolicy(solverConfig, { seed: config.seed, log })));
   if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;
-  const proposer = createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer });
+  opened.push(() => policy.dispose());
+  const proposer = await setup(async () => createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer }));
   if (proposer) log(`proposer: ${proposer.label} for ${Math.round(100 * proposer.share)}% of fresh tasks, generators for the rest`);
   const controller = createController(config.curriculum, arms);
   const gate = createGate({ skills, armSkills, enabled: config.curriculum.gating });
@@ -491,4 +498,3 @@ function newRunId(config: RunConfig): string {
   return `${stamp}-${config.name}-s${config.seed}`;
 }
 
-export const _internal = { buildProbes, runProbes, existsSync, allFamilies };

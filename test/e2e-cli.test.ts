@@ -122,6 +122,24 @@ describe('clear errors', () => {
     expect(res.stderr.trim().split('\n').filter((l) => !l.startsWith('solver backend')).length).toBe(1);
   });
 
+  it('an existing run id is refused, not overwritten', () => {
+    const dir = tempDir();
+    expect(cogen(['run', '--preset', 'smoke', '--steps', '1', '--runs-dir', dir, '--run-id', 'taken', '--json']).code).toBe(0);
+    const before = readFileSync(join(dir, 'taken', 'run.db'));
+    const res = cogen(['run', '--preset', 'smoke', '--steps', '1', '--runs-dir', dir, '--run-id', 'taken']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/run "taken" already exists .*--resume taken/);
+    expect(readFileSync(join(dir, 'taken', 'run.db')).equals(before)).toBe(true);
+  });
+
+  it('a Neo4j that cannot be reached: one line, exit 1, no half-made run left behind', () => {
+    const dir = tempDir();
+    const res = cogen(['run', '--preset', 'smoke', '--graph', 'neo4j', '--neo4j-uri', 'bolt://127.0.0.1:1', '--runs-dir', dir, '--run-id', 'nope']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/cannot reach Neo4j at bolt:\/\/127\.0\.0\.1:1/);
+    expect(existsSync(join(dir, 'nope'))).toBe(false);
+  });
+
   it('unknown run id', () => {
     for (const args of [['skills', '--run', 'ghost'], ['export', '--run', 'ghost', '--out', '/tmp/x.jsonl']]) {
       const res = cogen([...args, '--runs-dir', tempDir()]);
