@@ -19,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
-    return 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     const verbose = argv.includes('--verbose');
@@ -93,7 +93,16 @@ function buildProgram(): Command {
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const progress = o.progress && !o.json ? createProgress() : undefined;
+      // First Ctrl-C: finish the step, checkpoint, exit 130. A second one stops at once.
+      const abort = new AbortController();
+      const onSigint = () => {
+        if (abort.signal.aborted) process.exit(130);
+        process.stderr.write('\nstopping after this step (Ctrl-C again to stop now)…\n');
+        abort.abort();
+      };
+      process.on('SIGINT', onSigint);
       const summary = await startRun(config, {
+        signal: abort.signal,
         runsDir,
         preset,
         runId: o.resume ?? o.runId,
@@ -105,6 +114,8 @@ function buildProgram(): Command {
         onProgress: progress?.update,
       });
       progress?.done();
+      process.off('SIGINT', onSigint);
+      if (summary.status === 'interrupted') process.exitCode = 130;
       if (o.json) {
         process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
         return;
@@ -113,7 +124,7 @@ function buildProgram(): Command {
       process.stdout.write(
         [
           ``,
-          `run ${summary.runId} finished: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
+          `run ${summary.runId} ${summary.status}: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
           `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
           `skills mastered (${summary.skillsMastered.length}): ${summary.skillsMastered.join(', ') || 'none yet'}`,
           summary.graphBacklog > 0 ? `skill graph backlog: ${summary.graphBacklog} events wait in the outbox (cogen skills sync --run ${summary.runId})` : '',

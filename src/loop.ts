@@ -42,6 +42,8 @@ export interface RunOptions {
   log?: (line: string) => void;
   /** Ready chat models for the LLM agents (library users and tests), instead of building them from config. */
   chatModels?: { proposer?: BaseChatModel; solver?: BaseChatModel };
+  /** Aborting stops the run after the current step, with a checkpoint (Ctrl-C in the CLI). */
+  signal?: AbortSignal;
   /** Stop after this step without a checkpoint, as a killed run would (for tests of resume). */
   stopAfter?: number;
 }
@@ -50,6 +52,8 @@ export interface RunSummary {
   runId: string;
   dir: string;
   steps: number;
+  /** finished, or interrupted (resumable). */
+  status: string;
   tasks: number;
   skillsMastered: string[];
   finalSolveRate: number;
@@ -144,6 +148,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         seen.add(seenKey(row.task));
         tally.set(row.task.id, { solved: row.solved, attempts: row.attempts });
       }
+      store.setMeta({ status: 'running' });
       log(`resuming run ${runId} at step ${firstStep}`);
     } else {
       store.setMeta({ runId, preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: new Date(started).toISOString() });
@@ -191,7 +196,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
           ...events.outbox,
         ],
       });
-      if (step % config.checkpointEvery === 0 || step === config.steps) {
+      const interrupted = opts.signal?.aborted === true;
+      if (step % config.checkpointEvery === 0 || step === config.steps || interrupted) {
         await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state() });
       }
       const backlog = await flushGraphs(graphs, store, log);
@@ -208,6 +214,11 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         graphBacklog: backlog,
       });
       if (step === opts.stopAfter) break;
+      if (interrupted) {
+        store.setMeta({ status: 'interrupted' });
+        log(`interrupted after step ${step}: checkpoint taken; resume with --resume ${runId}`);
+        break;
+      }
     }
     const finished = (Number(store.getMeta('lastStep')) || 0) >= config.steps;
     if (finished) {
@@ -219,6 +230,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       runId,
       dir,
       steps: Number(store.getMeta('lastStep')) || 0,
+      status: store.getMeta('status') ?? 'running',
       tasks: store.count('tasks'),
       skillsMastered: [...mastery.mastered()].sort(),
       finalSolveRate: last.solveRate,

@@ -2,9 +2,10 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, verifyAnswer, type Task } from '../src/index.js';
-import { cogen, tempDir } from './helpers.js';
+import { CLI, cogen, tempDir } from './helpers.js';
 
 describe('cogen run --preset smoke, then skills and export', () => {
   const runsDir = tempDir('cogen-e2e-');
@@ -152,4 +153,40 @@ describe('clear errors', () => {
     expect(cogen(['frobnicate']).code).toBe(2);
     expect(cogen(['export']).code).toBe(2);
   });
+});
+
+describe('Ctrl-C', () => {
+  it('stops after the current step with a checkpoint, exits 130, and the run resumes to the end', async () => {
+    const runsDir = tempDir('cogen-sigint-');
+    const child = spawn(process.execPath, [CLI, 'run', '--preset', 'smoke', '--steps', '8', '--runs-dir', runsDir, '--run-id', 'int', '--no-progress'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    // Wait (by polling the run store, not by the clock) until two steps are committed, then interrupt.
+    const db = join(runsDir, 'int', 'run.db');
+    const committed = () => {
+      if (!existsSync(db)) return 0;
+      const h = new Database(db, { readonly: true, fileMustExist: true });
+      try {
+        return (h.prepare('SELECT COUNT(*) n FROM metrics').get() as { n: number }).n;
+      } catch {
+        return 0;
+      } finally {
+        h.close();
+      }
+    };
+    while (committed() < 2 && child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted after step \d+: checkpoint taken; resume with --resume int/);
+    const h = new Database(db, { readonly: true });
+    const last = Number((h.prepare("SELECT value FROM meta WHERE key = 'lastStep'").get() as { value: string }).value);
+    expect((h.prepare("SELECT value FROM meta WHERE key = 'status'").get() as { value: string }).value).toBe('interrupted');
+    expect((h.prepare('SELECT MAX(step) m FROM checkpoints').get() as { m: number }).m).toBe(last);
+    h.close();
+    expect(last).toBeLessThan(8);
+    const resumed = cogen(['run', '--resume', 'int', '--runs-dir', runsDir, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ steps: 8, status: 'finished' });
+  }, 600_000);
 });
