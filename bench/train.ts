@@ -1,7 +1,8 @@
 // npm run bench:train — training and sampling throughput of the solver (not a test).
 //  1. The shape (vocab 64, d 64, 2 layers, 4 heads, seq 48, batch 64), one GRPO step
 //     (forward, backward, clip, AdamW): our fused model vs a naïve tfjs transformer (per-head
-//     attention, transpose-flag matMuls as tfjs's own matMul gradient uses, mask rebuilt per step),
+//     attention, transpose-flag matMuls as tfjs's own matMul gradient uses, mask rebuilt per step,
+//     tfjs-wasm's own Identity/Slice/SplitV kernels rather than backend.ts's),
 //     and the same model/batch/loss in PyTorch CPU (bench/train_torch.py; needs torch — set
 //     TORCH_PYTHON to a python that has it).
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
@@ -12,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../src/rng.js';
-import { initBackend } from '../src/solver/backend.js';
+import { initBackend, setFastWasmKernels } from '../src/solver/backend.js';
 import { setExplicitTranspose } from '../src/solver/gradients.js';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
 import { policyLoss } from '../src/solver/loss.js';
@@ -88,6 +89,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   const b = shapeBatch();
   const opt = new AdamW(params, optim);
   setExplicitTranspose(variant === 'fused');
+  setFastWasmKernels(variant === 'fused');
   const logits = variant === 'fused' ? fusedLogits : naiveLogits;
   const logp = (): tf.Tensor2D => {
     const lsm = tf.logSoftmax(logits(params, mc, b));
@@ -110,6 +112,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   for (let i = 0; i < steps; i++) await one();
   const ms = (performance.now() - t0) / steps;
   setExplicitTranspose(true);
+  setFastWasmKernels(true);
   old.dispose(); mask.dispose(); adv.dispose(); opt.dispose();
   for (const v of params.values()) v.dispose();
   return ms;
