@@ -1,3 +1,4 @@
+// LayerNorm and GELU (hand-written gradients) against float64 references and finite differences;
 // backend.ts's tfjs-wasm Identity/Slice/SplitV against the cpu backend; the model's logits on wasm
 // against cpu.
 import * as tf from '@tensorflow/tfjs-core';
@@ -5,7 +6,60 @@ import { describe, expect, it } from 'vitest';
 import { createRng } from '../src/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import '../src/solver/gradients.js';
-import { initWeights, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
+import { gelu, initWeights, layerNorm, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
+
+/** Checks f's value and gradient (tf.grads) against ref (float64) and its central differences, for loss = Σ w·f. */
+async function checkGrad(
+  f: (xs: tf.Tensor[]) => tf.Tensor, ref: (xs: Float64Array[]) => Float64Array, inputs: { data: Float32Array; shape: number[] }[], seed: number,
+): Promise<void> {
+  const rng = createRng(seed);
+  const outShape = tf.tidy(() => f(inputs.map((x) => tf.tensor(x.data, x.shape))).shape);
+  const w = new Float32Array(outShape.reduce((a, b) => a * b, 1)).map(() => rng.next() * 2 - 1);
+  const y = tf.tidy(() => f(inputs.map((x) => tf.tensor(x.data, x.shape))));
+  const yd = await y.data();
+  const r = ref(inputs.map((x) => Float64Array.from(x.data)));
+  for (let i = 0; i < r.length; i++) expect(Math.abs(yd[i]! - r[i]!)).toBeLessThan(1e-5);
+  y.dispose();
+  const g = tf.grads((...xs: tf.Tensor[]) => tf.sum(tf.mul(f(xs), tf.tensor(w, outShape))))(inputs.map((x) => tf.tensor(x.data, x.shape)));
+  const gd = await Promise.all(g.map((t) => t.data()));
+  tf.dispose(g);
+  const loss = (xs: Float64Array[]): number => ref(xs).reduce((a, v, i) => a + v * w[i]!, 0);
+  const eps = 1e-4;
+  inputs.forEach((inp, which) => {
+    for (let idx = 0; idx < inp.data.length; idx++) {
+      const plus = inputs.map((x) => Float64Array.from(x.data));
+      const minus = inputs.map((x) => Float64Array.from(x.data));
+      plus[which]![idx]! += eps;
+      minus[which]![idx]! -= eps;
+      const fd = (loss(plus) - loss(minus)) / (2 * eps);
+      expect(Math.abs(gd[which]![idx]! - fd), `input ${which} index ${idx}`).toBeLessThan(2e-4 * Math.max(1, Math.abs(fd)));
+    }
+  });
+}
+
+describe('custom gradients', () => {
+  for (const backend of ['cpu', 'wasm'] as const) {
+    it(`${backend}: LayerNorm and GELU match float64 references and finite differences`, async () => {
+      await initBackend(backend, { log: () => {} });
+      const rng = createRng(21);
+      const rnd = (n: number, scale: number): Float32Array => new Float32Array(n).map(() => (rng.next() * 2 - 1) * scale);
+      const n = 6, d = 8;
+      await checkGrad(([x, g, b]) => layerNorm(x!, g!, b!), ([x, g, b]) => {
+        const out = new Float64Array(n * d);
+        for (let i = 0; i < n; i++) {
+          const row = x!.subarray(i * d, (i + 1) * d);
+          const mu = row.reduce((a, v) => a + v, 0) / d;
+          const vr = row.reduce((a, v) => a + (v - mu) ** 2, 0) / d;
+          for (let j = 0; j < d; j++) out[i * d + j] = ((row[j]! - mu) / Math.sqrt(vr + 1e-5)) * g![j]! + b![j]!;
+        }
+        return out;
+      }, [{ data: rnd(n * d, 2), shape: [n, d] }, { data: rnd(d, 1.5), shape: [d] }, { data: rnd(d, 1), shape: [d] }], 22);
+      const c = Math.sqrt(2 / Math.PI);
+      await checkGrad(([x]) => gelu(x!), ([x]) => x!.map((v) => 0.5 * v * (1 + Math.tanh(c * (v + 0.044715 * v ** 3)))),
+        [{ data: rnd(40, 5), shape: [5, 8] }], 23);
+    });
+  }
+});
 
 describe('wasm kernels (backend.ts)', () => {
   it('Slice, SplitV and Identity equal the cpu backend', async () => {
