@@ -60,16 +60,17 @@ export function toRecord(row: TaskRow): ExportRecord {
 export async function exportTasks(rows: TaskRow[], out: string, format: ExportFormat): Promise<number> {
   mkdirSync(dirname(out), { recursive: true });
   const records = rows.map(toRecord);
+  const taskJson = (i: number) => JSON.stringify(rows[i]!.task);
   if (format === 'jsonl') {
     writeFileSync(out, records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''));
   } else if (format === 'trl') {
-    const lines = records.map((r) =>
+    const lines = records.map((r, i) =>
       JSON.stringify({
         prompt: [{ role: 'user', content: r.prompt }],
         task_id: r.id,
         task_type: r.type,
         // Everything a reward function needs to verify a completion with cogen's verifyAnswer.
-        task: JSON.stringify(rows.find((x) => x.task.id === r.id)!.task),
+        task: taskJson(i),
         ground_truth: r.answer,
         skills: r.skills,
         level: r.level,
@@ -84,7 +85,7 @@ export async function exportTasks(rows: TaskRow[], out: string, format: ExportFo
         { name: 'prompt', data: records.map((r) => JSON.stringify([{ role: 'user', content: r.prompt }])), type: 'JSON' },
         { name: 'ability', data: records.map((r) => r.type), type: 'STRING' },
         { name: 'reward_model', data: records.map((r) => JSON.stringify({ style: 'rule', ground_truth: r.answer })), type: 'JSON' },
-        { name: 'extra_info', data: records.map((r) => JSON.stringify({ id: r.id, level: r.level, skills: r.skills, solve_rate: r.solveRate, task: rows.find((x) => x.task.id === r.id)!.task })), type: 'JSON' },
+        { name: 'extra_info', data: records.map((r, i) => JSON.stringify({ id: r.id, level: r.level, skills: r.skills, solve_rate: r.solveRate, task: rows[i]!.task })), type: 'JSON' },
       ],
     });
     writeFileSync(out, Buffer.from(buf));
