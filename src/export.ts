@@ -82,10 +82,11 @@ export async function exportTasks(rows: TaskRow[], out: string, format: ExportFo
     const buf = parquetWriteBuffer({
       columnData: [
         { name: 'data_source', data: records.map((r) => `cogen/${r.family}`), type: 'STRING' },
-        { name: 'prompt', data: records.map((r) => JSON.stringify([{ role: 'user', content: r.prompt }])), type: 'JSON' },
+        // JSON-typed columns take the values themselves (the writer serialises them once).
+        { name: 'prompt', data: records.map((r) => [{ role: 'user', content: r.prompt }]), type: 'JSON' },
         { name: 'ability', data: records.map((r) => r.type), type: 'STRING' },
-        { name: 'reward_model', data: records.map((r) => JSON.stringify({ style: 'rule', ground_truth: r.answer })), type: 'JSON' },
-        { name: 'extra_info', data: records.map((r, i) => JSON.stringify({ id: r.id, level: r.level, skills: r.skills, solve_rate: r.solveRate, task: rows[i]!.task })), type: 'JSON' },
+        { name: 'reward_model', data: records.map((r) => ({ style: 'rule', ground_truth: r.answer })), type: 'JSON' },
+        { name: 'extra_info', data: records.map((r, i) => ({ id: r.id, level: r.level, skills: r.skills, solve_rate: r.solveRate, task: rows[i]!.task })), type: 'JSON' },
       ],
     });
     writeFileSync(out, Buffer.from(buf));
