@@ -240,10 +240,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       graphBacklog: backlog,
     };
   } finally {
-    for (const g of graphs) await g.graph.close().catch(() => {});
-    policy.dispose();
-    await sandbox.close();
-    store.close();
+    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
   }
 }
 
