@@ -1,7 +1,8 @@
 // Baseline: always the highest open level of each family (any task type), uniformly.
 import type { Rng } from '../src/rng.js';
-import type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
-import { checkState, newPick, requireArms } from './util.js';
+import type { Arm, Pick, PickContext } from './types.js';
+import { UniformController } from './uniform.js';
+import { requireArms } from './util.js';
 
 /** The open arms that sit at their family's highest open level. */
 export function hardestArms(arms: readonly Arm[]): Arm[] {
@@ -10,20 +11,11 @@ export function hardestArms(arms: readonly Arm[]): Arm[] {
   return arms.filter((a) => a.level === top.get(a.family));
 }
 
-export class HardestController implements Controller {
-  readonly name = 'hardest';
-  pick(n: number, rng: Rng, ctx: PickContext): Pick[] {
+/** Uniform sampling, restricted to the hardest open arms. */
+export class HardestController extends UniformController {
+  override readonly name: string = 'hardest';
+  override pick(n: number, rng: Rng, ctx: PickContext): Pick[] {
     requireArms(ctx.arms, this.name);
-    const cands = hardestArms(ctx.arms);
-    const out: Pick[] = [];
-    for (let i = 0; i < n; i++) out.push(newPick(rng.pick(cands)));
-    return out;
-  }
-  update(_results: ArmResult[]): void {}
-  state(): unknown {
-    return { name: this.name, version: 1 };
-  }
-  restore(state: unknown): void {
-    checkState(state, this.name);
+    return super.pick(n, rng, { ...ctx, arms: hardestArms(ctx.arms) });
   }
 }

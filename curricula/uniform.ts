@@ -4,7 +4,7 @@ import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { checkState, newPick, requireArms } from './util.js';
 
 export class UniformController implements Controller {
-  readonly name = 'uniform';
+  readonly name: string = 'uniform';
   pick(n: number, rng: Rng, ctx: PickContext): Pick[] {
     requireArms(ctx.arms, this.name);
     const out: Pick[] = [];

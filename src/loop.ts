@@ -200,7 +200,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       if (step % config.checkpointEvery === 0 || step === config.steps || interrupted) {
         await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state() });
       }
-      const backlog = await flushGraphs(graphs, store, log);
+      const backlog = await flushGraphs(graphs, store, config.graph.batchSize, log);
       last = { solveRate: Number(res.metrics.solveRate), probeAccuracy };
       opts.onProgress?.({
         step,
@@ -225,7 +225,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       store.setMeta({ status: 'finished', endedAt: new Date().toISOString() });
       store.appendOutbox(config.steps, [runEvent(store, 'finished')]);
     }
-    const backlog = await flushGraphs(graphs, store, log);
+    const backlog = await flushGraphs(graphs, store, config.graph.batchSize, log);
     return {
       runId,
       dir,
@@ -454,10 +454,10 @@ async function openGraphs(config: RunConfig, store: RunStore, log: (l: string) =
 }
 
 /** Drains the outbox into every graph; a graph that is down keeps its backlog for later. */
-async function flushGraphs(sinks: GraphSink[], store: RunStore, log: (l: string) => void): Promise<number> {
+async function flushGraphs(sinks: GraphSink[], store: RunStore, batchSize: number, log: (l: string) => void): Promise<number> {
   let backlog = 0;
   for (const sink of sinks) {
-    const res = await drainOutbox(store.outbox(sink.name), sink.graph, { batchSize: 500 });
+    const res = await drainOutbox(store.outbox(sink.name), sink.graph, { batchSize });
     if (res.error) log(`skill graph ${sink.name} unavailable (${res.error}); ${res.pending} events wait in the outbox`);
     backlog += res.pending;
   }
