@@ -10,6 +10,9 @@ export interface LadderOptions {
   promoteAt: number;
   demoteAt: number;
 }
+/** A mean of k equal accuracies can land a rounding error below them (3 × 0.7 / 3 = 0.6999…). */
+const EPS = 1e-9;
+
 export const ladderDefaults: LadderOptions = { k: 8, promoteAt: 0.7, demoteAt: 0.3 };
 
 interface FamilyState {
@@ -93,10 +96,10 @@ export class LadderController implements Controller {
       const acc = mean(f.window);
       const ls = this.levels.get(r.arm.family) ?? [f.level];
       const i = ls.indexOf(f.level);
-      if (acc >= this.opts.promoteAt && i >= 0 && i < ls.length - 1) {
+      if (acc >= this.opts.promoteAt - EPS && i >= 0 && i < ls.length - 1) {
         f.level = ls[i + 1]!;
         f.window = [];
-      } else if (acc <= this.opts.demoteAt && i > 0) {
+      } else if (acc <= this.opts.demoteAt + EPS && i > 0) {
         f.level = ls[i - 1]!;
         f.window = [];
       }

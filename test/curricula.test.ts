@@ -205,6 +205,8 @@ describe('ladder', () => {
         expect(c.levelOf('f0')).toBe(expected);
         expect(c.levelOf('f1')).toBe(0);
       }),
+      // k = 3 at exactly 0.7: the window's mean is 0.6999… in floating point and must still promote.
+      { examples: [[3, 70], [3, 30]] },
     );
   });
   it('needs k attempts at the current level, ignores other levels, and stays within the levels', () => {
