@@ -17,7 +17,7 @@ import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, toPr
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/types.js';
 import { RunStore, StoreError } from './store.js';
-import { answerKind, type Task, type Skill } from './task.js';
+import { answerKind, answerShape, type Task, type Skill } from './task.js';
 
 export interface StepProgress {
   step: number;
@@ -286,7 +286,7 @@ async function runStep(ctx: StepContext) {
     tasks.push(task);
   }
   // 3. The solver samples G answers per task, decoding constrained to each task's answer kind.
-  const samples = await policy.sample(tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type) })), config.group);
+  const samples = await policy.sample(tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) })), config.group);
   // 4. The sandbox verifies every answer.
   const verdicts = await verifyMany(sandbox, samples.flatMap((group, g) => group.map((s) => ({ task: tasks[g]!, answer: s.text }))));
   const rewards = tasks.map((_, g) => verdicts.slice(g * config.group, (g + 1) * config.group).map((v) => v.reward));
@@ -392,7 +392,7 @@ async function buildProbes(sandbox: Sandbox, arms: Arm[], perArm: number, rng: R
 
 /** Greedy decoding on the held-out probes: accuracy overall and per skill. */
 async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skills: Skill[]) {
-  const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type) })));
+  const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })));
   const verdicts = await verifyMany(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
   const perSkill = new Map<string, number>();
   // A skill is probed at its own level (the held-out tasks of that level that exercise it), so that

@@ -79,6 +79,33 @@ export interface TaskDraft {
 export type AnswerKind = 'literal' | 'program';
 export const answerKind = (type: TaskType): AnswerKind => (type === 'induction' ? 'program' : 'literal');
 
+/**
+ * The answer's type, for the built-in solver's typed decoding (the same information as the answer
+ * format an LLM is told): 'program', 'literal' (any JSON literal), a value type
+ * (int | num | bool | str | null | arr | obj), or a tuple of value types such as `[int,str]` for an
+ * argument list. Deduction: the type of f's output; abduction: the types of f's arguments.
+ */
+export type AnswerShape = string;
+
+export function valueType(x: Json): string {
+  if (typeof x === 'number') return Number.isInteger(x) ? 'int' : 'num';
+  if (typeof x === 'boolean') return 'bool';
+  if (typeof x === 'string') return 'str';
+  if (x === null) return 'null';
+  return Array.isArray(x) ? 'arr' : 'obj';
+}
+
+export function answerShape(task: Task): AnswerShape {
+  switch (task.type) {
+    case 'deduction':
+      return valueType(task.output);
+    case 'abduction':
+      return `[${task.input.map(valueType).join(',')}]`;
+    case 'induction':
+      return 'program';
+  }
+}
+
 /** The reference answer as the solver would write it. */
 export function referenceAnswer(task: Task): string {
   switch (task.type) {

@@ -8,7 +8,7 @@ import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src
 import { allowedTokens, grammarFor, isWellFormed } from '../src/solver/grammar.js';
 import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.js';
 import { EOS, VOCAB_SIZE, decode, encode, idChar } from '../src/solver/tokenizer.js';
-import type { AnswerKind } from '../src/task.js';
+import { valueType, type AnswerKind, type Json } from '../src/task.js';
 
 const quiet = { log: () => {} };
 const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
@@ -17,8 +17,8 @@ const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse
   optim: { lr: 1e-2, warmupSteps: 2, totalSteps: 20 },
   ...over,
 });
-const prompts = [
-  { text: 'f(x)=x+1 x=2', kind: 'literal' as AnswerKind },
+const prompts: { text: string; kind: AnswerKind; shape?: string }[] = [
+  { text: 'f(x)=x+1 x=2', kind: 'literal' as AnswerKind, shape: 'int' },
   { text: 'a much longer prompt than twelve chars', kind: 'program' as AnswerKind },
   { text: 'ok', kind: 'literal' as AnswerKind },
 ];
@@ -41,7 +41,7 @@ describe('tokenizer and config', () => {
 });
 
 describe('grammar-constrained decoding', () => {
-  const walk = (kind: AnswerKind, maxLen: number, choices: number[]): string => {
+  const walk = (kind: string, maxLen: number, choices: number[]): string => {
     const g = grammarFor(kind);
     let s = g.start();
     let text = '';
@@ -71,6 +71,44 @@ describe('grammar-constrained decoding', () => {
       expect(isWellFormed('program', t, maxLen)).toBe(true);
     }), { numRuns: 300 });
   });
+  const SHAPES = ['int', 'num', 'bool', 'str', 'null', 'arr', 'obj', '[]', '[int]', '[int,int]', '[str,bool,arr]', '[obj,null]'];
+  const minLen: Record<string, number> = { int: 1, num: 1, bool: 4, str: 2, null: 4, arr: 2, obj: 2 };
+  const shapeMin = (shape: string): number => shape.startsWith('[')
+    ? (shape === '[]' ? 2 : 1 + shape.slice(1, -1).split(',').reduce((a, t) => a + minLen[t]! + 1, 0))
+    : minLen[shape]!;
+  it('every random path through a typed mask is a JSON value of that type, within the budget', () => {
+    fc.assert(fc.property(fc.constantFrom(...SHAPES), fc.integer({ min: 0, max: 20 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (shape, extra, ch) => {
+      const maxLen = shapeMin(shape) + extra;
+      const t = walk(shape, maxLen, ch);
+      expect(t.length).toBeLessThanOrEqual(maxLen);
+      const v = JSON.parse(t) as Json;
+      if (shape.startsWith('[')) {
+        const types = shape === '[]' ? [] : shape.slice(1, -1).split(',');
+        expect(Array.isArray(v)).toBe(true);
+        expect((v as Json[]).map(valueType)).toEqual(types);
+      } else if (shape === 'num') expect(typeof v).toBe('number');
+      else expect(valueType(v)).toBe(shape);
+    }), { numRuns: 400 });
+  });
+  it('a typed grammar accepts every value of its type', () => {
+    // compact JSON without escapes, as the literal grammar writes it
+    const plain = fc.string({ unit: fc.constantFrom(...'abc xyz019-_'.split('')), maxLength: 6 });
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, fc.integer({ min: -999, max: 999 }), fc.double({ min: -99, max: 99, noNaN: true }).map((x) => Math.round(x * 100) / 100), fc.boolean(), plain, fc.constant(null),
+        fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(plain, tie('v'), { maxKeys: 2 })),
+    })).v as fc.Arbitrary<Json>;
+    fc.assert(fc.property(fc.array(value, { minLength: 1, maxLength: 3 }), (args) => {
+      const v = args[0]!;
+      expect(isWellFormed(valueType(v), JSON.stringify(v), 200)).toBe(true);
+      expect(isWellFormed(`[${args.map(valueType).join(',')}]`, JSON.stringify(args), 200)).toBe(true);
+    }), { numRuns: 300 });
+  });
+  it('a typed grammar rejects other types, fractions for int, and wrong argument counts', () => {
+    for (const [shape, t] of [['int', '1.5'], ['int', 'true'], ['bool', '1'], ['str', '[]'], ['null', 'false'], ['arr', '{}'], ['[int,str]', '[1]'], ['[int,str]', '[1,"a",2]'], ['[int,str]', '["a",1]'], ['[int]', '[]'], ['[]', '[1]']]) {
+      expect(isWellFormed(shape!, t!, 24), `${shape} ${t}`).toBe(false);
+    }
+    for (const [shape, t] of [['int', '-12'], ['num', '0.5'], ['[int,str]', '[1,"a"]'], ['[arr]', '[[1,"x"]]'], ['[]', '[]']]) expect(isWellFormed(shape!, t!, 24)).toBe(true);
+  });
   it('accepts typical answers and rejects malformed ones', () => {
     for (const t of ['-12', '0.5', '"ab c"', 'true', 'null', '[1,[2,"x"]]', '{"a":1,"b":[]}', '[]', '{}']) expect(isWellFormed('literal', t, 24)).toBe(true);
     for (const t of ['01', '-', '[1,]', '{"a"}', "'x'", 'tru', '1.']) expect(isWellFormed('literal', t, 24)).toBe(false);
@@ -86,7 +124,7 @@ describe('policy', () => {
     expect(out.map((g) => g.length)).toEqual([4, 4, 4]);
     out.forEach((g, b) => g.forEach((s) => {
       expect(s.group).toBe(b);
-      expect(isWellFormed(prompts[b]!.kind, s.text, 6)).toBe(true);
+      expect(isWellFormed(prompts[b]!.shape ?? prompts[b]!.kind, s.text, 6)).toBe(true);
     }));
     const { sampled, recomputed } = await p.recomputeLogProbs();
     let maxDiff = 0;
@@ -111,7 +149,8 @@ describe('policy', () => {
 
   for (const type of ['grpo', 'gmpo'] as const) {
     it(`${type}: gradients match finite differences on a tiny model`, async () => {
-      const p = await createPolicy(tiny({ loss: { type, beta: 0.1 } }), { seed: 11, ...quiet });
+      // grpo also carries the entropy bonus, so its gradient is checked too
+      const p = await createPolicy(tiny({ loss: { type, beta: 0.1, entropy: type === 'grpo' ? 0.05 : 0 } }), { seed: 11, ...quiet });
       const out = await p.sample(prompts, 3);
       // move old log-probs off the current ones, so ratios differ from 1 (some clipped, some not)
       const ro = p.lastRollout()!;

@@ -7,7 +7,12 @@
 //            fraction), "strings", true/false/null, arrays, objects with string keys.
 //   program: program text such as `a=>a*2`: a character whitelist, balanced ()[]{} outside string
 //            literals, closed quotes, not starting with a space or ending on an operator.
-import type { AnswerKind } from '../task.js';
+//   typed:   the literal grammar held to an answer shape (task.ts, AnswerShape): a value type
+//            (`int` allows no fraction, `bool` only true/false, …) or, for abduction's argument
+//            list, a tuple such as `[int,str]` (that many elements, each of its type; deeper values
+//            are free). The shape is the answer's type, as an LLM is told its answer format: it
+//            narrows what can be written, never what is right.
+import type { AnswerShape } from '../task.js';
 import { EOS, VOCAB_SIZE, charId } from './tokenizer.js';
 
 const PRINTABLE: string[] = [];
@@ -162,8 +167,87 @@ export const programGrammar: Grammar<PState> = {
   key: (s) => `${s.stack}|${s.q}|${s.last}`,
 };
 
-export function grammarFor(kind: AnswerKind): Grammar {
-  return (kind === 'program' ? programGrammar : literalGrammar) as Grammar;
+// ---------------------------------------------------------------- typed literals
+type ValueType = 'any' | 'int' | 'num' | 'bool' | 'str' | 'null' | 'arr' | 'obj';
+const VALUE_TYPES: ValueType[] = ['any', 'int', 'num', 'bool', 'str', 'null', 'arr', 'obj'];
+/** Characters a value of each type may start with ('' = any). */
+const STARTS: Record<ValueType, string> = {
+  any: '', int: '-0123456789', num: '-0123456789', bool: 'tf', str: '"', null: 'n', arr: '[', obj: '{',
+};
+/** Shortest text of each type. */
+const MIN_LEN: Record<ValueType, number> = { any: 1, int: 1, num: 1, bool: 4, str: 2, null: 4, arr: 2, obj: 2 };
+const NUMBER_MODES = new Set<LMode>(['N1', 'N0', 'NI', 'ND', 'NF']);
+/** Modes in which ',' or a closing bracket ends the current value. */
+const AFTER_VALUE = new Set<LMode>(['A', 'N0', 'NI', 'NF']);
+
+interface TState {
+  lit: LState;
+  /** index of the tuple element being written */
+  idx: number;
+  /** the number being written is an int */
+  noFrac: boolean;
+}
+
+function parseShape(shape: string): { root: ValueType } | { tuple: ValueType[] } {
+  const m = /^\[(.*)\]$/.exec(shape);
+  const types = m ? (m[1] === '' ? [] : m[1]!.split(',')) : [shape];
+  for (const t of types) if (!VALUE_TYPES.includes(t as ValueType)) throw new Error(`unknown answer shape "${shape}"`);
+  return m ? { tuple: types as ValueType[] } : { root: types[0] as ValueType };
+}
+
+function typedGrammar(shape: string): Grammar<TState> {
+  const p = parseShape(shape);
+  const tuple = 'tuple' in p ? p.tuple : null;
+  const root = 'root' in p ? p.root : 'arr';
+  const tupleMin = (from: number): number => tuple!.slice(from).reduce((a, t) => a + MIN_LEN[t] + 1, 0);
+  /** The type a value starting at this depth must have. */
+  const typeAt = (depth: number, idx: number): ValueType =>
+    depth === 0 ? root : tuple && depth === 1 ? tuple[idx]! : 'any';
+  return {
+    start: () => ({ lit: L('V', ''), idx: 0, noFrac: false }),
+    next(s, c) {
+      const lit = literalNext(s.lit, c);
+      if (lit === null) return null;
+      const depth = s.lit.stack.length;
+      let { idx, noFrac } = s;
+      if (s.lit.mode === 'V' && c !== ']') {
+        if (tuple && depth === 1 && idx >= tuple.length) return null; // `[]`: no element may start
+        const t = typeAt(depth, idx);
+        if (STARTS[t] !== '' && !STARTS[t].includes(c)) return null;
+        noFrac = t === 'int';
+      }
+      if (c === '.' && noFrac && NUMBER_MODES.has(s.lit.mode)) return null;
+      if (tuple && depth === 1) {
+        const ends = AFTER_VALUE.has(s.lit.mode);
+        if (c === ',' && ends && ++idx >= tuple.length) return null;
+        if (c === ']' && ((ends && idx !== tuple.length - 1) || (s.lit.mode === 'V' && tuple.length > 0))) return null;
+      }
+      if (!NUMBER_MODES.has(lit.mode)) noFrac = false;
+      return { lit, idx, noFrac };
+    },
+    minRemaining(s) {
+      const depth = s.lit.stack.length;
+      if (s.lit.mode === 'V' && depth === 0) return tuple ? 1 + Math.max(1, tupleMin(0)) : MIN_LEN[root];
+      if (!tuple || depth === 0) return literalMin(s.lit);
+      const rest = tupleMin(s.idx + 1);
+      // element idx not written yet: its shortest text, then the closing bracket
+      if (s.lit.mode === 'V' && depth === 1) return (tuple.length === 0 ? 1 : MIN_LEN[tuple[s.idx]!] + 1) + rest;
+      return literalMin(s.lit) + rest;
+    },
+    canEnd: (s) => literalGrammar.canEnd(s.lit),
+    key: (s) => `${literalGrammar.key(s.lit)}|${s.idx}|${s.noFrac ? 1 : 0}`,
+  };
+}
+
+const typedGrammars = new Map<string, Grammar>();
+
+/** The grammar of an answer shape: 'program', 'literal' (any JSON literal) or a typed literal. */
+export function grammarFor(kind: AnswerShape): Grammar {
+  if (kind === 'program') return programGrammar as Grammar;
+  if (kind === 'literal' || kind === 'any') return literalGrammar as Grammar;
+  let g = typedGrammars.get(kind);
+  if (!g) typedGrammars.set(kind, (g = typedGrammar(kind) as Grammar));
+  return g;
 }
 
 // ---------------------------------------------------------------- token masks
@@ -173,7 +257,7 @@ const maskCache = new Map<string, Uint8Array>();
  * Allowed next tokens (1 = allowed) of length VOCAB_SIZE: characters that leave the answer
  * completable in `charsLeft - 1` more characters, and <eos> when the answer is complete.
  */
-export function allowedTokens(kind: AnswerKind, state: unknown, charsLeft: number): Uint8Array {
+export function allowedTokens(kind: AnswerShape, state: unknown, charsLeft: number): Uint8Array {
   const g = grammarFor(kind);
   const k = `${kind}|${charsLeft}|${g.key(state)}`;
   let m = maskCache.get(k);
@@ -192,7 +276,7 @@ export function allowedTokens(kind: AnswerKind, state: unknown, charsLeft: numbe
 }
 
 /** Whether `text` is a complete answer of this kind within maxLen characters. */
-export function isWellFormed(kind: AnswerKind, text: string, maxLen: number): boolean {
+export function isWellFormed(kind: AnswerShape, text: string, maxLen: number): boolean {
   if (text.length > maxLen) return false;
   const g = grammarFor(kind);
   let s: unknown = g.start();

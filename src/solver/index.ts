@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
-import type { AnswerKind } from '../task.js';
+import type { AnswerShape } from '../task.js';
 import { createRng, type Rng } from '../rng.js';
 import { initBackend } from './backend.js';
 import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
@@ -17,19 +17,16 @@ import {
 import { AdamW, learningRate } from './optim.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { BOS, EOS, SEP, VOCAB_SIZE, decode, encode } from './tokenizer.js';
-import type { Policy, Sample, TrainStats } from './types.js';
+import type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
-export type { Policy, Sample, TrainStats } from './types.js';
+export type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
 
 const NEG = -1e9;
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
 
-export interface Prompt {
-  text: string;
-  kind: AnswerKind;
-}
+export type Prompt = PolicyPrompt;
 
 /** One sampled answer, with what the update needs. */
 export interface RolloutRow {
@@ -132,10 +129,11 @@ export class TransformerPolicy implements Policy {
     const temp = this.cfg.sampling.temperature;
     const rows: RolloutRow[] = [];
     const states: unknown[] = [];
+    const grammars = prompts.map((p) => this.grammarOf(p));
     for (let r = 0; r < N; r++) {
       const b = Math.floor(r / G);
       rows.push({ group: b, prompt: ids[b]!, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
-      states.push(grammarFor(prompts[b]!.kind).start());
+      states.push(grammarFor(grammars[b]!).start());
     }
     const done = new Uint8Array(N);
     let remaining = N;
@@ -147,7 +145,7 @@ export class TransformerPolicy implements Policy {
         for (let r = 0; r < N; r++) {
           if (done[r]) continue;
           const row = rows[r]!;
-          const kind = prompts[row.group]!.kind;
+          const kind = grammars[row.group]!;
           const allowed = allowedTokens(kind, states[r], maxA - k);
           const { token, logp } = this.pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, greedy || temp === 0);
           row.answer.push(token);
@@ -221,6 +219,11 @@ export class TransformerPolicy implements Policy {
       }
     }
     return { token, logp: logits[token]! / T - logZ };
+  }
+
+  /** The grammar a prompt's answers are decoded in: its shape when typed answers are on, else its kind. */
+  private grammarOf(p: Prompt): AnswerShape {
+    return this.cfg.typedAnswers && p.shape !== undefined ? p.shape : p.kind;
   }
 
   async sample(prompts: Prompt[], groupSize: number): Promise<Sample[][]> {
@@ -347,7 +350,8 @@ export class TransformerPolicy implements Policy {
       }, opts);
       const entropy = tf.div(tf.sum(tf.mul(ent, mask)), tf.maximum(tf.sum(mask), 1));
       stats.push(tf.keep(out.loss.clone()), tf.keep(out.clipFraction), tf.keep(out.kl), tf.keep(entropy));
-      return out.loss;
+      const c = this.cfg.loss.entropy;
+      return c > 0 ? tf.sub(out.loss, tf.mul(entropy, c)) as tf.Scalar : out.loss;
     };
   }
 

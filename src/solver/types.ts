@@ -1,5 +1,5 @@
 // The solver's interface as the loop sees it (DESIGN.md, "Solver and the GRPO family").
-import type { AnswerKind } from '../task.js';
+import type { AnswerKind, AnswerShape } from '../task.js';
 
 export interface Sample {
   /** Index of the prompt in the request; answers with the same index form one group. */
@@ -23,12 +23,20 @@ export interface TrainStats {
   gradNorm?: number;
 }
 
+/** What a policy is asked: the rendered task, the kind of answer, and (optionally) its type. */
+export interface PolicyPrompt {
+  text: string;
+  kind: AnswerKind;
+  /** The answer's type (task.ts, answerShape); the built-in solver decodes to it when typedAnswers is on. */
+  shape?: AnswerShape;
+}
+
 export interface Policy {
   readonly backend: string;
-  /** G samples per prompt, decoding constrained to the answer grammar of each prompt's kind. */
-  sample(prompts: { text: string; kind: AnswerKind }[], groupSize: number): Promise<Sample[][]>;
+  /** G samples per prompt, decoding constrained to the answer grammar of each prompt's kind (or shape). */
+  sample(prompts: PolicyPrompt[], groupSize: number): Promise<Sample[][]>;
   /** Greedy answers, for mastery probes and evaluation. */
-  greedy(prompts: { text: string; kind: AnswerKind }[]): Promise<string[]>;
+  greedy(prompts: PolicyPrompt[]): Promise<string[]>;
   /** One GRPO-family update on the last sampled batch with its rewards (rewards[g][i]). */
   update(rewards: number[][]): Promise<TrainStats>;
   save(dir: string): Promise<void>;
