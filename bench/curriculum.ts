@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { controllerNames, createController, curriculumConfigSchema, type ControllerName } from '../curricula/index.js';
 import { simArms, simulate } from '../curricula/sim.js';
 import { armKey, type Arm } from '../curricula/types.js';
-import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, RunStore, startRun, verifyMany, createRng, answerKind, type RunConfig, type Task } from '../src/index.js';
+import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, RunStore, startRun, verifyMany, createRng, answerKind, answerShape, type RunConfig, type Task } from '../src/index.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -122,7 +122,7 @@ async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm
   const sandbox = await createSandbox({});
   try {
     await policy.load(checkpointDir);
-    const answers = await policy.greedy(heldout.map((h) => ({ text: renderCompact(h.task), kind: answerKind(h.task.type) })));
+    const answers = await policy.greedy(heldout.map((h) => ({ text: renderCompact(h.task), kind: answerKind(h.task.type), shape: answerShape(h.task) })));
     const verdicts = await verifyMany(sandbox, heldout.map((h, i) => ({ task: h.task, answer: answers[i]! })));
     const byCell = new Map<string, number[]>();
     heldout.forEach((h, i) => {

@@ -4,7 +4,7 @@
 // The held-out set is the loop's probe set (drawn first, excluded from training by dedup). Records the
 // curve in bench/results/learn.json.
 //
-//   npm run bench:learn [-- --steps 400 --seed 1 --backend wasm]
+//   npm run bench:learn [-- --steps 400 --seed 1 --backend wasm --preset learn]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ const { values: args } = parseArgs({
     steps: { type: 'string', default: '400' },
     seed: { type: 'string', default: '1' },
     backend: { type: 'string', default: 'auto' },
+    preset: { type: 'string', default: 'learn' },
     out: { type: 'string', default: 'bench/results' },
   },
 });
@@ -25,14 +26,14 @@ const TARGETS = [
   { key: 'probe.arith/0/deduction', label: 'arith L0 deduction', target: 0.8 },
 ];
 
-const config = loadPreset('learn', { seed: Number(args.seed), steps: Number(args.steps), solver: { backend: args.backend } });
+const config = loadPreset(args.preset, { seed: Number(args.seed), steps: Number(args.steps), solver: { backend: args.backend } });
 const runsDir = join(tmpdir(), `cogen-bench-learn-${process.pid}`);
 const reached = new Map<string, { step: number; seconds: number }>();
 const started = Date.now();
 let backend = '';
 const summary = await startRun(config, {
   runsDir,
-  preset: 'learn',
+  preset: args.preset,
   runId: 'learn',
   log: (line) => {
     if (line.startsWith('solver backend')) backend = line;

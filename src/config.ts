@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { curriculumConfigSchema } from '../curricula/index.js';
 import { agentsConfigSchema } from './agents/config.js';
+import { rewardConfigSchema } from './reward.js';
 import { solverConfigSchema } from './solver/index.js';
 import { TASK_TYPES } from './task.js';
 
@@ -44,6 +45,8 @@ export const runConfigSchema = z
     types: z.array(z.enum(TASK_TYPES)).min(1).default([...TASK_TYPES]),
     curriculum: curriculumConfigSchema.default(curriculumConfigSchema.parse({})),
     solver: solverConfigSchema.default(solverConfigSchema.parse({})),
+    /** Reward shaping for the policy update (src/reward.ts); the recorded rewards stay exact. */
+    reward: rewardConfigSchema.prefault({}),
     probes: z
       .object({
         /** Evaluate mastery every K steps (and at the last step). */

@@ -18,6 +18,7 @@ import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/types.js';
 import { RunStore, StoreError } from './store.js';
 import { answerKind, answerShape, type Task, type Skill } from './task.js';
+import { trainingReward } from './reward.js';
 
 export interface StepProgress {
   step: number;
@@ -296,8 +297,9 @@ async function runStep(ctx: StepContext) {
     return { arm: { family: t.family, level: t.level, type: t.type }, taskId: t.id, step, rewards: r, solveRate: solveRate(r), meanAbsAdvantage: meanAbsAdvantage(r, true) };
   });
   controller.update(results);
-  // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them).
-  const stats = await policy.update(rewards);
+  // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them),
+  // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off).
+  const stats = await policy.update(tasks.map((t, g) => samples[g]!.map((s, i) => trainingReward(t, s.text, verdicts[g * config.group + i]!, config.reward))));
 
   // The proposer's reward: the learnability of each task it wrote, recorded with its prompt.
   for (const p of proposals) {
