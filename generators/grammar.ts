@@ -220,7 +220,18 @@ export function printProgram(p: Prog): string {
 // Reference interpreter
 // ---------------------------------------------------------------------------------------------
 
-export class EvalError extends Error {}
+/**
+ * Why the reference interpreter refused a run. Thrown and caught by the thousand while screening
+ * candidates, so it records no stack trace (capturing one costs more than most runs).
+ */
+export class EvalError extends Error {
+  constructor(message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
+}
 
 const GLOBALS: Record<string, (...xs: never[]) => unknown> = {
   'Math.abs': Math.abs,
@@ -242,15 +253,49 @@ const METHODS = new Set([
   'startsWith', 'endsWith', 'padStart', 'trim', 'at', 'lastIndexOf', 'charCodeAt', 'toString',
 ]);
 
-type Env = Record<string, unknown>;
+/**
+ * The variables of one call, lambda or block: a few names (looked up by string comparison, as scopes
+ * hold one to three) and the enclosing scope. Objects chained by prototype did the same job, but V8
+ * turns every object used as a prototype into a slow dictionary, and that dominated the interpreter.
+ */
+class Env {
+  readonly names: string[] = [];
+  readonly vals: unknown[] = [];
+  constructor(readonly up: Env | null) {}
+}
+
+const UNBOUND = Symbol('unbound');
+
+function lookup(env: Env | null, n: string): unknown {
+  for (; env; env = env.up) {
+    const i = env.names.indexOf(n);
+    if (i >= 0) return env.vals[i];
+  }
+  return UNBOUND;
+}
+
+/** Declares n in this scope (or overwrites it there), shadowing any outer n. */
+function define(env: Env, n: string, x: unknown): void {
+  const i = env.names.indexOf(n);
+  if (i >= 0) env.vals[i] = x;
+  else {
+    env.names.push(n);
+    env.vals.push(x);
+  }
+}
 
 interface Run {
   steps: number;
   prog: Prog;
   depth: number;
+  /** The deepest call depth reached (for the memo's depth accounting). */
+  peak: number;
+  /** Results of f by arguments, with the steps and call height each took (see callMemo). */
+  memo: Map<string, { value: unknown; steps: number; height: number }> | undefined;
 }
 
 const STEP_LIMIT = 200_000;
+const MAX_DEPTH = 200;
 
 function tick(run: Run): void {
   if (++run.steps > STEP_LIMIT) throw new EvalError('step limit');
@@ -260,10 +305,12 @@ function evalExpr(e: Expr, env: Env, run: Run): unknown {
   tick(run);
   switch (e.k) {
     case 'lit':
-      return typeof e.v === 'object' && e.v !== null ? structuredClone(e.v) : e.v;
-    case 'var':
-      if (!(e.n in env)) throw new EvalError(`unbound ${e.n}`);
-      return env[e.n];
+      return typeof e.v === 'object' && e.v !== null ? cloneJson(e.v) : e.v;
+    case 'var': {
+      const x = lookup(env, e.n);
+      if (x === UNBOUND) throw new EvalError(`unbound ${e.n}`);
+      return x;
+    }
     case 'bin': {
       if (e.op === '&&') return (evalExpr(e.a, env, run) as boolean) && evalExpr(e.b, env, run);
       if (e.op === '||') return (evalExpr(e.a, env, run) as boolean) || evalExpr(e.b, env, run);
@@ -301,25 +348,24 @@ function evalExpr(e: Expr, env: Env, run: Run): unknown {
         if (a.k === 'spread') args.push(...(evalExpr(a.e, env, run) as unknown[]));
         else args.push(evalExpr(a, env, run));
       }
-      if (e.f === 'f') return callProgram(run, args);
+      if (e.f === 'f') return run.memo ? callMemo(run, args) : callProgram(run, args);
       const g = GLOBALS[e.f];
       if (g) return (g as (...xs: unknown[]) => unknown)(...args);
-      const local = env[e.f];
+      const local = lookup(env, e.f);
       if (typeof local === 'function') return (local as (...xs: unknown[]) => unknown)(...args);
       throw new EvalError(`unknown function ${e.f}`);
     }
     case 'apply': {
       const g = evalExpr(e.f, env, run);
       if (typeof g !== 'function') throw new EvalError('apply of a non-function');
-      return (g as (...xs: unknown[]) => unknown)(...e.args.map((a) => evalExpr(a, env, run)));
+      return (g as (...xs: unknown[]) => unknown)(...evalAll(e.args, env, run));
     }
     case 'meth': {
       const o = evalExpr(e.o, env, run) as Record<string, (...xs: unknown[]) => unknown>;
       if (!METHODS.has(e.m) || o === null || o === undefined || typeof o[e.m] !== 'function') {
         throw new EvalError(`method ${e.m}`);
       }
-      const args = e.args.map((a) => evalExpr(a, env, run));
-      return o[e.m]!(...args);
+      return o[e.m]!(...evalAll(e.args, env, run));
     }
     case 'prop': {
       const o = evalExpr(e.o, env, run) as Record<string, unknown>;
@@ -333,7 +379,7 @@ function evalExpr(e: Expr, env: Env, run: Run): unknown {
       return Object.prototype.hasOwnProperty.call(o, i) ? o[i] : undefined;
     }
     case 'arr':
-      return e.items.map((x) => evalExpr(x, env, run));
+      return evalAll(e.items, env, run);
     case 'obj': {
       const out: Record<string, unknown> = {};
       for (const [key, x] of e.fields) {
@@ -345,8 +391,8 @@ function evalExpr(e: Expr, env: Env, run: Run): unknown {
     }
     case 'fn':
       return (...args: unknown[]) => {
-        const inner: Env = Object.create(env) as Env;
-        e.ps.forEach((p, i) => (inner[p] = args[i]));
+        const inner = new Env(env);
+        for (let i = 0; i < e.ps.length; i++) define(inner, e.ps[i]!, args[i]);
         return evalExpr(e.body, inner, run);
       };
     case 'spread':
@@ -362,15 +408,15 @@ function execStmts(body: Stmt[], env: Env, run: Run): Flow {
     tick(run);
     switch (s.k) {
       case 'let':
-        env[s.n] = evalExpr(s.e, env, run);
+        define(env, s.n, evalExpr(s.e, env, run));
         break;
       case 'set': {
-        const scope = findScope(env, s.n);
-        if (s.op === '++') scope[s.n] = (scope[s.n] as number) + 1;
+        const [scope, i] = findScope(env, s.n);
+        if (s.op === '++') scope.vals[i] = (scope.vals[i] as number) + 1;
         else {
           const x = evalExpr(s.e!, env, run) as number;
-          const cur = scope[s.n] as number;
-          scope[s.n] = s.op === '=' ? x : s.op === '+=' ? cur + x : s.op === '-=' ? cur - x : cur * x;
+          const cur = scope.vals[i] as number;
+          scope.vals[i] = s.op === '=' ? x : s.op === '+=' ? cur + x : s.op === '-=' ? cur - x : cur * x;
         }
         break;
       }
@@ -380,20 +426,21 @@ function execStmts(body: Stmt[], env: Env, run: Run): Flow {
         break;
       }
       case 'for': {
-        const inner: Env = Object.create(env) as Env;
-        inner[s.v] = evalExpr(s.from, env, run);
-        while ((inner[s.v] as number) < (evalExpr(s.to, inner, run) as number)) {
-          const r = execStmts(s.body, Object.create(inner) as Env, run);
+        // The loop variable is the only name in `inner` (a body that declares gets its own scope).
+        const inner = new Env(env);
+        define(inner, s.v, evalExpr(s.from, env, run));
+        while ((inner.vals[0] as number) < (evalExpr(s.to, inner, run) as number)) {
+          const r = execStmts(s.body, block(s.body, inner), run);
           if (r) return r;
-          inner[s.v] = (inner[s.v] as number) + 1;
+          inner.vals[0] = (inner.vals[0] as number) + 1;
         }
         break;
       }
       case 'forof': {
         const xs = evalExpr(s.of, env, run) as Iterable<unknown>;
         for (const x of xs) {
-          const inner: Env = Object.create(env) as Env;
-          inner[s.v] = x;
+          const inner = new Env(env);
+          define(inner, s.v, x);
           const r = execStmts(s.body, inner, run);
           if (r) return r;
         }
@@ -401,16 +448,12 @@ function execStmts(body: Stmt[], env: Env, run: Run): Flow {
       }
       case 'while':
         while (evalExpr(s.c, env, run)) {
-          const r = execStmts(s.body, Object.create(env) as Env, run);
+          const r = execStmts(s.body, block(s.body, env), run);
           if (r) return r;
         }
         break;
       case 'if': {
-        const r = evalExpr(s.c, env, run)
-          ? execStmts(s.t, Object.create(env) as Env, run)
-          : s.e
-            ? execStmts(s.e, Object.create(env) as Env, run)
-            : undefined;
+        const r = evalExpr(s.c, env, run) ? execStmts(s.t, block(s.t, env), run) : s.e ? execStmts(s.e, block(s.e, env), run) : undefined;
         if (r) return r;
         break;
       }
@@ -421,20 +464,185 @@ function execStmts(body: Stmt[], env: Env, run: Run): Flow {
   return undefined;
 }
 
-function findScope(env: Env, n: string): Env {
-  let s: Env | null = env;
-  while (s && !Object.prototype.hasOwnProperty.call(s, n)) s = Object.getPrototypeOf(s) as Env | null;
-  if (!s) throw new EvalError(`assignment to unbound ${n}`);
-  return s;
+/** The scope that holds n, and n's index there. */
+function findScope(env: Env, n: string): [Env, number] {
+  for (let s: Env | null = env; s; s = s.up) {
+    const i = s.names.indexOf(n);
+    if (i >= 0) return [s, i];
+  }
+  throw new EvalError(`assignment to unbound ${n}`);
 }
 
 function callProgram(run: Run, args: unknown[]): unknown {
-  if (++run.depth > 200) throw new EvalError('recursion depth');
-  const env: Env = Object.create(null) as Env;
-  run.prog.ps.forEach((p, i) => (env[p.n] = args[i]));
+  if (++run.depth > MAX_DEPTH) throw new EvalError('recursion depth');
+  if (run.depth > run.peak) run.peak = run.depth;
+  const env = new Env(null);
+  const ps = run.prog.ps;
+  for (let i = 0; i < ps.length; i++) define(env, ps[i]!.n, args[i]);
   const r = execStmts(run.prog.body, env, run);
   run.depth--;
   return r ? r.value : undefined;
+}
+
+/**
+ * A call of f through the memo (pure programs with two or more recursive calls, where naive
+ * evaluation is exponential). A hit charges the steps and depth the call took when it ran, so the
+ * step and depth limits fail exactly where plain evaluation would: the screen's verdicts are unchanged.
+ */
+function callMemo(run: Run, args: unknown[]): unknown {
+  const key = memoKey(args);
+  if (key === undefined) return callProgram(run, args);
+  const hit = run.memo!.get(key);
+  if (hit) {
+    run.steps += hit.steps;
+    if (run.steps > STEP_LIMIT) throw new EvalError('step limit');
+    if (run.depth + hit.height > MAX_DEPTH) throw new EvalError('recursion depth');
+    if (run.depth + hit.height > run.peak) run.peak = run.depth + hit.height;
+    return hit.value;
+  }
+  const steps = run.steps;
+  const peak = run.peak;
+  run.peak = run.depth;
+  const value = callProgram(run, args);
+  run.memo!.set(key, { value, steps: run.steps - steps, height: run.peak - run.depth });
+  if (peak > run.peak) run.peak = peak;
+  return value;
+}
+
+/** A memo key for primitive or flat-array arguments (undefined: do not memoise this call). */
+function memoKey(args: unknown[]): string | undefined {
+  let key = '';
+  for (const a of args) {
+    if (typeof a === 'number') {
+      if (Object.is(a, -0)) return undefined;
+      key += `n${a},`;
+    } else if (typeof a === 'string') key += `s${JSON.stringify(a)},`;
+    else if (typeof a === 'boolean') key += `b${a},`;
+    else if (Array.isArray(a) && a.every((x) => (typeof x === 'number' && Number.isFinite(x) && !Object.is(x, -0)) || typeof x === 'string')) {
+      key += `a${JSON.stringify(a)},`;
+    } else return undefined;
+  }
+  return key;
+}
+
+/** A child scope for a block that declares variables; one that declares none shares its parent's. */
+function block(body: Stmt[], env: Env): Env {
+  for (const s of body) if (s.k === 'let') return new Env(env);
+  return env;
+}
+
+function evalAll(xs: Expr[], env: Env, run: Run): unknown[] {
+  const out: unknown[] = new Array(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = evalExpr(xs[i]!, env, run);
+  return out;
+}
+
+/** A deep copy of a JSON-like value (structuredClone is about ten times slower on small inputs). */
+function cloneJson<T>(x: T): T {
+  if (typeof x !== 'object' || x === null) return x;
+  if (Array.isArray(x)) return x.map(cloneJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(x)) {
+    const y = cloneJson((x as Record<string, unknown>)[k]);
+    // (an own "__proto__" key, as JSON.parse makes, stays a key rather than setting the prototype)
+    if (k === '__proto__') Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
+    else out[k] = y;
+  }
+  return out as T;
+}
+
+/**
+ * Whether calls of f may be memoised: f calls itself at two or more sites (so plain evaluation
+ * repeats work) and nothing mutates a value in place (no index assignment, sort or reverse), so a
+ * call's result depends on its arguments alone and a shared result is never changed afterwards.
+ */
+function memoisable(p: Prog): boolean {
+  const scan = { calls: 0, mutates: false };
+  scanStmts(p.body, scan);
+  return scan.calls >= 2 && !scan.mutates;
+}
+
+// (Top-level functions for the same reason as size and usedNames below: no named arrows per call.)
+function scanStmts(xs: Stmt[] | undefined, scan: { calls: number; mutates: boolean }): void {
+  for (const s of xs ?? []) {
+    switch (s.k) {
+      case 'let':
+      case 'set':
+      case 'ret':
+        scanExpr(s.e, scan);
+        break;
+      case 'seti':
+        scan.mutates = true;
+        break;
+      case 'for':
+        scanExpr(s.from, scan);
+        scanExpr(s.to, scan);
+        scanStmts(s.body, scan);
+        break;
+      case 'forof':
+        scanExpr(s.of, scan);
+        scanStmts(s.body, scan);
+        break;
+      case 'while':
+        scanExpr(s.c, scan);
+        scanStmts(s.body, scan);
+        break;
+      case 'if':
+        scanExpr(s.c, scan);
+        scanStmts(s.t, scan);
+        scanStmts(s.e, scan);
+        break;
+    }
+  }
+}
+
+function scanExpr(x: Expr | undefined, scan: { calls: number; mutates: boolean }): void {
+  if (!x) return;
+  switch (x.k) {
+    case 'lit':
+    case 'var':
+      return;
+    case 'call':
+      if (x.f === 'f') scan.calls++;
+      for (const a of x.args) scanExpr(a, scan);
+      return;
+    case 'meth':
+      if (x.m === 'sort' || x.m === 'reverse') scan.mutates = true;
+      scanExpr(x.o, scan);
+      for (const a of x.args) scanExpr(a, scan);
+      return;
+    case 'apply':
+      scanExpr(x.f, scan);
+      for (const a of x.args) scanExpr(a, scan);
+      return;
+    case 'arr':
+      for (const a of x.items) scanExpr(a, scan);
+      return;
+    case 'obj':
+      for (const [, a] of x.fields) scanExpr(a, scan);
+      return;
+    case 'bin':
+      scanExpr(x.a, scan);
+      scanExpr(x.b, scan);
+      return;
+    case 'cond':
+      scanExpr(x.c, scan);
+      scanExpr(x.t, scan);
+      scanExpr(x.e, scan);
+      return;
+    case 'idx':
+      scanExpr(x.o, scan);
+      scanExpr(x.i, scan);
+      return;
+    case 'un':
+      return scanExpr(x.a, scan);
+    case 'prop':
+      return scanExpr(x.o, scan);
+    case 'fn':
+      return scanExpr(x.body, scan);
+    case 'spread':
+      return scanExpr(x.e, scan);
+  }
 }
 
 /** Bounds every value a generated program may take as input or produce as output. */
@@ -458,10 +666,15 @@ export function isTidy(x: unknown, b: ValueBounds = DEFAULT_BOUNDS, depth = 0): 
   return false;
 }
 
+/** memoisable(p) per program (a candidate is evaluated on every input; ASTs are never changed in place). */
+const MEMOISABLE = new WeakMap<Prog, boolean>();
+
 /** Runs the program on one argument list; throws EvalError on anything untidy. */
 export function evaluate(p: Prog, args: Json[], bounds: ValueBounds = DEFAULT_BOUNDS): Json {
-  const run: Run = { steps: 0, prog: p, depth: 0 };
-  const out = callProgram(run, structuredClone(args));
+  let memo = MEMOISABLE.get(p);
+  if (memo === undefined) MEMOISABLE.set(p, (memo = memoisable(p)));
+  const run: Run = { steps: 0, prog: p, depth: 0, peak: 0, memo: memo ? new Map() : undefined };
+  const out = callProgram(run, cloneJson(args));
   if (!isTidy(out, bounds)) throw new EvalError('untidy result');
   return out;
 }
@@ -655,13 +868,12 @@ function gen1(ctx: GenCtx, ty: Ty, depth: number, force: boolean): Expr {
     if (repeated(built, args[0])) continue;
     // Reject degenerate nodes: no variable at all (a constant subexpression), or two identical
     // operands (a + a is fine for arithmetic, but a && a, b - b, a === a are not).
-    const varying = args.some((a) => mentions(a, names));
-    const keys = args.map((a) => JSON.stringify(a));
-    const same =
-      (p.skill === 'cond.ternary' && keys[1] === keys[2]) ||
-      (args.length >= 2 && keys[0] === keys[1] && p.out !== 'int' && p.out !== 'str');
-    const zeroing = args.length >= 2 && JSON.stringify(args[0]) === JSON.stringify(args[1]) && (p.skill === 'arith.sub' || p.skill.startsWith('bits.'));
-    if ((varying || names.length === 0) && !same && !zeroing) break;
+    // (Operands are compared as JSON text only where a rule applies: it is the costly part.)
+    if (names.length > 0 && !args.some((a) => mentions(a, names))) continue;
+    if (p.skill === 'cond.ternary' && JSON.stringify(args[1]) === JSON.stringify(args[2])) continue;
+    const sameMatters = (p.out !== 'int' && p.out !== 'str') || p.skill === 'arith.sub' || p.skill.startsWith('bits.');
+    if (args.length >= 2 && sameMatters && JSON.stringify(args[0]) === JSON.stringify(args[1])) continue;
+    break;
   }
   ctx.skills.add(p.skill);
   return built;
@@ -766,158 +978,187 @@ export const P = {
 export type ProdName = keyof typeof P;
 export const prods = (...names: ProdName[]): Production[] => names.map((n) => P[n]);
 
+// The walkers below are top-level functions rather than arrows inside their callers: tsx
+// (esbuild's keepNames) calls __name on every arrow bound to a name each time it is created, which
+// costs more than these small walks themselves, once per candidate.
+
 /** Counts AST nodes of a program: the structural complexity measure. */
 export function size(p: Prog): number {
-  const e = (x: Expr): number => {
-    switch (x.k) {
-      case 'lit':
-      case 'var':
-        return 1;
-      case 'bin':
-        return 1 + e(x.a) + e(x.b);
-      case 'un':
-      case 'spread':
-        return 1 + e(x.k === 'un' ? x.a : x.e);
-      case 'cond':
-        return 1 + e(x.c) + e(x.t) + e(x.e);
-      case 'call':
-        return 1 + x.args.reduce((s, a) => s + e(a), 0);
-      case 'apply':
-        return 1 + e(x.f) + x.args.reduce((s, a) => s + e(a), 0);
-      case 'meth':
-        return 1 + e(x.o) + x.args.reduce((s, a) => s + e(a), 0);
-      case 'prop':
-        return 1 + e(x.o);
-      case 'idx':
-        return 1 + e(x.o) + e(x.i);
-      case 'arr':
-        return 1 + x.items.reduce((s, a) => s + e(a), 0);
-      case 'obj':
-        return 1 + x.fields.reduce((s, [, a]) => s + e(a), 0);
-      case 'fn':
-        return 1 + e(x.body);
+  return sizeStmts(p.body);
+}
+
+function sizeAll(xs: Expr[]): number {
+  let n = 0;
+  for (const x of xs) n += sizeExpr(x);
+  return n;
+}
+
+function sizeExpr(x: Expr): number {
+  switch (x.k) {
+    case 'lit':
+    case 'var':
+      return 1;
+    case 'bin':
+      return 1 + sizeExpr(x.a) + sizeExpr(x.b);
+    case 'un':
+      return 1 + sizeExpr(x.a);
+    case 'spread':
+      return 1 + sizeExpr(x.e);
+    case 'cond':
+      return 1 + sizeExpr(x.c) + sizeExpr(x.t) + sizeExpr(x.e);
+    case 'call':
+      return 1 + sizeAll(x.args);
+    case 'apply':
+      return 1 + sizeExpr(x.f) + sizeAll(x.args);
+    case 'meth':
+      return 1 + sizeExpr(x.o) + sizeAll(x.args);
+    case 'prop':
+      return 1 + sizeExpr(x.o);
+    case 'idx':
+      return 1 + sizeExpr(x.o) + sizeExpr(x.i);
+    case 'arr':
+      return 1 + sizeAll(x.items);
+    case 'obj': {
+      let n = 1;
+      for (const [, a] of x.fields) n += sizeExpr(a);
+      return n;
     }
-  };
-  const s = (xs: Stmt[]): number =>
-    xs.reduce((acc, st) => {
-      switch (st.k) {
-        case 'let':
-          return acc + 1 + e(st.e);
-        case 'set':
-          return acc + 1 + (st.e ? e(st.e) : 0);
-        case 'seti':
-          return acc + 1 + e(st.i) + e(st.e);
-        case 'for':
-          return acc + 1 + e(st.from) + e(st.to) + s(st.body);
-        case 'forof':
-          return acc + 1 + e(st.of) + s(st.body);
-        case 'while':
-          return acc + 1 + e(st.c) + s(st.body);
-        case 'if':
-          return acc + 1 + e(st.c) + s(st.t) + (st.e ? s(st.e) : 0);
-        case 'ret':
-          return acc + e(st.e);
-      }
-    }, 0);
-  return s(p.body);
+    case 'fn':
+      return 1 + sizeExpr(x.body);
+  }
+}
+
+function sizeStmts(xs: Stmt[]): number {
+  let acc = 0;
+  for (const st of xs) {
+    switch (st.k) {
+      case 'let':
+        acc += 1 + sizeExpr(st.e);
+        break;
+      case 'set':
+        acc += 1 + (st.e ? sizeExpr(st.e) : 0);
+        break;
+      case 'seti':
+        acc += 1 + sizeExpr(st.i) + sizeExpr(st.e);
+        break;
+      case 'for':
+        acc += 1 + sizeExpr(st.from) + sizeExpr(st.to) + sizeStmts(st.body);
+        break;
+      case 'forof':
+        acc += 1 + sizeExpr(st.of) + sizeStmts(st.body);
+        break;
+      case 'while':
+        acc += 1 + sizeExpr(st.c) + sizeStmts(st.body);
+        break;
+      case 'if':
+        acc += 1 + sizeExpr(st.c) + sizeStmts(st.t) + (st.e ? sizeStmts(st.e) : 0);
+        break;
+      case 'ret':
+        acc += sizeExpr(st.e);
+        break;
+    }
+  }
+  return acc;
 }
 
 /** Names of variables (and called functions) a program mentions anywhere. */
 export function usedNames(p: Prog): Set<string> {
   const out = new Set<string>();
-  const e = (x: Expr): void => {
-    switch (x.k) {
-      case 'var':
-        out.add(x.n);
-        return;
-      case 'lit':
-        return;
-      case 'bin':
-        e(x.a);
-        e(x.b);
-        return;
-      case 'un':
-        e(x.a);
-        return;
-      case 'spread':
-        e(x.e);
-        return;
-      case 'cond':
-        e(x.c);
-        e(x.t);
-        e(x.e);
-        return;
-      case 'call':
-        out.add(x.f);
-        x.args.forEach(e);
-        return;
-      case 'apply':
-        e(x.f);
-        x.args.forEach(e);
-        return;
-      case 'meth':
-        e(x.o);
-        x.args.forEach(e);
-        return;
-      case 'prop':
-        e(x.o);
-        return;
-      case 'idx':
-        e(x.o);
-        e(x.i);
-        return;
-      case 'arr':
-        x.items.forEach(e);
-        return;
-      case 'obj':
-        x.fields.forEach(([, a]) => e(a));
-        return;
-      case 'fn':
-        e(x.body);
-        return;
-    }
-  };
-  const s = (xs: Stmt[]): void => {
-    for (const st of xs) {
-      switch (st.k) {
-        case 'let':
-          e(st.e);
-          break;
-        case 'set':
-          out.add(st.n);
-          if (st.e) e(st.e);
-          break;
-        case 'seti':
-          out.add(st.o);
-          e(st.i);
-          e(st.e);
-          break;
-        case 'for':
-          e(st.from);
-          e(st.to);
-          s(st.body);
-          break;
-        case 'forof':
-          e(st.of);
-          s(st.body);
-          break;
-        case 'while':
-          e(st.c);
-          s(st.body);
-          break;
-        case 'if':
-          e(st.c);
-          s(st.t);
-          if (st.e) s(st.e);
-          break;
-        case 'ret':
-          e(st.e);
-          break;
-      }
-    }
-  };
-  s(p.body);
+  usedStmts(p.body, out);
   return out;
+}
+
+function usedExpr(x: Expr, out: Set<string>): void {
+  switch (x.k) {
+    case 'var':
+      out.add(x.n);
+      return;
+    case 'lit':
+      return;
+    case 'bin':
+      usedExpr(x.a, out);
+      usedExpr(x.b, out);
+      return;
+    case 'un':
+      usedExpr(x.a, out);
+      return;
+    case 'spread':
+      usedExpr(x.e, out);
+      return;
+    case 'cond':
+      usedExpr(x.c, out);
+      usedExpr(x.t, out);
+      usedExpr(x.e, out);
+      return;
+    case 'call':
+      out.add(x.f);
+      for (const a of x.args) usedExpr(a, out);
+      return;
+    case 'apply':
+      usedExpr(x.f, out);
+      for (const a of x.args) usedExpr(a, out);
+      return;
+    case 'meth':
+      usedExpr(x.o, out);
+      for (const a of x.args) usedExpr(a, out);
+      return;
+    case 'prop':
+      usedExpr(x.o, out);
+      return;
+    case 'idx':
+      usedExpr(x.o, out);
+      usedExpr(x.i, out);
+      return;
+    case 'arr':
+      for (const a of x.items) usedExpr(a, out);
+      return;
+    case 'obj':
+      for (const [, a] of x.fields) usedExpr(a, out);
+      return;
+    case 'fn':
+      usedExpr(x.body, out);
+      return;
+  }
+}
+
+function usedStmts(xs: Stmt[], out: Set<string>): void {
+  for (const st of xs) {
+    switch (st.k) {
+      case 'let':
+        usedExpr(st.e, out);
+        break;
+      case 'set':
+        out.add(st.n);
+        if (st.e) usedExpr(st.e, out);
+        break;
+      case 'seti':
+        out.add(st.o);
+        usedExpr(st.i, out);
+        usedExpr(st.e, out);
+        break;
+      case 'for':
+        usedExpr(st.from, out);
+        usedExpr(st.to, out);
+        usedStmts(st.body, out);
+        break;
+      case 'forof':
+        usedExpr(st.of, out);
+        usedStmts(st.body, out);
+        break;
+      case 'while':
+        usedExpr(st.c, out);
+        usedStmts(st.body, out);
+        break;
+      case 'if':
+        usedExpr(st.c, out);
+        usedStmts(st.t, out);
+        if (st.e) usedStmts(st.e, out);
+        break;
+      case 'ret':
+        usedExpr(st.e, out);
+        break;
+    }
+  }
 }
 
 /** Drops parameters the body never mentions (not for recursive programs, whose calls are positional). */

@@ -41,12 +41,6 @@ const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob'
 
 /** One random value of a grammar type under the level's knobs. */
 export function drawValue(rng: Rng, ty: string, r: Ranges): Json {
-  const str = (): string => {
-    const n = rng.int(r.strLen[0], r.strLen[1]);
-    let s = '';
-    for (let i = 0; i < n; i++) s += r.letters[rng.int(0, r.letters.length - 1)];
-    return s;
-  };
   switch (ty) {
     case 'int':
       return rng.int(r.int[0], r.int[1]);
@@ -55,13 +49,13 @@ export function drawValue(rng: Rng, ty: string, r: Ranges): Json {
     case 'bool':
       return rng.bool();
     case 'str':
-      return str();
+      return drawStr(rng, r);
     case 'int[]':
       return Array.from({ length: rng.int(r.len[0], r.len[1]) }, () => rng.int(r.int[0], r.int[1]));
     case 'str[]':
       return Array.from({ length: rng.int(r.len[0], r.len[1]) }, () => rng.pick(WORD_POOL));
     case 'rec':
-      return { x: rng.int(r.int[0], r.int[1]), y: rng.int(r.int[0], r.int[1]), name: str(), ok: rng.bool() };
+      return { x: rng.int(r.int[0], r.int[1]), y: rng.int(r.int[0], r.int[1]), name: drawStr(rng, r), ok: rng.bool() };
     case 'dict': {
       const out: Record<string, Json> = {};
       for (const k of DICT_KEYS) if (rng.bool(0.5)) out[k] = rng.int(Math.max(0, r.int[0]), r.int[1]);
@@ -70,6 +64,15 @@ export function drawValue(rng: Rng, ty: string, r: Ranges): Json {
     default:
       throw new Error(`kit: no input generator for type ${ty}`);
   }
+}
+
+// A top-level function rather than an arrow inside drawValue: tsx (esbuild's keepNames) calls __name
+// on every arrow bound to a name each time it is created, which costs more than the string itself.
+function drawStr(rng: Rng, r: Ranges): string {
+  const n = rng.int(r.strLen[0], r.strLen[1]);
+  let s = '';
+  for (let i = 0; i < n; i++) s += r.letters[rng.int(0, r.letters.length - 1)];
+  return s;
 }
 
 /** A program proposed by a family for one level, with the skills its construction exercised. */

@@ -8,6 +8,7 @@ import {
   allSkills, applicableOps, canonicalHash, compactProgram, drawReference, families, formatTaxonomy, getFamily,
   mutate, MUTATION_OPS, renderCompact, renderNatural, taxonomy,
 } from '../generators/index.js';
+import { bin, call, evaluate, fn, let_, lit, meth, ret, set, v, type Prog, type Stmt } from '../generators/grammar.js';
 
 const skillIds = new Set(allSkills().map((s) => s.id));
 const skillById = new Map(allSkills().map((s) => [s.id, s]));
@@ -150,6 +151,39 @@ describe('drafts', () => {
       for (let l = 1; l < means.length; l++) if (means[l]! < means[l - 1]!) bad.push(`${f.id}: ${means.map((m) => m.toFixed(1)).join(' ')}`);
     }
     expect(bad).toEqual([]);
+  });
+});
+
+describe('reference interpreter', () => {
+  const n = v('n');
+  const base: Stmt = { k: 'if', c: bin('<', n, lit(2)), t: [ret(n)] };
+  /** f(n) = n < 2 ? n : f(n - 1) + f(n - 2): exponential when run plainly, memoised by evaluate. */
+  const fib: Prog = { ps: [{ n: 'n', ty: 'int' }], body: [base, ret(bin('+', call('f', bin('-', n, lit(1))), call('f', bin('-', n, lit(2)))))] };
+
+  it('memoises repeated recursive calls but keeps the step and depth limits of plain evaluation', () => {
+    expect(evaluate(fib, [15])).toBe(610);
+    // fib(25) makes ~243,000 calls when run plainly: past the step limit, memo or not.
+    expect(() => evaluate(fib, [25])).toThrow('step limit');
+    const deep: Prog = { ps: [{ n: 'n', ty: 'int' }], body: [base, ret(bin('+', call('f', bin('-', n, lit(1))), call('f', bin('-', n, lit(1)))))] };
+    expect(() => evaluate(deep, [250])).toThrow('recursion depth');
+    expect(evaluate(deep, [12])).toBe(2048);
+    expect(() => evaluate(deep, [16])).toThrow('step limit');
+  });
+
+  it('scopes: a block declares its own names, assignment reaches the enclosing one', () => {
+    // let t = 0; for (let i = 0; i < n; i++) { let u = i * 2; t += u; } if (t > 5) { let t2 = t + 1; t = t2; } return [t, xs.map(x => x + t)]
+    const p: Prog = {
+      ps: [{ n: 'n', ty: 'int' }, { n: 'xs', ty: 'int[]' }],
+      body: [
+        let_('t', lit(0)),
+        { k: 'for', v: 'i', from: lit(0), to: n, body: [let_('u', bin('*', v('i'), lit(2))), set('t', '+=', v('u'))] },
+        { k: 'if', c: bin('>', v('t'), lit(5)), t: [let_('t2', bin('+', v('t'), lit(1))), set('t', '=', v('t2'))] },
+        ret({ k: 'arr', items: [v('t'), meth(v('xs'), 'map', fn(['x'], bin('+', v('x'), v('t'))))] }),
+      ],
+    };
+    expect(evaluate(p, [4, [1, 2]])).toEqual([13, [14, 15]]);
+    expect(evaluate(p, [2, []])).toEqual([2, []]);
+    expect(() => evaluate({ ...p, body: [...p.body.slice(0, 2), ret(v('u'))] }, [3, []])).toThrow('unbound u');
   });
 });
 

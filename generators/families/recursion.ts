@@ -25,39 +25,46 @@ export const recursionSkills = [
 
 const RANGES = [ranges([0, 6]), ranges([0, 8]), ranges([0, 9], [0, 5], [0, 5], 'abcde'), ranges([0, 10]), ranges([0, 9])];
 
-/** Replaces variable `r` by the recursive call expression. */
+/** Replaces variable `name` by `by` (the recursive call, the head of the list, …). */
 function subst(e: Expr, name: string, by: Expr): Expr {
-  const s = (x: Expr): Expr => subst(x, name, by);
+  // No inner arrow: tsx (esbuild's keepNames) calls __name on every arrow bound to a name each
+  // time it is created, which costs more than the substitution itself on this hot path.
   switch (e.k) {
     case 'var':
       return e.n === name ? by : e;
     case 'lit':
       return e;
     case 'bin':
-      return { ...e, a: s(e.a), b: s(e.b) };
+      return { ...e, a: subst(e.a, name, by), b: subst(e.b, name, by) };
     case 'un':
-      return { ...e, a: s(e.a) };
+      return { ...e, a: subst(e.a, name, by) };
     case 'cond':
-      return { ...e, c: s(e.c), t: s(e.t), e: s(e.e) };
+      return { ...e, c: subst(e.c, name, by), t: subst(e.t, name, by), e: subst(e.e, name, by) };
     case 'call':
-      return { ...e, args: e.args.map(s) };
+      return { ...e, args: substAll(e.args, name, by) };
     case 'apply':
-      return { ...e, f: s(e.f), args: e.args.map(s) };
+      return { ...e, f: subst(e.f, name, by), args: substAll(e.args, name, by) };
     case 'meth':
-      return { ...e, o: s(e.o), args: e.args.map(s) };
+      return { ...e, o: subst(e.o, name, by), args: substAll(e.args, name, by) };
     case 'prop':
-      return { ...e, o: s(e.o) };
+      return { ...e, o: subst(e.o, name, by) };
     case 'idx':
-      return { ...e, o: s(e.o), i: s(e.i) };
+      return { ...e, o: subst(e.o, name, by), i: subst(e.i, name, by) };
     case 'arr':
-      return { ...e, items: e.items.map(s) };
+      return { ...e, items: substAll(e.items, name, by) };
     case 'obj':
-      return { ...e, fields: e.fields.map(([k, x]) => [k, s(x)] as [string | null, Expr]) };
+      return { ...e, fields: e.fields.map(([k, x]) => [k, subst(x, name, by)] as [string | null, Expr]) };
     case 'fn':
-      return { ...e, body: s(e.body) };
+      return { ...e, body: subst(e.body, name, by) };
     case 'spread':
-      return { ...e, e: s(e.e) };
+      return { ...e, e: subst(e.e, name, by) };
   }
+}
+
+function substAll(xs: Expr[], name: string, by: Expr): Expr[] {
+  const out: Expr[] = new Array(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = subst(xs[i]!, name, by);
+  return out;
 }
 
 function candidate(rng: Rng, level: number): Candidate {
