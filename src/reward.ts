@@ -5,7 +5,9 @@
 // then settled on answering 0), so the update may give a wrong numeric deduction answer partial
 // credit for being close:
 //   r = partial / (1 + |answer − output|)         (< partial ≤ 0.9 < 1: a right answer stays best)
-// With partial = 0 (the default) the update sees the verifiers' rewards unchanged.
+// With partial = 0 (the default) the update sees the verifiers' rewards unchanged. Measured in
+// bench:learn (partial 0.5, 300 steps): arith level-0 held-out went from 0 to 0.1 only; the policy
+// settled on answering 9, near enough to many outputs, rather than reading the operands.
 import { z } from 'zod';
 import type { Task, Verdict } from './task.js';
 
