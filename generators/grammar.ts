@@ -704,7 +704,7 @@ export interface GenCtx {
   words: readonly string[];
   /** Probability that an inner hole becomes a leaf even when depth remains. */
   leaf: number;
-  /** Skills exercised so far (filled by gen). */
+  /** Skills exercised so far (filled by gen; an attempt gen drops is rolled back in place). */
   skills: Set<string>;
   /** Counter for fresh lambda parameter names. */
   fresh: number;
@@ -823,10 +823,10 @@ function mentions(e: Expr, names: string[]): boolean {
  */
 export function gen(ctx: GenCtx, ty: Ty, depth: number, force = false, use?: string[]): Expr {
   for (let attempt = 0; attempt < 8; attempt++) {
-    const saved = new Set(ctx.skills);
+    const saved = ctx.skills.size;
     const e = gen1(ctx, ty, depth, force);
     if (!use || use.length === 0 || mentions(e, use)) return e;
-    ctx.skills = saved;
+    rollback(ctx.skills, saved);
   }
   const vars = ctx.scope.filter((p) => p.ty === ty && use!.includes(p.n));
   if (vars.length > 0) return asLeaf(ctx.rng.pick(vars));
@@ -854,30 +854,58 @@ function gen1(ctx: GenCtx, ty: Ty, depth: number, force: boolean): Expr {
   }
   // Productions taking lambdas need depth for the lambda body: at depth 1 they are left out, so
   // lambdas cannot nest without bound.
-  const options = depth > 0 ? ctx.prods.filter((p) => p.out === ty && (depth > 1 || !p.args.some((a) => a.includes('=>')))) : [];
+  const options = depth > 0 ? optionsFor(ctx.prods, ty, depth > 1) : [];
   if (options.length === 0 || (!force && ctx.rng.bool(ctx.leaf))) return leaf(ctx, ty);
   const p = pickWeighted(ctx.rng, options);
   const names = ctx.scope.map((s) => s.n);
-  const saved = new Set(ctx.skills);
+  const saved = ctx.skills.size;
   let args: Expr[] = [];
   let built: Expr = lit(0);
   for (let attempt = 0; attempt < 6; attempt++) {
-    ctx.skills = new Set(saved);
+    rollback(ctx.skills, saved);
     args = p.args.map((a) => gen1(ctx, a, depth - 1, false));
     built = p.build(args, ctx.rng);
     if (repeated(built, args[0])) continue;
     // Reject degenerate nodes: no variable at all (a constant subexpression), or two identical
     // operands (a + a is fine for arithmetic, but a && a, b - b, a === a are not).
-    // (Operands are compared as JSON text only where a rule applies: it is the costly part.)
+    // (Operands are compared as JSON text only where a rule applies and their kinds match: the
+    // comparison is the costly part.)
     if (names.length > 0 && !args.some((a) => mentions(a, names))) continue;
-    if (p.skill === 'cond.ternary' && JSON.stringify(args[1]) === JSON.stringify(args[2])) continue;
+    if (p.skill === 'cond.ternary' && sameJson(args[1], args[2])) continue;
     const sameMatters = (p.out !== 'int' && p.out !== 'str') || p.skill === 'arith.sub' || p.skill.startsWith('bits.');
-    if (args.length >= 2 && sameMatters && JSON.stringify(args[0]) === JSON.stringify(args[1])) continue;
+    if (args.length >= 2 && sameMatters && sameJson(args[0], args[1])) continue;
     break;
   }
   ctx.skills.add(p.skill);
   return built;
 }
+
+/**
+ * Forgets the skills added after the first `size` (a Set keeps insertion order, and gen only adds):
+ * cheaper than copying the set before every attempt, which is what a rollback replaces.
+ */
+function rollback(skills: Set<string>, size: number): void {
+  if (skills.size === size) return;
+  let i = 0;
+  for (const s of skills) if (i++ >= size) skills.delete(s);
+}
+
+/** The productions of `prods` that build a `ty`, with (deep) or without those taking lambdas; cached. */
+function optionsFor(prods: Production[], ty: Ty, deep: boolean): Production[] {
+  let byTy = OPTIONS.get(prods);
+  if (!byTy) OPTIONS.set(prods, (byTy = new Map()));
+  const key = deep ? ty : `${ty}/flat`;
+  let out = byTy.get(key);
+  if (!out) byTy.set(key, (out = prods.filter((p) => p.out === ty && (deep || !p.args.some((a) => a.includes('=>'))))));
+  return out;
+}
+
+/** optionsFor by production list (families build a list per candidate, or keep one per level). */
+const OPTIONS = new WeakMap<Production[], Map<string, Production[]>>();
+
+/** Whether two expressions print the same JSON text; nodes of different kinds never do (cheap, common). */
+const sameJson = (a: Expr | undefined, b: Expr | undefined): boolean =>
+  a === b || (a !== undefined && b !== undefined && a.k === b.k && JSON.stringify(a) === JSON.stringify(b));
 
 /** f(f(x)) for an idempotent or self-cancelling f: sort of a sort, !!p, Math.abs(Math.abs(x)), … */
 function repeated(outer: Expr, inner: Expr | undefined): boolean {

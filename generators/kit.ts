@@ -50,10 +50,16 @@ export function drawValue(rng: Rng, ty: string, r: Ranges): Json {
       return rng.bool();
     case 'str':
       return drawStr(rng, r);
-    case 'int[]':
-      return Array.from({ length: rng.int(r.len[0], r.len[1]) }, () => rng.int(r.int[0], r.int[1]));
-    case 'str[]':
-      return Array.from({ length: rng.int(r.len[0], r.len[1]) }, () => rng.pick(WORD_POOL));
+    case 'int[]': {
+      const xs: number[] = [];
+      for (let i = 0, n = rng.int(r.len[0], r.len[1]); i < n; i++) xs.push(rng.int(r.int[0], r.int[1]));
+      return xs;
+    }
+    case 'str[]': {
+      const xs: string[] = [];
+      for (let i = 0, n = rng.int(r.len[0], r.len[1]); i < n; i++) xs.push(rng.pick(WORD_POOL));
+      return xs;
+    }
     case 'rec':
       return { x: rng.int(r.int[0], r.int[1]), y: rng.int(r.int[0], r.int[1]), name: drawStr(rng, r), ok: rng.bool() };
     case 'dict': {

@@ -51,9 +51,25 @@ function candidate(rng: Rng, level: number): Candidate {
   const depth = DEPTH[level]!;
   const body = gen(ctx, out, depth, true, ['xs']);
   const skills = new Set(ctx.skills);
-  const methods = (JSON.stringify(body).match(/"m":"(map|filter|reduce|some|every|slice|concat|sort)"/g) ?? []).length;
+  const methods = countChained(body);
   if (methods >= 2) skills.add('array.chain');
   return { prog: { ps, body: [ret(body)] }, skills, inputTypes: ps.map((p) => (p.n === 'k' ? 'int' : p.ty)) };
+}
+
+const CHAINED = new Set(['map', 'filter', 'reduce', 'some', 'every', 'slice', 'concat', 'sort']);
+
+/** How many of those method calls an expression makes (a walk: printing it to JSON to count was costly). */
+function countChained(x: unknown): number {
+  if (x === null || typeof x !== 'object') return 0;
+  let n = 0;
+  if (Array.isArray(x)) {
+    for (const y of x) n += countChained(y);
+    return n;
+  }
+  const o = x as Record<string, unknown>;
+  if (typeof o.m === 'string' && CHAINED.has(o.m)) n++;
+  for (const k in o) n += countChained(o[k]);
+  return n;
 }
 
 export const array = defineFamily({
