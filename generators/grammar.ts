@@ -903,9 +903,40 @@ function optionsFor(prods: Production[], ty: Ty, deep: boolean): Production[] {
 /** optionsFor by production list (families build a list per candidate, or keep one per level). */
 const OPTIONS = new WeakMap<Production[], Map<string, Production[]>>();
 
-/** Whether two expressions print the same JSON text; nodes of different kinds never do (cheap, common). */
-const sameJson = (a: Expr | undefined, b: Expr | undefined): boolean =>
-  a === b || (a !== undefined && b !== undefined && a.k === b.k && JSON.stringify(a) === JSON.stringify(b));
+/**
+ * Whether JSON.stringify(a) === JSON.stringify(b) for plain data such as ASTs, without printing
+ * either: operands are compared at every node gen builds, and most differ within a node or two.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return JSON.stringify(a) === JSON.stringify(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(inArray(a[i]), inArray(b[i]))) return false;
+    return true;
+  }
+  const ka = printedKeys(a as Record<string, unknown>);
+  const kb = printedKeys(b as Record<string, unknown>);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** What JSON.stringify prints for an array element: undefined, functions and symbols print as null. */
+const inArray = (x: unknown): unknown => (x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : x);
+
+/** The keys JSON.stringify prints, in its order (it skips undefined, functions and symbols). */
+function printedKeys(o: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const k of Object.keys(o)) {
+    const x = o[k];
+    if (x !== undefined && typeof x !== 'function' && typeof x !== 'symbol') out.push(k);
+  }
+  return out;
+}
 
 /** f(f(x)) for an idempotent or self-cancelling f: sort of a sort, !!p, Math.abs(Math.abs(x)), … */
 function repeated(outer: Expr, inner: Expr | undefined): boolean {
@@ -1187,6 +1218,24 @@ function usedStmts(xs: Stmt[], out: Set<string>): void {
         break;
     }
   }
+}
+
+/**
+ * How many objects within `x` (an AST, walked as JSON.stringify would print it) have `key` set to one
+ * of `values`: e.g. the method calls or boolean operators of a program, without printing it to count.
+ */
+export function countKeyed(x: unknown, key: string, values: ReadonlySet<string>): number {
+  if (x === null || typeof x !== 'object') return 0;
+  let n = 0;
+  if (Array.isArray(x)) {
+    for (const y of x) n += countKeyed(y, key, values);
+    return n;
+  }
+  const o = x as Record<string, unknown>;
+  const k = o[key];
+  if (typeof k === 'string' && values.has(k)) n++;
+  for (const f in o) n += countKeyed(o[f], key, values);
+  return n;
 }
 
 /** Drops parameters the body never mentions (not for recursive programs, whose calls are positional). */

@@ -8,7 +8,7 @@ import {
   allSkills, applicableOps, canonicalHash, compactProgram, drawReference, families, formatTaxonomy, getFamily,
   mutate, MUTATION_OPS, renderCompact, renderNatural, taxonomy,
 } from '../generators/index.js';
-import { bin, call, evaluate, fn, let_, lit, meth, ret, set, v, type Prog, type Stmt } from '../generators/grammar.js';
+import { bin, call, countKeyed, evaluate, fn, let_, lit, meth, ret, sameJson, set, v, type Prog, type Stmt } from '../generators/grammar.js';
 
 const skillIds = new Set(allSkills().map((s) => s.id));
 const skillById = new Map(allSkills().map((s) => [s.id, s]));
@@ -168,6 +168,23 @@ describe('reference interpreter', () => {
     expect(() => evaluate(deep, [250])).toThrow('recursion depth');
     expect(evaluate(deep, [12])).toBe(2048);
     expect(() => evaluate(deep, [16])).toThrow('step limit');
+  });
+
+  it('sameJson agrees with comparing JSON.stringify texts; countKeyed with matching the printed text', () => {
+    const leaf = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(0, -0, NaN, Infinity, null, undefined, true, 'k', 'op', '&&'));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('k', 'op', 'a', 'b'), tie('value'), { maxKeys: 3 })),
+    }));
+    // Pairs that often print alike: a value and a rebuilt copy with one leaf maybe changed.
+    const pair = value.chain((a) => fc.tuple(fc.constant(a), fc.oneof(fc.constant(structuredClone(a)), value, fc.constant(JSON.parse(JSON.stringify([a]))[0] as unknown))));
+    fc.assert(
+      fc.property(pair, ([a, b]) => {
+        expect(sameJson(a, b)).toBe(JSON.stringify(a) === JSON.stringify(b));
+        const text = JSON.stringify(a) ?? '';
+        expect(countKeyed(a, 'op', new Set(['&&', 'k']))).toBe((text.match(/"op":"(&&|k)"/g) ?? []).length);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('scopes: a block declares its own names, assignment reaches the enclosing one', () => {

@@ -8,7 +8,7 @@
 //   2: 1-2 array params, depth 3, adds some/every, includes, slice, concat, length; lambdas of depth 2; 2-5 ints 0-20
 //   3: 1 array + 1 integer param k, depth 3, lambdas with ternaries, % and floor division (cond, arith) capturing k; 2-6 ints -10..20
 //   4: 1-2 arrays + k, depth 4, adds sorting and reversal (sort); 3-7 ints -20..20
-import { gen, newCtx, prods, ret, type Param } from '../grammar.js';
+import { countKeyed, gen, newCtx, prods, ret, type Param } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../src/rng.js';
 
@@ -42,6 +42,9 @@ const RANGES = [
 const OUT: string[][] = [['int[]'], ['int[]', 'int[]', 'int'], ['int[]', 'int', 'bool'], ['int[]', 'int', 'bool'], ['int[]', 'int']];
 const DEPTH = [2, 2, 3, 4, 5];
 
+/** The methods that count towards a chain (array.chain). */
+const CHAINED = new Set(['map', 'filter', 'reduce', 'some', 'every', 'slice', 'concat', 'sort']);
+
 function candidate(rng: Rng, level: number): Candidate {
   const ps: Param[] = [{ n: 'xs', ty: 'int[]' }];
   if ((level === 2 || level === 4) && rng.bool(0.3)) ps.push({ n: 'ys', ty: 'int[]' });
@@ -51,25 +54,9 @@ function candidate(rng: Rng, level: number): Candidate {
   const depth = DEPTH[level]!;
   const body = gen(ctx, out, depth, true, ['xs']);
   const skills = new Set(ctx.skills);
-  const methods = countChained(body);
+  const methods = countKeyed(body, 'm', CHAINED);
   if (methods >= 2) skills.add('array.chain');
   return { prog: { ps, body: [ret(body)] }, skills, inputTypes: ps.map((p) => (p.n === 'k' ? 'int' : p.ty)) };
-}
-
-const CHAINED = new Set(['map', 'filter', 'reduce', 'some', 'every', 'slice', 'concat', 'sort']);
-
-/** How many of those method calls an expression makes (a walk: printing it to JSON to count was costly). */
-function countChained(x: unknown): number {
-  if (x === null || typeof x !== 'object') return 0;
-  let n = 0;
-  if (Array.isArray(x)) {
-    for (const y of x) n += countChained(y);
-    return n;
-  }
-  const o = x as Record<string, unknown>;
-  if (typeof o.m === 'string' && CHAINED.has(o.m)) n++;
-  for (const k in o) n += countChained(o[k]);
-  return n;
 }
 
 export const array = defineFamily({

@@ -6,7 +6,7 @@
 //   2: 2-3 boolean params + 1-2 integer params (0-20), depth 3, adds xor (!==, ===) and comparisons
 //   3: 1-2 boolean + 2 integer params (0-20), depth 3, comparisons over sums/differences (arith)
 //   4: 2 boolean + 2 integer params (-20..20), depth 4, adds ternaries (cond), modulo and parity
-import { gen, newCtx, prods, ret, size, type Param } from '../grammar.js';
+import { countKeyed, gen, newCtx, prods, ret, size, type Param } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../src/rng.js';
 
@@ -37,6 +37,9 @@ const INTS_L2: [number, number] = [1, 2];
 const DEPTH = [1, 2, 3, 3, 4];
 const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([0, 20]), ranges([-20, 20])];
 
+const BOOL_OPS = new Set(['&&', '||', '!']);
+const AND_OR = new Set(['&&', '||']);
+
 function candidate(rng: Rng, level: number): Candidate {
   // From level 2 a candidate has at least 5 AST nodes (one-operator programs belong to levels 0-1).
   for (let i = 0; i < 10; i++) {
@@ -56,10 +59,8 @@ function candidate1(rng: Rng, level: number): Candidate {
   const depth = DEPTH[level]!;
   const body = gen(ctx, 'bool', depth, true, ps.map((p) => p.n));
   const skills = [...ctx.skills];
-  const text = JSON.stringify(body);
-  const boolOps = (text.match(/"op":"(&&|\|\||!)"/g) ?? []).length;
-  if (boolOps >= 2) skills.push('logic.nested');
-  if (skills.includes('logic.compare') && /"op":"(&&|\|\|)"/.test(text)) skills.push('logic.range');
+  if (countKeyed(body, 'op', BOOL_OPS) >= 2) skills.push('logic.nested');
+  if (skills.includes('logic.compare') && countKeyed(body, 'op', AND_OR) > 0) skills.push('logic.range');
   return { prog: { ps, body: [ret(body)] }, skills };
 }
 
