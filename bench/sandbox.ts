@@ -31,6 +31,12 @@
 //   node:vm / vm2    vm.runInNewContext / new VM().run per verification on the main thread
 //                    (escape-prone; comparison only, never the boundary).
 //
+// The last line measures the isolation floor: the cost of making one QuickJS context alone, and the
+// rate that W workers at G answers per task could not pass even if nothing else cost anything. With
+// a context per task (~150-200 µs here) against ~100 µs per Python verification (per core, protocol
+// included), that ceiling is below 5× python: the 5× target cannot be met with a fresh context per
+// task at G = 8.
+//
 // Two program sets: PAIRED (ten realistic task programs written in both JavaScript and Python, so
 // every executor runs the same work) and GENERATED (programs and inputs from cogen's generators,
 // levels 0–3, all families; JavaScript only). Targets (issue 3): cogen ≥ 5,000 verifications/s and
@@ -46,6 +52,10 @@ import type { Json, Task } from '../src/task.js';
 import { createRng } from '../src/rng.js';
 import { families } from '../generators/index.js';
 import { TASK_TYPES } from '../src/task.js';
+import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+import variant from '@jitl/quickjs-wasmfile-release-sync';
+// @ts-expect-error plain JS module without type declarations
+import { INTRINSICS } from '../sandbox/engine.mjs';
 
 const require = createRequire(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -405,6 +415,12 @@ async function main(): Promise<void> {
     `\ntargets: cogen ≥ 5000 verif/s (${cogenPaired.toFixed(0)} paired, ${rate('generated', 'cogen').toFixed(0)} generated) · ` +
       `cogen ≥ 5× python (${pyRatio.toFixed(2)}×; ${pyTaskRatio.toFixed(2)}× python/task) · per task vs per call ${(cogenPaired / rate('paired', 'cogen/call')).toFixed(2)}×`,
   );
+  const ctxUs = await contextMicros();
+  const ceiling = (workers * G * 1e6) / ctxUs;
+  console.log(
+    `isolation floor: one fresh QuickJS context costs ${ctxUs.toFixed(0)} µs here, so ${workers} workers at G = ${G} answers per task ` +
+      `cannot pass ${ceiling.toFixed(0)} verif/s even if nothing else cost anything: ${(ceiling / rate('paired', 'python')).toFixed(2)}× python at most`,
+  );
 
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   writeFileSync(
@@ -428,11 +444,30 @@ async function main(): Promise<void> {
           cogenOverVm2: cogenPaired / rate('paired', 'vm2'),
         },
         targets: { verificationsPerSecond: 5000, overPython: 5 },
+        isolationFloor: { contextMicros: ctxUs, ceilingVerificationsPerSecond: ceiling, ceilingOverPython: ceiling / rate('paired', 'python') },
       },
       null,
       2,
     ) + '\n',
   );
+}
+
+/**
+ * The floor that isolation sets: µs to make and free one QuickJS context with the engine's
+ * intrinsics, on this thread, nothing else. At G answers per task, W workers cannot verify faster
+ * than W·G / that cost, even if parsing, calls and messages were free.
+ */
+async function contextMicros(): Promise<number> {
+  const mod = await newQuickJSWASMModuleFromVariant(variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0]);
+  const rt = mod.newRuntime();
+  const once = () => rt.newContext({ intrinsics: INTRINSICS }).dispose();
+  for (let i = 0; i < 200; i++) once();
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 1000 * SECONDS) { once(); n++; }
+  const us = ((performance.now() - t0) * 1000) / n;
+  rt.dispose();
+  return us;
 }
 
 function median(xs: number[]): number {

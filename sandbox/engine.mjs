@@ -37,7 +37,7 @@ export function freezeClock() {
 }
 
 /** Language features every context gets. No TypedArrays (hence no SharedArrayBuffer/Atomics). */
-const INTRINSICS = {
+export const INTRINSICS = {
   BaseObjects: true,
   Eval: true,
   JSON: true,
