@@ -4,10 +4,10 @@
 // and, at the end, greedy accuracy per family and level on one fixed held-out set shared by all runs.
 // Writes bench/results/curriculum.{json,md,svg}.
 //
-// Sized for a 2-core machine (≈ 25 min): 36 steps, 2 seeds, deduction only, levels 0–2 of arith and
-// logic, the default small solver.
+// Sized for a 2-core machine (≈ 15 min idle): 120 steps, 3 seeds, deduction only, levels 0–2 of
+// arith and logic, the default small solver (typed answers on).
 //
-//   npm run bench:curriculum [-- --steps 36 --seeds 1,2 --controllers uniform,learnability --out bench/results]
+//   npm run bench:curriculum [-- --steps 120 --seeds 1,2,3 --controllers uniform,learnability --out bench/results]
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +19,8 @@ import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, 
 
 const { values: args } = parseArgs({
   options: {
-    steps: { type: 'string', default: process.env.BENCH_STEPS ?? '36' },
-    seeds: { type: 'string', default: process.env.BENCH_SEEDS ?? '1,2' },
+    steps: { type: 'string', default: process.env.BENCH_STEPS ?? '120' },
+    seeds: { type: 'string', default: process.env.BENCH_SEEDS ?? '1,2,3' },
     controllers: { type: 'string', default: controllerNames.join(',') },
     families: { type: 'string', default: 'arith,logic' },
     types: { type: 'string', default: 'deduction' },
