@@ -118,6 +118,14 @@ describe('grammar-constrained decoding', () => {
 });
 
 describe('policy', () => {
+  it('decodes the plain literal when a typed answer could not fit the budget', async () => {
+    const p = await createPolicy(tiny(), { seed: 5, ...quiet });
+    // maxAnswerLen 6: "[true,true]" needs 11 characters, so this shape falls back to 'literal'
+    const out = await p.sample([{ text: 'x', kind: 'literal', shape: '[bool,bool]' }, { text: 'y', kind: 'literal', shape: 'bool' }], 3);
+    for (const s of out[0]!) expect(isWellFormed('literal', s.text, 6)).toBe(true);
+    for (const s of out[1]!) expect(['true', 'false']).toContain(s.text);
+    p.dispose();
+  });
   it('samples well-formed answers; training log-probs equal sampling log-probs', async () => {
     const p = await createPolicy(tiny({ sampling: { temperature: 0.7, topP: 0.9, topK: 20 } }), { seed: 3, ...quiet });
     const out = await p.sample(prompts, 4);

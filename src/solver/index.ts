@@ -223,7 +223,11 @@ export class TransformerPolicy implements Policy {
 
   /** The grammar a prompt's answers are decoded in: its shape when typed answers are on, else its kind. */
   private grammarOf(p: Prompt): AnswerShape {
-    return this.cfg.typedAnswers && p.shape !== undefined ? p.shape : p.kind;
+    if (!this.cfg.typedAnswers || p.shape === undefined) return p.kind;
+    // A shape whose shortest answer exceeds the budget (a long argument list) cannot be written at
+    // all: decode the plain literal then (no answer of that shape could be right within the budget).
+    const g = grammarFor(p.shape);
+    return g.minRemaining(g.start()) <= this.cfg.model.maxAnswerLen ? p.shape : p.kind;
   }
 
   async sample(prompts: Prompt[], groupSize: number): Promise<Sample[][]> {
