@@ -80,8 +80,8 @@ export type AnswerKind = 'literal' | 'program';
 export const answerKind = (type: TaskType): AnswerKind => (type === 'induction' ? 'program' : 'literal');
 
 /**
- * The answer's type, for the built-in solver's typed decoding (the same information as the answer
- * format an LLM is told): 'program', 'literal' (any JSON literal), a value type
+ * The answer's type, for the built-in solver's typed decoding (abduction's natural rendering states
+ * it too; deduction's is f's return type): 'program', 'literal' (any JSON literal), a value type
  * (int | num | bool | str | null | arr | obj), or a tuple of value types such as `[int,str]` for an
  * argument list. Deduction: the type of f's output; abduction: the types of f's arguments.
  */

@@ -10,8 +10,9 @@
 //   typed:   the literal grammar held to an answer shape (task.ts, AnswerShape): a value type
 //            (`int` allows no fraction, `bool` only true/false, …) or, for abduction's argument
 //            list, a tuple such as `[int,str]` (that many elements, each of its type; deeper values
-//            are free). The shape is the answer's type, as an LLM is told its answer format: it
-//            narrows what can be written, never what is right.
+//            are free). The shape is only the answer's type (for abduction the natural rendering
+//            states it too; for deduction it is f's return type): it narrows what can be written,
+//            never what is right.
 import type { AnswerShape } from '../task.js';
 import { EOS, VOCAB_SIZE, charId } from './tokenizer.js';
 
