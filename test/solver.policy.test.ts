@@ -118,12 +118,15 @@ describe('grammar-constrained decoding', () => {
 });
 
 describe('policy', () => {
-  it('decodes the plain literal when a typed answer could not fit the budget', async () => {
+  it('decodes the plain literal when a typed answer could not fit the budget or has one possible value', async () => {
     const p = await createPolicy(tiny(), { seed: 5, ...quiet });
     // maxAnswerLen 6: "[true,true]" needs 11 characters, so this shape falls back to 'literal'
     const out = await p.sample([{ text: 'x', kind: 'literal', shape: '[bool,bool]' }, { text: 'y', kind: 'literal', shape: 'bool' }], 3);
     for (const s of out[0]!) expect(isWellFormed('literal', s.text, 6)).toBe(true);
     for (const s of out[1]!) expect(['true', 'false']).toContain(s.text);
+    // a shape with one possible answer would give it away: the plain literal is decoded instead
+    const free = await p.sample([{ text: 'z', kind: 'literal', shape: 'null' }, { text: 'w', kind: 'literal', shape: '[]' }], 16);
+    for (const g of free) expect(g.some((s) => s.text !== 'null' && s.text !== '[]')).toBe(true);
     p.dispose();
   });
   it('samples well-formed answers; training log-probs equal sampling log-probs', async () => {

@@ -224,6 +224,9 @@ export class TransformerPolicy implements Policy {
   /** The grammar a prompt's answers are decoded in: its shape when typed answers are on, else its kind. */
   private grammarOf(p: Prompt): AnswerShape {
     if (!this.cfg.typedAnswers || p.shape === undefined) return p.kind;
+    // A shape with a single possible answer (null, an empty or all-null argument list) would give
+    // the answer away: decode the plain literal. (The built-in families never produce one.)
+    if (/^(null|\[(null(,null)*)?\])$/.test(p.shape)) return p.kind;
     // A shape whose shortest answer exceeds the budget (a long argument list) cannot be written at
     // all: decode the plain literal then (no answer of that shape could be right within the budget).
     const g = grammarFor(p.shape);
