@@ -551,98 +551,19 @@ function cloneJson<T>(x: T): T {
   return out as T;
 }
 
+const SELF = new Set(['f']);
+const INDEX_SET = new Set(['seti']);
+const IN_PLACE = new Set(['sort', 'reverse']);
+
 /**
  * Whether calls of f may be memoised: f calls itself at two or more sites (so plain evaluation
  * repeats work) and nothing mutates a value in place (no index assignment, sort or reverse), so a
  * call's result depends on its arguments alone and a shared result is never changed afterwards.
+ * (Counted over the whole AST, literals included: a literal can only make the answer more cautious
+ * or, for the call count, memoise a pure program that gains little from it.)
  */
 function memoisable(p: Prog): boolean {
-  const scan = { calls: 0, mutates: false };
-  scanStmts(p.body, scan);
-  return scan.calls >= 2 && !scan.mutates;
-}
-
-// (Top-level functions for the same reason as size and usedNames below: no named arrows per call.)
-function scanStmts(xs: Stmt[] | undefined, scan: { calls: number; mutates: boolean }): void {
-  for (const s of xs ?? []) {
-    switch (s.k) {
-      case 'let':
-      case 'set':
-      case 'ret':
-        scanExpr(s.e, scan);
-        break;
-      case 'seti':
-        scan.mutates = true;
-        break;
-      case 'for':
-        scanExpr(s.from, scan);
-        scanExpr(s.to, scan);
-        scanStmts(s.body, scan);
-        break;
-      case 'forof':
-        scanExpr(s.of, scan);
-        scanStmts(s.body, scan);
-        break;
-      case 'while':
-        scanExpr(s.c, scan);
-        scanStmts(s.body, scan);
-        break;
-      case 'if':
-        scanExpr(s.c, scan);
-        scanStmts(s.t, scan);
-        scanStmts(s.e, scan);
-        break;
-    }
-  }
-}
-
-function scanExpr(x: Expr | undefined, scan: { calls: number; mutates: boolean }): void {
-  if (!x) return;
-  switch (x.k) {
-    case 'lit':
-    case 'var':
-      return;
-    case 'call':
-      if (x.f === 'f') scan.calls++;
-      for (const a of x.args) scanExpr(a, scan);
-      return;
-    case 'meth':
-      if (x.m === 'sort' || x.m === 'reverse') scan.mutates = true;
-      scanExpr(x.o, scan);
-      for (const a of x.args) scanExpr(a, scan);
-      return;
-    case 'apply':
-      scanExpr(x.f, scan);
-      for (const a of x.args) scanExpr(a, scan);
-      return;
-    case 'arr':
-      for (const a of x.items) scanExpr(a, scan);
-      return;
-    case 'obj':
-      for (const [, a] of x.fields) scanExpr(a, scan);
-      return;
-    case 'bin':
-      scanExpr(x.a, scan);
-      scanExpr(x.b, scan);
-      return;
-    case 'cond':
-      scanExpr(x.c, scan);
-      scanExpr(x.t, scan);
-      scanExpr(x.e, scan);
-      return;
-    case 'idx':
-      scanExpr(x.o, scan);
-      scanExpr(x.i, scan);
-      return;
-    case 'un':
-      return scanExpr(x.a, scan);
-    case 'prop':
-      return scanExpr(x.o, scan);
-    case 'fn':
-      return scanExpr(x.body, scan);
-    case 'spread':
-      return scanExpr(x.e, scan);
-  }
+  return countKeyed(p.body, 'f', SELF) >= 2 && countKeyed(p.body, 'k', INDEX_SET) === 0 && countKeyed(p.body, 'm', IN_PLACE) === 0;
 }
 
 /** Bounds every value a generated program may take as input or produce as output. */
