@@ -185,8 +185,6 @@ interface TState {
   lit: LState;
   /** index of the tuple element being written */
   idx: number;
-  /** the number being written is an int */
-  noFrac: boolean;
 }
 
 function parseShape(shape: string): { root: ValueType } | { tuple: ValueType[] } {
@@ -205,26 +203,25 @@ function typedGrammar(shape: string): Grammar<TState> {
   const typeAt = (depth: number, idx: number): ValueType =>
     depth === 0 ? root : tuple && depth === 1 ? tuple[idx]! : 'any';
   return {
-    start: () => ({ lit: L('V', ''), idx: 0, noFrac: false }),
+    start: () => ({ lit: L('V', ''), idx: 0 }),
     next(s, c) {
       const lit = literalNext(s.lit, c);
       if (lit === null) return null;
       const depth = s.lit.stack.length;
-      let { idx, noFrac } = s;
+      let idx = s.idx;
       if (s.lit.mode === 'V' && c !== ']') {
         if (tuple && depth === 1 && idx >= tuple.length) return null; // `[]`: no element may start
         const t = typeAt(depth, idx);
         if (STARTS[t] !== '' && !STARTS[t].includes(c)) return null;
-        noFrac = t === 'int';
       }
-      if (c === '.' && noFrac && NUMBER_MODES.has(s.lit.mode)) return null;
+      // a number never opens a container, so the one being written sits at this depth and index
+      if (c === '.' && NUMBER_MODES.has(s.lit.mode) && typeAt(depth, idx) === 'int') return null;
       if (tuple && depth === 1) {
         const ends = AFTER_VALUE.has(s.lit.mode);
         if (c === ',' && ends && ++idx >= tuple.length) return null;
         if (c === ']' && ((ends && idx !== tuple.length - 1) || (s.lit.mode === 'V' && tuple.length > 0))) return null;
       }
-      if (!NUMBER_MODES.has(lit.mode)) noFrac = false;
-      return { lit, idx, noFrac };
+      return { lit, idx };
     },
     minRemaining(s) {
       const depth = s.lit.stack.length;
@@ -236,7 +233,7 @@ function typedGrammar(shape: string): Grammar<TState> {
       return literalMin(s.lit) + rest;
     },
     canEnd: (s) => literalGrammar.canEnd(s.lit),
-    key: (s) => `${literalGrammar.key(s.lit)}|${s.idx}|${s.noFrac ? 1 : 0}`,
+    key: (s) => `${literalGrammar.key(s.lit)}|${s.idx}`,
   };
 }
 
