@@ -36,8 +36,8 @@
 // a context per task (147 µs idle) against ~100 µs per Python verification (per core, protocol
 // included), that ceiling is 5.4× python, which leaves ~1.4 µs per verification for parsing the
 // program, calling f and serialising the result; those cost ~10 µs (program parse ~40 µs per task,
-// a call 5-10 µs), so with a fresh context per task at G = 8 the 5× target is out of reach (~3× at
-// best; measured 1.46×).
+// a call 5-10 µs), so with a fresh context per task at G = 8 the 5× target is out of reach (roughly
+// 3× at best, by that estimate; measured 1.46×).
 //
 // Two program sets: PAIRED (ten realistic task programs written in both JavaScript and Python, so
 // every executor runs the same work) and GENERATED (programs and inputs from cogen's generators,

@@ -286,7 +286,7 @@ async function runStep(ctx: StepContext) {
     }
     tasks.push(task);
   }
-  // 3. The solver samples G answers per task, decoding constrained to each task's answer kind.
+  // 3. The solver samples G answers per task, decoding constrained to each task's answer kind or type.
   const samples = await policy.sample(tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) })), config.group);
   // 4. The sandbox verifies every answer.
   const verdicts = await verifyMany(sandbox, samples.flatMap((group, g) => group.map((s) => ({ task: tasks[g]!, answer: s.text }))));

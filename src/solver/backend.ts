@@ -8,8 +8,6 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from './config.js';
 import { patchWasmKernels } from './wasm-kernels.js';
 
-export { setFastWasmKernels } from './wasm-kernels.js';
-
 type Concrete = Exclude<BackendName, 'auto'>;
 // Specifiers in variables: these packages may be absent, and TypeScript must not resolve them.
 const TFJS_NODE = ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node'];
