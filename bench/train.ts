@@ -89,8 +89,9 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   const { mc, params } = shapeModel();
   const b = shapeBatch();
   const opt = new AdamW(params, optim);
-  setExplicitTranspose(variant === 'fused');
-  setFastWasmKernels(variant === 'fused');
+  // naive: tfjs-wasm's own kernels and transpose flags; fused: whatever the backend set up
+  const explicitWas = variant === 'naive' ? setExplicitTranspose(false) : null;
+  if (variant === 'naive') setFastWasmKernels(false);
   const logits = variant === 'fused' ? fusedLogits : naiveLogits;
   const logp = (): tf.Tensor2D => {
     const lsm = tf.logSoftmax(logits(params, mc, b));
@@ -112,7 +113,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   const t0 = performance.now();
   for (let i = 0; i < steps; i++) await one();
   const ms = (performance.now() - t0) / steps;
-  setExplicitTranspose(true);
+  if (explicitWas !== null) setExplicitTranspose(explicitWas);
   setFastWasmKernels(true);
   old.dispose(); mask.dispose(); adv.dispose(); opt.dispose();
   for (const v of params.values()) v.dispose();

@@ -1,7 +1,8 @@
 // LayerNorm and GELU (hand-written gradients) against float64 references and finite differences;
-// backend.ts's tfjs-wasm Identity/Slice/SplitV against the cpu backend; the model's logits on wasm
+// wasm-kernels.ts's tfjs-wasm Identity/Slice/SplitV and SIMD BatchMatMul/Sum against the cpu backend; the model's logits on wasm
 // against cpu.
 import * as tf from '@tensorflow/tfjs-core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../src/rng.js';
 import { initBackend } from '../src/solver/backend.js';
@@ -61,7 +62,56 @@ describe('custom gradients', () => {
   }
 });
 
-describe('wasm kernels (backend.ts)', () => {
+/** Runs f on the cpu backend and then on wasm; returns both results' shapes and values. */
+async function onBoth(f: () => tf.Tensor[]): Promise<{ shape: number[]; data: Float32Array }[][]> {
+  const out: { shape: number[]; data: Float32Array }[][] = [];
+  for (const b of ['cpu', 'wasm'] as const) {
+    await initBackend(b, { log: () => {} });
+    const ts = tf.tidy(f);
+    out.push(await Promise.all(ts.map(async (t) => ({ shape: t.shape, data: (await t.data()) as Float32Array }))));
+    tf.dispose(ts);
+  }
+  return out;
+}
+
+describe('wasm kernels (wasm-kernels.ts)', () => {
+  it('SIMD BatchMatMul equals the cpu backend for any shape, transpose flags and batch broadcast', async () => {
+    // sizes cross the 4×8 tile and the 128-row k block edges; batch 1 on one side broadcasts
+    const dim = fc.oneof(fc.integer({ min: 1, max: 13 }), fc.constantFrom(16, 24, 48, 129, 260));
+    await fc.assert(fc.asyncProperty(
+      fc.record({ batch: fc.integer({ min: 1, max: 3 }), bcast: fc.constantFrom('none', 'a', 'b'), M: dim, N: dim, K: dim, tA: fc.boolean(), tB: fc.boolean(), seed: fc.integer() }),
+      async ({ batch, bcast, M, N, K, tA, tB, seed }) => {
+        const rng = createRng(seed);
+        const bA = bcast === 'a' ? 1 : batch, bB = bcast === 'b' ? 1 : batch;
+        const a = new Float32Array(bA * M * K).map(() => rng.next() * 2 - 1);
+        const b = new Float32Array(bB * K * N).map(() => rng.next() * 2 - 1);
+        const [cpu, wasm] = await onBoth(() => [tf.matMul(
+          tf.tensor(a, [bA, ...(tA ? [K, M] : [M, K])]), tf.tensor(b, [bB, ...(tB ? [N, K] : [K, N])]), tA, tB)]);
+        expect(wasm![0]!.shape).toEqual(cpu![0]!.shape);
+        for (let i = 0; i < cpu![0]!.data.length; i++) expect(Math.abs(wasm![0]!.data[i]! - cpu![0]!.data[i]!)).toBeLessThan(1e-4 * Math.sqrt(K));
+      }), { numRuns: 40 });
+    // rank 2 and rank 4 (attention's [N, heads, T, dh]), and empty operands
+    const [cpu, wasm] = await onBoth(() => {
+      const r = createRng(9);
+      const t = (shape: number[]): tf.Tensor => tf.tensor(new Float32Array(shape.reduce((p, q) => p * q, 1)).map(() => r.next()), shape);
+      return [tf.matMul(t([7, 5]), t([5, 9])), tf.matMul(t([2, 3, 6, 4]), t([2, 3, 5, 4]), false, true), tf.matMul(t([3, 0]), t([0, 4])), tf.matMul(t([0, 2]), t([2, 3]))];
+    });
+    expect(wasm!.map((x) => x.shape)).toEqual(cpu!.map((x) => x.shape));
+    wasm!.forEach((x, j) => x.data.forEach((v, i) => expect(Math.abs(v - cpu![j]!.data[i]!)).toBeLessThan(1e-5)));
+  });
+
+  it('SIMD Sum over leading axes (and every other Sum) equals the cpu backend', async () => {
+    const [cpu, wasm] = await onBoth(() => {
+      const r = createRng(10);
+      const x = tf.tensor(new Float32Array(2 * 3 * 5 * 7).map(() => r.next() * 2 - 1), [2, 3, 5, 7]);
+      return [tf.sum(x, 0), tf.sum(x, [0, 1]), tf.sum(x, [1, 0], true), tf.sum(x, [0, 1, 2]), tf.sum(x, -1), tf.sum(x, [1, 2]), tf.sum(x),
+        tf.sum(tf.reshape(x, [210, 1]), 0), tf.sum(tf.zeros([0, 3]), 0)];
+    });
+    expect(wasm!.map((x) => x.shape)).toEqual(cpu!.map((x) => x.shape));
+    wasm!.forEach((x, j) => x.data.forEach((v, i) => expect(Math.abs(v - cpu![j]!.data[i]!), `case ${j}`).toBeLessThan(1e-5)));
+  });
+
+
   it('Slice, SplitV and Identity equal the cpu backend', async () => {
     const rng = createRng(3);
     const shape = [3, 4, 5, 6];

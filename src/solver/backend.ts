@@ -63,11 +63,12 @@ async function tryWebgpu(allowSoftware: boolean): Promise<string | null> {
   }
 }
 
-async function tryWasm(threads: number): Promise<string | null> {
+async function tryWasm(threads: number, notes: string[]): Promise<string | null> {
   try {
     const w = await import('@tensorflow/tfjs-backend-wasm');
     if (threads > 0) w.setThreadsCount(threads);
-    patchWasmKernels();
+    const simdOff = await patchWasmKernels();
+    if (simdOff) notes.push(simdOff);
     if (await tf.setBackend('wasm')) return null;
     return 'the wasm backend did not start';
   } catch (e) {
@@ -94,15 +95,17 @@ export async function initBackend(name: BackendName = 'auto', opts: { threads?: 
     : name === 'wasm' ? ['wasm', 'cpu'] : ['cpu'];
   if (current && current === order[0] && tf.getBackend() === current) return current;
   const skipped: string[] = [];
+  const notes: string[] = [];
   for (const b of order) {
     const why = b === 'tensorflow' ? await tryTensorflow()
       : b === 'webgpu' ? await tryWebgpu(name === 'webgpu')
-      : b === 'wasm' ? await tryWasm(opts.threads ?? 0)
+      : b === 'wasm' ? await tryWasm(opts.threads ?? 0, notes)
       : await tryCpu();
     if (why === null) {
       await tf.ready();
       current = tf.getBackend();
-      log(`solver backend: ${current}${skipped.length ? ` (skipped ${skipped.join('; ')})` : ''}`);
+      const why = [...notes, ...(skipped.length ? [`skipped ${skipped.join('; ')}`] : [])];
+      log(`solver backend: ${current}${why.length ? ` (${why.join('; ')})` : ''}`);
       return current;
     }
     skipped.push(`${b}: ${why}`);

@@ -32,13 +32,18 @@ function expandReduced(dy: tf.Tensor, xShape: number[], axis: unknown): tf.Tenso
   return tf.mul(tf.reshape(dy, kept), tf.ones(xShape));
 }
 
+// tfjs-wasm's own matMul sends only flag-free 2-D products to XNNPACK, so rank-2 transposes are done
+// explicitly. wasm-kernels.ts turns this off when its SIMD matMul (transposes for free) is in use;
+// benchmarks turn it off for the naïve baseline (flags, as tfjs's own gradient does).
 let explicitTranspose = true;
-/** For benchmarks: false makes the matMul gradient use transpose flags, as tfjs's own gradient does. */
-export function setExplicitTranspose(on: boolean): void {
+/** Returns the previous setting. */
+export function setExplicitTranspose(on: boolean): boolean {
+  const was = explicitTranspose;
   explicitTranspose = on;
+  return was;
 }
 
-/** matMul with transposes done explicitly for rank-2 operands (see BatchMatMul below). */
+/** matMul with transposes done explicitly for rank-2 operands when explicitTranspose is on. */
 export function matMulFast(a: tf.Tensor, b: tf.Tensor, tA = false, tB = false): tf.Tensor {
   if (!explicitTranspose || a.rank !== 2 || b.rank !== 2 || (!tA && !tB)) return tf.matMul(a, b, tA, tB);
   return tf.matMul(tA ? tf.transpose(a) : a, tB ? tf.transpose(b) : b);

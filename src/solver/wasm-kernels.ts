@@ -5,13 +5,81 @@
 //   the output can share the input's data, as Reshape and the cpu backend's Identity do.
 // - Slice and SplitV read the whole input out of the wasm heap (a copy) for every slice; these copy
 //   only the slice, from a view of the heap.
+// - BatchMatMul (float32) runs wasm-simd.ts's register-blocked SIMD kernel in place on the heap:
+//   tfjs-wasm's own runs batched or transposed products through a scalar loop (10× slower on
+//   attention's shapes) and only plain 2-D ones through XNNPACK, which the kernel also beats here.
+//   A transposed A is read through strides; a transposed B is packed first.
+// - Sum over leading axes (bias gradients) is one SIMD column sum; tfjs-wasm transposes first.
 import * as tf from '@tensorflow/tfjs-core';
+import { setExplicitTranspose } from './gradients.js';
+import { compileSimdModule, instantiateSimd, type SimdKernels, type WasmMemory, type WasmModule } from './wasm-simd.js';
 
 type WasmBackend = {
   incRef(id: object): void;
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+  disposeData(id: object, force?: boolean): boolean;
+  dataIdMap: { get(id: object): { memoryOffset: number } | undefined };
+  wasm: { asm: { memory: WasmMemory } };
 };
+
+const prod = (xs: number[]): number => xs.reduce((p, q) => p * q, 1);
+const ptr = (be: WasmBackend, t: tf.TensorInfo): number => be.dataIdMap.get(t.dataId)!.memoryOffset;
+
+let simdModule: WasmModule | null = null;
+let simd: SimdKernels | null = null;
+/** The SIMD kernels bound to this backend's heap (instantiated on first use). */
+function simdFor(be: WasmBackend): SimdKernels {
+  simd ??= instantiateSimd(simdModule!, be.wasm.asm.memory);
+  return simd;
+}
+
+/** C = op(A)·op(B) with broadcast batch dims; null where the SIMD kernel does not apply. */
+function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boolean, tB: boolean): tf.TensorInfo | null {
+  if (!simdModule || a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
+  const ra = a.shape.length, rb = b.shape.length;
+  const M = a.shape[tA ? ra - 1 : ra - 2]!, K = a.shape[tA ? ra - 2 : ra - 1]!;
+  const N = b.shape[tB ? rb - 2 : rb - 1]!;
+  if (b.shape[tB ? rb - 1 : rb - 2] !== K) return null;
+  const outerA = a.shape.slice(0, -2), outerB = b.shape.slice(0, -2);
+  const outer = tf.backend_util.assertAndGetBroadcastShape(outerA, outerB);
+  const batch = prod(outer), batchA = prod(outerA), batchB = prod(outerB);
+  if ((batchA !== batch && batchA !== 1) || (batchB !== batch && batchB !== 1)) return null;
+  const out = be.makeOutput([...outer, M, N], 'float32');
+  if (batch * M * N === 0) return out;
+  if (K === 0) {
+    be.typedArrayFromHeap(out).fill(0);
+    return out;
+  }
+  const k = simdFor(be);
+  let packed: tf.TensorInfo | null = null;
+  if (tB) {
+    packed = be.makeOutput([batchB, K, N], 'float32');
+    k.transpose(ptr(be, b), ptr(be, packed), batchB, N, K);
+  }
+  k.matmul(ptr(be, a), ptr(be, packed ?? b), ptr(be, out), batch, M, N, K,
+    tA ? 1 : K, tA ? M : 1, batchA === 1 ? 0 : M * K, batchB === 1 ? 0 : K * N);
+  if (packed) be.disposeData(packed.dataId, true);
+  return out;
+}
+
+/** Σ over the leading axes of a float32 tensor as one column sum; null for other reductions. */
+function simdLeadingSum(be: WasmBackend, x: tf.TensorInfo, axis: number | number[], keepDims: boolean): tf.TensorInfo | null {
+  if (!simdModule || x.dtype !== 'float32') return null;
+  const axes = [...tf.util.parseAxisParam(axis, x.shape)].sort((p, q) => p - q);
+  const j = axes.length;
+  if (j === 0 || j >= x.shape.length || axes.some((a, i) => a !== i)) return null;
+  const rest = x.shape.slice(j);
+  const out = be.makeOutput(keepDims ? [...axes.map(() => 1), ...rest] : rest, 'float32');
+  const R = prod(x.shape.slice(0, j)), C = prod(rest);
+  if (C === 0) return out;
+  if (R === 0) {
+    be.typedArrayFromHeap(out).fill(0);
+    return out;
+  }
+  simdFor(be).colsum(ptr(be, x), ptr(be, out), R, C);
+  return out;
+}
 
 /** Copies x[begin : begin + size] into a new tensor (views taken after the allocation: it may grow the heap). */
 function sliceHeap(be: WasmBackend, x: tf.TensorInfo, begin: number[], size: number[]): tf.TensorInfo {
@@ -50,15 +118,28 @@ export function setFastWasmKernels(on: boolean): void {
   fastWasmKernels = on;
 }
 
-export function patchWasmKernels(): void {
-  if (wasmKernelsPatched) return;
+/**
+ * Registers the kernels above over tfjs-wasm's (once). Returns why the SIMD ones are off, or null:
+ * without them the others still apply and matMul gradients transpose explicitly (gradients.ts).
+ */
+export async function patchWasmKernels(): Promise<string | null> {
+  if (wasmKernelsPatched) return simdModule ? null : 'SIMD kernels unavailable';
   wasmKernelsPatched = true;
+  let simdOff: string | null = null;
+  try {
+    simdModule = await compileSimdModule();
+    setExplicitTranspose(false);
+  } catch (e) {
+    simdOff = `SIMD kernels unavailable (${String((e as Error).message).split('\n')[0]})`;
+  }
   type Args = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, unknown> };
-  const replace = (kernelName: string, f: (a: Args) => tf.TensorInfo | tf.TensorInfo[]): void => {
+  // f returns null to defer to tfjs-wasm's own kernel.
+  const replace = (kernelName: string, f: (a: Args) => tf.TensorInfo | tf.TensorInfo[] | null): void => {
     const orig = tf.getKernel(kernelName, 'wasm');
     if (!orig) return;
     const kernelFunc = (a: Args): tf.TensorInfo | tf.TensorInfo[] =>
-      a.inputs.x!.dtype === 'string' || !fastWasmKernels ? (orig.kernelFunc as unknown as (a: Args) => tf.TensorInfo)(a) : f(a);
+      (fastWasmKernels && Object.values(a.inputs).every((t) => t!.dtype !== 'string') ? f(a) : null) ??
+      (orig.kernelFunc as unknown as (a: Args) => tf.TensorInfo)(a);
     tf.unregisterKernel(kernelName, 'wasm');
     tf.registerKernel({ ...orig, kernelFunc: kernelFunc as unknown as tf.KernelFunc });
   };
@@ -85,5 +166,10 @@ export function patchWasmKernels(): void {
       return o;
     });
   });
+  replace('BatchMatMul', ({ inputs, backend, attrs }) =>
+    simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean));
+  replace('Sum', ({ inputs, backend, attrs }) =>
+    simdLeadingSum(backend as WasmBackend, inputs.x!, attrs!.axis as number | number[], attrs!.keepDims as boolean));
+  return simdOff;
 }
 

@@ -1,0 +1,230 @@
+// WebAssembly SIMD kernels that run inside tfjs-wasm's own heap (they import its memory, so tensors
+// are read and written in place, with no copies).
+//
+// Why: tfjs-wasm sends 2-D matMuls to XNNPACK but every batched or transposed one (attention's
+// Q·Kᵀ, P·V and their gradients) through a scalar loop at 0.2–0.7 GMAC/s, about half of a training
+// step; and it sums over a leading axis (bias gradients) by transposing first.
+//
+// The module is written as WebAssembly text, generated below so the register-blocked micro-kernel
+// can be unrolled by code, and assembled at start-up with wabt (from npm).
+//
+// matmul: C[b] = A[b]·B[b], B and C row-major and contiguous, A read through element strides (so a
+// transposed A costs nothing). The micro-kernel keeps a 4×8 block of C in eight v128 accumulators:
+// per k it loads 8 floats of B's row k and 4 scalars of A's column k, and does 32 multiply-adds.
+// Edges use 4×4, 4×1 (scalar), 1×8, 1×4 and 1×1 tiles.
+
+type Tile = { rows: number; vecs: number }; // vecs 0: one scalar column
+
+function tileName(t: Tile): string {
+  return `$tile_${t.rows}_${t.vecs}`;
+}
+
+/** One tile: C[r, cols] = Σ_k A[r, k]·B[k, cols] for r < rows. Pointers and strides in bytes. */
+function tileFunc(t: Tile): string {
+  const { rows, vecs } = t;
+  const scalar = vecs === 0;
+  const V = scalar ? 1 : vecs;
+  const acc = (r: number, v: number): string => `$acc${r}_${v}`;
+  const lines: string[] = [];
+  lines.push(`(func ${tileName(t)} (param $ap i32) (param $bp i32) (param $cp i32) (param $k i32) (param $sAm i32) (param $sAk i32) (param $N4 i32) (param $acc i32)`);
+  for (let r = 0; r < rows; r++) lines.push(`  (local $a${r} i32)`);
+  for (let r = 0; r < rows; r++) for (let v = 0; v < V; v++) lines.push(`  (local ${acc(r, v)} ${scalar ? 'f32' : 'v128'})`);
+  for (let v = 0; v < V; v++) lines.push(`  (local $b${v} ${scalar ? 'f32' : 'v128'})`);
+  lines.push(`  (local $x ${scalar ? 'f32' : 'v128'})`);
+  lines.push('  (local.set $a0 (local.get $ap))');
+  // $acc: continue a sum over an earlier block of k (start from C) rather than from zero
+  lines.push('  (if (local.get $acc) (then');
+  for (let r = 0; r < rows; r++) {
+    for (let v = 0; v < V; v++) {
+      const at = r === 0 ? '(local.get $cp)' : `(i32.add (local.get $cp) (i32.mul (local.get $N4) (i32.const ${r})))`;
+      lines.push(scalar ? `    (local.set ${acc(r, v)} (f32.load ${at}))` : `    (local.set ${acc(r, v)} (v128.load offset=${16 * v} ${at}))`);
+    }
+  }
+  lines.push('  ))');
+  for (let r = 1; r < rows; r++) lines.push(`  (local.set $a${r} (i32.add (local.get $a${r - 1}) (local.get $sAm)))`);
+  lines.push('  (loop $l');
+  for (let v = 0; v < V; v++) {
+    lines.push(scalar ? `    (local.set $b${v} (f32.load (local.get $bp)))` : `    (local.set $b${v} (v128.load offset=${16 * v} (local.get $bp)))`);
+  }
+  for (let r = 0; r < rows; r++) {
+    lines.push(scalar ? `    (local.set $x (f32.load (local.get $a${r})))` : `    (local.set $x (f32x4.splat (f32.load (local.get $a${r}))))`);
+    for (let v = 0; v < V; v++) {
+      lines.push(scalar
+        ? `    (local.set ${acc(r, v)} (f32.add (local.get ${acc(r, v)}) (f32.mul (local.get $x) (local.get $b${v}))))`
+        : `    (local.set ${acc(r, v)} (f32x4.add (local.get ${acc(r, v)}) (f32x4.mul (local.get $x) (local.get $b${v}))))`);
+    }
+    lines.push(`    (local.set $a${r} (i32.add (local.get $a${r}) (local.get $sAk)))`);
+  }
+  lines.push('    (local.set $bp (i32.add (local.get $bp) (local.get $N4)))');
+  lines.push('    (br_if $l (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))');
+  for (let r = 0; r < rows; r++) {
+    for (let v = 0; v < V; v++) {
+      lines.push(scalar ? `  (f32.store (local.get $cp) (local.get ${acc(r, v)}))` : `  (v128.store offset=${16 * v} (local.get $cp) (local.get ${acc(r, v)}))`);
+    }
+    if (r < rows - 1) lines.push('  (local.set $cp (i32.add (local.get $cp) (local.get $N4)))');
+  }
+  lines.push(')');
+  return lines.join('\n');
+}
+
+/** Calls the tiles of `rows` rows starting at row $m across all N columns. */
+function rowBlock(rows: number): string {
+  const call = (vecs: number): string =>
+    `(call ${tileName({ rows, vecs })} (i32.add (local.get $aK) (i32.mul (local.get $m) (local.get $sAm))) (i32.add (local.get $bK) (i32.shl (local.get $n) (i32.const 2))) ` +
+    `(i32.add (local.get $cB) (i32.shl (i32.add (i32.mul (local.get $m) (local.get $N)) (local.get $n)) (i32.const 2))) (local.get $kn) (local.get $sAm) (local.get $sAk) (local.get $N4) (local.get $k0))`;
+  return `
+      (local.set $n (i32.const 0))
+      (block $d8 (loop $l8
+        (br_if $d8 (i32.gt_s (i32.add (local.get $n) (i32.const 8)) (local.get $N)))
+        ${call(2)}
+        (local.set $n (i32.add (local.get $n) (i32.const 8)))
+        (br $l8)))
+      (if (i32.le_s (i32.add (local.get $n) (i32.const 4)) (local.get $N)) (then
+        ${call(1)}
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))))
+      (block $d1 (loop $l1
+        (br_if $d1 (i32.ge_s (local.get $n) (local.get $N)))
+        ${call(0)}
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br $l1)))`;
+}
+
+/**
+ * Rows of B per pass: a long k (weight gradients sum over every token) is cut into blocks so that
+ * the block of B a pass streams through stays in cache (128 × 64 floats = 32 KiB); later passes
+ * add to C.
+ */
+const K_BLOCK = 128;
+
+/** The module's text. */
+export function simdModuleText(): string {
+  const tiles: Tile[] = [4, 1].flatMap((rows) => [2, 1, 0].map((vecs) => ({ rows, vecs })));
+  return `(module
+  (import "env" "memory" (memory 0))
+${tiles.map(tileFunc).join('\n')}
+  ;; C[b] (M×N) = A[b]·B[b]; A[b][m][k] at a + 4·(b·bsA + m·sAm + k·sAk); B[b] (K×N) at b + 4·b·bsB; C contiguous. K ≥ 1.
+  (func (export "matmul") (param $a i32) (param $b i32) (param $c i32) (param $batch i32) (param $M i32) (param $N i32) (param $K i32)
+      (param $sAm i32) (param $sAk i32) (param $bsA i32) (param $bsB i32)
+    (local $i i32) (local $m i32) (local $n i32) (local $aB i32) (local $bB i32) (local $cB i32) (local $N4 i32)
+    (local $k0 i32) (local $kn i32) (local $aK i32) (local $bK i32)
+    (local.set $sAm (i32.shl (local.get $sAm) (i32.const 2)))
+    (local.set $sAk (i32.shl (local.get $sAk) (i32.const 2)))
+    (local.set $N4 (i32.shl (local.get $N) (i32.const 2)))
+    (local.set $aB (local.get $a)) (local.set $bB (local.get $b)) (local.set $cB (local.get $c))
+    (block $done (loop $batches
+      (br_if $done (i32.ge_s (local.get $i) (local.get $batch)))
+      (local.set $k0 (i32.const 0))
+      (loop $kb
+      (local.set $kn (select (i32.const ${K_BLOCK}) (i32.sub (local.get $K) (local.get $k0))
+        (i32.lt_s (i32.const ${K_BLOCK}) (i32.sub (local.get $K) (local.get $k0)))))
+      (local.set $aK (i32.add (local.get $aB) (i32.mul (local.get $k0) (local.get $sAk))))
+      (local.set $bK (i32.add (local.get $bB) (i32.mul (local.get $k0) (local.get $N4))))
+      (local.set $m (i32.const 0))
+      (block $d4 (loop $l4
+        (br_if $d4 (i32.gt_s (i32.add (local.get $m) (i32.const 4)) (local.get $M)))
+        ${rowBlock(4)}
+        (local.set $m (i32.add (local.get $m) (i32.const 4)))
+        (br $l4)))
+      (block $dr (loop $lr
+        (br_if $dr (i32.ge_s (local.get $m) (local.get $M)))
+        ${rowBlock(1)}
+        (local.set $m (i32.add (local.get $m) (i32.const 1)))
+        (br $lr)))
+      (local.set $k0 (i32.add (local.get $k0) (i32.const ${K_BLOCK})))
+      (br_if $kb (i32.lt_s (local.get $k0) (local.get $K))))
+      (local.set $aB (i32.add (local.get $aB) (i32.shl (local.get $bsA) (i32.const 2))))
+      (local.set $bB (i32.add (local.get $bB) (i32.shl (local.get $bsB) (i32.const 2))))
+      (local.set $cB (i32.add (local.get $cB) (i32.mul (local.get $N4) (local.get $M))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $batches)))
+  )
+  ;; dst[b] (C×R) = src[b]ᵀ for src[b] (R×C), both contiguous.
+  (func (export "transpose") (param $src i32) (param $dst i32) (param $batch i32) (param $R i32) (param $C i32)
+    (local $i i32) (local $r i32) (local $c i32) (local $s i32) (local $d i32) (local $R4 i32)
+    (local.set $R4 (i32.shl (local.get $R) (i32.const 2)))
+    (block $done (loop $batches
+      (br_if $done (i32.ge_s (local.get $i) (local.get $batch)))
+      (local.set $r (i32.const 0))
+      (block $dr (loop $lr
+        (br_if $dr (i32.ge_s (local.get $r) (local.get $R)))
+        (local.set $d (i32.add (local.get $dst) (i32.shl (local.get $r) (i32.const 2))))
+        (local.set $c (i32.const 0))
+        (block $dc (loop $lc
+          (br_if $dc (i32.ge_s (local.get $c) (local.get $C)))
+          (f32.store (local.get $d) (f32.load (local.get $src)))
+          (local.set $src (i32.add (local.get $src) (i32.const 4)))
+          (local.set $d (i32.add (local.get $d) (local.get $R4)))
+          (local.set $c (i32.add (local.get $c) (i32.const 1)))
+          (br $lc)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $lr)))
+      (local.set $dst (i32.add (local.get $dst) (i32.mul (local.get $R4) (local.get $C))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $batches)))
+  )
+  ;; out[c] = Σ_r x[r][c] for x (R×C) contiguous: a sum over leading axes.
+  (func (export "colsum") (param $x i32) (param $out i32) (param $R i32) (param $C i32)
+    (local $r i32) (local $c i32) (local $p i32) (local $acc v128) (local $s f32) (local $C4 i32)
+    (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
+    (block $d4 (loop $l4
+      (br_if $d4 (i32.gt_s (i32.add (local.get $c) (i32.const 4)) (local.get $C)))
+      (local.set $acc (v128.const i32x4 0 0 0 0))
+      (local.set $p (i32.add (local.get $x) (i32.shl (local.get $c) (i32.const 2))))
+      (local.set $r (i32.const 0))
+      (block $dr (loop $lr
+        (br_if $dr (i32.ge_s (local.get $r) (local.get $R)))
+        (local.set $acc (f32x4.add (local.get $acc) (v128.load (local.get $p))))
+        (local.set $p (i32.add (local.get $p) (local.get $C4)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $lr)))
+      (v128.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (local.get $acc))
+      (local.set $c (i32.add (local.get $c) (i32.const 4)))
+      (br $l4)))
+    (block $d1 (loop $l1
+      (br_if $d1 (i32.ge_s (local.get $c) (local.get $C)))
+      (local.set $s (f32.const 0))
+      (local.set $p (i32.add (local.get $x) (i32.shl (local.get $c) (i32.const 2))))
+      (local.set $r (i32.const 0))
+      (block $dr1 (loop $lr1
+        (br_if $dr1 (i32.ge_s (local.get $r) (local.get $R)))
+        (local.set $s (f32.add (local.get $s) (f32.load (local.get $p))))
+        (local.set $p (i32.add (local.get $p) (local.get $C4)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $lr1)))
+      (f32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (local.get $s))
+      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+      (br $l1)))
+  )
+)`;
+}
+
+// The tsconfig's libs (ES2022, no DOM) do not type WebAssembly's JS API; the little used here:
+export type WasmMemory = { readonly buffer: ArrayBuffer };
+export type WasmModule = object;
+const WA = (globalThis as unknown as {
+  WebAssembly: {
+    Module: new (bytes: Uint8Array) => WasmModule;
+    Instance: new (m: WasmModule, imports: object) => { exports: object };
+  };
+}).WebAssembly;
+
+export interface SimdKernels {
+  matmul(a: number, b: number, c: number, batch: number, M: number, N: number, K: number, sAm: number, sAk: number, bsA: number, bsB: number): void;
+  transpose(src: number, dst: number, batch: number, R: number, C: number): void;
+  colsum(x: number, out: number, R: number, C: number): void;
+}
+
+/** Assembles the module with wabt (a few ms); instantiate it on tfjs-wasm's heap with instantiateSimd. */
+export async function compileSimdModule(): Promise<WasmModule> {
+  const wabt = await (await import('wabt')).default();
+  const mod = wabt.parseWat('cogen-simd.wat', simdModuleText(), { simd: true });
+  try {
+    return new WA.Module(mod.toBinary({}).buffer);
+  } finally {
+    mod.destroy();
+  }
+}
+
+export function instantiateSimd(module: WasmModule, memory: WasmMemory): SimdKernels {
+  return new WA.Instance(module, { env: { memory } }).exports as unknown as SimdKernels;
+}
