@@ -127,7 +127,7 @@ export async function patchWasmKernels(): Promise<string | null> {
   wasmKernelsPatched = true;
   let simdOff: string | null = null;
   try {
-    simdModule = await compileSimdModule();
+    simdModule = (await compileSimdModule()).module;
     setExplicitTranspose(false);
   } catch (e) {
     simdOff = `SIMD kernels unavailable (${String((e as Error).message).split('\n')[0]})`;
