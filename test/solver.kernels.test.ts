@@ -123,6 +123,7 @@ describe('wasm kernels (wasm-kernels.ts)', () => {
         tf.slice(x, [1, 0, 0, 0], [2, 4, 5, 6]), tf.slice(x, [0, 1, 2, 3], [3, 2, 3, 2]), tf.slice(x, [2, 3, 4, 5], [1, 1, 1, 1]),
         tf.slice(x2, [3, 0], [5, 30]), tf.slice(x2, [0, 7], [12, 20]), tf.slice(tf.reshape(x, [360]), [17], [100]),
         ...tf.split(x2, 4, 0), ...tf.split(x2, [10, 15, 5], 1), ...tf.split(x, [1, 2], 0),
+        tf.slice(x, [0, 1, 0, 0], [3, 2, 5, 6]), tf.slice(x, [1, 2, 1, 0], [2, 2, 3, 6]), ...tf.split(x, [2, 3], 2),
         tf.clone(x), tf.slice(tf.tensor1d([1, 2, 3, 4], 'int32'), [1], [2]),
       ];
     };

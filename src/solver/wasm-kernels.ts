@@ -91,19 +91,17 @@ function sliceHeap(be: WasmBackend, x: tf.TensorInfo, begin: number[], size: num
   const rank = x.shape.length;
   const strides = new Array<number>(rank);
   for (let i = rank - 1, st = 1; i >= 0; i--) { strides[i] = st; st *= x.shape[i]!; }
-  if (tf.slice_util.isSliceContinous(x.shape, begin, size)) {
-    const off = tf.slice_util.computeFlatOffset(begin, strides);
-    ov.set(xv.subarray(off, off + n));
-    return out;
-  }
-  const L = size[rank - 1]!;
-  const idx = new Array<number>(rank - 1).fill(0);
-  for (let o = 0; o < n; o += L) {
-    let src = begin[rank - 1]!;
-    for (let i = 0; i < rank - 1; i++) src += (begin[i]! + idx[i]!) * strides[i]!;
-    if (L >= 32) ov.set(xv.subarray(src, src + L), o);
-    else for (let j = 0; j < L; j++) ov[o + j] = xv[src + j]!;
-    for (let i = rank - 2; i >= 0; i--) {
+  // Axes after j are whole, so each x[i0, …, i(j-1), begin_j : begin_j + size_j, …] is one contiguous run.
+  let j = rank - 1;
+  while (j > 0 && size[j] === x.shape[j]) j--;
+  const run = size[j]! * strides[j]!;
+  const idx = new Array<number>(j).fill(0);
+  for (let o = 0; o < n; o += run) {
+    let src = begin[j]! * strides[j]!;
+    for (let i = 0; i < j; i++) src += (begin[i]! + idx[i]!) * strides[i]!;
+    if (run >= 32) ov.set(xv.subarray(src, src + run), o);
+    else for (let k = 0; k < run; k++) ov[o + k] = xv[src + k]!;
+    for (let i = j - 1; i >= 0; i--) {
       if (++idx[i]! < size[i]!) break;
       idx[i] = 0;
     }
