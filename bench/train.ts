@@ -2,9 +2,9 @@
 //  1. The issue's shape (vocab 64, d 64, 2 layers, 4 heads, seq 48, batch 64), one GRPO step
 //     (forward, backward, clip, AdamW): our fused model vs a naïve tfjs transformer (per-head
 //     attention, transpose-flag matMuls as tfjs's own matMul gradient uses, mask rebuilt per step,
-//     tfjs-wasm's own Identity/Slice/SplitV kernels rather than backend.ts's),
-//     and the same model/batch/loss in PyTorch CPU (bench/train_torch.py; needs torch — set
-//     TORCH_PYTHON to a python that has it).
+//     tfjs-wasm's own kernels rather than wasm-kernels.ts's SIMD matMul, Sum, Identity, Slice and
+//     SplitV), and the same model/batch/loss in PyTorch CPU on all cores and on one
+//     (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that has it).
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
 //     tokens/s and update tokens/s.
 // Prints a table and writes bench/results/train.json. Ratios within one run are what count.
@@ -43,7 +43,7 @@ function shapeModel(): { mc: ModelConfig; params: Params } {
 
 const optim = solverConfigSchema.parse({}).optim;
 
-/** Our model: one fused qkv matMul, batched attention, cached causal mask, explicit transposes. */
+/** Our model: one fused qkv matMul, batched attention, cached causal mask, wasm-kernels.ts's kernels. */
 function fusedLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shapeBatch>): tf.Tensor2D {
   const { h } = hidden(params, mc, { tokens: b.tokens, N: b.N, T: b.T, pad: new Int32Array(b.N), posOffset: 0 }, true);
   return head(params, h);
@@ -148,9 +148,11 @@ async function policyThroughput(steps: number) {
   return { sampleTokensPerS: (sampleTok / sampleMs) * 1000, trainTokensPerS: (trainTok / updateMs) * 1000, updateMs: updateMs / steps, sampleMs: sampleMs / steps };
 }
 
-function torchStep(steps: number): { stepMs: number; tokensPerS: number; torch: string; threads: number } | { error: string } {
+type TorchResult = { stepMs: number; tokensPerS: number; torch: string; threads: number } | { error: string };
+/** threads 0: torch's default (one per core). */
+function torchStep(steps: number, threads = 0): TorchResult {
   const py = process.env.TORCH_PYTHON ?? 'python3';
-  const r = spawnSync(py, ['bench/train_torch.py', JSON.stringify({ ...SHAPE, steps })], { encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync(py, ['bench/train_torch.py', JSON.stringify({ ...SHAPE, steps, ...(threads ? { threads } : {}) })], { encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) return { error: `${py}: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
@@ -170,13 +172,19 @@ for (const backend of (['wasm', 'cpu'] as const).filter((b) => !only || b === on
   rows.push([`${used}: policy update B=8 G=8`, `${fmt(pol.updateMs)} ms`, `${fmt(pol.trainTokensPerS)} train tok/s`]);
   rows.push([`${used}: policy sample B=8 G=8`, `${fmt(pol.sampleMs)} ms`, `${fmt(pol.sampleTokensPerS)} sample tok/s`]);
 }
-const torch = only ? { error: 'skipped (--only)' } : torchStep(quick ? 3 : 8);
-results.torch = torch;
-if ('stepMs' in torch) {
-  const ours = (results.wasm as { shapeStepMs: number }).shapeStepMs;
-  rows.push([`torch ${torch.torch} CPU (${torch.threads} threads): shape step`, `${fmt(torch.stepMs)} ms`, `wasm/torch time ratio ${(ours / torch.stepMs).toFixed(2)}`]);
-} else {
-  rows.push(['torch CPU', 'n/a', torch.error]);
+// Torch on every core (its default) and on one: tfjs-wasm runs on one thread here (its threaded
+// build needs blob: workers, which Node lacks), so the second is the like-for-like comparison.
+const torchRuns = only ? [] : [torchStep(quick ? 3 : 8), torchStep(quick ? 3 : 8, 1)];
+results.torch = torchRuns[0] ?? { error: 'skipped (--only)' };
+results.torch1 = torchRuns[1] ?? { error: 'skipped (--only)' };
+if (only) rows.push(['torch CPU', 'n/a', 'skipped (--only)']);
+for (const torch of torchRuns) {
+  if ('stepMs' in torch) {
+    const ours = (results.wasm as { shapeStepMs: number }).shapeStepMs;
+    rows.push([`torch ${torch.torch} CPU (${torch.threads} thread${torch.threads === 1 ? '' : 's'}): shape step`, `${fmt(torch.stepMs)} ms`, `wasm/torch time ratio ${(ours / torch.stepMs).toFixed(2)}`]);
+  } else {
+    rows.push(['torch CPU', 'n/a', torch.error]);
+  }
 }
 console.log('\n| what | time | figure |\n| --- | --- | --- |');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
