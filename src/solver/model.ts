@@ -175,19 +175,9 @@ function block(
   }
   const attend = (qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, m: tf.Tensor): tf.Tensor =>
     tf.matMul(tf.softmax(tf.add(tf.mul(tf.matMul(qq, kk, false, true), 1 / Math.sqrt(d / c.heads)), m)), vv);
-  let att: tf.Tensor; // [N, heads, T, dh]
-  const T1 = Math.floor(T / 2);
-  if (past || T < 8) {
-    att = attend(q, k, v, mask);
-  } else {
-    // causal: the first T1 queries see only the first T1 keys (the rest are masked to exactly 0
-    // weight), so they skip the other columns: ~25% fewer multiply-adds in tfjs-wasm's slow batched matMul
-    const [qLo, qHi] = tf.split(q, [T1, T - T1], 2);
-    const lo = (x: tf.Tensor): tf.Tensor => tf.slice(x, [0, 0, 0, 0], [N, c.heads, T1, d / c.heads]);
-    const mLo = tf.slice(mask, [0, 0, 0, 0], [mask.shape[0]!, 1, T1, T1]);
-    const mHi = tf.slice(mask, [0, 0, T1, 0], [mask.shape[0]!, 1, T - T1, T]);
-    att = tf.concat([attend(qLo!, lo(k), lo(v), mLo), attend(qHi!, k, v, mHi)], 2);
-  }
+  // Causal attention over all T keys: splitting the queries in two halves (the first skipping the
+  // keys it cannot see) paid off with tfjs-wasm's scalar batched matMul, not with the SIMD one.
+  const att = attend(q, k, v, mask); // [N, heads, T, dh]
   const merged = tf.reshape(tf.transpose(att, [0, 2, 1, 3]), [N * T, d]) as tf.Tensor2D;
   x = tf.add(x, linear(merged, P(p, h + 'attn.c_proj.weight'), P(p, h + 'attn.c_proj.bias')));
   const m = layerNorm(x, P(p, h + 'ln_2.weight'), P(p, h + 'ln_2.bias')) as tf.Tensor2D;
