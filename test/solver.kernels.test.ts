@@ -8,6 +8,7 @@ import { createRng } from '../src/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import '../src/solver/gradients.js';
 import { gelu, initWeights, layerNorm, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
+import { assembleSimdModule, instantiateSimd } from '../src/solver/wasm-simd.js';
 
 /** Checks f's value and gradient (tf.grads) against ref (float64) and its central differences, for loss = Σ w·f. */
 async function checkGrad(
@@ -73,6 +74,67 @@ async function onBoth(f: () => tf.Tensor[]): Promise<{ shape: number[]; data: Fl
   }
   return out;
 }
+
+describe('wasm-simd.ts module, with and without fused multiply-adds', () => {
+  for (const fma of [false, true]) {
+    it(`${fma ? 'FMA' : 'plain'}: matmul, GELU and LayerNorm (and gradients) equal float64 references`, async () => {
+      const memory = new (globalThis as unknown as { WebAssembly: { Memory: new (o: { initial: number }) => { buffer: ArrayBuffer } } }).WebAssembly.Memory({ initial: 16 });
+      const k = instantiateSimd(await assembleSimdModule(fma), memory);
+      const f = new Float32Array(memory.buffer);
+      const rng = createRng(fma ? 31 : 32);
+      const fill = (at: number, n: number, scale: number): Float64Array => {
+        const out = new Float64Array(n);
+        for (let i = 0; i < n; i++) out[i] = f[at + i] = (rng.next() * 2 - 1) * scale;
+        return Float64Array.from(f.subarray(at, at + n)); // as rounded to float32
+      };
+      const near = (got: number, want: number, tol: number, what: string): void => expect(Math.abs(got - want), what).toBeLessThan(tol * Math.max(1, Math.abs(want)));
+      // matmul: A [2, 9, 133] (k over one 128-row block), B [2, 133, 11]
+      const [M, K, N] = [9, 133, 11];
+      const A = fill(0, 2 * M * K, 1), B = fill(4000, 2 * K * N, 1);
+      k.matmul(0, 4000 * 4, 8000 * 4, 2, M, N, K, K, 1, M * K, K * N);
+      for (let b = 0; b < 2; b++) for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) {
+        let s = 0;
+        for (let j = 0; j < K; j++) s += A[b * M * K + m * K + j]! * B[b * K * N + j * N + n]!;
+        near(f[8000 + b * M * N + m * N + n]!, s, 1e-5, `matmul ${b},${m},${n}`);
+      }
+      // GELU (tanh form) and its derivative, over [-12, 12] (the gate's exp meets its clamp)
+      const n = 64, c = Math.sqrt(2 / Math.PI);
+      const X = fill(0, n, 12), D = fill(100, n, 1);
+      const g = (x: number): number => 0.5 * x * (1 + Math.tanh(c * (x + 0.044715 * x ** 3)));
+      k.gelu(0, 200 * 4, n);
+      k.gelu_grad(0, 100 * 4, 300 * 4, n);
+      for (let i = 0; i < n; i++) {
+        near(f[200 + i]!, g(X[i]!), 2e-6, `gelu(${X[i]})`);
+        near(f[300 + i]!, D[i]! * (g(X[i]! + 1e-6) - g(X[i]! - 1e-6)) / 2e-6, 2e-5, `gelu'(${X[i]})`);
+      }
+      // LayerNorm of 3 rows × 8 and its gradient (dg, db summed over rows)
+      const [R, C] = [3, 8];
+      const x = fill(0, R * C, 3), gain = fill(100, C, 1), bias = fill(200, C, 1), dy = fill(300, R * C, 1);
+      k.layernorm(0, 100 * 4, 200 * 4, 400 * 4, 500 * 4, 600 * 4, R, C);
+      f.fill(0, 800, 800 + 2 * C);
+      k.layernorm_grad(0, 100 * 4, 500 * 4, 600 * 4, 300 * 4, 700 * 4, 800 * 4, (800 + C) * 4, R, C);
+      const dg = new Float64Array(C), db = new Float64Array(C);
+      for (let r = 0; r < R; r++) {
+        const row = x.subarray(r * C, (r + 1) * C);
+        const mu = row.reduce((a, v) => a + v, 0) / C;
+        const rs = 1 / Math.sqrt(row.reduce((a, v) => a + (v - mu) ** 2, 0) / C + 1e-5);
+        const xh = Array.from(row, (v) => (v - mu) * rs);
+        const gdy = xh.map((_, j) => gain[j]! * dy[r * C + j]!);
+        const m1 = gdy.reduce((a, v) => a + v, 0) / C, m2 = gdy.reduce((a, v, j) => a + v * xh[j]!, 0) / C;
+        for (let j = 0; j < C; j++) {
+          near(f[400 + r * C + j]!, xh[j]! * gain[j]! + bias[j]!, 1e-5, 'layernorm y');
+          near(f[700 + r * C + j]!, rs * (gdy[j]! - m1 - xh[j]! * m2), 1e-4, 'layernorm dx');
+          dg[j]! += dy[r * C + j]! * xh[j]!;
+          db[j]! += dy[r * C + j]!;
+        }
+      }
+      for (let j = 0; j < C; j++) {
+        near(f[800 + j]!, dg[j]!, 1e-5, 'dg');
+        near(f[800 + C + j]!, db[j]!, 1e-5, 'db');
+      }
+    });
+  }
+});
 
 describe('wasm kernels (wasm-kernels.ts)', () => {
   it('SIMD BatchMatMul equals the cpu backend for any shape, transpose flags and batch broadcast', async () => {

@@ -10,6 +10,8 @@
 //   attention's shapes) and only plain 2-D ones through XNNPACK, which the kernel also beats here.
 //   A transposed A is read through strides; a transposed B is packed first.
 // - Sum over leading axes (bias gradients) is one SIMD column sum; tfjs-wasm transposes first.
+// - Fused kernels of our own (FUSED below) for GELU and LayerNorm and their gradients: one pass over
+//   the data where the composite ops make 7–10 (model.ts uses them where the backend has them).
 import * as tf from '@tensorflow/tfjs-core';
 import { setExplicitTranspose } from './gradients.js';
 import { compileSimdModule, instantiateSimd, type SimdKernels, type WasmMemory, type WasmModule } from './wasm-simd.js';
@@ -109,6 +111,52 @@ function sliceHeap(be: WasmBackend, x: tf.TensorInfo, begin: number[], size: num
   return out;
 }
 
+/** Kernel names of the fused ops (registered for wasm only; model.ts falls back to composites). */
+export const FUSED = {
+  gelu: 'CogenGelu', // {x} → y
+  geluGrad: 'CogenGeluGrad', // {x, dy} → dx
+  layerNorm: 'CogenLayerNorm', // {x [R, C], g, b} → [y, mean [R], rstd [R]]
+  layerNormGrad: 'CogenLayerNormGrad', // {x, g, mean, rstd, dy} → [dx, dg, db]
+} as const;
+
+/** Whether the current backend has fused kernel `name` (and `size` floats fit its 4-wide loops). */
+export function hasFused(name: string, size: number): boolean {
+  return size % 4 === 0 && tf.getKernel(name, tf.getBackend()) !== undefined;
+}
+
+function registerFused(): void {
+  type Args = { inputs: tf.NamedTensorInfoMap; backend: unknown };
+  const add = (kernelName: string, f: (be: WasmBackend, k: SimdKernels, x: tf.NamedTensorInfoMap) => tf.TensorInfo | tf.TensorInfo[]): void => {
+    if (tf.getKernel(kernelName, 'wasm')) return;
+    const kernelFunc = ({ inputs, backend }: Args): tf.TensorInfo | tf.TensorInfo[] => f(backend as WasmBackend, simdFor(backend as WasmBackend), inputs);
+    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: kernelFunc as unknown as tf.KernelFunc });
+  };
+  add(FUSED.gelu, (be, k, { x }) => {
+    const y = be.makeOutput(x!.shape, 'float32');
+    k.gelu(ptr(be, x!), ptr(be, y), prod(x!.shape));
+    return y;
+  });
+  add(FUSED.geluGrad, (be, k, { x, dy }) => {
+    const dx = be.makeOutput(x!.shape, 'float32');
+    k.gelu_grad(ptr(be, x!), ptr(be, dy!), ptr(be, dx), prod(x!.shape));
+    return dx;
+  });
+  add(FUSED.layerNorm, (be, k, { x, g, b }) => {
+    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
+    const y = be.makeOutput(x!.shape, 'float32'), mean = be.makeOutput([R], 'float32'), rstd = be.makeOutput([R], 'float32');
+    k.layernorm(ptr(be, x!), ptr(be, g!), ptr(be, b!), ptr(be, y), ptr(be, mean), ptr(be, rstd), R, C);
+    return [y, mean, rstd];
+  });
+  add(FUSED.layerNormGrad, (be, k, { x, g, mean, rstd, dy }) => {
+    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
+    const dx = be.makeOutput(x!.shape, 'float32'), dg = be.makeOutput([C], 'float32'), db = be.makeOutput([C], 'float32');
+    be.typedArrayFromHeap(dg).fill(0);
+    be.typedArrayFromHeap(db).fill(0);
+    k.layernorm_grad(ptr(be, x!), ptr(be, g!), ptr(be, mean!), ptr(be, rstd!), ptr(be, dy!), ptr(be, dx), ptr(be, dg), ptr(be, db), R, C);
+    return [dx, dg, db];
+  });
+}
+
 let wasmKernelsPatched = false;
 let fastWasmKernels = true;
 /** For benchmarks: false runs tfjs-wasm's own Identity, Slice and SplitV (the naïve baseline). */
@@ -127,6 +175,7 @@ export async function patchWasmKernels(): Promise<string | null> {
   try {
     simdModule = (await compileSimdModule()).module;
     setExplicitTranspose(false);
+    registerFused();
   } catch (e) {
     simdOff = `SIMD kernels unavailable (${String((e as Error).message).split('\n')[0]})`;
   }

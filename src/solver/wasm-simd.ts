@@ -102,6 +102,46 @@ const K_BLOCK = 128;
 /** Rows per tile, largest first; the last must be 1. 6-row tiles (12 accumulators) measured slower: V8 spills. */
 const ROW_BLOCKS = [4, 1];
 
+/** a·b + c on f32x4 text, fused when fma. */
+const madd = (a: string, b: string, c: string, fma: boolean): string => fma ? `(f32x4.relaxed_madd ${a} ${b} ${c})` : `(f32x4.add (f32x4.mul ${a} ${b}) ${c})`;
+
+/** A v128 constant of four equal floats. */
+const f4 = (v: number): string => `(v128.const f32x4 ${v} ${v} ${v} ${v})`;
+const GELU_C = 2 * Math.sqrt(2 / Math.PI);
+
+// e^x and GELU's gate are inlined where used (as calls they cost ~40% more), so they are written
+// as statements on named locals. Locals they need: $ek $er $ep $ez (v128).
+
+/**
+ * Sets local `out` to e^x for the 4 floats in local `x` (x is clamped in place to [-87.3, 88.3]:
+ * normal floats; the masks' −1e9 give ~1e-38, i.e. 0 after a softmax): x = k·ln2 + r (|r| ≤ ln2/2,
+ * ln2 in two parts), e^r by its degree-6 Taylor polynomial (relative error < 2e-7), 2^k built in the
+ * exponent bits.
+ */
+function expInto(out: string, x: string, fma: boolean): string {
+  const horner = [1 / 120, 1 / 24, 1 / 6, 0.5, 1, 1]
+    .map((c) => `(local.set $ep ${madd('(local.get $ep)', '(local.get $er)', f4(c), fma)})`).join('\n    ');
+  return `
+    (local.set ${x} (f32x4.pmax (f32x4.pmin (local.get ${x}) ${f4(88.3)}) ${f4(-87.3)})) ;; pmin/pmax: one instruction each
+    (local.set $ek (f32x4.nearest (f32x4.mul (local.get ${x}) ${f4(Math.LOG2E)})))
+    (local.set $er (f32x4.sub (f32x4.sub (local.get ${x}) (f32x4.mul (local.get $ek) ${f4(0.693359375)}))
+      (f32x4.mul (local.get $ek) ${f4(-2.12194440e-4)})))
+    (local.set $ep ${f4(1 / 720)})
+    ${horner}
+    (local.set ${out} (f32x4.mul (local.get $ep)
+      (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $ek)) (v128.const i32x4 127 127 127 127)) (i32.const 23))))`;
+}
+
+/** Sets local `out` to GELU's gate σ(z), z = c·x·(1 + 0.044715·x²), c = 2·√(2/π), for local `x`. */
+function gateInto(out: string, x: string, fma: boolean): string {
+  return `
+    (local.set $ez (f32x4.mul (f32x4.mul ${f4(-GELU_C)} (local.get ${x}))
+      (f32x4.add ${f4(1)} (f32x4.mul ${f4(0.044715)} (f32x4.mul (local.get ${x}) (local.get ${x}))))))
+    ${expInto('$ez', '$ez', fma)}
+    (local.set ${out} (f32x4.div ${f4(1)} (f32x4.add ${f4(1)} (local.get $ez))))`;
+}
+const EXP_LOCALS = '(local $ek v128) (local $er v128) (local $ep v128) (local $ez v128)';
+
 /** The module's text; fma: fused multiply-adds (relaxed SIMD) in the vector tiles. */
 export function simdModuleText(fma: boolean): string {
   const tiles: Tile[] = ROW_BLOCKS.flatMap((rows) => [2, 1, 0].map((vecs) => ({ rows, vecs })));
@@ -164,6 +204,110 @@ ${ROW_BLOCKS.map((rows) => `
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $batches)))
   )
+  ;; y = x·σ(z) for n floats (n a multiple of 4)
+  (func (export "gelu") (param $x i32) (param $y i32) (param $n i32)
+    (local $end i32) (local $v v128) (local $s v128) ${EXP_LOCALS}
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+      (local.set $v (v128.load (local.get $x)))
+      ${gateInto('$s', '$v', fma)}
+      (v128.store (local.get $y) (f32x4.mul (local.get $v) (local.get $s)))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (local.set $y (i32.add (local.get $y) (i32.const 16)))
+      (br $l)))
+  )
+  ;; dx = dy·(σ + x·σ·(1 − σ)·c·(1 + 3·0.044715·x²)) for n floats (n a multiple of 4)
+  (func (export "gelu_grad") (param $x i32) (param $dy i32) (param $dx i32) (param $n i32)
+    (local $end i32) (local $v v128) (local $s v128) (local $zp v128) ${EXP_LOCALS}
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+      (local.set $v (v128.load (local.get $x)))
+      ${gateInto('$s', '$v', fma)}
+      (local.set $zp (f32x4.mul ${f4(GELU_C)} (f32x4.add ${f4(1)} (f32x4.mul ${f4(0.134145)} (f32x4.mul (local.get $v) (local.get $v))))))
+      (v128.store (local.get $dx) (f32x4.mul (v128.load (local.get $dy))
+        (f32x4.add (local.get $s) (f32x4.mul (f32x4.mul (f32x4.mul (local.get $v) (local.get $s)) (f32x4.sub ${f4(1)} (local.get $s))) (local.get $zp)))))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (local.set $dy (i32.add (local.get $dy) (i32.const 16)))
+      (local.set $dx (i32.add (local.get $dx) (i32.const 16)))
+      (br $l)))
+  )
+  (func $hsum (param $v v128) (result f32)
+    (f32.add (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
+      (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
+  ;; LayerNorm of R rows of C floats (C a multiple of 4): y = (x − μ)·r·g + b, r = 1/√(σ² + 1e-5);
+  ;; writes μ and r per row for the gradient.
+  (func (export "layernorm") (param $x i32) (param $g i32) (param $b i32) (param $y i32) (param $mean i32) (param $rstd i32) (param $R i32) (param $C i32)
+    (local $row i32) (local $c i32) (local $acc v128) (local $mu v128) (local $r v128) (local $d v128) (local $C4 i32) (local $inv f32)
+    (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
+    (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_s (local.get $C))))
+    (block $done (loop $rows
+      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
+      (local.set $acc (v128.const i32x4 0 0 0 0))
+      (local.set $c (i32.const 0))
+      (block $d1 (loop $l1 (br_if $d1 (i32.ge_s (local.get $c) (local.get $C4)))
+        (local.set $acc (f32x4.add (local.get $acc) (v128.load (i32.add (local.get $x) (local.get $c)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l1)))
+      (local.set $mu (f32x4.splat (f32.mul (call $hsum (local.get $acc)) (local.get $inv))))
+      (local.set $acc (v128.const i32x4 0 0 0 0))
+      (local.set $c (i32.const 0))
+      (block $d2 (loop $l2 (br_if $d2 (i32.ge_s (local.get $c) (local.get $C4)))
+        (local.set $d (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $mu)))
+        (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $d) (local.get $d))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l2)))
+      (local.set $r (f32x4.splat (f32.div (f32.const 1) (f32.sqrt (f32.add (f32.mul (call $hsum (local.get $acc)) (local.get $inv)) (f32.const 1e-5))))))
+      (f32.store (i32.add (local.get $mean) (i32.shl (local.get $row) (i32.const 2))) (f32x4.extract_lane 0 (local.get $mu)))
+      (f32.store (i32.add (local.get $rstd) (i32.shl (local.get $row) (i32.const 2))) (f32x4.extract_lane 0 (local.get $r)))
+      (local.set $c (i32.const 0))
+      (block $d3 (loop $l3 (br_if $d3 (i32.ge_s (local.get $c) (local.get $C4)))
+        (v128.store (i32.add (local.get $y) (local.get $c))
+          (f32x4.add (f32x4.mul (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $mu)) (local.get $r))
+            (v128.load (i32.add (local.get $g) (local.get $c)))) (v128.load (i32.add (local.get $b) (local.get $c)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l3)))
+      (local.set $x (i32.add (local.get $x) (local.get $C4)))
+      (local.set $y (i32.add (local.get $y) (local.get $C4)))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rows)))
+  )
+  ;; LayerNorm's gradient: x̂ = (x − μ)·r, gdy = g·dy; dx = r·(gdy − mean(gdy) − x̂·mean(gdy·x̂));
+  ;; dg += Σ_rows dy·x̂, db += Σ_rows dy (dg, db zeroed by the caller).
+  (func (export "layernorm_grad") (param $x i32) (param $g i32) (param $mean i32) (param $rstd i32) (param $dy i32) (param $dx i32) (param $dg i32) (param $db i32) (param $R i32) (param $C i32)
+    (local $row i32) (local $c i32) (local $C4 i32) (local $inv f32) (local $mu v128) (local $r v128)
+    (local $xh v128) (local $d v128) (local $gdy v128) (local $a1 v128) (local $a2 v128) (local $m1 v128) (local $m2 v128)
+    (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
+    (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_s (local.get $C))))
+    (block $done (loop $rows
+      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
+      (local.set $mu (v128.load32_splat (i32.add (local.get $mean) (i32.shl (local.get $row) (i32.const 2)))))
+      (local.set $r (v128.load32_splat (i32.add (local.get $rstd) (i32.shl (local.get $row) (i32.const 2)))))
+      (local.set $a1 (v128.const i32x4 0 0 0 0))
+      (local.set $a2 (v128.const i32x4 0 0 0 0))
+      (local.set $c (i32.const 0))
+      (block $d1 (loop $l1 (br_if $d1 (i32.ge_s (local.get $c) (local.get $C4)))
+        (local.set $xh (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $mu)) (local.get $r)))
+        (local.set $d (v128.load (i32.add (local.get $dy) (local.get $c))))
+        (local.set $gdy (f32x4.mul (v128.load (i32.add (local.get $g) (local.get $c))) (local.get $d)))
+        (local.set $a1 (f32x4.add (local.get $a1) (local.get $gdy)))
+        (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (local.get $gdy) (local.get $xh))))
+        (v128.store (i32.add (local.get $dg) (local.get $c)) (f32x4.add (v128.load (i32.add (local.get $dg) (local.get $c))) (f32x4.mul (local.get $d) (local.get $xh))))
+        (v128.store (i32.add (local.get $db) (local.get $c)) (f32x4.add (v128.load (i32.add (local.get $db) (local.get $c))) (local.get $d)))
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l1)))
+      (local.set $m1 (f32x4.splat (f32.mul (call $hsum (local.get $a1)) (local.get $inv))))
+      (local.set $m2 (f32x4.splat (f32.mul (call $hsum (local.get $a2)) (local.get $inv))))
+      (local.set $c (i32.const 0))
+      (block $d2 (loop $l2 (br_if $d2 (i32.ge_s (local.get $c) (local.get $C4)))
+        (local.set $xh (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $mu)) (local.get $r)))
+        (local.set $gdy (f32x4.mul (v128.load (i32.add (local.get $g) (local.get $c))) (v128.load (i32.add (local.get $dy) (local.get $c)))))
+        (v128.store (i32.add (local.get $dx) (local.get $c))
+          (f32x4.mul (local.get $r) (f32x4.sub (f32x4.sub (local.get $gdy) (local.get $m1)) (f32x4.mul (local.get $xh) (local.get $m2)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l2)))
+      (local.set $x (i32.add (local.get $x) (local.get $C4)))
+      (local.set $dy (i32.add (local.get $dy) (local.get $C4)))
+      (local.set $dx (i32.add (local.get $dx) (local.get $C4)))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rows)))
+  )
   ;; out[c] = Σ_r x[r][c] for x (R×C) contiguous: a sum over leading axes.
   (func (export "colsum") (param $x i32) (param $out i32) (param $R i32) (param $C i32)
     (local $r i32) (local $c i32) (local $p i32) (local $acc v128) (local $s f32) (local $C4 i32)
@@ -216,12 +360,23 @@ export interface SimdKernels {
   matmul(a: number, b: number, c: number, batch: number, M: number, N: number, K: number, sAm: number, sAk: number, bsA: number, bsB: number): void;
   transpose(src: number, dst: number, batch: number, R: number, C: number): void;
   colsum(x: number, out: number, R: number, C: number): void;
+  gelu(x: number, y: number, n: number): void;
+  gelu_grad(x: number, dy: number, dx: number, n: number): void;
+  layernorm(x: number, g: number, b: number, y: number, mean: number, rstd: number, R: number, C: number): void;
+  layernorm_grad(x: number, g: number, mean: number, rstd: number, dy: number, dx: number, dg: number, db: number, R: number, C: number): void;
 }
 
 function assemble(wabt: Wabt, fma: boolean): WasmModule {
   const mod = wabt.parseWat('cogen-simd.wat', simdModuleText(fma), { simd: true, relaxed_simd: fma });
   try {
-    return new WA.Module(mod.toBinary({}).buffer);
+    const bytes = mod.toBinary({}).buffer;
+    try {
+      return new WA.Module(bytes);
+    } catch (e) {
+      if (!fma) throw e;
+      v8.setFlagsFromString('--experimental-wasm-relaxed-simd'); // Node 20 has relaxed SIMD behind this flag
+      return new WA.Module(bytes);
+    }
   } finally {
     mod.destroy();
   }
@@ -235,16 +390,16 @@ function assemble(wabt: Wabt, fma: boolean): WasmModule {
  * machines, never between runs on one machine.
  */
 export async function compileSimdModule(): Promise<{ module: WasmModule; fma: boolean }> {
-  const wabt = await (await import('wabt')).default();
-  for (const attempt of ['as is', 'flag'] as const) {
-    if (attempt === 'flag') v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
-    try {
-      return { module: assemble(wabt, true), fma: true };
-    } catch {
-      // no relaxed SIMD in this engine (yet)
-    }
+  try {
+    return { module: await assembleSimdModule(true), fma: true };
+  } catch {
+    return { module: await assembleSimdModule(false), fma: false }; // no relaxed SIMD in this engine
   }
-  return { module: assemble(wabt, false), fma: false };
+}
+
+/** The module with or without fused multiply-adds (compileSimdModule picks; tests check both). */
+export async function assembleSimdModule(fma: boolean): Promise<WasmModule> {
+  return assemble(await (await import('wabt')).default(), fma);
 }
 
 export function instantiateSimd(module: WasmModule, memory: WasmMemory): SimdKernels {
