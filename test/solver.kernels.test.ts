@@ -162,6 +162,18 @@ describe('wasm kernels (wasm-kernels.ts)', () => {
     wasm!.forEach((x, j) => x.data.forEach((v, i) => expect(Math.abs(v - cpu![j]!.data[i]!)).toBeLessThan(1e-5)));
   });
 
+  it('SIMD Exp equals the cpu backend to float precision, at the edges too', async () => {
+    const edges = [-1e9, -1000, -88, -87.5, -87.2, -1e-3, 0, 1e-3, 1, 20, 88.5, 88.72, 88.8, 100, Infinity, -Infinity, NaN];
+    const rng = createRng(12);
+    const xs = [...edges, ...Array.from({ length: 40 }, () => rng.next() * 60 - 30)];
+    const [cpu, wasm] = await onBoth(() => [tf.exp(tf.tensor1d(xs)), tf.exp(tf.tensor1d(xs.slice(0, 7))), tf.exp(tf.tensor2d(xs.slice(0, 54), [6, 9]))]);
+    wasm!.forEach((x, j) => x.data.forEach((v, i) => {
+      const want = cpu![j]!.data[i]!;
+      if (Number.isNaN(want) || !Number.isFinite(want)) expect(v, `exp(${xs[i]})`).toBe(want);
+      else expect(Math.abs(v - want), `exp(${xs[i]})`).toBeLessThanOrEqual(3e-7 * want + 1.2e-38);
+    }));
+  });
+
   it('SIMD Sum over leading axes (and every other Sum) equals the cpu backend', async () => {
     const [cpu, wasm] = await onBoth(() => {
       const r = createRng(10);

@@ -10,6 +10,7 @@
 //   attention's shapes) and only plain 2-D ones through XNNPACK, which the kernel also beats here.
 //   A transposed A is read through strides; a transposed B is packed first.
 // - Sum over leading axes (bias gradients) is one SIMD column sum; tfjs-wasm transposes first.
+// - Exp is the SIMD polynomial exp of the fused GELU (tfjs-wasm's is a scalar loop).
 // - Fused kernels of our own (FUSED below) for GELU and LayerNorm and their gradients: one pass over
 //   the data where the composite ops make 7–10 (model.ts uses them where the backend has them).
 import * as tf from '@tensorflow/tfjs-core';
@@ -62,6 +63,19 @@ function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boo
   k.matmul(ptr(be, a), ptr(be, packed ?? b), ptr(be, out), batch, M, N, K,
     tA ? 1 : K, tA ? M : 1, batchA === 1 ? 0 : M * K, batchB === 1 ? 0 : K * N);
   if (packed) be.disposeData(packed.dataId, true);
+  return out;
+}
+
+/** e^x (float32) with the SIMD exp (relative error < 2e-7; tfjs-wasm's is a scalar loop); the last n mod 4 by Math.exp. */
+function simdExp(be: WasmBackend, x: tf.TensorInfo): tf.TensorInfo | null {
+  if (!simdModule || x.dtype !== 'float32') return null;
+  const out = be.makeOutput(x.shape, 'float32');
+  const n = prod(x.shape), n4 = n - (n % 4);
+  if (n4 > 0) simdFor(be).exp(ptr(be, x), ptr(be, out), n4);
+  if (n4 < n) {
+    const xv = be.typedArrayFromHeap(x), ov = be.typedArrayFromHeap(out);
+    for (let i = n4; i < n; i++) ov[i] = Math.exp(xv[i]!);
+  }
   return out;
 }
 
@@ -215,6 +229,7 @@ export async function patchWasmKernels(): Promise<string | null> {
   });
   replace('BatchMatMul', ({ inputs, backend, attrs }) =>
     simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean));
+  replace('Exp', ({ inputs, backend }) => simdExp(backend as WasmBackend, inputs.x!));
   replace('Sum', ({ inputs, backend, attrs }) =>
     simdLeadingSum(backend as WasmBackend, inputs.x!, attrs!.axis as number | number[], attrs!.keepDims as boolean));
   return simdOff;

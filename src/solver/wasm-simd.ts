@@ -106,30 +106,38 @@ const ROW_BLOCKS = [4, 1];
 const madd = (a: string, b: string, c: string, fma: boolean): string => fma ? `(f32x4.relaxed_madd ${a} ${b} ${c})` : `(f32x4.add (f32x4.mul ${a} ${b}) ${c})`;
 
 /** A v128 constant of four equal floats. */
-const f4 = (v: number): string => `(v128.const f32x4 ${v} ${v} ${v} ${v})`;
+const f4 = (v: number): string => {
+  const t = v === Infinity ? 'inf' : String(v);
+  return `(v128.const f32x4 ${t} ${t} ${t} ${t})`;
+};
 const GELU_C = 2 * Math.sqrt(2 / Math.PI);
 
 // e^x and GELU's gate are inlined where used (as calls they cost ~40% more), so they are written
 // as statements on named locals. Locals they need: $ek $er $ep $ez (v128).
 
 /**
- * Sets local `out` to e^x for the 4 floats in local `x` (x is clamped in place to [-87.3, 88.3]:
- * normal floats; the masks' −1e9 give ~1e-38, i.e. 0 after a softmax): x = k·ln2 + r (|r| ≤ ln2/2,
- * ln2 in two parts), e^r by its degree-6 Taylor polynomial (relative error < 2e-7), 2^k built in the
- * exponent bits.
+ * Sets local `out` to e^x for the 4 floats in local `x`: x = k·ln2 + r (|r| ≤ ln2/2, ln2 in two
+ * parts), e^r by its degree-6 Taylor polynomial (relative error < 2e-7), times 2^k built in the
+ * exponent bits of two floats (k up to 128 fits that way). x > ln(FLT_MAX) gives +∞, x < −87.3 gives
+ * 0 (denormals flushed: an error below 1.2e-38), NaN stays NaN.
  */
 function expInto(out: string, x: string, fma: boolean): string {
   const horner = [1 / 120, 1 / 24, 1 / 6, 0.5, 1, 1]
     .map((c) => `(local.set $ep ${madd('(local.get $ep)', '(local.get $er)', f4(c), fma)})`).join('\n    ');
+  const pow2 = (k: string): string => `(i32x4.shl (i32x4.add ${k} (v128.const i32x4 127 127 127 127)) (i32.const 23))`;
   return `
-    (local.set ${x} (f32x4.pmax (f32x4.pmin (local.get ${x}) ${f4(88.3)}) ${f4(-87.3)})) ;; pmin/pmax: one instruction each
-    (local.set $ek (f32x4.nearest (f32x4.mul (local.get ${x}) ${f4(Math.LOG2E)})))
-    (local.set $er (f32x4.sub (f32x4.sub (local.get ${x}) (f32x4.mul (local.get $ek) ${f4(0.693359375)}))
+    (local.set $ek (f32x4.pmax (f32x4.pmin (local.get ${x}) ${f4(88.72)}) ${f4(-87.3)})) ;; pmin/pmax: one instruction each
+    (local.set $er (local.get $ek))
+    (local.set $ek (f32x4.nearest (f32x4.mul (local.get $ek) ${f4(Math.LOG2E)})))
+    (local.set $er (f32x4.sub (f32x4.sub (local.get $er) (f32x4.mul (local.get $ek) ${f4(0.693359375)}))
       (f32x4.mul (local.get $ek) ${f4(-2.12194440e-4)})))
     (local.set $ep ${f4(1 / 720)})
     ${horner}
-    (local.set ${out} (f32x4.mul (local.get $ep)
-      (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $ek)) (v128.const i32x4 127 127 127 127)) (i32.const 23))))`;
+    (local.set $ek (i32x4.trunc_sat_f32x4_s (local.get $ek)))
+    (local.set $ep (f32x4.mul (f32x4.mul (local.get $ep) ${pow2('(i32x4.shr_s (local.get $ek) (i32.const 1))')})
+      ${pow2('(i32x4.sub (local.get $ek) (i32x4.shr_s (local.get $ek) (i32.const 1)))')}))
+    (local.set $ep (v128.andnot (local.get $ep) (f32x4.lt (local.get ${x}) ${f4(-87.3)})))
+    (local.set ${out} (v128.bitselect ${f4(Infinity)} (local.get $ep) (f32x4.gt (local.get ${x}) ${f4(88.7228391)})))`;
 }
 
 /** Sets local `out` to GELU's gate σ(z), z = c·x·(1 + 0.044715·x²), c = 2·√(2/π), for local `x`. */
@@ -205,6 +213,19 @@ ${ROW_BLOCKS.map((rows) => `
       (br $batches)))
   )
   ;; y = x·σ(z) for n floats (n a multiple of 4)
+  ;; y = e^x for n floats (n a multiple of 4)
+  (func (export "exp") (param $x i32) (param $y i32) (param $n i32)
+    (local $end i32) (local $v v128) ${EXP_LOCALS}
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+      (local.set $v (v128.load (local.get $x)))
+      ${expInto('$v', '$v', fma)}
+      (v128.store (local.get $y) (local.get $v))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (local.set $y (i32.add (local.get $y) (i32.const 16)))
+      (br $l)))
+  )
   (func (export "gelu") (param $x i32) (param $y i32) (param $n i32)
     (local $end i32) (local $v v128) (local $s v128) ${EXP_LOCALS}
     (local.set $end (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
@@ -360,6 +381,7 @@ export interface SimdKernels {
   matmul(a: number, b: number, c: number, batch: number, M: number, N: number, K: number, sAm: number, sAk: number, bsA: number, bsB: number): void;
   transpose(src: number, dst: number, batch: number, R: number, C: number): void;
   colsum(x: number, out: number, R: number, C: number): void;
+  exp(x: number, y: number, n: number): void;
   gelu(x: number, y: number, n: number): void;
   gelu_grad(x: number, dy: number, dx: number, n: number): void;
   layernorm(x: number, g: number, b: number, y: number, mean: number, rstd: number, R: number, C: number): void;
