@@ -4,6 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { SolverConfig } from './config.js';
 import type { Params } from './model.js';
+import { FUSED, hasFused } from './wasm-kernels.js';
 
 export type OptimConfig = SolverConfig['optim'];
 
@@ -43,14 +44,24 @@ export class AdamW {
       for (const [name, p] of this.params) {
         const g0 = grads.get(name);
         if (!g0) continue;
-        const g = tf.mul(g0, scale);
         const m = this.m.get(name)!;
         const v = this.v.get(name)!;
+        const decay = p.shape.length >= 2 && o.weightDecay > 0 ? 1 - lr * o.weightDecay : 1;
+        if (hasFused(FUSED.adamw, p.size)) {
+          // the same step, in the same operation order, as one wasm SIMD pass (wasm-kernels.ts)
+          const attrs = { lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, decay, bc1, bc2 };
+          const [p1, m1, v1] = tf.engine().runKernel(FUSED.adamw, { p, g: g0, m, v, scale }, attrs) as tf.Tensor[];
+          m.assign(m1!);
+          v.assign(v1!);
+          p.assign(p1!);
+          continue;
+        }
+        const g = tf.mul(g0, scale);
         const m1 = tf.add(tf.mul(m, o.beta1), tf.mul(g, 1 - o.beta1));
         const v1 = tf.add(tf.mul(v, o.beta2), tf.mul(tf.square(g), 1 - o.beta2));
         m.assign(m1);
         v.assign(v1);
-        const decayed = p.shape.length >= 2 && o.weightDecay > 0 ? tf.mul(p, 1 - lr * o.weightDecay) : p;
+        const decayed = decay !== 1 ? tf.mul(p, decay) : p;
         const upd = tf.div(tf.div(m1, bc1), tf.add(tf.sqrt(tf.div(v1, bc2)), o.eps));
         p.assign(tf.sub(decayed, tf.mul(upd, lr)));
       }

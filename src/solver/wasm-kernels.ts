@@ -11,8 +11,9 @@
 //   A transposed A is read through strides; a transposed B is packed first.
 // - Sum over leading axes (bias gradients) is one SIMD column sum; tfjs-wasm transposes first.
 // - Exp is the SIMD polynomial exp of the fused GELU (tfjs-wasm's is a scalar loop).
-// - Fused kernels of our own (FUSED below) for GELU and LayerNorm and their gradients: one pass over
-//   the data where the composite ops make 7–10 (model.ts uses them where the backend has them).
+// - Fused kernels of our own (FUSED below) for GELU and LayerNorm and their gradients, and AdamW: one
+//   pass over the data where the composite ops make 7–14 (model.ts and optim.ts use them where the
+//   backend has them).
 import * as tf from '@tensorflow/tfjs-core';
 import { setExplicitTranspose } from './gradients.js';
 import { compileSimdModule, instantiateSimd, type SimdKernels, type WasmMemory, type WasmModule } from './wasm-simd.js';
@@ -131,6 +132,7 @@ export const FUSED = {
   geluGrad: 'CogenGeluGrad', // {x, dy} → dx
   layerNorm: 'CogenLayerNorm', // {x [R, C], g, b} → [y, mean [R], rstd [R]]
   layerNormGrad: 'CogenLayerNormGrad', // {x, g, mean, rstd, dy} → [dx, dg, db]
+  adamw: 'CogenAdamW', // {p, g, m, v, scale []}, {lr, beta1, beta2, eps, decay, bc1, bc2} → [p', m', v'] (optim.ts)
 } as const;
 
 /** Whether the current backend has fused kernel `name` (and `size` floats fit its 4-wide loops). */
@@ -139,10 +141,11 @@ export function hasFused(name: string, size: number): boolean {
 }
 
 function registerFused(): void {
-  type Args = { inputs: tf.NamedTensorInfoMap; backend: unknown };
-  const add = (kernelName: string, f: (be: WasmBackend, k: SimdKernels, x: tf.NamedTensorInfoMap) => tf.TensorInfo | tf.TensorInfo[]): void => {
+  type Args = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> };
+  type Fn = (be: WasmBackend, k: SimdKernels, x: tf.NamedTensorInfoMap, attrs: Record<string, number>) => tf.TensorInfo | tf.TensorInfo[];
+  const add = (kernelName: string, f: Fn): void => {
     if (tf.getKernel(kernelName, 'wasm')) return;
-    const kernelFunc = ({ inputs, backend }: Args): tf.TensorInfo | tf.TensorInfo[] => f(backend as WasmBackend, simdFor(backend as WasmBackend), inputs);
+    const kernelFunc = ({ inputs, backend, attrs }: Args): tf.TensorInfo | tf.TensorInfo[] => f(backend as WasmBackend, simdFor(backend as WasmBackend), inputs, attrs ?? {});
     tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: kernelFunc as unknown as tf.KernelFunc });
   };
   add(FUSED.gelu, (be, k, { x }) => {
@@ -168,6 +171,12 @@ function registerFused(): void {
     be.typedArrayFromHeap(db).fill(0);
     k.layernorm_grad(ptr(be, x!), ptr(be, g!), ptr(be, mean!), ptr(be, rstd!), ptr(be, dy!), ptr(be, dx), ptr(be, dg), ptr(be, db), R, C);
     return [dx, dg, db];
+  });
+  add(FUSED.adamw, (be, k, { p, g, m, v, scale }, a) => {
+    const [po, mo, vo] = [p!, m!, v!].map((t) => be.makeOutput(t.shape, 'float32'));
+    k.adamw(ptr(be, p!), ptr(be, g!), ptr(be, m!), ptr(be, v!), ptr(be, po!), ptr(be, mo!), ptr(be, vo!), prod(p!.shape), ptr(be, scale!),
+      a.lr!, a.beta1!, 1 - a.beta1!, a.beta2!, 1 - a.beta2!, a.eps!, a.decay!, a.bc1!, a.bc2!);
+    return [po!, mo!, vo!];
   });
 }
 

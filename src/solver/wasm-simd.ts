@@ -254,6 +254,30 @@ ${ROW_BLOCKS.map((rows) => `
       (local.set $dx (i32.add (local.get $dx) (i32.const 16)))
       (br $l)))
   )
+  ;; One AdamW step on n floats (n a multiple of 4), in optim.ts's operation order: gs = g·scale
+  ;; (scale: the clip factor, a float at $scale), m' = b1·m + (1−b1)·gs, v' = b2·v + (1−b2)·gs²,
+  ;; p' = p·decay − lr·((m'/bc1) / (√(v'/bc2) + eps)). Arguments after n are (1−b1) etc. as given.
+  (func (export "adamw") (param $p i32) (param $g i32) (param $m i32) (param $v i32) (param $po i32) (param $mo i32) (param $vo i32) (param $n i32)
+      (param $scale i32) (param $lr f32) (param $b1 f32) (param $c1 f32) (param $b2 f32) (param $c2 f32) (param $eps f32) (param $decay f32) (param $bc1 f32) (param $bc2 f32)
+    (local $i i32) (local $gs v128) (local $m1 v128) (local $v1 v128) (local $sc v128)
+    (local.set $sc (v128.load32_splat (local.get $scale)))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $i) (i32.shl (local.get $n) (i32.const 2))))
+      (local.set $gs (f32x4.mul (v128.load (i32.add (local.get $g) (local.get $i))) (local.get $sc)))
+      (local.set $m1 (f32x4.add (f32x4.mul (v128.load (i32.add (local.get $m) (local.get $i))) (f32x4.splat (local.get $b1)))
+        (f32x4.mul (local.get $gs) (f32x4.splat (local.get $c1)))))
+      (local.set $v1 (f32x4.add (f32x4.mul (v128.load (i32.add (local.get $v) (local.get $i))) (f32x4.splat (local.get $b2)))
+        (f32x4.mul (f32x4.mul (local.get $gs) (local.get $gs)) (f32x4.splat (local.get $c2)))))
+      (v128.store (i32.add (local.get $mo) (local.get $i)) (local.get $m1))
+      (v128.store (i32.add (local.get $vo) (local.get $i)) (local.get $v1))
+      (v128.store (i32.add (local.get $po) (local.get $i))
+        (f32x4.sub (f32x4.mul (v128.load (i32.add (local.get $p) (local.get $i))) (f32x4.splat (local.get $decay)))
+          (f32x4.mul (f32x4.div (f32x4.div (local.get $m1) (f32x4.splat (local.get $bc1)))
+            (f32x4.add (f32x4.sqrt (f32x4.div (local.get $v1) (f32x4.splat (local.get $bc2)))) (f32x4.splat (local.get $eps))))
+            (f32x4.splat (local.get $lr)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $l)))
+  )
   (func $hsum (param $v v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
       (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
@@ -382,6 +406,8 @@ export interface SimdKernels {
   transpose(src: number, dst: number, batch: number, R: number, C: number): void;
   colsum(x: number, out: number, R: number, C: number): void;
   exp(x: number, y: number, n: number): void;
+  adamw(p: number, g: number, m: number, v: number, po: number, mo: number, vo: number, n: number, scale: number,
+    lr: number, b1: number, c1: number, b2: number, c2: number, eps: number, decay: number, bc1: number, bc2: number): void;
   gelu(x: number, y: number, n: number): void;
   gelu_grad(x: number, dy: number, dx: number, n: number): void;
   layernorm(x: number, g: number, b: number, y: number, mean: number, rstd: number, R: number, C: number): void;
