@@ -88,14 +88,16 @@ describe('wasm-simd.ts module, with and without fused multiply-adds', () => {
         return Float64Array.from(f.subarray(at, at + n)); // as rounded to float32
       };
       const near = (got: number, want: number, tol: number, what: string): void => expect(Math.abs(got - want), what).toBeLessThan(tol * Math.max(1, Math.abs(want)));
-      // matmul: A [2, 9, 133] (k over one 128-row block), B [2, 133, 11]
+      // matmul: A [2, 9, 133] (k over one 128-row block), B [2, 133, 11], without and with a bias [11]
       const [M, K, N] = [9, 133, 11];
-      const A = fill(0, 2 * M * K, 1), B = fill(4000, 2 * K * N, 1);
-      k.matmul(0, 4000 * 4, 8000 * 4, 2, M, N, K, K, 1, M * K, K * N);
-      for (let b = 0; b < 2; b++) for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) {
-        let s = 0;
-        for (let j = 0; j < K; j++) s += A[b * M * K + m * K + j]! * B[b * K * N + j * N + n]!;
-        near(f[8000 + b * M * N + m * N + n]!, s, 1e-5, `matmul ${b},${m},${n}`);
+      const A = fill(0, 2 * M * K, 1), B = fill(4000, 2 * K * N, 1), bias0 = fill(7900, N, 1);
+      for (const withBias of [false, true]) {
+        k.matmul(0, 4000 * 4, 8000 * 4, 2, M, N, K, K, 1, M * K, K * N, withBias ? 7900 * 4 : 0);
+        for (let b = 0; b < 2; b++) for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) {
+          let s = withBias ? bias0[n]! : 0;
+          for (let j = 0; j < K; j++) s += A[b * M * K + m * K + j]! * B[b * K * N + j * N + n]!;
+          near(f[8000 + b * M * N + m * N + n]!, s, 1e-5, `matmul ${b},${m},${n} bias ${withBias}`);
+        }
       }
       // GELU (tanh form) and its derivative, over [-12, 12] (the gate's exp meets its clamp)
       const n = 64, c = Math.sqrt(2 / Math.PI);
@@ -152,6 +154,17 @@ describe('wasm kernels (wasm-kernels.ts)', () => {
         expect(wasm![0]!.shape).toEqual(cpu![0]!.shape);
         for (let i = 0; i < cpu![0]!.data.length; i++) expect(Math.abs(wasm![0]!.data[i]! - cpu![0]!.data[i]!)).toBeLessThan(1e-4 * Math.sqrt(K));
       }), { numRuns: 40 });
+    // tf.fused.matMul with a bias (the SIMD kernel) and with an activation (tfjs-wasm's own)
+    const fused = await onBoth(() => {
+      const r = createRng(8);
+      const t = (shape: number[]): tf.Tensor => tf.tensor(new Float32Array(shape.reduce((p, q) => p * q, 1)).map(() => r.next() - 0.5), shape);
+      return [tf.fused.matMul({ a: t([13, 7]) as tf.Tensor2D, b: t([7, 10]) as tf.Tensor2D, bias: t([10]) }),
+        tf.fused.matMul({ a: t([7, 13]) as tf.Tensor2D, b: t([10, 7]) as tf.Tensor2D, transposeA: true, transposeB: true, bias: t([10]) }),
+        tf.fused.matMul({ a: t([5, 0]) as tf.Tensor2D, b: t([0, 6]) as tf.Tensor2D, bias: t([6]) }),
+        tf.fused.matMul({ a: t([6, 4]) as tf.Tensor2D, b: t([4, 5]) as tf.Tensor2D, bias: t([5]), activation: 'relu' })];
+    });
+    expect(fused[1]!.map((x) => x.shape)).toEqual(fused[0]!.map((x) => x.shape));
+    fused[1]!.forEach((x, j) => x.data.forEach((v, i) => expect(Math.abs(v - fused[0]![j]!.data[i]!), `fused ${j}`).toBeLessThan(1e-5)));
     // rank 2 and rank 4 (attention's [N, heads, T, dh]), and empty operands
     const [cpu, wasm] = await onBoth(() => {
       const r = createRng(9);

@@ -152,7 +152,9 @@ export function gelu(x: tf.Tensor): tf.Tensor {
   return f(x);
 }
 
-const linear = (x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D => tf.add(tf.matMul(x, w as tf.Tensor2D), b);
+// One fused op (wasm: the bias starts the SIMD matMul's sums; the gradient is tfjs-core's: two matMuls
+// and a sum over rows for the bias).
+const linear = (x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D => tf.fused.matMul({ a: x, b: w as tf.Tensor2D, bias: b }) as tf.Tensor2D;
 
 /** Token embeddings of int ids [n]: one-hot matMul where tf.gather has no gradient (wasm), gather elsewhere. */
 // (wasm's OneHot ignores a float dtype, hence int32 + cast)

@@ -5,7 +5,7 @@
 //   the output can share the input's data, as Reshape and the cpu backend's Identity do.
 // - Slice and SplitV read the whole input out of the wasm heap (a copy) for every slice; these copy
 //   only the slice, from a view of the heap.
-// - BatchMatMul (float32) runs wasm-simd.ts's register-blocked SIMD kernel in place on the heap:
+// - BatchMatMul and _FusedMatMul (float32; a bias, no activation) run wasm-simd.ts's register-blocked SIMD kernel in place on the heap:
 //   tfjs-wasm's own runs batched or transposed products through a scalar loop (10× slower on
 //   attention's shapes) and only plain 2-D ones through XNNPACK, which the kernel also beats here.
 //   A transposed A is read through strides; a transposed B is packed first.
@@ -38,13 +38,14 @@ function simdFor(be: WasmBackend): SimdKernels {
   return simd;
 }
 
-/** C = op(A)·op(B) with broadcast batch dims; null where the SIMD kernel does not apply. */
-function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boolean, tB: boolean): tf.TensorInfo | null {
+/** C = op(A)·op(B) (+ bias [N]) with broadcast batch dims; null where the SIMD kernel does not apply. */
+function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boolean, tB: boolean, bias?: tf.TensorInfo): tf.TensorInfo | null {
   if (!simdModule || a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
   const ra = a.shape.length, rb = b.shape.length;
   const M = a.shape[tA ? ra - 1 : ra - 2]!, K = a.shape[tA ? ra - 2 : ra - 1]!;
   const N = b.shape[tB ? rb - 2 : rb - 1]!;
   if (b.shape[tB ? rb - 1 : rb - 2] !== K) return null;
+  if (bias && (bias.dtype !== 'float32' || prod(bias.shape) !== N || bias.shape.at(-1) !== N)) return null;
   const outerA = a.shape.slice(0, -2), outerB = b.shape.slice(0, -2);
   const outer = tf.backend_util.assertAndGetBroadcastShape(outerA, outerB);
   const batch = prod(outer), batchA = prod(outerA), batchB = prod(outerB);
@@ -52,7 +53,9 @@ function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boo
   const out = be.makeOutput([...outer, M, N], 'float32');
   if (batch * M * N === 0) return out;
   if (K === 0) {
-    be.typedArrayFromHeap(out).fill(0);
+    const o = be.typedArrayFromHeap(out);
+    if (!bias) o.fill(0);
+    else for (let i = 0, bv = be.typedArrayFromHeap(bias); i < o.length; i += N) o.set(bv, i);
     return out;
   }
   const k = simdFor(be);
@@ -62,7 +65,7 @@ function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boo
     k.transpose(ptr(be, b), ptr(be, packed), batchB, N, K);
   }
   k.matmul(ptr(be, a), ptr(be, packed ?? b), ptr(be, out), batch, M, N, K,
-    tA ? 1 : K, tA ? M : 1, batchA === 1 ? 0 : M * K, batchB === 1 ? 0 : K * N);
+    tA ? 1 : K, tA ? M : 1, batchA === 1 ? 0 : M * K, batchB === 1 ? 0 : K * N, bias ? ptr(be, bias) : 0);
   if (packed) be.disposeData(packed.dataId, true);
   return out;
 }
@@ -208,7 +211,7 @@ export async function patchWasmKernels(): Promise<string | null> {
     const orig = tf.getKernel(kernelName, 'wasm');
     if (!orig) return;
     const kernelFunc = (a: Args): tf.TensorInfo | tf.TensorInfo[] =>
-      (fastWasmKernels && Object.values(a.inputs).every((t) => t!.dtype !== 'string') ? f(a) : null) ??
+      (fastWasmKernels && Object.values(a.inputs).every((t) => t?.dtype !== 'string') ? f(a) : null) ??
       (orig.kernelFunc as unknown as (a: Args) => tf.TensorInfo)(a);
     tf.unregisterKernel(kernelName, 'wasm');
     tf.registerKernel({ ...orig, kernelFunc: kernelFunc as unknown as tf.KernelFunc });
@@ -238,6 +241,10 @@ export async function patchWasmKernels(): Promise<string | null> {
   });
   replace('BatchMatMul', ({ inputs, backend, attrs }) =>
     simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean));
+  // tf.fused.matMul with a bias and no activation (model.ts's linear layers): the bias starts the sum
+  replace('_FusedMatMul', ({ inputs, backend, attrs }) =>
+    !inputs.bias || inputs.preluActivationWeights || attrs!.activation !== 'linear' ? null
+      : simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean, inputs.bias));
   replace('Exp', ({ inputs, backend }) => simdExp(backend as WasmBackend, inputs.x!));
   replace('Sum', ({ inputs, backend, attrs }) =>
     simdLeadingSum(backend as WasmBackend, inputs.x!, attrs!.axis as number | number[], attrs!.keepDims as boolean));

@@ -22,20 +22,23 @@ function tileName(t: Tile): string {
   return `$tile_${t.rows}_${t.vecs}`;
 }
 
-/** One tile: C[r, cols] = Σ_k A[r, k]·B[k, cols] for r < rows. Pointers and strides in bytes. */
+/**
+ * One tile: C[r, cols] = Σ_k A[r, k]·B[k, cols] (+ bias[cols]) for r < rows. Pointers and strides
+ * in bytes. $acc ≠ 0: continue the sum of an earlier block of k (start from C); else start from the
+ * bias row at $bias, or from zero when $bias is 0.
+ */
 function tileFunc(t: Tile, fma: boolean): string {
   const { rows, vecs } = t;
   const scalar = vecs === 0;
   const V = scalar ? 1 : vecs;
   const acc = (r: number, v: number): string => `$acc${r}_${v}`;
   const lines: string[] = [];
-  lines.push(`(func ${tileName(t)} (param $ap i32) (param $bp i32) (param $cp i32) (param $k i32) (param $sAm i32) (param $sAk i32) (param $N4 i32) (param $acc i32)`);
+  lines.push(`(func ${tileName(t)} (param $ap i32) (param $bp i32) (param $cp i32) (param $k i32) (param $sAm i32) (param $sAk i32) (param $N4 i32) (param $acc i32) (param $bias i32)`);
   for (let r = 0; r < rows; r++) lines.push(`  (local $a${r} i32)`);
   for (let r = 0; r < rows; r++) for (let v = 0; v < V; v++) lines.push(`  (local ${acc(r, v)} ${scalar ? 'f32' : 'v128'})`);
   for (let v = 0; v < V; v++) lines.push(`  (local $b${v} ${scalar ? 'f32' : 'v128'})`);
   lines.push(`  (local $x ${scalar ? 'f32' : 'v128'})`);
   lines.push('  (local.set $a0 (local.get $ap))');
-  // $acc: continue a sum over an earlier block of k (start from C) rather than from zero
   lines.push('  (if (local.get $acc) (then');
   for (let r = 0; r < rows; r++) {
     for (let v = 0; v < V; v++) {
@@ -43,7 +46,12 @@ function tileFunc(t: Tile, fma: boolean): string {
       lines.push(scalar ? `    (local.set ${acc(r, v)} (f32.load ${at}))` : `    (local.set ${acc(r, v)} (v128.load offset=${16 * v} ${at}))`);
     }
   }
-  lines.push('  ))');
+  lines.push('  ) (else (if (local.get $bias) (then');
+  for (let v = 0; v < V; v++) {
+    lines.push(scalar ? `    (local.set ${acc(0, v)} (f32.load (local.get $bias)))` : `    (local.set ${acc(0, v)} (v128.load offset=${16 * v} (local.get $bias)))`);
+    for (let r = 1; r < rows; r++) lines.push(`    (local.set ${acc(r, v)} (local.get ${acc(0, v)}))`);
+  }
+  lines.push('  ))))');
   for (let r = 1; r < rows; r++) lines.push(`  (local.set $a${r} (i32.add (local.get $a${r - 1}) (local.get $sAm)))`);
   lines.push('  (loop $l');
   for (let v = 0; v < V; v++) {
@@ -75,7 +83,8 @@ function tileFunc(t: Tile, fma: boolean): string {
 function rowBlock(rows: number): string {
   const call = (vecs: number): string =>
     `(call ${tileName({ rows, vecs })} (i32.add (local.get $aK) (i32.mul (local.get $m) (local.get $sAm))) (i32.add (local.get $bK) (i32.shl (local.get $n) (i32.const 2))) ` +
-    `(i32.add (local.get $cB) (i32.shl (i32.add (i32.mul (local.get $m) (local.get $N)) (local.get $n)) (i32.const 2))) (local.get $kn) (local.get $sAm) (local.get $sAk) (local.get $N4) (local.get $k0))`;
+    `(i32.add (local.get $cB) (i32.shl (i32.add (i32.mul (local.get $m) (local.get $N)) (local.get $n)) (i32.const 2))) (local.get $kn) (local.get $sAm) (local.get $sAk) (local.get $N4) (local.get $k0) ` +
+    '(select (i32.add (local.get $bias) (i32.shl (local.get $n) (i32.const 2))) (i32.const 0) (local.get $bias)))';
   return `
       (local.set $n (i32.const 0))
       (block $d8 (loop $l8
@@ -156,9 +165,10 @@ export function simdModuleText(fma: boolean): string {
   return `(module
   (import "env" "memory" (memory 0))
 ${tiles.map((t) => tileFunc(t, fma)).join('\n')}
-  ;; C[b] (M×N) = A[b]·B[b]; A[b][m][k] at a + 4·(b·bsA + m·sAm + k·sAk); B[b] (K×N) at b + 4·b·bsB; C contiguous. K ≥ 1.
+  ;; C[b] (M×N) = A[b]·B[b] (+ bias, N floats, unless $bias is 0); A[b][m][k] at a + 4·(b·bsA + m·sAm + k·sAk);
+  ;; B[b] (K×N) at b + 4·b·bsB; C contiguous. K ≥ 1.
   (func (export "matmul") (param $a i32) (param $b i32) (param $c i32) (param $batch i32) (param $M i32) (param $N i32) (param $K i32)
-      (param $sAm i32) (param $sAk i32) (param $bsA i32) (param $bsB i32)
+      (param $sAm i32) (param $sAk i32) (param $bsA i32) (param $bsB i32) (param $bias i32)
     (local $i i32) (local $m i32) (local $n i32) (local $aB i32) (local $bB i32) (local $cB i32) (local $N4 i32)
     (local $k0 i32) (local $kn i32) (local $aK i32) (local $bK i32)
     (local.set $sAm (i32.shl (local.get $sAm) (i32.const 2)))
@@ -402,7 +412,7 @@ const WA = (globalThis as unknown as {
 }).WebAssembly;
 
 export interface SimdKernels {
-  matmul(a: number, b: number, c: number, batch: number, M: number, N: number, K: number, sAm: number, sAk: number, bsA: number, bsB: number): void;
+  matmul(a: number, b: number, c: number, batch: number, M: number, N: number, K: number, sAm: number, sAk: number, bsA: number, bsB: number, bias: number): void;
   transpose(src: number, dst: number, batch: number, R: number, C: number): void;
   colsum(x: number, out: number, R: number, C: number): void;
   exp(x: number, y: number, n: number): void;
