@@ -5,6 +5,7 @@
 // tfjs-core alone. So this file registers the few we need, with the textbook formulas. Kernels that
 // already have a gradient (e.g. when @tensorflow/tfjs or tfjs-node is loaded) are left alone.
 import * as tf from '@tensorflow/tfjs-core';
+import { FUSED, hasFused } from './wasm-kernels.js';
 
 type Attrs = Record<string, unknown>;
 type GradFn = (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[], attrs: Attrs) => Record<string, () => tf.Tensor>;
@@ -134,11 +135,14 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
     fn: (dy, [y], at) => {
       const dim = (at.dim as number) ?? -1;
       const d = dy as tf.Tensor;
+      if ((dim === -1 || dim === y!.rank - 1) && hasFused(FUSED.softmaxGrad)) {
+        return { logits: () => tf.engine().runKernel(FUSED.softmaxGrad, { y: y!, dy: d }) as tf.Tensor }; // one wasm SIMD pass
+      }
       return { logits: () => tf.mul(y!, tf.sub(d, tf.sum(tf.mul(d, y!), dim, true))) };
     },
   },
-  // With rank-2 operands the gradient matMuls take explicit transposes: tfjs-wasm runs a 2-D
-  // matMul without transpose flags through XNNPACK and one with flags through a ~10x slower loop.
+  // Without wasm-kernels.ts's SIMD matMul, rank-2 operands take explicit transposes: tfjs-wasm runs
+  // a 2-D matMul without transpose flags through XNNPACK and one with flags through a ~10x slower loop.
   BatchMatMul: {
     inputsToSave: ['a', 'b'],
     fn: (dy, [a, b], at) => {

@@ -10,8 +10,10 @@
 //   attention's shapes) and only plain 2-D ones through XNNPACK, which the kernel also beats here.
 //   A transposed A is read through strides; a transposed B is packed first.
 // - Sum over leading axes (bias gradients) is one SIMD column sum; tfjs-wasm transposes first.
-// - Exp is the SIMD polynomial exp of the fused GELU (tfjs-wasm's is a scalar loop).
-// - Fused kernels of our own (FUSED below) for GELU and LayerNorm and their gradients, and AdamW: one
+// - Exp is the SIMD polynomial exp of the fused GELU (tfjs-wasm's is a scalar loop); Softmax over
+//   the last axis uses it too.
+// - Fused kernels of our own (FUSED below) for GELU and LayerNorm and their gradients, Softmax's
+//   gradient, and AdamW: one
 //   pass over the data where the composite ops make 7–14 (model.ts and optim.ts use them where the
 //   backend has them).
 import * as tf from '@tensorflow/tfjs-core';
@@ -136,10 +138,11 @@ export const FUSED = {
   layerNorm: 'CogenLayerNorm', // {x [R, C], g, b} → [y, mean [R], rstd [R]]
   layerNormGrad: 'CogenLayerNormGrad', // {x, g, mean, rstd, dy} → [dx, dg, db]
   adamw: 'CogenAdamW', // {p, g, m, v, scale []}, {lr, beta1, beta2, eps, decay, bc1, bc2} → [p', m', v'] (optim.ts)
+  softmaxGrad: 'CogenSoftmaxGrad', // {y, dy} → dx over the last axis (gradients.ts)
 } as const;
 
-/** Whether the current backend has fused kernel `name` (and `size` floats fit its 4-wide loops). */
-export function hasFused(name: string, size: number): boolean {
+/** Whether the current backend has fused kernel `name` (and, if given, `size` floats fit its 4-wide loops). */
+export function hasFused(name: string, size = 0): boolean {
   return size % 4 === 0 && tf.getKernel(name, tf.getBackend()) !== undefined;
 }
 
@@ -174,6 +177,11 @@ function registerFused(): void {
     be.typedArrayFromHeap(db).fill(0);
     k.layernorm_grad(ptr(be, x!), ptr(be, g!), ptr(be, mean!), ptr(be, rstd!), ptr(be, dy!), ptr(be, dx), ptr(be, dg), ptr(be, db), R, C);
     return [dx, dg, db];
+  });
+  add(FUSED.softmaxGrad, (be, k, { y, dy }) => {
+    const C = y!.shape.at(-1)!, dx = be.makeOutput(y!.shape, 'float32');
+    if (C > 0) k.softmax_grad(ptr(be, y!), ptr(be, dy!), ptr(be, dx), prod(y!.shape) / C, C);
+    return dx;
   });
   add(FUSED.adamw, (be, k, { p, g, m, v, scale }, a) => {
     const [po, mo, vo] = [p!, m!, v!].map((t) => be.makeOutput(t.shape, 'float32'));
@@ -246,6 +254,14 @@ export async function patchWasmKernels(): Promise<string | null> {
     !inputs.bias || inputs.preluActivationWeights || attrs!.activation !== 'linear' ? null
       : simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean, inputs.bias));
   replace('Exp', ({ inputs, backend }) => simdExp(backend as WasmBackend, inputs.x!));
+  replace('Softmax', ({ inputs, backend, attrs }) => {
+    const x = inputs.logits!, be = backend as WasmBackend, C = x.shape.at(-1) ?? 0;
+    const dim = attrs!.dim as number;
+    if (!simdModule || x.dtype !== 'float32' || (dim !== -1 && dim !== x.shape.length - 1)) return null;
+    const y = be.makeOutput(x.shape, 'float32');
+    if (C > 0) simdFor(be).softmax(ptr(be, x), ptr(be, y), prod(x.shape) / C, C);
+    return y;
+  });
   replace('Sum', ({ inputs, backend, attrs }) =>
     simdLeadingSum(backend as WasmBackend, inputs.x!, attrs!.axis as number | number[], attrs!.keepDims as boolean));
   return simdOff;

@@ -116,7 +116,7 @@ const madd = (a: string, b: string, c: string, fma: boolean): string => fma ? `(
 
 /** A v128 constant of four equal floats. */
 const f4 = (v: number): string => {
-  const t = v === Infinity ? 'inf' : String(v);
+  const t = v === Infinity ? 'inf' : v === -Infinity ? '-inf' : String(v);
   return `(v128.const f32x4 ${t} ${t} ${t} ${t})`;
 };
 const GELU_C = 2 * Math.sqrt(2 / Math.PI);
@@ -158,6 +158,43 @@ function gateInto(out: string, x: string, fma: boolean): string {
     (local.set ${out} (f32x4.div ${f4(1)} (f32x4.add ${f4(1)} (local.get $ez))))`;
 }
 const EXP_LOCALS = '(local $ek v128) (local $er v128) (local $ep v128) (local $ez v128)';
+
+/** expInto for one float: sets f32 local `out` to e^x for f32 local `x` (locals $sk $sr $sp f32, $si i32). */
+function expScalarInto(out: string, x: string): string {
+  const horner = [1 / 120, 1 / 24, 1 / 6, 0.5, 1, 1]
+    .map((c) => `(local.set $sp (f32.add (f32.mul (local.get $sp) (local.get $sr)) (f32.const ${c})))`).join('\n    ');
+  const pow2 = (k: string): string => `(f32.reinterpret_i32 (i32.shl (i32.add ${k} (i32.const 127)) (i32.const 23)))`;
+  return `
+    (local.set $sr (f32.max (f32.min (local.get ${x}) (f32.const 88.72)) (f32.const -87.3)))
+    (local.set $sk (f32.nearest (f32.mul (local.get $sr) (f32.const ${Math.LOG2E}))))
+    (local.set $sr (f32.sub (f32.sub (local.get $sr) (f32.mul (local.get $sk) (f32.const 0.693359375)))
+      (f32.mul (local.get $sk) (f32.const -2.12194440e-4))))
+    (local.set $sp (f32.const ${1 / 720}))
+    ${horner}
+    (local.set $si (i32.trunc_sat_f32_s (local.get $sk)))
+    (local.set $sp (f32.mul (f32.mul (local.get $sp) ${pow2('(i32.shr_s (local.get $si) (i32.const 1))')})
+      ${pow2('(i32.sub (local.get $si) (i32.shr_s (local.get $si) (i32.const 1)))')}))
+    (local.set $sp (select (f32.const 0) (local.get $sp) (f32.lt (local.get ${x}) (f32.const -87.3))))
+    (local.set ${out} (select (f32.const inf) (local.get $sp) (f32.gt (local.get ${x}) (f32.const 88.7228391))))`;
+}
+const EXP_SCALAR_LOCALS = '(local $sk f32) (local $sr f32) (local $sp f32) (local $si i32)';
+
+/**
+ * A pass over one row of C floats (C4 = 4·C bytes), the byte offset in local $c: `vec` for each 4
+ * floats, then `scl` for each float left.
+ */
+function rowPass(id: string, vec: string, scl: string): string {
+  return `
+      (local.set $c (i32.const 0))
+      (block $${id}v (loop $${id}vl
+        (br_if $${id}v (i32.gt_s (i32.add (local.get $c) (i32.const 16)) (local.get $C4)))
+        ${vec}
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $${id}vl)))
+      (block $${id}s (loop $${id}sl
+        (br_if $${id}s (i32.ge_s (local.get $c) (local.get $C4)))
+        ${scl}
+        (local.set $c (i32.add (local.get $c) (i32.const 4))) (br $${id}sl)))`;
+}
 
 /** The module's text; fma: fused multiply-adds (relaxed SIMD) in the vector tiles. */
 export function simdModuleText(fma: boolean): string {
@@ -288,6 +325,61 @@ ${ROW_BLOCKS.map((rows) => `
       (local.set $i (i32.add (local.get $i) (i32.const 16)))
       (br $l)))
   )
+  ;; Softmax over rows of C floats: y = e^(x − max) / Σ e^(x − max).
+  (func (export "softmax") (param $x i32) (param $y i32) (param $R i32) (param $C i32)
+    (local $row i32) (local $c i32) (local $C4 i32) (local $vm v128) (local $m f32) (local $vs v128) (local $s f32) (local $v v128) (local $e f32)
+    ${EXP_LOCALS} ${EXP_SCALAR_LOCALS}
+    (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
+    (block $done (loop $rows
+      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
+      (local.set $vm ${f4(-Infinity)})
+      (local.set $m (f32.const -inf))
+      ${rowPass('mx', '(local.set $vm (f32x4.pmax (local.get $vm) (v128.load (i32.add (local.get $x) (local.get $c)))))',
+        '(local.set $m (f32.max (local.get $m) (f32.load (i32.add (local.get $x) (local.get $c)))))')}
+      (local.set $m (f32.max (f32.max (local.get $m) (f32.max (f32x4.extract_lane 0 (local.get $vm)) (f32x4.extract_lane 1 (local.get $vm))))
+        (f32.max (f32x4.extract_lane 2 (local.get $vm)) (f32x4.extract_lane 3 (local.get $vm)))))
+      (local.set $vm (f32x4.splat (local.get $m)))
+      (local.set $vs (v128.const i32x4 0 0 0 0))
+      (local.set $s (f32.const 0))
+      ${rowPass('ex', `(local.set $v (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $vm)))
+        ${expInto('$v', '$v', fma)}
+        (v128.store (i32.add (local.get $y) (local.get $c)) (local.get $v))
+        (local.set $vs (f32x4.add (local.get $vs) (local.get $v)))`,
+        `(local.set $e (f32.sub (f32.load (i32.add (local.get $x) (local.get $c))) (local.get $m)))
+        ${expScalarInto('$e', '$e')}
+        (f32.store (i32.add (local.get $y) (local.get $c)) (local.get $e))
+        (local.set $s (f32.add (local.get $s) (local.get $e)))`)}
+      (local.set $s (f32.div (f32.const 1) (f32.add (local.get $s) (call $hsum (local.get $vs)))))
+      (local.set $vs (f32x4.splat (local.get $s)))
+      ${rowPass('sc', '(v128.store (i32.add (local.get $y) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c))) (local.get $vs)))',
+        '(f32.store (i32.add (local.get $y) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c))) (local.get $s)))')}
+      (local.set $x (i32.add (local.get $x) (local.get $C4)))
+      (local.set $y (i32.add (local.get $y) (local.get $C4)))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rows)))
+  )
+  ;; Softmax's gradient over rows of C floats: dx = y·(dy − Σ dy·y).
+  (func (export "softmax_grad") (param $y i32) (param $dy i32) (param $dx i32) (param $R i32) (param $C i32)
+    (local $row i32) (local $c i32) (local $C4 i32) (local $vs v128) (local $s f32)
+    (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
+    (block $done (loop $rows
+      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
+      (local.set $vs (v128.const i32x4 0 0 0 0))
+      (local.set $s (f32.const 0))
+      ${rowPass('dt', '(local.set $vs (f32x4.add (local.get $vs) (f32x4.mul (v128.load (i32.add (local.get $dy) (local.get $c))) (v128.load (i32.add (local.get $y) (local.get $c))))))',
+        '(local.set $s (f32.add (local.get $s) (f32.mul (f32.load (i32.add (local.get $dy) (local.get $c))) (f32.load (i32.add (local.get $y) (local.get $c))))))')}
+      (local.set $s (f32.add (local.get $s) (call $hsum (local.get $vs))))
+      (local.set $vs (f32x4.splat (local.get $s)))
+      ${rowPass('dx', `(v128.store (i32.add (local.get $dx) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c)))
+          (f32x4.sub (v128.load (i32.add (local.get $dy) (local.get $c))) (local.get $vs))))`,
+        `(f32.store (i32.add (local.get $dx) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c)))
+          (f32.sub (f32.load (i32.add (local.get $dy) (local.get $c))) (local.get $s))))`)}
+      (local.set $y (i32.add (local.get $y) (local.get $C4)))
+      (local.set $dy (i32.add (local.get $dy) (local.get $C4)))
+      (local.set $dx (i32.add (local.get $dx) (local.get $C4)))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rows)))
+  )
   (func $hsum (param $v v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
       (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
@@ -416,6 +508,8 @@ export interface SimdKernels {
   transpose(src: number, dst: number, batch: number, R: number, C: number): void;
   colsum(x: number, out: number, R: number, C: number): void;
   exp(x: number, y: number, n: number): void;
+  softmax(x: number, y: number, R: number, C: number): void;
+  softmax_grad(y: number, dy: number, dx: number, R: number, C: number): void;
   adamw(p: number, g: number, m: number, v: number, po: number, mo: number, vo: number, n: number, scale: number,
     lr: number, b1: number, c1: number, b2: number, c2: number, eps: number, decay: number, bc1: number, bc2: number): void;
   gelu(x: number, y: number, n: number): void;
