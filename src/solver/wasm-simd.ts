@@ -114,6 +114,28 @@ const ROW_BLOCKS = [4, 1];
 /** a·b + c on f32x4 text, fused when fma. */
 const madd = (a: string, b: string, c: string, fma: boolean): string => fma ? `(f32x4.relaxed_madd ${a} ${b} ${c})` : `(f32x4.add (f32x4.mul ${a} ${b}) ${c})`;
 
+/** colsum's pass over columns 4 at a time (vec) or, after it, one at a time. */
+function colsumPass(vec: boolean): string {
+  const [id, w, acc, zero, load, store, more] = vec
+    ? ['v', 4, '$acc', '(v128.const i32x4 0 0 0 0)', 'f32x4.add (local.get $acc) (v128.load', 'v128.store', '(i32.gt_s (i32.add (local.get $c) (i32.const 4)) (local.get $C))']
+    : ['s', 1, '$s', '(f32.const 0)', 'f32.add (local.get $s) (f32.load', 'f32.store', '(i32.ge_s (local.get $c) (local.get $C))'];
+  return `
+    (block $d${id} (loop $l${id}
+      (br_if $d${id} ${more})
+      (local.set ${acc} ${zero})
+      (local.set $p (i32.add (local.get $x) (i32.shl (local.get $c) (i32.const 2))))
+      (local.set $r (i32.const 0))
+      (block $dr${id} (loop $lr${id}
+        (br_if $dr${id} (i32.ge_s (local.get $r) (local.get $R)))
+        (local.set ${acc} (${load} (local.get $p))))
+        (local.set $p (i32.add (local.get $p) (local.get $C4)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $lr${id})))
+      (${store} (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (local.get ${acc}))
+      (local.set $c (i32.add (local.get $c) (i32.const ${w})))
+      (br $l${id})))`;
+}
+
 /** A v128 constant of four equal floats. */
 const f4 = (v: number): string => {
   const t = v === Infinity ? 'inf' : v === -Infinity ? '-inf' : String(v);
@@ -459,34 +481,8 @@ ${ROW_BLOCKS.map((rows) => `
   (func (export "colsum") (param $x i32) (param $out i32) (param $R i32) (param $C i32)
     (local $r i32) (local $c i32) (local $p i32) (local $acc v128) (local $s f32) (local $C4 i32)
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
-    (block $d4 (loop $l4
-      (br_if $d4 (i32.gt_s (i32.add (local.get $c) (i32.const 4)) (local.get $C)))
-      (local.set $acc (v128.const i32x4 0 0 0 0))
-      (local.set $p (i32.add (local.get $x) (i32.shl (local.get $c) (i32.const 2))))
-      (local.set $r (i32.const 0))
-      (block $dr (loop $lr
-        (br_if $dr (i32.ge_s (local.get $r) (local.get $R)))
-        (local.set $acc (f32x4.add (local.get $acc) (v128.load (local.get $p))))
-        (local.set $p (i32.add (local.get $p) (local.get $C4)))
-        (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $lr)))
-      (v128.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (local.get $acc))
-      (local.set $c (i32.add (local.get $c) (i32.const 4)))
-      (br $l4)))
-    (block $d1 (loop $l1
-      (br_if $d1 (i32.ge_s (local.get $c) (local.get $C)))
-      (local.set $s (f32.const 0))
-      (local.set $p (i32.add (local.get $x) (i32.shl (local.get $c) (i32.const 2))))
-      (local.set $r (i32.const 0))
-      (block $dr1 (loop $lr1
-        (br_if $dr1 (i32.ge_s (local.get $r) (local.get $R)))
-        (local.set $s (f32.add (local.get $s) (f32.load (local.get $p))))
-        (local.set $p (i32.add (local.get $p) (local.get $C4)))
-        (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $lr1)))
-      (f32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (local.get $s))
-      (local.set $c (i32.add (local.get $c) (i32.const 1)))
-      (br $l1)))
+${colsumPass(true)}
+${colsumPass(false)}
   )
 )`;
 }
