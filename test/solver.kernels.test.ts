@@ -203,6 +203,20 @@ describe('wasm kernels (wasm-kernels.ts)', () => {
     wasm!.forEach((x, j) => x.data.forEach((v, i) => expect(Math.abs(v - cpu![j]!.data[i]!), `case ${j}`).toBeLessThan(2e-6)));
   });
 
+  it('Concat and GatherV2 equal the cpu backend', async () => {
+    const [cpu, wasm] = await onBoth(() => {
+      const r = createRng(15);
+      const t = (shape: number[]): tf.Tensor => tf.tensor(new Float32Array(shape.reduce((p, q) => p * q, 1)).map(() => r.next()), shape);
+      const a = t([3, 4, 5]);
+      return [tf.concat([a, t([3, 2, 5])], 1), tf.concat([a, t([3, 4, 1]), t([3, 4, 40])], 2), tf.concat([a, a], 0), tf.concat([t([2, 3]), t([2, 0])], 1),
+        tf.concat([tf.tensor1d([1, 2], 'int32'), tf.tensor1d([3], 'int32')]),
+        tf.gather(a, tf.tensor1d([2, 0, 2], 'int32')), tf.gather(a, tf.tensor2d([[1, 3], [0, 0]], [2, 2], 'int32'), 1), tf.gather(t([100, 64]), tf.tensor1d([99, 0, 7], 'int32')),
+        tf.gather(a, tf.tensor1d([], 'int32'), 2)];
+    });
+    expect(wasm!.map((x) => x.shape)).toEqual(cpu!.map((x) => x.shape));
+    wasm!.forEach((x, j) => expect(Array.from(x.data), `case ${j}`).toEqual(Array.from(cpu![j]!.data)));
+  });
+
   it('SIMD Sum over leading axes (and every other Sum) equals the cpu backend', async () => {
     const [cpu, wasm] = await onBoth(() => {
       const r = createRng(10);

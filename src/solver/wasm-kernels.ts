@@ -4,7 +4,8 @@
 //   ~230 copies per training step. Tensors are immutable (a variable's assign swaps its data), so
 //   the output can share the input's data, as Reshape and the cpu backend's Identity do.
 // - Slice and SplitV read the whole input out of the wasm heap (a copy) for every slice; these copy
-//   only the slice, from a view of the heap.
+//   only the slice, from a view of the heap. Concat and GatherV2 (decoding's KV cache and token
+//   embedding: ~150 µs each in tfjs-wasm for a few KB) copy runs with the SIMD module's copy2d.
 // - BatchMatMul and _FusedMatMul (float32; a bias, no activation) run wasm-simd.ts's register-blocked SIMD kernel in place on the heap:
 //   tfjs-wasm's own runs batched or transposed products through a scalar loop (10× slower on
 //   attention's shapes) and only plain 2-D ones through XNNPACK, which the kernel also beats here.
@@ -191,6 +192,40 @@ function registerFused(): void {
   });
 }
 
+/** Concatenation along `axis` (4-byte dtypes): each input's runs copied into place by the SIMD copy. */
+function concatHeap(be: WasmBackend, xs: tf.TensorInfo[], axis: number): tf.TensorInfo | null {
+  if (!simdModule || xs.some((x) => x.dtype !== 'float32' && x.dtype !== 'int32')) return null;
+  const shape = xs[0]!.shape.slice();
+  shape[axis] = xs.reduce((a, x) => a + x.shape[axis]!, 0);
+  const out = be.makeOutput(shape, xs[0]!.dtype);
+  const outer = prod(shape.slice(0, axis));
+  const row = prod(shape.slice(axis));
+  const k = simdFor(be);
+  let at = ptr(be, out);
+  for (const x of xs) {
+    const run = prod(x.shape.slice(axis));
+    if (outer * run > 0) k.copy2d(ptr(be, x), run, at, row, outer, run);
+    at += 4 * run;
+  }
+  return out;
+}
+
+/** tf.gather along `axis` (batchDims 0, 4-byte dtypes) by copying rows; null when an index is out of range. */
+function gatherHeap(be: WasmBackend, x: tf.TensorInfo, indices: tf.TensorInfo, axis: number): tf.TensorInfo | null {
+  if (!simdModule || (x.dtype !== 'float32' && x.dtype !== 'int32')) return null;
+  const idx = Array.from(be.typedArrayFromHeap(indices));
+  const n = x.shape[axis]!;
+  if (idx.some((i) => !(i >= 0 && i < n))) return null;
+  const out = be.makeOutput([...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)], x.dtype);
+  const outer = prod(x.shape.slice(0, axis)), inner = prod(x.shape.slice(axis + 1));
+  if (outer * idx.length * inner === 0) return out;
+  const k = simdFor(be);
+  const xp = ptr(be, x), op = ptr(be, out);
+  // index j: for every outer o, out[o, j, :] ← x[o, idx[j], :]
+  idx.forEach((i, j) => k.copy2d(xp + 4 * i * inner, n * inner, op + 4 * j * inner, idx.length * inner, outer, inner));
+  return out;
+}
+
 let wasmKernelsPatched = false;
 let fastWasmKernels = true;
 /** For benchmarks: false runs tfjs-wasm's own Identity, Slice and SplitV (the naïve baseline). */
@@ -246,6 +281,17 @@ export async function patchWasmKernels(): Promise<string | null> {
       begin[axis]! += s;
       return o;
     });
+  });
+  replace('Concat', ({ inputs, backend, attrs }) => {
+    const xs = Object.values(inputs) as tf.TensorInfo[];
+    const axis = tf.util.parseAxisParam(attrs!.axis as number, xs[0]!.shape)[0]!;
+    const same = xs.every((x) => x.dtype === xs[0]!.dtype && x.shape.length === xs[0]!.shape.length && x.shape.every((d, i) => i === axis || d === xs[0]!.shape[i]));
+    return same ? concatHeap(backend as WasmBackend, xs, axis) : null;
+  });
+  replace('GatherV2', ({ inputs, backend, attrs }) => {
+    const x = inputs.x!, indices = inputs.indices!;
+    if ((attrs!.batchDims as number) !== 0 || indices.dtype !== 'int32') return null;
+    return gatherHeap(backend as WasmBackend, x, indices, tf.util.parseAxisParam(attrs!.axis as number, x.shape)[0]!);
   });
   replace('BatchMatMul', ({ inputs, backend, attrs }) =>
     simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean));

@@ -477,6 +477,21 @@ ${ROW_BLOCKS.map((rows) => `
       (local.set $row (i32.add (local.get $row) (i32.const 1)))
       (br $rows)))
   )
+  ;; R runs of C 4-byte elements: dst + r·ds ← src + r·ss (strides in elements).
+  (func (export "copy2d") (param $src i32) (param $ss i32) (param $dst i32) (param $ds i32) (param $R i32) (param $C i32)
+    (local $row i32) (local $c i32) (local $C4 i32)
+    (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
+    (local.set $ss (i32.shl (local.get $ss) (i32.const 2)))
+    (local.set $ds (i32.shl (local.get $ds) (i32.const 2)))
+    (block $done (loop $rows
+      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
+      ${rowPass('cp', '(v128.store (i32.add (local.get $dst) (local.get $c)) (v128.load (i32.add (local.get $src) (local.get $c))))',
+        '(i32.store (i32.add (local.get $dst) (local.get $c)) (i32.load (i32.add (local.get $src) (local.get $c))))')}
+      (local.set $src (i32.add (local.get $src) (local.get $ss)))
+      (local.set $dst (i32.add (local.get $dst) (local.get $ds)))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rows)))
+  )
   ;; out[c] = Σ_r x[r][c] for x (R×C) contiguous: a sum over leading axes.
   (func (export "colsum") (param $x i32) (param $out i32) (param $R i32) (param $C i32)
     (local $r i32) (local $c i32) (local $p i32) (local $acc v128) (local $s f32) (local $C4 i32)
@@ -503,6 +518,7 @@ export interface SimdKernels {
   matmul(a: number, b: number, c: number, batch: number, M: number, N: number, K: number, sAm: number, sAk: number, bsA: number, bsB: number, bias: number): void;
   transpose(src: number, dst: number, batch: number, R: number, C: number): void;
   colsum(x: number, out: number, R: number, C: number): void;
+  copy2d(src: number, ss: number, dst: number, ds: number, R: number, C: number): void;
   exp(x: number, y: number, n: number): void;
   softmax(x: number, y: number, R: number, C: number): void;
   softmax_grad(y: number, dy: number, dx: number, R: number, C: number): void;
