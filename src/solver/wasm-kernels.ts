@@ -1,22 +1,22 @@
-// Faster tfjs-wasm kernels for what the solver does most (same results, fewer copies), registered
-// over tfjs-wasm's own when the wasm backend starts:
+// Faster tfjs-wasm kernels for what the solver does most (the same math to float precision),
+// registered over tfjs-wasm's own when the wasm backend starts, and fused kernels of our own:
+// - BatchMatMul and _FusedMatMul (float32; a bias, no activation) run wasm-simd.ts's
+//   register-blocked SIMD matMul in place on the heap. tfjs-wasm runs batched or transposed
+//   products through a scalar loop (10× slower on attention's shapes) and only plain 2-D ones
+//   through XNNPACK, which the kernel also beats here. A transposed A is read through strides; a
+//   transposed B is packed first.
+// - Exp is wasm-simd.ts's polynomial exp (tfjs-wasm's loops call the scalar one); Softmax over the
+//   last axis uses it too. Sum over leading axes (bias gradients) is one SIMD column sum
+//   (tfjs-wasm transposes first).
 // - Identity copies its input; the engine runs it for every tensor a gradient saves (tf.clone),
 //   ~230 copies per training step. Tensors are immutable (a variable's assign swaps its data), so
 //   the output can share the input's data, as Reshape and the cpu backend's Identity do.
 // - Slice and SplitV read the whole input out of the wasm heap (a copy) for every slice; these copy
 //   only the slice, from a view of the heap. Concat and GatherV2 (decoding's KV cache and token
 //   embedding: ~150 µs each in tfjs-wasm for a few KB) copy runs with the SIMD module's copy2d.
-// - BatchMatMul and _FusedMatMul (float32; a bias, no activation) run wasm-simd.ts's register-blocked SIMD kernel in place on the heap:
-//   tfjs-wasm's own runs batched or transposed products through a scalar loop (10× slower on
-//   attention's shapes) and only plain 2-D ones through XNNPACK, which the kernel also beats here.
-//   A transposed A is read through strides; a transposed B is packed first.
-// - Sum over leading axes (bias gradients) is one SIMD column sum; tfjs-wasm transposes first.
-// - Exp is the SIMD polynomial exp of the fused GELU (tfjs-wasm's is a scalar loop); Softmax over
-//   the last axis uses it too.
-// - Fused kernels of our own (FUSED below) for GELU and LayerNorm and their gradients, Softmax's
-//   gradient, and AdamW: one
-//   pass over the data where the composite ops make 7–14 (model.ts and optim.ts use them where the
-//   backend has them).
+// - FUSED: GELU and LayerNorm with their gradients, Softmax's gradient and the AdamW step, one pass
+//   each where the composite ops make 7–14 (model.ts, gradients.ts and optim.ts use them where the
+//   backend has them, hasFused).
 import * as tf from '@tensorflow/tfjs-core';
 import { setExplicitTranspose } from './gradients.js';
 import { compileSimdModule, instantiateSimd, type SimdKernels, type WasmMemory, type WasmModule } from './wasm-simd.js';
@@ -132,6 +132,8 @@ function sliceHeap(be: WasmBackend, x: tf.TensorInfo, begin: number[], size: num
   return out;
 }
 
+let fastWasmKernels = true;
+
 /** Kernel names of the fused ops (registered for wasm only; model.ts falls back to composites). */
 export const FUSED = {
   gelu: 'CogenGelu', // {x} → y
@@ -144,7 +146,7 @@ export const FUSED = {
 
 /** Whether the current backend has fused kernel `name` (and, if given, `size` floats fit its 4-wide loops). */
 export function hasFused(name: string, size = 0): boolean {
-  return size % 4 === 0 && tf.getKernel(name, tf.getBackend()) !== undefined;
+  return fastWasmKernels && size % 4 === 0 && tf.getKernel(name, tf.getBackend()) !== undefined;
 }
 
 function registerFused(): void {
@@ -227,8 +229,7 @@ function gatherHeap(be: WasmBackend, x: tf.TensorInfo, indices: tf.TensorInfo, a
 }
 
 let wasmKernelsPatched = false;
-let fastWasmKernels = true;
-/** For benchmarks: false runs tfjs-wasm's own Identity, Slice and SplitV (the naïve baseline). */
+/** For benchmarks: false runs tfjs-wasm's own kernels and no fused ones (the naïve baseline). */
 export function setFastWasmKernels(on: boolean): void {
   fastWasmKernels = on;
 }
