@@ -104,8 +104,8 @@ export async function initBackend(name: BackendName = 'auto', opts: { threads?: 
     if (why === null) {
       await tf.ready();
       current = tf.getBackend();
-      const why = [...notes, ...(skipped.length ? [`skipped ${skipped.join('; ')}`] : [])];
-      log(`solver backend: ${current}${why.length ? ` (${why.join('; ')})` : ''}`);
+      const said = [...notes, ...(skipped.length ? [`skipped ${skipped.join('; ')}`] : [])];
+      log(`solver backend: ${current}${said.length ? ` (${said.join('; ')})` : ''}`);
       return current;
     }
     skipped.push(`${b}: ${why}`);
