@@ -34,11 +34,11 @@ const prod = (xs: number[]): number => xs.reduce((p, q) => p * q, 1);
 const ptr = (be: WasmBackend, t: tf.TensorInfo): number => be.dataIdMap.get(t.dataId)!.memoryOffset;
 
 let simdModule: WasmModule | null = null;
-let simd: SimdKernels | null = null;
-/** The SIMD kernels bound to this backend's heap (instantiated on first use). */
+let simd: { memory: WasmMemory; kernels: SimdKernels } | null = null;
+/** The SIMD kernels bound to this backend's heap (instantiated on first use, again for a new backend). */
 function simdFor(be: WasmBackend): SimdKernels {
-  simd ??= instantiateSimd(simdModule!, be.wasm.asm.memory);
-  return simd;
+  if (simd?.memory !== be.wasm.asm.memory) simd = { memory: be.wasm.asm.memory, kernels: instantiateSimd(simdModule!, be.wasm.asm.memory) };
+  return simd.kernels;
 }
 
 /** C = op(A)·op(B) (+ bias [N]) with broadcast batch dims; null where the SIMD kernel does not apply. */
