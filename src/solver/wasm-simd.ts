@@ -1,18 +1,21 @@
 // WebAssembly SIMD kernels that run inside tfjs-wasm's own heap (they import its memory, so tensors
-// are read and written in place, with no copies).
+// are read and written in place, with no copies). wasm-kernels.ts registers them as tfjs kernels.
 //
 // Why: tfjs-wasm sends 2-D matMuls to XNNPACK but every batched or transposed one (attention's
-// Q·Kᵀ, P·V and their gradients) through a scalar loop at 0.2–0.7 GMAC/s, about half of a training
-// step; and it sums over a leading axis (bias gradients) by transposing first.
+// Q·Kᵀ, P·V and every gradient) through a scalar loop at 0.2–0.7 GMAC/s, about half of a training
+// step; its exp is scalar; and a transformer layer is dozens of small elementwise kernels.
 //
-// The module is written as WebAssembly text, generated below so the register-blocked micro-kernel
-// can be unrolled by code, and assembled at start-up with wabt (from npm).
-//
-// matmul: C[b] = A[b]·B[b], B and C row-major and contiguous, A read through element strides (so a
-// transposed A costs nothing). The micro-kernel keeps a 4×8 block of C in eight v128 accumulators:
-// per k it loads 8 floats of B's row k and broadcasts 4 scalars of A's column k, and does 32
-// multiply-adds (fused where the engine has relaxed SIMD; see compileSimdModule).
-// Edges use 4×4, 4×1 (scalar), 1×8, 1×4 and 1×1 tiles.
+// The module is written as WebAssembly text, generated below so that the register-blocked
+// micro-kernel and the inlined exp can be written once, and assembled at start-up with wabt (npm).
+// Its functions:
+// - matmul: C[b] = A[b]·B[b] (+ bias), B and C row-major and contiguous, A read through element
+//   strides (so a transposed A costs nothing). The micro-kernel keeps a 4×8 block of C in eight
+//   v128 accumulators: per k it loads 8 floats of B's row k and broadcasts 4 scalars of A's column
+//   k, and does 32 multiply-adds (fused where the engine has relaxed SIMD; see compileSimdModule).
+//   Edges use 4×4, 4×1 (scalar), 1×8, 1×4 and 1×1 tiles. transpose packs a transposed B.
+// - exp (a polynomial, expInto), softmax and its gradient, gelu and its gradient, layernorm and its
+//   gradient, adamw: one pass each over the data.
+// - colsum (sums over leading axes), copy2d (strided runs: concat, gather).
 
 import v8 from 'node:v8';
 
