@@ -1,6 +1,7 @@
-// LayerNorm and GELU (hand-written gradients) against float64 references and finite differences;
-// wasm-kernels.ts's tfjs-wasm Identity/Slice/SplitV and SIMD BatchMatMul/Sum against the cpu backend; the model's logits on wasm
-// against cpu.
+// LayerNorm and GELU (hand-written gradients, and the fused wasm kernels) against float64 references
+// and finite differences; the wasm-simd.ts module (with and without FMA) against float64 references;
+// every kernel wasm-kernels.ts registers against the cpu backend; the model's logits on wasm against
+// cpu.
 import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
