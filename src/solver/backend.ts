@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from './config.js';
+import { setExplicitTranspose } from './gradients.js';
 import { patchWasmKernels } from './wasm-kernels.js';
 
 type Concrete = Exclude<BackendName, 'auto'>;
@@ -68,7 +69,9 @@ async function tryWasm(threads: number, notes: string[]): Promise<string | null>
     const w = await import('@tensorflow/tfjs-backend-wasm');
     if (threads > 0) w.setThreadsCount(threads);
     const simdOff = await patchWasmKernels();
+    // the SIMD matMul takes transpose flags at full speed; tfjs-wasm's own wants explicit transposes
     if (simdOff) notes.push(simdOff);
+    else setExplicitTranspose(false);
     if (await tf.setBackend('wasm')) return null;
     return 'the wasm backend did not start';
   } catch (e) {

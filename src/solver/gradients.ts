@@ -34,8 +34,8 @@ function expandReduced(dy: tf.Tensor, xShape: number[], axis: unknown): tf.Tenso
 }
 
 // tfjs-wasm's own matMul sends only flag-free 2-D products to XNNPACK, so rank-2 transposes are done
-// explicitly. wasm-kernels.ts turns this off when its SIMD matMul (transposes for free) is in use;
-// benchmarks turn it off for the naïve baseline (flags, as tfjs's own gradient does).
+// explicitly. backend.ts turns this off when wasm-kernels.ts's SIMD matMul (transposes for free) is
+// in use; benchmarks turn it off for the naïve baseline (flags, as tfjs's own gradient does).
 let explicitTranspose = true;
 /** Returns the previous setting. */
 export function setExplicitTranspose(on: boolean): boolean {

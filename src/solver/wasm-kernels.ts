@@ -5,7 +5,7 @@
 //   products through a scalar loop (10× slower on attention's shapes) and only plain 2-D ones
 //   through XNNPACK, which the kernel also beats here. A transposed A is read through strides; a
 //   transposed B is packed first.
-// - Exp is wasm-simd.ts's polynomial exp (tfjs-wasm's loops call the scalar one); Softmax over the
+// - Exp is wasm-simd.ts's polynomial exp (tfjs-wasm's took ~2 ms for 200K floats); Softmax over the
 //   last axis uses it too. Sum over leading axes (bias gradients) is one SIMD column sum
 //   (tfjs-wasm transposes first).
 // - Identity copies its input; the engine runs it for every tensor a gradient saves (tf.clone),
@@ -18,7 +18,6 @@
 //   each where the composite ops make 7–14 (model.ts, gradients.ts and optim.ts use them where the
 //   backend has them, hasFused).
 import * as tf from '@tensorflow/tfjs-core';
-import { setExplicitTranspose } from './gradients.js';
 import { compileSimdModule, instantiateSimd, type SimdKernels, type WasmMemory, type WasmModule } from './wasm-simd.js';
 
 type WasmBackend = {
@@ -73,7 +72,7 @@ function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boo
   return out;
 }
 
-/** e^x (float32) with the SIMD exp (relative error < 2e-7; tfjs-wasm's is a scalar loop); the last n mod 4 by Math.exp. */
+/** e^x (float32) with the SIMD exp (relative error ≤ 2.5e-7; tfjs-wasm's took ~2 ms for 200K floats); the last n mod 4 by Math.exp. */
 function simdExp(be: WasmBackend, x: tf.TensorInfo): tf.TensorInfo | null {
   if (!simdModule || x.dtype !== 'float32') return null;
   const out = be.makeOutput(x.shape, 'float32');
@@ -236,15 +235,14 @@ export function setFastWasmKernels(on: boolean): void {
 
 /**
  * Registers the kernels above over tfjs-wasm's (once). Returns why the SIMD ones are off, or null:
- * without them the others still apply and matMul gradients transpose explicitly (gradients.ts).
+ * without them the others still apply (and the caller keeps gradients.ts's explicit transposes).
  */
 export async function patchWasmKernels(): Promise<string | null> {
   if (wasmKernelsPatched) return simdModule ? null : 'SIMD kernels unavailable';
   wasmKernelsPatched = true;
   let simdOff: string | null = null;
   try {
-    simdModule = (await compileSimdModule()).module;
-    setExplicitTranspose(false);
+    simdModule = await compileSimdModule();
     registerFused();
   } catch (e) {
     simdOff = `SIMD kernels unavailable (${String((e as Error).message).split('\n')[0]})`;
