@@ -2,29 +2,45 @@
 // The verifiers' rewards are exact and are what the run records, the curriculum sees and the
 // mastery probes count. From random initialisation an exact-match reward on arithmetic rarely fires
 // (in bench:learn a typed policy got 1.5 % of level-0 arith answers right in its first 50 steps,
-// then settled on answering 0), so the update may give a wrong numeric deduction answer partial
-// credit for being close:
-//   r = partial / (1 + |answer − output|)         (< partial ≤ 0.9 < 1: a right answer stays best)
-// With partial = 0 (the default) the update sees the verifiers' rewards unchanged. Measured in
-// bench:learn (partial 0.5, 300 steps): arith level-0 held-out went from 0 to 0.1 only; the policy
-// settled on answering 9, near enough to many outputs, rather than reading the operands.
+// then settled on answering 0), so the update may give a wrong deduction answer partial credit:
+//   numericPartial: r = partial / (1 + |answer − output|) for a numeric output. Measured in
+//     bench:learn (partial 0.5, 300 steps): arith level-0 held-out went from 0 to 0.1 only; the
+//     policy settled on answering 9, near enough to many outputs, rather than reading the operands.
+//   prefixPartial:  r = partial · lcp(answer, reference) / max(|answer|, |reference|), the share of
+//     the reference literal's characters the answer gets right from its start. An autoregressive
+//     policy writes the answer left to right, so this credits each character as it is chosen: the
+//     first character of a two-digit answer is 1 of 11 choices, the whole answer 1 of ~1300.
+// Every partial credit is below 1 (partial ≤ 0.9), so a right answer stays best. With both at 0 (the
+// default) the update sees the verifiers' rewards unchanged.
 import { z } from 'zod';
-import type { Task, Verdict } from './task.js';
+import { referenceAnswer, type Task, type Verdict } from './task.js';
 
 export const rewardConfigSchema = z
   .object({
     /** Partial credit for a wrong numeric deduction answer, scaled by 1 / (1 + distance); 0 = off. */
     numericPartial: z.number().min(0).max(0.9).default(0),
+    /** Partial credit for a wrong deduction answer, scaled by the share of its reference's characters it starts with; 0 = off. */
+    prefixPartial: z.number().min(0).max(0.9).default(0),
   })
   .strict();
 export type RewardConfig = z.infer<typeof rewardConfigSchema>;
 
 /** The reward the policy update gets for one answer. */
 export function trainingReward(task: Task, answer: string, verdict: Verdict, cfg: RewardConfig): number {
-  if (verdict.reward >= 1 || cfg.numericPartial === 0) return verdict.reward;
-  if (task.type !== 'deduction' || typeof task.output !== 'number') return verdict.reward;
+  if (verdict.reward >= 1 || task.type !== 'deduction') return verdict.reward;
+  return Math.max(verdict.reward, numericCredit(task.output, answer, cfg.numericPartial), prefixCredit(referenceAnswer(task), answer, cfg.prefixPartial));
+}
+
+function numericCredit(output: unknown, answer: string, partial: number): number {
   // the typed grammar writes plain JSON numbers; anything else earns nothing extra
-  if (!/^-?\d+(\.\d+)?$/.test(answer)) return verdict.reward;
-  const d = Math.abs(Number(answer) - task.output);
-  return Number.isFinite(d) ? Math.max(verdict.reward, cfg.numericPartial / (1 + d)) : verdict.reward;
+  if (partial === 0 || typeof output !== 'number' || !/^-?\d+(\.\d+)?$/.test(answer)) return 0;
+  const d = Math.abs(Number(answer) - output);
+  return Number.isFinite(d) ? partial / (1 + d) : 0;
+}
+
+function prefixCredit(reference: string, answer: string, partial: number): number {
+  if (partial === 0 || answer.length === 0) return 0;
+  let n = 0;
+  while (n < answer.length && n < reference.length && answer[n] === reference[n]) n++;
+  return (partial * n) / Math.max(answer.length, reference.length);
 }
