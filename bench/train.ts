@@ -3,8 +3,10 @@
 //     (forward, backward, clip, AdamW): our fused model vs a naïve tfjs transformer (per-head
 //     attention, transpose-flag matMuls as tfjs's own matMul gradient uses, mask rebuilt per step,
 //     tfjs-wasm's own kernels rather than wasm-kernels.ts's SIMD matMul, Sum, Identity, Slice and
-//     SplitV), and the same model/batch/loss in PyTorch CPU on all cores and on one
-//     (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that has it).
+//     SplitV), our step data-parallel over one thread per core (src/solver/parallel.ts, as the
+//     policy's updates run; bench/shape-shard.ts), and the same model/batch/loss in PyTorch CPU on
+//     all cores and on one (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that
+//     has it). Each torch figure is compared with ours on as many threads.
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
 //     tokens/s and update tokens/s.
 // Prints a table and writes bench/results/train.json. Ratios within one run are what count.
@@ -18,10 +20,14 @@ import { setFastWasmKernels } from '../src/solver/wasm-kernels.js';
 import { setExplicitTranspose } from '../src/solver/gradients.js';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
 import { policyLoss } from '../src/solver/loss.js';
-import { hidden, head, initWeights, makeParams, type ModelConfig, type Params } from '../src/solver/model.js';
+import { initWeights, makeParams, type ModelConfig, type Params } from '../src/solver/model.js';
+import { GradientWorkers, readArrays } from '../src/solver/parallel.js';
+import { shapeLogp, shardGrads, type ShapeRows } from './shape-shard.js';
 import { AdamW } from '../src/solver/optim.js';
 
 const SHAPE = { vocab: 64, d: 64, layers: 2, heads: 4, seq: 48, batch: 64 };
+/** Threads of the data-parallel step: one per core, as torch's default, at most 4 (the policy's cap). */
+const THREADS = Math.min(4, os.availableParallelism());
 const quick = process.argv.includes('--quick');
 // --only wasm|cpu: one backend (development; the recorded run measures both)
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
@@ -42,12 +48,6 @@ function shapeModel(): { mc: ModelConfig; params: Params } {
 }
 
 const optim = solverConfigSchema.parse({}).optim;
-
-/** Our model: one fused qkv matMul, batched attention, cached causal mask, wasm-kernels.ts's kernels. */
-function fusedLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shapeBatch>): tf.Tensor2D {
-  const { h } = hidden(params, mc, { tokens: b.tokens, N: b.N, T: b.T, pad: new Int32Array(b.N), posOffset: 0 }, true);
-  return head(params, h);
-}
 
 /** A naïve transformer as one would first write it in tfjs: per-head projections and attention. */
 function naiveLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shapeBatch>): tf.Tensor2D {
@@ -92,9 +92,9 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   // naive: tfjs-wasm's own kernels and transpose flags; fused: whatever the backend set up
   const explicitWas = variant === 'naive' ? setExplicitTranspose(false) : null;
   if (variant === 'naive') setFastWasmKernels(false);
-  const logits = variant === 'fused' ? fusedLogits : naiveLogits;
   const logp = (): tf.Tensor2D => {
-    const lsm = tf.logSoftmax(logits(params, mc, b));
+    if (variant === 'fused') return shapeLogp(params, mc, b);
+    const lsm = tf.logSoftmax(naiveLogits(params, mc, b));
     return tf.reshape(tf.sum(tf.mul(lsm, tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), mc.vocabSize), 'float32')), 1), [b.N, b.T]) as tf.Tensor2D;
   };
   const old = tf.tidy(logp);
@@ -118,6 +118,45 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   old.dispose(); mask.dispose(); adv.dispose(); opt.dispose();
   for (const v of params.values()) v.dispose();
   return ms;
+}
+
+/**
+ * Our step data-parallel on `threads` threads (src/solver/parallel.ts, as the policy's updates run):
+ * the rows split in equal shards, this thread computing the first, gradient workers the others.
+ */
+async function shapeStepParallelMs(threads: number, steps: number): Promise<number> {
+  const { mc, params } = shapeModel();
+  const b = shapeBatch();
+  const opt = new AdamW(params, optim);
+  const old = tf.tidy(() => shapeLogp(params, mc, b));
+  const oldData = (await old.data()) as Float32Array;
+  old.dispose();
+  const norm = { rows: b.N, tokens: b.N * b.T };
+  const shards: ShapeRows[] = Array.from({ length: threads }, (_, i) => {
+    const from = Math.floor((i * b.N) / threads), to = Math.floor(((i + 1) * b.N) / threads);
+    return {
+      N: to - from, T: b.T, norm,
+      tokens: b.tokens.slice(from * b.T, to * b.T), targets: b.targets.slice(from * b.T, to * b.T),
+      adv: b.adv.slice(from, to), old: oldData.slice(from * b.T, to * b.T),
+    };
+  });
+  const workers = await GradientWorkers.start(threads - 1, tf.getBackend(), new URL('./shape-shard.ts', import.meta.url), { mc });
+  const one = async (): Promise<void> => {
+    const { grads } = await workers.grads(shards.slice(1), await readArrays(params), async () => undefined, () => shardGrads(params, null, { mc }, shards[0]!));
+    const r = opt.apply(grads);
+    await r.gradNorm.data();
+    r.gradNorm.dispose();
+  };
+  try {
+    await one();
+    const t0 = performance.now();
+    for (let i = 0; i < steps; i++) await one();
+    return (performance.now() - t0) / steps;
+  } finally {
+    await workers.close();
+    opt.dispose();
+    for (const v of params.values()) v.dispose();
+  }
 }
 
 async function policyThroughput(steps: number) {
@@ -165,9 +204,15 @@ for (const backend of (['wasm', 'cpu'] as const).filter((b) => !only || b === on
   const n = quick || used === 'cpu' ? 2 : 5;
   const fused = await shapeStepMs('fused', n);
   const naive = used === 'wasm' ? await shapeStepMs('naive', quick ? 1 : 2) : null;
+  const parallel = used === 'wasm' && THREADS > 1 ? await shapeStepParallelMs(THREADS, n) : null;
   const pol = await policyThroughput(quick || used === 'cpu' ? 1 : 3);
-  results[used] = { shapeStepMs: fused, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / fused, naiveStepMs: naive, policy: pol };
-  rows.push([`${used}: shape step (ours)`, `${fmt(fused)} ms`, `${fmt((SHAPE.batch * SHAPE.seq * 1000) / fused)} tok/s`]);
+  results[used] = {
+    shapeStepMs: fused, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / fused, naiveStepMs: naive,
+    ...(parallel !== null ? { parallelThreads: THREADS, parallelShapeStepMs: parallel, parallelShapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / parallel } : {}),
+    policy: pol,
+  };
+  rows.push([`${used}: shape step (ours, 1 thread)`, `${fmt(fused)} ms`, `${fmt((SHAPE.batch * SHAPE.seq * 1000) / fused)} tok/s`]);
+  if (parallel !== null) rows.push([`${used}: shape step (ours, data-parallel, ${THREADS} threads)`, `${fmt(parallel)} ms`, `${fmt((SHAPE.batch * SHAPE.seq * 1000) / parallel)} tok/s`]);
   if (naive !== null) rows.push([`${used}: shape step (naive tfjs)`, `${fmt(naive)} ms`, `ours ${(naive / fused).toFixed(1)}x faster`]);
   rows.push([`${used}: policy update B=8 G=8`, `${fmt(pol.updateMs)} ms`, `${fmt(pol.trainTokensPerS)} train tok/s`]);
   rows.push([`${used}: policy sample B=8 G=8`, `${fmt(pol.sampleMs)} ms`, `${fmt(pol.sampleTokensPerS)} sample tok/s`]);
@@ -180,8 +225,11 @@ results.torch1 = torchRuns[1] ?? { error: 'skipped (--only)' };
 if (only) rows.push(['torch CPU', 'n/a', 'skipped (--only)']);
 for (const torch of torchRuns) {
   if ('stepMs' in torch) {
-    const ours = (results.wasm as { shapeStepMs: number }).shapeStepMs;
-    rows.push([`torch ${torch.torch} CPU (${torch.threads} thread${torch.threads === 1 ? '' : 's'}): shape step`, `${fmt(torch.stepMs)} ms`, `wasm/torch time ratio ${(ours / torch.stepMs).toFixed(2)}`]);
+    // like for like: our step on as many threads as torch used (one, or the data-parallel step)
+    const w = results.wasm as { shapeStepMs: number; parallelShapeStepMs?: number; parallelThreads?: number };
+    const ours = torch.threads > 1 && w.parallelShapeStepMs !== undefined ? w.parallelShapeStepMs : w.shapeStepMs;
+    const oursThreads = ours === w.shapeStepMs ? 1 : w.parallelThreads;
+    rows.push([`torch ${torch.torch} CPU (${torch.threads} thread${torch.threads === 1 ? '' : 's'}): shape step`, `${fmt(torch.stepMs)} ms`, `wasm (${oursThreads} thread${oursThreads === 1 ? '' : 's'})/torch time ratio ${(ours / torch.stepMs).toFixed(2)}`]);
   } else {
     rows.push(['torch CPU', 'n/a', torch.error]);
   }

@@ -75,6 +75,11 @@ export const solverConfigSchema = z.object({
   backend: z.enum(BACKENDS).default('auto'),
   /** wasm threads; 0 = the backend's default. */
   threads: z.number().int().min(0).default(0),
+  /**
+   * Threads an update runs on (data-parallel gradients, parallel.ts), on the wasm and cpu backends;
+   * 0 = one per core up to 4 on wasm, 1 on cpu. 1 runs every update on the main thread.
+   */
+  workers: z.number().int().min(0).max(64).default(0),
   model: modelSchema.prefault({}),
   loss: lossSchema.prefault({}),
   optim: optimSchema.prefault({}),

@@ -1,6 +1,7 @@
 // The solver: a small transformer policy trained with the GRPO family (DESIGN.md, "Solver and the
 // GRPO family"). createPolicy() is what the loop uses; TransformerPolicy adds hooks for tests.
 import { promises as fs } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
@@ -9,22 +10,25 @@ import { createRng, type Rng } from '../rng.js';
 import { initBackend } from './backend.js';
 import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
 import { allowedTokens, grammarFor } from './grammar.js';
-import { advantages, overlongPenalty, policyLoss, type LossOptions } from './loss.js';
-import {
-  decodeStep, disposeCache, groupedWindowLogits, initWeights, makeParams, prefill,
-  type Batch, type GroupedBatch, type ModelConfig, type Params,
-} from './model.js';
+import { advantages, overlongPenalty } from './loss.js';
+import { decodeStep, disposeCache, initWeights, makeParams, prefill, type Batch, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate } from './optim.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
+import { GradientWorkers, readArrays } from './parallel.js';
 import { BOS, EOS, SEP, VOCAB_SIZE, decode, encode } from './tokenizer.js';
+import {
+  buildBatch, gradsByName, logProbs, refLogProbs, shardGrads, shardObjective,
+  type ShardInput, type ShardSetup, type ShardStats, type TrainRow,
+} from './train-step.js';
 import type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
 export type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
 
-const NEG = -1e9;
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
+/** The ShardModule the gradient workers run (parallel.ts). */
+const TRAIN_STEP_MODULE = new URL('./train-step.ts', import.meta.url);
 
 export type Prompt = PolicyPrompt;
 
@@ -73,19 +77,17 @@ export class TransformerPolicy implements Policy {
   private opt: AdamW;
   private rng: Rng;
   private rollout: Rollout | null = null;
-  private readonly byVarName = new Map<string, string>();
-  private readonly oneHot: boolean;
+  /** Threads an update uses (this one and workersWanted − 1 gradient workers, started on first use). */
+  private workersWanted: number;
+  private workers: GradientWorkers | null = null;
 
   constructor(readonly cfg: SolverConfig, backend: string, seed: number, private readonly log: (l: string) => void) {
     this.backend = backend;
     this.mc = modelConfig(cfg);
-    // one-hot matMul for the training embedding: tf.gather has no gradient on wasm, and we register
-    // no gradient for it (see gradients.ts)
-    this.oneHot = true;
+    this.workersWanted = updateThreads(cfg.workers, backend);
     const base = createRng(seed);
     const init = initWeights(this.mc, base.fork('init'));
     this.params = makeParams(init);
-    for (const [name, v] of this.params) this.byVarName.set(v.name, name);
     if (cfg.loss.beta > 0) this.ref = makeParams(init, false);
     this.opt = new AdamW(this.params, cfg.optim);
     this.rng = base.fork('sample');
@@ -247,13 +249,8 @@ export class TransformerPolicy implements Policy {
   }
 
   // ------------------------------------------------------------------ training
-  private lossOptions(): LossOptions {
-    const { epsLow, epsHigh } = clipRange(this.cfg.loss);
-    return { type: this.cfg.loss.type, epsLow, epsHigh, beta: this.cfg.loss.beta, maxLen: this.cfg.model.maxAnswerLen + 1 };
-  }
-
-  /** The training batch for the last rollout's kept groups; null when no group is left. */
-  private prepare(rewards: number[][]) {
+  /** The last rollout's kept rows with their advantages (G per kept group); none when no group is left. */
+  private prepare(rewards: number[][]): { meanReward: number; rows: TrainRow[]; groups: number } {
     const ro = this.rollout;
     if (!ro) throw new Error('update() before sample()');
     if (rewards.length !== ro.groups || rewards.some((g) => g.length !== ro.groupSize)) {
@@ -272,73 +269,28 @@ export class TransformerPolicy implements Policy {
       if (!lc.dynamicSampling || g.some((r) => r !== g[0])) keep.push(b);
     });
     const meanReward = rewards.flat().reduce((a, b) => a + b, 0) / Math.max(1, rewards.flat().length);
-    if (keep.length === 0) return { meanReward, batch: null };
-    const rows = keep.flatMap((b) => ro.rows.slice(b * ro.groupSize, (b + 1) * ro.groupSize).map((row, i) => ({ row, adv: adv[b]![i]! })));
-    const N = rows.length;
-    const G = ro.groupSize;
-    const B = keep.length;
-    const S = Math.max(...rows.map((x) => x.row.prompt.length)) + 1; // <sep> column
-    const A = Math.max(...rows.map((x) => x.row.answer.length));
-    const Tp = S + 1; // pads, <bos>, prompt, <sep>
-    const prompt = new Int32Array(B * Tp);
-    const pad = new Int32Array(B);
-    const answer = new Int32Array(N * (A - 1));
-    const targets = new Int32Array(N * A);
-    const mask = new Float32Array(N * A);
-    const old = new Float32Array(N * A);
-    const gmask = new Float32Array(N * A * VOCAB_SIZE);
-    const advs = new Float32Array(N);
-    for (let g = 0; g < B; g++) {
-      const ids = rows[g * G]!.row.prompt; // the G rows of a group share it
-      pad[g] = S - 1 - ids.length;
-      prompt[g * Tp + pad[g]!] = BOS;
-      prompt.set(ids, g * Tp + pad[g]! + 1);
-      prompt[g * Tp + S] = SEP;
-    }
-    rows.forEach(({ row, adv: a }, r) => {
-      // the last answer token is only a target: inputs stop one column earlier
-      answer.set(row.answer.slice(0, A - 1), r * (A - 1));
-      advs[r] = a;
-      row.answer.forEach((tok, k) => {
-        targets[r * A + k] = tok;
-        mask[r * A + k] = 1;
-        old[r * A + k] = row.oldLogp[k]!;
-        const al = row.allowed[k]!;
-        const base = (r * A + k) * VOCAB_SIZE;
-        for (let v = 0; v < VOCAB_SIZE; v++) if (!al[v]) gmask[base + v] = NEG;
-      });
-    });
-    const batch: GroupedBatch = { prompt, B, G, Tp, pad, posOffset: this.cfg.model.maxPromptLen + 1 - S, answer, A };
-    let absAdv = 0;
-    for (const a of advs) absAdv += Math.abs(a);
-    return {
-      meanReward,
-      batch: { batch, A, N, targets, mask, old, gmask, advs, groups: keep.length, meanAbsAdv: absAdv / N, tokens: mask.reduce((a, b) => a + b, 0) },
-    };
+    const rows = keep.flatMap((b) => ro.rows.slice(b * ro.groupSize, (b + 1) * ro.groupSize).map((row, i) => ({ ...row, adv: adv[b]![i]! })));
+    return { meanReward, rows, groups: keep.length };
   }
 
-  /** Log-probs [N, A] of the targets and per-token entropy under params (inside a tidy/gradient). */
-  private logProbs(params: Params, b: NonNullable<ReturnType<TransformerPolicy['prepare']>['batch']>, temperature: number) {
-    const T = temperature > 0 ? temperature : 1;
-    const logits = groupedWindowLogits(params, this.mc, b.batch, this.oneHot);
-    const z = tf.add(tf.div(logits, T), tf.tensor2d(b.gmask, [b.N * b.A, VOCAB_SIZE]));
-    const lsm = tf.logSoftmax(z);
-    const onehot = tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), VOCAB_SIZE), 'float32');
-    const logp = tf.reshape(tf.sum(tf.mul(lsm, onehot), 1), [b.N, b.A]) as tf.Tensor2D;
-    const ent = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), 1)), [b.N, b.A]) as tf.Tensor2D;
-    return { logp, ent };
+  private shardSetup(): ShardSetup {
+    const { epsLow, epsHigh } = clipRange(this.cfg.loss);
+    const loss = { type: this.cfg.loss.type, epsLow, epsHigh, beta: this.cfg.loss.beta, maxLen: this.cfg.model.maxAnswerLen + 1 };
+    return { mc: this.mc, loss, entropy: this.cfg.loss.entropy };
+  }
+
+  /** The whole batch of kept rows as one shard input (no normalisers: the published reductions). */
+  private wholeBatch(rows: TrainRow[]): Omit<ShardInput, 'norm'> {
+    return { batch: buildBatch(rows, this.rollout!.groupSize, this.cfg.model.maxPromptLen), temperature: this.rollout!.temperature };
   }
 
   /** Recomputes the last rollout's log-probs with the current weights (for tests: equals the sampling log-probs). */
   async recomputeLogProbs(): Promise<{ sampled: number[][]; recomputed: number[][] }> {
     const ro = this.rollout;
     if (!ro) throw new Error('no rollout');
-    const saved = this.cfg.loss.dynamicSampling;
-    (this.cfg.loss as { dynamicSampling: boolean }).dynamicSampling = false;
-    const prep = this.prepare(ro.rows.length ? Array.from({ length: ro.groups }, () => new Array<number>(ro.groupSize).fill(0)) : []);
-    (this.cfg.loss as { dynamicSampling: boolean }).dynamicSampling = saved;
-    const b = prep.batch!;
-    const lp = tf.tidy(() => this.logProbs(this.params, b, ro.temperature).logp);
+    const input = this.wholeBatch(ro.rows.map((r) => ({ ...r, adv: 0 })));
+    const b = input.batch;
+    const lp = tf.tidy(() => logProbs(this.params, this.mc, b, ro.temperature).logp);
     const d = (await lp.data()) as Float32Array;
     lp.dispose();
     return {
@@ -347,74 +299,90 @@ export class TransformerPolicy implements Policy {
     };
   }
 
-  private objective(b: NonNullable<ReturnType<TransformerPolicy['prepare']>['batch']>, ref: tf.Tensor2D | undefined, temperature: number, stats: tf.Tensor[]) {
-    const opts = this.lossOptions();
-    return (): tf.Scalar => {
-      const { logp, ent } = this.logProbs(this.params, b, temperature);
-      const mask = tf.tensor2d(b.mask, [b.N, b.A]);
-      const out = policyLoss({
-        logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs),
-      }, opts);
-      const entropy = tf.div(tf.sum(tf.mul(ent, mask)), tf.maximum(tf.sum(mask), 1));
-      stats.push(tf.keep(out.loss.clone()), tf.keep(out.clipFraction), tf.keep(out.kl), tf.keep(entropy));
-      const c = this.cfg.loss.entropy;
-      return c > 0 ? tf.sub(out.loss, tf.mul(entropy, c)) as tf.Scalar : out.loss;
-    };
-  }
-
-  private refLogProbs(b: NonNullable<ReturnType<TransformerPolicy['prepare']>['batch']>, temperature: number): tf.Tensor2D | undefined {
-    if (!this.ref || this.cfg.loss.beta <= 0) return undefined;
+  /**
+   * Gradients and stats of one inner iteration: on this thread alone, or split by group over the
+   * gradient workers (parallel.ts) when there are any and at least two groups to split.
+   */
+  private async iterationGrads(rows: TrainRow[], groups: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
+    const ro = this.rollout!;
+    const setup = this.shardSetup();
+    const workers = groups >= 2 ? await this.gradientWorkers() : null;
+    if (!workers) {
+      const input = this.wholeBatch(rows);
+      const ref = refLogProbs(this.ref, setup, input);
+      const stats: tf.Tensor[] = [];
+      try {
+        const grads = gradsByName(this.params, shardObjective(this.params, setup, input, ref, stats));
+        const values = await Promise.all(stats.map(async (t) => (await t.data())[0]!));
+        return { grads, stats: values as ShardStats };
+      } finally {
+        ref?.dispose();
+        for (const t of stats) t.dispose();
+      }
+    }
+    // contiguous runs of whole groups, as even as the group count allows
+    const shards = Math.min(workers.size + 1, groups);
+    const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
+    const inputs: ShardInput[] = [];
+    for (let i = 0; i < shards; i++) {
+      const from = Math.floor((i * groups) / shards) * ro.groupSize;
+      const to = Math.floor(((i + 1) * groups) / shards) * ro.groupSize;
+      inputs.push({ ...this.wholeBatch(rows.slice(from, to)), norm });
+    }
     const ref = this.ref;
-    return tf.tidy(() => this.logProbs(ref, b, temperature).logp);
+    const out = await workers.grads(inputs.slice(1), await readArrays(this.params), async () => (ref ? readArrays(ref) : undefined), () => shardGrads(this.params, ref, setup, inputs[0]!));
+    return { grads: out.grads, stats: out.stats as ShardStats };
   }
 
-  private grads(f: () => tf.Scalar): Map<string, tf.Tensor> {
-    const { value, grads } = tf.variableGrads(f, [...this.params.values()]);
-    value.dispose();
-    const out = new Map<string, tf.Tensor>();
-    for (const [vn, g] of Object.entries(grads)) out.set(this.byVarName.get(vn) ?? vn, g);
-    return out;
+  /** The gradient workers, started on first use; null when this policy runs on one thread. */
+  private async gradientWorkers(): Promise<GradientWorkers | null> {
+    if (this.workersWanted <= 1) return null;
+    if (!this.workers) {
+      try {
+        this.workers = await GradientWorkers.start(this.workersWanted - 1, this.backend, TRAIN_STEP_MODULE, this.shardSetup());
+        this.log(`solver: data-parallel updates on ${this.workersWanted} threads (this one and ${this.workersWanted - 1} gradient worker${this.workersWanted > 2 ? 's' : ''})`);
+      } catch (e) {
+        this.log(`solver: gradient workers did not start (${(e as Error).message}); updates run on one thread`);
+        this.workersWanted = 1;
+        return null;
+      }
+    }
+    return this.workers;
   }
 
   async update(rewards: number[][]): Promise<TrainStats> {
     const prep = this.prepare(rewards);
-    const b = prep.batch;
-    const temperature = this.rollout!.temperature;
-    if (!b) {
+    if (prep.rows.length === 0) {
       return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.cfg.optim), reward: prep.meanReward };
     }
-    const ref = this.refLogProbs(b, temperature);
     const acc = [0, 0, 0, 0];
     let lr = 0;
     let gradNorm = 0;
-    try {
-      for (let it = 0; it < this.cfg.loss.mu; it++) {
-        const stats: tf.Tensor[] = [];
-        const g = this.grads(this.objective(b, ref, temperature, stats));
-        const r = this.opt.apply(g);
-        lr = r.lr;
-        gradNorm = (await r.gradNorm.data())[0]!;
-        r.gradNorm.dispose();
-        for (let i = 0; i < 4; i++) acc[i]! += (await stats[i]!.data())[0]! / this.cfg.loss.mu;
-        for (const s of stats) s.dispose();
-      }
-    } finally {
-      ref?.dispose();
+    for (let it = 0; it < this.cfg.loss.mu; it++) {
+      const { grads, stats } = await this.iterationGrads(prep.rows, prep.groups);
+      const r = this.opt.apply(grads);
+      lr = r.lr;
+      gradNorm = (await r.gradNorm.data())[0]!;
+      r.gradNorm.dispose();
+      for (let i = 0; i < 4; i++) acc[i]! += stats[i]! / this.cfg.loss.mu;
     }
+    const tokens = prep.rows.reduce((a, r) => a + r.answer.length, 0);
     return {
       loss: acc[0]!, clipFraction: acc[1]!, kl: acc[2]!, entropy: acc[3]!,
-      meanAbsAdvantage: b.meanAbsAdv, tokens: b.tokens, groups: b.groups, lr, reward: prep.meanReward, gradNorm,
+      meanAbsAdvantage: prep.rows.reduce((a, r) => a + Math.abs(r.adv), 0) / prep.rows.length,
+      tokens, groups: prep.groups, lr, reward: prep.meanReward, gradNorm,
     };
   }
 
-  /** Loss and gradients on the last rollout without stepping (for gradient checks). */
+  /** Loss and gradients on the last rollout without stepping, on this thread (for gradient checks). */
   async lossAndGrads(rewards: number[][]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
-    const b = this.prepare(rewards).batch;
-    if (!b) throw new Error('no group with a gradient');
-    const temperature = this.rollout!.temperature;
-    const ref = this.refLogProbs(b, temperature);
+    const { rows } = this.prepare(rewards);
+    if (rows.length === 0) throw new Error('no group with a gradient');
+    const setup = this.shardSetup();
+    const input = this.wholeBatch(rows);
+    const ref = refLogProbs(this.ref, setup, input);
     const stats: tf.Tensor[] = [];
-    const g = this.grads(this.objective(b, ref, temperature, stats));
+    const g = gradsByName(this.params, shardObjective(this.params, setup, input, ref, stats));
     const loss = (await stats[0]!.data())[0]!;
     for (const s of stats) s.dispose();
     ref?.dispose();
@@ -425,12 +393,13 @@ export class TransformerPolicy implements Policy {
 
   /** The loss only (for finite differences). */
   async lossOnly(rewards: number[][]): Promise<number> {
-    const b = this.prepare(rewards).batch;
-    if (!b) throw new Error('no group with a gradient');
-    const temperature = this.rollout!.temperature;
-    const ref = this.refLogProbs(b, temperature);
+    const { rows } = this.prepare(rewards);
+    if (rows.length === 0) throw new Error('no group with a gradient');
+    const setup = this.shardSetup();
+    const input = this.wholeBatch(rows);
+    const ref = refLogProbs(this.ref, setup, input);
     const stats: tf.Tensor[] = [];
-    const l = tf.tidy(() => this.objective(b, ref, temperature, stats)());
+    const l = tf.tidy(() => shardObjective(this.params, setup, input, ref, stats)());
     const v = (await l.data())[0]!;
     l.dispose();
     for (const s of stats) s.dispose();
@@ -498,13 +467,26 @@ export class TransformerPolicy implements Policy {
     }
     this.rng = createRng(state.rng);
     this.rollout = null;
+    this.workers?.resetRef();
   }
 
   dispose(): void {
+    void this.workers?.close();
+    this.workers = null;
     for (const v of this.params.values()) v.dispose();
     if (this.ref) for (const v of this.ref.values()) v.dispose();
     this.opt.dispose();
   }
+}
+
+/**
+ * Threads for an update: `workers` when set; else (0) one per core, at most 4, on wasm, whose
+ * kernels use one core each, and 1 elsewhere (tfjs-node and webgpu parallelise inside their ops).
+ */
+export function updateThreads(workers: number, backend: string): number {
+  if (backend !== 'wasm' && backend !== 'cpu') return 1;
+  if (workers > 0) return workers;
+  return backend === 'wasm' ? Math.min(4, availableParallelism()) : 1;
 }
 
 export async function createPolicy(cfg: SolverConfig, opts: { seed: number; log?: (line: string) => void }): Promise<TransformerPolicy> {

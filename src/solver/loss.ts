@@ -13,6 +13,10 @@
 //          w_i = exp(Σ_t lr'·m / max(Σ_t m, 1)),   ℓ_i = −w_i·A_i
 //   gspo, gmpo: loss = (1/N) Σ_i [Σ_t m > 0]·(ℓ_i + β·mean_t k3)
 //   k3 = exp(ref − logp) − (ref − logp) − 1
+//
+// A data-parallel update (parallel.ts) passes `norm`, the whole batch's answers and tokens: each
+// shard then divides by those instead of its own, so the shard losses (and gradients) sum to the
+// whole batch's. grpo's mean over answers becomes a sum over the shard's answers / norm.rows.
 import * as tf from '@tensorflow/tfjs-core';
 import type { LossType } from './config.js';
 
@@ -36,6 +40,15 @@ export interface LossOptions {
   beta: number;
   /** dr_grpo's constant completion length. */
   maxLen: number;
+  /** The whole update's normalisers when this batch is one shard of it (see the header). */
+  norm?: LossNorm;
+}
+
+export interface LossNorm {
+  /** answers in the whole update */
+  rows: number;
+  /** completion tokens in the whole update */
+  tokens: number;
 }
 
 export interface LossOutput {
@@ -48,12 +61,12 @@ export interface LossOutput {
 
 export function policyLoss(x: LossInputs, o: LossOptions): LossOutput {
   const { logp, old, mask } = x;
-  const N = logp.shape[0];
+  const N = o.norm?.rows ?? logp.shape[0];
   const A = tf.expandDims(x.adv, 1); // [N, 1]
   const lr = tf.sub(logp, old);
   const tokens = tf.sum(mask, 1); // [N]
   const tokensClamped = tf.maximum(tokens, 1);
-  const total = tf.maximum(tf.sum(mask), 1);
+  const total = o.norm ? tf.scalar(o.norm.tokens) : tf.maximum(tf.sum(mask), 1);
   const hasTokens = tf.cast(tf.greater(tokens, 0), 'float32');
   const meanPerRow = (t: tf.Tensor): tf.Tensor1D => tf.div(tf.sum(tf.mul(t, mask), 1), tokensClamped) as tf.Tensor1D;
 
@@ -80,7 +93,7 @@ export function policyLoss(x: LossInputs, o: LossOptions): LossOutput {
         tf.logicalAnd(tf.less(s, 1 - o.epsLow), tf.less(a, 0)),
         tf.logicalAnd(tf.greater(s, 1 + o.epsHigh), tf.greater(a, 0)),
       );
-      clipped = tf.div(tf.sum(tf.mul(tf.cast(c, 'float32'), hasTokens)), tf.maximum(tf.sum(hasTokens), 1));
+      clipped = tf.div(tf.sum(tf.mul(tf.cast(c, 'float32'), hasTokens)), o.norm ? o.norm.rows : tf.maximum(tf.sum(hasTokens), 1));
     } else {
       const sgn = tf.sign(A);
       const sl = tf.mul(sgn, lr);
@@ -109,7 +122,7 @@ export function policyLoss(x: LossInputs, o: LossOptions): LossOutput {
   let loss: tf.Scalar;
   switch (o.type) {
     case 'grpo':
-      loss = tf.mean(meanPerRow(per));
+      loss = tf.div(tf.sum(meanPerRow(per)), N);
       break;
     case 'bnpo':
     case 'dapo':

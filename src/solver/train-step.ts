@@ -1,0 +1,161 @@
+// One shard of a GRPO-family update: the training batch built from rollout rows, the masked
+// log-probs, and the loss and gradients of that batch. The policy (index.ts) runs it on this thread;
+// the gradient workers (parallel.ts) run the same code on their shards, so both compute the same math.
+//
+// A shard's loss is normalised by the whole update's rows and tokens (`norm`): the sum of the shard
+// losses, and so of their gradients, is then the loss of the whole batch (loss.ts).
+import * as tf from '@tensorflow/tfjs-core';
+import './gradients.js';
+import { policyLoss, type LossNorm, type LossOptions } from './loss.js';
+import { groupedWindowLogits, paramShapes, type GroupedBatch, type ModelConfig, type Params } from './model.js';
+import { BOS, SEP, VOCAB_SIZE } from './tokenizer.js';
+
+const NEG = -1e9;
+
+/** What one rollout row contributes to an update. */
+export interface TrainRow {
+  prompt: number[];
+  /** answer token ids, ending with <eos> */
+  answer: number[];
+  /** sampling log-prob of each answer token */
+  oldLogp: Float32Array;
+  /** allowed tokens at each answer position */
+  allowed: Uint8Array[];
+  adv: number;
+}
+
+/** A training batch: plain typed arrays, so that it can be posted to a worker as it is. */
+export interface TrainBatch {
+  batch: GroupedBatch;
+  A: number;
+  N: number;
+  targets: Int32Array;
+  mask: Float32Array;
+  old: Float32Array;
+  /** [N·A, V]: 0 where the grammar allowed the token, −1e9 elsewhere */
+  gmask: Float32Array;
+  advs: Float32Array;
+  tokens: number;
+}
+
+/** What is the same for every shard of a policy (sent to a worker once). */
+export interface ShardSetup {
+  mc: ModelConfig;
+  loss: LossOptions;
+  /** entropy bonus coefficient */
+  entropy: number;
+}
+
+/** One shard's work: its batch, the sampling temperature and the whole update's normalisers. */
+export interface ShardInput {
+  batch: TrainBatch;
+  temperature: number;
+  norm: LossNorm;
+}
+
+/** Rows of G consecutive answers per group (the G rows of a group share their prompt). */
+export function buildBatch(rows: TrainRow[], G: number, maxPromptLen: number): TrainBatch {
+  const N = rows.length;
+  const B = N / G;
+  const S = Math.max(...rows.map((r) => r.prompt.length)) + 1; // <sep> column
+  const A = Math.max(...rows.map((r) => r.answer.length));
+  const Tp = S + 1; // pads, <bos>, prompt, <sep>
+  const prompt = new Int32Array(B * Tp);
+  const pad = new Int32Array(B);
+  const answer = new Int32Array(N * (A - 1));
+  const targets = new Int32Array(N * A);
+  const mask = new Float32Array(N * A);
+  const old = new Float32Array(N * A);
+  const gmask = new Float32Array(N * A * VOCAB_SIZE);
+  const advs = new Float32Array(N);
+  for (let g = 0; g < B; g++) {
+    const ids = rows[g * G]!.prompt;
+    pad[g] = S - 1 - ids.length;
+    prompt[g * Tp + pad[g]!] = BOS;
+    prompt.set(ids, g * Tp + pad[g]! + 1);
+    prompt[g * Tp + S] = SEP;
+  }
+  let tokens = 0;
+  rows.forEach((row, r) => {
+    // the last answer token is only a target: inputs stop one column earlier
+    answer.set(row.answer.slice(0, A - 1), r * (A - 1));
+    advs[r] = row.adv;
+    tokens += row.answer.length;
+    row.answer.forEach((tok, k) => {
+      targets[r * A + k] = tok;
+      mask[r * A + k] = 1;
+      old[r * A + k] = row.oldLogp[k]!;
+      const al = row.allowed[k]!;
+      const base = (r * A + k) * VOCAB_SIZE;
+      for (let v = 0; v < VOCAB_SIZE; v++) if (!al[v]) gmask[base + v] = NEG;
+    });
+  });
+  const batch: GroupedBatch = { prompt, B, G, Tp, pad, posOffset: maxPromptLen + 1 - S, answer, A };
+  return { batch, A, N, targets, mask, old, gmask, advs, tokens };
+}
+
+/** Log-probs [N, A] of the targets and per-token entropy under params (inside a tidy/gradient). */
+export function logProbs(params: Params, mc: ModelConfig, b: TrainBatch, temperature: number) {
+  const T = temperature > 0 ? temperature : 1;
+  // one-hot matMul for the embedding: tf.gather has no gradient on wasm (gradients.ts)
+  const logits = groupedWindowLogits(params, mc, b.batch, true);
+  const z = tf.add(tf.div(logits, T), tf.tensor2d(b.gmask, [b.N * b.A, VOCAB_SIZE]));
+  const lsm = tf.logSoftmax(z);
+  const onehot = tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), VOCAB_SIZE), 'float32');
+  const logp = tf.reshape(tf.sum(tf.mul(lsm, onehot), 1), [b.N, b.A]) as tf.Tensor2D;
+  const ent = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), 1)), [b.N, b.A]) as tf.Tensor2D;
+  return { logp, ent };
+}
+
+/** Stats of a shard, each already divided by the whole update's normaliser: [loss, clip fraction, KL, entropy]. */
+export type ShardStats = [number, number, number, number];
+
+/**
+ * The objective of one shard: a closure for tf.variableGrads that pushes its stats (kept tensors)
+ * into `stats`. `ref` holds the frozen reference's log-probs when β > 0. Without `norm` the shard is
+ * the whole batch (the published reductions, as loss.ts writes them).
+ */
+export function shardObjective(params: Params, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>, ref: tf.Tensor2D | undefined, stats: tf.Tensor[]) {
+  const b = input.batch;
+  const norm = 'norm' in input ? input.norm : undefined;
+  return (): tf.Scalar => {
+    const { logp, ent } = logProbs(params, setup.mc, b, input.temperature);
+    const mask = tf.tensor2d(b.mask, [b.N, b.A]);
+    const out = policyLoss({ logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs) }, { ...setup.loss, norm });
+    const entropy = tf.div(tf.sum(tf.mul(ent, mask)), norm ? norm.tokens : tf.maximum(tf.sum(mask), 1));
+    stats.push(tf.keep(out.loss.clone()), tf.keep(out.clipFraction), tf.keep(out.kl), tf.keep(entropy));
+    return setup.entropy > 0 ? tf.sub(out.loss, tf.mul(entropy, setup.entropy)) as tf.Scalar : out.loss;
+  };
+}
+
+/** The frozen reference's log-probs of a batch, or undefined without a reference. */
+export function refLogProbs(ref: Params | null, setup: ShardSetup, input: Omit<ShardInput, 'norm'>): tf.Tensor2D | undefined {
+  if (!ref || setup.loss.beta <= 0) return undefined;
+  return tf.tidy(() => logProbs(ref, setup.mc, input.batch, input.temperature).logp);
+}
+
+/** Gradients of f with respect to params, keyed by parameter name. */
+export function gradsByName(params: Params, f: () => tf.Scalar): Map<string, tf.Tensor> {
+  const byVar = new Map([...params].map(([name, v]) => [v.name, name]));
+  const { value, grads } = tf.variableGrads(f, [...params.values()]);
+  value.dispose();
+  const out = new Map<string, tf.Tensor>();
+  for (const [vn, g] of Object.entries(grads)) out.set(byVar.get(vn) ?? vn, g);
+  return out;
+}
+
+/** One shard's gradients and stats (normalised by input.norm). */
+export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput): { grads: Map<string, tf.Tensor>; stats: ShardStats } {
+  const refLp = refLogProbs(ref, setup, input);
+  const stats: tf.Tensor[] = [];
+  try {
+    const grads = gradsByName(params, shardObjective(params, setup, input, refLp, stats));
+    return { grads, stats: stats.map((s) => s.dataSync()[0]!) as ShardStats };
+  } finally {
+    refLp?.dispose();
+    for (const s of stats) s.dispose();
+  }
+}
+
+/** Parameter shapes of a shard's model (for a worker's own copy). */
+export const shardParamShapes = (setup: ShardSetup): [string, number[]][] => paramShapes(setup.mc);
