@@ -1,5 +1,5 @@
 // bench:train's fixed-shape step (the vocab 64, d 64, 2 layers, 4 heads, seq 48, batch 64)
-// as a ShardModule (src/solver/parallel.ts), so that the gradient workers can run it data-parallel:
+// as a ShardModule (src/solver/parallel.ts), so that the shard workers can run it data-parallel:
 // the same model, batch and GRPO loss as train.ts's single-thread step, on a shard of the rows.
 import * as tf from '@tensorflow/tfjs-core';
 import { policyLoss, type LossNorm } from '../src/solver/loss.js';

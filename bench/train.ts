@@ -21,7 +21,7 @@ import { setExplicitTranspose } from '../src/solver/gradients.js';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
 import { policyLoss } from '../src/solver/loss.js';
 import { initWeights, makeParams, type ModelConfig, type Params } from '../src/solver/model.js';
-import { GradientWorkers, readArrays } from '../src/solver/parallel.js';
+import { ShardWorkers, readArrays } from '../src/solver/parallel.js';
 import { shapeLogp, shardGrads, type ShapeRows } from './shape-shard.js';
 import { AdamW } from '../src/solver/optim.js';
 
@@ -122,7 +122,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
 
 /**
  * Our step data-parallel on `threads` threads (src/solver/parallel.ts, as the policy's updates run):
- * the rows split in equal shards, this thread computing the first, gradient workers the others.
+ * the rows split in equal shards, this thread computing the first, shard workers the others.
  */
 async function shapeStepParallelMs(threads: number, steps: number): Promise<number> {
   const { mc, params } = shapeModel();
@@ -140,7 +140,7 @@ async function shapeStepParallelMs(threads: number, steps: number): Promise<numb
       adv: b.adv.slice(from, to), old: oldData.slice(from * b.T, to * b.T),
     };
   });
-  const workers = await GradientWorkers.start(threads - 1, tf.getBackend(), new URL('./shape-shard.ts', import.meta.url), { mc });
+  const workers = await ShardWorkers.start(threads - 1, tf.getBackend(), new URL('./shape-shard.ts', import.meta.url), { mc });
   const one = async (): Promise<void> => {
     const { grads } = await workers.grads(shards.slice(1), await readArrays(params), async () => undefined, () => shardGrads(params, null, { mc }, shards[0]!));
     const r = opt.apply(grads);

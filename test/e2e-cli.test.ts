@@ -13,7 +13,7 @@ describe('cogen run --preset smoke, then skills and export', () => {
   let summary: { runId: string; dir: string; steps: number; tasks: number };
 
   beforeAll(() => {
-    const res = cogen(['run', '--preset', 'smoke', '--seed', '1', '--runs-dir', runsDir, '--run-id', 'first', '--json']);
+    const res = cogen(['run', '--preset', 'smoke', '--seed', '3', '--runs-dir', runsDir, '--run-id', 'first', '--json']);
     expect(res.stderr).toMatch(/solver backend: (wasm|cpu|tensorflow|webgpu)/);
     expect(res.code, res.stderr).toBe(0);
     summary = JSON.parse(res.stdout);
@@ -41,7 +41,7 @@ describe('cogen run --preset smoke, then skills and export', () => {
   });
 
   it('proposes the same tasks with the same seed', () => {
-    const res = cogen(['run', '--preset', 'smoke', '--seed', '1', '--runs-dir', runsDir, '--run-id', 'second', '--json', '--steps', '4']);
+    const res = cogen(['run', '--preset', 'smoke', '--seed', '3', '--runs-dir', runsDir, '--run-id', 'second', '--json', '--steps', '4']);
     expect(res.code, res.stderr).toBe(0);
     const ids = (id: string) => {
       const db = new Database(join(runsDir, id, 'run.db'), { readonly: true });

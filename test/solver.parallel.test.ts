@@ -1,6 +1,6 @@
-// Data-parallel updates (src/solver/parallel.ts): shard losses normalised by the whole batch sum to
-// its loss for every loss type; an update split over a gradient worker gives the weights and stats
-// of the one-thread update (to float tolerance); a worker that cannot start or fails says so.
+// Data parallelism (src/solver/parallel.ts): shard losses normalised by the whole batch sum to its
+// loss for every loss type; updates and decoding split over a shard worker give the weights, stats
+// and answers of one thread (weights to float tolerance); a worker that cannot start or fails says so.
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { initBackend } from '../src/solver/backend.js';
 import { LOSS_TYPES, type LossType } from '../src/solver/config.js';
 import { createPolicy } from '../src/solver/index.js';
 import { policyLoss } from '../src/solver/loss.js';
-import { GradientWorkers } from '../src/solver/parallel.js';
+import { ShardWorkers } from '../src/solver/parallel.js';
 
 describe('loss normalised by the whole batch', () => {
   beforeAll(async () => { await initBackend('cpu', { log: () => {} }); });
@@ -48,6 +48,8 @@ describe('data-parallel policy update', () => {
     const lines: string[] = [];
     const p = await createPolicy({ backend: 'wasm', workers, model: { dModel: 32, layers: 1, heads: 2 }, loss } as never, { seed: 5, log: (l) => lines.push(l) });
     try {
+      // decoding first, while both policies hold the same initial weights bit for bit
+      const answers = [...(await p.sample(prompts, 4)).flat().map((x) => x.text), ...(await p.greedy(prompts))];
       const stats = [];
       for (let s = 0; s < 2; s++) {
         const groups = await p.sample(prompts, 4);
@@ -55,19 +57,21 @@ describe('data-parallel policy update', () => {
       }
       const weights = [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
       // the split really ran (a worker that failed to start would leave one thread)
-      expect(lines.some((l) => l.includes(`data-parallel updates on ${workers} threads`))).toBe(workers > 1);
+      expect(lines.some((l) => l.includes(`data-parallel updates and decoding on ${workers} threads`))).toBe(workers > 1);
       return { stats, weights };
     } finally {
       p.dispose();
     }
   }
   for (const loss of [{ type: 'grpo', beta: 0.05, entropy: 0.01 }, { type: 'dapo' }, { type: 'gspo', mu: 2 }, { type: 'dr_grpo' }]) {
-    it(`equals the one-thread update: ${JSON.stringify(loss)}`, async () => {
+    it(`decodes and updates as one thread does: ${JSON.stringify(loss)}`, async () => {
       const one = await run(1, loss);
       const two = await run(2, loss);
       let maxDiff = 0;
       one.weights.forEach((w, i) => { maxDiff = Math.max(maxDiff, Math.abs(w - two.weights[i]!)); });
       expect(maxDiff).toBeLessThan(1e-5);
+      // each prompt samples from its own stream: the same answers wherever it was decoded
+      expect(two.answers).toEqual(one.answers);
       for (const [a, b] of one.stats.map((s, i) => [s, two.stats[i]!] as const)) {
         expect(b.groups).toBe(a.groups);
         expect(b.tokens).toBe(a.tokens);
@@ -77,19 +81,19 @@ describe('data-parallel policy update', () => {
   }
 });
 
-describe('gradient workers', () => {
+describe('shard workers', () => {
   it('refuse to start with a module that is not there, naming the failure', async () => {
-    await expect(GradientWorkers.start(1, 'cpu', new URL('file:///nonexistent/shard.ts'), {})).rejects.toThrow(/gradient worker/);
+    await expect(ShardWorkers.start(1, 'cpu', new URL('file:///nonexistent/shard.ts'), {})).rejects.toThrow(/shard worker/);
   });
   it('report a shard that throws as a failed request', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cogen-shard-'));
     const file = join(dir, 'bad-shard.mjs');
     writeFileSync(file, `export const shardParamShapes = () => [['w', [2]]];\nexport function shardGrads() { throw new Error('shard exploded'); }\n`);
-    const workers = await GradientWorkers.start(1, 'cpu', pathToFileURL(file), {});
+    const workers = await ShardWorkers.start(1, 'cpu', pathToFileURL(file), {});
     try {
       await initBackend('cpu', { log: () => {} });
       const local = () => ({ grads: new Map([['w', tf.zeros([2])]]), stats: [] });
-      await expect(workers.grads([{}], { w: new Float32Array(2) }, async () => undefined, local)).rejects.toThrow(/gradient worker: shard exploded/);
+      await expect(workers.grads([{}], { w: new Float32Array(2) }, async () => undefined, local)).rejects.toThrow(/shard worker: shard exploded/);
     } finally {
       await workers.close();
     }

@@ -9,15 +9,16 @@ import type { AnswerShape } from '../task.js';
 import { createRng, type Rng } from '../rng.js';
 import { initBackend } from './backend.js';
 import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
-import { allowedTokens, grammarFor } from './grammar.js';
+import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
+import { grammarFor } from './grammar.js';
 import { advantages, overlongPenalty } from './loss.js';
-import { decodeStep, disposeCache, initWeights, makeParams, prefill, type Batch, type ModelConfig, type Params } from './model.js';
+import { initWeights, makeParams, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate } from './optim.js';
+import { ShardWorkers, readArrays } from './parallel.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
-import { GradientWorkers, readArrays } from './parallel.js';
-import { BOS, EOS, SEP, VOCAB_SIZE, decode, encode } from './tokenizer.js';
+import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
-  buildBatch, gradsByName, logProbs, refLogProbs, shardGrads, shardObjective,
+  buildBatch, gradsByName, logProbs, refLogProbs, shardDecode, shardGrads, shardObjective,
   type ShardInput, type ShardSetup, type ShardStats, type TrainRow,
 } from './train-step.js';
 import type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
@@ -27,23 +28,13 @@ export { initBackend } from './backend.js';
 export type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
 
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
-/** The ShardModule the gradient workers run (parallel.ts). */
+/** The ShardModule the shard workers run (parallel.ts). */
 const TRAIN_STEP_MODULE = new URL('./train-step.ts', import.meta.url);
 
 export type Prompt = PolicyPrompt;
 
 /** One sampled answer, with what the update needs. */
-export interface RolloutRow {
-  group: number;
-  prompt: number[];
-  /** answer token ids, ending with <eos> */
-  answer: number[];
-  /** log-prob of each answer token under the sampling distribution (temperature, grammar mask; before top-k/top-p) */
-  oldLogp: Float32Array;
-  /** allowed tokens at each answer position */
-  allowed: Uint8Array[];
-  text: string;
-}
+export type RolloutRow = DecodedRow;
 
 export interface Rollout {
   rows: RolloutRow[];
@@ -77,9 +68,9 @@ export class TransformerPolicy implements Policy {
   private opt: AdamW;
   private rng: Rng;
   private rollout: Rollout | null = null;
-  /** Threads an update uses (this one and workersWanted − 1 gradient workers, started on first use). */
+  /** Threads an update uses (this one and workersWanted − 1 shard workers, started on first use). */
   private workersWanted: number;
-  private workers: GradientWorkers | null = null;
+  private workers: ShardWorkers | null = null;
 
   constructor(readonly cfg: SolverConfig, backend: string, seed: number, private readonly log: (l: string) => void) {
     this.backend = backend;
@@ -109,118 +100,23 @@ export class TransformerPolicy implements Policy {
     return ids.length > max ? ids.slice(ids.length - max) : ids;
   }
 
+  /**
+   * G answers per prompt (or the greedy one): on this thread, or split into contiguous chunks of
+   * prompts over the shard workers (parallel.ts). Each prompt has its own random stream, seeded from
+   * this policy's stream once per call, so the answers do not depend on the split.
+   */
   private async decodeBatch(prompts: Prompt[], G: number, greedy: boolean): Promise<RolloutRow[]> {
-    const mc = this.mc;
-    const maxA = this.cfg.model.maxAnswerLen;
-    const B = prompts.length;
-    const N = B * G;
-    const ids = prompts.map((p) => this.promptIds(p.text));
-    const S = Math.max(...ids.map((x) => x.length)) + 1; // <sep> column
-    const P = S + 1;
-    const tokens = new Int32Array(B * P);
-    const pad = new Int32Array(B);
-    ids.forEach((x, b) => {
-      pad[b] = S - 1 - x.length;
-      tokens[b * P + pad[b]!] = BOS;
-      tokens.set(x, b * P + pad[b]! + 1);
-      tokens[b * P + S] = SEP;
-    });
-    const posOffset = this.cfg.model.maxPromptLen + 1 - S;
-    const batch: Batch = { tokens, N: B, T: P, pad, posOffset };
-    let { logits, cache } = prefill(this.params, mc, batch, G);
-    const temp = this.cfg.sampling.temperature;
-    const rows: RolloutRow[] = [];
-    const states: unknown[] = [];
-    const grammars = prompts.map((p) => this.grammarOf(p));
-    for (let r = 0; r < N; r++) {
-      const b = Math.floor(r / G);
-      rows.push({ group: b, prompt: ids[b]!, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
-      states.push(grammarFor(grammars[b]!).start());
-    }
-    const done = new Uint8Array(N);
-    let remaining = N;
-    try {
-      for (let k = 0; k <= maxA; k++) {
-        const l = (await logits.data()) as Float32Array;
-        logits.dispose();
-        const next = new Int32Array(N);
-        for (let r = 0; r < N; r++) {
-          if (done[r]) continue;
-          const row = rows[r]!;
-          const kind = grammars[row.group]!;
-          const allowed = allowedTokens(kind, states[r], maxA - k);
-          const { token, logp } = this.pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, greedy || temp === 0);
-          row.answer.push(token);
-          row.oldLogp[k] = logp;
-          row.allowed.push(allowed);
-          if (token === EOS) {
-            done[r] = 1;
-            remaining--;
-          } else {
-            states[r] = grammarFor(kind).next(states[r], String.fromCharCode(token - 4 + 32));
-            next[r] = token;
-          }
-        }
-        if (remaining === 0) break;
-        // answer token k sits at position maxPromptLen + 2 + k
-        ({ logits, cache } = decodeStep(this.params, mc, cache, next, this.cfg.model.maxPromptLen + 2 + k));
-      }
-    } finally {
-      if (!logits.isDisposed) logits.dispose();
-      disposeCache(cache);
-    }
-    for (const row of rows) {
-      row.oldLogp = row.oldLogp.slice(0, row.answer.length);
-      row.text = decode(row.answer);
-    }
-    return rows;
-  }
-
-  /** Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under softmax(logits/T) restricted to the allowed tokens. */
-  private pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean): { token: number; logp: number } {
-    const { temperature, topK, topP } = this.cfg.sampling;
-    const T = temperature > 0 ? temperature : 1;
-    const cand: number[] = [];
-    let max = -Infinity;
-    for (let i = 0; i < VOCAB_SIZE; i++) {
-      if (!allowed[i]) continue;
-      cand.push(i);
-      if (logits[i]! / T > max) max = logits[i]! / T;
-    }
-    if (cand.length === 0) throw new Error('grammar allowed no token (bug)');
-    let z = 0;
-    for (const i of cand) z += Math.exp(logits[i]! / T - max);
-    const logZ = max + Math.log(z);
-    let token: number;
-    if (greedy) {
-      token = cand[0]!;
-      for (const i of cand) if (logits[i]! > logits[token]!) token = i;
-    } else {
-      let pool = cand;
-      if ((topK > 0 && topK < cand.length) || topP < 1) {
-        pool = [...cand].sort((a, b) => logits[b]! - logits[a]!);
-        if (topK > 0) pool = pool.slice(0, topK);
-        if (topP < 1) {
-          let acc = 0;
-          let n = 0;
-          while (n < pool.length) {
-            acc += Math.exp(logits[pool[n]!]! / T - logZ);
-            n++;
-            if (acc >= topP) break;
-          }
-          pool = pool.slice(0, n);
-        }
-      }
-      let total = 0;
-      for (const i of pool) total += Math.exp(logits[i]! / T - max);
-      let u = this.rng.next() * total;
-      token = pool[pool.length - 1]!;
-      for (const i of pool) {
-        u -= Math.exp(logits[i]! / T - max);
-        if (u <= 0) { token = i; break; }
-      }
-    }
-    return { token, logp: logits[token]! / T - logZ };
+    const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
+    const dps: DecodePrompt[] = prompts.map((p, b) => ({ ids: this.promptIds(p.text), grammar: this.grammarOf(p), seed: `${seed}/${b}` }));
+    const setup = this.shardSetup();
+    const workers = dps.length >= 2 ? await this.shardWorkers() : null;
+    if (!workers) return decodeRows(this.params, this.mc, setup.decode, dps, G, greedy);
+    const n = Math.min(workers.size + 1, dps.length);
+    const starts = Array.from({ length: n + 1 }, (_, i) => Math.floor((i * dps.length) / n));
+    const chunks = starts.slice(0, n).map((from, i) => ({ prompts: dps.slice(from, starts[i + 1]), G, greedy }));
+    const parts = await workers.decode<DecodedRow[]>(chunks.slice(1), await readArrays(this.params), () => shardDecode(this.params, setup, chunks[0]!));
+    // chunk-local group indices → batch indices
+    return parts.flatMap((rows, i) => rows.map((r) => ({ ...r, group: r.group + starts[i]! })));
   }
 
   /** The grammar a prompt's answers are decoded in: its shape when typed answers are on, else its kind. */
@@ -276,7 +172,8 @@ export class TransformerPolicy implements Policy {
   private shardSetup(): ShardSetup {
     const { epsLow, epsHigh } = clipRange(this.cfg.loss);
     const loss = { type: this.cfg.loss.type, epsLow, epsHigh, beta: this.cfg.loss.beta, maxLen: this.cfg.model.maxAnswerLen + 1 };
-    return { mc: this.mc, loss, entropy: this.cfg.loss.entropy };
+    const m = this.cfg.model;
+    return { mc: this.mc, loss, entropy: this.cfg.loss.entropy, decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: this.cfg.sampling } };
   }
 
   /** The whole batch of kept rows as one shard input (no normalisers: the published reductions). */
@@ -301,12 +198,12 @@ export class TransformerPolicy implements Policy {
 
   /**
    * Gradients and stats of one inner iteration: on this thread alone, or split by group over the
-   * gradient workers (parallel.ts) when there are any and at least two groups to split.
+   * shard workers (parallel.ts) when there are any and at least two groups to split.
    */
   private async iterationGrads(rows: TrainRow[], groups: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
     const ro = this.rollout!;
     const setup = this.shardSetup();
-    const workers = groups >= 2 ? await this.gradientWorkers() : null;
+    const workers = groups >= 2 ? await this.shardWorkers() : null;
     if (!workers) {
       const input = this.wholeBatch(rows);
       const ref = refLogProbs(this.ref, setup, input);
@@ -334,15 +231,15 @@ export class TransformerPolicy implements Policy {
     return { grads: out.grads, stats: out.stats as ShardStats };
   }
 
-  /** The gradient workers, started on first use; null when this policy runs on one thread. */
-  private async gradientWorkers(): Promise<GradientWorkers | null> {
+  /** The shard workers, started on first use; null when this policy runs on one thread. */
+  private async shardWorkers(): Promise<ShardWorkers | null> {
     if (this.workersWanted <= 1) return null;
     if (!this.workers) {
       try {
-        this.workers = await GradientWorkers.start(this.workersWanted - 1, this.backend, TRAIN_STEP_MODULE, this.shardSetup());
-        this.log(`solver: data-parallel updates on ${this.workersWanted} threads (this one and ${this.workersWanted - 1} gradient worker${this.workersWanted > 2 ? 's' : ''})`);
+        this.workers = await ShardWorkers.start(this.workersWanted - 1, this.backend, TRAIN_STEP_MODULE, this.shardSetup());
+        this.log(`solver: data-parallel updates and decoding on ${this.workersWanted} threads (this one and ${this.workersWanted - 1} shard worker${this.workersWanted > 2 ? 's' : ''})`);
       } catch (e) {
-        this.log(`solver: gradient workers did not start (${(e as Error).message}); updates run on one thread`);
+        this.log(`solver: shard workers did not start (${(e as Error).message}); updates and decoding run on one thread`);
         this.workersWanted = 1;
         return null;
       }

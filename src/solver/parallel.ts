@@ -1,34 +1,39 @@
-// Data-parallel gradients on worker threads. tfjs-wasm runs on one core in Node (its threaded build
-// starts its workers from blob: URLs, which Node cannot load), so an update on W cores splits the
-// batch into W shards by group: this thread computes shard 0 while each of W − 1 workers, with its
-// own backend and its own copy of the weights, computes one more. The gradients are summed in shard
-// order, a fixed order, so a run gives the same weights every time for the same W. Each shard is
-// normalised by the whole batch (train-step.ts, loss.ts), so the sum is the whole batch's gradient.
-// The optimizer step stays on this thread; the weights travel to the workers with each request.
+// Data parallelism on worker threads. tfjs-wasm runs on one core in Node (its threaded build starts
+// its workers from blob: URLs, which Node cannot load), so the policy splits its work by prompt
+// group over W threads: this thread takes the first shard while each of W − 1 shard workers, with
+// its own backend and its own copy of the weights, takes one more.
+//   - updates: the gradients are summed in shard order, a fixed order, so a run gives the same
+//     weights every time for the same W. Each shard is normalised by the whole batch (train-step.ts,
+//     loss.ts), so the sum is the whole batch's gradient. The optimizer step stays on this thread.
+//   - decoding: each chunk of prompts is decoded where it lands, with the prompts' own random streams
+//     (decode.ts), so the answers are the same for any W.
+// The weights travel to the workers with each request (~0.5 MB for the default model).
 //
-// What a shard computes comes from a module the workers import by URL (a ShardModule): the policy's
-// is train-step.ts; bench:train passes its own for the issue's fixed-shape step.
+// What a shard computes comes from a module the workers import by URL (a ShardModule): the
+// policy's is train-step.ts; bench:train passes its own for the issue's fixed-shape step.
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import type { Params } from './model.js';
 
-const WORKER_URL = new URL('./grad-worker.mjs', import.meta.url);
+const WORKER_URL = new URL('./shard-worker.mjs', import.meta.url);
 
 export type WeightArrays = Record<string, Float32Array>;
-type ShardStats = number[];
+type Stats = number[];
 
-/** What a worker imports: its model's parameter shapes, and one shard's gradients and stats. */
+/** What a worker imports: its model's parameter shapes, one shard's gradients and stats, and (optionally) a decode. */
 export interface ShardModule<Setup = unknown, Input = unknown> {
   shardParamShapes(setup: Setup): [string, number[]][];
-  shardGrads(params: Params, ref: Params | null, setup: Setup, input: Input): { grads: Map<string, tf.Tensor>; stats: ShardStats };
+  shardGrads(params: Params, ref: Params | null, setup: Setup, input: Input): { grads: Map<string, tf.Tensor>; stats: Stats };
+  shardDecode?(params: Params, setup: Setup, input: Input): Promise<unknown>;
 }
 
 /** Messages to a worker. */
-export type WorkerRequest = { id: number; weights: WeightArrays; ref?: WeightArrays; input: unknown };
+export type WorkerRequest = { id: number; op: 'grads' | 'decode'; weights: WeightArrays; ref?: WeightArrays; input: unknown };
 /** Messages from a worker. */
 export type WorkerReply =
   | { ready: true }
-  | { id: number; grads: WeightArrays; stats: ShardStats }
+  | { id: number; grads: WeightArrays; stats: Stats }
+  | { id: number; result: unknown }
   | { id: number; error: string };
 
 export async function readArrays(params: Params): Promise<WeightArrays> {
@@ -39,12 +44,12 @@ export async function readArrays(params: Params): Promise<WeightArrays> {
 
 interface Slot {
   worker: Worker;
-  pending: Map<number, { resolve: (r: { grads: WeightArrays; stats: ShardStats }) => void; reject: (e: Error) => void }>;
+  pending: Map<number, { resolve: (r: WorkerReply) => void; reject: (e: Error) => void }>;
   /** the reference weights have been sent */
   hasRef: boolean;
 }
 
-export class GradientWorkers {
+export class ShardWorkers {
   private nextId = 0;
   private constructor(private readonly slots: Slot[]) {}
 
@@ -52,7 +57,7 @@ export class GradientWorkers {
    * Starts n workers on `backend`, each computing shards with the ShardModule at `module` (a file
    * URL) and `setup`; rejects (having stopped any that started) if one cannot start.
    */
-  static async start(n: number, backend: string, module: URL, setup: unknown): Promise<GradientWorkers> {
+  static async start(n: number, backend: string, module: URL, setup: unknown): Promise<ShardWorkers> {
     const slots: Slot[] = [];
     try {
       for (let i = 0; i < n; i++) slots.push(await spawn(backend, module, setup));
@@ -60,7 +65,7 @@ export class GradientWorkers {
       for (const s of slots) void s.worker.terminate();
       throw e;
     }
-    return new GradientWorkers(slots);
+    return new ShardWorkers(slots);
   }
 
   get size(): number {
@@ -80,42 +85,64 @@ export class GradientWorkers {
     inputs: unknown[],
     weights: WeightArrays,
     ref: () => Promise<WeightArrays | undefined>,
-    local: () => { grads: Map<string, tf.Tensor>; stats: ShardStats },
-  ): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
-    const replies: Promise<{ grads: WeightArrays; stats: ShardStats }>[] = [];
-    for (const [i, input] of inputs.entries()) {
-      const slot = this.slots[i]!;
-      const id = this.nextId++;
-      const refArrays = slot.hasRef ? undefined : await ref();
-      slot.hasRef = true;
-      replies.push(new Promise((resolve, reject) => {
-        slot.pending.set(id, { resolve, reject });
-        slot.worker.postMessage({ id, weights, ref: refArrays, input } satisfies WorkerRequest);
-      }));
-    }
-    // settle every reply before returning, so that none rejects unobserved
-    const settled = Promise.allSettled(replies);
+    local: () => { grads: Map<string, tf.Tensor>; stats: Stats },
+  ): Promise<{ grads: Map<string, tf.Tensor>; stats: Stats }> {
+    const sent = await this.post('grads', inputs, weights, ref);
     const mine = local();
-    const theirs = await settled;
-    const failed = theirs.find((r) => r.status === 'rejected');
-    if (failed) {
-      for (const g of mine.grads.values()) g.dispose();
-      throw (failed as PromiseRejectedResult).reason;
-    }
+    const replies = await settle(sent, () => { for (const g of mine.grads.values()) g.dispose(); });
     const stats = [...mine.stats];
     const grads = new Map<string, tf.Tensor>();
     for (const [name, g] of mine.grads) {
-      const parts = theirs.map((r) => (r as PromiseFulfilledResult<{ grads: WeightArrays }>).value.grads[name]!);
+      const parts = replies.map((r) => (r as { grads: WeightArrays }).grads[name]!);
       grads.set(name, tf.tidy(() => tf.addN([g, ...parts.map((p) => tf.tensor(p, g.shape, 'float32'))])));
       g.dispose();
     }
-    for (const r of theirs) (r as PromiseFulfilledResult<{ stats: ShardStats }>).value.stats.forEach((s, i) => (stats[i] = stats[i]! + s));
+    for (const r of replies) (r as { stats: Stats }).stats.forEach((s, i) => (stats[i] = stats[i]! + s));
     return { grads, stats };
+  }
+
+  /** Posts inputs[i] to worker i for its ShardModule's shardDecode, runs `local` meanwhile; returns [local, ...workers' results]. */
+  async decode<R>(inputs: unknown[], weights: WeightArrays, local: () => Promise<R>): Promise<R[]> {
+    const sent = await this.post('decode', inputs, weights, async () => undefined);
+    // the local chunk's failure must still wait for the workers, so that no reply rejects unobserved
+    const mine = await local().then((value) => ({ value }), (error: unknown) => ({ error }));
+    const replies = await settle(sent, () => {});
+    if ('error' in mine) throw mine.error;
+    return [mine.value, ...replies.map((r) => (r as { result: R }).result)];
+  }
+
+  private async post(op: WorkerRequest['op'], inputs: unknown[], weights: WeightArrays, ref: () => Promise<WeightArrays | undefined>): Promise<Promise<WorkerReply>[]> {
+    const replies: Promise<WorkerReply>[] = [];
+    for (const [i, input] of inputs.entries()) {
+      const slot = this.slots[i]!;
+      const id = this.nextId++;
+      let refArrays: WeightArrays | undefined;
+      if (op === 'grads' && !slot.hasRef) {
+        refArrays = await ref();
+        slot.hasRef = true;
+      }
+      replies.push(new Promise((resolve, reject) => {
+        slot.pending.set(id, { resolve, reject });
+        slot.worker.postMessage({ id, op, weights, ref: refArrays, input } satisfies WorkerRequest);
+      }));
+    }
+    return replies;
   }
 
   async close(): Promise<void> {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
+}
+
+/** Waits for every reply; if one failed, cleans up and throws its error. */
+async function settle(sent: Promise<WorkerReply>[], cleanup: () => void): Promise<WorkerReply[]> {
+  const settled = await Promise.allSettled(sent);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) {
+    cleanup();
+    throw (failed as PromiseRejectedResult).reason;
+  }
+  return settled.map((r) => (r as PromiseFulfilledResult<WorkerReply>).value);
 }
 
 function spawn(backend: string, module: URL, setup: unknown): Promise<Slot> {
@@ -137,16 +164,16 @@ function spawn(backend: string, module: URL, setup: unknown): Promise<Slot> {
       const p = slot.pending.get(m.id);
       if (!p) return;
       slot.pending.delete(m.id);
-      if ('error' in m) p.reject(new Error(`gradient worker: ${m.error}`));
+      if ('error' in m) p.reject(new Error(`shard worker: ${m.error}`));
       else p.resolve(m);
     });
     worker.on('error', (e) => {
-      const err = new Error(`gradient worker failed: ${e.message}`);
+      const err = new Error(`shard worker failed: ${e.message}`);
       if (!ready) reject(err);
       fail(err);
     });
     worker.on('exit', (code) => {
-      const err = new Error(`gradient worker exited (code ${code})`);
+      const err = new Error(`shard worker exited (code ${code})`);
       if (!ready) reject(err);
       fail(err);
     });

@@ -1,11 +1,13 @@
 // One shard of a GRPO-family update: the training batch built from rollout rows, the masked
-// log-probs, and the loss and gradients of that batch. The policy (index.ts) runs it on this thread;
-// the gradient workers (parallel.ts) run the same code on their shards, so both compute the same math.
+// log-probs, and the loss and gradients of that batch; and one chunk of decoding (decode.ts). The
+// policy (index.ts) runs them on this thread; the shard workers (parallel.ts) import this module
+// and run the same code on their shards, so both compute the same math.
 //
 // A shard's loss is normalised by the whole update's rows and tokens (`norm`): the sum of the shard
 // losses, and so of their gradients, is then the loss of the whole batch (loss.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
+import { decodeRows, type DecodedRow, type DecodeOptions, type DecodePrompt } from './decode.js';
 import { policyLoss, type LossNorm, type LossOptions } from './loss.js';
 import { groupedWindowLogits, paramShapes, type GroupedBatch, type ModelConfig, type Params } from './model.js';
 import { BOS, SEP, VOCAB_SIZE } from './tokenizer.js';
@@ -44,6 +46,14 @@ export interface ShardSetup {
   loss: LossOptions;
   /** entropy bonus coefficient */
   entropy: number;
+  decode: DecodeOptions;
+}
+
+/** One chunk of decoding: its prompts, G answers each (1 when greedy). */
+export interface DecodeInput {
+  prompts: DecodePrompt[];
+  G: number;
+  greedy: boolean;
 }
 
 /** One shard's work: its batch, the sampling temperature and the whole update's normalisers. */
@@ -159,3 +169,8 @@ export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup
 
 /** Parameter shapes of a shard's model (for a worker's own copy). */
 export const shardParamShapes = (setup: ShardSetup): [string, number[]][] => paramShapes(setup.mc);
+
+/** One chunk's decoded rows (group indices local to the chunk). */
+export function shardDecode(params: Params, setup: ShardSetup, input: DecodeInput): Promise<DecodedRow[]> {
+  return decodeRows(params, setup.mc, setup.decode, input.prompts, input.G, input.greedy);
+}

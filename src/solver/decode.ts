@@ -1,0 +1,155 @@
+// Decoding (DESIGN.md, "Solver and the GRPO family"): G answers per prompt, each prompt run once
+// (prefill) and the answers extended token by token from the KV cache, every token masked to what
+// the answer's grammar allows. The policy runs it on this thread and, for the other chunks of a
+// batch, the shard workers run the same code (parallel.ts).
+//
+// Each prompt draws from its own random stream (seeded by the policy per call), so the answers do
+// not depend on how prompts are split between threads.
+import { createRng } from '../rng.js';
+import type { AnswerShape } from '../task.js';
+import type { SolverConfig } from './config.js';
+import { allowedTokens, grammarFor } from './grammar.js';
+import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';
+import { BOS, EOS, SEP, VOCAB_SIZE, decode } from './tokenizer.js';
+
+export interface DecodeOptions {
+  maxPromptLen: number;
+  maxAnswerLen: number;
+  sampling: SolverConfig['sampling'];
+}
+
+export interface DecodePrompt {
+  /** prompt ids, already cut to maxPromptLen */
+  ids: number[];
+  /** the grammar its answers are decoded in */
+  grammar: AnswerShape;
+  /** random stream state for its answers (sfc32 seed); unused when greedy */
+  seed: string;
+}
+
+/** One decoded answer, with what an update needs. */
+export interface DecodedRow {
+  group: number;
+  prompt: number[];
+  /** answer token ids, ending with <eos> */
+  answer: number[];
+  /** log-prob of each answer token under the sampling distribution (temperature, grammar mask; before top-k/top-p) */
+  oldLogp: Float32Array;
+  /** allowed tokens at each answer position */
+  allowed: Uint8Array[];
+  text: string;
+}
+
+/** G answers per prompt (rows b·G … b·G + G − 1 for prompt b), or the argmax answer when greedy. */
+export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: DecodePrompt[], G: number, greedy: boolean): Promise<DecodedRow[]> {
+  const maxA = o.maxAnswerLen;
+  const B = prompts.length;
+  if (B === 0) return [];
+  const N = B * G;
+  const S = Math.max(...prompts.map((x) => x.ids.length)) + 1; // <sep> column
+  const P = S + 1;
+  const tokens = new Int32Array(B * P);
+  const pad = new Int32Array(B);
+  prompts.forEach(({ ids }, b) => {
+    pad[b] = S - 1 - ids.length;
+    tokens[b * P + pad[b]!] = BOS;
+    tokens.set(ids, b * P + pad[b]! + 1);
+    tokens[b * P + S] = SEP;
+  });
+  const posOffset = o.maxPromptLen + 1 - S;
+  const batch: Batch = { tokens, N: B, T: P, pad, posOffset };
+  let { logits, cache } = prefill(params, mc, batch, G);
+  const argmax = greedy || o.sampling.temperature === 0;
+  const rngs = prompts.map((p) => createRng(p.seed));
+  const rows: DecodedRow[] = [];
+  const states: unknown[] = [];
+  for (let r = 0; r < N; r++) {
+    const b = Math.floor(r / G);
+    rows.push({ group: b, prompt: prompts[b]!.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
+    states.push(grammarFor(prompts[b]!.grammar).start());
+  }
+  const done = new Uint8Array(N);
+  let remaining = N;
+  try {
+    for (let k = 0; k <= maxA; k++) {
+      const l = (await logits.data()) as Float32Array;
+      logits.dispose();
+      const next = new Int32Array(N);
+      for (let r = 0; r < N; r++) {
+        if (done[r]) continue;
+        const row = rows[r]!;
+        const kind = prompts[row.group]!.grammar;
+        const allowed = allowedTokens(kind, states[r], maxA - k);
+        const { token, logp } = pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, argmax, o.sampling, rngs[row.group]!);
+        row.answer.push(token);
+        row.oldLogp[k] = logp;
+        row.allowed.push(allowed);
+        if (token === EOS) {
+          done[r] = 1;
+          remaining--;
+        } else {
+          states[r] = grammarFor(kind).next(states[r], String.fromCharCode(token - 4 + 32));
+          next[r] = token;
+        }
+      }
+      if (remaining === 0) break;
+      // answer token k sits at position maxPromptLen + 2 + k
+      ({ logits, cache } = decodeStep(params, mc, cache, next, o.maxPromptLen + 2 + k));
+    }
+  } finally {
+    if (!logits.isDisposed) logits.dispose();
+    disposeCache(cache);
+  }
+  for (const row of rows) {
+    row.oldLogp = row.oldLogp.slice(0, row.answer.length);
+    row.text = decode(row.answer);
+  }
+  return rows;
+}
+
+/** Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under softmax(logits/T) restricted to the allowed tokens. */
+function pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean, sampling: DecodeOptions['sampling'], rng: { next(): number }): { token: number; logp: number } {
+  const { temperature, topK, topP } = sampling;
+  const T = temperature > 0 ? temperature : 1;
+  const cand: number[] = [];
+  let max = -Infinity;
+  for (let i = 0; i < VOCAB_SIZE; i++) {
+    if (!allowed[i]) continue;
+    cand.push(i);
+    if (logits[i]! / T > max) max = logits[i]! / T;
+  }
+  if (cand.length === 0) throw new Error('grammar allowed no token (bug)');
+  let z = 0;
+  for (const i of cand) z += Math.exp(logits[i]! / T - max);
+  const logZ = max + Math.log(z);
+  let token: number;
+  if (greedy) {
+    token = cand[0]!;
+    for (const i of cand) if (logits[i]! > logits[token]!) token = i;
+  } else {
+    let pool = cand;
+    if ((topK > 0 && topK < cand.length) || topP < 1) {
+      pool = [...cand].sort((a, b) => logits[b]! - logits[a]!);
+      if (topK > 0) pool = pool.slice(0, topK);
+      if (topP < 1) {
+        let acc = 0;
+        let n = 0;
+        while (n < pool.length) {
+          acc += Math.exp(logits[pool[n]!]! / T - logZ);
+          n++;
+          if (acc >= topP) break;
+        }
+        pool = pool.slice(0, n);
+      }
+    }
+    let total = 0;
+    for (const i of pool) total += Math.exp(logits[i]! / T - max);
+    let u = rng.next() * total;
+    token = pool[pool.length - 1]!;
+    for (const i of pool) {
+      u -= Math.exp(logits[i]! / T - max);
+      if (u <= 0) { token = i; break; }
+    }
+  }
+  return { token, logp: logits[token]! / T - logZ };
+}
