@@ -44,12 +44,14 @@ describe('loss normalised by the whole batch', () => {
 
 describe('data-parallel policy update', () => {
   const prompts = Array.from({ length: 6 }, (_, i) => ({ text: `D:a=>a*${i}+1@${i}`, kind: 'literal' as const, shape: 'int' }));
+  const many = Array.from({ length: 160 }, (_, i) => ({ text: `D:a=>a-${i % 10}@${i}`, kind: 'literal' as const, shape: i % 3 ? 'int' : 'bool' }));
   async function run(workers: number, loss: Record<string, unknown>) {
     const lines: string[] = [];
     const p = await createPolicy({ backend: 'wasm', workers, model: { dModel: 32, layers: 1, heads: 2 }, loss } as never, { seed: 5, log: (l) => lines.push(l) });
     try {
-      // decoding first, while both policies hold the same initial weights bit for bit
-      const answers = [...(await p.sample(prompts, 4)).flat().map((x) => x.text), ...(await p.greedy(prompts))];
+      // decoding first, while both policies hold the same initial weights bit for bit; enough
+      // answers (6 × 32, 160 greedy) that the split decodes (PARALLEL_DECODE_ROWS in index.ts)
+      const answers = [...(await p.sample(prompts, 32)).flat().map((x) => x.text), ...(await p.greedy(many))];
       const stats = [];
       for (let s = 0; s < 2; s++) {
         const groups = await p.sample(prompts, 4);
@@ -58,7 +60,7 @@ describe('data-parallel policy update', () => {
       const weights = [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
       // the split really ran (a worker that failed to start would leave one thread)
       expect(lines.some((l) => l.includes(`data-parallel updates and decoding on ${workers} threads`))).toBe(workers > 1);
-      return { stats, weights };
+      return { stats, weights, answers };
     } finally {
       p.dispose();
     }
@@ -71,6 +73,7 @@ describe('data-parallel policy update', () => {
       one.weights.forEach((w, i) => { maxDiff = Math.max(maxDiff, Math.abs(w - two.weights[i]!)); });
       expect(maxDiff).toBeLessThan(1e-5);
       // each prompt samples from its own stream: the same answers wherever it was decoded
+      expect(two.answers.length).toBe(6 * 32 + 160);
       expect(two.answers).toEqual(one.answers);
       for (const [a, b] of one.stats.map((s, i) => [s, two.stats[i]!] as const)) {
         expect(b.groups).toBe(a.groups);

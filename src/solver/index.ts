@@ -28,6 +28,13 @@ export { initBackend } from './backend.js';
 export type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
 
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
+/**
+ * Fewest answers per call worth decoding on the shard workers. A decode step is mostly per-op
+ * overhead, the same for a chunk as for the whole batch, and each call sends the weights: on 2 cores,
+ * 2 threads took 117 ms for 64 answers against 111 ms on one, 171 against 183 ms for 128, 257
+ * against 359 ms for 256 (scratch measurement, B prompts × 8).
+ */
+const PARALLEL_DECODE_ROWS = 128;
 /** The ShardModule the shard workers run (parallel.ts). */
 const TRAIN_STEP_MODULE = new URL('./train-step.ts', import.meta.url);
 
@@ -101,15 +108,15 @@ export class TransformerPolicy implements Policy {
   }
 
   /**
-   * G answers per prompt (or the greedy one): on this thread, or split into contiguous chunks of
-   * prompts over the shard workers (parallel.ts). Each prompt has its own random stream, seeded from
+   * G answers per prompt (or the greedy one): on this thread, or (from PARALLEL_DECODE_ROWS answers)
+   * split into contiguous chunks of prompts over the shard workers (parallel.ts). Each prompt has its own random stream, seeded from
    * this policy's stream once per call, so the answers do not depend on the split.
    */
   private async decodeBatch(prompts: Prompt[], G: number, greedy: boolean): Promise<RolloutRow[]> {
     const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
     const dps: DecodePrompt[] = prompts.map((p, b) => ({ ids: this.promptIds(p.text), grammar: this.grammarOf(p), seed: `${seed}/${b}` }));
     const setup = this.shardSetup();
-    const workers = dps.length >= 2 ? await this.shardWorkers() : null;
+    const workers = dps.length >= 2 && dps.length * G >= PARALLEL_DECODE_ROWS ? await this.shardWorkers() : null;
     if (!workers) return decodeRows(this.params, this.mc, setup.decode, dps, G, greedy);
     const n = Math.min(workers.size + 1, dps.length);
     const starts = Array.from({ length: n + 1 }, (_, i) => Math.floor((i * dps.length) / n));
