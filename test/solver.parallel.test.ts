@@ -84,6 +84,33 @@ describe('data-parallel policy update', () => {
   }
 });
 
+describe('a shard worker that dies during a run', () => {
+  it('is dropped with a log line, and the run goes on on one thread without losing the step', async () => {
+    const lines: string[] = [];
+    const p = await createPolicy({ backend: 'wasm', workers: 2, model: { dModel: 32, layers: 1, heads: 2 } } as never, { seed: 5, log: (l) => lines.push(l) });
+    const prompts = Array.from({ length: 4 }, (_, i) => ({ text: `D:a=>a+${i}@${i}`, kind: 'literal' as const, shape: 'int' }));
+    const rewards = (groups: unknown[][]) => groups.map((g, i) => g.map((_, j) => ((i + j) % 2 === 0 ? 1 : 0)));
+    try {
+      await p.update(rewards(await p.sample(prompts, 4)));
+      expect(lines.some((l) => l.includes('data-parallel updates and decoding on 2 threads'))).toBe(true);
+      // what a crash looks like from here: the worker thread is gone
+      const workers = (p as unknown as { workers: { slots: { worker: { terminate(): Promise<number> } }[] } }).workers;
+      await workers.slots[0]!.worker.terminate();
+      const before = p.step;
+      const stats = await p.update(rewards(await p.sample(prompts, 4)));
+      expect(p.step).toBe(before + 1);
+      expect(stats.groups).toBe(4);
+      expect(Number.isFinite(stats.loss)).toBe(true);
+      expect(lines.some((l) => /shard worker exited .*go on on one thread/.test(l))).toBe(true);
+      // and later steps stay on this thread
+      await p.update(rewards(await p.sample(prompts, 4)));
+      expect(p.step).toBe(before + 2);
+    } finally {
+      p.dispose();
+    }
+  });
+});
+
 describe('shard workers', () => {
   it('refuse to start with a module that is not there, naming the failure', async () => {
     await expect(ShardWorkers.start(1, 'cpu', new URL('file:///nonexistent/shard.ts'), {})).rejects.toThrow(/shard worker/);

@@ -18,7 +18,7 @@ import { ShardWorkers, readArrays } from './parallel.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
-  buildBatch, gradsByName, logProbs, refLogProbs, shardDecode, shardGrads, shardObjective,
+  buildBatch, logProbs, refLogProbs, shardDecode, shardGrads, shardObjective,
   type ShardInput, type ShardSetup, type ShardStats, type TrainRow,
 } from './train-step.js';
 import type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
@@ -109,21 +109,28 @@ export class TransformerPolicy implements Policy {
 
   /**
    * G answers per prompt (or the greedy one): on this thread, or (from PARALLEL_DECODE_ROWS answers)
-   * split into contiguous chunks of prompts over the shard workers (parallel.ts). Each prompt has its own random stream, seeded from
-   * this policy's stream once per call, so the answers do not depend on the split.
+   * split into contiguous chunks of prompts over the shard workers (parallel.ts). Each prompt has its
+   * own random stream, seeded from this policy's stream once per call, so the answers do not depend
+   * on the split.
    */
   private async decodeBatch(prompts: Prompt[], G: number, greedy: boolean): Promise<RolloutRow[]> {
     const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
     const dps: DecodePrompt[] = prompts.map((p, b) => ({ ids: this.promptIds(p.text), grammar: this.grammarOf(p), seed: `${seed}/${b}` }));
     const setup = this.shardSetup();
     const workers = dps.length >= 2 && dps.length * G >= PARALLEL_DECODE_ROWS ? await this.shardWorkers() : null;
-    if (!workers) return decodeRows(this.params, this.mc, setup.decode, dps, G, greedy);
-    const n = Math.min(workers.size + 1, dps.length);
-    const starts = Array.from({ length: n + 1 }, (_, i) => Math.floor((i * dps.length) / n));
-    const chunks = starts.slice(0, n).map((from, i) => ({ prompts: dps.slice(from, starts[i + 1]), G, greedy }));
-    const parts = await workers.decode<DecodedRow[]>(chunks.slice(1), await readArrays(this.params), () => shardDecode(this.params, setup, chunks[0]!));
-    // chunk-local group indices → batch indices
-    return parts.flatMap((rows, i) => rows.map((r) => ({ ...r, group: r.group + starts[i]! })));
+    if (workers) {
+      const n = Math.min(workers.size + 1, dps.length);
+      const starts = Array.from({ length: n + 1 }, (_, i) => Math.floor((i * dps.length) / n));
+      const chunks = starts.slice(0, n).map((from, i) => ({ prompts: dps.slice(from, starts[i + 1]), G, greedy }));
+      try {
+        const parts = await workers.decode<DecodedRow[]>(chunks.slice(1), await readArrays(this.params), () => shardDecode(this.params, setup, chunks[0]!));
+        // chunk-local group indices → batch indices
+        return parts.flatMap((rows, i) => rows.map((r) => ({ ...r, group: r.group + starts[i]! })));
+      } catch (e) {
+        this.dropWorkers(e as Error);
+      }
+    }
+    return decodeRows(this.params, this.mc, setup.decode, dps, G, greedy);
   }
 
   /** The grammar a prompt's answers are decoded in: its shape when typed answers are on, else its kind. */
@@ -211,31 +218,33 @@ export class TransformerPolicy implements Policy {
     const ro = this.rollout!;
     const setup = this.shardSetup();
     const workers = groups >= 2 ? await this.shardWorkers() : null;
-    if (!workers) {
-      const input = this.wholeBatch(rows);
-      const ref = refLogProbs(this.ref, setup, input);
-      const stats: tf.Tensor[] = [];
+    if (workers) {
+      // contiguous runs of whole groups, as even as the group count allows
+      const shards = Math.min(workers.size + 1, groups);
+      const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
+      const inputs: ShardInput[] = [];
+      for (let i = 0; i < shards; i++) {
+        const from = Math.floor((i * groups) / shards) * ro.groupSize;
+        const to = Math.floor(((i + 1) * groups) / shards) * ro.groupSize;
+        inputs.push({ ...this.wholeBatch(rows.slice(from, to)), norm });
+      }
+      const ref = this.ref;
       try {
-        const grads = gradsByName(this.params, shardObjective(this.params, setup, input, ref, stats));
-        const values = await Promise.all(stats.map(async (t) => (await t.data())[0]!));
-        return { grads, stats: values as ShardStats };
-      } finally {
-        ref?.dispose();
-        for (const t of stats) t.dispose();
+        const out = await workers.grads(inputs.slice(1), await readArrays(this.params), async () => (ref ? readArrays(ref) : undefined), () => shardGrads(this.params, ref, setup, inputs[0]!));
+        return { grads: out.grads, stats: out.stats as ShardStats };
+      } catch (e) {
+        this.dropWorkers(e as Error);
       }
     }
-    // contiguous runs of whole groups, as even as the group count allows
-    const shards = Math.min(workers.size + 1, groups);
-    const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
-    const inputs: ShardInput[] = [];
-    for (let i = 0; i < shards; i++) {
-      const from = Math.floor((i * groups) / shards) * ro.groupSize;
-      const to = Math.floor(((i + 1) * groups) / shards) * ro.groupSize;
-      inputs.push({ ...this.wholeBatch(rows.slice(from, to)), norm });
-    }
-    const ref = this.ref;
-    const out = await workers.grads(inputs.slice(1), await readArrays(this.params), async () => (ref ? readArrays(ref) : undefined), () => shardGrads(this.params, ref, setup, inputs[0]!));
-    return { grads: out.grads, stats: out.stats as ShardStats };
+    return shardGrads(this.params, this.ref, setup, this.wholeBatch(rows));
+  }
+
+  /** After a shard worker failed: stops them all and carries on on this thread (no step is lost). */
+  private dropWorkers(e: Error): void {
+    this.log(`solver: ${e.message}; updates and decoding go on on one thread`);
+    void this.workers?.close();
+    this.workers = null;
+    this.workersWanted = 1;
   }
 
   /** The shard workers, started on first use; null when this policy runs on one thread. */
@@ -282,14 +291,8 @@ export class TransformerPolicy implements Policy {
   async lossAndGrads(rewards: number[][]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
     const { rows } = this.prepare(rewards);
     if (rows.length === 0) throw new Error('no group with a gradient');
-    const setup = this.shardSetup();
-    const input = this.wholeBatch(rows);
-    const ref = refLogProbs(this.ref, setup, input);
-    const stats: tf.Tensor[] = [];
-    const g = gradsByName(this.params, shardObjective(this.params, setup, input, ref, stats));
-    const loss = (await stats[0]!.data())[0]!;
-    for (const s of stats) s.dispose();
-    ref?.dispose();
+    const { grads: g, stats } = shardGrads(this.params, this.ref, this.shardSetup(), this.wholeBatch(rows));
+    const loss = stats[0];
     const out = new Map<string, Float32Array>();
     for (const [n, t] of g) { out.set(n, (await t.data()) as Float32Array); t.dispose(); }
     return { loss, grads: out };
@@ -387,7 +390,7 @@ export class TransformerPolicy implements Policy {
  * Threads for an update: `workers` when set; else (0) one per core, at most 4, on wasm, whose
  * kernels use one core each, and 1 elsewhere (tfjs-node and webgpu parallelise inside their ops).
  */
-export function updateThreads(workers: number, backend: string): number {
+function updateThreads(workers: number, backend: string): number {
   if (backend !== 'wasm' && backend !== 'cpu') return 1;
   if (workers > 0) return workers;
   return backend === 'wasm' ? Math.min(4, availableParallelism()) : 1;

@@ -47,6 +47,8 @@ interface Slot {
   pending: Map<number, { resolve: (r: WorkerReply) => void; reject: (e: Error) => void }>;
   /** the reference weights have been sent */
   hasRef: boolean;
+  /** why the worker is gone (a request to it fails at once) */
+  dead: Error | null;
 }
 
 export class ShardWorkers {
@@ -88,7 +90,13 @@ export class ShardWorkers {
     local: () => { grads: Map<string, tf.Tensor>; stats: Stats },
   ): Promise<{ grads: Map<string, tf.Tensor>; stats: Stats }> {
     const sent = await this.post('grads', inputs, weights, ref);
-    const mine = local();
+    let mine: { grads: Map<string, tf.Tensor>; stats: Stats };
+    try {
+      mine = local();
+    } catch (e) {
+      await Promise.allSettled(sent); // no reply may reject unobserved
+      throw e;
+    }
     const replies = await settle(sent, () => { for (const g of mine.grads.values()) g.dispose(); });
     const stats = [...mine.stats];
     const grads = new Map<string, tf.Tensor>();
@@ -122,6 +130,7 @@ export class ShardWorkers {
         slot.hasRef = true;
       }
       replies.push(new Promise((resolve, reject) => {
+        if (slot.dead) return reject(slot.dead);
         slot.pending.set(id, { resolve, reject });
         slot.worker.postMessage({ id, op, weights, ref: refArrays, input } satisfies WorkerRequest);
       }));
@@ -148,8 +157,9 @@ async function settle(sent: Promise<WorkerReply>[], cleanup: () => void): Promis
 function spawn(backend: string, module: URL, setup: unknown): Promise<Slot> {
   const worker = new Worker(WORKER_URL, { workerData: { backend, module: module.href, setup } });
   worker.unref();
-  const slot: Slot = { worker, pending: new Map(), hasRef: false };
+  const slot: Slot = { worker, pending: new Map(), hasRef: false, dead: null };
   const fail = (e: Error): void => {
+    slot.dead ??= e;
     for (const p of slot.pending.values()) p.reject(e);
     slot.pending.clear();
   };

@@ -154,8 +154,8 @@ export function gradsByName(params: Params, f: () => tf.Scalar): Map<string, tf.
   return out;
 }
 
-/** One shard's gradients and stats (normalised by input.norm). */
-export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput): { grads: Map<string, tf.Tensor>; stats: ShardStats } {
+/** One shard's gradients and stats (normalised by input.norm; without it, the shard is the whole batch). */
+export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>): { grads: Map<string, tf.Tensor>; stats: ShardStats } {
   const refLp = refLogProbs(ref, setup, input);
   const stats: tf.Tensor[] = [];
   try {
