@@ -85,6 +85,12 @@ export const solverConfigSchema = z.object({
   optim: optimSchema.prefault({}),
   sampling: samplingSchema.prefault({}),
   /**
+   * Self-imitation (replay.ts): keep one rewarded answer of the policy's own per prompt and put it
+   * into later groups of that prompt that find none. An extension of the published losses, off by
+   * default; the recorded rewards, curricula and probes do not see it.
+   */
+  selfImitation: z.boolean().default(false),
+  /**
    * Decode each answer in its type's grammar (an int where f returns an int, true/false where it
    * returns a boolean, the argument types for abduction) instead of any JSON literal. From random
    * initialisation this is what makes a first right answer possible: in bench:learn an untyped

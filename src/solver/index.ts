@@ -15,6 +15,7 @@ import { advantages, overlongPenalty } from './loss.js';
 import { initWeights, makeParams, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate } from './optim.js';
 import { ShardWorkers, readArrays } from './parallel.js';
+import { AnswerReplay, type KeptJson } from './replay.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
@@ -78,11 +79,14 @@ export class TransformerPolicy implements Policy {
   /** Threads an update uses (this one and workersWanted − 1 shard workers, started on first use). */
   private workersWanted: number;
   private workers: ShardWorkers | null = null;
+  /** kept answers for self-imitation; null when it is off */
+  private replay: AnswerReplay | null;
 
   constructor(readonly cfg: SolverConfig, backend: string, seed: number, private readonly log: (l: string) => void) {
     this.backend = backend;
     this.mc = modelConfig(cfg);
     this.workersWanted = updateThreads(cfg.workers, backend);
+    this.replay = cfg.selfImitation ? new AnswerReplay() : null;
     const base = createRng(seed);
     const init = initWeights(this.mc, base.fork('init'));
     this.params = makeParams(init);
@@ -239,6 +243,21 @@ export class TransformerPolicy implements Policy {
     return shardGrads(this.params, this.ref, setup, this.wholeBatch(rows));
   }
 
+  /** Self-imitation (replay.ts): the rewards with kept answers in; replaced rows get the current log-probs as old ones. */
+  private async replayAnswers(rewards: number[][]): Promise<number[][]> {
+    const ro = this.rollout!;
+    const out = this.replay!.apply(ro.rows, rewards, ro.groupSize);
+    if (out.replaced.length > 0) {
+      const rows = out.replaced.map((i) => ({ ...ro.rows[i]!, adv: 0 }));
+      const b = buildBatch(rows, 1, this.cfg.model.maxPromptLen);
+      const lp = tf.tidy(() => logProbs(this.params, this.mc, b, ro.temperature).logp);
+      const d = (await lp.data()) as Float32Array;
+      lp.dispose();
+      out.replaced.forEach((i, r) => { ro.rows[i]!.oldLogp = d.slice(r * b.A, r * b.A + ro.rows[i]!.answer.length); });
+    }
+    return out.rewards;
+  }
+
   /** After a shard worker failed: stops them all and carries on on this thread (no step is lost). */
   private dropWorkers(e: Error): void {
     this.log(`solver: ${e.message}; updates and decoding go on on one thread`);
@@ -264,6 +283,7 @@ export class TransformerPolicy implements Policy {
   }
 
   async update(rewards: number[][]): Promise<TrainStats> {
+    if (this.replay && this.rollout) rewards = await this.replayAnswers(rewards);
     const prep = this.prepare(rewards);
     if (prep.rows.length === 0) {
       return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.cfg.optim), reward: prep.meanReward };
@@ -335,6 +355,7 @@ export class TransformerPolicy implements Policy {
     for (const [n, t] of this.opt.v) moments.set(`v.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
     await writeAtomic(path.join(dir, 'optimizer.safetensors'), encodeSafetensors(moments));
     if (this.ref) await writeAtomic(path.join(dir, 'reference.safetensors'), encodeSafetensors(await readWeights(this.ref)));
+    if (this.replay) await writeAtomic(path.join(dir, 'replay.json'), JSON.stringify(this.replay));
     const state = {
       format: CHECKPOINT_FORMAT,
       config: this.cfg,
@@ -371,6 +392,11 @@ export class TransformerPolicy implements Policy {
       const refFile = path.join(dir, 'reference.safetensors');
       const src = await fs.readFile(refFile).catch(() => null);
       assign(this.ref, decodeSafetensors(src ?? (await fs.readFile(path.join(dir, 'model.safetensors')))).tensors);
+    }
+    if (this.replay) {
+      // a checkpoint written without self-imitation has no kept answers: start with none
+      const kept = await fs.readFile(path.join(dir, 'replay.json'), 'utf8').catch(() => '[]');
+      this.replay = AnswerReplay.fromJSON(JSON.parse(kept) as [string, KeptJson][]);
     }
     this.rng = createRng(state.rng);
     this.rollout = null;
