@@ -246,6 +246,8 @@ export class TransformerPolicy implements Policy {
   /** Self-imitation (replay.ts): the rewards with kept answers in; replaced rows get the current log-probs as old ones. */
   private async replayAnswers(rewards: number[][]): Promise<number[][]> {
     const ro = this.rollout!;
+    // a malformed rewards array is prepare()'s to report
+    if (rewards.length !== ro.groups || rewards.some((g) => g.length !== ro.groupSize)) return rewards;
     const out = this.replay!.apply(ro.rows, rewards, ro.groupSize);
     if (out.replaced.length > 0) {
       const rows = out.replaced.map((i) => ({ ...ro.rows[i]!, adv: 0 }));
