@@ -12,6 +12,7 @@ import { initBackend } from '../src/solver/backend.js';
 import { LOSS_TYPES, type LossType } from '../src/solver/config.js';
 import { createPolicy } from '../src/solver/index.js';
 import { policyLoss } from '../src/solver/loss.js';
+import { setVariable } from '../src/solver/model.js';
 import { ShardWorkers } from '../src/solver/parallel.js';
 
 describe('loss normalised by the whole batch', () => {
@@ -82,6 +83,18 @@ describe('data-parallel policy update', () => {
       }
     });
   }
+});
+
+describe('weights sent to a worker', () => {
+  it('overwrite its variables without leaving a tensor behind (one per request would leak the model)', async () => {
+    await initBackend('cpu', { log: () => {} });
+    const v = tf.variable(tf.zeros([64]));
+    const before = tf.memory().numTensors;
+    for (let i = 0; i < 20; i++) setVariable(v, new Float32Array(64).fill(i));
+    expect(tf.memory().numTensors).toBe(before);
+    expect(Array.from(v.dataSync()).every((x) => x === 19)).toBe(true);
+    v.dispose();
+  });
 });
 
 describe('a shard worker that dies during a run', () => {

@@ -12,7 +12,7 @@ import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
 import { grammarFor } from './grammar.js';
 import { advantages, overlongPenalty } from './loss.js';
-import { initWeights, makeParams, type ModelConfig, type Params } from './model.js';
+import { initWeights, makeParams, setVariable, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate } from './optim.js';
 import { ShardWorkers, readArrays } from './parallel.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
@@ -345,7 +345,7 @@ export class TransformerPolicy implements Policy {
     const v = this.params.get(name)!;
     const d = v.dataSync().slice() as Float32Array;
     d[index] = value;
-    v.assign(tf.tensor(d, v.shape, 'float32'));
+    setVariable(v, d);
   }
 
   // ------------------------------------------------------------------ checkpoints
@@ -382,7 +382,7 @@ export class TransformerPolicy implements Policy {
       for (const [n, v] of into) {
         const t = from.get(prefix + n);
         if (!t) throw new Error(`checkpoint lacks ${prefix + n}`);
-        v.assign(tf.tensor(t.data, v.shape, 'float32'));
+        setVariable(v, t.data);
       }
     };
     assign(this.params, decodeSafetensors(await fs.readFile(path.join(dir, 'model.safetensors'))).tensors);

@@ -71,6 +71,13 @@ export function makeParams(weights: Map<string, { shape: number[]; data: Float32
   return p;
 }
 
+/** Overwrites a variable with data of its shape. (assign keeps the new tensor's data alive, so the tensor made for it is disposed here: each call would leak one otherwise.) */
+export function setVariable(v: tf.Variable, data: Float32Array): void {
+  const t = tf.tensor(data, v.shape, 'float32');
+  v.assign(t);
+  t.dispose();
+}
+
 const P = (p: Params, name: string): tf.Variable => {
   const v = p.get(name);
   if (!v) throw new Error(`missing parameter ${name}`);

@@ -2,10 +2,9 @@
 // takes the weights it is sent, runs its shard with the ShardModule it was given (train-step.ts for
 // the policy) and posts the result back: gradients and stats, or decoded rows.
 import { parentPort, workerData } from 'node:worker_threads';
-import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from './backend.js';
 import type { BackendName } from './config.js';
-import { makeParams, type Params } from './model.js';
+import { makeParams, setVariable, type Params } from './model.js';
 import type { ShardModule, WeightArrays, WorkerReply, WorkerRequest } from './parallel.js';
 
 const { backend, module, setup } = workerData as { backend: BackendName; module: string; setup: unknown };
@@ -20,7 +19,7 @@ const assign = (into: Params, from: WeightArrays): void => {
   for (const [name, v] of into) {
     const data = from[name];
     if (!data) throw new Error(`request lacks weights for ${name}`);
-    v.assign(tf.tensor(data, v.shape, 'float32'));
+    setVariable(v, data);
   }
 };
 
