@@ -221,6 +221,20 @@ function rowPass(id: string, vec: string, scl: string): string {
         (local.set $c (i32.add (local.get $c) (i32.const 4))) (br $${id}sl)))`;
 }
 
+/**
+ * A loop over R rows (counter in local $row): `body` for each row, then each pointer local in
+ * `advance` moves on by its stride local (bytes).
+ */
+function eachRow(body: string, advance: [ptr: string, stride: string][]): string {
+  const steps = advance.map(([ptr, stride]) => `(local.set ${ptr} (i32.add (local.get ${ptr}) (local.get ${stride})))`).join('\n      ');
+  return `(block $done (loop $rows
+      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
+      ${body}
+      ${steps}
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rows)))`;
+}
+
 /** The module's text; fma: fused multiply-adds (relaxed SIMD) in the vector tiles. */
 function simdModuleText(fma: boolean): string {
   const tiles: Tile[] = ROW_BLOCKS.flatMap((rows) => [2, 1, 0].map((vecs) => ({ rows, vecs })));
@@ -355,9 +369,7 @@ ${ROW_BLOCKS.map((rows) => `
     (local $row i32) (local $c i32) (local $C4 i32) (local $vm v128) (local $m f32) (local $vs v128) (local $s f32) (local $v v128) (local $e f32)
     ${EXP_LOCALS} ${EXP_SCALAR_LOCALS}
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
-    (block $done (loop $rows
-      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
-      (local.set $vm ${f4(-Infinity)})
+    ${eachRow(`(local.set $vm ${f4(-Infinity)})
       (local.set $m (f32.const -inf))
       ${rowPass('mx', '(local.set $vm (f32x4.pmax (local.get $vm) (v128.load (i32.add (local.get $x) (local.get $c)))))',
         '(local.set $m (f32.max (local.get $m) (f32.load (i32.add (local.get $x) (local.get $c)))))')}
@@ -377,19 +389,14 @@ ${ROW_BLOCKS.map((rows) => `
       (local.set $s (f32.div (f32.const 1) (f32.add (local.get $s) (call $hsum (local.get $vs)))))
       (local.set $vs (f32x4.splat (local.get $s)))
       ${rowPass('sc', '(v128.store (i32.add (local.get $y) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c))) (local.get $vs)))',
-        '(f32.store (i32.add (local.get $y) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c))) (local.get $s)))')}
-      (local.set $x (i32.add (local.get $x) (local.get $C4)))
-      (local.set $y (i32.add (local.get $y) (local.get $C4)))
-      (local.set $row (i32.add (local.get $row) (i32.const 1)))
-      (br $rows)))
+        '(f32.store (i32.add (local.get $y) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c))) (local.get $s)))')}`,
+      [['$x', '$C4'], ['$y', '$C4']])}
   )
   ;; Softmax's gradient over rows of C floats: dx = y·(dy − Σ dy·y).
   (func (export "softmax_grad") (param $y i32) (param $dy i32) (param $dx i32) (param $R i32) (param $C i32)
     (local $row i32) (local $c i32) (local $C4 i32) (local $vs v128) (local $s f32)
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
-    (block $done (loop $rows
-      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
-      (local.set $vs (v128.const i32x4 0 0 0 0))
+    ${eachRow(`(local.set $vs (v128.const i32x4 0 0 0 0))
       (local.set $s (f32.const 0))
       ${rowPass('dt', '(local.set $vs (f32x4.add (local.get $vs) (f32x4.mul (v128.load (i32.add (local.get $dy) (local.get $c))) (v128.load (i32.add (local.get $y) (local.get $c))))))',
         '(local.set $s (f32.add (local.get $s) (f32.mul (f32.load (i32.add (local.get $dy) (local.get $c))) (f32.load (i32.add (local.get $y) (local.get $c))))))')}
@@ -398,12 +405,8 @@ ${ROW_BLOCKS.map((rows) => `
       ${rowPass('dx', `(v128.store (i32.add (local.get $dx) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c)))
           (f32x4.sub (v128.load (i32.add (local.get $dy) (local.get $c))) (local.get $vs))))`,
         `(f32.store (i32.add (local.get $dx) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c)))
-          (f32.sub (f32.load (i32.add (local.get $dy) (local.get $c))) (local.get $s))))`)}
-      (local.set $y (i32.add (local.get $y) (local.get $C4)))
-      (local.set $dy (i32.add (local.get $dy) (local.get $C4)))
-      (local.set $dx (i32.add (local.get $dx) (local.get $C4)))
-      (local.set $row (i32.add (local.get $row) (i32.const 1)))
-      (br $rows)))
+          (f32.sub (f32.load (i32.add (local.get $dy) (local.get $c))) (local.get $s))))`)}`,
+      [['$y', '$C4'], ['$dy', '$C4'], ['$dx', '$C4']])}
   )
   (func $hsum (param $v v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
@@ -414,9 +417,7 @@ ${ROW_BLOCKS.map((rows) => `
     (local $row i32) (local $c i32) (local $acc v128) (local $mu v128) (local $r v128) (local $d v128) (local $C4 i32) (local $inv f32)
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
     (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_s (local.get $C))))
-    (block $done (loop $rows
-      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
-      (local.set $acc (v128.const i32x4 0 0 0 0))
+    ${eachRow(`(local.set $acc (v128.const i32x4 0 0 0 0))
       (local.set $c (i32.const 0))
       (block $d1 (loop $l1 (br_if $d1 (i32.ge_s (local.get $c) (local.get $C4)))
         (local.set $acc (f32x4.add (local.get $acc) (v128.load (i32.add (local.get $x) (local.get $c)))))
@@ -436,11 +437,8 @@ ${ROW_BLOCKS.map((rows) => `
         (v128.store (i32.add (local.get $y) (local.get $c))
           (f32x4.add (f32x4.mul (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $mu)) (local.get $r))
             (v128.load (i32.add (local.get $g) (local.get $c)))) (v128.load (i32.add (local.get $b) (local.get $c)))))
-        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l3)))
-      (local.set $x (i32.add (local.get $x) (local.get $C4)))
-      (local.set $y (i32.add (local.get $y) (local.get $C4)))
-      (local.set $row (i32.add (local.get $row) (i32.const 1)))
-      (br $rows)))
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l3)))`,
+      [['$x', '$C4'], ['$y', '$C4']])}
   )
   ;; LayerNorm's gradient: x̂ = (x − μ)·r, gdy = g·dy; dx = r·(gdy − mean(gdy) − x̂·mean(gdy·x̂));
   ;; dg += Σ_rows dy·x̂, db += Σ_rows dy (dg, db zeroed by the caller).
@@ -449,9 +447,7 @@ ${ROW_BLOCKS.map((rows) => `
     (local $xh v128) (local $d v128) (local $gdy v128) (local $a1 v128) (local $a2 v128) (local $m1 v128) (local $m2 v128)
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
     (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_s (local.get $C))))
-    (block $done (loop $rows
-      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
-      (local.set $mu (v128.load32_splat (i32.add (local.get $mean) (i32.shl (local.get $row) (i32.const 2)))))
+    ${eachRow(`(local.set $mu (v128.load32_splat (i32.add (local.get $mean) (i32.shl (local.get $row) (i32.const 2)))))
       (local.set $r (v128.load32_splat (i32.add (local.get $rstd) (i32.shl (local.get $row) (i32.const 2)))))
       (local.set $a1 (v128.const i32x4 0 0 0 0))
       (local.set $a2 (v128.const i32x4 0 0 0 0))
@@ -473,12 +469,8 @@ ${ROW_BLOCKS.map((rows) => `
         (local.set $gdy (f32x4.mul (v128.load (i32.add (local.get $g) (local.get $c))) (v128.load (i32.add (local.get $dy) (local.get $c)))))
         (v128.store (i32.add (local.get $dx) (local.get $c))
           (f32x4.mul (local.get $r) (f32x4.sub (f32x4.sub (local.get $gdy) (local.get $m1)) (f32x4.mul (local.get $xh) (local.get $m2)))))
-        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l2)))
-      (local.set $x (i32.add (local.get $x) (local.get $C4)))
-      (local.set $dy (i32.add (local.get $dy) (local.get $C4)))
-      (local.set $dx (i32.add (local.get $dx) (local.get $C4)))
-      (local.set $row (i32.add (local.get $row) (i32.const 1)))
-      (br $rows)))
+        (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l2)))`,
+      [['$x', '$C4'], ['$dy', '$C4'], ['$dx', '$C4']])}
   )
   ;; R runs of C 4-byte elements: dst + r·ds ← src + r·ss (strides in elements).
   (func (export "copy2d") (param $src i32) (param $ss i32) (param $dst i32) (param $ds i32) (param $R i32) (param $C i32)
@@ -486,14 +478,9 @@ ${ROW_BLOCKS.map((rows) => `
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
     (local.set $ss (i32.shl (local.get $ss) (i32.const 2)))
     (local.set $ds (i32.shl (local.get $ds) (i32.const 2)))
-    (block $done (loop $rows
-      (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
-      ${rowPass('cp', '(v128.store (i32.add (local.get $dst) (local.get $c)) (v128.load (i32.add (local.get $src) (local.get $c))))',
-        '(i32.store (i32.add (local.get $dst) (local.get $c)) (i32.load (i32.add (local.get $src) (local.get $c))))')}
-      (local.set $src (i32.add (local.get $src) (local.get $ss)))
-      (local.set $dst (i32.add (local.get $dst) (local.get $ds)))
-      (local.set $row (i32.add (local.get $row) (i32.const 1)))
-      (br $rows)))
+    ${eachRow(`${rowPass('cp', '(v128.store (i32.add (local.get $dst) (local.get $c)) (v128.load (i32.add (local.get $src) (local.get $c))))',
+        '(i32.store (i32.add (local.get $dst) (local.get $c)) (i32.load (i32.add (local.get $src) (local.get $c))))')}`,
+      [['$src', '$ss'], ['$dst', '$ds']])}
   )
   ;; out[c] = Σ_r x[r][c] for x (R×C) contiguous: a sum over leading axes.
   (func (export "colsum") (param $x i32) (param $out i32) (param $R i32) (param $C i32)
