@@ -4,7 +4,7 @@
 // The held-out set is the loop's probe set (drawn first, excluded from training by dedup). Records the
 // curve in bench/results/learn.json.
 //
-//   npm run bench:learn [-- --steps 400 --seed 1 --backend wasm --preset learn]
+//   npm run bench:learn [-- --steps N (default: the preset's) --seed 1 --backend wasm --preset learn]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { loadPreset, RunStore, startRun } from '../src/index.js';
 
 const { values: args } = parseArgs({
   options: {
-    steps: { type: 'string', default: '400' },
+    steps: { type: 'string' },
     seed: { type: 'string', default: '1' },
     backend: { type: 'string', default: 'auto' },
     preset: { type: 'string', default: 'learn' },
@@ -26,7 +26,7 @@ const TARGETS = [
   { key: 'probe.arith/0/deduction', label: 'arith L0 deduction', target: 0.8 },
 ];
 
-const config = loadPreset(args.preset, { seed: Number(args.seed), steps: Number(args.steps), solver: { backend: args.backend } });
+const config = loadPreset(args.preset, { seed: Number(args.seed), ...(args.steps ? { steps: Number(args.steps) } : {}), solver: { backend: args.backend } });
 const runsDir = join(tmpdir(), `cogen-bench-learn-${process.pid}`);
 const reached = new Map<string, { step: number; seconds: number }>();
 const started = Date.now();

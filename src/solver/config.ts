@@ -50,8 +50,10 @@ export const lossSchema = z.object({
 
 export const optimSchema = z.object({
   // 1e-3 for the small default model under RL: 3e-3 learns faster at first but collapsed to a constant
-  // answer (entropy 0, every group zero-variance) within 40 steps in bench:learn; 1e-3 did not.
+  // answer (entropy 0, every group zero-variance) within 40 steps in bench:learn; 1e-3 did not. With
+  // selfImitation, 3e-3 and weight decay 0.3 learned arithmetic there (curricula/learn.yaml).
   lr: z.number().positive().default(1e-3),
+  /** Decoupled (AdamW) decay of every matrix, embeddings included (as nanoGPT); vectors (biases, LayerNorm gains) are not. */
   weightDecay: z.number().min(0).default(0.01),
   beta1: z.number().min(0).max(1).default(0.9),
   beta2: z.number().min(0).max(1).default(0.99),

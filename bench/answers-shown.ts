@@ -1,0 +1,104 @@
+// Diagnostic for bench:learn (not a test, not a mode of cogen): what the solver's model learns about
+// arithmetic level-0 deduction when it is shown the answers. Every group's first sample is replaced
+// by the reference answer with reward 1 (the others are the policy's own, rewarded 0 whatever they
+// say), so the update is close to supervised learning through the same GRPO machinery. It separates
+// "the model cannot learn or generalise this" from "RL does not find the right answers"; the
+// figures it gave are in curricula/learn.yaml.
+//
+//   npx tsx bench/answers-shown.ts [--steps 800 --tasks 64 --group 2 --lr 3e-3 --wd 0.3 --seed 1]
+//
+// Held-out: 40 tasks drawn first and never trained on. Prints greedy exact-match every 50 steps and
+// writes bench/results/answers-shown.json.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createSandbox } from '../sandbox/index.js';
+import { generateTask, renderCompact } from '../src/index.js';
+import { createRng } from '../src/rng.js';
+import { allowedTokens, grammarFor } from '../src/solver/grammar.js';
+import { createPolicy, initBackend, solverConfigSchema } from '../src/solver/index.js';
+import { charId, EOS } from '../src/solver/tokenizer.js';
+import { answerShape, referenceAnswer, type Task } from '../src/task.js';
+
+const { values: args } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '800' },
+    tasks: { type: 'string', default: '64' },
+    group: { type: 'string', default: '2' },
+    lr: { type: 'string', default: '3e-3' },
+    wd: { type: 'string', default: '0.3' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const steps = Number(args.steps), perStep = Number(args.tasks), G = Number(args.group);
+if (G < 2) throw new Error('--group must be at least 2: the shown answer needs a wrong sample beside it to get an advantage');
+
+const sandbox = await createSandbox({});
+const rng = createRng(`${args.seed}/answers-shown`);
+const all: Task[] = [];
+const seen = new Set<string>();
+for (;;) {
+  try {
+    all.push(await generateTask(sandbox, { family: 'arith', level: 0, type: 'deduction', rng, seen, attempts: 200 }));
+  } catch {
+    break; // the level's task space is exhausted
+  }
+}
+const shuffled = all.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k).map((x) => x.t);
+const heldOut = shuffled.slice(0, 40), train = shuffled.slice(40);
+
+await initBackend('wasm');
+const cfg = solverConfigSchema.parse({
+  backend: 'wasm',
+  optim: { lr: Number(args.lr), weightDecay: Number(args.wd), totalSteps: steps, warmupSteps: 20 },
+  loss: { dynamicSampling: false, scale: 'none' },
+});
+const policy = await createPolicy(cfg, { seed: Number(args.seed), log: (line) => process.stderr.write(`${line}\n`) });
+const prompt = (t: Task) => ({ text: renderCompact(t), kind: 'literal' as const, shape: answerShape(t) });
+const accuracy = async (set: Task[]): Promise<number> => {
+  const answers = await policy.greedy(set.map(prompt));
+  return answers.filter((a, i) => a === referenceAnswer(set[i]!)).length / set.length;
+};
+
+/** Overwrites a sampled row with the reference answer, token by token through the answer grammar. */
+function showAnswer(row: NonNullable<ReturnType<typeof policy.lastRollout>>['rows'][number], task: Task): void {
+  const ref = referenceAnswer(task), shape = answerShape(task), grammar = grammarFor(shape);
+  const maxLen = cfg.model.maxAnswerLen;
+  let state = grammar.start();
+  row.answer = [];
+  row.allowed = [];
+  for (let k = 0; k <= ref.length; k++) {
+    row.allowed.push(allowedTokens(shape, state, maxLen - k));
+    if (k === ref.length) row.answer.push(EOS);
+    else {
+      row.answer.push(charId(ref[k]!));
+      state = grammar.next(state, ref[k]!);
+    }
+  }
+  row.text = ref;
+}
+
+const curve: { step: number; seconds: number; heldOut: number; train: number }[] = [];
+const started = Date.now();
+console.log(`${all.length} tasks: ${heldOut.length} held out; ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}`);
+console.log('| step | s | held-out | train (80) |');
+console.log('| --- | --- | --- | --- |');
+for (let step = 1; step <= steps; step++) {
+  const batch = Array.from({ length: perStep }, () => train[Math.floor(rng.next() * train.length)]!);
+  await policy.sample(batch.map(prompt), G);
+  const rollout = policy.lastRollout()!;
+  batch.forEach((task, g) => showAnswer(rollout.rows[g * G]!, task));
+  // The shown rows' old log-probs are the current policy's (ratio 1), as self-imitation's are.
+  const { recomputed } = await policy.recomputeLogProbs();
+  rollout.rows.forEach((row, i) => { row.oldLogp = Float32Array.from(recomputed[i]!); });
+  await policy.update(batch.map(() => Array.from({ length: G }, (_, i) => (i === 0 ? 1 : 0))));
+  if (step % 50 === 0 || step === steps) {
+    const point = { step, seconds: Math.round((Date.now() - started) / 100) / 10, heldOut: await accuracy(heldOut), train: await accuracy(train.slice(0, 80)) };
+    curve.push(point);
+    console.log(`| ${step} | ${point.seconds} | ${point.heldOut.toFixed(3)} | ${point.train.toFixed(3)} |`);
+  }
+}
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/answers-shown.json', JSON.stringify({ date: new Date().toISOString(), args, tasks: all.length, heldOut: heldOut.length, curve }, null, 2));
+console.log('wrote bench/results/answers-shown.json');
+await sandbox.close();
+process.exit(0);
