@@ -59,6 +59,7 @@ export const optimSchema = z.object({
   beta2: z.number().min(0).max(1).default(0.99),
   eps: z.number().positive().default(1e-8),
   warmupSteps: z.number().int().min(0).default(5),
+  /** Length of the cosine schedule. A run (src/loop.ts) sets it to the run's `steps`, so a preset's value is not used. */
   totalSteps: z.number().int().min(1).default(5000),
   /** Final learning rate of the cosine schedule, as a fraction of lr. */
   minLrRatio: z.number().min(0).max(1).default(0.1),
