@@ -15,7 +15,7 @@ import { createSandbox } from '../sandbox/index.js';
 import { generateTask, renderCompact } from '../src/index.js';
 import { createRng } from '../src/rng.js';
 import { allowedTokens, grammarFor } from '../src/solver/grammar.js';
-import { createPolicy, initBackend, solverConfigSchema } from '../src/solver/index.js';
+import { createPolicy, initBackend, solverConfigSchema, type RolloutRow } from '../src/solver/index.js';
 import { charId, EOS } from '../src/solver/tokenizer.js';
 import { answerShape, referenceAnswer, type Task } from '../src/task.js';
 
@@ -60,7 +60,7 @@ const accuracy = async (set: Task[]): Promise<number> => {
 };
 
 /** Overwrites a sampled row with the reference answer, token by token through the answer grammar. */
-function showAnswer(row: NonNullable<ReturnType<typeof policy.lastRollout>>['rows'][number], task: Task): void {
+function showAnswer(row: RolloutRow, task: Task): void {
   const ref = referenceAnswer(task), shape = answerShape(task), grammar = grammarFor(shape);
   const maxLen = cfg.model.maxAnswerLen;
   let state = grammar.start();
@@ -89,7 +89,7 @@ for (let step = 1; step <= steps; step++) {
   batch.forEach((task, g) => showAnswer(rollout.rows[g * G]!, task));
   // The shown rows' old log-probs are the current policy's (ratio 1), as self-imitation's are.
   const { recomputed } = await policy.recomputeLogProbs();
-  rollout.rows.forEach((row, i) => { row.oldLogp = Float32Array.from(recomputed[i]!); });
+  batch.forEach((_, g) => { rollout.rows[g * G]!.oldLogp = Float32Array.from(recomputed[g * G]!); });
   await policy.update(batch.map(() => Array.from({ length: G }, (_, i) => (i === 0 ? 1 : 0))));
   if (step % 50 === 0 || step === steps) {
     const point = { step, seconds: Math.round((Date.now() - started) / 100) / 10, heldOut: await accuracy(heldOut), train: await accuracy(train.slice(0, 80)) };

@@ -8,10 +8,11 @@ import { describe, expect, it } from 'vitest';
 import type { DecodedRow } from '../src/solver/decode.js';
 import { createPolicy, type TransformerPolicy } from '../src/solver/index.js';
 import { AnswerReplay } from '../src/solver/replay.js';
+import { charId, EOS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
 
 const row = (prompt: number[], text: string): DecodedRow => ({
-  group: 0, prompt, answer: [...text].map((c) => c.charCodeAt(0) - 28).concat(3), oldLogp: new Float32Array(text.length + 1),
-  allowed: Array.from({ length: text.length + 1 }, (_, i) => Uint8Array.from({ length: 99 }, (_, v) => (v === i + 4 ? 1 : 0))), text,
+  group: 0, prompt, answer: [...text].map(charId).concat(EOS), oldLogp: new Float32Array(text.length + 1),
+  allowed: Array.from({ length: text.length + 1 }, (_, i) => Uint8Array.from({ length: VOCAB_SIZE }, (_, v) => (v === i + 4 ? 1 : 0))), text,
 });
 
 describe('AnswerReplay', () => {

@@ -10,7 +10,7 @@ import type { AnswerShape } from '../task.js';
 import type { SolverConfig } from './config.js';
 import { allowedTokens, grammarFor } from './grammar.js';
 import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';
-import { BOS, EOS, SEP, VOCAB_SIZE, decode } from './tokenizer.js';
+import { BOS, EOS, SEP, VOCAB_SIZE, decode, idChar } from './tokenizer.js';
 
 export interface DecodeOptions {
   maxPromptLen: number;
@@ -88,7 +88,7 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
           done[r] = 1;
           remaining--;
         } else {
-          states[r] = grammarFor(kind).next(states[r], String.fromCharCode(token - 4 + 32));
+          states[r] = grammarFor(kind).next(states[r], idChar(token));
           next[r] = token;
         }
       }

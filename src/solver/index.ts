@@ -199,19 +199,21 @@ export class TransformerPolicy implements Policy {
     return { batch: buildBatch(rows, this.rollout!.groupSize, this.cfg.model.maxPromptLen), temperature: this.rollout!.temperature };
   }
 
+  /** Each row's answer log-probs under the current weights, at the rollout's temperature (rows in groups of G). */
+  private async currentLogProbs(rows: RolloutRow[], G: number): Promise<Float32Array[]> {
+    const b = buildBatch(rows.map((r) => ({ ...r, adv: 0 })), G, this.cfg.model.maxPromptLen);
+    const lp = tf.tidy(() => logProbs(this.params, this.mc, b, this.rollout!.temperature).logp);
+    const d = (await lp.data()) as Float32Array;
+    lp.dispose();
+    return rows.map((r, i) => d.slice(i * b.A, i * b.A + r.answer.length));
+  }
+
   /** Recomputes the last rollout's log-probs with the current weights (for tests: equals the sampling log-probs). */
   async recomputeLogProbs(): Promise<{ sampled: number[][]; recomputed: number[][] }> {
     const ro = this.rollout;
     if (!ro) throw new Error('no rollout');
-    const input = this.wholeBatch(ro.rows.map((r) => ({ ...r, adv: 0 })));
-    const b = input.batch;
-    const lp = tf.tidy(() => logProbs(this.params, this.mc, b, ro.temperature).logp);
-    const d = (await lp.data()) as Float32Array;
-    lp.dispose();
-    return {
-      sampled: ro.rows.map((r) => Array.from(r.oldLogp)),
-      recomputed: ro.rows.map((r, i) => Array.from(d.subarray(i * b.A, i * b.A + r.answer.length))),
-    };
+    const recomputed = await this.currentLogProbs(ro.rows, ro.groupSize);
+    return { sampled: ro.rows.map((r) => Array.from(r.oldLogp)), recomputed: recomputed.map((x) => Array.from(x)) };
   }
 
   /**
@@ -250,12 +252,9 @@ export class TransformerPolicy implements Policy {
     if (rewards.length !== ro.groups || rewards.some((g) => g.length !== ro.groupSize)) return rewards;
     const out = this.replay!.apply(ro.rows, rewards, ro.groupSize);
     if (out.replaced.length > 0) {
-      const rows = out.replaced.map((i) => ({ ...ro.rows[i]!, adv: 0 }));
-      const b = buildBatch(rows, 1, this.cfg.model.maxPromptLen);
-      const lp = tf.tidy(() => logProbs(this.params, this.mc, b, ro.temperature).logp);
-      const d = (await lp.data()) as Float32Array;
-      lp.dispose();
-      out.replaced.forEach((i, r) => { ro.rows[i]!.oldLogp = d.slice(r * b.A, r * b.A + ro.rows[i]!.answer.length); });
+      // one row from each of several groups: a batch of groups of one
+      const lps = await this.currentLogProbs(out.replaced.map((i) => ro.rows[i]!), 1);
+      out.replaced.forEach((i, r) => { ro.rows[i]!.oldLogp = lps[r]!; });
     }
     return out.rewards;
   }
