@@ -4,16 +4,16 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../curricula/index.js';
-import type { Arm, ArmResult, Controller, Pick } from '../curricula/types.js';
-import { allSkills, generateTask, getFamily, materialise, mutate, renderCompact, renderNatural } from '../generators/index.js';
-import { openSkillGraph, drainOutbox } from '../graphs/index.js';
-import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/types.js';
+import type { Arm, ArmResult, Controller } from '../curricula/types.js';
+import { renderCompact, renderNatural } from '../generators/index.js';
+import type { GraphEvent } from '../graphs/types.js';
 import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { verifyMany } from '../sandbox/verify.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from './rng.js';
-import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, toProposalRecord, type LlmPolicy, type ProposalRecord, type ProposerAgent } from './agents/index.js';
+import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
+import { buildProbes, flushGraphs, graphTask, mean, openGraphs, probeScores, propose, runEvent, taskSpace, type Probe, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/types.js';
 import { RunStore, StoreError } from './store.js';
@@ -76,14 +76,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const log = opts.log ?? (() => {});
   const runId = opts.runId ?? newRunId(config);
   const dir = join(opts.runsDir, runId);
-  const fams = config.families.map((id) => getFamily(id));
-  const arms: Arm[] = fams.flatMap((f) =>
-    Array.from({ length: Math.min(config.maxLevel, f.levels - 1) + 1 }, (_, level) =>
-      config.types.map((type) => ({ family: f.id, level, type })),
-    ).flat(),
-  );
-  const skills = allSkills().filter((s) => config.families.includes(s.family));
-  const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
+  const { arms, skills, armSkills } = taskSpace(config);
   if (!opts.resume && existsSync(join(dir, 'run.db'))) {
     throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
   }
@@ -245,23 +238,16 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   }
 }
 
-interface StepContext {
+interface StepContext extends ProposeContext {
   config: RunConfig;
-  step: number;
   rng: Rng;
-  sandbox: Sandbox;
   policy: Policy;
   controller: Controller;
   store: RunStore;
-  archive: Map<string, Task>;
-  seen: Set<string>;
   arms: Arm[];
   armSkills: (arm: Arm) => string[];
-  probeIds: ReadonlySet<string>;
   render: (task: Task) => string;
-  proposer: ProposerAgent | null;
   llmSolver: LlmPolicy | null;
-  skills: Skill[];
 }
 
 interface StepEvents {
@@ -327,92 +313,11 @@ async function runStep(ctx: StepContext) {
   };
 }
 
-/** Materialises one pick: a fresh task of its arm (from the LLM proposer for its share, else the generators), an archived task, or a mutation of one. */
-async function propose(ctx: StepContext, pick: Pick, rng: Rng, proposals: ProposalRecord[]): Promise<Task> {
-  const { sandbox, seen, archive, proposer } = ctx;
-  if (pick.kind === 'new' && proposer && rng.next() < proposer.share) {
-    const req = {
-      ...pick.arm,
-      skills: ctx.skills.filter((s) => s.family === pick.arm.family && s.level <= pick.arm.level),
-      references: [...archive.values()],
-      seed: rng.int(0, 2 ** 31 - 1),
-    };
-    const out = await proposer.propose(req);
-    const m = out.draft ? await materialise(sandbox, out.draft, seen) : undefined;
-    proposals.push(toProposalRecord(ctx.step, req, proposer.label, out, m));
-    if (m?.ok) return m.task;
-    // Rejected or unreachable: the generators step in (the agent has logged why).
-  }
-  if (pick.kind === 'replay') {
-    const task = archive.get(pick.taskId);
-    if (task) return task;
-  }
-  if (pick.kind === 'mutate') {
-    const parent = archive.get(pick.taskId);
-    if (parent) {
-      const res = await materialise(sandbox, mutate(rng, parent), seen);
-      if (res.ok) return res.task;
-    }
-  }
-  try {
-    return await generateTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
-  } catch (e) {
-    // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
-    // archived tasks; with none archived yet, draw again allowing anything but a held-out probe.
-    const own = [...archive.values()].filter((t) => t.family === pick.arm.family && t.level === pick.arm.level && t.type === pick.arm.type);
-    if (own.length > 0) return rng.pick(own);
-    try {
-      return await generateTask(sandbox, { ...pick.arm, rng, seen: new Set(ctx.probeIds) });
-    } catch {
-      throw e;
-    }
-  }
-}
-
-interface Probe {
-  task: Task;
-  prompt: string;
-}
-
-async function buildProbes(sandbox: Sandbox, arms: Arm[], perArm: number, rng: Rng, seen: Set<string>, render: (t: Task) => string): Promise<Probe[]> {
-  const probes: Probe[] = [];
-  for (const arm of arms) {
-    // Small arms may hold fewer distinct tasks than asked for: take what there is (a draw that finds
-    // nothing new ends the arm).
-    for (let i = 0; i < perArm; i++) {
-      let task: Task;
-      try {
-        task = await generateTask(sandbox, { ...arm, rng: rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`), seen, attempts: 20 });
-      } catch {
-        break;
-      }
-      probes.push({ task, prompt: render(task) });
-    }
-  }
-  return probes;
-}
-
 /** Greedy decoding on the held-out probes: accuracy overall and per skill. */
 async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skills: Skill[]) {
   const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })));
   const verdicts = await verifyMany(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
-  const perSkill = new Map<string, number>();
-  // A skill is probed at its own level (the held-out tasks of that level that exercise it), so that
-  // mastering `logic.and` means solving level-0 conjunctions, not every later task that uses one.
-  for (const skill of skills) {
-    const scores = (level: (l: number) => boolean) =>
-      probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [verdicts[i]!.reward >= 1 ? 1 : 0] : []));
-    const own = scores((l) => l === skill.level);
-    const any = own.length > 0 ? own : scores(() => true);
-    if (any.length > 0) perSkill.set(skill.id, mean(any));
-  }
-  const perArm: Record<string, number[]> = {};
-  probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(verdicts[i]!.reward >= 1 ? 1 : 0));
-  return {
-    overall: mean(verdicts.map((v) => (v.reward >= 1 ? 1 : 0))),
-    perSkill,
-    perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])),
-  };
+  return probeScores(probes, verdicts, skills);
 }
 
 async function checkpoint(store: RunStore, policy: Policy, runId: string, step: number, state: Checkpoint): Promise<void> {
@@ -428,58 +333,6 @@ async function checkpoint(store: RunStore, policy: Policy, runId: string, step: 
   const at = new Date().toISOString();
   store.addCheckpoint(id, step, final, at);
   store.appendOutbox(step, [{ kind: 'checkpoint', runId, id, step, path: final }]);
-}
-
-interface GraphSink {
-  name: string;
-  graph: SkillGraph;
-}
-
-/** The embedded graph always; Neo4j too when configured. Each drains the outbox with its own cursor. */
-async function openGraphs(config: RunConfig, store: RunStore, log: (l: string) => void): Promise<GraphSink[]> {
-  const sinks: GraphSink[] = [{ name: 'embedded', graph: await openSkillGraph({ kind: 'embedded', db: store.db }) }];
-  if (config.graph.kind === 'neo4j') {
-    const uri = config.graph.uri ?? process.env.NEO4J_URI;
-    if (!uri) throw new Error('graph.kind is neo4j but no URI was given (--neo4j-uri or NEO4J_URI)');
-    const graph = await openSkillGraph({
-      kind: 'neo4j',
-      uri,
-      user: config.graph.user ?? process.env.NEO4J_USER ?? 'neo4j',
-      password: config.graph.password ?? process.env.NEO4J_PASSWORD ?? '',
-      database: config.graph.database ?? process.env.NEO4J_DATABASE,
-    });
-    sinks.push({ name: 'neo4j', graph });
-    log(`skill graph: Neo4j at ${uri}`);
-  }
-  for (const s of sinks) await s.graph.init();
-  return sinks;
-}
-
-/** Drains the outbox into every graph; a graph that is down keeps its backlog for later. */
-async function flushGraphs(sinks: GraphSink[], store: RunStore, batchSize: number, log: (l: string) => void): Promise<number> {
-  let backlog = 0;
-  for (const sink of sinks) {
-    const res = await drainOutbox(store.outbox(sink.name), sink.graph, { batchSize });
-    if (res.error) log(`skill graph ${sink.name} unavailable (${res.error}); ${res.pending} events wait in the outbox`);
-    backlog += res.pending;
-  }
-  return backlog;
-}
-
-function runEvent(store: RunStore, status: string): GraphEvent {
-  return {
-    kind: 'run',
-    runId: store.getMeta('runId')!,
-    preset: store.getMeta('preset') ?? '',
-    config: store.getMeta('config') ?? '{}',
-    startedAt: store.getMeta('startedAt') ?? '',
-    endedAt: store.getMeta('endedAt') ?? null,
-    status,
-  };
-}
-
-function graphTask(task: Task): GraphTask {
-  return { id: task.id, type: task.type, family: task.family, level: task.level, program: task.program, skills: task.skills, hash: task.hash, prompt: renderNatural(task), parent: task.parent, solveRate: null };
 }
 
 /** Per-step metrics of the LLM agents: proposals by outcome, tokens, pass@k of an evaluated solver. */
@@ -502,7 +355,6 @@ function agentMetrics(ctx: StepContext, proposals: ProposalRecord[], rewards: nu
 }
 
 const seenKey = (t: Task): string => t.id;
-const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 function newRunId(config: RunConfig): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');

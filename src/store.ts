@@ -29,6 +29,26 @@ export interface StepRecord {
   outbox: GraphEvent[];
   /** LLM proposals of this step (accepted or not), with their learnability once scored. */
   proposals?: ProposalRecord[];
+  /** Meta values written with the step (a served run's controller, mastery and rng state). */
+  meta?: Record<string, string>;
+  /** A served run's issued tasks that this step scored (ids from issueTasks). */
+  scoredIssues?: number[];
+  /** A served request's response, kept under its idempotency key so that a retry gets it back. */
+  request?: StoredRequest;
+}
+
+export interface StoredRequest {
+  key: string;
+  /** Digest of the request body: the same key with another body is refused. */
+  digest: string;
+  response: string;
+}
+
+/** A task handed to a served trainer, to be scored before it expires. */
+export interface IssueRecord {
+  taskId: string;
+  issuedAt: number;
+  expiresAt: number;
 }
 
 export interface TaskRow {
@@ -68,6 +88,10 @@ CREATE TABLE IF NOT EXISTS proposals (
   tokens_estimated INTEGER NOT NULL, ms REAL NOT NULL, learnability REAL);
 CREATE INDEX IF NOT EXISTS proposals_step ON proposals(step);
 CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, step INTEGER NOT NULL, path TEXT NOT NULL, at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS issued (id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, issued_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'open');
+CREATE INDEX IF NOT EXISTS issued_open ON issued(state, task_id);
+CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, digest TEXT NOT NULL, response TEXT NOT NULL);
 `;
 
 export class RunStore {
@@ -120,6 +144,9 @@ export class RunStore {
     const insMetric = db.prepare('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
     const insEvent = db.prepare('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
     const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const closeIssue = db.prepare("UPDATE issued SET state = 'scored' WHERE id = ?");
+    const insRequest = db.prepare('INSERT INTO requests (key, digest, response) VALUES (?, ?, ?)');
     const insProposal = db.prepare(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
       task_id, input_tokens, output_tokens, tokens_estimated, ms, learnability) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     db.transaction(() => {
@@ -139,8 +166,55 @@ export class RunStore {
       insMetric.run(rec.step, JSON.stringify({ step: rec.step, ...rec.metrics }));
       for (const ev of rec.skillEvents) insEvent.run(rec.step, ev.skillId, ev.event, ev.accuracy, ev.at);
       for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
-      db.prepare("INSERT INTO meta (key, value) VALUES ('lastStep', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(rec.step));
+      const meta = { ...rec.meta, lastStep: String(rec.step) };
+      for (const [k, v] of Object.entries(meta)) putMeta.run(k, v);
+      for (const id of rec.scoredIssues ?? []) closeIssue.run(id);
+      if (rec.request) insRequest.run(rec.request.key, rec.request.digest, rec.request.response);
     })();
+  }
+
+  /**
+   * Records tasks handed to a served trainer, in one transaction with the tasks first seen here,
+   * their graph events and the state that drew them; returns the issue ids, in order.
+   */
+  issueTasks(rec: { step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[]; meta: Record<string, string> }): number[] {
+    const db = this.db;
+    const insTask = db.prepare(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
+      parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+    const insIssue = db.prepare('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
+    const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    return db.transaction(() => {
+      for (const { task, compact, natural } of rec.newTasks) {
+        insTask.run(task.id, rec.step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
+          task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
+      }
+      for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
+      for (const [k, v] of Object.entries(rec.meta)) putMeta.run(k, v);
+      return rec.issues.map((i) => Number(insIssue.run(i.taskId, i.issuedAt, i.expiresAt).lastInsertRowid));
+    })();
+  }
+
+  /** The oldest issue of a task still waiting for its score. */
+  openIssue(taskId: string): number | undefined {
+    const row = this.db.prepare("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT 1").get(taskId) as { id: number } | undefined;
+    return row?.id;
+  }
+
+  /** Marks issues past their expiry as abandoned; returns how many were. */
+  expireIssues(now: number): number {
+    return this.db.prepare("UPDATE issued SET state = 'abandoned' WHERE state = 'open' AND expires_at < ?").run(now).changes;
+  }
+
+  issueCounts(): { open: number; scored: number; abandoned: number } {
+    const rows = this.db.prepare('SELECT state, COUNT(*) n FROM issued GROUP BY state').all() as { state: string; n: number }[];
+    const by = Object.fromEntries(rows.map((r) => [r.state, r.n]));
+    return { open: by.open ?? 0, scored: by.scored ?? 0, abandoned: by.abandoned ?? 0 };
+  }
+
+  /** The stored response of an idempotent request. */
+  request(key: string): StoredRequest | undefined {
+    return this.db.prepare('SELECT key, digest, response FROM requests WHERE key = ?').get(key) as StoredRequest | undefined;
   }
 
   /** Appends graph events outside a step (run start/end, checkpoints). */
