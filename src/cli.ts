@@ -4,8 +4,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, listPresets, loadPreset, parseConfig } from './config.js';
-import { EXPORT_FORMATS, exportTasks, type ExportFormat } from './export.js';
+import { EXPORT_FORMATS, EXPORT_KINDS, exportRun, type ExportFormat, type ExportKind } from './export.js';
 import { startRun } from './loop.js';
+import { startServer } from './server/index.js';
 import { controllerNames } from '../curricula/index.js';
 import { BACKENDS } from './solver/config.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -138,20 +139,72 @@ function buildProgram(): Command {
       );
     });
 
+  program
+    .command('serve')
+    .description('serve a run over HTTP: a trainer samples tasks from the live curriculum and sends its model\'s completions to be scored')
+    .option('-p, --preset <name|file>', 'preset name in curricula/ or a YAML file', 'default')
+    .option('--seed <n>', 'random seed', parseIntArg)
+    .option('--curriculum <name>', 'difficulty controller (overrides the preset)')
+    .option('--gating', 'open arms only when the skill graph says their prerequisites are mastered')
+    .option('--host <host>', 'address to bind (any other than loopback needs COGEN_TOKEN)', '127.0.0.1')
+    .option('--port <n>', 'port (0: any free one)', parseIntArg, 8787)
+    .option('--ttl <seconds>', 'time-to-live of sampled tasks (overrides serve.ttlSeconds)', parseFloatArg)
+    .addOption(new Option('--graph <kind>', 'skill graph store (the embedded one is always written too)').choices(['embedded', 'neo4j']))
+    .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
+    .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-served-seed)')
+    .option('--resume <id>', 'go on serving a served run where it stopped')
+    .addOption(runsDirOption())
+    .action(async (o) => {
+      const runsDir = resolve(o.runsDir);
+      let config;
+      let preset = o.preset as string;
+      if (o.resume) {
+        const store = openRun(runsDir, o.resume);
+        try {
+          config = parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${o.resume}`);
+          preset = store.getMeta('preset') ?? preset;
+        } finally {
+          store.close();
+        }
+      } else {
+        if (o.curriculum && !(controllerNames as readonly string[]).includes(o.curriculum)) throw new UserError(`unknown curriculum "${o.curriculum}" (known: ${controllerNames.join(', ')})`);
+        config = loadPreset(o.preset, {
+          seed: o.seed,
+          curriculum: { controller: o.curriculum, gating: o.gating },
+          graph: { kind: o.graph, uri: o.neo4jUri },
+          serve: o.ttl === undefined ? undefined : { ttlSeconds: o.ttl },
+        });
+      }
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const server = await startServer(config, { runsDir, preset, runId: o.resume ?? o.runId, resume: Boolean(o.resume), host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined, log });
+      log(`serving run ${server.run.runId} at ${server.url} (OpenAPI: ${server.url}/openapi.json; Ctrl-C stops, --resume ${server.run.runId} goes on)`);
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          log('stopping…');
+          void server.close().then(done);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+
   skillsCommand(program, { openRun, runsDirOption });
 
   program
     .command('export')
-    .description('write the validated tasks of a run for other training stacks')
+    .description('write what a run made (its validated tasks) for other training stacks')
     .requiredOption('--run <id>', 'run id')
     .requiredOption('-o, --out <file>', 'output file')
-    .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL)').choices(EXPORT_FORMATS).default('jsonl'))
+    .addOption(new Option('-w, --what <kind>', 'which records: tasks (with their verifiers)').choices(EXPORT_KINDS).default('tasks'))
+    .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
     .addOption(runsDirOption())
     .action(async (o) => {
       const store = openRun(resolve(o.runsDir), o.run);
       try {
-        const n = await exportTasks(store.tasks(), resolve(o.out), o.format as ExportFormat);
-        process.stderr.write(`wrote ${n} tasks to ${o.out} (${o.format})\n`);
+        const n = await exportRun(store, o.what as ExportKind, resolve(o.out), o.format as ExportFormat);
+        process.stderr.write(`wrote ${n} ${o.what} to ${o.out} (${o.format})\n`);
       } finally {
         store.close();
       }

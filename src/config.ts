@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { curriculumConfigSchema } from '../curricula/index.js';
 import { agentsConfigSchema } from './agents/config.js';
 import { rewardConfigSchema } from './reward.js';
+import { serveConfigSchema } from './server/config.js';
 import { solverConfigSchema } from './solver/index.js';
 import { TASK_TYPES } from './task.js';
 
@@ -69,6 +70,8 @@ export const runConfigSchema = z
     graph: graphSchema.default(graphSchema.parse({})),
     /** LLM agents (LangChain): a proposer for a share of fresh tasks, and/or a solver under evaluation. */
     agents: agentsConfigSchema.prefault({}),
+    /** `cogen serve`: time-to-live of sampled tasks and the limits on requests. */
+    serve: serveConfigSchema.prefault({}),
   })
   .strict();
 

@@ -195,6 +195,24 @@ export class RunStore {
     })();
   }
 
+  /** Skill events with their graph events and meta values, in one transaction (a served probe report). */
+  commitEvents(rec: { step: number; skillEvents: StepRecord['skillEvents']; outbox: GraphEvent[]; meta: Record<string, string> }): void {
+    const db = this.db;
+    const insEvent = db.prepare('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
+    const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    db.transaction(() => {
+      for (const ev of rec.skillEvents) insEvent.run(rec.step, ev.skillId, ev.event, ev.accuracy, ev.at);
+      for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
+      for (const [k, v] of Object.entries(rec.meta)) putMeta.run(k, v);
+    })();
+  }
+
+  /** A task's cumulative score so far. */
+  taskScore(id: string): { solved: number; attempts: number } {
+    return (this.db.prepare('SELECT solved, attempts FROM tasks WHERE id = ?').get(id) as { solved: number; attempts: number } | undefined) ?? { solved: 0, attempts: 0 };
+  }
+
   /** The oldest issue of a task still waiting for its score. */
   openIssue(taskId: string): number | undefined {
     const row = this.db.prepare("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT 1").get(taskId) as { id: number } | undefined;

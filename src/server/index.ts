@@ -1,0 +1,69 @@
+// `cogen serve`: a served run behind HTTP (DESIGN.md, "Serving trainers"). Loopback by default; any
+// other address needs a bearer token from the environment (COGEN_TOKEN), which is never logged,
+// stored or returned.
+import { isIP } from 'node:net';
+import { serve as listen, type ServerType } from '@hono/node-server';
+import type { RunConfig } from '../config.js';
+import { UserError } from '../errors.js';
+import { createApp } from './app.js';
+import { createMetrics } from './metrics.js';
+import { openEnvSessions } from './openenv.js';
+import { ServedRun, type ServedRunOptions } from './served-run.js';
+
+export { ServedRun, ServeError, servedTask } from './served-run.js';
+export type { ScoreItem, ScoreResponse, ServedTask } from './served-run.js';
+export { serveConfigSchema, type ServeConfig } from './config.js';
+
+export interface ServeOptions extends ServedRunOptions {
+  host: string;
+  port: number;
+  /** Bearer token required on every route but /health; required for a non-loopback host. */
+  token?: string;
+}
+
+export interface RunningServer {
+  url: string;
+  run: ServedRun;
+  close(): Promise<void>;
+}
+
+export const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+
+export async function startServer(config: RunConfig, opts: ServeOptions): Promise<RunningServer> {
+  const log = opts.log ?? (() => {});
+  if (!isLoopback(opts.host) && !opts.token) {
+    throw new UserError(`refusing to serve on ${opts.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`);
+  }
+  const run = await ServedRun.open(config, opts);
+  const metrics = createMetrics();
+  const app = createApp({ run, metrics, token: opts.token, log });
+  const inject = openEnvSessions(app, { run, metrics, maxSessions: config.serve.maxSessions, maxMessageBytes: config.serve.maxBodyBytes });
+  let server: ServerType;
+  try {
+    server = await new Promise<ServerType>((resolve, reject) => {
+      const s = listen({ fetch: app.fetch, hostname: opts.host, port: opts.port }, () => resolve(s));
+      s.once('error', reject);
+    });
+  } catch (e) {
+    await run.close();
+    throw new UserError(`cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`);
+  }
+  inject(server);
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    run,
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+        await run.close();
+      })()),
+  };
+}

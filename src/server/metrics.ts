@@ -1,0 +1,51 @@
+// Prometheus metrics of a served run (prom-client), one registry per server. Counters count what
+// this process saw; the run's durable totals are gauges read from its state at each scrape.
+import { Counter, Histogram, Registry, Gauge } from 'prom-client';
+import type { ScoreResponse, ServedRun } from './served-run.js';
+
+export type Metrics = ReturnType<typeof createMetrics>;
+type Stats = ReturnType<ServedRun['stats']>;
+
+export function createMetrics() {
+  const registry = new Registry();
+  const requests = new Counter({ name: 'cogen_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [registry] });
+  const latency = new Histogram({ name: 'cogen_http_request_seconds', help: 'HTTP request latency', labelNames: ['route'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] });
+  const completions = new Counter({ name: 'cogen_completions_scored_total', help: 'Completions scored in this process (idempotent replays excluded)', registers: [registry] });
+  const replays = new Counter({ name: 'cogen_idempotent_replays_total', help: 'Score requests answered from the stored response of an earlier one', registers: [registry] });
+  const scoreSeconds = new Histogram({ name: 'cogen_score_seconds', help: 'Time to verify and commit one score request', buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] });
+  const sampled = new Counter({ name: 'cogen_tasks_sampled_total', help: 'Tasks handed out in this process', registers: [registry] });
+  const probeReports = new Counter({ name: 'cogen_probe_reports_total', help: 'Probe reports accepted in this process', registers: [registry] });
+  const gauges = {
+    step: new Gauge({ name: 'cogen_run_step', help: 'Score requests applied over the run', registers: [registry] }),
+    groups: new Gauge({ name: 'cogen_run_groups', help: 'Scored groups fed to the curriculum over the run', registers: [registry] }),
+    abandoned: new Gauge({ name: 'cogen_run_abandoned_tasks', help: 'Sampled tasks that expired unscored over the run', registers: [registry] }),
+    open: new Gauge({ name: 'cogen_run_open_tasks', help: 'Sampled tasks waiting for a score', registers: [registry] }),
+    mastered: new Gauge({ name: 'cogen_run_skills_mastered', help: 'Skills mastered now', registers: [registry] }),
+    probeAccuracy: new Gauge({ name: 'cogen_run_probe_accuracy', help: 'Accuracy of the last probe report', registers: [registry] }),
+  };
+  return {
+    contentType: registry.contentType,
+    sampled,
+    probeReports,
+    request(route: string, status: number, seconds: number) {
+      requests.inc({ route, status: String(status) });
+      latency.observe({ route }, seconds);
+    },
+    scored(res: ScoreResponse, seconds: number) {
+      if (res.replayed) replays.inc();
+      else {
+        completions.inc(res.results.length);
+        scoreSeconds.observe(seconds);
+      }
+    },
+    async render(stats: Stats): Promise<string> {
+      gauges.step.set(stats.step);
+      gauges.groups.set(stats.groups);
+      gauges.abandoned.set(stats.abandoned);
+      gauges.open.set(stats.open);
+      gauges.mastered.set(stats.skills_mastered.length);
+      gauges.probeAccuracy.set(stats.probe_accuracy ?? 0);
+      return registry.metrics();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// Request and response schemas of `cogen serve`, in zod; the OpenAPI document is generated from
+// them. Field names are snake_case, as the Python trainers that call them write theirs.
+import { z } from '@hono/zod-openapi';
+import type { ServeConfig } from './config.js';
+
+export const ErrorSchema = z.object({ error: z.string().openapi({ example: 'items.0.task_id: expected string, received undefined' }) }).openapi('Error');
+
+const Message = z.object({ role: z.enum(['system', 'user']), content: z.string() }).openapi('ChatMessage');
+const TaskType = z.enum(['deduction', 'abduction', 'induction']);
+
+export const ServedTaskSchema = z
+  .object({
+    id: z.string(),
+    type: TaskType,
+    family: z.string(),
+    level: z.number().int(),
+    skills: z.array(z.string()),
+    prompt: z.array(Message).openapi({ description: 'The task as chat messages: instructions, then the natural-language task.' }),
+    answer_kind: z.enum(['literal', 'program']),
+    answer_shape: z.string().openapi({ description: 'The type of the expected answer, e.g. int, [int,str] or program.' }),
+  })
+  .openapi('ServedTask');
+
+export const SampledTaskSchema = ServedTaskSchema.extend({ expires_at: z.string().openapi({ description: 'Scores after this instant still count, but no longer feed the curriculum.' }) }).openapi('SampledTask');
+
+/** Schemas whose limits come from the run's `serve` config. */
+export function requestSchemas(cfg: ServeConfig) {
+  const completion = z.string().max(cfg.maxCompletionChars).openapi({ description: 'The model\'s free-text completion; the final answer is extracted from it (a fenced block, an `ANSWER:` line, or the bare answer).' });
+  const item = z.object({ task_id: z.string().min(1).max(200), completion }).openapi('Completion');
+  return {
+    sample: z.object({ n: z.number().int().min(1).max(cfg.maxItems).default(1) }).openapi('SampleRequest'),
+    score: z
+      .object({
+        items: z.array(item).min(1).max(cfg.maxItems),
+        idempotency_key: z.string().min(1).max(200).optional().openapi({ description: 'A retried request with the same key gets the first response and counts once (the Idempotency-Key header works too).' }),
+      })
+      .openapi('ScoreRequest'),
+    probes: z.object({ round: z.number().int().min(0), answers: z.array(item).max(cfg.maxItems) }).openapi('ProbeReportRequest'),
+    verify: z
+      .object({
+        task: z.union([z.string().max(cfg.maxBodyBytes), TaskSchema]).openapi({ description: 'A task as exported (a JSONL record, TRL\'s task column, or veRL\'s extra_info.task), as an object or JSON text.' }),
+        completion,
+      })
+      .openapi('VerifyRequest'),
+    step: z.object({ action: z.object({ task_id: z.string().min(1).max(200), completion }).openapi('CogenAction'), timeout_s: z.number().optional(), request_id: z.string().optional() }).openapi('StepRequest'),
+  };
+}
+
+const Json = z.any().openapi({ description: 'a JSON value' });
+const Example = z.object({ input: z.array(Json), output: Json });
+const taskBase = { id: z.string().optional(), family: z.string().optional(), level: z.number().optional(), skills: z.array(z.string()).optional() };
+/** A task with what verification needs; other fields (lineage, hashes, budgets) pass through. */
+export const TaskSchema = z
+  .discriminatedUnion('type', [
+    z.looseObject({ ...taskBase, type: z.literal('deduction'), program: z.string().optional(), input: z.array(Json).optional(), output: Json }),
+    z.looseObject({ ...taskBase, type: z.literal('abduction'), program: z.string(), input: z.array(Json).optional(), output: Json }),
+    z.looseObject({ ...taskBase, type: z.literal('induction'), program: z.string().optional(), visible: z.array(Example), hidden: z.array(Example), message: z.string().optional() }),
+  ])
+  .openapi('Task');
+
+export const ScoreResultSchema = z
+  .object({ task_id: z.string(), reward: z.number(), reason: z.string().nullable(), answer: z.string().openapi({ description: 'The answer extracted from the completion.' }) })
+  .openapi('ScoreResult');
+
+export const ScoreResponseSchema = z
+  .object({ step: z.number().int(), results: z.array(ScoreResultSchema), replayed: z.boolean().openapi({ description: 'true when this is the stored response of an earlier request with the same idempotency key.' }) })
+  .openapi('ScoreResponse');
+
+export const ProbeSetSchema = z
+  .object({ round: z.number().int(), due: z.boolean(), every: z.number().int(), tasks: z.array(ServedTaskSchema) })
+  .openapi('ProbeSet');
+
+export const ProbeReportSchema = z
+  .object({
+    round: z.number().int(),
+    accepted: z.boolean(),
+    detail: z.string().nullable(),
+    accuracy: z.number().nullable(),
+    per_skill: z.record(z.string(), z.number()),
+    events: z.array(z.object({ skill_id: z.string(), event: z.enum(['learned', 'forgotten']), accuracy: z.number() })),
+  })
+  .openapi('ProbeReport');
+
+export const VerifyResponseSchema = z.object({ reward: z.number(), reason: z.string().nullable(), answer: z.string() }).openapi('VerifyResponse');
+
+export const StatsSchema = z
+  .object({
+    run_id: z.string(),
+    step: z.number().int(),
+    groups: z.number().int(),
+    unfed_groups: z.number().int(),
+    completions: z.number().int(),
+    solved: z.number().int(),
+    tasks: z.number().int(),
+    issued: z.number().int(),
+    open: z.number().int(),
+    abandoned: z.number().int(),
+    probe_round: z.number().int(),
+    probes_reported: z.number().int(),
+    probe_accuracy: z.number().nullable(),
+    skills_mastered: z.array(z.string()),
+  })
+  .openapi('Stats');
+
+export const HealthSchema = z.object({ status: z.literal('healthy'), run_id: z.string() }).openapi('Health');
+
+// OpenEnv's simulation-mode shapes (openenv-core: ResetRequest, StepResponse, State).
+export const ResetRequestSchema = z.object({ seed: z.number().int().nullable().optional(), episode_id: z.string().nullable().optional() }).openapi('ResetRequest');
+export const ObservationSchema = z
+  .object({
+    task_id: z.string(),
+    prompt: z.array(Message).optional(),
+    type: TaskType.optional(),
+    family: z.string().optional(),
+    level: z.number().int().optional(),
+    answer_kind: z.enum(['literal', 'program']).optional(),
+    answer: z.string().optional(),
+    reason: z.string().nullable().optional(),
+  })
+  .openapi('Observation');
+export const StepResponseSchema = z.object({ observation: ObservationSchema, reward: z.number().nullable(), done: z.boolean() }).openapi('StepResponse');
+export const StateSchema = z.object({ episode_id: z.string().nullable(), step_count: z.number().int(), task_id: z.string().nullable().optional() }).openapi('State');

@@ -1,0 +1,471 @@
+// A served run (DESIGN.md, "Serving trainers"): the same curriculum, probes and skill graph as an
+// autonomous run, but the solver is a trainer's model on the other side of HTTP. Where the loop has
+// one step per solver update, a served run has one step per score request; its unit of progress is
+// the scored group (the completions reported for one sampled task), which feeds the controller.
+//
+// Durability: every change of state (tasks handed out, scores, probe reports) is committed to the
+// run store in one transaction together with the controller, mastery and rng state, before the
+// caller answers. A server killed at any moment and reopened with `resume` has lost nothing it
+// acknowledged. Within this process, each change is applied synchronously after its awaits, so
+// concurrent requests never interleave inside one.
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../../curricula/index.js';
+import type { ArmResult, Controller, Gate, MasteryTracker } from '../../curricula/index.js';
+import { renderCompact, renderNatural } from '../../generators/index.js';
+import type { GraphEvent } from '../../graphs/types.js';
+import { masteryTable, frontier, timeline } from '../../graphs/views.js';
+import { createSandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '../../sandbox/types.js';
+import { verifyMany } from '../../sandbox/verify.js';
+import { extractAnswer } from '../agents/index.js';
+import { solverSystemPrompt } from '../agents/prompts.js';
+import type { RunConfig } from '../config.js';
+import { createRng, type Rng } from '../rng.js';
+import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, taskSpace, type GraphSink, type Probe } from '../run-parts.js';
+import { RunStore, StoreError, type IssueRecord } from '../store.js';
+import { answerKind, answerShape, type Skill, type Task } from '../task.js';
+import { UserError } from '../errors.js';
+
+/** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
+export class ServeError extends Error {
+  constructor(readonly status: 404 | 409 | 422, message: string) {
+    super(message);
+  }
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user';
+  content: string;
+}
+
+export interface ServedTask {
+  id: string;
+  type: Task['type'];
+  family: string;
+  level: number;
+  skills: string[];
+  prompt: ChatMessage[];
+  answer_kind: 'literal' | 'program';
+  answer_shape: string;
+}
+
+export interface ScoreItem {
+  task_id: string;
+  completion: string;
+}
+
+export interface ScoreResult {
+  task_id: string;
+  reward: number;
+  reason: string | null;
+  answer: string;
+}
+
+export interface ScoreResponse {
+  step: number;
+  results: ScoreResult[];
+  replayed: boolean;
+}
+
+export interface ProbeReport {
+  round: number;
+  accepted: boolean;
+  detail: string | null;
+  accuracy: number | null;
+  per_skill: Record<string, number>;
+  events: { skill_id: string; event: 'learned' | 'forgotten'; accuracy: number }[];
+}
+
+/** What survives a restart besides the rows: the state every request moves forward. */
+interface ServedState {
+  rng: [number, number, number, number];
+  controller: unknown;
+  mastery: unknown;
+  /** Score requests applied (the served step). */
+  step: number;
+  /** Groups fed to the controller; probe rounds count these. */
+  groups: number;
+  /** Groups whose task had no open issue (expired, or scored already): recorded, not fed. */
+  unfed: number;
+  completions: number;
+  solved: number;
+  issued: number;
+  /** The last probe round reported (−1: none yet). */
+  probeRound: number;
+  probeAccuracy: number | null;
+}
+
+export interface ServedRunOptions {
+  runsDir: string;
+  preset: string;
+  runId?: string;
+  resume?: boolean;
+  log?: (line: string) => void;
+  /** The clock for time-to-live (tests move it). */
+  now?: () => number;
+}
+
+/** The natural-language prompt of a task as chat messages: the solver's instructions, then the task. */
+export function servedTask(task: Task): ServedTask {
+  const kind = answerKind(task.type);
+  return {
+    id: task.id,
+    type: task.type,
+    family: task.family,
+    level: task.level,
+    skills: task.skills,
+    prompt: [
+      { role: 'system', content: solverSystemPrompt(kind) },
+      { role: 'user', content: renderNatural(task) },
+    ],
+    answer_kind: kind,
+    answer_shape: answerShape(task),
+  };
+}
+
+export class ServedRun {
+  private readonly inflight = new Map<string, { digest: string; done: Promise<ScoreResponse> }>();
+  private flushing: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    readonly runId: string,
+    readonly config: RunConfig,
+    private readonly store: RunStore,
+    private readonly sandbox: Sandbox,
+    private readonly graphs: GraphSink[],
+    private readonly controller: Controller,
+    private readonly gate: Gate,
+    private readonly mastery: MasteryTracker,
+    private rng: Rng,
+    private readonly space: ReturnType<typeof taskSpace>,
+    private readonly probes: Probe[],
+    private readonly archive: Map<string, Task>,
+    private readonly seen: Set<string>,
+    private state: ServedState,
+    private readonly now: () => number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Opens a new served run, or resumes one (`resume`), with the curriculum's state as it was. */
+  static async open(config: RunConfig, opts: ServedRunOptions): Promise<ServedRun> {
+    const log = opts.log ?? (() => {});
+    if (config.agents.proposer.share > 0 || config.agents.solver.enabled) {
+      throw new UserError('cogen serve takes no LLM agents: the trainer is the solver, and LLM proposals are not served yet (set agents.proposer.share to 0)');
+    }
+    const runId = opts.runId ?? newRunId(config, true);
+    const dir = join(opts.runsDir, runId);
+    if (!opts.resume && existsSync(join(dir, 'run.db'))) {
+      throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
+    }
+    const store = RunStore.open(dir, { create: !opts.resume });
+    if (opts.resume && store.getMeta('kind') !== 'served') {
+      store.close();
+      throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
+    }
+    const opened: (() => unknown)[] = [() => store.close()];
+    try {
+      const graphs = await openGraphs(config, store, log);
+      opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
+      const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
+      opened.push(() => sandbox.close());
+      const space = taskSpace(config);
+      const seen = new Set<string>();
+      // The same held-out probes as an autonomous run of this config: drawn first, from their own stream.
+      const probes = await buildProbes(sandbox, space.arms, config.probes.perArm, createRng(`${config.seed}/probes`), seen, renderNatural);
+      const controller = createController(config.curriculum, space.arms);
+      const mastery = createMasteryTracker(config.curriculum.mastery);
+      let state: ServedState = { rng: createRng(config.seed).state(), controller: null, mastery: null, step: 0, groups: 0, unfed: 0, completions: 0, solved: 0, issued: 0, probeRound: -1, probeAccuracy: null };
+      const archive = new Map<string, Task>();
+      if (opts.resume) {
+        state = JSON.parse(store.getMeta('served') ?? 'null') as ServedState ?? state;
+        if (state.controller !== null) controller.restore(state.controller);
+        if (state.mastery !== null) mastery.restore(state.mastery);
+        for (const row of store.tasks()) {
+          archive.set(row.task.id, row.task);
+          seen.add(row.task.id);
+        }
+        store.setMeta({ status: 'running' });
+        log(`resuming served run ${runId} at step ${state.step} (${state.groups} groups, ${archive.size} tasks)`);
+      } else {
+        const started = new Date().toISOString();
+        store.setMeta({ runId, kind: 'served', preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: started, served: JSON.stringify(state) });
+        store.appendOutbox(0, [{ kind: 'skills', skills: space.skills }, runEvent(store, 'running')]);
+      }
+      const gate = createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating });
+      const run = new ServedRun(runId, config, store, sandbox, graphs, controller, gate, mastery, createRng(state.rng), space, probes, archive, seen, state, opts.now ?? Date.now, log);
+      run.flush();
+      return run;
+    } catch (e) {
+      for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
+      if (!opts.resume) rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** n tasks picked by the live controller (replays and mutations included), handed out until they expire. */
+  async sample(n: number): Promise<{ tasks: (ServedTask & { expires_at: string })[] }> {
+    this.assertOpen();
+    const step = this.state.step;
+    const arms = this.gate.open(this.space.arms, this.mastery.mastered());
+    const picks = this.controller.pick(n, this.rng, { step, arms });
+    const first = this.state.issued;
+    this.state.issued += n;
+    const ctx = { step, sandbox: this.sandbox, seen: this.seen, archive: this.archive, probeIds: new Set(this.probes.map((p) => p.task.id)), proposer: null, skills: this.space.skills };
+    const tasks: Task[] = [];
+    const fresh: Task[] = [];
+    for (const [i, pick] of picks.entries()) {
+      const task = await propose(ctx, pick, this.rng.fork(`issue/${first + i}`), []);
+      if (!this.archive.has(task.id)) {
+        this.archive.set(task.id, task);
+        fresh.push(task);
+      }
+      tasks.push(task);
+    }
+    this.assertOpen();
+    const issuedAt = this.now();
+    const expiresAt = issuedAt + this.config.serve.ttlSeconds * 1000;
+    this.store.expireIssues(issuedAt);
+    const issues: IssueRecord[] = tasks.map((t) => ({ taskId: t.id, issuedAt, expiresAt }));
+    this.store.issueTasks({
+      step,
+      newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+      issues,
+      outbox: fresh.map((task): GraphEvent => ({ kind: 'task', runId: this.runId, step, task: graphTask(task) })),
+      meta: { served: JSON.stringify(this.snapshot()) },
+    });
+    this.flush();
+    const expires = new Date(expiresAt).toISOString();
+    return { tasks: tasks.map((t) => ({ ...servedTask(t), expires_at: expires })) };
+  }
+
+  /**
+   * Scores completions of sampled tasks. Items with the same task id form one group; a group whose
+   * task was handed out and has not expired feeds the controller. With an idempotency key, a retry
+   * (or a concurrent duplicate) gets the first response back and changes nothing.
+   */
+  async score(items: ScoreItem[], idempotency?: { key: string; digest: string }): Promise<ScoreResponse> {
+    this.assertOpen();
+    if (!idempotency) return this.applyScore(items);
+    const { key, digest } = idempotency;
+    const stored = this.store.request(key);
+    const pending = this.inflight.get(key);
+    const known = stored?.digest ?? pending?.digest;
+    if (known !== undefined && known !== digest) throw new ServeError(409, `idempotency key "${clip(key)}" was used with another request body`);
+    if (stored) return { ...(JSON.parse(stored.response) as ScoreResponse), replayed: true };
+    if (pending) return { ...(await pending.done), replayed: true };
+    const done = this.applyScore(items, idempotency);
+    this.inflight.set(key, { digest, done });
+    try {
+      return await done;
+    } finally {
+      this.inflight.delete(key);
+    }
+  }
+
+  private async applyScore(items: ScoreItem[], idempotency?: { key: string; digest: string }): Promise<ScoreResponse> {
+    const tasks = items.map((it) => this.runTask(it.task_id));
+    const answers = items.map((it, i) => extractAnswer(it.completion, answerKind(tasks[i]!.type)));
+    const verdicts = await verifyMany(this.sandbox, items.map((_, i) => ({ task: tasks[i]!, answer: answers[i]! })));
+    this.assertOpen();
+    // From here on nothing awaits: the request is applied whole, or not at all.
+    const step = this.state.step + 1;
+    this.store.expireIssues(this.now());
+    const groups = new Map<string, number[]>();
+    items.forEach((it, i) => (groups.get(it.task_id) ?? groups.set(it.task_id, []).get(it.task_id)!).push(i));
+    const fed: ArmResult[] = [];
+    const scoredIssues: number[] = [];
+    const scored: { taskId: string; solved: number; attempts: number }[] = [];
+    for (const [taskId, idx] of groups) {
+      const t = tasks[idx[0]!]!;
+      const rewards = idx.map((i) => verdicts[i]!.reward);
+      scored.push({ taskId, solved: rewards.filter((r) => r >= 1).length, attempts: rewards.length });
+      const issue = this.store.openIssue(taskId);
+      if (issue === undefined) continue;
+      scoredIssues.push(issue);
+      fed.push({ arm: { family: t.family, level: t.level, type: t.type }, taskId, step, rewards, solveRate: solveRate(rewards), meanAbsAdvantage: meanAbsAdvantage(rewards, true) });
+    }
+    const before = { controller: this.controller.state(), state: { ...this.state } };
+    this.controller.update(fed);
+    const rewards = verdicts.map((v) => v.reward);
+    Object.assign(this.state, {
+      step,
+      groups: this.state.groups + fed.length,
+      unfed: this.state.unfed + groups.size - fed.length,
+      completions: this.state.completions + items.length,
+      solved: this.state.solved + rewards.filter((r) => r >= 1).length,
+    });
+    const response: ScoreResponse = {
+      step,
+      results: items.map((it, i) => ({ task_id: it.task_id, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason ?? null, answer: answers[i]! })),
+      replayed: false,
+    };
+    try {
+      this.store.commitStep({
+        step,
+        newTasks: [],
+        scored,
+        episodes: items.map((it, i) => ({ taskId: it.task_id, answer: answers[i]!, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason ?? null })),
+        metrics: {
+          completions: items.length,
+          groups: groups.size,
+          fedGroups: fed.length,
+          meanReward: mean(rewards),
+          solveRate: mean(fed.map((r) => r.solveRate)),
+          meanLevel: mean(fed.map((r) => r.arm.level)),
+          abandoned: this.store.issueCounts().abandoned,
+        },
+        skillEvents: [],
+        outbox: scored.map((s): GraphEvent => {
+          const row = this.store.taskScore(s.taskId);
+          return { kind: 'solve-rate', taskId: s.taskId, solveRate: (row.solved + s.solved) / Math.max(1, row.attempts + s.attempts) };
+        }),
+        meta: { served: JSON.stringify(this.snapshot()) },
+        scoredIssues,
+        request: idempotency ? { ...idempotency, response: JSON.stringify(response) } : undefined,
+      });
+    } catch (e) {
+      // Nothing was committed: the state in memory goes back to what the store holds.
+      this.controller.restore(before.controller);
+      this.state = before.state;
+      throw e;
+    }
+    this.flush();
+    return response;
+  }
+
+  /** The current evaluation set: the held-out probes, and whether a report for this round is due. */
+  probeSet(): { round: number; due: boolean; every: number; tasks: ServedTask[] } {
+    const round = this.probeRound();
+    return { round, due: round > this.state.probeRound, every: this.config.probes.every, tasks: this.probes.map((p) => servedTask(p.task)) };
+  }
+
+  /**
+   * A trainer's greedy answers to the probes of a round. The first report of the current round
+   * counts: per-skill accuracies become learned / forgotten events. A probe left unanswered is wrong.
+   */
+  async reportProbes(round: number, answers: ScoreItem[]): Promise<ProbeReport> {
+    this.assertOpen();
+    const byId = new Map(this.probes.map((p, i) => [p.task.id, i]));
+    const unknown = answers.find((a) => !byId.has(a.task_id));
+    if (unknown) throw new ServeError(422, `task "${clip(unknown.task_id)}" is not in the probe set (GET /v1/probes lists it)`);
+    const refuse = (detail: string): ProbeReport => ({ round, accepted: false, detail, accuracy: null, per_skill: {}, events: [] });
+    if (round !== this.probeRound()) return refuse(`round ${round} is not the current round ${this.probeRound()}`);
+    if (round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
+    const completions = new Array<string>(this.probes.length).fill('');
+    for (const a of answers) completions[byId.get(a.task_id)!] = a.completion;
+    const verdicts = await verifyMany(this.sandbox, this.probes.map((p, i) => ({ task: p.task, answer: extractAnswer(completions[i]!, answerKind(p.task.type)) })));
+    this.assertOpen();
+    if (round !== this.probeRound() || round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
+    const scores = probeScores(this.probes, verdicts, this.space.skills);
+    const step = this.state.step;
+    const at = new Date(this.now()).toISOString();
+    const before = { mastery: this.mastery.state(), state: { ...this.state } };
+    const events = this.mastery.observe(step, scores.perSkill);
+    this.state.probeRound = round;
+    this.state.probeAccuracy = scores.overall;
+    try {
+      this.store.commitEvents({
+        step,
+        skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
+        outbox: events.map((ev): GraphEvent => ({ kind: 'mastery', runId: this.runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy })),
+        meta: { served: JSON.stringify(this.snapshot()) },
+      });
+    } catch (e) {
+      this.mastery.restore(before.mastery);
+      this.state = before.state;
+      throw e;
+    }
+    for (const ev of events) this.log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)})`);
+    this.flush();
+    return {
+      round,
+      accepted: true,
+      detail: null,
+      accuracy: scores.overall,
+      per_skill: Object.fromEntries(scores.perSkill),
+      events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
+    };
+  }
+
+  /** Counters of the run, from its durable state. */
+  stats() {
+    const issues = this.store.issueCounts();
+    return {
+      run_id: this.runId,
+      step: this.state.step,
+      groups: this.state.groups,
+      unfed_groups: this.state.unfed,
+      completions: this.state.completions,
+      solved: this.state.solved,
+      tasks: this.archive.size,
+      issued: issues.open + issues.scored + issues.abandoned,
+      open: issues.open,
+      abandoned: issues.abandoned,
+      probe_round: this.probeRound(),
+      probes_reported: this.state.probeRound,
+      probe_accuracy: this.state.probeAccuracy,
+      skills_mastered: [...this.mastery.mastered()].sort(),
+    };
+  }
+
+  /** A skill-graph view of this run, as `cogen skills` shows it. */
+  async skills(view: 'mastery' | 'frontier' | 'timeline') {
+    await this.flush();
+    const graph = this.graphs[0]!.graph;
+    if (view === 'frontier') return frontier(graph, this.runId);
+    if (view === 'timeline') return timeline(graph, this.runId);
+    return masteryTable(graph, this.runId);
+  }
+
+  /** Skills the run knows, for scoring the probes and the views. */
+  get skillList(): Skill[] {
+    return this.space.skills;
+  }
+
+  get sandboxHandle(): Sandbox {
+    return this.sandbox;
+  }
+
+  async close(status: 'stopped' | 'finished' = 'stopped'): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.flushing.catch(() => {});
+    this.store.setMeta({ status, endedAt: new Date().toISOString() });
+    this.store.appendOutbox(this.state.step, [runEvent(this.store, status)]);
+    await flushGraphs(this.graphs, this.store, this.config.graph.batchSize, this.log).catch(() => 0);
+    await Promise.all(this.graphs.map((g) => g.graph.close().catch(() => {})));
+    await this.sandbox.close();
+    this.store.close();
+  }
+
+  private runTask(id: string): Task {
+    const task = this.archive.get(id);
+    if (task) return task;
+    if (this.probes.some((p) => p.task.id === id)) throw new ServeError(422, `task "${clip(id)}" is a probe: report it through POST /v1/probes`);
+    throw new ServeError(404, `unknown task id "${clip(id)}" (not sampled from this run)`);
+  }
+
+  private probeRound(): number {
+    return Math.floor(this.state.groups / this.config.probes.every);
+  }
+
+  private snapshot(): ServedState {
+    return { ...this.state, rng: this.rng.state(), controller: this.controller.state(), mastery: this.mastery.state() };
+  }
+
+  /** Drains the outbox into the skill graphs, one drain at a time; a graph that is down keeps its backlog. */
+  private flush(): Promise<unknown> {
+    this.flushing = this.flushing
+      .catch(() => {})
+      .then(() => (this.closed ? 0 : flushGraphs(this.graphs, this.store, this.config.graph.batchSize, this.log)));
+    return this.flushing;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreError('the served run is closed');
+  }
+}
+
+const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
