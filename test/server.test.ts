@@ -26,7 +26,7 @@ async function call(url: string, path: string, body?: unknown, headers: Record<s
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let json: any;
   try {
     json = JSON.parse(text);
   } catch {
@@ -200,7 +200,7 @@ describe('cogen serve', () => {
   it('speaks OpenEnv over the WebSocket, one session per connection', async () => {
     const ws = new WebSocket(server.url.replace('http', 'ws') + '/ws');
     await new Promise((ok, ko) => (ws.once('open', ok), ws.once('error', ko)));
-    const replies: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const replies: any[] = [];
     const waiters: ((m: unknown) => void)[] = [];
     ws.on('message', (d) => {
       const m = JSON.parse(String(d));
@@ -209,7 +209,7 @@ describe('cogen serve', () => {
       else replies.push(m);
     });
     const ask = (m: unknown) =>
-      new Promise<any>((ok) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      new Promise<any>((ok) => {
         waiters.push(ok);
         ws.send(typeof m === 'string' ? m : JSON.stringify(m));
       });
