@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Rng } from '../src/rng.js';
 import { TASK_TYPES, type Example, type Json, type Skill, type Task, type TaskDraft, type TaskType } from '../src/task.js';
 import type { FailureReason, Sandbox } from '../sandbox/types.js';
-import { runTwice } from '../sandbox/validate.js';
+import { runTwiceMetered } from '../sandbox/validate.js';
+import { budgetFor, sandboxBudget } from '../sandbox/budget.js';
 import { canonicalHash } from './hash.js';
 import type { Drawn, FamilyImpl } from './kit.js';
 import type { Family } from './types.js';
@@ -225,12 +226,20 @@ export async function materialise(sandbox: Sandbox, draft: TaskDraft, seen?: Set
     if (keys.size !== draft.inputs.length) return { ok: false, reason: 'trivial', detail: 'induction inputs repeat' };
   }
   let r;
+  let cost: number | null;
   try {
-    r = await runTwice(sandbox, draft.program, draft.inputs);
+    ({ result: r, cost } = await runTwiceMetered(sandbox, draft.program, draft.inputs));
   } catch (e) {
     return { ok: false, reason: 'sandbox', detail: (e as Error)?.message ?? String(e) };
   }
   if (!r.ok) return { ok: false, reason: SANDBOX_REASON[r.reason] ?? 'error', detail: `${r.reason}: ${r.detail}` };
+  // The answers' budget: the reference's cost in steps, times the factor, within floor and cap. A
+  // reference that would not fit its own budget ten times over is too costly to be a task.
+  const settings = sandboxBudget(sandbox);
+  const budget = cost === null ? undefined : budgetFor(cost, settings);
+  if (cost !== null && cost * 10 > budget!) {
+    return { ok: false, reason: 'timeout', detail: `the reference takes ${cost} steps; answers may take at most ${settings.cap} (the budget cap), which must be 10× the reference` };
+  }
   const outputs = r.outputs;
   const i = outputs.findIndex((o) => !isJsonValue(o));
   if (i >= 0) return { ok: false, reason: 'non-serialisable', detail: `output ${i} is not JSON-like` };
@@ -255,6 +264,7 @@ export async function materialise(sandbox: Sandbox, draft: TaskDraft, seen?: Set
     hash,
     parent: draft.parent ?? null,
     proposer: draft.proposer ?? 'generator',
+    ...(budget === undefined ? {} : { budget }),
   };
   let task: Task;
   if (draft.type === 'induction') {

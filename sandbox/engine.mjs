@@ -50,25 +50,88 @@ export const INTRINSICS = {
 /** A runtime is rebuilt after this many contexts, as a guard against slow leaks. */
 const RECYCLE_EVERY = 5000;
 const DETAIL_MAX = 300;
+/**
+ * Most characters of a string (an error's name or message, a thrown string) copied out of a
+ * context: longer ones are cut inside the context first, so nothing large crosses to the host.
+ */
+const TEXT_MAX = 1024;
 
 let mod = null;
 let rt = null;
 let rtUses = 0;
 let deadline = 0;
 let interrupted = false;
-// The deadline is wall-clock time. QuickJS calls the interrupt handler every ~10k interpreter steps;
+// The deadline is wall-clock time, a safety net. QuickJS calls the interrupt handler every 10,000
+// interpreter steps (polls of its interrupt counter: loop back-edges, calls, regexp backtracking);
 // the number of calls during a job measures the work it did. A job that times out after doing
-// almost no work (fewer calls than half a deadline of busy-looping allows, as calibrated at
+// almost no work (fewer steps than half a deadline of busy-looping allows, as calibrated at
 // start-up) was starved of CPU by a busy machine rather than slow, and is run once more.
 let calls = 0;
-let callsPerMs = 0;
+let stepsPerMs = 0;
+
+// Steps: the budget unit (DESIGN.md, "Sandbox"). The interrupt counter lives in the context's
+// struct in WASM memory (JSContext.interrupt_counter); warmUp() finds it and checks that it behaves
+// as expected (exact = true). Then the engine reads it to count every step a job takes, and lowers
+// it so that the handler runs exactly when a budget is spent. If the check fails (another QuickJS
+// build), steps are counted in whole handler calls (10,000 each) and a budget is enforced at that
+// granularity: still deterministic, only coarser.
+const COUNTER_INIT = 10_000;
+const COUNTER_OFFSET = 232;
+let exact = false;
+let heap = null;
+let ctxPtr = 0;
+/** The counter's value when last read or written (the steps since then are lastSet − counter). */
+let lastSet = 0;
+/** Steps taken by the current job so far, in all its contexts. */
+let spent = 0;
+/** The job may take steps up to here (Infinity: no budget). */
+let allowance = Infinity;
+/** Whether the last interrupt was the budget's (else the wall-clock deadline's). */
+let overBudget = false;
+/** Steps at the last arm(), for the starvation check. */
+let armSpent = 0;
+
+function counterView() {
+  const buf = mod.module.HEAPU8.buffer;
+  if (!heap || heap.buffer !== buf) heap = new Int32Array(buf);
+  return heap;
+}
+
+/** Brings `spent` up to date with the counter (steps taken since it was last read or written). */
+function sync() {
+  if (!exact || !ctxPtr) return;
+  const c = counterView()[(ctxPtr + COUNTER_OFFSET) >> 2];
+  spent += lastSet - c;
+  lastSet = c;
+}
+
+/** Sets the counter so that the handler runs within COUNTER_INIT steps, or when the allowance ends. */
+function setCounter() {
+  if (!exact || !ctxPtr) return;
+  const left = allowance - spent;
+  const next = left >= COUNTER_INIT ? COUNTER_INIT : Math.max(1, left);
+  counterView()[(ctxPtr + COUNTER_OFFSET) >> 2] = next;
+  lastSet = next;
+}
 
 function onInterrupt() {
   calls++;
+  // QuickJS has just reset the counter to COUNTER_INIT; the steps since the last read are lastSet
+  // (the counter ran down from there to 0), at least 1.
+  if (exact && ctxPtr) {
+    spent += Math.max(1, lastSet);
+    lastSet = COUNTER_INIT;
+  } else spent += COUNTER_INIT;
+  if (spent >= allowance) {
+    overBudget = true;
+    interrupted = true;
+    return true;
+  }
   if (performance.now() > deadline) {
     interrupted = true;
     return true;
   }
+  setCounter();
   return false;
 }
 
@@ -81,12 +144,17 @@ export function setProgress(arr) {
 function arm(timeoutMs) {
   if (progress) Atomics.add(progress, 2, 1);
   interrupted = false;
+  overBudget = false;
   calls = 0;
+  sync();
+  armSpent = spent;
+  setCounter();
   deadline = performance.now() + timeoutMs;
 }
 
 export async function loadModule() {
   mod = await newQuickJSWASMModuleFromVariant(variant);
+  heap = null;
 }
 
 export const engineLoaded = () => mod !== null;
@@ -95,6 +163,7 @@ export const engineLoaded = () => mod !== null;
 export function resetEngine() {
   rt = null;
   mod = null;
+  ctxPtr = 0;
 }
 
 export function dropRuntime() {
@@ -130,6 +199,17 @@ export function runJob(program, argsJson, limits) {
 const BATCH_ARGS = 64 * 1024;
 
 const isLimit = (reason) => reason === 'timeout' || reason === 'memory' || reason === 'stack';
+/** Failures that end an answer's verification when its calls share one budget. */
+const isHardLimit = (reason) => isLimit(reason) || reason === 'output-too-large';
+/** Set when failure() had to cut a thrown text (over TEXT_MAX): the error channel's output cap. */
+let textCut = false;
+
+/** Steps taken by the last runTask (all its contexts). */
+let lastSteps = 0;
+export const lastJobSteps = () => lastSteps;
+
+const timeoutOut = (limits, budget) =>
+  overBudget ? ['timeout', `exceeded its budget of ${budget} steps`] : ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
 
 /**
  * Runs the calls of one task (argsList: the JSON text of each call's argument list) in one fresh
@@ -138,48 +218,109 @@ const isLimit = (reason) => reason === 'timeout' || reason === 'memory' || reaso
  * The host drives the context directly through the engine's API, with no wrapper script to parse
  * (parsing is most of what a context costs after creating it): right after the context is made,
  * before the program runs, it takes handles to the builtins it needs (JSON.parse, JSON.stringify,
- * Reflect.apply, Array.isArray, Object.getPrototypeOf, Object.prototype), so a program that
- * replaces them changes only what it sees itself. Then it evaluates the program once, parses the
- * arguments of a batch of calls with one JSON.parse, and for each call arms its own deadline, calls
- * f, and serialises the result: numbers and booleans on the host, strings with JSON.stringify,
- * objects with JSON.stringify and the result-rule replacer (compiled once per context, on the
- * first object result).
+ * Reflect.apply, Array.isArray, Object.getPrototypeOf, Object.prototype, String.prototype.slice), so
+ * a program that replaces them changes only what it sees itself. Then it evaluates the program
+ * once, parses the arguments of a batch of calls with one JSON.parse, and for each call arms its
+ * own deadline, calls f, and serialises the result: numbers and booleans on the host, strings with
+ * JSON.stringify, objects with JSON.stringify and the result-rule replacer (compiled once per
+ * context, on the first object result). Text longer than a cap is cut (or refused) inside the
+ * context, before it is copied out.
  *
- * A limit failure (timeout, memory, stack) counts only for a call that ran first in a fresh
- * context, as it would have alone; a call that met a limit after others ran in its context is
- * retried from a fresh runtime. Other failures (runtime-error, non-serialisable, …) are recorded
- * and the next call continues in the same context.
+ * Budget (optional): a number of steps, for all the job's work ('task': one answer's calls share
+ * it) or for each call ('call': each call is one answer; the program's top level gets one too).
+ * Steps are counted in every context the job uses; spending the budget is a 'timeout'.
+ *
+ * Without a budget: a limit failure (timeout, memory, stack) counts only for a call that ran first
+ * in a fresh context, as it would have alone; a call that met a limit after others ran in its
+ * context is retried in a fresh context. Other failures (runtime-error, non-serialisable, …) are
+ * recorded and the next call continues in the same context.
+ *
+ * With a 'task' budget the first limit failure (budget or deadline, memory, stack, output size,
+ * or an error whose message or thrown text exceeds TEXT_MAX) ends the job: the remaining calls are
+ * not run. A call that met memory or stack after others ran
+ * is retried in a fresh context (on the same budget), and a deadline (not budget) timeout of a
+ * starved thread once more with one more budget, but only while every earlier call succeeded (else
+ * the answer has failed whatever the retry says). With a 'call' budget each call gets its own; a
+ * call that spends it fails alone and the next continues in a fresh context.
  */
-export function runTask(program, argsList, limits) {
+export function runTask(program, argsList, limits, budget, per) {
   const n = argsList.length;
   const results = new Array(n);
+  const job = { budget: budget > 0 ? budget : 0, per: budget > 0 ? (per === 'call' ? 'call' : 'task') : null, extra: 0, failed: false };
+  spent = 0;
+  textCut = false;
+  allowance = job.per === 'task' ? job.budget : Infinity;
   let k = 0;
   let retried = false;
-  while (k < n) {
-    const next = runInContext(program, argsList, k, limits, results, retried);
-    // The same call again: it met a limit while the thread was starved; one more try, then it counts.
-    retried = next === k;
-    k = next;
+  try {
+    while (k < n) {
+      const next = runInContext(program, argsList, k, limits, results, retried, job);
+      // The same call again: it met a limit while the thread was starved; one more try, then it counts.
+      retried = next === k;
+      k = next;
+    }
+  } finally {
+    lastSteps = spent;
+    allowance = Infinity;
   }
   return results;
 }
 
 /** One fresh context: settles calls from k on; returns the index of the first call it did not settle. */
-function runInContext(program, argsList, k, limits, results, retried) {
+function runInContext(program, argsList, k, limits, results, retried, job) {
   const n = argsList.length;
   const r = runtime();
   r.setMemoryLimit(limits.memoryBytes);
   r.setMaxStackSize(limits.stackBytes);
   rtUses++;
   const ctx = r.newContext({ intrinsics: INTRINSICS });
+  ctxPtr = ctx.ctx.value;
+  lastSet = 0;
   const held = [];
   const hold = (h) => (held.push(h), h);
+  // dirty: drop the runtime afterwards (memory trouble, pending jobs); a budget or deadline
+  // interrupt needs only the fresh context the next call gets anyway.
   let dirty = false;
+  let fresh = false; // the next call must run in a fresh context
   let ran = 0; // calls run in this context
-  /** A failure at call k: record it (→ k + 1), or retry k in a fresh runtime (→ k). */
+  const perCall = job.per === 'call';
+  /** Gives call k (or the program's top level) its allowance before it runs. */
+  const startCall = () => {
+    if (perCall) {
+      sync();
+      allowance = spent + job.budget;
+    }
+  };
+  /** Ends the job at call k: the remaining calls are not run. */
+  const endJob = (out) => {
+    results[k] = out;
+    const skipped = [out[0], `not run: an earlier call failed (${out[0]})`];
+    for (let i = k + 1; i < n; i++) results[i] = skipped;
+    return n;
+  };
+  /** A failure at call k: record it (→ k + 1), or retry k in a fresh context (→ k). */
   const fail = (out) => {
-    if (isLimit(out[0]) || interrupted) dirty = true;
-    if (isLimit(out[0])) {
+    if (out[0] === 'memory') dirty = true;
+    if (isLimit(out[0]) || interrupted) fresh = true;
+    const budgetOut = out[0] === 'timeout' && overBudget;
+    const oversized = textCut;
+    textCut = false;
+    if (job.per === 'task') {
+      // An error whose text exceeds the cap is over the output cap too: it ends the answer.
+      if (oversized) return endJob(out);
+      if (isHardLimit(out[0])) {
+        if (!job.failed && !retried) {
+          if ((out[0] === 'memory' || out[0] === 'stack') && ran > 0) return k;
+          if (out[0] === 'timeout' && !budgetOut && starved(limits) && job.extra === 0) {
+            job.extra = 1;
+            allowance += job.budget;
+            return k;
+          }
+        }
+        return endJob(out);
+      }
+      job.failed = true;
+    } else if (isLimit(out[0]) && !budgetOut) {
       if (ran > 0) return k;
       if (out[0] === 'timeout' && !retried && starved(limits)) return k;
     }
@@ -199,15 +340,20 @@ function runInContext(program, argsList, k, limits, results, retried) {
     const objectProto = hold(ctx.getProp(objectCtor, 'prototype'));
     const arrayCtor = hold(ctx.getProp(g, 'Array'));
     const isArray = hold(ctx.getProp(arrayCtor, 'isArray'));
+    const stringCtor = hold(ctx.getProp(g, 'String'));
+    const stringProto = hold(ctx.getProp(stringCtor, 'prototype'));
+    const slice = hold(ctx.getProp(stringProto, 'slice'));
+    const tools = { slice, budget: job.budget };
     let replacer = null;
 
+    startCall();
     arm(limits.timeoutMs);
     const res = ctx.evalCode(markProgram(program), 'task.js');
     if (res.error) {
-      const out = failure(ctx, r, res.error, limits);
+      const out = failure(ctx, r, res.error, limits, undefined, tools);
       res.error.dispose();
-      if (isLimit(out[0]) || interrupted) dirty = true;
-      if (out[0] === 'timeout' && !retried && starved(limits)) return k;
+      if (out[0] === 'memory') dirty = true;
+      if (out[0] === 'timeout' && !overBudget && !retried && starved(limits)) return k;
       // The program's top level runs the same way in every context: every call fails alike.
       for (let i = k; i < n; i++) results[i] = out;
       return n;
@@ -229,7 +375,7 @@ function runInContext(program, argsList, k, limits, results, retried) {
     }
     if (!f || ctx.typeof(f) !== 'function') {
       // (f may be a global getter that loops)
-      const out = interrupted ? ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`] : SUFFIX_CODES.f;
+      const out = interrupted ? timeoutOut(limits, job.budget) : SUFFIX_CODES.f;
       for (let i = k; i < n; i++) results[i] = out;
       return n;
     }
@@ -245,7 +391,7 @@ function runInContext(program, argsList, k, limits, results, retried) {
       const pr = ctx.callFunction(parse, json, sh);
       sh.dispose();
       if (pr.error) {
-        const out = failure(ctx, r, pr.error, limits, 0);
+        const out = failure(ctx, r, pr.error, limits, 0, tools);
         pr.error.dispose();
         r.setMemoryLimit(limits.memoryBytes);
         return fail(out);
@@ -253,16 +399,17 @@ function runInContext(program, argsList, k, limits, results, retried) {
       const batch = pr.value;
       try {
         for (let j = 0; k < b; j++) {
+          startCall();
           arm(limits.timeoutMs);
           const args = ctx.getProp(batch, j);
           const cr = ctx.callFunction(apply, ctx.undefined, f, ctx.undefined, args);
           args.dispose();
           if (cr.error) {
-            const out = failure(ctx, r, cr.error, limits, 2);
+            const out = failure(ctx, r, cr.error, limits, 2, tools);
             cr.error.dispose();
             r.setMemoryLimit(limits.memoryBytes);
             const next = fail(out);
-            if (next === k || dirty) return next;
+            if (next === k || fresh || dirty) return next;
             k = next;
             ran++;
             continue;
@@ -281,6 +428,9 @@ function runInContext(program, argsList, k, limits, results, retried) {
               out = SUFFIX_CODES.u;
             } else if (t === 'function' || t === 'symbol' || t === 'bigint') {
               out = SUFFIX_CODES[t];
+            } else if (t === 'string' && lengthOf(ctx, v) > limits.maxOutputBytes) {
+              // (its JSON text is longer still: refuse it before copying anything)
+              out = ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
             } else {
               if (t !== 'string' && !replacer) {
                 replacer = makeReplacer(ctx, isArray, protoOf, objectProto);
@@ -293,13 +443,15 @@ function runInContext(program, argsList, k, limits, results, retried) {
                 dirty = true;
                 out = ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
               } else if (sr.error) {
-                out = failure(ctx, r, sr.error, limits, 3);
+                out = failure(ctx, r, sr.error, limits, 3, tools);
                 sr.error.dispose();
                 r.setMemoryLimit(limits.memoryBytes);
               } else {
-                const st = ctx.typeof(sr.value) === 'string' ? ctx.getString(sr.value) : null;
+                const isStr = ctx.typeof(sr.value) === 'string';
+                // The JSON text's length is read inside the context: a text over the cap never crosses.
+                const st = !isStr ? null : lengthOf(ctx, sr.value) > limits.maxOutputBytes ? '' : ctx.getString(sr.value);
                 sr.value.dispose();
-                out = st === null ? SUFFIX_CODES.u : success(st, limits);
+                out = st === null ? SUFFIX_CODES.u : st === '' && isStr ? ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`] : success(st, limits);
               }
             }
           } finally {
@@ -307,10 +459,10 @@ function runInContext(program, argsList, k, limits, results, retried) {
           }
           // The deadline passed during the call even though it returned (an async f turns the
           // interrupt into a rejected promise): a timeout all the same.
-          if (late || interrupted) out = ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+          if (late || interrupted) out = timeoutOut(limits, job.budget);
           if (out[0] !== 0) {
             const next = fail(out);
-            if (next === k || dirty) return next;
+            if (next === k || fresh || dirty) return next;
             k = next;
           } else results[k++] = out;
           ran++;
@@ -321,7 +473,8 @@ function runInContext(program, argsList, k, limits, results, retried) {
     }
     return n;
   } finally {
-    if (interrupted) dirty = true;
+    sync();
+    ctxPtr = 0;
     for (const h of held) {
       try {
         h.dispose();
@@ -344,8 +497,43 @@ function runInContext(program, argsList, k, limits, results, retried) {
   }
 }
 
+/** The length of a string handle, read inside the context (-1 if it cannot be read). */
+function lengthOf(ctx, h) {
+  try {
+    const l = ctx.getProp(h, 'length');
+    const x = ctx.typeof(l) === 'number' ? ctx.getNumber(l) : -1;
+    l.dispose();
+    return x;
+  } catch {
+    return -1;
+  }
+}
+
+/** A string handle's text, cut to TEXT_MAX characters inside the context before it is copied out. */
+function shortString(ctx, h, slice) {
+  const len = lengthOf(ctx, h);
+  if (len <= TEXT_MAX) return ctx.getString(h);
+  textCut = true;
+  if (!slice) return undefined;
+  const from = ctx.newNumber(0);
+  const to = ctx.newNumber(TEXT_MAX);
+  const cut = ctx.callFunction(slice, h, from, to);
+  from.dispose();
+  to.dispose();
+  if (cut.error) {
+    cut.error.dispose();
+    return undefined;
+  }
+  const s = ctx.typeof(cut.value) === 'string' ? ctx.getString(cut.value) : undefined;
+  cut.value.dispose();
+  return s === undefined ? undefined : s + '…';
+}
+
 /** Whether the deadline passed after the job did very little work (a CPU-starved thread). */
-const starved = (limits) => calls < Math.max(2, callsPerMs * limits.timeoutMs * 0.5);
+function starved(limits) {
+  sync();
+  return spent - armSpent < Math.max(2 * COUNTER_INIT, stepsPerMs * limits.timeoutMs * 0.5);
+}
 
 /** The result-rule replacer, built from the builtins captured before the program ran. */
 function makeReplacer(ctx, isArray, protoOf, objectProto) {
@@ -372,10 +560,12 @@ function success(s, limits) {
   return [0, s];
 }
 
-function str(ctx, obj, key) {
+/** A property of an error: a number, or a string cut inside the context (undefined otherwise). */
+function str(ctx, obj, key, slice) {
   try {
     const h = ctx.getProp(obj, key);
-    const v = ctx.typeof(h) === 'string' ? ctx.getString(h) : ctx.typeof(h) === 'number' ? ctx.getNumber(h) : undefined;
+    const t = ctx.typeof(h);
+    const v = t === 'string' ? shortString(ctx, h, slice) : t === 'number' ? ctx.getNumber(h) : undefined;
     h.dispose();
     return v;
   } catch {
@@ -383,9 +573,10 @@ function str(ctx, obj, key) {
   }
 }
 
+/** Whether a handle is null, compared inside the context (dumping an object would copy it out). */
 function isNull(ctx, h) {
   try {
-    return ctx.dump(h) === null;
+    return ctx.sameValue(h, ctx.null);
   } catch {
     return false;
   }
@@ -405,8 +596,9 @@ function nearLimit(r, limits) {
 }
 
 /** Why a call failed: the exception that escaped the script, read carefully. */
-function failure(ctx, r, err, limits, callPhase) {
-  if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+function failure(ctx, r, err, limits, callPhase, tools) {
+  textCut = false;
+  if (interrupted) return timeoutOut(limits, tools.budget);
   // Inspection may run the program's getters: give it a little room and time of its own.
   r.setMemoryLimit(limits.memoryBytes + (1 << 20));
   arm(Math.min(limits.timeoutMs, 20));
@@ -415,7 +607,7 @@ function failure(ctx, r, err, limits, callPhase) {
   let reason = 'runtime-error';
   let detail;
   if (type === 'string') {
-    const s = ctx.getString(err);
+    const s = shortString(ctx, err, tools.slice) ?? '';
     if (s.charCodeAt(0) === 1 && Object.hasOwn(SUFFIX_CODES, s.slice(1))) {
       const [reason, detail] = SUFFIX_CODES[s.slice(1)];
       return [reason, reason === 'output-too-large' ? `the result exceeds ${limits.maxOutputBytes} bytes` : detail];
@@ -426,9 +618,9 @@ function failure(ctx, r, err, limits, callPhase) {
     if (nearLimit(r, limits)) return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
     detail = 'thrown: null';
   } else if (type === 'object' || type === 'function') {
-    const name = str(ctx, err, 'name');
-    const message = str(ctx, err, 'message');
-    if (interrupted) return ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+    const name = str(ctx, err, 'name', tools.slice);
+    const message = str(ctx, err, 'message', tools.slice);
+    if (interrupted) return timeoutOut(limits, tools.budget);
     if (message === 'out of memory' || message === 'string too long') return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap (${message})`];
     if (message === 'stack overflow' || message === 'Maximum call stack size exceeded') return ['stack', `exceeded the ${limits.stackBytes} byte stack cap`];
     if (name === 'SyntaxError' && phase === undefined) return ['syntax', clip(`SyntaxError: ${message}`)];
@@ -448,8 +640,51 @@ function failure(ctx, r, err, limits, callPhase) {
 }
 
 
+/**
+ * Checks that the interrupt counter is where the engine expects it in this QuickJS build (its
+ * value and how it runs down on known code); sets `exact` accordingly.
+ */
+function findCounter() {
+  exact = false;
+  const r = runtime();
+  r.setMemoryLimit(16 << 20);
+  let ctx = null;
+  try {
+    ctx = r.newContext({ intrinsics: INTRINSICS });
+    const p = ctx.ctx.value;
+    const at = (p + COUNTER_OFFSET) >> 2;
+    if (p <= 0 || (p + COUNTER_OFFSET) % 4 !== 0 || counterView()[at] !== 0) return;
+    const run = (code) => {
+      deadline = performance.now() + 10_000;
+      calls = 0;
+      const res = ctx.evalCode(code, 'cogen.js');
+      const ok = !res.error;
+      (res.error ?? res.value).dispose();
+      return ok;
+    };
+    // The first step of a fresh context (counter 0) calls the handler, which resets it to 10,000.
+    if (!run('for (let i = 0; i < 100; i++) {}') || calls !== 1) return;
+    const c1 = counterView()[at];
+    if (!(c1 > 9000 && c1 < COUNTER_INIT)) return;
+    const used = COUNTER_INIT - c1 + 1;
+    // The same code again takes the same steps, without a handler call.
+    if (!run('for (let i = 0; i < 100; i++) {}') || calls !== 0 || c1 - counterView()[at] !== used) return;
+    // Lowering the counter brings the handler forward.
+    counterView()[at] = 5;
+    if (!run('for (let i = 0; i < 100; i++) {}') || calls !== 1) return;
+    exact = true;
+  } catch {
+    exact = false;
+  } finally {
+    ctx?.dispose();
+    ctxPtr = 0;
+    allowance = Infinity;
+  }
+}
+
 /** Runs a few representative calls so that V8 has compiled the engine before real deadlines apply. */
 export function warmUp() {
+  findCounter();
   const limits = { timeoutMs: 10_000, memoryBytes: 16 << 20, stackBytes: 256 << 10, maxOutputBytes: 1 << 16 };
   const progs = [
     'function f(xs, s) { return { a: xs.map((x) => x * 2).filter((x) => x % 3 !== 0).reduce((a, b) => a + b, 0), s: s.split("").reverse().join("") } }',
@@ -458,17 +693,18 @@ export function warmUp() {
     'function f( {',
   ];
   for (let i = 0; i < 30; i++) runJob(progs[i % progs.length], '[[3,1,2,3],"abc"]', limits);
-  // Calibrate interpreter progress per millisecond on a busy loop (best of a few tries).
+  for (let i = 0; i < 10; i++) runTask(progs[i % 2], ['[[3,1,2,3],"abc"]', '[[1],"x"]'], limits, 100_000, i % 4 < 2 ? 'task' : 'call');
+  // Calibrate interpreter progress (steps) per millisecond on a busy loop (best of a few tries).
   let best = 0;
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    runInContext('function f() { for (;;) {} }', ['[]'], 0, { ...limits, timeoutMs: 20 }, [], true);
-    best = Math.max(best, calls / Math.max(1, performance.now() - t));
+    runTask('function f() { for (;;) {} }', ['[]'], { ...limits, timeoutMs: 20 });
+    best = Math.max(best, lastSteps / Math.max(1, performance.now() - t));
   }
-  callsPerMs = best;
+  stepsPerMs = best;
   dropRuntime();
 }
 
 
-/** Interpreter progress per millisecond measured by warmUp() (for diagnostics). */
-export const calibration = () => ({ callsPerMs });
+/** Interpreter progress per millisecond measured by warmUp(), and whether steps are counted exactly (for diagnostics). */
+export const calibration = () => ({ stepsPerMs, exact });

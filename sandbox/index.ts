@@ -3,8 +3,11 @@
 //
 // A task (runTasks) is a program and the argument lists of its calls: the program is loaded once
 // in a fresh context and every call runs there, in order (run and runMany: a task of one call).
-// Each call has its own deadline; a call that meets a limit after others ran in its context is
-// retried alone in a fresh runtime, so limits apply as if each call ran alone. The plumbing inside
+// Each call has its own wall-clock deadline (a safety net); a task may also carry a budget of
+// interpreter steps, shared by its calls or given to each (budget.ts; verify.ts gives every answer
+// one). Without a budget, a call that meets a limit after others ran in its context is retried
+// alone in a fresh context, so limits apply as if each call ran alone. Text that comes out of a
+// context (results, error messages, thrown values) is measured and cut inside it first. The plumbing inside
 // the context (argument parsing, the call, the result check and serialisation) uses builtins
 // captured before the program runs, so a program that replaces them cannot tamper with it.
 //
@@ -17,13 +20,15 @@
 // Environment inside: the ECMAScript builtins (no TypedArrays, SharedArrayBuffer or Atomics), a
 // fixed-seed Math.random, Date frozen at 2025-01-01T00:00:00Z and in UTC, a console that prints
 // nothing, and nothing of the host: no I/O, no clock, no modules, no timers.
-import type { Job, Limits, RunResult, Sandbox, SandboxOptions, TaskJob } from './types.js';
+import type { Job, Limits, MeteredTask, RunResult, Sandbox, SandboxOptions, TaskJob } from './types.js';
 import { Pool, defaultWorkerCount } from './pool.js';
+import { resolveBudget } from './budget.js';
 
 export * from './types.js';
 export { parseLiteral, formatLiteral } from './answer.js';
 export { verifyAnswer, verifyMany } from './verify.js';
-export { runTwice, validateDraft } from './validate.js';
+export { runTwice, runTwiceMetered, validateDraft } from './validate.js';
+export { DEFAULT_BUDGET, budgetFor, resolveBudget, taskBudget } from './budget.js';
 export type { ValidationResult } from './validate.js';
 export { normaliseProgram } from './verify.js';
 export type { DetailedVerdict } from './verify.js';
@@ -63,14 +68,15 @@ const limitsKey = (l: Limits): string => `${l.timeoutMs}/${l.memoryBytes}/${l.st
 
 export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sandbox> {
   const limits = Object.freeze(resolveLimits(DEFAULT_LIMITS, opts.limits));
+  const budget = Object.freeze(resolveBudget(opts.budget));
   const workers = Math.max(1, Math.floor(opts.workers ?? defaultWorkerCount()));
   const pool = new Pool({ workers, graceMs: opts.graceMs ?? 1000, maxChunk: opts.maxChunk ?? 128 });
   await pool.ready();
   const baseKey = limitsKey(limits);
 
   /** One task: bad argument lists fail alone (before the pool); the rest run in one context. */
-  const submitTask = async (program: string, inputs: Json[][], l: Limits, key: string): Promise<RunResult[]> => {
-    if (!Array.isArray(inputs)) return [];
+  const submitTask = async (program: string, inputs: Json[][], l: Limits, key: string, b?: number, per?: 'task' | 'call'): Promise<MeteredTask> => {
+    if (!Array.isArray(inputs)) return { results: [], steps: 0 };
     const results: RunResult[] = new Array(inputs.length);
     const argsList: string[] = [];
     const where: number[] = [];
@@ -85,13 +91,18 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
     });
     if (typeof program !== 'string') {
       for (const i of where) results[i] = { ok: false, reason: 'syntax', detail: 'program is not a string' };
-      return results;
+      return { results, steps: 0 };
     }
-    const rs = await pool.submit(program, argsList, l, key);
-    where.forEach((i, j) => (results[i] = rs[j]!));
-    return results;
+    const steps = typeof b === 'number' && Number.isFinite(b) && b >= 1 ? Math.floor(b) : undefined;
+    const rs = await pool.submit(program, argsList, l, key, steps, per === 'call' ? 'call' : 'task');
+    where.forEach((i, j) => (results[i] = rs.results[j]!));
+    return { results, steps: rs.steps };
   };
-  const submit = async (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> => (await submitTask(program, [args], l, key))[0]!;
+  const submit = async (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> => (await submitTask(program, [args], l, key)).results[0]!;
+  const metered = (tasks: TaskJob[], over?: Partial<Limits>): Promise<MeteredTask[]> => {
+    const [l, key] = pick(over);
+    return Promise.all(tasks.map((t) => submitTask(t.program, t.inputs, l, key, t.budget, t.budgetPer)));
+  };
   const pick = (over?: Partial<Limits>): [Limits, string] => {
     if (!over) return [limits, baseKey];
     const l = resolveLimits(limits, over);
@@ -100,6 +111,7 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
 
   return {
     limits,
+    budget,
     run(program, args, over) {
       const [l, key] = pick(over);
       return submit(program, args, l, key);
@@ -108,10 +120,10 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
       const [l, key] = pick(over);
       return Promise.all(jobs.map((j) => submit(j.program, j.args, l, key)));
     },
-    runTasks(tasks: TaskJob[], over) {
-      const [l, key] = pick(over);
-      return Promise.all(tasks.map((t) => submitTask(t.program, t.inputs, l, key)));
+    async runTasks(tasks: TaskJob[], over) {
+      return (await metered(tasks, over)).map((m) => m.results);
     },
+    runTasksMetered: metered,
     close: () => pool.close(),
   };
 }

@@ -1,7 +1,8 @@
 // A pool of worker threads, each with one QuickJS runtime (worker.mjs), fed in chunks.
 //
 // A job is one task: a program and the argument lists of its calls, all run in one fresh context
-// on one worker (engine.mjs, runTask). Jobs wait in one FIFO queue. An idle worker takes a chunk of
+// on one worker (engine.mjs, runTask), with an optional budget of interpreter steps; each job comes
+// back with the steps it spent. Jobs wait in one FIFO queue. An idle worker takes a chunk of
 // consecutive jobs that share the same limits (about queued calls / (4 × workers), so the load
 // stays balanced and per-message costs vanish). A watchdog reads each busy worker's progress (a
 // shared Int32Array: message id, job index, and a step counter the engine bumps before every
@@ -29,7 +30,16 @@ interface Item {
   argsList: string[];
   limits: Limits;
   key: string;
-  resolve: (r: RunResult[]) => void;
+  /** Steps for the whole job ('task') or for each call ('call'); none: no budget. */
+  budget?: number;
+  per?: 'task' | 'call';
+  resolve: (r: Metered) => void;
+}
+
+/** One job's results, and the interpreter steps it spent (0 where it never ran). */
+export interface Metered {
+  results: RunResult[];
+  steps: number;
 }
 
 interface Slot {
@@ -77,17 +87,17 @@ export class Pool {
   }
 
   /** Runs one task's calls in one fresh context, in order; one result per call. */
-  submit(program: string, argsList: string[], limits: Limits, key: string): Promise<RunResult[]> {
-    return new Promise<RunResult[]>((resolve) => {
+  submit(program: string, argsList: string[], limits: Limits, key: string, budget?: number, per?: 'task' | 'call'): Promise<Metered> {
+    return new Promise<Metered>((resolve) => {
       if (this.closed) {
-        resolve(argsList.map(() => ({ ok: false, reason: 'closed', detail: 'the sandbox is closed' })));
+        resolve({ results: argsList.map(() => ({ ok: false, reason: 'closed', detail: 'the sandbox is closed' })), steps: 0 });
         return;
       }
       if (argsList.length === 0) {
-        resolve([]);
+        resolve({ results: [], steps: 0 });
         return;
       }
-      this.queue.push({ program, argsList, limits, key, resolve });
+      this.queue.push({ program, argsList, limits, key, budget, per, resolve });
       this.queuedCalls += argsList.length;
       this.dispatch();
     });
@@ -98,11 +108,11 @@ export class Pool {
     this.closed = true;
     this.stopWatchdog();
     for (const s of this.slots) {
-      if (s.busy) for (const it of s.busy.items) it.resolve(it.argsList.map(closedResult));
+      if (s.busy) for (const it of s.busy.items) it.resolve({ results: it.argsList.map(closedResult), steps: 0 });
       s.busy = null;
       s.dead = true;
     }
-    for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.resolve(this.queue[i]!.argsList.map(closedResult));
+    for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.resolve({ results: this.queue[i]!.argsList.map(closedResult), steps: 0 });
     this.queue = [];
     this.head = 0;
     this.queuedCalls = 0;
@@ -126,7 +136,7 @@ export class Pool {
     });
     worker.unref();
     const slot: Slot = { worker, progress: new Int32Array(shared), ready: false, busy: null, dead: false };
-    worker.on('message', (msg: { t: string; id?: number; results?: WireResult[][] }) => {
+    worker.on('message', (msg: { t: string; id?: number; results?: WireResult[][]; steps?: number[] }) => {
       if (msg.t === 'ready') {
         slot.ready = true;
         this.startFailures = 0;
@@ -137,7 +147,7 @@ export class Pool {
         slot.busy = null;
         worker.unref();
         const results = msg.results ?? [];
-        for (let i = 0; i < items.length; i++) items[i]!.resolve(decodeAll(items[i]!, results[i]));
+        for (let i = 0; i < items.length; i++) items[i]!.resolve({ results: decodeAll(items[i]!, results[i]), steps: msg.steps?.[i] ?? 0 });
         this.dispatch();
       }
     });
@@ -158,7 +168,7 @@ export class Pool {
       const culprit = Atomics.load(slot.progress, 0) === busy.id ? Atomics.load(slot.progress, 1) : 0;
       const rest: Item[] = [];
       busy.items.forEach((it, i) => {
-        if (i === culprit) it.resolve(it.argsList.map(() => ({ ok: false, reason, detail })));
+        if (i === culprit) it.resolve({ results: it.argsList.map(() => ({ ok: false, reason, detail })), steps: 0 });
         else rest.push(it);
       });
       this.queue = rest.concat(this.queue.slice(this.head));
@@ -172,7 +182,7 @@ export class Pool {
       this.slots.splice(idx, 1);
       if (this.slots.every((s) => s.dead)) {
         for (let i = this.head; i < this.queue.length; i++) {
-          this.queue[i]!.resolve(this.queue[i]!.argsList.map(() => ({ ok: false, reason: 'worker-crashed', detail: `sandbox workers cannot start: ${detail}` })));
+          this.queue[i]!.resolve({ results: this.queue[i]!.argsList.map(() => ({ ok: false, reason: 'worker-crashed', detail: `sandbox workers cannot start: ${detail}` })), steps: 0 });
         }
         this.queue = [];
         this.head = 0;
@@ -213,7 +223,7 @@ export class Pool {
         t: 'run',
         id,
         limits: first.limits,
-        jobs: items.map((it) => [it.program, it.argsList]),
+        jobs: items.map((it) => (it.budget ? [it.program, it.argsList, it.budget, it.per ?? 'task'] : [it.program, it.argsList])),
       });
     }
     if (this.queued() === 0 && this.head > 0) {

@@ -47,6 +47,31 @@ export interface Job {
 export interface TaskJob {
   program: string;
   inputs: Json[][];
+  /**
+   * A budget of interpreter steps (the unit the engine counts deterministically, see budget.ts):
+   * for all the task's calls together ('task', the default: one answer verified on many inputs) or
+   * for each call ('call': each call is an answer of its own). Spending it is a 'timeout'. With a
+   * 'task' budget, the first limit failure (timeout, memory, stack, output size) ends the task: the
+   * remaining calls fail without running. None: no budget, only the wall-clock deadline per call.
+   */
+  budget?: number;
+  budgetPer?: 'task' | 'call';
+}
+
+/** A task's results, and the interpreter steps it spent in all (0 where it never ran). */
+export interface MeteredTask {
+  results: RunResult[];
+  steps: number;
+}
+
+/**
+ * How an answer's budget is derived from the reference's measured cost (in steps):
+ * clamp(factor × cost, floor, cap). A task without a budget (made before budgets) gets `cap`.
+ */
+export interface BudgetSettings {
+  factor: number;
+  floor: number;
+  cap: number;
 }
 
 export interface Sandbox {
@@ -59,7 +84,11 @@ export interface Sandbox {
    * fall back to runMany for other implementations.
    */
   runTasks?(tasks: TaskJob[], limits?: Partial<Limits>): Promise<RunResult[][]>;
+  /** runTasks, with the steps each task spent (createSandbox's sandboxes have it). */
+  runTasksMetered?(tasks: TaskJob[], limits?: Partial<Limits>): Promise<MeteredTask[]>;
   readonly limits: Limits;
+  /** How answers' budgets are derived (createSandbox's sandboxes have it; else DEFAULT_BUDGET). */
+  readonly budget?: BudgetSettings;
   close(): Promise<void>;
 }
 
@@ -67,4 +96,6 @@ export interface SandboxOptions {
   /** Worker threads in the pool; default: number of cores. */
   workers?: number;
   limits?: Partial<Limits>;
+  /** How answers' budgets are derived from the reference's cost; default DEFAULT_BUDGET. */
+  budget?: Partial<BudgetSettings>;
 }

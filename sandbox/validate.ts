@@ -4,7 +4,7 @@
 // counter, a memo of seen inputs, Math.random) would make one answer's reward depend on the others;
 // runTwice rejects such programs as 'nondeterministic'.
 import type { Json, TaskDraft } from '../src/task.js';
-import type { FailureReason, Limits, Sandbox } from './types.js';
+import type { FailureReason, Limits, RunResult, Sandbox } from './types.js';
 import { deepEqual } from './answer.js';
 import { runTasks } from './verify.js';
 
@@ -24,11 +24,37 @@ export async function runTwice(
   inputs: Json[][],
   limits?: Partial<Limits>,
 ): Promise<ValidationResult> {
-  if (inputs.length === 0) return { ok: true, outputs: [] };
+  return (await runTwiceMetered(sandbox, program, inputs, limits)).result;
+}
+
+/**
+ * runTwice, and the program's cost in interpreter steps: what its first pass spent (the program
+ * loaded in a fresh context, then called on every input in order, as verification runs an
+ * induction answer). null when the sandbox cannot count steps, or when the program failed.
+ */
+export async function runTwiceMetered(
+  sandbox: Sandbox,
+  program: string,
+  inputs: Json[][],
+  limits?: Partial<Limits>,
+): Promise<{ result: ValidationResult; cost: number | null }> {
+  if (inputs.length === 0) return { result: { ok: true, outputs: [] }, cost: null };
   const n = inputs.length;
   const again: Json[][] = [];
   for (let i = n - 1; i >= 0; i--) again.push(inputs[i]!, inputs[i]!);
-  const [first, second] = await runTasks(sandbox, [{ program, inputs }, { program, inputs: again }], limits);
+  const jobs = [{ program, inputs }, { program, inputs: again }];
+  let first: RunResult[], second: RunResult[];
+  let cost: number | null = null;
+  if (sandbox.runTasksMetered) {
+    const [a, b] = await sandbox.runTasksMetered(jobs, limits);
+    [first, second, cost] = [a!.results, b!.results, a!.steps];
+  } else [first, second] = (await runTasks(sandbox, jobs, limits)) as [RunResult[], RunResult[]];
+  const result = compare(inputs, first, second);
+  return { result, cost: result.ok && Number.isFinite(cost) ? cost : null };
+}
+
+function compare(inputs: Json[][], first: RunResult[], second: RunResult[]): ValidationResult {
+  const n = inputs.length;
   const outputs: Json[] = [];
   for (let i = 0; i < n; i++) {
     const a = first![i]!;

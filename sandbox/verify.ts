@@ -11,9 +11,15 @@
 // unit of isolation is the task: all answers to one abduction task (each only an argument list for
 // the task's own program) run in one fresh context, in answer order; each induction answer (a
 // program of its own) runs all its examples in one fresh context of its own.
+//
+// Budgets (budget.ts): every answer gets the task's budget of interpreter steps. An induction
+// answer's calls share it, and its first limit failure (budget, memory, stack, output size) ends
+// its verification (a wrong output or an error does not: the rest still count towards passed); an
+// abduction answer is one call with the budget to itself.
 import type { Json, Task, Verdict } from '../src/task.js';
-import type { RunResult, Sandbox, TaskJob } from './types.js';
+import type { MeteredTask, RunResult, Sandbox, TaskJob } from './types.js';
 import { deepEqual, parseLiteral } from './answer.js';
+import { sandboxBudget, taskBudget } from './budget.js';
 
 export interface DetailedVerdict extends Verdict {
   /** Induction: how many of the checked examples matched, out of total. */
@@ -46,13 +52,15 @@ interface Plan {
   inputs: Json[][];
   /** Plans with the same group (the same task) share one context; none: a context of its own. */
   group?: object;
+  /** Steps for the answer: all its calls together (no group) or its one call (group). */
+  budget: number;
   judge: (results: RunResult[]) => DetailedVerdict;
 }
 
 const zero = (reason: string): DetailedVerdict => ({ reward: 0, reason });
 const failed = (r: RunResult & { ok: false }): DetailedVerdict => zero(`${r.reason}: ${r.detail}`);
 
-function plan(task: Task, answer: string): Plan | DetailedVerdict {
+function plan(task: Task, answer: string, budget: number): Plan | DetailedVerdict {
   if (typeof answer !== 'string') return zero('malformed: answer is not text');
   switch (task.type) {
     case 'deduction': {
@@ -70,6 +78,7 @@ function plan(task: Task, answer: string): Plan | DetailedVerdict {
         program: task.program,
         inputs: [p.value],
         group: task,
+        budget,
         judge: ([r]) => {
           if (!r!.ok) return failed(r!);
           return deepEqual(r!.value, expected) ? { reward: 1 } : zero('wrong: f(answer) differs from the output');
@@ -85,6 +94,7 @@ function plan(task: Task, answer: string): Plan | DetailedVerdict {
         key: n.program,
         program: n.program,
         inputs: examples.map((e) => e.input),
+        budget,
         judge: (results) => {
           let passed = 0;
           let first: DetailedVerdict | null = null;
@@ -109,7 +119,23 @@ export async function verifyAnswer(sandbox: Sandbox, task: Task, answer: string)
 }
 
 export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: string }[]): Promise<DetailedVerdict[]> {
+  return (await verifyManyMetered(sandbox, items)).map((m) => m.verdict);
+}
+
+/** A verdict, the answer's budget, and the steps its verification spent (where it ran alone). */
+export interface MeteredVerdict {
+  verdict: DetailedVerdict;
+  /** Steps the answer may spend (absent: no sandbox run, e.g. deduction or a malformed answer). */
+  budget?: number;
+  /** Steps spent verifying it, in all the contexts it used (induction answers only). */
+  steps?: number;
+}
+
+/** verifyMany, with each answer's budget and (for induction answers) the steps it spent. */
+export async function verifyManyMetered(sandbox: Sandbox, items: { task: Task; answer: string }[]): Promise<MeteredVerdict[]> {
+  const settings = sandboxBudget(sandbox);
   const verdicts: DetailedVerdict[] = new Array(items.length);
+  const meta: { budget?: number; steps?: number }[] = items.map(() => ({}));
   const tasks: TaskJob[] = [];
   const byGroup = new Map<object, number>();
   const pending: { i: number; plan: Plan; task: number; start: number }[] = [];
@@ -120,7 +146,7 @@ export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: 
   items.forEach(({ task, answer }, i) => {
     let p: Plan | DetailedVerdict;
     try {
-      p = plan(task, answer);
+      p = plan(task, answer, taskBudget(task, settings));
     } catch (e) {
       p = zero(`malformed: ${(e as Error)?.message ?? String(e)}`);
     }
@@ -137,26 +163,37 @@ export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: 
     }
     byKey.set(p.key, i);
     let t = p.group ? byGroup.get(p.group) : undefined;
-    if (t === undefined || tasks[t]!.program !== p.program) {
-      t = tasks.push({ program: p.program, inputs: [] }) - 1;
+    if (t === undefined || tasks[t]!.program !== p.program || tasks[t]!.budget !== p.budget) {
+      t = tasks.push({ program: p.program, inputs: [], budget: p.budget, budgetPer: p.group ? 'call' : 'task' }) - 1;
       if (p.group) byGroup.set(p.group, t);
     }
+    meta[i]!.budget = p.budget;
     const inputs = tasks[t]!.inputs;
     pending.push({ i, plan: p, task: t, start: inputs.length });
     for (const x of p.inputs) inputs.push(x);
   });
   if (tasks.length > 0) {
-    const results = await runTasks(sandbox, tasks);
+    const metered = await runTasksMetered(sandbox, tasks);
     for (const { i, plan: p, task, start } of pending) {
+      if (!p.group) meta[i]!.steps = metered[task]!.steps;
       try {
-        verdicts[i] = p.judge(results[task]!.slice(start, start + p.inputs.length));
+        verdicts[i] = p.judge(metered[task]!.results.slice(start, start + p.inputs.length));
       } catch (e) {
         verdicts[i] = zero(`malformed: ${(e as Error)?.message ?? String(e)}`);
       }
     }
   }
-  for (const [i, first] of twins) verdicts[i] = { ...verdicts[first]! };
-  return verdicts;
+  for (const [i, first] of twins) {
+    verdicts[i] = { ...verdicts[first]! };
+    meta[i] = { ...meta[first]! };
+  }
+  return verdicts.map((verdict, i) => ({ verdict, ...meta[i] }));
+}
+
+/** sandbox.runTasksMetered, or runTasks (steps unknown: NaN). */
+async function runTasksMetered(sandbox: Sandbox, tasks: TaskJob[]): Promise<MeteredTask[]> {
+  if (sandbox.runTasksMetered) return sandbox.runTasksMetered(tasks);
+  return (await runTasks(sandbox, tasks)).map((results) => ({ results, steps: NaN }));
 }
 
 /** sandbox.runTasks, or (for a Sandbox without it) every call through runMany in its own context. */

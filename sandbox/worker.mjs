@@ -3,30 +3,34 @@
 //
 // Protocol (see pool.ts):
 //   in : { t: 'run', id, limits: {timeoutMs, memoryBytes, stackBytes, maxOutputBytes},
-//          jobs: [program, argsJson[]][] }          (a job = one task: one fresh context)
+//          jobs: [program, argsJson[], budget?, per?][] }   (a job = one task: one fresh context;
+//          budget: steps for the job ('task') or for each call ('call'), see engine.mjs runTask)
 //   out: { t: 'ready' } once (after a warm-up), then
-//        { t: 'done', id, results: ([0, json] | [reason, detail])[][] } per message
+//        { t: 'done', id, results: ([0, json] | [reason, detail])[][], steps: number[] } per message
+//        (steps: what each job spent, in all its contexts)
 // Progress: a shared Int32Array [message id, index of the job now running, step counter bumped by
 // the engine before every deadline it arms], so that the pool can tell a slow task from a wedged
 // thread, and which job wedged it if it has to kill it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { clip, engineLoaded, freezeClock, loadModule, resetEngine, runTask, setProgress, warmUp } from './engine.mjs';
+import { clip, engineLoaded, freezeClock, lastJobSteps, loadModule, resetEngine, runTask, setProgress, warmUp } from './engine.mjs';
 
 const progress = new Int32Array(workerData.progress);
 setProgress(progress);
 
 /** Runs jobs[start..] until done or until the engine must be reloaded; returns the next index. */
-function runFrom(jobs, start, limits, results) {
+function runFrom(jobs, start, limits, results, steps) {
   for (let i = start; i < jobs.length; i++) {
     Atomics.store(progress, 1, i);
     const job = jobs[i];
     try {
-      results[i] = runTask(job[0], job[1], limits);
+      results[i] = runTask(job[0], job[1], limits, job[2], job[3]);
+      steps[i] = lastJobSteps();
     } catch (e) {
       // A trap inside the WASM module (or a host-side stack overflow while calling into it):
       // the module may be corrupt, so it is rebuilt before the next job.
       const failed = ['worker-crashed', clip(`engine failure: ${e && e.message ? e.message : String(e)}`)];
       results[i] = job[1].map(() => failed);
+      steps[i] = lastJobSteps();
       resetEngine();
       return i + 1;
     }
@@ -42,13 +46,14 @@ async function main() {
     if (msg.t !== 'run') return;
     const { id, jobs, limits } = msg;
     const results = new Array(jobs.length);
+    const steps = new Array(jobs.length).fill(0);
     Atomics.store(progress, 0, id);
     let next = 0;
     while (next < jobs.length) {
       if (!engineLoaded()) await loadModule();
-      next = runFrom(jobs, next, limits, results);
+      next = runFrom(jobs, next, limits, results, steps);
     }
-    parentPort.postMessage({ t: 'done', id, results });
+    parentPort.postMessage({ t: 'done', id, results, steps });
   });
   parentPort.postMessage({ t: 'ready' });
 }

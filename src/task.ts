@@ -32,6 +32,12 @@ interface TaskBase {
   parent: Parent | null;
   /** Who proposed it: 'generator', 'mutation', 'llm:<model>'. */
   proposer: string;
+  /**
+   * Interpreter steps an answer's verification may spend (sandbox/budget.ts): clamp(factor × the
+   * reference's measured cost, floor, cap), set by validation. Absent on tasks made before budgets
+   * (they get the cap).
+   */
+  budget?: number;
 }
 
 /** Given f and an input x, answer f(x). Reference answer: `output`. */

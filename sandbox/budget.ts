@@ -1,0 +1,40 @@
+// Budgets (DESIGN.md, "Sandbox"): one answer has one budget, shared by all the calls that verify
+// it, in interpreter steps, a unit the engine counts deterministically (QuickJS's interrupt
+// counter: one step per loop back-edge, call, regexp backtrack, …), so a verdict never depends on
+// the machine's load. Validation measures the reference's cost in steps (runTwice's first pass: the
+// program loaded in a fresh context and called on every input in order, as an induction answer is
+// verified); the task carries budget = clamp(factor × cost, floor, cap). The wall-clock deadline
+// per call stays as a safety net for work the counter does not see (long native calls).
+//
+// Scale, measured on this engine: a busy loop takes ~100-150 steps/µs·10⁻³ (7 ns a step), string
+// building ~120 ns a step; the generated tasks' references take a few hundred to a few thousand
+// steps.
+import type { Task } from '../src/task.js';
+import type { BudgetSettings, Sandbox } from './types.js';
+
+export const DEFAULT_BUDGET: Readonly<BudgetSettings> = Object.freeze({ factor: 20, floor: 20_000, cap: 5_000_000 });
+
+/** Settings over the defaults, sanitised (positive integers, floor ≤ cap, factor ≥ 1). */
+export function resolveBudget(over?: Partial<BudgetSettings>): BudgetSettings {
+  const pick = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d);
+  const factor = Math.max(1, pick(over?.factor, DEFAULT_BUDGET.factor));
+  const cap = Math.max(1, Math.floor(pick(over?.cap, DEFAULT_BUDGET.cap)));
+  const floor = Math.min(cap, Math.max(1, Math.floor(pick(over?.floor, DEFAULT_BUDGET.floor))));
+  return { factor, floor, cap };
+}
+
+/** The budget for a reference that cost `cost` steps: clamp(factor × cost, floor, cap). */
+export function budgetFor(cost: number, settings: BudgetSettings = DEFAULT_BUDGET): number {
+  return Math.min(settings.cap, Math.max(settings.floor, Math.ceil(settings.factor * cost)));
+}
+
+/**
+ * The budget that verifying an answer to `task` gets: the task's own, never above the cap (a task
+ * from outside cannot ask for more), or the cap for a task made before budgets existed.
+ */
+export function taskBudget(task: Task, settings: BudgetSettings = DEFAULT_BUDGET): number {
+  const b = (task as { budget?: unknown }).budget;
+  return typeof b === 'number' && Number.isFinite(b) && b >= 1 ? Math.min(settings.cap, Math.floor(b)) : settings.cap;
+}
+
+export const sandboxBudget = (sandbox: Sandbox): BudgetSettings => sandbox.budget ?? DEFAULT_BUDGET;
