@@ -197,7 +197,7 @@ function buildProgram(): Command {
     .description('write what a run made (its validated tasks) for other training stacks')
     .requiredOption('--run <id>', 'run id')
     .requiredOption('-o, --out <file>', 'output file')
-    .addOption(new Option('-w, --what <kind>', 'which records: tasks (with their verifiers)').choices(EXPORT_KINDS).default('tasks'))
+    .addOption(new Option('-w, --what <kind>', 'which records (tasks: the validated tasks with their verifiers)').choices(EXPORT_KINDS).default('tasks'))
     .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
     .addOption(runsDirOption())
     .action(async (o) => {

@@ -1,14 +1,61 @@
-// `cogen export`: the run's validated tasks with their verifiers, in formats training stacks read.
-//   jsonl   one task per line (the full record below)
-//   trl     chat-format prompts for TRL's GRPOTrainer: {prompt: [{role, content}], ...verifier columns}
-//   parquet veRL's RL dataset layout: data_source, prompt (chat), ability, reward_model {style, ground_truth}, extra_info
+// `cogen export`: what a run made, in formats training stacks read. Two small tables meet here:
+//   kinds of record (--what): an adapter from a run's rows to records, each record in the shapes the
+//     formats need. tasks: the validated tasks with their verifiers (later: trajectories, proposals).
+//   formats (--format): a writer from records to a file, the same for every kind.
+//     jsonl   one record per line (the kind's full record)
+//     trl     chat-format prompts for TRL's GRPOTrainer: {prompt: [{role, content}], ...verifier columns}
+//     parquet veRL's RL dataset layout, as veRL's example scripts write it: data_source, prompt (a list
+//             of {role, content} structs), ability, reward_model {style, ground_truth} and extra_info
+//             (structs). hyparquet-writer writes the nested columns from an explicit schema.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { referenceAnswer, type Example, type Json, type Task } from './task.js';
-import type { TaskRow } from './store.js';
+import type { RunStore, TaskRow } from './store.js';
 
 export const EXPORT_FORMATS = ['jsonl', 'trl', 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_KINDS = ['tasks'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+/** One row of veRL's RL dataset. */
+export interface VerlRow {
+  data_source: string;
+  prompt: ChatMessage[];
+  ability: string;
+  reward_model: { style: string; ground_truth: string };
+  extra_info: Record<string, unknown>;
+}
+
+/** One exported record in the shape each format writes. */
+export interface Exported {
+  /** jsonl: the kind's full record. */
+  record: object;
+  /** trl: a chat-format prompt and the columns a reward function needs. */
+  trl: { prompt: ChatMessage[] } & Record<string, unknown>;
+  /** parquet: veRL's row; extra_info holds the fields the kind declares in `extraInfo`. */
+  verl: VerlRow;
+}
+
+/**
+ * A parquet column type: a leaf, a list of a type, or a struct of named fields (in order). Every
+ * field is nullable (OPTIONAL), as pyarrow writes them; lists use the standard three-level layout.
+ */
+export type ParquetType = 'string' | 'int32' | 'int64' | 'double' | 'bool' | { list: ParquetType } | { struct: ParquetFields };
+export type ParquetFields = Record<string, ParquetType>;
+
+/** A kind of record: where its rows come from in a run, how one becomes a record, and the typed fields of veRL's extra_info. */
+export interface RecordKind<Row> {
+  rows(store: RunStore): Row[];
+  toExported(row: Row, index: number): Exported;
+  extraInfo: ParquetFields;
+}
+
+// ---- kind: tasks ------------------------------------------------------------------------------
 
 export interface ExportRecord {
   id: string;
@@ -56,40 +103,123 @@ export function toRecord(row: TaskRow): ExportRecord {
   };
 }
 
-/** Writes the export and returns the number of records. */
-export async function exportTasks(rows: TaskRow[], out: string, format: ExportFormat): Promise<number> {
-  mkdirSync(dirname(out), { recursive: true });
-  const records = rows.map(toRecord);
-  const taskJson = (i: number) => JSON.stringify(rows[i]!.task);
-  if (format === 'jsonl') {
-    writeFileSync(out, records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''));
-  } else if (format === 'trl') {
-    const lines = records.map((r, i) =>
-      JSON.stringify({
-        prompt: [{ role: 'user', content: r.prompt }],
-        task_id: r.id,
-        task_type: r.type,
-        // Everything a reward function needs to verify a completion with cogen's verifyAnswer.
-        task: taskJson(i),
-        ground_truth: r.answer,
-        skills: r.skills,
-        level: r.level,
-      }),
-    );
-    writeFileSync(out, lines.join('\n') + (lines.length ? '\n' : ''));
-  } else {
+const taskKind: RecordKind<TaskRow> = {
+  rows: (store) => store.tasks(),
+  extraInfo: {
+    index: 'int64',
+    id: 'string',
+    type: 'string',
+    family: 'string',
+    level: 'int32',
+    skills: { list: 'string' },
+    solve_rate: 'double',
+    attempts: 'int64',
+    // The task object as stored in the run, as JSON text (its shape varies by type): what a veRL
+    // compute_score sends to cogen's stateless /v1/verify with the answer.
+    task: 'string',
+  },
+  toExported(row, index) {
+    const r = toRecord(row);
+    // Everything a reward function needs to verify a completion with cogen's verifyAnswer.
+    const task = JSON.stringify(row.task);
+    const prompt = [{ role: 'user', content: r.prompt }];
+    return {
+      record: r,
+      trl: { prompt, task_id: r.id, task_type: r.type, task, ground_truth: r.answer, skills: r.skills, level: r.level },
+      verl: {
+        data_source: `cogen/${r.family}`,
+        prompt,
+        ability: r.type,
+        reward_model: { style: 'rule', ground_truth: r.answer },
+        extra_info: { index, id: r.id, type: r.type, family: r.family, level: r.level, skills: r.skills, solve_rate: r.solveRate, attempts: r.attempts, task },
+      },
+    };
+  },
+};
+
+export const RECORD_KINDS: { [K in ExportKind]: RecordKind<any> } = { tasks: taskKind };
+
+// ---- formats ----------------------------------------------------------------------------------
+
+type FormatWriter = (records: Exported[], extraInfo: ParquetFields) => Promise<Uint8Array | string>;
+
+const lines = (values: object[]) => values.map((v) => JSON.stringify(v)).join('\n') + (values.length ? '\n' : '');
+
+/** veRL's columns, in the order its example scripts write them. */
+const verlColumns = (extraInfo: ParquetFields): ParquetFields => ({
+  data_source: 'string',
+  prompt: { list: { struct: { role: 'string', content: 'string' } } },
+  ability: 'string',
+  reward_model: { struct: { style: 'string', ground_truth: 'string' } },
+  extra_info: { struct: extraInfo },
+});
+
+const WRITERS: Record<ExportFormat, FormatWriter> = {
+  jsonl: async (records) => lines(records.map((r) => r.record)),
+  trl: async (records) => lines(records.map((r) => r.trl)),
+  parquet: async (records, extraInfo) => {
     const { parquetWriteBuffer } = await import('hyparquet-writer');
+    const columns = Object.entries(verlColumns(extraInfo));
     const buf = parquetWriteBuffer({
-      columnData: [
-        { name: 'data_source', data: records.map((r) => `cogen/${r.family}`), type: 'STRING' },
-        // JSON-typed columns take the values themselves (the writer serialises them once).
-        { name: 'prompt', data: records.map((r) => [{ role: 'user', content: r.prompt }]), type: 'JSON' },
-        { name: 'ability', data: records.map((r) => r.type), type: 'STRING' },
-        { name: 'reward_model', data: records.map((r) => ({ style: 'rule', ground_truth: r.answer })), type: 'JSON' },
-        { name: 'extra_info', data: records.map((r, i) => ({ id: r.id, level: r.level, skills: r.skills, solve_rate: r.solveRate, task: rows[i]!.task })), type: 'JSON' },
-      ],
+      columnData: columns.map(([name, type]) => ({ name, data: records.map((r) => toParquetValue(type, r.verl[name as keyof VerlRow])) })),
+      schema: [{ name: 'root', num_children: columns.length }, ...columns.flatMap(([name, type]) => parquetSchema(name, type))],
     });
-    writeFileSync(out, Buffer.from(buf));
+    return new Uint8Array(buf);
+  },
+};
+
+type SchemaElement = NonNullable<Parameters<typeof import('hyparquet-writer').parquetWriteBuffer>[0]['schema']>[number];
+
+const LEAVES: Record<Extract<ParquetType, string>, Omit<SchemaElement, 'name'>> = {
+  string: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
+  int32: { type: 'INT32' },
+  int64: { type: 'INT64' },
+  double: { type: 'DOUBLE' },
+  bool: { type: 'BOOLEAN' },
+};
+
+/** The flattened (depth-first) parquet schema elements of one field. */
+export function parquetSchema(name: string, type: ParquetType): SchemaElement[] {
+  if (typeof type === 'string') return [{ name, repetition_type: 'OPTIONAL', ...LEAVES[type] }];
+  if ('list' in type) {
+    return [
+      { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', logical_type: { type: 'LIST' }, num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      ...parquetSchema('element', type.list),
+    ];
   }
+  const fields = Object.entries(type.struct);
+  return [{ name, repetition_type: 'OPTIONAL', num_children: fields.length }, ...fields.flatMap(([n, t]) => parquetSchema(n, t))];
+}
+
+/** A value shaped for the writer: int64 leaves as bigint, struct fields by name (missing → null). */
+function toParquetValue(type: ParquetType, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (type === 'int64') return BigInt(value as number);
+  if (typeof type === 'string') return value;
+  if ('list' in type) return (value as unknown[]).map((v) => toParquetValue(type.list, v));
+  const obj = value as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(type.struct).map(([n, t]) => [n, toParquetValue(t, obj[n])]));
+}
+
+// ---- entry points -----------------------------------------------------------------------------
+
+/** Writes records of one kind in one format; returns how many. */
+export async function writeExport<Row>(kind: RecordKind<Row>, rows: Row[], out: string, format: ExportFormat): Promise<number> {
+  const records = rows.map((row, i) => kind.toExported(row, i));
+  const data = await WRITERS[format](records, kind.extraInfo);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, data);
   return records.length;
+}
+
+/** `cogen export --what <kind>`: the run's records of that kind. */
+export function exportRun(store: RunStore, what: ExportKind, out: string, format: ExportFormat): Promise<number> {
+  const kind = RECORD_KINDS[what];
+  return writeExport(kind, kind.rows(store), out, format);
+}
+
+/** Writes the export of tasks and returns the number of records. */
+export function exportTasks(rows: TaskRow[], out: string, format: ExportFormat): Promise<number> {
+  return writeExport(taskKind, rows, out, format);
 }

@@ -14,6 +14,6 @@ export type { Policy, TrainStats } from './solver/types.js';
 export { loadPreset, listPresets, parseConfig, runConfigSchema, ConfigError, type RunConfig } from './config.js';
 export { startRun, type RunOptions, type RunSummary, type StepProgress } from './loop.js';
 export { RunStore } from './store.js';
-export { exportTasks, toRecord, EXPORT_FORMATS } from './export.js';
+export { exportTasks, exportRun, toRecord, EXPORT_FORMATS, EXPORT_KINDS } from './export.js';
 export { createRng, type Rng } from './rng.js';
 export * from './task.js';

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, verifyAnswer, type Task } from '../src/index.js';
@@ -84,14 +85,26 @@ describe('cogen run --preset smoke, then skills and export', () => {
     }
   });
 
-  it('exports TRL and veRL Parquet records', () => {
+  it('exports TRL and veRL Parquet records', async () => {
     for (const format of ['trl', 'parquet']) {
       const out = join(runsDir, `tasks.${format}`);
-      const res = cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', out, '--format', format]);
+      const res = cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', out, '--what', 'tasks', '--format', format]);
       expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toMatch(new RegExp(`wrote ${summary.tasks} tasks to .*\\(${format}\\)`));
       expect(readFileSync(out).length).toBeGreaterThan(100);
     }
     expect(readFileSync(join(runsDir, 'tasks.parquet')).subarray(0, 4).toString()).toBe('PAR1');
+    // veRL's layout, nested: the chat prompt is a list of {role, content}, reward_model and extra_info are structs.
+    const rows = (await parquetReadObjects({ file: await asyncBufferFromFile(join(runsDir, 'tasks.parquet')) })) as Record<string, any>[];
+    const trl = readFileSync(join(runsDir, 'tasks.trl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(summary.tasks);
+    rows.forEach((row, i) => {
+      expect(row.prompt).toEqual(trl[i].prompt);
+      expect(row.reward_model).toEqual({ style: 'rule', ground_truth: trl[i].ground_truth });
+      expect(row.extra_info.task).toBe(trl[i].task);
+      expect(JSON.parse(row.extra_info.task).id).toBe(row.extra_info.id);
+    });
+    expect(cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', join(runsDir, 'x'), '--what', 'wishes']).code).toBe(2);
   });
 });
 
