@@ -28,6 +28,15 @@ const graphSchema = z
   })
   .strict();
 
+const budgetSchema = z
+  .object({
+    factor: z.number().min(1).default(20),
+    floor: z.number().int().positive().default(20_000),
+    cap: z.number().int().positive().default(5_000_000),
+  })
+  .strict()
+  .refine((b) => b.floor <= b.cap, { message: 'budget.floor must not exceed budget.cap' });
+
 export const runConfigSchema = z
   .object({
     name: z.string().default('custom'),
@@ -60,11 +69,17 @@ export const runConfigSchema = z
     sandbox: z
       .object({
         workers: z.number().int().positive().optional(),
+        /** Wall-clock deadline per call (ms): a safety net; answers are bounded by their budget. */
         timeoutMs: z.number().int().positive().default(50),
         memoryBytes: z.number().int().positive().default(16 * 1024 * 1024),
+        /**
+         * An answer's budget in interpreter steps (sandbox/budget.ts): clamp(factor × the
+         * reference's measured cost, floor, cap), set on each task when it is validated.
+         */
+        budget: budgetSchema.prefault({}),
       })
       .strict()
-      .default({ timeoutMs: 50, memoryBytes: 16 * 1024 * 1024 }),
+      .prefault({}),
     /** Checkpoint every N steps (and at the end). */
     checkpointEvery: z.number().int().positive().default(10),
     graph: graphSchema.default(graphSchema.parse({})),
