@@ -13,7 +13,7 @@ import { verifyMany } from '../sandbox/verify.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from './rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, flushGraphs, graphTask, mean, openGraphs, probeScores, propose, runEvent, taskSpace, type Probe, type ProposeContext } from './run-parts.js';
+import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, taskSpace, type Probe, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/types.js';
 import { RunStore, StoreError } from './store.js';
@@ -355,9 +355,3 @@ function agentMetrics(ctx: StepContext, proposals: ProposalRecord[], rewards: nu
 }
 
 const seenKey = (t: Task): string => t.id;
-
-function newRunId(config: RunConfig): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  return `${stamp}-${config.name}-s${config.seed}`;
-}
-

@@ -176,3 +176,9 @@ export function graphTask(task: Task): GraphTask {
 }
 
 export const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+/** A new run's id: UTC timestamp, preset name and seed (a served run says so). */
+export function newRunId(config: RunConfig, served = false): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${stamp}-${config.name}${served ? '-served' : ''}-s${config.seed}`;
+}

@@ -96,9 +96,17 @@ CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, digest TEXT NOT NULL,
 
 export class RunStore {
   readonly db: Database.Database;
+  /** Statements prepared once per store: a served run commits many small steps, and preparing is not free. */
+  private readonly statements = new Map<string, Database.Statement>();
 
   private constructor(readonly dir: string, db: Database.Database) {
     this.db = db;
+  }
+
+  private sql(text: string): Database.Statement {
+    let st = this.statements.get(text);
+    if (!st) this.statements.set(text, (st = this.db.prepare(text)));
+    return st;
   }
 
   /** Opens (creating if asked) the store of a run directory. */
@@ -122,12 +130,12 @@ export class RunStore {
   }
 
   getMeta(key: string): string | undefined {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.sql('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
     return row?.value;
   }
 
   setMeta(values: Record<string, string>): void {
-    const put = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const put = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     this.db.transaction(() => {
       for (const [k, v] of Object.entries(values)) put.run(k, v);
     })();
@@ -136,18 +144,18 @@ export class RunStore {
   /** Everything a step produced, in one transaction. */
   commitStep(rec: StepRecord): void {
     const db = this.db;
-    const insTask = db.prepare(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
+    const insTask = this.sql(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
       parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
-    const score = db.prepare('UPDATE tasks SET attempts = attempts + ?, solved = solved + ? WHERE id = ?');
-    const insScore = db.prepare('INSERT INTO task_scores (step, task_id, solved, attempts) VALUES (?,?,?,?)');
-    const insEp = db.prepare('INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES (?,?,?,?,?)');
-    const insMetric = db.prepare('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
-    const insEvent = db.prepare('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
-    const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    const closeIssue = db.prepare("UPDATE issued SET state = 'scored' WHERE id = ?");
-    const insRequest = db.prepare('INSERT INTO requests (key, digest, response) VALUES (?, ?, ?)');
-    const insProposal = db.prepare(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
+    const score = this.sql('UPDATE tasks SET attempts = attempts + ?, solved = solved + ? WHERE id = ?');
+    const insScore = this.sql('INSERT INTO task_scores (step, task_id, solved, attempts) VALUES (?,?,?,?)');
+    const insEp = this.sql('INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES (?,?,?,?,?)');
+    const insMetric = this.sql('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
+    const insEvent = this.sql('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
+    const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const putMeta = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const closeIssue = this.sql("UPDATE issued SET state = 'scored' WHERE id = ?");
+    const insRequest = this.sql('INSERT INTO requests (key, digest, response) VALUES (?, ?, ?)');
+    const insProposal = this.sql(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
       task_id, input_tokens, output_tokens, tokens_estimated, ms, learnability) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     db.transaction(() => {
       for (const p of rec.proposals ?? []) {
@@ -179,11 +187,11 @@ export class RunStore {
    */
   issueTasks(rec: { step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[]; meta: Record<string, string> }): number[] {
     const db = this.db;
-    const insTask = db.prepare(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
+    const insTask = this.sql(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
       parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
-    const insIssue = db.prepare('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
-    const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const insIssue = this.sql('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
+    const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const putMeta = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     return db.transaction(() => {
       for (const { task, compact, natural } of rec.newTasks) {
         insTask.run(task.id, rec.step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
@@ -198,9 +206,9 @@ export class RunStore {
   /** Skill events with their graph events and meta values, in one transaction (a served probe report). */
   commitEvents(rec: { step: number; skillEvents: StepRecord['skillEvents']; outbox: GraphEvent[]; meta: Record<string, string> }): void {
     const db = this.db;
-    const insEvent = db.prepare('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
-    const insOutbox = db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const insEvent = this.sql('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
+    const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const putMeta = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     db.transaction(() => {
       for (const ev of rec.skillEvents) insEvent.run(rec.step, ev.skillId, ev.event, ev.accuracy, ev.at);
       for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
@@ -210,34 +218,34 @@ export class RunStore {
 
   /** A task's cumulative score so far. */
   taskScore(id: string): { solved: number; attempts: number } {
-    return (this.db.prepare('SELECT solved, attempts FROM tasks WHERE id = ?').get(id) as { solved: number; attempts: number } | undefined) ?? { solved: 0, attempts: 0 };
+    return (this.sql('SELECT solved, attempts FROM tasks WHERE id = ?').get(id) as { solved: number; attempts: number } | undefined) ?? { solved: 0, attempts: 0 };
   }
 
   /** The oldest issue of a task still waiting for its score. */
   openIssue(taskId: string): number | undefined {
-    const row = this.db.prepare("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT 1").get(taskId) as { id: number } | undefined;
+    const row = this.sql("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT 1").get(taskId) as { id: number } | undefined;
     return row?.id;
   }
 
   /** Marks issues past their expiry as abandoned; returns how many were. */
   expireIssues(now: number): number {
-    return this.db.prepare("UPDATE issued SET state = 'abandoned' WHERE state = 'open' AND expires_at < ?").run(now).changes;
+    return this.sql("UPDATE issued SET state = 'abandoned' WHERE state = 'open' AND expires_at < ?").run(now).changes;
   }
 
   issueCounts(): { open: number; scored: number; abandoned: number } {
-    const rows = this.db.prepare('SELECT state, COUNT(*) n FROM issued GROUP BY state').all() as { state: string; n: number }[];
+    const rows = this.sql('SELECT state, COUNT(*) n FROM issued GROUP BY state').all() as { state: string; n: number }[];
     const by = Object.fromEntries(rows.map((r) => [r.state, r.n]));
     return { open: by.open ?? 0, scored: by.scored ?? 0, abandoned: by.abandoned ?? 0 };
   }
 
   /** The stored response of an idempotent request. */
   request(key: string): StoredRequest | undefined {
-    return this.db.prepare('SELECT key, digest, response FROM requests WHERE key = ?').get(key) as StoredRequest | undefined;
+    return this.sql('SELECT key, digest, response FROM requests WHERE key = ?').get(key) as StoredRequest | undefined;
   }
 
   /** Appends graph events outside a step (run start/end, checkpoints). */
   appendOutbox(step: number, events: GraphEvent[]): void {
-    const ins = this.db.prepare('INSERT INTO outbox (step, event) VALUES (?, ?)');
+    const ins = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
     this.db.transaction(() => {
       for (const ev of events) ins.run(step, JSON.stringify(ev));
     })();
@@ -251,73 +259,72 @@ export class RunStore {
   truncateAfter(step: number): void {
     const db = this.db;
     db.transaction(() => {
-      const later = db.prepare('SELECT task_id, SUM(solved) s, SUM(attempts) a FROM task_scores WHERE step > ? GROUP BY task_id').all(step) as { task_id: string; s: number; a: number }[];
-      const unscore = db.prepare('UPDATE tasks SET attempts = attempts - ?, solved = solved - ? WHERE id = ?');
+      const later = this.sql('SELECT task_id, SUM(solved) s, SUM(attempts) a FROM task_scores WHERE step > ? GROUP BY task_id').all(step) as { task_id: string; s: number; a: number }[];
+      const unscore = this.sql('UPDATE tasks SET attempts = attempts - ?, solved = solved - ? WHERE id = ?');
       for (const r of later) unscore.run(r.a, r.s, r.task_id);
       for (const table of ['tasks', 'episodes', 'task_scores', 'metrics', 'skill_events', 'checkpoints', 'outbox', 'proposals']) {
-        db.prepare(`DELETE FROM ${table} WHERE step > ?`).run(step);
+        this.sql(`DELETE FROM ${table} WHERE step > ?`).run(step);
       }
-      const maxSeq = (db.prepare('SELECT COALESCE(MAX(seq), 0) m FROM outbox').get() as { m: number }).m;
-      db.prepare('UPDATE outbox_cursor SET seq = MIN(seq, ?)').run(maxSeq);
-      db.prepare("INSERT INTO meta (key, value) VALUES ('lastStep', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(step));
+      const maxSeq = (this.sql('SELECT COALESCE(MAX(seq), 0) m FROM outbox').get() as { m: number }).m;
+      this.sql('UPDATE outbox_cursor SET seq = MIN(seq, ?)').run(maxSeq);
+      this.sql("INSERT INTO meta (key, value) VALUES ('lastStep', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(step));
     })();
   }
 
   /** An outbox reader for one sink (each graph store keeps its own cursor). */
   outbox(sink: string): { pending(limit: number): { seq: number; event: GraphEvent }[]; markDone(maxSeq: number): void; backlog(): number } {
-    const db = this.db;
     const cursor = (): number =>
-      (db.prepare('SELECT seq FROM outbox_cursor WHERE sink = ?').get(sink) as { seq: number } | undefined)?.seq ?? 0;
+      (this.sql('SELECT seq FROM outbox_cursor WHERE sink = ?').get(sink) as { seq: number } | undefined)?.seq ?? 0;
     return {
       pending: (limit) =>
-        (db.prepare('SELECT seq, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?').all(cursor(), limit) as { seq: number; event: string }[])
+        (this.sql('SELECT seq, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?').all(cursor(), limit) as { seq: number; event: string }[])
           .map((r) => ({ seq: r.seq, event: JSON.parse(r.event) as GraphEvent })),
       markDone: (maxSeq) => {
-        db.prepare('INSERT INTO outbox_cursor (sink, seq) VALUES (?, ?) ON CONFLICT(sink) DO UPDATE SET seq = MAX(seq, excluded.seq)').run(sink, maxSeq);
+        this.sql('INSERT INTO outbox_cursor (sink, seq) VALUES (?, ?) ON CONFLICT(sink) DO UPDATE SET seq = MAX(seq, excluded.seq)').run(sink, maxSeq);
       },
-      backlog: () => (db.prepare('SELECT COUNT(*) n FROM outbox WHERE seq > ?').get(cursor()) as { n: number }).n,
+      backlog: () => (this.sql('SELECT COUNT(*) n FROM outbox WHERE seq > ?').get(cursor()) as { n: number }).n,
     };
   }
 
   /** Every event of the run, in order (for `cogen skills sync` into a fresh graph). */
   *allEvents(): Iterable<GraphEvent> {
-    for (const r of this.db.prepare('SELECT event FROM outbox ORDER BY seq').iterate() as Iterable<{ event: string }>) {
+    for (const r of this.sql('SELECT event FROM outbox ORDER BY seq').iterate() as Iterable<{ event: string }>) {
       yield JSON.parse(r.event) as GraphEvent;
     }
   }
 
   addCheckpoint(id: string, step: number, path: string, at: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO checkpoints (id, step, path, at) VALUES (?,?,?,?)').run(id, step, path, at);
+    this.sql('INSERT OR REPLACE INTO checkpoints (id, step, path, at) VALUES (?,?,?,?)').run(id, step, path, at);
   }
 
   latestCheckpoint(): { id: string; step: number; path: string } | undefined {
-    return this.db.prepare('SELECT id, step, path FROM checkpoints ORDER BY step DESC LIMIT 1').get() as { id: string; step: number; path: string } | undefined;
+    return this.sql('SELECT id, step, path FROM checkpoints ORDER BY step DESC LIMIT 1').get() as { id: string; step: number; path: string } | undefined;
   }
 
   /** Every task in the order it was first proposed (rowid order), which a resumed run relies on. */
   tasks(): TaskRow[] {
-    return (this.db.prepare('SELECT step, data, compact, natural, attempts, solved FROM tasks ORDER BY rowid').all() as {
+    return (this.sql('SELECT step, data, compact, natural, attempts, solved FROM tasks ORDER BY rowid').all() as {
       step: number; data: string; compact: string; natural: string; attempts: number; solved: number;
     }[]).map((r) => ({ task: JSON.parse(r.data) as Task, step: r.step, compact: r.compact, natural: r.natural, attempts: r.attempts, solved: r.solved }));
   }
 
   task(id: string): Task | undefined {
-    const row = this.db.prepare('SELECT data FROM tasks WHERE id = ?').get(id) as { data: string } | undefined;
+    const row = this.sql('SELECT data FROM tasks WHERE id = ?').get(id) as { data: string } | undefined;
     return row ? (JSON.parse(row.data) as Task) : undefined;
   }
 
   metrics(): Record<string, number | string | null>[] {
-    return (this.db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => JSON.parse(r.data));
+    return (this.sql('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => JSON.parse(r.data));
   }
 
   skillEvents(): { step: number; skillId: string; event: string; accuracy: number; at: string }[] {
-    return this.db.prepare('SELECT step, skill_id skillId, event, accuracy, at FROM skill_events ORDER BY id').all() as {
+    return this.sql('SELECT step, skill_id skillId, event, accuracy, at FROM skill_events ORDER BY id').all() as {
       step: number; skillId: string; event: string; accuracy: number; at: string;
     }[];
   }
 
   count(table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox' | 'proposals'): number {
-    return (this.db.prepare(`SELECT COUNT(*) n FROM ${table}`).get() as { n: number }).n;
+    return (this.sql(`SELECT COUNT(*) n FROM ${table}`).get() as { n: number }).n;
   }
 
   close(): void {

@@ -128,6 +128,8 @@ export class ServedRun {
   private readonly inflight = new Map<string, { digest: string; done: Promise<ScoreResponse> }>();
   private flushing: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private lastExpiry = -Infinity;
+  private flushTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly runId: string,
@@ -226,7 +228,7 @@ export class ServedRun {
     this.assertOpen();
     const issuedAt = this.now();
     const expiresAt = issuedAt + this.config.serve.ttlSeconds * 1000;
-    this.store.expireIssues(issuedAt);
+    this.expire();
     const issues: IssueRecord[] = tasks.map((t) => ({ taskId: t.id, issuedAt, expiresAt }));
     this.store.issueTasks({
       step,
@@ -271,7 +273,7 @@ export class ServedRun {
     this.assertOpen();
     // From here on nothing awaits: the request is applied whole, or not at all.
     const step = this.state.step + 1;
-    this.store.expireIssues(this.now());
+    this.expire();
     const groups = new Map<string, number[]>();
     items.forEach((it, i) => (groups.get(it.task_id) ?? groups.set(it.task_id, []).get(it.task_id)!).push(i));
     const fed: ArmResult[] = [];
@@ -314,7 +316,6 @@ export class ServedRun {
           meanReward: mean(rewards),
           solveRate: mean(fed.map((r) => r.solveRate)),
           meanLevel: mean(fed.map((r) => r.arm.level)),
-          abandoned: this.store.issueCounts().abandoned,
         },
         skillEvents: [],
         outbox: scored.map((s): GraphEvent => {
@@ -412,7 +413,7 @@ export class ServedRun {
 
   /** A skill-graph view of this run, as `cogen skills` shows it. */
   async skills(view: 'mastery' | 'frontier' | 'timeline') {
-    await this.flush();
+    await this.flushNow();
     const graph = this.graphs[0]!.graph;
     if (view === 'frontier') return frontier(graph, this.runId);
     if (view === 'timeline') return timeline(graph, this.runId);
@@ -431,6 +432,7 @@ export class ServedRun {
   async close(status: 'stopped' | 'finished' = 'stopped'): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.flushing.catch(() => {});
     this.store.setMeta({ status, endedAt: new Date().toISOString() });
     this.store.appendOutbox(this.state.step, [runEvent(this.store, status)]);
@@ -447,6 +449,14 @@ export class ServedRun {
     throw new ServeError(404, `unknown task id "${clip(id)}" (not sampled from this run)`);
   }
 
+  /** Abandons expired issues, at most once a second: expiry is coarse, and each pass is a write. */
+  private expire(): void {
+    const now = this.now();
+    if (now - this.lastExpiry < 1000) return;
+    this.lastExpiry = now;
+    this.store.expireIssues(now);
+  }
+
   private probeRound(): number {
     return Math.floor(this.state.groups / this.config.probes.every);
   }
@@ -455,17 +465,33 @@ export class ServedRun {
     return { ...this.state, rng: this.rng.state(), controller: this.controller.state(), mastery: this.mastery.state() };
   }
 
-  /** Drains the outbox into the skill graphs, one drain at a time; a graph that is down keeps its backlog. */
-  private flush(): Promise<unknown> {
+  /** Drains the outbox into the skill graphs now, one drain at a time; a graph that is down keeps its backlog. */
+  private flushNow(): Promise<unknown> {
     this.flushing = this.flushing
       .catch(() => {})
       .then(() => (this.closed ? 0 : flushGraphs(this.graphs, this.store, this.config.graph.batchSize, this.log)));
     return this.flushing;
   }
 
+  /**
+   * Drains the outbox soon: requests commit their events at once, and the graphs follow within
+   * FLUSH_MS, so that a burst of small requests costs one drain instead of one each.
+   */
+  private flush(): void {
+    if (this.flushTimer || this.closed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      void this.flushNow();
+    }, FLUSH_MS);
+    this.flushTimer.unref();
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new StoreError('the served run is closed');
   }
 }
+
+/** How soon after a change the skill graphs are fed (ms). */
+const FLUSH_MS = 500;
 
 const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 80)}…` : s);

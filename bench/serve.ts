@@ -1,0 +1,180 @@
+// bench:serve — what serving costs over doing the same work in process, measured side by side.
+//   sample   tasks/s of POST /v1/sample {n: 64} (one client) against ServedRun.sample(64) in this
+//            process, each on a fresh run of the same preset and seed, so both draw the same arms
+//   score    rewards/s of POST /v1/score with batches of 64 completions from 4 concurrent clients
+//            (autocannon) against extractAnswer + verifyMany in this process on the same batches,
+//            4 batches in flight; interleaved twice to spread the machine's noise
+//   latency  p50 / p99 of one batch of 256 completions, one client
+// The server is the real CLI in a child process on a loopback port. Completions are half right
+// (the reference answer in free text) and half wrong. Prints a table; writes bench/results/serve.json.
+//   npx tsx bench/serve.ts [--preset default] [--seconds 8]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { createSandbox } from '../sandbox/index.js';
+import { verifyMany } from '../sandbox/verify.js';
+import { extractAnswer } from '../src/agents/index.js';
+import { loadPreset } from '../src/config.js';
+import { ServedRun } from '../src/server/index.js';
+import { RunStore } from '../src/store.js';
+import { answerKind, referenceAnswer, type Task } from '../src/task.js';
+
+const { values: args } = parseArgs({ options: { preset: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '8' }, rounds: { type: 'string', default: '10' } } });
+const ROOT = resolve(import.meta.dirname, '..');
+const seconds = Number(args.seconds);
+const sampleRounds = Number(args.rounds);
+const config = loadPreset(args.preset!);
+const tmp = mkdtempSync(join(tmpdir(), 'cogen-bench-serve-'));
+
+const freePort = () =>
+  new Promise<number>((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+
+async function startChild(runId: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'bin/cogen.js'), 'serve', '--preset', args.preset!, '--port', String(port), '--runs-dir', join(tmp, 'runs'), '--run-id', runId], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = `http://127.0.0.1:${port}`;
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
+    try {
+      if ((await fetch(url + '/health')).ok) return { url, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start');
+}
+
+const post = async (url: string, path: string, body: unknown) => {
+  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<any>;
+};
+
+/** A wrong answer of the right form. */
+function wrongAnswer(t: Task): string {
+  if (t.type === 'induction') return '(...xs) => "wrong"';
+  if (t.type === 'abduction') return JSON.stringify(t.input.map((x) => (typeof x === 'number' ? x + 1000 : x)));
+  return JSON.stringify(typeof t.output === 'number' ? t.output + 1 : 'wrong');
+}
+
+/** Batches of `size` completions: groups of 8 per task, half right (in free text), half wrong. */
+function batches(tasks: Task[], size: number): { task_id: string; completion: string }[][] {
+  const items = tasks.flatMap((t) =>
+    Array.from({ length: 8 }, (_, i) => ({ task_id: t.id, completion: i % 2 === 0 ? `Thinking it through.\nANSWER: ${referenceAnswer(t).split('\n').join(' ')}` : wrongAnswer(t) })),
+  );
+  const out = [];
+  for (let i = 0; i + size <= items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const rate = (n: number, ms: number) => (1000 * n) / ms;
+
+async function main() {
+  console.error(`bench:serve on ${cpus().length} cores, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}, preset ${args.preset}`);
+  // --- sample: fresh runs of the same preset and seed on both sides.
+  const { url, child } = await startChild('http');
+  const tHttp = performance.now();
+  let httpTasks = 0;
+  for (let r = 0; r < sampleRounds; r++) httpTasks += (await post(url, '/v1/sample', { n: 64 })).tasks.length;
+  const sampleHttpMs = performance.now() - tHttp;
+  const local = await ServedRun.open(config, { runsDir: join(tmp, 'runs'), preset: args.preset!, runId: 'local' });
+  const tLocal = performance.now();
+  let localTasks = 0;
+  for (let r = 0; r < sampleRounds; r++) localTasks += (await local.sample(64)).tasks.length;
+  const sampleLocalMs = performance.now() - tLocal;
+  await local.close();
+
+  // --- score: the server's own tasks, read from its store, as completions.
+  const store = RunStore.open(join(tmp, 'runs', 'http'), { create: false });
+  const tasks = store.tasks().map((r) => r.task);
+  store.close();
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const b64 = batches(tasks, 64);
+  const b256 = batches(tasks, 256);
+  const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
+
+  async function inProcess(): Promise<number> {
+    let done = 0;
+    let next = 0;
+    const end = performance.now() + seconds * 1000;
+    const t0 = performance.now();
+    await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        while (performance.now() < end) {
+          const batch = b64[next++ % b64.length]!;
+          await verifyMany(sandbox, batch.map((it) => {
+            const task = byId.get(it.task_id)!;
+            return { task, answer: extractAnswer(it.completion, answerKind(task.type)) };
+          }));
+          done += batch.length;
+        }
+      }),
+    );
+    return rate(done, performance.now() - t0);
+  }
+
+  async function overHttp(bodies: { task_id: string; completion: string }[][], connections: number, opts: { duration?: number; amount?: number }) {
+    let next = 0;
+    const result = await autocannon({
+      url: url + '/v1/score',
+      connections,
+      ...opts,
+      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ items: bodies[next++ % bodies.length] }) }) }],
+    });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`score over HTTP: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return result;
+  }
+
+  const rows: { round: number; inProcess: number; http: number }[] = [];
+  for (let round = 1; round <= 2; round++) {
+    const a = await inProcess();
+    const r = await overHttp(b64, 4, { duration: seconds });
+    rows.push({ round, inProcess: a, http: (r.requests.total * 64) / (r.duration) });
+  }
+  const lat = await overHttp(b256, 1, { amount: 40 });
+  await sandbox.close();
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  rmSync(tmp, { recursive: true, force: true });
+
+  const sampleHttp = rate(httpTasks, sampleHttpMs);
+  const sampleLocal = rate(localTasks, sampleLocalMs);
+  const table = [
+    ['measure', 'over HTTP', 'in process', 'ratio'],
+    ['sample, tasks/s (n=64, 1 client)', sampleHttp.toFixed(0), sampleLocal.toFixed(0), (sampleHttp / sampleLocal).toFixed(2)],
+    ...rows.map((r) => [`score, rewards/s (64/batch, 4 clients), round ${r.round}`, r.http.toFixed(0), r.inProcess.toFixed(0), (r.http / r.inProcess).toFixed(2)]),
+    ['one batch of 256, latency p50 / p99 (ms)', `${lat.latency.p50} / ${lat.latency.p99}`, '', ''],
+  ];
+  const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  for (const r of table) console.log(r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  '));
+  const out = {
+    bench: 'serve',
+    date: new Date().toISOString(),
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? null, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadavg: loadavg().map((x) => +x.toFixed(2)) },
+    preset: args.preset,
+    seconds,
+    sample: { httpTasksPerSecond: sampleHttp, inProcessTasksPerSecond: sampleLocal, ratio: sampleHttp / sampleLocal, rounds: sampleRounds, n: 64 },
+    score: rows.map((r) => ({ ...r, ratio: r.http / r.inProcess })),
+    latency256: { p50: lat.latency.p50, p90: lat.latency.p90, p99: lat.latency.p99, max: lat.latency.max, requests: lat.requests.total },
+  };
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'results', 'serve.json'), JSON.stringify(out, null, 2) + '\n');
+}
+
+main().catch((e) => {
+  console.error(`bench:serve: ${(e as Error).message}`);
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(1);
+});
