@@ -105,10 +105,13 @@ function sync() {
   lastSet = c;
 }
 
-/** Sets the counter so that the handler runs within COUNTER_INIT steps, or when the allowance ends. */
+/**
+ * Sets the counter so that the handler runs within COUNTER_INIT steps, or at the first step past
+ * the allowance (a job may take `allowance` steps; the attempt at one more stops it).
+ */
 function setCounter() {
   if (!exact || !ctxPtr) return;
-  const left = allowance - spent;
+  const left = allowance - spent + 1;
   const next = left >= COUNTER_INIT ? COUNTER_INIT : Math.max(1, left);
   counterView()[(ctxPtr + COUNTER_OFFSET) >> 2] = next;
   lastSet = next;
@@ -116,13 +119,18 @@ function setCounter() {
 
 function onInterrupt() {
   calls++;
-  // QuickJS has just reset the counter to COUNTER_INIT; the steps since the last read are lastSet
-  // (the counter ran down from there to 0), at least 1.
   if (exact && ctxPtr) {
-    spent += Math.max(1, lastSet);
-    lastSet = COUNTER_INIT;
+    const c = counterView()[(ctxPtr + COUNTER_OFFSET) >> 2];
+    // Either the interpreter's counter ran down from lastSet to 0 and QuickJS has just reset it to
+    // COUNTER_INIT (lastSet steps, at least 1), or the regexp engine, which keeps a counter of its
+    // own, calls in after 10,000 of its steps: those, plus the interpreter's steps since the last
+    // read. (With lastSet = c = COUNTER_INIT the two readings agree.)
+    spent += c === COUNTER_INIT ? Math.max(1, lastSet) : lastSet - c + COUNTER_INIT;
+    lastSet = c;
   } else spent += COUNTER_INIT;
-  if (spent >= allowance) {
+  if (spent > allowance) {
+    // The step that would pass the allowance is not taken.
+    if (exact && ctxPtr) spent = Math.max(allowance, spent - 1);
     overBudget = true;
     interrupted = true;
     return true;

@@ -113,3 +113,34 @@ export const NORMAL = {
   args: [[3, 1, 3]] as Json[],
   value: { doubled: [6, 2, 6], max: 3, parsed: [1], clean: true, distinct: 2 } as Json,
 };
+
+/**
+ * Hostile induction answers (issue 15): verified against a real induction task, each must fail
+ * with its reason, end its verification within its budget (steps, counted by the engine), and
+ * bring back a short reason whatever it tried to push out of the sandbox.
+ */
+export interface HostileAnswer {
+  name: string;
+  answer: string;
+  /** The reason the verdict must start with. */
+  reason: string;
+  /** Whether the answer's first failure ends its verification (no later example runs). */
+  ends: boolean;
+}
+
+export const HOSTILE_ANSWERS: HostileAnswer[] = [
+  { name: 'endless loop', answer: 'function f(a){ for(;;){} }', reason: 'timeout: exceeded its budget', ends: true },
+  { name: 'endless string building', answer: "function f(a){ let s=''; for(let i=0;i<1e9;i++) s+='x'; return s }", reason: 'timeout: exceeded its budget', ends: true },
+  { name: 'a 10-million-character error message', answer: "function f(a){ throw new Error('x'.repeat(1e7)) }", reason: 'runtime-error: Error: xxx', ends: true },
+  { name: 'a 10-million-character thrown string', answer: "function f(a){ throw 'y'.repeat(1e7) }", reason: 'runtime-error: thrown: "yyy', ends: true },
+  { name: 'a huge error name', answer: "function f(a){ const e = new Error('m'); e.name = 'N'.repeat(5e6); throw e }", reason: 'runtime-error: NNN', ends: true },
+  { name: 'a message getter that loops', answer: 'function f(a){ throw { get message() { for(;;){} }, name: "E" } }', reason: 'timeout: exceeded its budget', ends: true },
+  { name: 'a 10-million-character result', answer: "function f(a){ return 'z'.repeat(1e7) }", reason: 'output-too-large', ends: true },
+  { name: 'a big array result', answer: "function f(a){ return ['w'.repeat(2e5), 'v'.repeat(2e5)] }", reason: 'output-too-large', ends: true },
+  { name: 'endless recursion', answer: 'function f(a){ return f(a) + 1 }', reason: 'stack', ends: true },
+  { name: 'memory bomb', answer: "function f(a){ let s = 'ab'; for(;;) { s = s + s; s.charAt(1) } }", reason: 'memory', ends: true },
+  { name: 'slow on every input', answer: 'function f(a){ let t = 0; for (let i = 0; i < 3e5; i++) t += i; return t }', reason: 'timeout: exceeded its budget', ends: true },
+  { name: 'catches the interrupt and loops on', answer: 'function f(a){ for(;;){ try { for(;;){} } catch (e) {} } }', reason: 'timeout: exceeded its budget', ends: true },
+  { name: 'regexp backtracking', answer: 'function f(a){ return /^(a+)+$/.test("a".repeat(40) + "b") }', reason: 'timeout: exceeded its budget', ends: true },
+  { name: 'wrong on every input (runs them all)', answer: 'function f(a){ return "nope" }', reason: 'wrong: example 1 differs', ends: false },
+];

@@ -1,0 +1,169 @@
+// Budgets (issue 15): one answer, one budget of interpreter steps, counted by the engine. The tests
+// check the accounting (steps spent against the budget, as the engine reports them), never a wall
+// time: the wall cost of hostile answers is measured by `npm run bench:sandbox`.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createSandbox, budgetFor, DEFAULT_BUDGET, resolveBudget, taskBudget, verifyAnswer } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { verifyManyMetered } from '../sandbox/verify.js';
+import { runTwiceMetered } from '../sandbox/validate.js';
+import { families, generateTask } from '../generators/index.js';
+import { createRng } from '../src/rng.js';
+import { referenceAnswer, TASK_TYPES, type InductionTask, type Task } from '../src/task.js';
+import { HOSTILE_ANSWERS } from './hostile/corpus.js';
+
+/**
+ * What an answer may spend past its budget: the interpreter stops at the budget's last step, but
+ * the regexp engine checks in only every 10,000 of its own steps.
+ */
+const SLACK = 10_000;
+
+let sb: Sandbox;
+let task: InductionTask;
+beforeAll(async () => {
+  // One worker, so that each answer after a hostile one runs on the very same runtime.
+  sb = await createSandbox({ workers: 1 });
+  task = (await generateTask(sb, { family: 'array', level: 1, type: 'induction', rng: createRng(7) })) as InductionTask;
+});
+afterAll(async () => {
+  await sb.close();
+});
+
+describe('budget settings', () => {
+  it('budget = clamp(factor × cost, floor, cap)', () => {
+    expect(budgetFor(10)).toBe(DEFAULT_BUDGET.floor);
+    expect(budgetFor(5_000)).toBe(100_000);
+    expect(budgetFor(1e9)).toBe(DEFAULT_BUDGET.cap);
+    expect(budgetFor(100, resolveBudget({ factor: 30, floor: 10 }))).toBe(3000);
+    expect(resolveBudget({ floor: 1e9 }).floor).toBe(DEFAULT_BUDGET.cap);
+  });
+  it('a task without a budget (made before budgets) gets the cap; a task cannot ask for more than the cap', () => {
+    const { budget: _, ...old } = task;
+    expect(taskBudget(old as Task)).toBe(DEFAULT_BUDGET.cap);
+    expect(taskBudget({ ...task, budget: 1e12 })).toBe(DEFAULT_BUDGET.cap);
+    expect(taskBudget({ ...task, budget: 12_345 })).toBe(12_345);
+  });
+});
+
+describe('every generated task carries a budget its reference fits ten times over', () => {
+  const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => TASK_TYPES.map((type) => ({ family: f.id, level, type })))).flat();
+  it.each(cells)('$family level $level $type', async ({ family, level, type }) => {
+    for (const seed of [1, 2, 3]) {
+      const t = await generateTask(sb, { family, level, type, rng: createRng(seed) });
+      expect(t.budget, 'budget').toBeGreaterThanOrEqual(DEFAULT_BUDGET.floor);
+      // The task travels as JSON (run store, exports): the budget with it.
+      expect((JSON.parse(JSON.stringify(t)) as Task).budget).toBe(t.budget);
+      const { cost } = await runTwiceMetered(sb, t.program, t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input]);
+      expect(cost! * 10, `reference cost ${cost}`).toBeLessThanOrEqual(t.budget!);
+      const [m] = await verifyManyMetered(sb, [{ task: t, answer: referenceAnswer(t) }]);
+      expect(m!.verdict.reward).toBe(1);
+      if (t.type !== 'deduction') expect(m!.budget).toBe(t.budget);
+      if (t.type === 'induction') expect(m!.steps! * 10).toBeLessThanOrEqual(t.budget!);
+    }
+  });
+});
+
+describe('hostile answers', () => {
+  for (const h of HOSTILE_ANSWERS) {
+    it(`${h.name}: ${h.reason}, within its budget, short reason`, async () => {
+      const [m] = await verifyManyMetered(sb, [{ task, answer: h.answer }]);
+      const v = m!.verdict;
+      expect(v.reward).toBe(0);
+      expect(v.reason!.startsWith(h.reason), v.reason).toBe(true);
+      expect(v.reason!.length).toBeLessThanOrEqual(400);
+      expect(m!.steps!).toBeLessThanOrEqual(m!.budget! + SLACK);
+      expect(v.total).toBe(task.visible.length + task.hidden.length);
+      if (h.ends) expect(v.passed).toBe(0);
+      // The next answer on the same worker is unaffected.
+      expect((await verifyAnswer(sb, task, task.program)).reward).toBe(1);
+    });
+  }
+
+  it('the first limit failure ends the answer: later examples do not run', async () => {
+    // Fine on the first example, endless on the second: its third example never runs (nor counts).
+    const answer = `function f(...a) { globalThis.n = (globalThis.n || 0) + 1; if (globalThis.n === 2) for (;;) {} return (${task.program.replace(/^function f/, 'function')})(...a) }`;
+    const [m] = await verifyManyMetered(sb, [{ task, answer }]);
+    expect(m!.verdict).toMatchObject({ reward: 0, passed: 1, total: task.visible.length + task.hidden.length });
+    expect(m!.verdict.reason).toMatch(/^timeout: exceeded its budget/);
+    expect(m!.steps).toBe(m!.budget);
+  });
+
+  it('a wrong output lets the remaining examples run (partial score)', async () => {
+    const answer = `function f(...a) { globalThis.n = (globalThis.n || 0) + 1; if (globalThis.n === 1) return "wrong"; return (${task.program.replace(/^function f/, 'function')})(...a) }`;
+    const [m] = await verifyManyMetered(sb, [{ task, answer }]);
+    const total = task.visible.length + task.hidden.length;
+    expect(m!.verdict).toMatchObject({ reward: 0, passed: total - 1, total, reason: 'wrong: example 1 differs' });
+  });
+});
+
+describe('accounting', () => {
+  it('a task budget is shared by all calls: steps spent ≤ budget, and exactly what the work took', async () => {
+    const loop = 'function f(n) { let t = 0; for (let i = 0; i < n; i++) t += i; return t }';
+    const inputs = [[100], [200], [300]];
+    const [free] = await sb.runTasksMetered!([{ program: loop, inputs }]);
+    expect(free!.results.every((r) => r.ok)).toBe(true);
+    const cost = free!.steps;
+    // Enough for all three: the same steps, whatever the budget.
+    const [fits] = await sb.runTasksMetered!([{ program: loop, inputs, budget: cost }]);
+    expect(fits!.results.every((r) => r.ok)).toBe(true);
+    expect(fits!.steps).toBe(cost);
+    // One step short: the third call fails on the budget, having spent exactly the budget.
+    const [short] = await sb.runTasksMetered!([{ program: loop, inputs, budget: cost - 1 }]);
+    expect(short!.results.slice(0, 2).every((r) => r.ok)).toBe(true);
+    expect(short!.results[2]).toMatchObject({ ok: false, reason: 'timeout' });
+    expect(short!.steps).toBe(cost - 1);
+  });
+
+  it('a call budget is each call\'s own: one endless call fails alone', async () => {
+    const prog = 'function f(n) { if (n < 0) for (;;) {} return n * 2 }';
+    const [m] = await sb.runTasksMetered!([{ program: prog, inputs: [[1], [-1], [3], [-2], [5]], budget: 5000, budgetPer: 'call' }]);
+    expect(m!.results.map((r) => (r.ok ? r.value : r.reason))).toEqual([2, 'timeout', 6, 'timeout', 10]);
+    // The program's top level and each call: at most one budget each.
+    expect(m!.steps).toBeLessThanOrEqual(6 * 5000);
+    expect(m!.steps).toBeGreaterThanOrEqual(2 * 5000);
+  });
+
+  it('steps are deterministic: the same job spends the same steps on any worker, in any order', async () => {
+    const many = await createSandbox({ workers: 2 });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 3000 }), fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 6 }), async (n, xs) => {
+          const program = `function f(k) { let s = 0; for (let i = 0; i < k * ${n % 97}; i++) s += i % 7; return [s, String(k).repeat(3)] }`;
+          const job = { program, inputs: xs.map((x) => [x]), budget: 30_000 };
+          const runs = await many.runTasksMetered!([job, job, { program: 'function f(){ for(;;){} }', inputs: [[]], budget: 1000 }, job]);
+          const again = await sb.runTasksMetered!([job]);
+          const steps = [runs[0]!.steps, runs[1]!.steps, runs[3]!.steps, again[0]!.steps];
+          expect(new Set(steps).size, JSON.stringify(steps)).toBe(1);
+          expect(steps[0]).toBeLessThanOrEqual(30_000 + SLACK);
+          expect(runs[2]!.steps).toBe(1000);
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await many.close();
+    }
+  });
+
+  it('any answer spends at most its budget (property over generated programs)', async () => {
+    const body = fc.constantFrom(
+      'return a',
+      'for (;;) {}',
+      'let s = ""; for (let i = 0; i < 1e9; i++) s += "x"; return s',
+      'let t = 0; for (let i = 0; i < 1e4; i++) t += i; return t',
+      'return f(a)',
+      'throw new Error(String(a).repeat(1000))',
+      'return JSON.stringify(a).split("").map((c) => c + c).join("")',
+      'return /^(a+)+$/.test("a".repeat(30) + "b")',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 3 }), fc.integer({ min: 1000, max: 40_000 }), async (bodies, budget) => {
+        const answer = `function f(a) { const k = JSON.stringify(a).length % ${bodies.length}; ${bodies.map((b, i) => `if (k === ${i}) { ${b} }`).join(' ')} }`;
+        const [m] = await verifyManyMetered(sb, [{ task: { ...task, budget }, answer }]);
+        expect(m!.budget).toBe(budget);
+        expect(m!.steps!).toBeLessThanOrEqual(budget + SLACK);
+        expect(m!.verdict.reason?.length ?? 0).toBeLessThanOrEqual(400);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
