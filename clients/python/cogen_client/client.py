@@ -1,0 +1,353 @@
+"""The HTTP client for `cogen serve`. Standard library only (urllib, json, dataclasses)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+DEFAULT_URL = "http://127.0.0.1:8787"
+
+Message = Dict[str, str]
+
+
+class CogenError(Exception):
+    """A request the server refused or could not answer.
+
+    `status` is the HTTP status (None when the server could not be reached at all) and `reason`
+    the server's one-line reason (its `{"error": ...}` body).
+    """
+
+    def __init__(self, reason: str, status: Optional[int] = None, path: Optional[str] = None):
+        self.reason = reason
+        self.status = status
+        self.path = path
+        where = f"{path}: " if path else ""
+        code = f"HTTP {status}: " if status is not None else ""
+        super().__init__(f"{where}{code}{reason}")
+
+
+@dataclass
+class Task:
+    """One task served by the live curriculum. `prompt` is a list of chat messages."""
+
+    id: str
+    type: str
+    family: str
+    level: int
+    skills: List[str]
+    prompt: List[Message]
+    answer_kind: str = "literal"
+    answer_shape: str = ""
+    expires_at: Optional[str] = None
+    #: Fields the server sent that this client does not know (kept, not dropped).
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def messages(self) -> List[Message]:
+        """The prompt as chat messages (what `tokenizer.apply_chat_template` takes)."""
+        return self.prompt
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Task":
+        known = {"id", "type", "family", "level", "skills", "prompt", "answer_kind", "answer_shape", "expires_at"}
+        prompt = d.get("prompt")
+        if isinstance(prompt, str):  # tolerate a plain-text prompt
+            prompt = [{"role": "user", "content": prompt}]
+        return cls(
+            id=d["id"],
+            type=d.get("type", ""),
+            family=d.get("family", ""),
+            level=int(d.get("level", 0)),
+            skills=list(d.get("skills", [])),
+            prompt=list(prompt or []),
+            answer_kind=d.get("answer_kind", "literal"),
+            answer_shape=d.get("answer_shape", ""),
+            expires_at=d.get("expires_at"),
+            extra={k: v for k, v in d.items() if k not in known},
+        )
+
+    def to_json(self) -> Dict[str, Any]:
+        out = {
+            "id": self.id,
+            "type": self.type,
+            "family": self.family,
+            "level": self.level,
+            "skills": self.skills,
+            "prompt": self.prompt,
+            "answer_kind": self.answer_kind,
+            "answer_shape": self.answer_shape,
+            "expires_at": self.expires_at,
+        }
+        out.update(self.extra)
+        return out
+
+
+@dataclass
+class ScoreResult:
+    """The verdict on one completion: reward in [0, 1], why when it is not 1, the answer extracted."""
+
+    task_id: str
+    reward: float
+    reason: Optional[str] = None
+    answer: str = ""
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any], task_id: str = "") -> "ScoreResult":
+        return cls(
+            task_id=d.get("task_id", task_id),
+            reward=float(d["reward"]),
+            reason=d.get("reason"),
+            answer=d.get("answer", ""),
+        )
+
+
+class ScoreResults(List[ScoreResult]):
+    """The results of one score request, in the order of the items; `replayed` is True when the
+    server answered from an earlier request with the same idempotency key."""
+
+    replayed: bool = False
+    idempotency_key: str = ""
+
+
+Pair = Tuple[str, str]
+
+
+class Cogen:
+    """A client for one `cogen serve` run.
+
+    >>> env = Cogen("http://127.0.0.1:8787")
+    >>> tasks = env.sample(8)
+    >>> rewards = env.score([(t.id, "ANSWER: 3") for t in tasks])
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        token: Optional[str] = None,
+        timeout: float = 60,
+        retries: int = 4,
+        backoff: float = 0.25,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.token = token if token is not None else (os.environ.get("COGEN_TOKEN") or None)
+        self.timeout = timeout
+        #: How many times a retryable request (score with its key, GETs) is tried again.
+        self.retries = retries
+        self.backoff = backoff
+
+    def __repr__(self) -> str:  # never shows the token
+        return f"Cogen({self.base_url!r})"
+
+    # -- transport ------------------------------------------------------------------------------
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: Optional[Dict[str, str]] = None,
+        retry: bool = False,
+    ) -> Any:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        h = {"Accept": "application/json"}
+        if data is not None:
+            h["Content-Type"] = "application/json"
+        if self.token:
+            h["Authorization"] = f"Bearer {self.token}"
+        if headers:
+            h.update(headers)
+        attempts = 1 + (self.retries if retry else 0)
+        last: Optional[CogenError] = None
+        for attempt in range(attempts):
+            if attempt:
+                # exponential backoff with jitter: 0.25, 0.5, 1, 2 s ...
+                time.sleep(self.backoff * (2 ** (attempt - 1)) * (0.5 + random.random()))
+            req = urllib.request.Request(self.base_url + path, data=data, headers=h, method=method)
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    raw = resp.read()
+                    ctype = resp.headers.get("Content-Type", "")
+                    if "json" in ctype or raw[:1] in (b"{", b"["):
+                        return json.loads(raw.decode("utf-8")) if raw else None
+                    return raw.decode("utf-8")
+            except urllib.error.HTTPError as e:
+                err = CogenError(_reason(e), e.code, path)
+                if e.code >= 500 or e.code == 429:
+                    last = err
+                    continue
+                raise err from None
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as e:
+                reason = getattr(e, "reason", e)
+                last = CogenError(f"cannot reach {self.base_url}: {reason}", None, path)
+                continue
+        assert last is not None
+        raise last
+
+    # -- the API --------------------------------------------------------------------------------
+
+    def health(self) -> Dict[str, Any]:
+        """GET /health: {"status": "healthy", "run_id": ...}."""
+        return self._request("GET", "/health", retry=True)
+
+    def sample(self, n: int) -> List[Task]:
+        """n fresh tasks chosen by the live curriculum (chat-format prompts)."""
+        out = self._request("POST", "/v1/sample", {"n": int(n)})
+        return [Task.from_json(t) for t in out["tasks"]]
+
+    def score_detailed(self, pairs: Iterable[Pair], idempotency_key: Optional[str] = None) -> ScoreResults:
+        """Scores (task_id, completion) pairs; completions for one task form one group.
+
+        Always sends an idempotency key (a fresh uuid4 unless given) and, on a connection error or
+        a 5xx, retries with the same key, so a retried request is never counted twice.
+        """
+        items = [{"task_id": str(tid), "completion": str(c)} for tid, c in pairs]
+        key = idempotency_key or str(uuid.uuid4())
+        if not items:
+            empty = ScoreResults()
+            empty.idempotency_key = key
+            return empty
+        out = self._request(
+            "POST",
+            "/v1/score",
+            {"items": items, "idempotency_key": key},
+            headers={"Idempotency-Key": key},
+            retry=True,
+        )
+        results = ScoreResults(
+            ScoreResult.from_json(r, items[i]["task_id"] if i < len(items) else "") for i, r in enumerate(out["results"])
+        )
+        results.replayed = bool(out.get("replayed", False))
+        results.idempotency_key = key
+        return results
+
+    def score(self, pairs: Iterable[Pair], idempotency_key: Optional[str] = None) -> List[float]:
+        """Rewards in [0, 1] for (task_id, completion) pairs, in order."""
+        return [r.reward for r in self.score_detailed(pairs, idempotency_key)]
+
+    def verify(self, task: Union[str, Dict[str, Any], Task], completion: str) -> ScoreResult:
+        """Stateless scoring of any task JSON (a line of an export, a dict, or a JSON string)."""
+        if isinstance(task, Task):
+            task = task.to_json()
+        elif isinstance(task, str):
+            task = json.loads(task)
+        out = self._request("POST", "/v1/verify", {"task": task, "completion": str(completion)}, retry=True)
+        return ScoreResult.from_json(out, task_id=str(task.get("id", "")) if isinstance(task, dict) else "")
+
+    def probes(self) -> Dict[str, Any]:
+        """GET /v1/probes: {"round", "due", "tasks": [Task, ...]} (tasks parsed into `Task`)."""
+        out = self._request("GET", "/v1/probes", retry=True)
+        out["tasks"] = [Task.from_json(t) for t in out.get("tasks", [])]
+        return out
+
+    def report_probes(self, round: int, answers: Union[Sequence[Pair], Dict[str, str]]) -> Dict[str, Any]:
+        """POST /v1/probes: the trainer's greedy answers to the probe round's tasks."""
+        if isinstance(answers, dict):
+            answers = list(answers.items())
+        body = {"round": round, "answers": [{"task_id": str(t), "completion": str(c)} for t, c in answers]}
+        return self._request("POST", "/v1/probes", body)
+
+    def skills(self, view: str = "mastery") -> Any:
+        """GET /v1/skills?view=mastery|frontier|timeline."""
+        return self._request("GET", "/v1/skills?" + urllib.parse.urlencode({"view": view}), retry=True)
+
+    def stats(self) -> Dict[str, Any]:
+        """GET /v1/stats: the served run's counters."""
+        return self._request("GET", "/v1/stats", retry=True)
+
+    # -- trainer adapters -----------------------------------------------------------------------
+
+    def trl_reward(self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> List[float]:
+        """A TRL reward function (`GRPOTrainer(reward_funcs=[env.trl_reward])`).
+
+        The dataset's `task_id` column arrives in kwargs as a list, one per completion.
+        Completions may be strings or conversations (the last assistant message is the answer).
+        """
+        task_ids = kwargs.get("task_id")
+        if task_ids is None:
+            raise ValueError("cogen trl_reward needs the dataset's `task_id` column (use env.as_dataset())")
+        if len(task_ids) != len(completions):
+            raise ValueError(f"cogen trl_reward: {len(task_ids)} task ids for {len(completions)} completions")
+        return self.score(list(zip(task_ids, (completion_text(c) for c in completions))))
+
+    def as_dataset(self, batch: int = 64) -> "LiveDataset":
+        """An endless iterable of fresh task rows from the live curriculum:
+        {"prompt": [messages], "task_id", "type", "family", "level"}."""
+        return LiveDataset(self, batch)
+
+    def as_hf_dataset(self, batch: int = 64):
+        """The live dataset as a HuggingFace `datasets.IterableDataset` (for `GRPOTrainer(train_dataset=...)`;
+        give the trainer `max_steps`, and `shuffle_dataset=False` so that tasks are not buffered)."""
+        from .trl import hf_dataset
+
+        return hf_dataset(self, batch)
+
+
+class LiveDataset:
+    """Endless iterable over fresh tasks; each iteration samples `batch` tasks at a time, lazily."""
+
+    def __init__(self, env: Cogen, batch: int = 64):
+        if batch < 1:
+            raise ValueError("batch must be >= 1")
+        self.env = env
+        self.batch = batch
+
+    def __iter__(self) -> Iterator[Dict[str, Any]]:
+        while True:
+            for t in self.env.sample(self.batch):
+                yield task_row(t)
+
+
+def task_row(t: Task) -> Dict[str, Any]:
+    return {
+        "prompt": t.prompt,
+        "task_id": t.id,
+        "type": t.type,
+        "family": t.family,
+        "level": t.level,
+    }
+
+
+def completion_text(c: Any) -> str:
+    """A completion as text: a string as is; a conversation (list of {role, content}) gives its last
+    assistant message's content (or the last message's, when no role says assistant)."""
+    if isinstance(c, str):
+        return c
+    if isinstance(c, dict):
+        return _content(c.get("content", ""))
+    if isinstance(c, (list, tuple)):
+        msgs = [m for m in c if isinstance(m, dict)]
+        for m in reversed(msgs):
+            if m.get("role") == "assistant":
+                return _content(m.get("content", ""))
+        return _content(msgs[-1].get("content", "")) if msgs else ""
+    return "" if c is None else str(c)
+
+
+def _content(x: Any) -> str:
+    # content may be a list of parts ({"type": "text", "text": ...}) in multimodal chat formats
+    if isinstance(x, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in x)
+    return "" if x is None else str(x)
+
+
+def _reason(e: urllib.error.HTTPError) -> str:
+    try:
+        raw = e.read().decode("utf-8", "replace")
+    except Exception:  # pragma: no cover - the body could not be read
+        raw = ""
+    try:
+        d = json.loads(raw)
+        if isinstance(d, dict) and "error" in d:
+            err = d["error"]
+            return err if isinstance(err, str) else json.dumps(err)
+    except ValueError:
+        pass
+    return (raw.strip().splitlines() or [e.reason or f"HTTP {e.code}"])[0]

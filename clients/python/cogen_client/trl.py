@@ -1,0 +1,154 @@
+"""TRL adapters: the live curriculum as a HuggingFace `IterableDataset`, and a `TrainerCallback`
+that answers cogen's mastery probes with the trainer's model (greedy) at the probe cadence.
+
+The reward function itself is `Cogen.trl_reward` (no third-party import). This module imports
+`datasets`, `transformers` and `torch` only when the adapters are used: `pip install cogen-client[trl]`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Dict, Iterator, List, Optional
+
+from .client import Cogen, Task, task_row
+
+logger = logging.getLogger("cogen_client")
+
+try:  # the callback must subclass TrainerCallback for the Trainer; without transformers it is a plain class
+    from transformers import TrainerCallback as _CallbackBase  # type: ignore
+except ImportError:  # pragma: no cover - exercised only without transformers
+    _CallbackBase = object  # type: ignore
+
+
+def _live_rows(env: Cogen, batch: int) -> Iterator[Dict[str, Any]]:
+    while True:
+        for t in env.sample(batch):
+            yield task_row(t)
+
+
+def hf_dataset(env: Cogen, batch: int = 64):
+    """An endless `datasets.IterableDataset` of fresh tasks: prompt (chat messages), task_id, type,
+    family, level. Give GRPOTrainer `max_steps` (an endless stream has no epoch) and
+    `shuffle_dataset=False` (a shuffle buffer would hold tasks back until they go stale)."""
+    from datasets import Features, IterableDataset, Value
+
+    try:  # datasets >= 4
+        from datasets import List as _List
+
+        prompt_feature = _List({"role": Value("string"), "content": Value("string")})
+    except ImportError:  # pragma: no cover - older datasets
+        prompt_feature = [{"role": Value("string"), "content": Value("string")}]
+    features = Features(
+        {
+            "prompt": prompt_feature,
+            "task_id": Value("string"),
+            "type": Value("string"),
+            "family": Value("string"),
+            "level": Value("int64"),
+        }
+    )
+    return IterableDataset.from_generator(_live_rows, features=features, gen_kwargs={"env": env, "batch": batch})
+
+
+def render_prompt(tokenizer: Any, messages: List[Dict[str, str]]) -> str:
+    """The prompt text a model sees: the tokenizer's chat template when it has one, else the
+    messages' contents joined by blank lines."""
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return "\n\n".join(str(m.get("content", "")) for m in messages) + "\n\n"
+
+
+class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
+    """Answers cogen's mastery probes with the model being trained.
+
+    At the end of a step (every `every` steps, or every step when None) it asks the server for the
+    probe round; when the round is due and not answered yet, it generates one greedy answer per
+    probe task with the trainer's model, on the model's device, and reports them. The server turns
+    them into learned / forgotten events of *this* model. Only the main process answers.
+
+        trainer = GRPOTrainer(..., callbacks=[CogenProbeCallback(env, tokenizer)])
+    """
+
+    def __init__(
+        self,
+        env: Cogen,
+        tokenizer: Any,
+        every: Optional[int] = None,
+        max_new_tokens: int = 256,
+        batch_size: int = 8,
+    ):
+        self.env = env
+        self.tokenizer = tokenizer
+        self.every = every
+        self.max_new_tokens = max_new_tokens
+        self.batch_size = batch_size
+        self.reported: set = set()
+        #: The server's answers to our reports, newest last ({"round", "accuracy", "per_skill", ...}).
+        self.history: List[Dict[str, Any]] = []
+
+    # TrainerCallback's other events are inherited no-ops.
+    def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any):
+        if self.every and state.global_step % self.every != 0:
+            return control
+        if not getattr(state, "is_world_process_zero", True) or model is None:
+            return control
+        self.maybe_report(model)
+        return control
+
+    def maybe_report(self, model: Any) -> Optional[Dict[str, Any]]:
+        """Answers the current probe round if it is due and not answered yet; returns the server's
+        result, or None when there was nothing to do."""
+        p = self.env.probes()
+        rnd = p.get("round")
+        due = p.get("due")
+        if due is None:
+            due = rnd not in self.reported
+        tasks: List[Task] = p.get("tasks", [])
+        if not due or rnd in self.reported or not tasks:
+            return None
+        completions = self.generate(model, tasks)
+        result = self.env.report_probes(rnd, [(t.id, c) for t, c in zip(tasks, completions)])
+        self.reported.add(rnd)
+        self.history.append(result)
+        logger.info("cogen probes round %s: accuracy %s", rnd, result.get("accuracy"))
+        return result
+
+    def generate(self, model: Any, tasks: List[Task]) -> List[str]:
+        """Greedy completions of the probe prompts with `model`, on its device."""
+        import torch
+
+        tok = self.tokenizer
+        device = getattr(model, "device", None)
+        if device is None:
+            device = next(model.parameters()).device
+        chat = bool(getattr(tok, "chat_template", None))
+        texts = [render_prompt(tok, t.messages) for t in tasks]
+        pad_id = tok.pad_token_id if tok.pad_token_id is not None else getattr(tok, "eos_token_id", None)
+        # Batches need a pad token (left padding, for a decoder-only model); without one, one by one.
+        size = self.batch_size if pad_id is not None else 1
+        was_training = model.training
+        old_side = getattr(tok, "padding_side", "right")
+        outputs: List[str] = []
+        model.eval()
+        try:
+            tok.padding_side = "left"
+            for i in range(0, len(texts), size):
+                chunk = texts[i : i + size]
+                if len(chunk) > 1 and tok.pad_token is None:
+                    tok.pad_token = tok.eos_token
+                enc = tok(chunk, return_tensors="pt", padding=len(chunk) > 1, add_special_tokens=not chat)
+                enc = {k: v.to(device) for k, v in enc.items()}
+                with torch.no_grad():
+                    out = model.generate(
+                        **enc,
+                        max_new_tokens=self.max_new_tokens,
+                        do_sample=False,
+                        pad_token_id=pad_id,
+                    )
+                new = out[:, enc["input_ids"].shape[1] :]
+                outputs.extend(tok.batch_decode(new, skip_special_tokens=True))
+        finally:
+            tok.padding_side = old_side
+            if was_training:
+                model.train()
+        return outputs
