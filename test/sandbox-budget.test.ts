@@ -167,3 +167,29 @@ describe('accounting', () => {
     );
   });
 });
+
+describe('String.prototype.repeat inside the sandbox (built by doubling for long results)', () => {
+  it('gives what the native repeat gives', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 6 }), fc.oneof(fc.integer({ min: 0, max: 6000 }), fc.double({ min: 0, max: 3000, noNaN: true })), async (s, n) => {
+        const r = await sb.run('function f(s, n) { return s.repeat(n) }', [s, n]);
+        const want = s.repeat(n);
+        if (JSON.stringify(want).length > sb.limits.maxOutputBytes) expect(r).toMatchObject({ ok: false, reason: 'output-too-large' });
+        else expect(r).toEqual({ ok: true, value: want });
+      }),
+      { numRuns: 60 },
+    );
+  });
+  it('keeps the native errors and receivers', async () => {
+    const r = await sb.run(
+      'function f() { const err = (g) => { try { return g() } catch (e) { return e.name + ": " + e.message } }; ' +
+        'return [err(() => "x".repeat(-1)), err(() => "x".repeat(Infinity)), err(() => "xy".repeat(2 ** 29)), err(() => String.prototype.repeat.call(null, 3)), ' +
+        'String.prototype.repeat.call(12, 3), "ab".repeat({ valueOf() { return 3 } }), "ab".repeat(), "x".repeat(1e6).length, String.prototype.repeat.name] }',
+      [],
+    );
+    expect(r).toEqual({
+      ok: true,
+      value: ['RangeError: invalid repeat count', 'RangeError: invalid repeat count', 'RangeError: invalid string length', expect.stringMatching(/^TypeError/), '121212', 'ababab', '', 1e6, 'repeat'],
+    });
+  });
+});
