@@ -28,7 +28,7 @@ export function requestSchemas(cfg: ServeConfig) {
   const completion = z.string().max(cfg.maxCompletionChars).openapi({ description: 'The model\'s free-text completion; the final answer is extracted from it (a fenced block, an `ANSWER:` line, or the bare answer).' });
   const item = z.object({ task_id: z.string().min(1).max(200), completion }).openapi('Completion');
   return {
-    sample: z.object({ n: z.number().int().min(1).max(cfg.maxItems).default(1) }).openapi('SampleRequest'),
+    sample: z.object({ n: z.number().int().min(1).max(cfg.maxSample).default(1) }).openapi('SampleRequest'),
     score: z
       .object({
         items: z.array(item).min(1).max(cfg.maxItems),
