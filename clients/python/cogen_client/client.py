@@ -135,6 +135,7 @@ class Cogen:
         timeout: float = 60,
         retries: int = 4,
         backoff: float = 0.25,
+        max_items: int = 1024,
     ):
         self.base_url = base_url.rstrip("/")
         self.token = token if token is not None else (os.environ.get("COGEN_TOKEN") or None)
@@ -142,6 +143,9 @@ class Cogen:
         #: How many times a retryable request (score with its key, GETs) is tried again.
         self.retries = retries
         self.backoff = backoff
+        #: Most completions in one score request (the server's `serve.maxItems`, 1024 by default);
+        #: a larger batch is sent as several requests, each task's completions kept together.
+        self.max_items = max_items
 
     def __repr__(self) -> str:  # never shows the token
         return f"Cogen({self.base_url!r})"
@@ -206,26 +210,30 @@ class Cogen:
         """Scores (task_id, completion) pairs; completions for one task form one group.
 
         Always sends an idempotency key (a fresh uuid4 unless given) and, on a connection error or
-        a 5xx, retries with the same key, so a retried request is never counted twice.
+        a 5xx, retries with the same key, so a retried request is never counted twice. A batch of
+        more than `max_items` completions goes as several requests of whole groups, keyed
+        `<key>/<i>`, so that retrying the whole call with the same key is still counted once.
         """
         items = [{"task_id": str(tid), "completion": str(c)} for tid, c in pairs]
         key = idempotency_key or str(uuid.uuid4())
-        if not items:
-            empty = ScoreResults()
-            empty.idempotency_key = key
-            return empty
-        out = self._request(
-            "POST",
-            "/v1/score",
-            {"items": items, "idempotency_key": key},
-            headers={"Idempotency-Key": key},
-            retry=True,
-        )
-        results = ScoreResults(
-            ScoreResult.from_json(r, items[i]["task_id"] if i < len(items) else "") for i, r in enumerate(out["results"])
-        )
-        results.replayed = bool(out.get("replayed", False))
+        results = ScoreResults()
         results.idempotency_key = key
+        if not items:
+            return results
+        chunks = _chunks_of_groups(items, self.max_items)
+        out: List[Optional[ScoreResult]] = [None] * len(items)
+        replayed = []
+        for i, idx in enumerate(chunks):
+            sub = [items[j] for j in idx]
+            k = key if len(chunks) == 1 else f"{key}/{i}"
+            res = self._request("POST", "/v1/score", {"items": sub, "idempotency_key": k}, headers={"Idempotency-Key": k}, retry=True)
+            replayed.append(bool(res.get("replayed", False)))
+            for j, r in zip(idx, res["results"]):
+                out[j] = ScoreResult.from_json(r, items[j]["task_id"])
+        results.extend(r for r in out if r is not None)
+        if len(results) != len(items):
+            raise CogenError(f"the server answered {len(results)} results for {len(items)} items", 200, "/v1/score")
+        results.replayed = all(replayed)
         return results
 
     def score(self, pairs: Iterable[Pair], idempotency_key: Optional[str] = None) -> List[float]:
@@ -303,6 +311,26 @@ class LiveDataset:
         while True:
             for t in self.env.sample(self.batch):
                 yield task_row(t)
+
+
+def _chunks_of_groups(items: List[Dict[str, str]], limit: int) -> List[List[int]]:
+    """Item indices in requests of at most `limit` items, a task's items never split (a task with
+    more than `limit` items goes alone, and the server says why it refuses it)."""
+    if len(items) <= limit:
+        return [list(range(len(items)))]
+    groups: Dict[str, List[int]] = {}
+    for i, it in enumerate(items):
+        groups.setdefault(it["task_id"], []).append(i)
+    chunks: List[List[int]] = []
+    cur: List[int] = []
+    for idx in groups.values():
+        if cur and len(cur) + len(idx) > limit:
+            chunks.append(cur)
+            cur = []
+        cur = cur + idx
+    if cur:
+        chunks.append(cur)
+    return chunks
 
 
 def task_row(t: Task) -> Dict[str, Any]:

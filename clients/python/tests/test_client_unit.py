@@ -164,3 +164,19 @@ def test_verl_module_loads_by_file_path_as_verl_does(monkeypatch):
         sent = json.loads(s.requests[0]["body"])
         assert s.requests[0]["path"] == "/v1/verify"
         assert sent == {"task": task, "completion": "ANSWER: 3"}
+
+
+def test_a_batch_over_max_items_goes_as_several_requests_of_whole_groups():
+    def answer(n, start):
+        return (200, {"results": [{"task_id": "?", "reward": float(start + i), "reason": None, "answer": ""} for i in range(n)], "replayed": False})
+
+    # items: a a b b b c  (limit 4) -> requests [a a] + ... grouped: {a: 0,1  b: 2,3,4  c: 5} -> [a a] [b b b c]
+    pairs = [("a", "1"), ("a", "2"), ("b", "3"), ("b", "4"), ("b", "5"), ("c", "6")]
+    with Scripted([answer(2, 0), answer(4, 10)]) as s:
+        env = Cogen(s.url, max_items=4, backoff=0.01)
+        res = env.score_detailed(pairs, idempotency_key="K")
+        bodies = [json.loads(r["body"]) for r in s.requests]
+        assert [[it["task_id"] for it in b["items"]] for b in bodies] == [["a", "a"], ["b", "b", "b", "c"]]
+        assert [b["idempotency_key"] for b in bodies] == ["K/0", "K/1"]
+        assert [r.reward for r in res] == [0.0, 1.0, 10.0, 11.0, 12.0, 13.0]
+        assert not res.replayed

@@ -95,6 +95,23 @@ def test_a_retried_request_returns_the_first_answer_and_counts_once(env, answers
     assert 400 <= e.value.status < 500
 
 
+def test_a_large_batch_is_split_into_whole_groups_and_retried_once(env, answers):
+    tasks = env.sample(3)
+    ref = answers([t.id for t in tasks])
+    small = Cogen(env.base_url, max_items=4)
+    pairs = [(t.id, c) for t in tasks for c in (right(ref[t.id]), wrong(ref[t.id]), right(ref[t.id]))]
+    expected = [1.0, 0.0, 1.0] * 3
+    before = env.stats()
+    first = small.score_detailed(pairs, idempotency_key=f"big-{uuid.uuid4()}")
+    again = small.score_detailed(pairs, idempotency_key=first.idempotency_key)
+    assert [r.reward for r in first] == expected and [r.reward for r in again] == expected
+    assert [r.task_id for r in first] == [p[0] for p in pairs]
+    assert not first.replayed and again.replayed
+    after = env.stats()
+    assert after["groups"] - before["groups"] == len({t.id for t in tasks})
+    assert after["completions"] - before["completions"] == len(pairs)
+
+
 def test_concurrent_workers_get_correct_rewards(env, answers):
     workers, per = 4, 3
     batches = [env.sample(per) for _ in range(workers)]
