@@ -77,6 +77,7 @@ function buildProgram(): Command {
       if (o.resume) {
         const store = openRun(runsDir, o.resume);
         try {
+          if (store.getMeta('kind') === 'served') throw new UserError(`run "${o.resume}" is a served run: go on with cogen serve --resume ${o.resume}`);
           config = parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${o.resume}`);
           preset = store.getMeta('preset') ?? preset;
         } finally {
@@ -144,7 +145,7 @@ function buildProgram(): Command {
     .description('serve a run over HTTP: a trainer samples tasks from the live curriculum and sends its model\'s completions to be scored')
     .option('-p, --preset <name|file>', 'preset name in curricula/ or a YAML file', 'default')
     .option('--seed <n>', 'random seed', parseIntArg)
-    .option('--curriculum <name>', 'difficulty controller (overrides the preset)')
+    .addOption(new Option('--curriculum <name>', 'difficulty controller (overrides the preset)').choices(controllerNames))
     .option('--gating', 'open arms only when the skill graph says their prerequisites are mastered')
     .option('--host <host>', 'address to bind (any other than loopback needs COGEN_TOKEN)', '127.0.0.1')
     .option('--port <n>', 'port (0: any free one)', parseIntArg, 8787)
@@ -167,7 +168,6 @@ function buildProgram(): Command {
           store.close();
         }
       } else {
-        if (o.curriculum && !(controllerNames as readonly string[]).includes(o.curriculum)) throw new UserError(`unknown curriculum "${o.curriculum}" (known: ${controllerNames.join(', ')})`);
         config = loadPreset(o.preset, {
           seed: o.seed,
           curriculum: { controller: o.curriculum, gating: o.gating },
@@ -231,13 +231,13 @@ function buildProgram(): Command {
       const rows = ids.map((id) => {
         const store = RunStore.open(join(runsDir, id), { create: false });
         try {
-          return { id, preset: store.getMeta('preset'), status: store.getMeta('status'), lastStep: Number(store.getMeta('lastStep') ?? 0), tasks: store.count('tasks') };
+          return { id, kind: store.getMeta('kind') ?? 'autonomous', preset: store.getMeta('preset'), status: store.getMeta('status'), lastStep: Number(store.getMeta('lastStep') ?? 0), tasks: store.count('tasks') };
         } finally {
           store.close();
         }
       });
       if (o.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else for (const r of rows) process.stdout.write(`${r.id}  ${r.preset}  ${r.status}  step ${r.lastStep}  ${r.tasks} tasks\n`);
+      else for (const r of rows) process.stdout.write(`${r.id}  ${r.kind}  ${r.preset}  ${r.status}  step ${r.lastStep}  ${r.tasks} tasks\n`);
     });
 
   return program;
