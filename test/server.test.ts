@@ -264,3 +264,39 @@ describe('cogen serve on another address', () => {
     }
   });
 });
+
+describe('cogen serve WebSocket sessions', () => {
+  it('caps the sessions open at once, and admits again once one closes', async () => {
+    const runsDir = tempDir('cogen-serve-ws-');
+    const server = await startServer(config({ serve: { maxSessions: 1 } }), { runsDir, preset: 'smoke', runId: 'ws', host: '127.0.0.1', port: 0 });
+    const open = async () => {
+      const ws = new WebSocket(server.url.replace('http', 'ws') + '/ws');
+      const first = new Promise<{ type: string; data: { code?: string } } | null>((ok) => {
+        ws.once('message', (d) => ok(JSON.parse(String(d))));
+        ws.once('close', () => ok(null));
+      });
+      await new Promise((ok, ko) => (ws.once('open', ok), ws.once('error', ko)));
+      return { ws, first };
+    };
+    try {
+      const a = await open();
+      a.ws.send(JSON.stringify({ type: 'state' }));
+      expect((await a.first)?.type).toBe('state');
+      const b = await open();
+      expect((await b.first)?.data.code).toBe('CAPACITY_REACHED');
+      await new Promise((ok) => (b.ws.readyState === WebSocket.CLOSED ? ok(null) : b.ws.once('close', ok)));
+      await new Promise((ok) => (a.ws.once('close', ok), a.ws.close()));
+      // The server counts the first session out when its close arrives; a later one is admitted.
+      let admitted = false;
+      for (let i = 0; i < 50 && !admitted; i++) {
+        const c = await open();
+        c.ws.send(JSON.stringify({ type: 'state' }));
+        admitted = (await c.first)?.type === 'state';
+        c.ws.close();
+      }
+      expect(admitted).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});

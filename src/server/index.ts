@@ -38,7 +38,7 @@ export async function startServer(config: RunConfig, opts: ServeOptions): Promis
   const run = await ServedRun.open(config, opts);
   const metrics = createMetrics();
   const app = createApp({ run, metrics, token: opts.token, log });
-  const inject = openEnvSessions(app, { run, metrics, maxSessions: config.serve.maxSessions, maxMessageBytes: config.serve.maxBodyBytes });
+  const sessions = openEnvSessions(app, { run, metrics, maxSessions: config.serve.maxSessions, maxMessageBytes: config.serve.maxBodyBytes });
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {
@@ -49,7 +49,7 @@ export async function startServer(config: RunConfig, opts: ServeOptions): Promis
     await run.close();
     throw new UserError(`cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`);
   }
-  inject(server);
+  sessions.inject(server);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
@@ -61,6 +61,7 @@ export async function startServer(config: RunConfig, opts: ServeOptions): Promis
       (closing ??= (async () => {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
+          sessions.closeAll();
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
         await run.close();

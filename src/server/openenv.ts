@@ -105,7 +105,7 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
   );
 }
 
-/** The WebSocket sessions; returns what the HTTP server calls once it listens. */
+/** The WebSocket sessions; returns what the HTTP server calls once it listens, and how to end every session. */
 export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metrics: Metrics; maxSessions: number; maxMessageBytes: number }) {
   const { run, metrics } = deps;
   const ws = createNodeWebSocket({ app });
@@ -177,5 +177,11 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
       };
     }),
   );
-  return ws.injectWebSocket;
+  return {
+    inject: ws.injectWebSocket,
+    /** Ends every open session (a stopping server does not wait for clients to hang up). */
+    closeAll: () => {
+      for (const client of ws.wss.clients) client.terminate();
+    },
+  };
 }
