@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Dict, Iterator, List, Optional
 
-from .client import Cogen, Task, task_row
+from .client import Cogen, CogenError, Task, task_row
 
 logger = logging.getLogger("cogen_client")
 
@@ -92,7 +92,10 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
             return control
         if not getattr(state, "is_world_process_zero", True) or model is None:
             return control
-        self.maybe_report(model)
+        try:
+            self.maybe_report(model)
+        except CogenError as e:  # evaluation must not stop training: the next due round is tried again
+            logger.warning("cogen probes skipped at step %s: %s", getattr(state, "global_step", "?"), e)
         return control
 
     def maybe_report(self, model: Any) -> Optional[Dict[str, Any]]:
@@ -128,6 +131,7 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
         size = self.batch_size if pad_id is not None else 1
         was_training = model.training
         old_side = getattr(tok, "padding_side", "right")
+        old_pad = tok.pad_token
         outputs: List[str] = []
         model.eval()
         try:
@@ -149,6 +153,8 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
                 outputs.extend(tok.batch_decode(new, skip_special_tokens=True))
         finally:
             tok.padding_side = old_side
+            if tok.pad_token != old_pad:
+                tok.pad_token = old_pad
             if was_training:
                 model.train()
         return outputs

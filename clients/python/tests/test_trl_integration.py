@@ -74,3 +74,18 @@ def test_grpo_trainer_trains_on_the_live_curriculum(fresh, tmp_path):
     assert stats["completions"] == 8
     assert cb.history and cb.history[0]["accepted"] is True
     assert any("rewards/trl_reward/mean" in h for h in trainer.state.log_history)
+
+
+def test_probe_generation_without_a_pad_token_leaves_the_tokenizer_as_it_was(fresh):
+    from cogen_client import Cogen
+    from cogen_client.trl import CogenProbeCallback
+
+    env = Cogen(fresh.url)
+    tasks = env.probes()["tasks"]
+    model, tok = example().tiny_model_and_tokenizer([m["content"] for t in tasks for m in t.messages])
+    tok.pad_token = None
+    tok.chat_template = None  # no template: the contents joined
+    side = tok.padding_side
+    out = CogenProbeCallback(env, tok, max_new_tokens=4, batch_size=3).generate(model, tasks[:5])
+    assert len(out) == 5 and all(isinstance(o, str) for o in out)
+    assert tok.pad_token is None and tok.padding_side == side
