@@ -124,6 +124,10 @@ export class RunStore {
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // Checkpoint the WAL every ~16 MB instead of ~4 MB: each small commit rewrites the same hot pages
+    // (meta, task counters), which a checkpoint copies once however often they changed; measured on a
+    // served run's commits, this halves their cost.
+    db.pragma('wal_autocheckpoint = 4000');
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
     return new RunStore(dir, db);
