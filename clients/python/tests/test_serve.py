@@ -211,6 +211,22 @@ def test_too_many_items_is_4xx(server):
     assert json.loads(body)["error"]
 
 
+def test_hostile_and_overlong_completions(env):
+    t = env.sample(1)[0]
+    hostile = [
+        "ANSWER: " + "[" * 5000,
+        "```json\n" + '{"a":' * 2000 + "1" + "}" * 2000 + "\n```",
+        "ANSWER: \u0000\udcff",
+        "```js\nwhile(true){}\n```",
+    ]
+    res = env.score_detailed([(t.id, h) for h in hostile])
+    assert [r.reward for r in res] == [0.0] * len(hostile)
+    assert all(r.reason for r in res)
+    with pytest.raises(CogenError) as e:
+        env.score([(t.id, "x" * (64 * 1024 + 1))])
+    assert e.value.status == 400 and "completion" in e.value.reason
+
+
 def test_trl_reward_function(env, answers):
     tasks = env.sample(2)
     ref = answers([t.id for t in tasks])
