@@ -75,14 +75,7 @@ function buildProgram(): Command {
       let config;
       let preset = o.preset as string;
       if (o.resume) {
-        const store = openRun(runsDir, o.resume);
-        try {
-          if (store.getMeta('kind') === 'served') throw new UserError(`run "${o.resume}" is a served run: go on with cogen serve --resume ${o.resume}`);
-          config = parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${o.resume}`);
-          preset = store.getMeta('preset') ?? preset;
-        } finally {
-          store.close();
-        }
+        ({ config, preset } = storedConfig(runsDir, o.resume, 'autonomous'));
       } else {
         config = loadPreset(o.preset, {
           seed: o.seed,
@@ -160,13 +153,7 @@ function buildProgram(): Command {
       let config;
       let preset = o.preset as string;
       if (o.resume) {
-        const store = openRun(runsDir, o.resume);
-        try {
-          config = parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${o.resume}`);
-          preset = store.getMeta('preset') ?? preset;
-        } finally {
-          store.close();
-        }
+        ({ config, preset } = storedConfig(runsDir, o.resume, 'served'));
       } else {
         config = loadPreset(o.preset, {
           seed: o.seed,
@@ -241,6 +228,18 @@ function buildProgram(): Command {
     });
 
   return program;
+}
+
+/** The config and preset a run was started with, for resuming it (ServedRun refuses an autonomous run itself). */
+function storedConfig(runsDir: string, id: string, kind: 'autonomous' | 'served') {
+  const store = openRun(runsDir, id);
+  try {
+    const served = store.getMeta('kind') === 'served';
+    if (served && kind === 'autonomous') throw new UserError(`run "${id}" is a served run: go on with cogen serve --resume ${id}`);
+    return { config: parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${id}`), preset: store.getMeta('preset') ?? '' };
+  } finally {
+    store.close();
+  }
 }
 
 function openRun(runsDir: string, id: string): RunStore {

@@ -139,47 +139,33 @@ export class RunStore {
   }
 
   setMeta(values: Record<string, string>): void {
-    const put = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    this.db.transaction(() => {
-      for (const [k, v] of Object.entries(values)) put.run(k, v);
-    })();
+    this.db.transaction(() => this.putMeta(values))();
   }
 
   /** Everything a step produced, in one transaction. */
   commitStep(rec: StepRecord): void {
-    const db = this.db;
-    const insTask = this.sql(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
-      parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     const score = this.sql('UPDATE tasks SET attempts = attempts + ?, solved = solved + ? WHERE id = ?');
     const insScore = this.sql('INSERT INTO task_scores (step, task_id, solved, attempts) VALUES (?,?,?,?)');
     const insEp = this.sql('INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES (?,?,?,?,?)');
     const insMetric = this.sql('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
-    const insEvent = this.sql('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
-    const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    const putMeta = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     const closeIssue = this.sql("UPDATE issued SET state = 'scored' WHERE id = ?");
     const insRequest = this.sql('INSERT INTO requests (key, digest, response) VALUES (?, ?, ?)');
     const insProposal = this.sql(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
       task_id, input_tokens, output_tokens, tokens_estimated, ms, learnability) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
-    db.transaction(() => {
+    this.db.transaction(() => {
       for (const p of rec.proposals ?? []) {
         insProposal.run(rec.step, p.family, p.level, p.type, p.proposer, p.prompt, p.raw, p.outcome, p.detail, p.taskId,
           p.inputTokens, p.outputTokens, p.tokensEstimated ? 1 : 0, p.ms, p.learnability);
       }
-      for (const { task, compact, natural } of rec.newTasks) {
-        insTask.run(task.id, rec.step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
-          task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
-      }
+      this.insertTasks(rec.step, rec.newTasks);
       for (const s of rec.scored) {
         score.run(s.attempts, s.solved, s.taskId);
         insScore.run(rec.step, s.taskId, s.solved, s.attempts);
       }
       for (const e of rec.episodes) insEp.run(rec.step, e.taskId, e.answer, e.reward, e.reason);
       insMetric.run(rec.step, JSON.stringify({ step: rec.step, ...rec.metrics }));
-      for (const ev of rec.skillEvents) insEvent.run(rec.step, ev.skillId, ev.event, ev.accuracy, ev.at);
-      for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
-      const meta = { ...rec.meta, lastStep: String(rec.step) };
-      for (const [k, v] of Object.entries(meta)) putMeta.run(k, v);
+      this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
+      this.putMeta({ ...rec.meta, lastStep: String(rec.step) });
       for (const id of rec.scoredIssues ?? []) closeIssue.run(id);
       if (rec.request) insRequest.run(rec.request.key, rec.request.digest, rec.request.response);
     })();
@@ -190,34 +176,44 @@ export class RunStore {
    * their graph events and the state that drew them; returns the issue ids, in order.
    */
   issueTasks(rec: { step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[]; meta: Record<string, string> }): number[] {
-    const db = this.db;
-    const insTask = this.sql(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
-      parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     const insIssue = this.sql('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
-    const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    const putMeta = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    return db.transaction(() => {
-      for (const { task, compact, natural } of rec.newTasks) {
-        insTask.run(task.id, rec.step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
-          task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
-      }
-      for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
-      for (const [k, v] of Object.entries(rec.meta)) putMeta.run(k, v);
+    return this.db.transaction(() => {
+      this.insertTasks(rec.step, rec.newTasks);
+      this.insertEvents(rec.step, [], rec.outbox);
+      this.putMeta(rec.meta);
       return rec.issues.map((i) => Number(insIssue.run(i.taskId, i.issuedAt, i.expiresAt).lastInsertRowid));
     })();
   }
 
   /** Skill events with their graph events and meta values, in one transaction (a served probe report). */
   commitEvents(rec: { step: number; skillEvents: StepRecord['skillEvents']; outbox: GraphEvent[]; meta: Record<string, string> }): void {
-    const db = this.db;
+    this.db.transaction(() => {
+      this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
+      this.putMeta(rec.meta);
+    })();
+  }
+
+  // The pieces the transactions above are made of (each runs inside its caller's transaction).
+
+  private insertTasks(step: number, tasks: StepRecord['newTasks']): void {
+    const ins = this.sql(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
+      parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+    for (const { task, compact, natural } of tasks) {
+      ins.run(task.id, step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
+        task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
+    }
+  }
+
+  private insertEvents(step: number, skillEvents: StepRecord['skillEvents'], outbox: GraphEvent[]): void {
     const insEvent = this.sql('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
     const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    const putMeta = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    db.transaction(() => {
-      for (const ev of rec.skillEvents) insEvent.run(rec.step, ev.skillId, ev.event, ev.accuracy, ev.at);
-      for (const ev of rec.outbox) insOutbox.run(rec.step, JSON.stringify(ev));
-      for (const [k, v] of Object.entries(rec.meta)) putMeta.run(k, v);
-    })();
+    for (const ev of skillEvents) insEvent.run(step, ev.skillId, ev.event, ev.accuracy, ev.at);
+    for (const ev of outbox) insOutbox.run(step, JSON.stringify(ev));
+  }
+
+  private putMeta(values: Record<string, string>): void {
+    const put = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    for (const [k, v] of Object.entries(values)) put.run(k, v);
   }
 
   /** A task's cumulative score so far. */
@@ -249,10 +245,7 @@ export class RunStore {
 
   /** Appends graph events outside a step (run start/end, checkpoints). */
   appendOutbox(step: number, events: GraphEvent[]): void {
-    const ins = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    this.db.transaction(() => {
-      for (const ev of events) ins.run(step, JSON.stringify(ev));
-    })();
+    this.db.transaction(() => this.insertEvents(step, [], events))();
   }
 
   /**
