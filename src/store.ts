@@ -33,7 +33,7 @@ export interface StepRecord {
   meta?: Record<string, string>;
   /** A served run's issued tasks that this step scored (ids from issueTasks). */
   scoredIssues?: number[];
-  /** A served request's response, kept under its idempotency key so that a retry gets it back. */
+  /** A served request's idempotency key: a retry gets this step's episodes back as its response. */
   request?: StoredRequest;
 }
 
@@ -41,7 +41,7 @@ export interface StoredRequest {
   key: string;
   /** Digest of the request body: the same key with another body is refused. */
   digest: string;
-  response: string;
+  step: number;
 }
 
 /** A task handed to a served trainer, to be scored before it expires. */
@@ -91,7 +91,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, step INTEGER NOT NU
 CREATE TABLE IF NOT EXISTS issued (id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, issued_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'open');
 CREATE INDEX IF NOT EXISTS issued_open ON issued(state, task_id);
-CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, digest TEXT NOT NULL, response TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, digest TEXT NOT NULL, step INTEGER NOT NULL);
 `;
 
 export class RunStore {
@@ -149,7 +149,7 @@ export class RunStore {
     const insEp = this.sql('INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES (?,?,?,?,?)');
     const insMetric = this.sql('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
     const closeIssue = this.sql("UPDATE issued SET state = 'scored' WHERE id = ?");
-    const insRequest = this.sql('INSERT INTO requests (key, digest, response) VALUES (?, ?, ?)');
+    const insRequest = this.sql('INSERT INTO requests (key, digest, step) VALUES (?, ?, ?)');
     const insProposal = this.sql(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
       task_id, input_tokens, output_tokens, tokens_estimated, ms, learnability) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     this.db.transaction(() => {
@@ -167,7 +167,7 @@ export class RunStore {
       this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
       this.putMeta({ ...rec.meta, lastStep: String(rec.step) });
       for (const id of rec.scoredIssues ?? []) closeIssue.run(id);
-      if (rec.request) insRequest.run(rec.request.key, rec.request.digest, rec.request.response);
+      if (rec.request) insRequest.run(rec.request.key, rec.request.digest, rec.request.step);
     })();
   }
 
@@ -240,7 +240,12 @@ export class RunStore {
 
   /** The stored response of an idempotent request. */
   request(key: string): StoredRequest | undefined {
-    return this.sql('SELECT key, digest, response FROM requests WHERE key = ?').get(key) as StoredRequest | undefined;
+    return this.sql('SELECT key, digest, step FROM requests WHERE key = ?').get(key) as StoredRequest | undefined;
+  }
+
+  /** The episodes of one step, in the order they were recorded. */
+  episodesOf(step: number): EpisodeRow[] {
+    return this.sql('SELECT task_id taskId, answer, reward, reason FROM episodes WHERE step = ? ORDER BY id').all(step) as EpisodeRow[];
   }
 
   /** Appends graph events outside a step (run start/end, checkpoints). */

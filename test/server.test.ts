@@ -235,6 +235,9 @@ describe('cogen serve', () => {
   });
 
   it('resumes with everything it acknowledged', async () => {
+    const [t] = (await call(server.url, '/v1/sample', { n: 1 })).json.tasks as Sampled[];
+    const keyed = { items: [{ task_id: t!.id, completion: reference(t!.id) }, { task_id: t!.id, completion: '```json\n"wrong"\n```' }], idempotency_key: 'before-restart' };
+    const first = await call(server.url, '/v1/score', keyed);
     const before = (await call(server.url, '/v1/stats')).json;
     const replay = await call(server.url, '/v1/score', { items: [{ task_id: 'x', completion: '1' }] }, { 'idempotency-key': 'retry-1' });
     expect(replay.status).toBe(409);
@@ -244,6 +247,9 @@ describe('cogen serve', () => {
     expect(after).toEqual(before);
     const stored = (await call(server.url, '/v1/score', { items: [{ task_id: 'x', completion: '1' }] }, { 'idempotency-key': 'retry-1' })).status;
     expect(stored).toBe(409);
+    const again = await call(server.url, '/v1/score', keyed);
+    expect(again.json).toEqual({ ...first.json, replayed: true });
+    expect((await call(server.url, '/v1/stats')).json).toEqual(before);
   });
 });
 

@@ -255,7 +255,11 @@ export class ServedRun {
     const pending = this.inflight.get(key);
     const known = stored?.digest ?? pending?.digest;
     if (known !== undefined && known !== digest) throw new ServeError(409, `idempotency key "${clip(key)}" was used with another request body`);
-    if (stored) return { ...(JSON.parse(stored.response) as ScoreResponse), replayed: true };
+    if (stored) {
+      // The first response, rebuilt from the episodes its step recorded (one per item, in order).
+      const results = this.store.episodesOf(stored.step).map((e) => ({ task_id: e.taskId, reward: e.reward, reason: e.reason, answer: e.answer }));
+      return { step: stored.step, results, replayed: true };
+    }
     if (pending) return { ...(await pending.done), replayed: true };
     const done = this.applyScore(items, idempotency);
     this.inflight.set(key, { digest, done });
@@ -324,7 +328,7 @@ export class ServedRun {
         }),
         meta: { served: JSON.stringify(this.snapshot()) },
         scoredIssues,
-        request: idempotency ? { ...idempotency, response: JSON.stringify(response) } : undefined,
+        request: idempotency ? { ...idempotency, step } : undefined,
       });
     } catch (e) {
       // Nothing was committed: the state in memory goes back to what the store holds.
