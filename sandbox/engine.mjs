@@ -245,10 +245,10 @@ const timeoutOut = (limits, budget) =>
  *
  * With a 'task' budget the first limit failure (budget or deadline, memory, stack, output size,
  * or an error whose message or thrown text exceeds TEXT_MAX) ends the job: the remaining calls are
- * not run. A call that met memory or stack after others ran
- * is retried in a fresh context (on the same budget), and a deadline (not budget) timeout of a
- * starved thread once more with one more budget, but only while every earlier call succeeded (else
- * the answer has failed whatever the retry says). With a 'call' budget each call gets its own; a
+ * not run. A call that met memory or stack after others ran is retried in a fresh context (on the
+ * same budget), and a deadline (not budget) timeout of a starved thread once more with one more
+ * budget, but only while every earlier call succeeded (else the answer has failed whatever the
+ * retry says). With a 'call' budget each call gets its own; a
  * call that spends it fails alone and the next continues in a fresh context.
  */
 export function runTask(program, argsList, limits, budget, per) {
@@ -425,6 +425,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
           }
           const v = cr.value;
           const late = interrupted;
+          const lateBudget = overBudget;
           let out;
           try {
             const t = ctx.typeof(v);
@@ -468,7 +469,10 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
           }
           // The deadline passed during the call even though it returned (an async f turns the
           // interrupt into a rejected promise): a timeout all the same.
-          if (late || interrupted) out = timeoutOut(limits, job.budget);
+          if (late || interrupted) {
+            if (late) overBudget = lateBudget;
+            out = timeoutOut(limits, job.budget);
+          }
           if (out[0] !== 0) {
             const next = fail(out);
             if (next === k || fresh || dirty) return next;

@@ -114,6 +114,14 @@ describe('accounting', () => {
     expect(short!.steps).toBe(cost - 1);
   });
 
+  it('an async f that spends its budget is a budget timeout too', async () => {
+    const [m] = await sb.runTasksMetered!([{ program: 'async function f() { for (;;) {} }', inputs: [[], []], budget: 3000 }]);
+    expect(m!.results[0]).toMatchObject({ ok: false, reason: 'timeout', detail: 'exceeded its budget of 3000 steps' });
+    expect(m!.results[1]).toMatchObject({ ok: false, reason: 'timeout', detail: expect.stringMatching(/^not run/) });
+    // (the promise machinery takes a step or two after the interrupt, before the engine sees it)
+    expect(m!.steps).toBeLessThanOrEqual(3000 + SLACK);
+  });
+
   it('a call budget is each call\'s own: one endless call fails alone', async () => {
     const prog = 'function f(n) { if (n < 0) for (;;) {} return n * 2 }';
     const [m] = await sb.runTasksMetered!([{ program: prog, inputs: [[1], [-1], [3], [-2], [5]], budget: 5000, budgetPer: 'call' }]);
