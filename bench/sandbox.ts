@@ -490,10 +490,16 @@ async function resetMicros(): Promise<{ contextMicros: number; runtimeMicros: nu
     for (let i = 0; i < n; i++) f();
     return ((performance.now() - t0) * 1000) / n;
   };
-  for (let i = 0; i < 100; i++) (ctxOnce(), rtOnce());
+  for (let i = 0; i < 100; i++) {
+    ctxOnce();
+    rtOnce();
+  }
   const a: number[] = [];
   const b: number[] = [];
-  for (let k = 0; k < 10; k++) (a.push(time(ctxOnce, 200)), b.push(time(rtOnce, 200)));
+  for (let k = 0; k < 10; k++) {
+    a.push(time(ctxOnce, 200));
+    b.push(time(rtOnce, 200));
+  }
   rt.dispose();
   return { contextMicros: median(a), runtimeMicros: median(b) };
 }

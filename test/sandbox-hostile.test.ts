@@ -1,14 +1,28 @@
 // The hostile corpus: every program is contained, ends with its typed reason, and the next task on
-// the same worker is unaffected; the host and the pool stay healthy.
+// the same worker is unaffected; the host and the pool stay healthy. Hostile induction answers
+// (issue 15) fail with their reason within their budget (the steps the engine reports), with a
+// short reason, and the first limit failure ends the answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../sandbox/index.js';
+import { createSandbox, verifyAnswer } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { HOSTILE, NORMAL } from './hostile/corpus.js';
+import { verifyManyMetered } from '../sandbox/verify.js';
+import { generateTask } from '../generators/index.js';
+import { createRng } from '../src/rng.js';
+import type { InductionTask } from '../src/task.js';
+import { HOSTILE, HOSTILE_ANSWERS, NORMAL } from './hostile/corpus.js';
+
+/**
+ * What an answer may spend past its budget: the interpreter stops at the budget's last step, but
+ * the regexp engine checks in only every 10,000 of its own steps.
+ */
+const SLACK = 10_000;
 
 let sb: Sandbox;
+let task: InductionTask;
 beforeAll(async () => {
   // One worker, so that the normal task after each hostile one runs on the very same runtime.
   sb = await createSandbox({ workers: 1, graceMs: 1000 });
+  task = (await generateTask(sb, { family: 'array', level: 1, type: 'induction', rng: createRng(7) })) as InductionTask;
 });
 afterAll(async () => {
   await sb.close();
@@ -51,5 +65,38 @@ describe('hostile corpus', () => {
       if (i === 10 || i === 20) expect(r).toMatchObject({ ok: false, reason: 'timeout' });
       else expect(r).toEqual({ ok: true, value: i + 1 });
     });
+  });
+});
+
+describe('hostile answers', () => {
+  for (const h of HOSTILE_ANSWERS) {
+    it(`${h.name}: ${h.reason}, within its budget, short reason`, async () => {
+      const [m] = await verifyManyMetered(sb, [{ task, answer: h.answer }]);
+      const v = m!.verdict;
+      expect(v.reward).toBe(0);
+      expect(v.reason!.startsWith(h.reason), v.reason).toBe(true);
+      expect(v.reason!.length).toBeLessThanOrEqual(400);
+      expect(m!.steps!).toBeLessThanOrEqual(m!.budget! + SLACK);
+      expect(v.total).toBe(task.visible.length + task.hidden.length);
+      if (h.ends) expect(v.passed).toBe(0);
+      // The next answer on the same worker is unaffected.
+      expect((await verifyAnswer(sb, task, task.program)).reward).toBe(1);
+    });
+  }
+
+  it('the first limit failure ends the answer: later examples do not run', async () => {
+    // Fine on the first example, endless on the second: its third example never runs (nor counts).
+    const answer = `function f(...a) { globalThis.n = (globalThis.n || 0) + 1; if (globalThis.n === 2) for (;;) {} return (${task.program.replace(/^function f/, 'function')})(...a) }`;
+    const [m] = await verifyManyMetered(sb, [{ task, answer }]);
+    expect(m!.verdict).toMatchObject({ reward: 0, passed: 1, total: task.visible.length + task.hidden.length });
+    expect(m!.verdict.reason).toMatch(/^timeout: exceeded its budget/);
+    expect(m!.steps).toBe(m!.budget);
+  });
+
+  it('a wrong output lets the remaining examples run (partial score)', async () => {
+    const answer = `function f(...a) { globalThis.n = (globalThis.n || 0) + 1; if (globalThis.n === 1) return "wrong"; return (${task.program.replace(/^function f/, 'function')})(...a) }`;
+    const [m] = await verifyManyMetered(sb, [{ task, answer }]);
+    const total = task.visible.length + task.hidden.length;
+    expect(m!.verdict).toMatchObject({ reward: 0, passed: total - 1, total, reason: 'wrong: example 1 differs' });
   });
 });
