@@ -26,7 +26,8 @@ import { resolveBudget } from './budget.js';
 
 export * from './types.js';
 export { parseLiteral, formatLiteral } from './answer.js';
-export { verifyAnswer, verifyMany } from './verify.js';
+export { verifyAnswer, verifyMany, verifyManyMetered } from './verify.js';
+export type { MeteredVerdict } from './verify.js';
 export { runTwice, runTwiceMetered, validateDraft } from './validate.js';
 export { DEFAULT_BUDGET, budgetFor, resolveBudget, taskBudget } from './budget.js';
 export type { ValidationResult } from './validate.js';
