@@ -13,9 +13,10 @@
 // program of its own) runs all its examples in one fresh context of its own.
 //
 // Budgets (budget.ts): every answer gets the task's budget of interpreter steps. An induction
-// answer's calls share it, and its first limit failure (budget, memory, stack, output size) ends
-// its verification (a wrong output or an error does not: the rest still count towards passed); an
-// abduction answer is one call with the budget to itself.
+// answer's calls share it, and its first limit failure (budget, memory, stack, output size, or an
+// error whose text is over the sandbox's cap) ends its verification: the examples after it are not
+// run and count as not passed (a wrong output or an ordinary error does not end it: the rest still
+// count towards passed). An abduction answer is one call with the budget to itself.
 import type { Json, Task, Verdict } from '../src/task.js';
 import type { MeteredTask, RunResult, Sandbox, TaskJob } from './types.js';
 import { deepEqual, parseLiteral } from './answer.js';
