@@ -112,6 +112,83 @@ def test_a_large_batch_is_split_into_whole_groups_and_retried_once(env, answers)
     assert after["completions"] - before["completions"] == len(pairs)
 
 
+class DroppingProxy:
+    """A loopback proxy that forwards each request to the server, waits for its answer, and for the
+    first `drop` requests throws the answer away and closes the connection: the response is lost
+    after the server acted on the request, which is what a client retry must survive."""
+
+    def __init__(self, target: str, drop: int):
+        import socket
+        from urllib.parse import urlsplit
+
+        u = urlsplit(target)
+        self.target = (u.hostname, u.port)
+        self.drop = drop
+        self.forwarded = 0
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        import socket
+
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            with client:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    got = client.recv(65536)
+                    if not got:
+                        break
+                    data += got
+                if b"\r\n\r\n" not in data:
+                    continue
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = next((int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")), 0)
+                while len(body) < length:
+                    body += client.recv(65536)
+                with socket.create_connection(self.target, timeout=60) as up:
+                    up.sendall(head + b"\r\n\r\n" + body)
+                    resp = b""
+                    while True:
+                        got = up.recv(65536)
+                        if not got:
+                            break
+                        resp += got
+                self.forwarded += 1
+                if self.drop > 0:
+                    self.drop -= 1
+                    continue  # the server answered; the client never hears it
+                client.sendall(resp)
+
+    def close(self):
+        self.sock.close()
+
+
+def test_a_lost_response_is_retried_with_the_same_key_and_counted_once(env, answers):
+    tasks = env.sample(2)
+    ref = answers([t.id for t in tasks])
+    pairs = [(t.id, right(ref[t.id])) for t in tasks] + [(tasks[0].id, wrong(ref[tasks[0].id]))]
+    proxy = DroppingProxy(env.base_url, drop=2)
+    try:
+        before = env.stats()
+        res = Cogen(proxy.url, backoff=0.01).score_detailed(pairs)
+    finally:
+        proxy.close()
+    after = env.stats()
+    assert proxy.forwarded == 3  # the server saw the request three times
+    assert res.replayed  # the answer that came back is the first one, replayed
+    assert [r.reward for r in res] == [1.0, 1.0, 0.0]
+    assert after["groups"] - before["groups"] == len({t.id for t in tasks})
+    assert after["completions"] - before["completions"] == len(pairs)
+
+
 def test_concurrent_workers_get_correct_rewards(env, answers):
     workers, per = 4, 3
     batches = [env.sample(per) for _ in range(workers)]
