@@ -143,6 +143,8 @@ def main() -> None:
         print(f"probe rounds answered by the model: {[(h.get('round'), h.get('accuracy')) for h in probes.history]}", flush=True)
         rewards = [h.get("rewards/trl_reward/mean") for h in trainer.state.log_history if "rewards/trl_reward/mean" in h]
         print(f"mean reward per step: {rewards}", flush=True)
+        runs = f" --runs-dir {os.path.join(tmp, 'runs')}" if args.spawn else ""
+        print(f"what this model mastered and forgot: cogen skills --run {env.health()['run_id']}{runs}", flush=True)
     finally:
         if proc is not None:
             proc.send_signal(signal.SIGTERM)
