@@ -6,9 +6,11 @@
 //            4 batches in flight; interleaved twice to spread the machine's noise
 //   latency  p50 / p99 of one batch of 256 completions, one client
 // The server is the real CLI in a child process on a loopback port. Completions are half right
-// (the reference answer in free text) and half wrong. Prints a table; writes bench/results/serve.json.
+// (the reference answer in free text) and half wrong. The HTTP client is wrk where it is installed
+// (C, so the client takes little of the machine's two cores from the server; `apt-get install wrk`),
+// else autocannon; the table says which. Prints a table; writes bench/results/serve.json.
 //   npx tsx bench/serve.ts [--preset default] [--seconds 8]
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -81,8 +83,18 @@ function batches(tasks: Task[], size: number): { task_id: string; completion: st
 
 const rate = (n: number, ms: number) => (1000 * n) / ms;
 
+const wrk = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (e) {
+    // wrk prints its version and exits 1; only a missing binary throws ENOENT.
+    return (e as { code?: string }).code !== 'ENOENT';
+  }
+})();
+
 async function main() {
-  console.error(`bench:serve on ${cpus().length} cores, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}, preset ${args.preset}`);
+  console.error(`bench:serve on ${cpus().length} cores, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}, preset ${args.preset}, client ${wrk ? 'wrk' : 'autocannon'}`);
   // --- sample: fresh runs of the same preset and seed on both sides.
   const { url, child } = await startChild('http');
   const tHttp = performance.now();
@@ -125,25 +137,45 @@ async function main() {
     return rate(done, performance.now() - t0);
   }
 
-  async function overHttp(bodies: { task_id: string; completion: string }[][], connections: number, opts: { duration?: number; amount?: number }) {
+  /** Requests per second and latency percentiles (ms) of POST /v1/score with these bodies, in rotation. */
+  async function overHttp(bodies: { task_id: string; completion: string }[][], connections: number, duration: number): Promise<{ rps: number; p50: number; p99: number; max: number; requests: number }> {
+    return wrk ? overWrk(bodies, connections, duration) : overAutocannon(bodies, connections, duration);
+  }
+
+  function overWrk(bodies: { task_id: string; completion: string }[][], connections: number, duration: number) {
+    const script = join(tmp, 'bodies.lua');
+    const quoted = bodies.map((b) => `[==[${JSON.stringify({ items: b })}]==]`).join(',\n');
+    writeFileSync(script, `local bodies = {${quoted}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("POST", "/v1/score", {["Content-Type"] = "application/json"}, bodies[(i % #bodies) + 1])\nend\n`);
+    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '30s', '-s', script, url + '/v1/score'], { encoding: 'utf8' });
+    const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
+    const ms = (re: RegExp) => {
+      const m = re.exec(out);
+      if (!m) return NaN;
+      return Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'us' ? 0.001 : 1);
+    };
+    if (/Non-2xx|Socket errors/.test(out)) throw new Error(`score over HTTP failed:\n${out}`);
+    return { rps: num(/Requests\/sec:\s+([\d.]+)/), p50: ms(/50%\s+([\d.]+)(us|ms|s)/), p99: ms(/99%\s+([\d.]+)(us|ms|s)/), max: ms(/Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/), requests: num(/(\d+) requests in/) };
+  }
+
+  async function overAutocannon(bodies: { task_id: string; completion: string }[][], connections: number, duration: number) {
     let next = 0;
     const result = await autocannon({
       url: url + '/v1/score',
       connections,
-      ...opts,
+      duration,
       requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ items: bodies[next++ % bodies.length] }) }) }],
     });
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`score over HTTP: ${result.non2xx} non-2xx, ${result.errors} errors`);
-    return result;
+    return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, requests: result.requests.total };
   }
 
   const rows: { round: number; inProcess: number; http: number }[] = [];
   for (let round = 1; round <= 2; round++) {
     const a = await inProcess();
-    const r = await overHttp(b64, 4, { duration: seconds });
-    rows.push({ round, inProcess: a, http: (r.requests.total * 64) / (r.duration) });
+    const r = await overHttp(b64, 4, seconds);
+    rows.push({ round, inProcess: a, http: r.rps * 64 });
   }
-  const lat = await overHttp(b256, 1, { amount: 40 });
+  const lat = await overHttp(b256, 1, seconds);
   await sandbox.close();
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
@@ -155,7 +187,7 @@ async function main() {
     ['measure', 'over HTTP', 'in process', 'ratio'],
     ['sample, tasks/s (n=64, 1 client)', sampleHttp.toFixed(0), sampleLocal.toFixed(0), (sampleHttp / sampleLocal).toFixed(2)],
     ...rows.map((r) => [`score, rewards/s (64/batch, 4 clients), round ${r.round}`, r.http.toFixed(0), r.inProcess.toFixed(0), (r.http / r.inProcess).toFixed(2)]),
-    ['one batch of 256, latency p50 / p99 (ms)', `${lat.latency.p50} / ${lat.latency.p99}`, '', ''],
+    ['one batch of 256, latency p50 / p99 (ms)', `${lat.p50.toFixed(0)} / ${lat.p99.toFixed(0)}`, '', ''],
   ];
   const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
   for (const r of table) console.log(r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  '));
@@ -164,10 +196,11 @@ async function main() {
     date: new Date().toISOString(),
     machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? null, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadavg: loadavg().map((x) => +x.toFixed(2)) },
     preset: args.preset,
+    client: wrk ? 'wrk' : 'autocannon',
     seconds,
     sample: { httpTasksPerSecond: sampleHttp, inProcessTasksPerSecond: sampleLocal, ratio: sampleHttp / sampleLocal, rounds: sampleRounds, n: 64 },
     score: rows.map((r) => ({ ...r, ratio: r.http / r.inProcess })),
-    latency256: { p50: lat.latency.p50, p90: lat.latency.p90, p99: lat.latency.p99, max: lat.latency.max, requests: lat.requests.total },
+    latency256: lat,
   };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'serve.json'), JSON.stringify(out, null, 2) + '\n');
