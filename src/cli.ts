@@ -1,6 +1,6 @@
-// The `cogen` command line: run, skills, export, presets, runs. Errors are one line on stderr and a
+// The `cogen` command line: run, skills, export, setup, presets, runs. Errors are one line on stderr and a
 // non-zero exit (1: the command failed, 2: bad usage); --verbose adds the stack trace.
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, listPresets, loadPreset, parseConfig } from './config.js';
@@ -195,6 +195,16 @@ function buildProgram(): Command {
       } finally {
         store.close();
       }
+    });
+
+  program
+    .command('setup')
+    .description('set up an optional backend: tensorflow builds @tensorflow/tfjs-node(-gpu) against the TensorFlow C libraries from PyPI')
+    .addArgument(new Argument('<what>', 'what to set up').choices(['tensorflow']))
+    .option('--gpu', 'the CUDA build (@tensorflow/tfjs-node-gpu, the tensorflow wheel and nvidia-*-cu12 wheels)')
+    .action(async (_what: string, o: { gpu?: boolean }) => {
+      const { setupTensorflow } = await import('./setup.js');
+      setupTensorflow({ gpu: !!o.gpu, log: (l) => process.stderr.write(`${l}\n`) });
     });
 
   program

@@ -1,7 +1,10 @@
 // Backend selection: `auto` tries tensorflow → webgpu → wasm → cpu and says why each skipped one
-// was skipped. tensorflow needs @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node installed by the
-// user (optional peers; their installer downloads libtensorflow); webgpu needs the optional `webgpu`
-// package (Dawn) and a hardware adapter (software adapters are skipped under auto).
+// was skipped. tensorflow needs @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node, built by
+// `cogen setup tensorflow [--gpu]` (src/setup.ts; optional peers, which a plain `npm ci` leaves
+// out); webgpu needs the optional `webgpu` package (Dawn) and a hardware adapter (software adapters
+// are skipped under auto). On tensorflow every gradient is tfjs's own (loading tfjs-node registers
+// them over gradients.ts's); TensorFlow's threads follow TF_NUM_INTRAOP_THREADS /
+// TF_NUM_INTEROP_THREADS, read once when the package loads.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
@@ -14,16 +17,25 @@ type Concrete = Exclude<BackendName, 'auto'>;
 const TFJS_NODE = ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node'];
 const WEBGPU_PKG = 'webgpu';
 
-async function tryTensorflow(): Promise<string | null> {
+async function tryTensorflow(notes: string[]): Promise<string | null> {
   const reasons: string[] = [];
+  // TensorFlow's INFO lines (oneDNN, CPU features) would come before ours; warnings stay
+  process.env.TF_CPP_MIN_LOG_LEVEL ??= '1';
   for (const pkg of TFJS_NODE) {
     try {
       await import(pkg);
-      if (await tf.setBackend('tensorflow')) return null;
+      if (await tf.setBackend('tensorflow')) {
+        const b = tf.backend() as unknown as { isUsingGpuDevice?: boolean; binding?: { TF_Version?: string } };
+        const gpu = pkg.endsWith('-gpu') ? (b.isUsingGpuDevice ? ', on the GPU' : ', GPU build but TensorFlow found no GPU: on the CPU') : '';
+        notes.push(`${pkg}, TensorFlow ${b.binding?.TF_Version ?? '?'}${gpu}`, ...reasons);
+        // TensorFlow's MatMul takes transpose flags natively
+        setExplicitTranspose(false);
+        return null;
+      }
       reasons.push(`${pkg} loaded but the tensorflow backend did not start`);
     } catch (e) {
       const msg = String((e as Error).message).split('\n')[0]!;
-      reasons.push(/Cannot find (package|module)/.test(msg) ? `${pkg} not installed` : `${pkg} failed to load (${msg})`);
+      reasons.push(/Cannot find (package|module)|Could not resolve/.test(msg) ? `${pkg} not set up (cogen setup tensorflow${pkg.endsWith('-gpu') ? ' --gpu' : ''})` : `${pkg} failed to load (${msg})`);
     }
   }
   return reasons.join('; ');
@@ -100,7 +112,7 @@ export async function initBackend(name: BackendName = 'auto', opts: { threads?: 
   const skipped: string[] = [];
   const notes: string[] = [];
   for (const b of order) {
-    const why = b === 'tensorflow' ? await tryTensorflow()
+    const why = b === 'tensorflow' ? await tryTensorflow(notes)
       : b === 'webgpu' ? await tryWebgpu(name === 'webgpu')
       : b === 'wasm' ? await tryWasm(opts.threads ?? 0, notes)
       : await tryCpu();
