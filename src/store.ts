@@ -175,21 +175,21 @@ export class RunStore {
    * Records tasks handed to a served trainer, in one transaction with the tasks first seen here,
    * their graph events and the state that drew them; returns the issue ids, in order.
    */
-  issueTasks(rec: { step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[]; meta: Record<string, string> }): number[] {
+  issueTasks(rec: { step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[]; meta?: Record<string, string> }): number[] {
     const insIssue = this.sql('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
     return this.db.transaction(() => {
       this.insertTasks(rec.step, rec.newTasks);
       this.insertEvents(rec.step, [], rec.outbox);
-      this.putMeta(rec.meta);
+      this.putMeta(rec.meta ?? {});
       return rec.issues.map((i) => Number(insIssue.run(i.taskId, i.issuedAt, i.expiresAt).lastInsertRowid));
     })();
   }
 
   /** Skill events with their graph events and meta values, in one transaction (a served probe report). */
-  commitEvents(rec: { step: number; skillEvents: StepRecord['skillEvents']; outbox: GraphEvent[]; meta: Record<string, string> }): void {
+  commitEvents(rec: { step: number; skillEvents: StepRecord['skillEvents']; outbox: GraphEvent[]; meta?: Record<string, string> }): void {
     this.db.transaction(() => {
       this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
-      this.putMeta(rec.meta);
+      this.putMeta(rec.meta ?? {});
     })();
   }
 
@@ -221,10 +221,14 @@ export class RunStore {
     return (this.sql('SELECT solved, attempts FROM tasks WHERE id = ?').get(id) as { solved: number; attempts: number } | undefined) ?? { solved: 0, attempts: 0 };
   }
 
-  /** The oldest issue of a task still waiting for its score. */
-  openIssue(taskId: string): number | undefined {
-    const row = this.sql("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT 1").get(taskId) as { id: number } | undefined;
-    return row?.id;
+  /** The oldest issues of a task still waiting for their score, at most `limit`. */
+  openIssues(taskId: string, limit: number): number[] {
+    return (this.sql("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT ?").all(taskId, limit) as { id: number }[]).map((r) => r.id);
+  }
+
+  /** Runs `fn` in one transaction (the store's own transactions inside it become savepoints). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
   }
 
   /** Marks issues past their expiry as abandoned; returns how many were. */

@@ -3,6 +3,7 @@
 // server's responses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import WebSocket from 'ws';
 import { loadPreset } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
@@ -101,6 +102,7 @@ describe('cogen serve', () => {
   });
 
   it('keeps rewards right under concurrent scoring and feeds each group once', async () => {
+    const unsampled = (await call(server.url, '/v1/stats')).json;
     const tasks = (await call(server.url, '/v1/sample', { n: 8 })).json.tasks as Sampled[];
     const before = (await call(server.url, '/v1/stats')).json;
     const answers = tasks.map((t) => reference(t.id));
@@ -118,9 +120,12 @@ describe('cogen serve', () => {
     );
     for (const r of results) expect(r.json.results.map((x: { reward: number }) => x.reward)).toEqual([1, 0, 1, 0]);
     const after = (await call(server.url, '/v1/stats')).json;
-    // A task drawn twice in one sample (a replay) forms one group of its request.
-    expect(after.groups - before.groups).toBe(new Set(tasks.map((t) => t.id)).size);
+    // A task drawn twice in one sample (a replay) is one issue, and forms one group of its request.
+    const distinct = new Set(tasks.map((t) => t.id)).size;
+    expect(after.groups - before.groups).toBe(distinct);
     expect(after.completions - before.completions).toBe(16);
+    expect(before.issued - unsampled.issued).toBe(distinct);
+    expect(after.open).toBe(unsampled.open);
   });
 
   it('answers bad input with a 4xx and one line', async () => {
@@ -265,6 +270,36 @@ describe('cogen serve on another address', () => {
       expect(JSON.stringify(denied.json)).not.toContain('s3cret');
       expect((await call(server.url, '/v1/stats', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
       expect((await call(server.url, '/v1/stats', undefined, { authorization: 'Bearer s3cret-token' })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('cogen serve when its run store fails', () => {
+  it('acknowledges nothing it could not commit, stops, and resumes from the last commit', async () => {
+    const runsDir = tempDir('cogen-serve-fail-');
+    let server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'fail', host: '127.0.0.1', port: 0 });
+    try {
+      const tasks = (await call(server.url, '/v1/sample', { n: 2 })).json.tasks as Sampled[];
+      const ok = await call(server.url, '/v1/score', { items: [{ task_id: tasks[0]!.id, completion: '1' }], idempotency_key: 'a' });
+      expect(ok.status).toBe(200);
+      const before = (await call(server.url, '/v1/stats')).json;
+      // Another writer holds the database past the store's busy timeout: the commit fails.
+      const blocker = new Database(join(runsDir, 'fail', 'run.db'));
+      blocker.exec('BEGIN IMMEDIATE');
+      const failed = await call(server.url, '/v1/score', { items: [{ task_id: tasks[1]!.id, completion: '1' }], idempotency_key: 'b' });
+      blocker.exec('ROLLBACK');
+      blocker.close();
+      expect(failed.status).toBe(503);
+      expect(failed.json.error).toMatch(/--resume fail/);
+      expect((await call(server.url, '/v1/sample', { n: 1 })).status).toBe(503);
+      await server.close();
+      server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'fail', resume: true, host: '127.0.0.1', port: 0 });
+      expect((await call(server.url, '/v1/stats')).json).toEqual(before);
+      const retried = await call(server.url, '/v1/score', { items: [{ task_id: tasks[1]!.id, completion: '1' }], idempotency_key: 'b' });
+      expect(retried.json.replayed).toBe(false);
+      expect((await call(server.url, '/v1/stats')).json.completions).toBe(before.completions + 1);
     } finally {
       await server.close();
     }

@@ -10,6 +10,7 @@ import { verifyAnswer } from '../../sandbox/verify.js';
 import { extractAnswer } from '../agents/index.js';
 import { answerKind, type Task } from '../task.js';
 import type { Metrics } from './metrics.js';
+import { StoreError } from '../store.js';
 import { ServeError, type ServedRun } from './served-run.js';
 import {
   ErrorSchema,
@@ -62,6 +63,8 @@ export function createApp(opts: AppOptions) {
   app.onError((err, c) => {
     if (err instanceof ServeError) return fail(c, err.status, err.message);
     if (err instanceof HTTPException && err.status < 500) return fail(c, err.status === 413 ? 413 : 400, err.message || 'bad request');
+    // The run store failed or the run is closing: nothing of this request was acknowledged.
+    if (err instanceof StoreError) return c.json({ error: err.message }, 503);
     log(`server error on ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);
     return c.json({ error: `internal error: ${err.message.split('\n')[0]}` }, 500);
   });

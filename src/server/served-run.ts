@@ -3,11 +3,13 @@
 // one step per solver update, a served run has one step per score request; its unit of progress is
 // the scored group (the completions reported for one sampled task), which feeds the controller.
 //
-// Durability: every change of state (tasks handed out, scores, probe reports) is committed to the
-// run store in one transaction together with the controller, mastery and rng state, before the
-// caller answers. A server killed at any moment and reopened with `resume` has lost nothing it
-// acknowledged. Within this process, each change is applied synchronously after its awaits, so
-// concurrent requests never interleave inside one.
+// Durability: every change of state (tasks handed out, scores, probe reports) is applied in memory
+// synchronously after its awaits (so concurrent requests never interleave inside one) and queued;
+// once per turn of the event loop, everything queued is committed to the run store in one
+// transaction together with the controller, mastery and rng state (group commit), and only then
+// does each caller answer. A server killed at any moment and reopened with `resume` has lost
+// nothing it acknowledged. A commit that fails stops the run: the store holds the last commit,
+// and `resume` goes on from there.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../../curricula/index.js';
@@ -129,6 +131,12 @@ export class ServedRun {
   private flushing: Promise<unknown> = Promise.resolve();
   private closed = false;
   private lastExpiry = -Infinity;
+  /** Writes applied in memory, waiting for the next group commit. */
+  private queue: { write: () => void; resolve: () => void; reject: (e: Error) => void }[] = [];
+  /** Issues claimed by scores whose commit is still queued (the store still shows them open). */
+  private readonly closing = new Set<number>();
+  /** Set once a commit failed: the run takes no more changes until it is resumed. */
+  private failed: Error | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -229,15 +237,17 @@ export class ServedRun {
     const issuedAt = this.now();
     const expiresAt = issuedAt + this.config.serve.ttlSeconds * 1000;
     this.expire();
-    const issues: IssueRecord[] = tasks.map((t) => ({ taskId: t.id, issuedAt, expiresAt }));
-    this.store.issueTasks({
-      step,
-      newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
-      issues,
-      outbox: fresh.map((task): GraphEvent => ({ kind: 'task', runId: this.runId, step, task: graphTask(task) })),
-      meta: { served: JSON.stringify(this.snapshot()) },
-    });
-    this.flush();
+    // One issue per distinct task: the curriculum may pick a task twice in one sample, and a trainer
+    // reports the completions of both copies as one group.
+    const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({ taskId, issuedAt, expiresAt }));
+    await this.persist(() =>
+      this.store.issueTasks({
+        step,
+        newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+        issues,
+        outbox: fresh.map((task): GraphEvent => ({ kind: 'task', runId: this.runId, step, task: graphTask(task) })),
+      }),
+    );
     const expires = new Date(expiresAt).toISOString();
     return { tasks: tasks.map((t) => ({ ...servedTask(t), expires_at: expires })) };
   }
@@ -287,12 +297,12 @@ export class ServedRun {
       const t = tasks[idx[0]!]!;
       const rewards = idx.map((i) => verdicts[i]!.reward);
       scored.push({ taskId, solved: rewards.filter((r) => r >= 1).length, attempts: rewards.length });
-      const issue = this.store.openIssue(taskId);
+      const issue = this.store.openIssues(taskId, this.closing.size + 1).find((id) => !this.closing.has(id));
       if (issue === undefined) continue;
+      this.closing.add(issue);
       scoredIssues.push(issue);
       fed.push({ arm: { family: t.family, level: t.level, type: t.type }, taskId, step, rewards, solveRate: solveRate(rewards), meanAbsAdvantage: meanAbsAdvantage(rewards, true) });
     }
-    const before = { controller: this.controller.state(), state: { ...this.state } };
     this.controller.update(fed);
     const rewards = verdicts.map((v) => v.reward);
     Object.assign(this.state, {
@@ -307,36 +317,36 @@ export class ServedRun {
       results: items.map((it, i) => ({ task_id: it.task_id, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason ?? null, answer: answers[i]! })),
       replayed: false,
     };
+    const episodes = items.map((it, i) => ({ taskId: it.task_id, answer: answers[i]!, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason ?? null }));
+    const metrics = {
+      completions: items.length,
+      groups: groups.size,
+      fedGroups: fed.length,
+      meanReward: mean(rewards),
+      solveRate: mean(fed.map((r) => r.solveRate)),
+      meanLevel: mean(fed.map((r) => r.arm.level)),
+    };
     try {
-      this.store.commitStep({
-        step,
-        newTasks: [],
-        scored,
-        episodes: items.map((it, i) => ({ taskId: it.task_id, answer: answers[i]!, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason ?? null })),
-        metrics: {
-          completions: items.length,
-          groups: groups.size,
-          fedGroups: fed.length,
-          meanReward: mean(rewards),
-          solveRate: mean(fed.map((r) => r.solveRate)),
-          meanLevel: mean(fed.map((r) => r.arm.level)),
-        },
-        skillEvents: [],
-        outbox: scored.map((s): GraphEvent => {
-          const row = this.store.taskScore(s.taskId);
-          return { kind: 'solve-rate', taskId: s.taskId, solveRate: (row.solved + s.solved) / Math.max(1, row.attempts + s.attempts) };
+      await this.persist(() =>
+        this.store.commitStep({
+          step,
+          newTasks: [],
+          scored,
+          episodes,
+          metrics,
+          skillEvents: [],
+          // Read inside the commit, after the earlier requests of the same commit counted theirs.
+          outbox: scored.map((s): GraphEvent => {
+            const row = this.store.taskScore(s.taskId);
+            return { kind: 'solve-rate', taskId: s.taskId, solveRate: (row.solved + s.solved) / Math.max(1, row.attempts + s.attempts) };
+          }),
+          scoredIssues,
+          request: idempotency ? { ...idempotency, step } : undefined,
         }),
-        meta: { served: JSON.stringify(this.snapshot()) },
-        scoredIssues,
-        request: idempotency ? { ...idempotency, step } : undefined,
-      });
-    } catch (e) {
-      // Nothing was committed: the state in memory goes back to what the store holds.
-      this.controller.restore(before.controller);
-      this.state = before.state;
-      throw e;
+      );
+    } finally {
+      for (const id of scoredIssues) this.closing.delete(id);
     }
-    this.flush();
     return response;
   }
 
@@ -366,24 +376,17 @@ export class ServedRun {
     const scores = probeScores(this.probes, verdicts, this.space.skills);
     const step = this.state.step;
     const at = new Date(this.now()).toISOString();
-    const before = { mastery: this.mastery.state(), state: { ...this.state } };
     const events = this.mastery.observe(step, scores.perSkill);
     this.state.probeRound = round;
     this.state.probeAccuracy = scores.overall;
-    try {
+    await this.persist(() =>
       this.store.commitEvents({
         step,
         skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
         outbox: events.map((ev): GraphEvent => ({ kind: 'mastery', runId: this.runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy })),
-        meta: { served: JSON.stringify(this.snapshot()) },
-      });
-    } catch (e) {
-      this.mastery.restore(before.mastery);
-      this.state = before.state;
-      throw e;
-    }
+      }),
+    );
     for (const ev of events) this.log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)})`);
-    this.flush();
     return {
       round,
       accepted: true,
@@ -436,6 +439,7 @@ export class ServedRun {
   async close(status: 'stopped' | 'finished' = 'stopped'): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.commitQueue();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.flushing.catch(() => {});
     this.store.setMeta({ status, endedAt: new Date().toISOString() });
@@ -451,6 +455,39 @@ export class ServedRun {
     if (task) return task;
     if (this.probes.some((p) => p.task.id === id)) throw new ServeError(422, `task "${clip(id)}" is a probe: report it through POST /v1/probes`);
     throw new ServeError(404, `unknown task id "${clip(id)}" (not sampled from this run)`);
+  }
+
+  /**
+   * Queues a write of a change already applied in memory; resolves once it is committed. Every
+   * write queued in one turn of the event loop goes into one transaction, with the state snapshot
+   * that includes all of them, so the store never holds a state ahead of or behind its rows.
+   */
+  private persist(write: () => void): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ write, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.commitQueue());
+    });
+  }
+
+  private commitQueue(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    try {
+      if (this.failed) throw this.failed;
+      this.store.transaction(() => {
+        for (const w of batch) w.write();
+        this.store.setMeta({ served: JSON.stringify(this.snapshot()) });
+      });
+    } catch (e) {
+      this.failed ??= new StoreError(`the run store failed to commit (${(e as Error).message.split('\n')[0]}); nothing after its last commit was acknowledged: restart with --resume ${this.runId}`);
+      this.log(this.failed.message);
+      for (const w of batch) w.reject(this.failed);
+      return;
+    }
+    for (const w of batch) w.resolve();
+    this.flush();
   }
 
   /** Abandons expired issues, at most once a second: expiry is coarse, and each pass is a write. */
@@ -492,6 +529,7 @@ export class ServedRun {
 
   private assertOpen(): void {
     if (this.closed) throw new StoreError('the served run is closed');
+    if (this.failed) throw this.failed;
   }
 }
 
