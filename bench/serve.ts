@@ -17,10 +17,10 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { createSandbox } from '../sandbox/index.js';
 import { verifyMany } from '../sandbox/verify.js';
 import { extractAnswer } from '../src/agents/index.js';
 import { loadPreset } from '../src/config.js';
+import { sandboxOf } from '../src/run-parts.js';
 import { ServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
 import { answerKind, referenceAnswer, type Task } from '../src/task.js';
@@ -115,7 +115,7 @@ async function main() {
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const b64 = batches(tasks, 64);
   const b256 = batches(tasks, 256);
-  const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
+  const sandbox = await sandboxOf(config);
 
   async function inProcess(): Promise<number> {
     let done = 0;

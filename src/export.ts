@@ -77,6 +77,8 @@ export interface ExportRecord {
   parent: { id: string; op: string } | null;
   proposer: string;
   hash: string;
+  /** Interpreter steps an answer's verification may spend (absent on tasks made before budgets). */
+  budget?: number;
 }
 
 export function toRecord(row: TaskRow): ExportRecord {
@@ -100,6 +102,7 @@ export function toRecord(row: TaskRow): ExportRecord {
     parent: t.parent,
     proposer: t.proposer,
     hash: t.hash,
+    ...(t.budget === undefined ? {} : { budget: t.budget }),
   };
 }
 

@@ -7,13 +7,12 @@ import { createController, createGate, createMasteryTracker, meanAbsAdvantage, s
 import type { Arm, ArmResult, Controller } from '../curricula/types.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent } from '../graphs/types.js';
-import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { verifyMany } from '../sandbox/verify.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from './rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, taskSpace, type Probe, type ProposeContext } from './run-parts.js';
+import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, sandboxOf, taskSpace, type Probe, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/types.js';
 import { RunStore, StoreError } from './store.js';
@@ -97,7 +96,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   // A misconfigured Neo4j (URI, credentials, database) fails here, before the expensive setup.
   const graphs = await setup(() => openGraphs(config, store, log));
   opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
-  const sandbox = await setup(() => createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes }, budget: config.sandbox.budget }));
+  const sandbox = await setup(() => sandboxOf(config));
   opened.push(() => sandbox.close());
   // The learning-rate schedule spans the run.
   const solverConfig = { ...config.solver, optim: { ...config.solver.optim, totalSteps: config.steps } };

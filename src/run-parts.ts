@@ -5,6 +5,7 @@ import type { Arm, Pick } from '../curricula/types.js';
 import { allSkills, generateTask, getFamily, materialise, mutate, renderNatural } from '../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
 import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/types.js';
+import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { RunConfig } from './config.js';
 import type { Rng } from './rng.js';
@@ -23,6 +24,11 @@ export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; ar
   const skills = allSkills().filter((s) => config.families.includes(s.family));
   const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
   return { arms, skills, armSkills };
+}
+
+/** The sandbox a run's config asks for: its workers, limits and answer budgets. */
+export function sandboxOf(config: RunConfig): Promise<Sandbox> {
+  return createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes }, budget: config.sandbox.budget });
 }
 
 /** What materialising a pick needs. */

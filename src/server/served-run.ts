@@ -17,14 +17,13 @@ import type { ArmResult, Controller, Gate, MasteryTracker } from '../../curricul
 import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/types.js';
 import { masteryTable, frontier, timeline } from '../../graphs/views.js';
-import { createSandbox } from '../../sandbox/index.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { verifyMany } from '../../sandbox/verify.js';
 import { extractAnswer } from '../agents/index.js';
 import { solverSystemPrompt } from '../agents/prompts.js';
 import type { RunConfig } from '../config.js';
 import { createRng, type Rng } from '../rng.js';
-import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, taskSpace, type GraphSink, type Probe } from '../run-parts.js';
+import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, sandboxOf, taskSpace, type GraphSink, type Probe } from '../run-parts.js';
 import { RunStore, StoreError, type IssueRecord } from '../store.js';
 import { answerKind, answerShape, type Skill, type Task } from '../task.js';
 import { UserError } from '../errors.js';
@@ -178,7 +177,7 @@ export class ServedRun {
     try {
       const graphs = await openGraphs(config, store, log);
       opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
-      const sandbox = await createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes } });
+      const sandbox = await sandboxOf(config);
       opened.push(() => sandbox.close());
       const space = taskSpace(config);
       const seen = new Set<string>();
