@@ -36,7 +36,7 @@ export interface SetupOptions {
 
 type Flavour = { pkg: string; wheel: string; approxMb: number };
 const CPU: Flavour = { pkg: '@tensorflow/tfjs-node', wheel: 'tensorflow-cpu', approxMb: 207 };
-const GPU: Flavour = { pkg: '@tensorflow/tfjs-node-gpu', wheel: 'tensorflow', approxMb: 590 };
+const GPU: Flavour = { pkg: '@tensorflow/tfjs-node-gpu', wheel: 'tensorflow', approxMb: 475 };
 
 function fail(msg: string): never {
   throw new UserError(`setup tensorflow: ${msg}`);

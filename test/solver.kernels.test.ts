@@ -1,10 +1,11 @@
 // LayerNorm and GELU (hand-written gradients, and the fused wasm kernels) against float64 references
 // and finite differences; the wasm-simd.ts module (with and without FMA) against float64 references;
-// every kernel wasm-kernels.ts registers against the cpu backend; the model's logits on wasm against
-// cpu.
+// every kernel wasm-kernels.ts registers against the cpu backend; the model's logits on wasm (and on
+// tensorflow: test/solver-backends.ts says when) against cpu.
 import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { itOn, named, useBackend } from './solver-backends.js';
 import { createRng } from '../src/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import '../src/solver/gradients.js';
@@ -40,26 +41,31 @@ async function checkGrad(
   });
 }
 
+/** LayerNorm and GELU (their gradients: ours, the fused kernels', or tfjs's on tensorflow) against float64. */
+async function layerNormAndGelu(): Promise<void> {
+  const rng = createRng(21);
+  const rnd = (n: number, scale: number): Float32Array => new Float32Array(n).map(() => (rng.next() * 2 - 1) * scale);
+  const n = 6, d = 8;
+  await checkGrad(([x, g, b]) => layerNorm(x!, g!, b!), ([x, g, b]) => {
+    const out = new Float64Array(n * d);
+    for (let i = 0; i < n; i++) {
+      const row = x!.subarray(i * d, (i + 1) * d);
+      const mu = row.reduce((a, v) => a + v, 0) / d;
+      const vr = row.reduce((a, v) => a + (v - mu) ** 2, 0) / d;
+      for (let j = 0; j < d; j++) out[i * d + j] = ((row[j]! - mu) / Math.sqrt(vr + 1e-5)) * g![j]! + b![j]!;
+    }
+    return out;
+  }, [{ data: rnd(n * d, 2), shape: [n, d] }, { data: rnd(d, 1.5), shape: [d] }, { data: rnd(d, 1), shape: [d] }], 22);
+  const c = Math.sqrt(2 / Math.PI);
+  await checkGrad(([x]) => gelu(x!), ([x]) => x!.map((v) => 0.5 * v * (1 + Math.tanh(c * (v + 0.044715 * v ** 3)))),
+    [{ data: rnd(40, 5), shape: [5, 8] }], 23);
+}
+
 describe('custom gradients', () => {
   for (const backend of ['cpu', 'wasm'] as const) {
     it(`${backend}: LayerNorm and GELU match float64 references and finite differences`, async () => {
-      await initBackend(backend, { log: () => {} });
-      const rng = createRng(21);
-      const rnd = (n: number, scale: number): Float32Array => new Float32Array(n).map(() => (rng.next() * 2 - 1) * scale);
-      const n = 6, d = 8;
-      await checkGrad(([x, g, b]) => layerNorm(x!, g!, b!), ([x, g, b]) => {
-        const out = new Float64Array(n * d);
-        for (let i = 0; i < n; i++) {
-          const row = x!.subarray(i * d, (i + 1) * d);
-          const mu = row.reduce((a, v) => a + v, 0) / d;
-          const vr = row.reduce((a, v) => a + (v - mu) ** 2, 0) / d;
-          for (let j = 0; j < d; j++) out[i * d + j] = ((row[j]! - mu) / Math.sqrt(vr + 1e-5)) * g![j]! + b![j]!;
-        }
-        return out;
-      }, [{ data: rnd(n * d, 2), shape: [n, d] }, { data: rnd(d, 1.5), shape: [d] }, { data: rnd(d, 1), shape: [d] }], 22);
-      const c = Math.sqrt(2 / Math.PI);
-      await checkGrad(([x]) => gelu(x!), ([x]) => x!.map((v) => 0.5 * v * (1 + Math.tanh(c * (v + 0.044715 * v ** 3)))),
-        [{ data: rnd(40, 5), shape: [5, 8] }], 23);
+      await useBackend(backend);
+      await layerNormAndGelu();
     });
   }
 });
@@ -252,14 +258,14 @@ describe('wasm kernels (wasm-kernels.ts)', () => {
     expect(got).toEqual(want);
   });
 
-  it('model logits on wasm equal those on cpu', async () => {
+  for (const other of ['wasm', 'tensorflow'] as const) itOn(other)(named(other, 'model logits equal those on cpu'), async () => {
     const mc: ModelConfig = { vocabSize: 20, dModel: 16, layers: 2, heads: 4, mlpRatio: 4, maxPositions: 12 };
     const rng = createRng(5);
     const N = 3, T = 9;
     const tokens = new Int32Array(N * T).map(() => rng.int(0, 19));
     const pad = new Int32Array([0, 3, 1]);
-    const run = async (b: 'cpu' | 'wasm'): Promise<Float32Array> => {
-      await initBackend(b, { log: () => {} });
+    const run = async (b: 'cpu' | typeof other): Promise<Float32Array> => {
+      await useBackend(b);
       const params = makeParams(initWeights(mc, createRng(6)));
       const l = tf.tidy(() => windowLogits(params, mc, { tokens, N, T, pad, posOffset: 1 }, 2, 6, true));
       const d = (await l.data()) as Float32Array;
@@ -268,7 +274,15 @@ describe('wasm kernels (wasm-kernels.ts)', () => {
       return d;
     };
     const a = await run('cpu');
-    const b = await run('wasm');
+    const b = await run(other);
     for (let i = 0; i < a.length; i++) expect(Math.abs(a[i]! - b[i]!)).toBeLessThan(1e-4);
+  });
+});
+
+// Last in the file: loading tfjs-node registers tfjs's gradients over ours for the rest of the process.
+describe('on tensorflow', () => {
+  itOn('tensorflow')(named('tensorflow', 'LayerNorm and GELU (tfjs\'s own gradients) match float64 references and finite differences'), async () => {
+    await useBackend('tensorflow');
+    await layerNormAndGelu();
   });
 });

@@ -1,8 +1,10 @@
-// GRPO-family losses against golden values from test/fixtures/grpo_golden.py (numpy, float64).
+// GRPO-family losses against golden values from test/fixtures/grpo_golden.py (numpy, float64), on the
+// cpu backend and on tensorflow (test/solver-backends.ts says when).
 import { readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { itOn, named, TENSORFLOW_SKIP, useBackend } from './solver-backends.js';
 import { advantages, overlongPenalty, policyLoss } from '../src/solver/loss.js';
 import type { LossType } from '../src/solver/config.js';
 
@@ -30,10 +32,12 @@ describe('advantages', () => {
   });
 });
 
-describe('policyLoss golden values', () => {
+for (const backend of ['cpu', 'tensorflow'] as const) describe(`policyLoss golden values on ${backend}`, () => {
+  const it = itOn(backend);
+  beforeAll(async () => { if (!(backend === 'tensorflow' && TENSORFLOW_SKIP)) await useBackend(backend); });
   const { logp, old, ref, mask } = golden.inputs;
   for (const c of golden.cases) {
-    it(`${c.type} adv=${c.adv} ε=[${c.epsLow}, ${c.epsHigh}] β=${c.beta}`, () => {
+    it(named(backend, `${c.type} adv=${c.adv} ε=[${c.epsLow}, ${c.epsHigh}] β=${c.beta}`), () => {
       const adv = c.adv === 'group' ? golden.advantages.group : golden.advMixed;
       const out = tf.tidy(() => {
         const r = policyLoss({
@@ -49,7 +53,7 @@ describe('policyLoss golden values', () => {
     });
   }
 
-  it('ratio 1 gives loss −mean advantage (grpo) and zero clip fraction', () => {
+  it(named(backend, 'ratio 1 gives loss −mean advantage (grpo) and zero clip fraction'), () => {
     const r = tf.tidy(() => {
       const lp = tf.tensor2d([[-1, -2], [-0.5, -0.1]]);
       const o = policyLoss({ logp: lp, old: lp.clone(), mask: tf.ones([2, 2]) as tf.Tensor2D, adv: tf.tensor1d([1, -1]) },

@@ -1,17 +1,17 @@
 // AdamW (optim.ts) against a float64 reference written from torch.optim.AdamW's update rule, with
 // global-norm clipping engaged and weight decay on matrices only; on cpu (composite ops) and wasm
-// (the fused SIMD kernel).
+// (the fused SIMD kernel), and on tensorflow (composite ops; test/solver-backends.ts says when).
 import * as tf from '@tensorflow/tfjs-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { itOn, named, useBackend } from './solver-backends.js';
 import { createRng } from '../src/rng.js';
-import { initBackend } from '../src/solver/backend.js';
 import { optimSchema } from '../src/solver/config.js';
 import { AdamW, learningRate } from '../src/solver/optim.js';
 
 describe('AdamW', () => {
-  for (const backend of ['cpu', 'wasm'] as const) {
-    it(`${backend}: 5 steps equal a float64 reference (clipping, decay on rank ≥ 2 only)`, async () => {
-      await initBackend(backend, { log: () => {} });
+  for (const backend of ['cpu', 'wasm', 'tensorflow'] as const) {
+    itOn(backend)(named(backend, '5 steps equal a float64 reference (clipping, decay on rank ≥ 2 only)'), async () => {
+      await useBackend(backend);
       const o = optimSchema.parse({ lr: 0.01, weightDecay: 0.1, warmupSteps: 2, totalSteps: 10, gradClip: 0.5 });
       const rng = createRng(41);
       const shapes: Record<string, number[]> = { w: [3, 8], b: [8], odd: [5] }; // odd: not a multiple of 4 (composite path)

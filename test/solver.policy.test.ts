@@ -1,9 +1,11 @@
-// The solver policy on the cpu backend: grammar, sampling log-probs, gradients, checkpoints.
+// The solver policy: grammar, sampling log-probs, gradients, checkpoints; the policy's tests on the
+// cpu backend and on tensorflow (test/solver-backends.ts says when that one runs).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itOn, named, TENSORFLOW_SKIP, useBackend, type TestBackend } from './solver-backends.js';
 import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
 import { allowedTokens, grammarFor, isWellFormed } from '../src/solver/grammar.js';
 import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.js';
@@ -11,8 +13,8 @@ import { EOS, VOCAB_SIZE, decode, encode, idChar } from '../src/solver/tokenizer
 import { valueType, type AnswerKind, type Json } from '../src/task.js';
 
 const quiet = { log: () => {} };
-const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
-  backend: 'cpu',
+const tinyOn = (over: Partial<SolverConfigInput> = {}, backend: TestBackend = 'cpu') => solverConfigSchema.parse({
+  backend,
   model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 12, maxAnswerLen: 6 },
   optim: { lr: 1e-2, warmupSteps: 2, totalSteps: 20 },
   ...over,
@@ -117,8 +119,13 @@ describe('grammar-constrained decoding', () => {
   });
 });
 
-describe('policy', () => {
-  it('decodes the plain literal when a typed answer could not fit the budget or has one possible value', async () => {
+for (const backend of ['cpu', 'tensorflow'] as const) describe(`policy on ${backend}`, () => {
+  const it = itOn(backend);
+  const t = (name: string): string => named(backend, name);
+  const tiny = (over: Partial<SolverConfigInput> = {}) => tinyOn(over, backend);
+  beforeAll(async () => { if (!(backend === 'tensorflow' && TENSORFLOW_SKIP)) await useBackend(backend); });
+
+  it(t('decodes the plain literal when a typed answer could not fit the budget or has one possible value'), async () => {
     const p = await createPolicy(tiny(), { seed: 5, ...quiet });
     // maxAnswerLen 6: "[true,true]" needs 11 characters, so this shape falls back to 'literal'
     const out = await p.sample([{ text: 'x', kind: 'literal', shape: '[bool,bool]' }, { text: 'y', kind: 'literal', shape: 'bool' }], 3);
@@ -129,7 +136,7 @@ describe('policy', () => {
     for (const g of free) expect(g.some((s) => s.text !== 'null' && s.text !== '[]')).toBe(true);
     p.dispose();
   });
-  it('samples well-formed answers; training log-probs equal sampling log-probs', async () => {
+  it(t('samples well-formed answers; training log-probs equal sampling log-probs'), async () => {
     const p = await createPolicy(tiny({ sampling: { temperature: 0.7, topP: 0.9, topK: 20 } }), { seed: 3, ...quiet });
     const out = await p.sample(prompts, 4);
     expect(out.map((g) => g.length)).toEqual([4, 4, 4]);
@@ -149,7 +156,7 @@ describe('policy', () => {
     p.dispose();
   });
 
-  it('all-equal rewards: dynamic sampling drops every group, no step', async () => {
+  it(t('all-equal rewards: dynamic sampling drops every group, no step'), async () => {
     const p = await createPolicy(tiny(), { seed: 1, ...quiet });
     const out = await p.sample(prompts, 3);
     const st = await p.update(out.map((g) => g.map(() => 1)));
@@ -159,7 +166,7 @@ describe('policy', () => {
   });
 
   for (const type of ['grpo', 'gmpo'] as const) {
-    it(`${type}: gradients match finite differences on a tiny model`, async () => {
+    it(t(`${type}: gradients match finite differences on a tiny model`), async () => {
       // grpo also carries the entropy bonus, so its gradient is checked too
       const p = await createPolicy(tiny({ loss: { type, beta: 0.1, entropy: type === 'grpo' ? 0.05 : 0 } }), { seed: 11, ...quiet });
       const out = await p.sample(prompts, 3);
@@ -192,7 +199,28 @@ describe('policy', () => {
     });
   }
 
-  it('resume is exact: 2N steps = N steps + save/load + N steps', async () => {
+  // TensorFlow runs its kernels on a thread pool (TF_NUM_INTRAOP_THREADS, default one per core):
+  // at the default model's size the matMuls and reductions are split over threads, and two runs
+  // from one seed must still agree to the bit, or resume could not be exact.
+  if (backend === 'tensorflow') it(t('updates of the default-size model are bit-identical run to run'), async () => {
+    const cfg = solverConfigSchema.parse({ backend, loss: { type: 'grpo', beta: 0.05 } });
+    const long = prompts.map((p, i) => ({ ...p, text: p.text.repeat(4 + i) }));
+    const weights = async () => {
+      const p = await createPolicy(cfg, { seed: 7, ...quiet });
+      for (let s = 0; s < 2; s++) {
+        const out = await p.sample(long, 8);
+        await p.update(out.map((g) => g.map((x) => rewardOf(x.text))));
+      }
+      const w = await p.weights();
+      p.dispose();
+      return w;
+    };
+    const a = await weights();
+    const b = await weights();
+    for (const [name, x] of a) expect(Array.from(b.get(name)!.data), name).toEqual(Array.from(x.data));
+  });
+
+  it(t('resume is exact: 2N steps = N steps + save/load + N steps'), async () => {
     const cfg = tiny({ loss: { type: 'dapo', mu: 2, beta: 0.05 } });
     const run = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
       for (let s = 0; s < n; s++) {
@@ -222,7 +250,9 @@ describe('policy', () => {
     a.dispose();
     c.dispose();
   });
+});
 
+describe('checkpoint format', () => {
   it('safetensors layout: u64 header length, JSON header, aligned F32 data', () => {
     const buf = encodeSafetensors(new Map([['x', { shape: [2, 2], data: new Float32Array([1, -2, 3.5, 0]) }], ['y', { shape: [1], data: new Float32Array([7]) }]]));
     const hlen = Number(buf.readBigUInt64LE(0));
