@@ -10,8 +10,9 @@ import { createMetrics } from './metrics.js';
 import { openEnvSessions } from './openenv.js';
 import { ServedRun, type ServedRunOptions } from './served-run.js';
 
-export { ServedRun, ServeError, servedTask } from './served-run.js';
-export type { ScoreItem, ScoreResponse, ServedTask } from './served-run.js';
+export { ServedRun, ServeError } from './served-run.js';
+export { servedTask } from './types.js';
+export type { ProbeReport, ScoreItem, ScoreResponse, ScoreResult, ServedTask } from './types.js';
 export { serveConfigSchema, type ServeConfig } from './config.js';
 
 export interface ServeOptions extends ServedRunOptions {

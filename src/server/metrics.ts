@@ -1,7 +1,8 @@
 // Prometheus metrics of a served run (prom-client), one registry per server. Counters count what
 // this process saw; the run's durable totals are gauges read from its state at each scrape.
 import { Counter, Histogram, Registry, Gauge } from 'prom-client';
-import type { ScoreResponse, ServedRun } from './served-run.js';
+import type { ServedRun } from './served-run.js';
+import type { ScoreResponse } from './types.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 type Stats = ReturnType<ServedRun['stats']>;

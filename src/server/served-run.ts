@@ -6,7 +6,7 @@
 // Durability: every change of state (tasks handed out, scores, probe reports) is applied in memory
 // synchronously after its awaits (so concurrent requests never interleave inside one) and queued;
 // once per turn of the event loop, everything queued is committed to the run store in one
-// transaction together with the controller, mastery and rng state (group commit), and only then
+// transaction together with the controller, mastery and rng state (group-commit.ts), and only then
 // does each caller answer. A server killed at any moment and reopened with `resume` has lost
 // nothing it acknowledged. A commit that fails stops the run: the store holds the last commit,
 // and `resume` goes on from there.
@@ -20,62 +20,20 @@ import { masteryTable, frontier, timeline } from '../../graphs/views.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { verifyMany } from '../../sandbox/verify.js';
 import { extractAnswer } from '../agents/index.js';
-import { solverSystemPrompt } from '../agents/prompts.js';
 import type { RunConfig } from '../config.js';
 import { createRng, type Rng } from '../rng.js';
 import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, sandboxOf, taskSpace, type GraphSink, type Probe } from '../run-parts.js';
 import { RunStore, StoreError, type IssueRecord } from '../store.js';
-import { answerKind, answerShape, type Skill, type Task } from '../task.js';
+import { answerKind, type Skill, type Task } from '../task.js';
 import { UserError } from '../errors.js';
+import { GroupCommit } from './group-commit.js';
+import { servedTask, type ProbeReport, type ScoreItem, type ScoreResponse, type ServedTask } from './types.js';
 
 /** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
 export class ServeError extends Error {
   constructor(readonly status: 404 | 409 | 422, message: string) {
     super(message);
   }
-}
-
-export interface ChatMessage {
-  role: 'system' | 'user';
-  content: string;
-}
-
-export interface ServedTask {
-  id: string;
-  type: Task['type'];
-  family: string;
-  level: number;
-  skills: string[];
-  prompt: ChatMessage[];
-  answer_kind: 'literal' | 'program';
-  answer_shape: string;
-}
-
-export interface ScoreItem {
-  task_id: string;
-  completion: string;
-}
-
-export interface ScoreResult {
-  task_id: string;
-  reward: number;
-  reason: string | null;
-  answer: string;
-}
-
-export interface ScoreResponse {
-  step: number;
-  results: ScoreResult[];
-  replayed: boolean;
-}
-
-export interface ProbeReport {
-  round: number;
-  accepted: boolean;
-  detail: string | null;
-  accuracy: number | null;
-  per_skill: Record<string, number>;
-  events: { skill_id: string; event: 'learned' | 'forgotten'; accuracy: number }[];
 }
 
 /** What survives a restart besides the rows: the state every request moves forward. */
@@ -107,35 +65,23 @@ export interface ServedRunOptions {
   now?: () => number;
 }
 
-/** The natural-language prompt of a task as chat messages: the solver's instructions, then the task. */
-export function servedTask(task: Task): ServedTask {
-  const kind = answerKind(task.type);
-  return {
-    id: task.id,
-    type: task.type,
-    family: task.family,
-    level: task.level,
-    skills: task.skills,
-    prompt: [
-      { role: 'system', content: solverSystemPrompt(kind) },
-      { role: 'user', content: renderNatural(task) },
-    ],
-    answer_kind: kind,
-    answer_shape: answerShape(task),
-  };
-}
-
 export class ServedRun {
   private readonly inflight = new Map<string, { digest: string; done: Promise<ScoreResponse> }>();
   private flushing: Promise<unknown> = Promise.resolve();
   private closed = false;
   private lastExpiry = -Infinity;
-  /** Writes applied in memory, waiting for the next group commit. */
-  private queue: { write: () => void; resolve: () => void; reject: (e: Error) => void }[] = [];
+  private readonly commits = new GroupCommit({
+    transaction: (fn) => this.store.transaction(fn),
+    seal: () => this.store.setMeta({ served: JSON.stringify(this.snapshot()) }),
+    failure: (e) => {
+      const err = new StoreError(`the run store failed to commit (${e.message.split('\n')[0]}); nothing after its last commit was acknowledged: restart with --resume ${this.runId}`);
+      this.log(err.message);
+      return err;
+    },
+    committed: () => this.flush(),
+  });
   /** Issues claimed by scores whose commit is still queued (the store still shows them open). */
   private readonly closing = new Set<number>();
-  /** Set once a commit failed: the run takes no more changes until it is resumed. */
-  private failed: Error | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -239,7 +185,7 @@ export class ServedRun {
     // One issue per distinct task: the curriculum may pick a task twice in one sample, and a trainer
     // reports the completions of both copies as one group.
     const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({ taskId, issuedAt, expiresAt }));
-    await this.persist(() =>
+    await this.commits.persist(() =>
       this.store.issueTasks({
         step,
         newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
@@ -326,7 +272,7 @@ export class ServedRun {
       meanLevel: mean(fed.map((r) => r.arm.level)),
     };
     try {
-      await this.persist(() =>
+      await this.commits.persist(() =>
         this.store.commitStep({
           step,
           newTasks: [],
@@ -378,7 +324,7 @@ export class ServedRun {
     const events = this.mastery.observe(step, scores.perSkill);
     this.state.probeRound = round;
     this.state.probeAccuracy = scores.overall;
-    await this.persist(() =>
+    await this.commits.persist(() =>
       this.store.commitEvents({
         step,
         skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
@@ -438,7 +384,7 @@ export class ServedRun {
   async close(status: 'stopped' | 'finished' = 'stopped'): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.commitQueue();
+    this.commits.commit();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.flushing.catch(() => {});
     this.store.setMeta({ status, endedAt: new Date().toISOString() });
@@ -454,39 +400,6 @@ export class ServedRun {
     if (task) return task;
     if (this.probes.some((p) => p.task.id === id)) throw new ServeError(422, `task "${clip(id)}" is a probe: report it through POST /v1/probes`);
     throw new ServeError(404, `unknown task id "${clip(id)}" (not sampled from this run)`);
-  }
-
-  /**
-   * Queues a write of a change already applied in memory; resolves once it is committed. Every
-   * write queued in one turn of the event loop goes into one transaction, with the state snapshot
-   * that includes all of them, so the store never holds a state ahead of or behind its rows.
-   */
-  private persist(write: () => void): Promise<void> {
-    if (this.failed) return Promise.reject(this.failed);
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ write, resolve, reject });
-      if (this.queue.length === 1) setImmediate(() => this.commitQueue());
-    });
-  }
-
-  private commitQueue(): void {
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    try {
-      if (this.failed) throw this.failed;
-      this.store.transaction(() => {
-        for (const w of batch) w.write();
-        this.store.setMeta({ served: JSON.stringify(this.snapshot()) });
-      });
-    } catch (e) {
-      this.failed ??= new StoreError(`the run store failed to commit (${(e as Error).message.split('\n')[0]}); nothing after its last commit was acknowledged: restart with --resume ${this.runId}`);
-      this.log(this.failed.message);
-      for (const w of batch) w.reject(this.failed);
-      return;
-    }
-    for (const w of batch) w.resolve();
-    this.flush();
   }
 
   /** Abandons expired issues, at most once a second: expiry is coarse, and each pass is a write. */
@@ -528,7 +441,7 @@ export class ServedRun {
 
   private assertOpen(): void {
     if (this.closed) throw new StoreError('the served run is closed');
-    if (this.failed) throw this.failed;
+    if (this.commits.failed) throw this.commits.failed;
   }
 }
 
