@@ -6,12 +6,16 @@
 //     SplitV), our step data-parallel over one thread per core (src/solver/parallel.ts, as the
 //     policy's updates run; bench/shape-shard.ts), and the same model/batch/loss in PyTorch CPU on
 //     all cores and on one (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that
-//     has it). Each torch figure is compared with ours on as many threads.
+//     has it). Each torch figure is compared with ours on as many threads. The same step on the
+//     tensorflow backend (`cogen setup tensorflow`), in a child process per thread count, since
+//     TensorFlow reads its thread settings (TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS) once,
+//     and since loading tfjs-node puts tfjs's gradients in place of ours for the whole process.
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
 //     tokens/s and update tokens/s.
 // Prints a table and writes bench/results/train.json. Ratios within one run are what count.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../src/rng.js';
@@ -29,7 +33,8 @@ const SHAPE = { vocab: 64, d: 64, layers: 2, heads: 4, seq: 48, batch: 64 };
 /** Threads of the data-parallel step: one per core, as torch's default, at most 4 (the policy's cap). */
 const THREADS = Math.min(4, os.availableParallelism());
 const quick = process.argv.includes('--quick');
-// --only wasm|cpu: one backend (development; the recorded run measures both)
+// --only wasm|cpu|tensorflow|webgpu: one backend (development, and bench/gpu.sh for webgpu; the
+// recorded run measures wasm, cpu and tensorflow)
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const log = (l: string): void => console.log(l);
 
@@ -196,10 +201,36 @@ function torchStep(steps: number, threads = 0): TorchResult {
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
+/** tensorflow on `threads` intra-op threads, in a child process; null with the reason when it cannot run. */
+type TfResult = { threads: number; interOp: number; shapeStepMs: number; shapeTokensPerS: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
+function tensorflowStep(threads: number, withPolicy: boolean): TfResult {
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--tf-child', String(threads), ...(withPolicy ? ['--policy'] : []), ...(quick ? ['--quick'] : [])],
+    { encoding: 'utf8', timeout: 900_000, env: { ...process.env, TF_NUM_INTRAOP_THREADS: String(threads), TF_NUM_INTEROP_THREADS: String(TF_INTEROP(threads)), TF_CPP_MIN_LOG_LEVEL: '2' } });
+  const last = r.stdout?.trim().split('\n').pop() ?? '';
+  if (r.status !== 0 || !last.startsWith('{')) return { error: `tensorflow child: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
+  return JSON.parse(last) as TfResult;
+}
+/** inter-op threads: TensorFlow runs independent ops of an eager step side by side only through this pool */
+function TF_INTEROP(threads: number): number {
+  return Number(process.env.BENCH_TF_INTEROP ?? threads);
+}
+
+if (process.argv.includes('--tf-child')) {
+  const threads = Number(process.argv[process.argv.indexOf('--tf-child') + 1]);
+  const used = await initBackend('tensorflow', { log: (l) => console.error(l) });
+  if (used !== 'tensorflow') throw new Error(`tensorflow did not start (got ${used}); run \`cogen setup tensorflow\``);
+  const n = quick ? 3 : 10;
+  const ms = await shapeStepMs('fused', n);
+  const pol = process.argv.includes('--policy') ? await policyThroughput(quick ? 1 : 3) : undefined;
+  const b = tf.backend() as unknown as { binding: { TF_Version: string } };
+  console.log(JSON.stringify({ threads, interOp: TF_INTEROP(threads), shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
+  process.exit(0);
+}
+
 const results: Record<string, unknown> = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, shape: SHAPE };
 const rows: [string, string, string][] = [];
 const fmt = (x: number): string => x.toFixed(0);
-for (const backend of (['wasm', 'cpu'] as const).filter((b) => !only || b === only)) {
+for (const backend of only === 'webgpu' ? (['webgpu'] as const) : (['wasm', 'cpu'] as const).filter((b) => !only || b === only)) {
   const used = await initBackend(backend, { log });
   const n = quick || used === 'cpu' ? 2 : 5;
   const fused = await shapeStepMs('fused', n);
@@ -217,9 +248,23 @@ for (const backend of (['wasm', 'cpu'] as const).filter((b) => !only || b === on
   rows.push([`${used}: policy update B=8 G=8`, `${fmt(pol.updateMs)} ms`, `${fmt(pol.trainTokensPerS)} train tok/s`]);
   rows.push([`${used}: policy sample B=8 G=8`, `${fmt(pol.sampleMs)} ms`, `${fmt(pol.sampleTokensPerS)} sample tok/s`]);
 }
-// Torch on every core (its default) and on one: tfjs-wasm runs on one thread here (its threaded
-// build needs blob: workers, which Node lacks), so the second is the like-for-like comparison.
-const torchRuns = only ? [] : [torchStep(quick ? 3 : 8), torchStep(quick ? 3 : 8, 1)];
+// tensorflow on one thread and on THREADS (the policy's throughput on the latter), each in a child
+const tfRuns = !only || only === 'tensorflow' ? [...new Set([1, THREADS])].map((t) => tensorflowStep(t, t === THREADS)) : [];
+for (const r of tfRuns) {
+  if ('error' in r) { rows.push(['tensorflow', 'n/a', r.error]); continue; }
+  results[`tensorflow${r.threads}`] = r;
+  const wasm = results.wasm as { shapeStepMs: number; parallelShapeStepMs?: number } | undefined;
+  const w = r.threads === 1 ? wasm?.shapeStepMs : wasm?.parallelShapeStepMs;
+  rows.push([`tensorflow ${r.tf} (${r.threads} thread${r.threads === 1 ? '' : 's'}): shape step`, `${fmt(r.shapeStepMs)} ms`, `${fmt(r.shapeTokensPerS)} tok/s${w ? `; wasm/tensorflow time ratio ${(w / r.shapeStepMs).toFixed(2)}` : ''}`]);
+  if (r.policy) {
+    rows.push([`tensorflow: policy update B=8 G=8`, `${fmt(r.policy.updateMs)} ms`, `${fmt(r.policy.trainTokensPerS)} train tok/s`]);
+    rows.push([`tensorflow: policy sample B=8 G=8`, `${fmt(r.policy.sampleMs)} ms`, `${fmt(r.policy.sampleTokensPerS)} sample tok/s`]);
+  }
+}
+// Torch on THREADS (one per core, at most 4, as our data-parallel step) and on one: tfjs-wasm runs
+// on one thread (its threaded build needs blob: workers, which Node lacks), so our wasm step on
+// THREADS is data-parallel; tensorflow's threads are TensorFlow's own.
+const torchRuns = only ? [] : [torchStep(quick ? 3 : 8, THREADS), torchStep(quick ? 3 : 8, 1)];
 results.torch = torchRuns[0] ?? { error: 'skipped (--only)' };
 results.torch1 = torchRuns[1] ?? { error: 'skipped (--only)' };
 if (only) rows.push(['torch CPU', 'n/a', 'skipped (--only)']);
@@ -229,7 +274,9 @@ for (const torch of torchRuns) {
     const w = results.wasm as { shapeStepMs: number; parallelShapeStepMs?: number; parallelThreads?: number };
     const ours = torch.threads > 1 && w.parallelShapeStepMs !== undefined ? w.parallelShapeStepMs : w.shapeStepMs;
     const oursThreads = ours === w.shapeStepMs ? 1 : w.parallelThreads;
-    rows.push([`torch ${torch.torch} CPU (${torch.threads} thread${torch.threads === 1 ? '' : 's'}): shape step`, `${fmt(torch.stepMs)} ms`, `wasm (${oursThreads} thread${oursThreads === 1 ? '' : 's'})/torch time ratio ${(ours / torch.stepMs).toFixed(2)}`]);
+    const tfr = results[`tensorflow${torch.threads}`] as { shapeStepMs: number } | undefined;
+    rows.push([`torch ${torch.torch} CPU (${torch.threads} thread${torch.threads === 1 ? '' : 's'}): shape step`, `${fmt(torch.stepMs)} ms`,
+      `wasm (${oursThreads} thread${oursThreads === 1 ? '' : 's'})/torch time ratio ${(ours / torch.stepMs).toFixed(2)}${tfr ? `; tensorflow/torch ${(tfr.shapeStepMs / torch.stepMs).toFixed(2)}` : ''}`]);
   } else {
     rows.push(['torch CPU', 'n/a', torch.error]);
   }

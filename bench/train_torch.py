@@ -3,6 +3,7 @@ embeddings, learned positions), same batch, same GRPO loss and AdamW step. Print
 
 Needs torch (pip install torch; for the benchmark only, not CI). Usage:
   python3 bench/train_torch.py '{"vocab":64,"d":64,"layers":2,"heads":4,"seq":48,"batch":64,"steps":10}'
+Optional keys: "threads" (CPU threads), "device" ("cuda" for bench/gpu.sh; default "cpu").
 """
 import json
 import math
@@ -19,6 +20,12 @@ threads = cfg.get("threads")
 if threads:
     torch.set_num_threads(int(threads))
 V, D, L, H, T, B = cfg["vocab"], cfg["d"], cfg["layers"], cfg["heads"], cfg["seq"], cfg["batch"]
+dev = torch.device(cfg.get("device", "cpu"))
+
+
+def sync():
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
 
 
 class Block(nn.Module):
@@ -45,18 +52,18 @@ class GPT(nn.Module):
         self.ln_f = nn.LayerNorm(D)
 
     def forward(self, idx):
-        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))
         for b in self.h:
             x = b(x)
         return self.ln_f(x) @ self.wte.weight.T
 
 
-model = GPT()
+model = GPT().to(dev)
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
-idx = torch.randint(0, V, (B, T))
-tgt = torch.randint(0, V, (B, T))
-mask = torch.ones(B, T)
-adv = torch.randn(B)
+idx = torch.randint(0, V, (B, T)).to(dev)
+tgt = torch.randint(0, V, (B, T)).to(dev)
+mask = torch.ones(B, T, device=dev)
+adv = torch.randn(B).to(dev)
 with torch.no_grad():
     old = torch.log_softmax(model(idx), -1).gather(-1, tgt[..., None])[..., 0]
 
@@ -75,9 +82,11 @@ def step():
 
 for _ in range(2):
     step()
+sync()
 t0 = time.perf_counter()
 for _ in range(cfg["steps"]):
     step()
+sync()
 dt = (time.perf_counter() - t0) / cfg["steps"]
 print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "stepMs": dt * 1000,
-                  "tokensPerS": B * T / dt}))
+                  "tokensPerS": B * T / dt, "device": str(dev)}))
