@@ -1,4 +1,4 @@
-// The `cogen` command line: run, skills, export, setup, presets, runs. Errors are one line on stderr and a
+// The `cogen` command line: run, serve, skills, export, setup, presets, runs, dashboard, plot. Errors are one line on stderr and a
 // non-zero exit (1: the command failed, 2: bad usage); --verbose adds the stack trace.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
@@ -235,6 +235,42 @@ function buildProgram(): Command {
       });
       if (o.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else for (const r of rows) process.stdout.write(`${r.id}  ${r.kind}  ${r.preset}  ${r.status}  step ${r.lastStep}  ${r.tasks} tasks\n`);
+    });
+
+  program
+    .command('dashboard')
+    .description('serve a local web page over the run store (read-only, live while a run goes): curves, the curriculum, the skill graph over time, tasks, proposals')
+    .option('--run <id>', 'the run the page opens (default: the newest)')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <n>', 'port (0: any free one)', parseIntArg, 8790)
+    .addOption(runsDirOption())
+    .action(async (o) => {
+      const { startDashboard } = await import('./dashboard/server.js');
+      const runsDir = resolve(o.runsDir);
+      if (o.run !== undefined && !existsSync(join(runsDir, o.run))) throw new UserError(`unknown run "${o.run}" (no ${join(runsDir, o.run)}; see cogen runs)`);
+      const d = await startDashboard({ runsDir, runId: o.run, host: o.host, port: o.port });
+      process.stderr.write(`dashboard at ${d.url}/${o.run ? `run/${o.run}` : ''} (runs in ${runsDir}; Ctrl-C stops)\n`);
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void d.close().then(done);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+
+  program
+    .command('plot')
+    .description('write the curves of one run, or two side by side, as an SVG or PNG picture')
+    .requiredOption('--run <id>', 'run id (twice for two runs side by side)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .requiredOption('-o, --out <file>', 'output file: .svg or .png')
+    .addOption(runsDirOption())
+    .action(async (o) => {
+      const { plotRuns } = await import('./dashboard/plot.js');
+      const r = await plotRuns(resolve(o.runsDir), o.run as string[], resolve(o.out));
+      process.stderr.write(`wrote ${o.out} (${r.format}, ${r.width}×${r.height})\n`);
     });
 
   return program;
