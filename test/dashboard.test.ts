@@ -10,6 +10,8 @@ import { dashboardApp } from '../src/dashboard/server.js';
 import { plotSvg, loadPlotRuns, svgToPng } from '../src/dashboard/plot.js';
 import { RunStore } from '../src/store.js';
 import type { Task } from '../src/task.js';
+import { loadPreset } from '../src/config.js';
+import { startServer } from '../src/server/index.js';
 import { cogen, tempDir } from './helpers.js';
 
 const task = (id: string, family: string, level: number, program: string, output: number | boolean, parent: { id: string; op: string } | null = null): Task => ({
@@ -210,5 +212,38 @@ describe('cogen plot', () => {
     expect(bad.stderr).toContain('unknown run "nope"');
     expect(cogen(['plot', '--run', 'a', '--out', join(dir, 'x.gif'), '--runs-dir', runsDir]).code).toBe(1);
     expect(existsSync(join(dir, 'x.gif'))).toBe(false);
+  });
+});
+
+describe('cogen serve mounts the dashboard of its run at /dashboard', () => {
+  it('a served run shows what it has: its scored steps, no solver internals; other runs are not shown', async () => {
+    const runsDir = tempDir('cogen-dash-serve-');
+    writeRun(runsDir, 'other', 2);
+    const server = await startServer(loadPreset('smoke'), { runsDir, preset: 'smoke', runId: 'served', host: '127.0.0.1', port: 0 });
+    try {
+      const post = async (path: string, body: unknown) =>
+        (await (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as any;
+      const before = await (await fetch(`${server.url}/dashboard/api/run/served/summary`)).json();
+      expect(before).toMatchObject({ kind: 'served', phase: 'starting', steps: 0 });
+      const sampled = await post('/v1/sample', { n: 2 });
+      await post('/v1/score', { items: sampled.tasks.map((t: { id: string }) => ({ task_id: t.id, completion: 'ANSWER: 0' })) });
+      const after = await (await fetch(`${server.url}/dashboard/api/run/served/summary`)).json();
+      expect(after).toMatchObject({ kind: 'served', phase: 'ready', steps: 1 });
+      const curves = (await (await fetch(`${server.url}/dashboard/api/run/served/curves`)).json()) as { charts: { id: string }[] };
+      const ids = curves.charts.map((c: { id: string }) => c.id);
+      expect(ids).toContain('reward');
+      for (const internal of ['entropy', 'kl', 'lr']) expect(ids).not.toContain(internal);
+      const root = await fetch(`${server.url}/dashboard`, { redirect: 'manual' });
+      expect(root.status).toBe(302);
+      expect(root.headers.get('location')).toBe('/dashboard/run/served');
+      const page = await fetch(`${server.url}/dashboard/run/served`);
+      expect(page.status).toBe(200);
+      expect((await fetch(`${server.url}/dashboard/assets/cytoscape.min.js`)).status).toBe(200);
+      expect((await fetch(`${server.url}/dashboard/run/other`)).status).toBe(404);
+      expect((await fetch(`${server.url}/dashboard/api/run/other/summary`)).status).toBe(404);
+      expect(await (await fetch(`${server.url}/dashboard/api/runs`)).json()).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });

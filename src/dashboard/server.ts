@@ -14,11 +14,11 @@ import {
   curvesOf,
   heatOf,
   isRunId,
-  listRunIds,
+  listRunIds as listAllRunIds,
   metricsOf,
   openReadOnly,
   proposalsOf,
-  runExists,
+  runExists as runDirExists,
   runInfo,
   searchTasks,
   skillsOf,
@@ -42,6 +42,8 @@ export interface DashboardOptions {
   runsDir: string;
   /** The run `/` opens (default: the newest). */
   runId?: string;
+  /** Show only these runs (cogen serve's /dashboard shows its own run and no other). */
+  only?: string[];
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -63,6 +65,9 @@ function messagePage(c: Context, status: 200 | 404, title: string, lines: string
 
 export function dashboardApp(opts: DashboardOptions): Hono {
   const { runsDir } = opts;
+  const allowed = (id: string) => !opts.only || opts.only.includes(id);
+  const listRunIds = (dir: string) => listAllRunIds(dir).filter(allowed);
+  const runExists = (dir: string, id: string) => allowed(id) && runDirExists(dir, id);
   const app = new Hono();
   // Read-only by construction: only GET (and HEAD) routes exist.
 

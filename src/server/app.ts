@@ -25,6 +25,7 @@ import {
   requestSchemas,
 } from './schemas.js';
 import { openEnvRoutes } from './openenv.js';
+import { dashboardApp } from '../dashboard/server.js';
 
 export interface AppOptions {
   run: ServedRun;
@@ -32,6 +33,8 @@ export interface AppOptions {
   /** Bearer token every route but /health requires, when set. */
   token?: string;
   log: (line: string) => void;
+  /** The runs directory: when given, the dashboard of this run is mounted at /dashboard (read-only). */
+  dashboardRunsDir?: string;
 }
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -183,6 +186,9 @@ export function createApp(opts: AppOptions) {
   app.get('/metrics', async (c) => c.text(await metrics.render(run.stats()), 200, { 'content-type': metrics.contentType }));
 
   openEnvRoutes(app, { run, metrics, step: req.step });
+
+  // The dashboard of this run (src/dashboard): its own read-only connection to the run store, not in the OpenAPI document.
+  if (opts.dashboardRunsDir) app.route('/dashboard', dashboardApp({ runsDir: opts.dashboardRunsDir, runId: run.runId, only: [run.runId] }));
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

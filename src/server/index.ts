@@ -38,7 +38,7 @@ export async function startServer(config: RunConfig, opts: ServeOptions): Promis
   }
   const run = await ServedRun.open(config, opts);
   const metrics = createMetrics();
-  const app = createApp({ run, metrics, token: opts.token, log });
+  const app = createApp({ run, metrics, token: opts.token, log, dashboardRunsDir: opts.runsDir });
   const sessions = openEnvSessions(app, { run, metrics, maxSessions: config.serve.maxSessions, maxMessageBytes: config.serve.maxBodyBytes });
   let server: ServerType;
   try {

@@ -122,7 +122,8 @@
         {
           width: Math.max(300, (holder.clientWidth || 420) - 14),
           height: 200,
-          scales: { x: { time: false } },
+          // A flat series (KL of 0 throughout) gets a small range around its value, not uPlot's 0–100.
+          scales: { x: { time: false }, y: { range: (_u, min, max) => (min === max ? [min - (Math.abs(min) * 0.1 || 1), max + (Math.abs(max) * 0.1 || 1)] : uPlot.rangeNum(min, max, 0.1, true)) } },
           axes: [{ label: 'step' }, { size: 56 }],
           legend: { live: true },
           series: [{ label: 'step' }, ...chart.keys.map((k, i) => ({ label: k, stroke: PALETTE[i % PALETTE.length], width: 1.6, points: { size: 4 }, spanGaps: true }))],
