@@ -37,7 +37,7 @@ else
   if [ -f node_modules/@tensorflow/tfjs-node-gpu/deps/cogen-setup.json ]; then
     timeout 900 npx tsx bench/train.ts --only tensorflow --quick 2>&1 | tee -a "$LOG" | grep -E "solver backend|tensorflow|error" || say "the tensorflow run failed (see $LOG)"
   else
-    say "not measured: @tensorflow/tfjs-node-gpu is not set up here (cogen setup tensorflow --gpu needs the network: ~0.6 GB tensorflow wheel + ~2.5 GB nvidia-*-cu12 wheels)"
+    say "not measured: @tensorflow/tfjs-node-gpu is not set up here (cogen setup tensorflow --gpu needs the network: the ~475 MB tensorflow wheel and ~1.8 GB of nvidia-*-cu12 wheels; ~3.7 GB installed)"
   fi
   say "== 3. webgpu backend (Dawn)"
   if [ -d node_modules/webgpu ]; then

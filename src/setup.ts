@@ -42,10 +42,10 @@ function fail(msg: string): never {
   throw new UserError(`setup tensorflow: ${msg}`);
 }
 
-function run(cmd: string, args: string[], opts: SpawnSyncOptions = {}): { ok: boolean; out: string } {
+function run(cmd: string, args: string[], opts: SpawnSyncOptions = {}): { ok: boolean; out: string; stdout: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  return { ok: r.status === 0 && !r.error, out: r.error ? String(r.error.message) : out };
+  return { ok: r.status === 0 && !r.error, out: r.error ? String(r.error.message) : out, stdout: String(r.stdout ?? '') };
 }
 
 function lastLine(s: string): string {
@@ -180,7 +180,8 @@ const y = tf.matMul(tf.tensor2d([[1,2],[3,4]]), tf.tensor2d([[1],[1]])).dataSync
 if (y[0] !== 3 || y[1] !== 7) throw new Error('wrong matMul ' + y);
 console.log('tfjs-node ' + tf.version['tfjs-node'] + ', TensorFlow ' + tf.backend().binding.TF_Version + ', backend ' + tf.getBackend());`;
   const r = run(process.execPath, ['-e', code], { cwd: root, env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } });
-  return { ok: r.ok, line: lastLine(r.out) };
+  // TensorFlow's own log lines (stderr) are not the answer; the error is
+  return { ok: r.ok, line: r.ok ? lastLine(r.stdout) : lastLine(r.out) };
 }
 
 export function tensorflowPackageDir(gpu = false): string {
@@ -256,7 +257,7 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
     r = run(python, ['-c', CUDA_PY, whl]);
     const specs = r.out.trim().split('\n').filter((l) => l.startsWith('nvidia-'));
     if (!r.ok || !specs.length) fail(`could not read the CUDA wheels from ${whl}'s metadata: ${lastLine(r.out)}`);
-    log(`downloading the CUDA libraries (${specs.length} nvidia-*-cu12 wheels, ~2.5 GB; cuDNN alone ~700 MB) into ${cache}`);
+    log(`downloading the CUDA libraries (${specs.length} nvidia-*-cu12 wheels, ~1.8 GB; ~2.9 GB installed) into ${cache}`);
     const files = specs.map((s) => { const [n, v] = s.split('=='); return wheel(pip, n!, v!, cache, null, log); });
     r = run(pip[0]!, [...pip.slice(1), 'install', '--no-deps', '--no-index', '--disable-pip-version-check', '--upgrade', '--target', deps, ...files]);
     if (!r.ok) fail(`pip install --target of the CUDA wheels failed: ${lastLine(r.out)}`);
