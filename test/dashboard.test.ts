@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dashboardApp } from '../src/dashboard/server.js';
-import { plotSvg, loadPlotRuns, svgToPng } from '../src/dashboard/plot.js';
+import { plotRuns, plotSvg, loadPlotRuns, svgToPng } from '../src/dashboard/plot.js';
 import { RunStore } from '../src/store.js';
 import type { Task } from '../src/task.js';
 import { loadPreset } from '../src/config.js';
@@ -210,8 +210,9 @@ describe('cogen plot', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toContain('unknown run "nope"');
-    expect(cogen(['plot', '--run', 'a', '--out', join(dir, 'x.gif'), '--runs-dir', runsDir]).code).toBe(1);
+    await expect(plotRuns(runsDir, ['a'], join(dir, 'x.gif'))).rejects.toThrow(/\.svg or \.png/);
     expect(existsSync(join(dir, 'x.gif'))).toBe(false);
+    await expect(plotRuns(runsDir, ['a', 'b', 'a'], join(dir, 'x.svg'))).rejects.toThrow(/one or two runs/);
   });
 });
 

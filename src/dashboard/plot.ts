@@ -11,7 +11,7 @@ import { CURVE_GROUPS, curvesOf, metricsOf, runExists, runInfo, withRun, type Cu
 const PALETTE = ['#386cb0', '#f0027f', '#1b9e77', '#bf5b17', '#7570b3', '#e6ab02', '#666666', '#66a61e', '#a6761d', '#e7298a'];
 const PANEL_W = 460;
 const PANEL_H = 190;
-const M = { l: 56, r: 150, t: 26, b: 30 };
+const M = { l: 56, r: 175, t: 26, b: 30 };
 const HEAD = 40;
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
