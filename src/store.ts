@@ -94,6 +94,9 @@ CREATE INDEX IF NOT EXISTS issued_open ON issued(state, task_id);
 CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, digest TEXT NOT NULL, step INTEGER NOT NULL);
 `;
 
+/** Most episodes one INSERT statement writes (5 parameters each, far below SQLite's limit). */
+const EPISODE_ROWS = 64;
+
 export class RunStore {
   readonly db: Database.Database;
   /** Statements prepared once per store: a served run commits many small steps, and preparing is not free. */
@@ -146,7 +149,6 @@ export class RunStore {
   commitStep(rec: StepRecord): void {
     const score = this.sql('UPDATE tasks SET attempts = attempts + ?, solved = solved + ? WHERE id = ?');
     const insScore = this.sql('INSERT INTO task_scores (step, task_id, solved, attempts) VALUES (?,?,?,?)');
-    const insEp = this.sql('INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES (?,?,?,?,?)');
     const insMetric = this.sql('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
     const closeIssue = this.sql("UPDATE issued SET state = 'scored' WHERE id = ?");
     const insRequest = this.sql('INSERT INTO requests (key, digest, step) VALUES (?, ?, ?)');
@@ -162,7 +164,7 @@ export class RunStore {
         score.run(s.attempts, s.solved, s.taskId);
         insScore.run(rec.step, s.taskId, s.solved, s.attempts);
       }
-      for (const e of rec.episodes) insEp.run(rec.step, e.taskId, e.answer, e.reward, e.reason);
+      this.insertEpisodes(rec.step, rec.episodes);
       insMetric.run(rec.step, JSON.stringify({ step: rec.step, ...rec.metrics }));
       this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
       this.putMeta({ ...rec.meta, lastStep: String(rec.step) });
@@ -201,6 +203,15 @@ export class RunStore {
     for (const { task, compact, natural } of tasks) {
       ins.run(task.id, step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
         task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
+    }
+  }
+
+  /** Episodes in statements of up to EPISODE_ROWS rows each (measured: half the time of one row a statement). */
+  private insertEpisodes(step: number, episodes: EpisodeRow[]): void {
+    for (let i = 0; i < episodes.length; i += EPISODE_ROWS) {
+      const chunk = episodes.slice(i, i + EPISODE_ROWS);
+      const ins = this.sql(`INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES ${Array(chunk.length).fill('(?,?,?,?,?)').join(',')}`);
+      ins.run(chunk.flatMap((e) => [step, e.taskId, e.answer, e.reward, e.reason]));
     }
   }
 
