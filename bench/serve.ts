@@ -5,8 +5,9 @@
 //            (autocannon) against extractAnswer + verifyMany in this process on the same batches,
 //            4 batches in flight; interleaved twice to spread the machine's noise
 //   latency  p50 / p99 of one batch of 256 completions, one client
-// The server is the real CLI in a child process on a loopback port. Completions are half right
-// (the reference answer in free text) and half wrong. The HTTP client is wrk where it is installed
+// The server is the real CLI in a child process on a loopback port. A task's 8 completions are half
+// right (the reference answer in free text, so they extract alike and verify once) and half wrong,
+// each wrong one different, as sampled answers are. The HTTP client is wrk where it is installed
 // (C, so the client takes little of the machine's two cores from the server; `apt-get install wrk`),
 // else autocannon; the table says which. Prints a table; writes bench/results/serve.json.
 //   npx tsx bench/serve.ts [--preset default] [--seconds 8]
@@ -64,17 +65,17 @@ const post = async (url: string, path: string, body: unknown) => {
   return res.json() as Promise<any>;
 };
 
-/** A wrong answer of the right form. */
-function wrongAnswer(t: Task): string {
-  if (t.type === 'induction') return '(...xs) => "wrong"';
-  if (t.type === 'abduction') return JSON.stringify(t.input.map((x) => (typeof x === 'number' ? x + 1000 : x)));
-  return JSON.stringify(typeof t.output === 'number' ? t.output + 1 : 'wrong');
+/** The k-th wrong answer of the right form (sampled answers that miss rarely miss alike). */
+function wrongAnswer(t: Task, k: number): string {
+  if (t.type === 'induction') return `(...xs) => ${k} + xs.length`;
+  if (t.type === 'abduction') return JSON.stringify(t.input.map((x) => (typeof x === 'number' ? x + 1000 + k : x)));
+  return JSON.stringify(typeof t.output === 'number' ? t.output + 1 + k : `wrong ${k}`);
 }
 
-/** Batches of `size` completions: groups of 8 per task, half right (in free text), half wrong. */
+/** Batches of `size` completions: groups of 8 per task, half right (the reference, in free text), half wrong (each another answer). */
 function batches(tasks: Task[], size: number): { task_id: string; completion: string }[][] {
   const items = tasks.flatMap((t) =>
-    Array.from({ length: 8 }, (_, i) => ({ task_id: t.id, completion: i % 2 === 0 ? `Thinking it through.\nANSWER: ${referenceAnswer(t).split('\n').join(' ')}` : wrongAnswer(t) })),
+    Array.from({ length: 8 }, (_, i) => ({ task_id: t.id, completion: i % 2 === 0 ? `Thinking it through.\nANSWER: ${referenceAnswer(t).split('\n').join(' ')}` : wrongAnswer(t, i >> 1) })),
   );
   const out = [];
   for (let i = 0; i + size <= items.length; i += size) out.push(items.slice(i, i + size));
