@@ -202,7 +202,7 @@ function torchStep(steps: number, threads = 0): TorchResult {
 }
 
 /** tensorflow on `threads` intra-op threads, in a child process; null with the reason when it cannot run. */
-type TfResult = { threads: number; interOp: number; shapeStepMs: number; shapeTokensPerS: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
+type TfResult = { threads: number; interOp: number; shapeStepMs: number; shapeTokensPerS: number; parallelThreads?: number; parallelShapeStepMs?: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
 function tensorflowStep(threads: number, withPolicy: boolean): TfResult {
   const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--tf-child', String(threads), ...(withPolicy ? ['--policy'] : []), ...(quick ? ['--quick'] : [])],
     { encoding: 'utf8', timeout: 900_000, env: { ...process.env, TF_NUM_INTRAOP_THREADS: String(threads), TF_NUM_INTEROP_THREADS: String(TF_INTEROP(threads)), TF_CPP_MIN_LOG_LEVEL: '2' } });
@@ -221,9 +221,11 @@ if (process.argv.includes('--tf-child')) {
   if (used !== 'tensorflow') throw new Error(`tensorflow did not start (got ${used}); run \`cogen setup tensorflow\``);
   const n = quick ? 3 : 10;
   const ms = await shapeStepMs('fused', n);
+  // one TensorFlow thread each on THREADS JS threads (shard workers, as on wasm)
+  const par = threads === 1 && THREADS > 1 ? await shapeStepParallelMs(THREADS, n) : undefined;
   const pol = process.argv.includes('--policy') ? await policyThroughput(quick ? 1 : 3) : undefined;
   const b = tf.backend() as unknown as { binding: { TF_Version: string } };
-  console.log(JSON.stringify({ threads, interOp: TF_INTEROP(threads), shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
+  console.log(JSON.stringify({ threads, interOp: TF_INTEROP(threads), shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(par ? { parallelThreads: THREADS, parallelShapeStepMs: par } : {}), ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
   process.exit(0);
 }
 
@@ -248,14 +250,16 @@ for (const backend of only === 'webgpu' ? (['webgpu'] as const) : (['wasm', 'cpu
   rows.push([`${used}: policy update B=8 G=8`, `${fmt(pol.updateMs)} ms`, `${fmt(pol.trainTokensPerS)} train tok/s`]);
   rows.push([`${used}: policy sample B=8 G=8`, `${fmt(pol.sampleMs)} ms`, `${fmt(pol.sampleTokensPerS)} sample tok/s`]);
 }
-// tensorflow on one thread and on THREADS (the policy's throughput on the latter), each in a child
-const tfRuns = !only || only === 'tensorflow' ? [...new Set([1, THREADS])].map((t) => tensorflowStep(t, t === THREADS)) : [];
+// tensorflow on one thread (the backend's default; the policy's throughput there too) and on
+// THREADS, each in a child
+const tfRuns = !only || only === 'tensorflow' ? [...new Set([1, THREADS])].map((t) => tensorflowStep(t, t === 1)) : [];
 for (const r of tfRuns) {
   if ('error' in r) { rows.push(['tensorflow', 'n/a', r.error]); continue; }
   results[`tensorflow${r.threads}`] = r;
   const wasm = results.wasm as { shapeStepMs: number; parallelShapeStepMs?: number } | undefined;
   const w = r.threads === 1 ? wasm?.shapeStepMs : wasm?.parallelShapeStepMs;
   rows.push([`tensorflow ${r.tf} (${r.threads} thread${r.threads === 1 ? '' : 's'}): shape step`, `${fmt(r.shapeStepMs)} ms`, `${fmt(r.shapeTokensPerS)} tok/s${w ? `; wasm/tensorflow time ratio ${(w / r.shapeStepMs).toFixed(2)}` : ''}`]);
+  if (r.parallelShapeStepMs) rows.push([`tensorflow (data-parallel, ${r.parallelThreads} threads × 1 TensorFlow thread): shape step`, `${fmt(r.parallelShapeStepMs)} ms`, `${fmt((SHAPE.batch * SHAPE.seq * 1000) / r.parallelShapeStepMs)} tok/s`]);
   if (r.policy) {
     rows.push([`tensorflow: policy update B=8 G=8`, `${fmt(r.policy.updateMs)} ms`, `${fmt(r.policy.trainTokensPerS)} train tok/s`]);
     rows.push([`tensorflow: policy sample B=8 G=8`, `${fmt(r.policy.sampleMs)} ms`, `${fmt(r.policy.sampleTokensPerS)} sample tok/s`]);

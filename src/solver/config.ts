@@ -76,7 +76,7 @@ export const samplingSchema = z.object({
 
 export const solverConfigSchema = z.object({
   backend: z.enum(BACKENDS).default('auto'),
-  /** wasm threads; 0 = the backend's default. */
+  /** wasm threads, or TensorFlow's intra-op threads; 0 = the backend's default (tensorflow: 1). */
   threads: z.number().int().min(0).default(0),
   /**
    * Threads an update runs on (data-parallel gradients, parallel.ts), on the wasm and cpu backends;

@@ -1,0 +1,57 @@
+// The tensorflow backend on two intra-op threads (the backend's default is one): at the default
+// model's size TensorFlow splits matMuls and reductions over its thread pool, and two runs from one
+// seed must still agree to the bit, and resume must stay exact, as on one thread
+// (solver.policy.test.ts). TensorFlow reads its thread settings once, when tfjs-node loads: this
+// file sets them first, and vitest runs each test file in a process of its own.
+process.env.TF_NUM_INTRAOP_THREADS = '2';
+process.env.TF_NUM_INTEROP_THREADS = '2';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect } from 'vitest';
+import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
+import { itOn, named, useBackend } from './solver-backends.js';
+
+const loadedBefore = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('tfjs-node'));
+const prompts = [
+  { text: 'f(x)=x+1 x=2 '.repeat(4), kind: 'literal' as const, shape: 'int' },
+  { text: 'a much longer prompt than twelve chars '.repeat(3), kind: 'program' as const },
+  { text: 'ok '.repeat(10), kind: 'literal' as const },
+];
+const rewardOf = (t: string): number => (t.length % 2 === 0 ? 1 : 0) * 0.7 + (t.includes('1') ? 0.3 : 0);
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+describe('tensorflow on two threads', () => {
+  itOn('tensorflow')(named('tensorflow', 'default-size updates are bit-identical run to run, and resume is exact'), async () => {
+    expect(loadedBefore, 'tfjs-node was loaded before this file set its threads').toBe(false);
+    await useBackend('tensorflow');
+    const cfg = solverConfigSchema.parse({ backend: 'tensorflow', loss: { type: 'grpo', beta: 0.05 } });
+    const steps = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
+      for (let s = 0; s < n; s++) {
+        const out = await p.sample(prompts, 8);
+        await p.update(out.map((g) => g.map((x) => rewardOf(x.text))));
+      }
+    };
+    const a = await createPolicy(cfg, { seed: 7, log: () => {} });
+    await steps(a, 2);
+    const b = await createPolicy(cfg, { seed: 7, log: () => {} });
+    await steps(b, 1);
+    const dir = mkdtempSync(path.join(tmpdir(), 'cogen-tf-threads-'));
+    dirs.push(dir);
+    await b.save(dir);
+    b.dispose();
+    const c = await createPolicy(cfg, { seed: 999, log: () => {} });
+    await c.load(dir);
+    await steps(c, 1);
+    const d = await createPolicy(cfg, { seed: 7, log: () => {} });
+    await steps(d, 2);
+    const wa = await a.weights();
+    for (const other of [c, d]) {
+      const w = await other.weights();
+      for (const [name, x] of wa) expect(Array.from(w.get(name)!.data), name).toEqual(Array.from(x.data));
+    }
+    for (const p of [a, c, d]) p.dispose();
+  }, 120_000);
+});
