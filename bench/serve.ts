@@ -4,6 +4,8 @@
 //   score    rewards/s of POST /v1/score with batches of 64 completions from 4 concurrent clients
 //            (autocannon) against extractAnswer + verifyMany in this process on the same batches,
 //            4 batches in flight; interleaved twice to spread the machine's noise
+//            and against ServedRun.score in this process (verification plus the same durable record
+//            as the server's: the peer of a durable score endpoint without HTTP)
 //   latency  p50 / p99 of one batch of 256 completions, one client
 // The server is the real CLI in a child process on a loopback port. A task's 8 completions are half
 // right (the reference answer in free text, so they extract alike and verify once) and half wrong,
@@ -107,7 +109,6 @@ async function main() {
   let localTasks = 0;
   for (let r = 0; r < sampleRounds; r++) localTasks += (await local.sample(64)).tasks.length;
   const sampleLocalMs = performance.now() - tLocal;
-  await local.close();
 
   // --- score: the server's own tasks, read from its store, as completions.
   const store = RunStore.open(join(tmp, 'runs', 'http'), { create: false });
@@ -116,6 +117,10 @@ async function main() {
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const b64 = batches(tasks, 64);
   const b256 = batches(tasks, 256);
+  // The durable peer scores its own run's tasks (the same preset, seed and draws as the server's).
+  const localStore = RunStore.open(join(tmp, 'runs', 'local'), { create: false });
+  const bLocal = batches(localStore.tasks().map((r) => r.task), 64);
+  localStore.close();
   const sandbox = await sandboxOf(config);
 
   async function inProcess(): Promise<number> {
@@ -131,6 +136,24 @@ async function main() {
             const task = byId.get(it.task_id)!;
             return { task, answer: extractAnswer(it.completion, answerKind(task.type)) };
           }));
+          done += batch.length;
+        }
+      }),
+    );
+    return rate(done, performance.now() - t0);
+  }
+
+  /** The same score requests through a ServedRun in this process: verification and the durable record, no HTTP. */
+  async function durable(): Promise<number> {
+    let done = 0;
+    let next = 0;
+    const end = performance.now() + seconds * 1000;
+    const t0 = performance.now();
+    await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        while (performance.now() < end) {
+          const batch = bLocal[next++ % bLocal.length]!;
+          await local.score(batch);
           done += batch.length;
         }
       }),
@@ -170,12 +193,14 @@ async function main() {
     return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, requests: result.requests.total };
   }
 
-  const rows: { round: number; inProcess: number; http: number }[] = [];
+  const rows: { round: number; inProcess: number; durable: number; http: number }[] = [];
   for (let round = 1; round <= 2; round++) {
     const a = await inProcess();
+    const d = await durable();
     const r = await overHttp(b64, 4, seconds);
-    rows.push({ round, inProcess: a, http: r.rps * 64 });
+    rows.push({ round, inProcess: a, durable: d, http: r.rps * 64 });
   }
+  await local.close();
   const lat = await overHttp(b256, 1, seconds);
   await sandbox.close();
   child.kill('SIGTERM');
@@ -188,6 +213,7 @@ async function main() {
     ['measure', 'over HTTP', 'in process', 'ratio'],
     ['sample, tasks/s (n=64, 1 client)', sampleHttp.toFixed(0), sampleLocal.toFixed(0), (sampleHttp / sampleLocal).toFixed(2)],
     ...rows.map((r) => [`score, rewards/s (64/batch, 4 clients), round ${r.round}`, r.http.toFixed(0), r.inProcess.toFixed(0), (r.http / r.inProcess).toFixed(2)]),
+    ...rows.map((r) => [`score vs ServedRun.score in process (durable), round ${r.round}`, r.http.toFixed(0), r.durable.toFixed(0), (r.http / r.durable).toFixed(2)]),
     ['one batch of 256, latency p50 / p99 (ms)', `${lat.p50.toFixed(0)} / ${lat.p99.toFixed(0)}`, '', ''],
   ];
   const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
@@ -200,7 +226,7 @@ async function main() {
     client: wrk ? 'wrk' : 'autocannon',
     seconds,
     sample: { httpTasksPerSecond: sampleHttp, inProcessTasksPerSecond: sampleLocal, ratio: sampleHttp / sampleLocal, rounds: sampleRounds, n: 64 },
-    score: rows.map((r) => ({ ...r, ratio: r.http / r.inProcess })),
+    score: rows.map((r) => ({ ...r, ratio: r.http / r.inProcess, ratioDurable: r.http / r.durable })),
     latency256: lat,
   };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
