@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'runs/', 'bench/results/', 'graphs/neo4j-launcher/', 'dist/', '**/*.tmp.*', 'bench/_*', 'scratch/'] },
+  { ignores: ['node_modules/', 'runs/', 'bench/results/', 'graphs/neo4j-launcher/', 'dist/', '**/*.tmp.*', 'bench/_*', 'scratch/', '.venv/', 'test-artifacts/'] },
   ...tseslint.configs.recommended,
   {
     rules: {
