@@ -123,7 +123,8 @@ async function main() {
   localStore.close();
   const sandbox = await sandboxOf(config);
 
-  async function inProcess(): Promise<number> {
+  /** Rewards/s of `score` over these batches for `seconds`, 4 batches in flight (as the server's 4 clients). */
+  async function fourInFlight(bodies: { task_id: string; completion: string }[][], score: (batch: { task_id: string; completion: string }[]) => Promise<unknown>): Promise<number> {
     let done = 0;
     let next = 0;
     const end = performance.now() + seconds * 1000;
@@ -131,11 +132,8 @@ async function main() {
     await Promise.all(
       [0, 1, 2, 3].map(async () => {
         while (performance.now() < end) {
-          const batch = b64[next++ % b64.length]!;
-          await verifyMany(sandbox, batch.map((it) => {
-            const task = byId.get(it.task_id)!;
-            return { task, answer: extractAnswer(it.completion, answerKind(task.type)) };
-          }));
+          const batch = bodies[next++ % bodies.length]!;
+          await score(batch);
           done += batch.length;
         }
       }),
@@ -143,23 +141,17 @@ async function main() {
     return rate(done, performance.now() - t0);
   }
 
-  /** The same score requests through a ServedRun in this process: verification and the durable record, no HTTP. */
-  async function durable(): Promise<number> {
-    let done = 0;
-    let next = 0;
-    const end = performance.now() + seconds * 1000;
-    const t0 = performance.now();
-    await Promise.all(
-      [0, 1, 2, 3].map(async () => {
-        while (performance.now() < end) {
-          const batch = bLocal[next++ % bLocal.length]!;
-          await local.score(batch);
-          done += batch.length;
-        }
-      }),
+  /** extractAnswer + verifyMany on the server's batches: verification alone. */
+  const inProcess = () =>
+    fourInFlight(b64, (batch) =>
+      verifyMany(sandbox, batch.map((it) => {
+        const task = byId.get(it.task_id)!;
+        return { task, answer: extractAnswer(it.completion, answerKind(task.type)) };
+      })),
     );
-    return rate(done, performance.now() - t0);
-  }
+
+  /** The same score requests through a ServedRun in this process: verification and the durable record, no HTTP. */
+  const durable = () => fourInFlight(bLocal, (batch) => local.score(batch));
 
   /** Requests per second and latency percentiles (ms) of POST /v1/score with these bodies, in rotation. */
   async function overHttp(bodies: { task_id: string; completion: string }[][], connections: number, duration: number): Promise<{ rps: number; p50: number; p99: number; max: number; requests: number }> {
