@@ -13,11 +13,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createSandbox } from '../sandbox/index.js';
 import { generateTask, renderCompact } from '../src/index.js';
-import { createRng } from '../src/rng.js';
+import { createRng } from '../core/rng.js';
 import { allowedTokens, grammarFor } from '../src/solver/grammar.js';
 import { createPolicy, initBackend, solverConfigSchema, type RolloutRow } from '../src/solver/index.js';
 import { charId, EOS } from '../src/solver/tokenizer.js';
-import { answerShape, referenceAnswer, type Task } from '../src/task.js';
+import { answerShape, referenceAnswer, type Task } from '../core/task.js';
 
 const { values: args } = parseArgs({
   options: {

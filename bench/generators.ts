@@ -21,8 +21,8 @@
 //   npm run bench:generators [-- --n 300 --workers 2 --levels 0-4 --families arith,logic]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { createRng } from '../src/rng.js';
-import { TASK_TYPES, type TaskDraft } from '../src/task.js';
+import { createRng } from '../core/rng.js';
+import { TASK_TYPES, type TaskDraft } from '../core/task.js';
 import { createSandbox } from '../sandbox/index.js';
 import { families, materialise } from '../generators/index.js';
 

@@ -14,7 +14,7 @@ import { EmbeddedSkillGraph } from '../graphs/embedded.js';
 import { openSkillGraph } from '../graphs/index.js';
 import type { Neo4jSkillGraph } from '../graphs/neo4j.js';
 import type { GraphEvent, SkillGraph } from '../graphs/types.js';
-import type { Skill } from '../src/task.js';
+import type { Skill } from '../core/task.js';
 import { formatTable } from '../graphs/views.js';
 
 const arg = (name: string, def: number) => {

@@ -7,8 +7,8 @@ import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { createSandbox, verifyMany } from '../sandbox/index.js';
 import { verifyManyMetered } from '../sandbox/verify.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { Task } from '../src/task.js';
-import { createRng } from '../src/rng.js';
+import type { Task } from '../core/task.js';
+import { createRng } from '../core/rng.js';
 import { families, generateTask } from '../generators/index.js';
 // @ts-expect-error plain JS module without type declarations
 import { INTRINSICS } from '../sandbox/engine.mjs';

@@ -59,10 +59,10 @@ import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import { createSandbox, deepEqual, verifyMany } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { Json, Task } from '../src/task.js';
-import { createRng } from '../src/rng.js';
+import type { Json, Task } from '../core/task.js';
+import { createRng } from '../core/rng.js';
 import { families } from '../generators/index.js';
-import { TASK_TYPES } from '../src/task.js';
+import { TASK_TYPES } from '../core/task.js';
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 // @ts-expect-error plain JS module without type declarations

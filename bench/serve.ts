@@ -26,7 +26,7 @@ import { loadPreset } from '../src/config.js';
 import { sandboxOf } from '../src/run-parts.js';
 import { ServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
-import { answerKind, referenceAnswer, type Task } from '../src/task.js';
+import { answerKind, referenceAnswer, type Task } from '../core/task.js';
 
 const { values: args } = parseArgs({ options: { preset: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '8' }, rounds: { type: 'string', default: '10' } } });
 const ROOT = resolve(import.meta.dirname, '..');

@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
-import { createRng } from '../src/rng.js';
+import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import { setFastWasmKernels } from '../src/solver/wasm-kernels.js';
 import { setExplicitTranspose } from '../src/solver/gradients.js';

@@ -1,7 +1,7 @@
 // Self-Evolving Curriculum (SEC): a non-stationary bandit over arms. After a step, each arm's
 // Q ← (1−α)·Q + α·r with r = the mean |advantage| of that arm's groups in the step (zero for groups
 // that were all right or all wrong); arms are sampled from softmax(Q/τ).
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, jsonCopy, mean, requireArms, sampleArms, softmax } from './util.js';
 

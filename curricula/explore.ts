@@ -1,7 +1,7 @@
 // A fraction of uniform exploration around any controller: each pick is, with probability `explore`,
 // a fresh task of an open arm drawn uniformly; the rest come from the wrapped controller. The wrapper
 // keeps no state of its own (its state is the inner controller's).
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { newPick, requireArms } from './util.js';
 

@@ -3,7 +3,7 @@
 // level-0 arms are open from the start; more open as skills get mastered during the run.
 import type { Arm } from './types.js';
 
-/** The part of a skill that gating reads (src/task.ts's Skill fits). */
+/** The part of a skill that gating reads (core/task.ts's Skill fits). */
 export interface GateSkill {
   id: string;
   requires: readonly string[];

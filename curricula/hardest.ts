@@ -1,5 +1,5 @@
 // Baseline: always the highest open level of each family (any task type), uniformly.
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { Arm, Pick, PickContext } from './types.js';
 import { UniformController } from './uniform.js';
 import { requireArms } from './util.js';

@@ -1,6 +1,6 @@
 // Ladder (as Reasoning Gym's curriculum trainer): each family sits at one level; after k attempts at
 // that level, promote when their mean accuracy is ≥ promoteAt, demote when it is ≤ demoteAt.
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
 import { checkState, jsonCopy, mean, newPick, pushWindow, requireArms } from './util.js';
 

@@ -2,7 +2,7 @@
 // its G answers). An arm's value is the mean over its recent tasks; arms are sampled with probability
 // ∝ value^(1/temperature), with a floor so no open arm starves, and an optimistic weight for arms
 // never tried (exploration).
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, jsonCopy, learnabilityOf, mean, pushWindow, requireArms, sampleArms } from './util.js';
 

@@ -2,7 +2,7 @@
 // least-squares line through its last `window` scores (solve rates), i.e. how fast the solver is
 // currently learning — or forgetting — it. Arms are sampled ∝ value^(1/temperature), with a floor
 // relative to the best arm, and arms with fewer than two scores count as the best arm (exploration).
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, jsonCopy, pushWindow, requireArms, sampleArms, slope } from './util.js';
 

@@ -4,7 +4,7 @@
 // since the task was last picked; a drawn task with a positive score is mutated (ACCEL) with
 // probability `mutateFraction`, otherwise replayed as is. The other picks are fresh tasks, whose arms
 // a base controller chooses (uniform by default, as PLR's generator).
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, learnabilityOf, normalise, requireArms, sampleIndex } from './util.js';
 

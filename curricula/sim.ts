@@ -2,7 +2,7 @@
 // the learner practises tasks near its frontier (where its answers disagree, so GRPO has a gradient).
 import type { Arm, ArmResult, Controller } from './types.js';
 import { meanAbsAdvantage, solveRate } from './dynamic.js';
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 
 export interface SimOptions {
   families: number;

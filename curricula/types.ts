@@ -1,6 +1,6 @@
 // The curriculum interface (DESIGN.md, "Curricula"). Controllers see per-arm statistics only.
-import type { Rng } from '../src/rng.js';
-import type { TaskType } from '../src/task.js';
+import type { Rng } from '../core/rng.js';
+import type { TaskType } from '../core/task.js';
 
 /** An arm is one (family, level, task type) cell of the task space. */
 export interface Arm {

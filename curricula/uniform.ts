@@ -1,5 +1,5 @@
 // Baseline: every open arm equally likely.
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { checkState, newPick, requireArms } from './util.js';
 

@@ -1,5 +1,5 @@
 // Small helpers shared by the controllers: weighted sampling, softmax, arm bookkeeping.
-import type { Rng } from '../src/rng.js';
+import type { Rng } from '../core/rng.js';
 import { armKey, type Arm, type Pick } from './types.js';
 
 /** Index drawn with probability weights[i] / Σ weights; uniform when the weights carry no mass. */

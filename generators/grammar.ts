@@ -6,8 +6,8 @@
 // Families enable productions (each tagged with the skill it exercises) per level and build program
 // "shapes" (loops, recursion, if-chains) whose holes are filled by `gen`. The number of distinct
 // programs therefore grows combinatorially with expression depth and the production set.
-import type { Rng } from '../src/rng.js';
-import type { Json } from '../src/task.js';
+import type { Rng } from '../core/rng.js';
+import type { Json } from '../core/task.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types

@@ -1,11 +1,11 @@
 // The generator registry (DESIGN.md, "Tasks" and "Skills"): the families, their skill taxonomy,
 // and turning a draft into a validated Task through the sandbox.
 import { createHash } from 'node:crypto';
-import type { Rng } from '../src/rng.js';
-import { TASK_TYPES, type Example, type Json, type Skill, type Task, type TaskDraft, type TaskType } from '../src/task.js';
-import type { FailureReason, Sandbox } from '../sandbox/types.js';
-import { runTwiceMetered } from '../sandbox/validate.js';
-import { budgetFor, sandboxBudget } from '../sandbox/budget.js';
+import type { Rng } from '../core/rng.js';
+import { TASK_TYPES, type Example, type Json, type Skill, type Task, type TaskDraft, type TaskType } from '../core/task.js';
+import type { FailureReason, Sandbox } from '../sandbox/index.js';
+import { runTwiceMetered } from '../sandbox/index.js';
+import { budgetFor, sandboxBudget } from '../sandbox/index.js';
 import { canonicalHash } from './hash.js';
 import type { Drawn, FamilyImpl } from './kit.js';
 import type { Family } from './types.js';

@@ -1,8 +1,8 @@
 // What every family file shares: declaring skills, drawing inputs for typed parameters, and turning
 // a candidate program into a deduction / abduction / induction draft. The reference interpreter
 // (grammar.ts) screens candidates so that almost every draft passes sandbox validation first time.
-import type { Rng } from '../src/rng.js';
-import type { Input, Json, Skill, TaskDraft, TaskType } from '../src/task.js';
+import type { Rng } from '../core/rng.js';
+import type { Input, Json, Skill, TaskDraft, TaskType } from '../core/task.js';
 import { evaluate, isTidy, printProgram, size, trimParams, type Param, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar.js';
 import type { Family } from './types.js';
 

@@ -9,8 +9,8 @@
 //   change-input      the inputs move a little (numbers ±1..3, flipped booleans, edited strings
 //                     and arrays); the program is unchanged
 // Every draft records `parent: {id, op}` and `proposer: 'mutation'`.
-import type { Rng } from '../src/rng.js';
-import type { Input, Json, Task, TaskDraft } from '../src/task.js';
+import type { Rng } from '../core/rng.js';
+import type { Input, Json, Task, TaskDraft } from '../core/task.js';
 import { isBinding, tokenize, type Token } from './hash.js';
 
 export const MUTATION_OPS = ['perturb-constant', 'swap-operator', 'wrap', 'change-input'] as const;

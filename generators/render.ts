@@ -12,7 +12,7 @@
 //
 // Natural — for LLM solvers and exports: states the task type, the program, what to answer and the
 // exact answer format.
-import type { Example, Input, Json, Task } from '../src/task.js';
+import type { Example, Input, Json, Task } from '../core/task.js';
 import { compactProgram } from './hash.js';
 
 const ascii = (s: string): string =>

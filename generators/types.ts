@@ -1,6 +1,6 @@
 // The generator interface (DESIGN.md, "Tasks" and "Skills"): one family per file behind a registry.
-import type { Rng } from '../src/rng.js';
-import type { Skill, TaskDraft, TaskType } from '../src/task.js';
+import type { Rng } from '../core/rng.js';
+import type { Skill, TaskDraft, TaskType } from '../core/task.js';
 
 export interface Family {
   /** Stable id, e.g. 'arith'. */

@@ -5,7 +5,7 @@
 // it is declared is inserted as a stub (id only), as Neo4j's MERGE would. apply() runs a batch in one
 // SQLite transaction, event by event, in order.
 import Database from 'better-sqlite3';
-import type { Skill } from '../src/task.js';
+import type { Skill } from '../core/task.js';
 import { COUNT_KEYS, byMastery, canonicalize } from './common.js';
 import type { GraphEvent, GraphRun, GraphSnapshot, GraphTask, Mastery, SkillGraph } from './types.js';
 

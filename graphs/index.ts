@@ -9,7 +9,8 @@ import type { SkillGraph } from './types.js';
 
 export { GraphConnectionError } from './common.js';
 export { EmbeddedSkillGraph } from './embedded.js';
-export { Neo4jSkillGraph, schemaStatements } from './neo4j.js';
+export { Neo4jSkillGraph } from './neo4j.js';
+export { schemaStatements } from './schema.js';
 export { drainOutbox, replayAll } from './outbox.js';
 export * from './types.js';
 export * from './views.js';

@@ -7,10 +7,9 @@
 // interval begun before s (untilStep/untilAt); nothing is ever deleted.
 // Integer properties (level, step, sinceStep, untilStep) are stored as Neo4j integers.
 import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Skill } from '../src/task.js';
+import type { Skill } from '../core/task.js';
 import { COUNT_KEYS, GraphConnectionError, byMastery, canonicalize, planSegments, type Segment } from './common.js';
+import { schemaStatements } from './schema.js';
 import type { GraphEvent, GraphRun, GraphSnapshot, GraphTask, Mastery, SkillGraph } from './types.js';
 
 export interface Neo4jOptions {
@@ -23,19 +22,6 @@ export interface Neo4jOptions {
   retryTimeMs?: number;
   /** Connection timeout (ms); default 5000. */
   connectionTimeoutMs?: number;
-}
-
-const SCHEMA_PATH = fileURLToPath(new URL('./schema.cypher', import.meta.url));
-
-/** The statements of graphs/schema.cypher (comments dropped, split on `;`). */
-export function schemaStatements(text = readFileSync(SCHEMA_PATH, 'utf8')): string[] {
-  return text
-    .split('\n')
-    .filter((l) => !l.trim().startsWith('//'))
-    .join('\n')
-    .split(';')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
 }
 
 const int = (n: number | null | undefined) => (n === null || n === undefined ? null : neo4j.int(Math.trunc(n)));

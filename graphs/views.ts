@@ -4,8 +4,8 @@
 // (masteryTable, frontier, timeline, showSkill, compareRuns) and the exporters (toDot, toGraphML,
 // toCypher) are exported for other callers. dot and graphml draw the skill graph (REQUIRES) coloured by
 // the run's state; cypher is a script of MERGE statements that recreates the whole graph.
-import type { Skill } from '../src/task.js';
-import { schemaStatements } from './neo4j.js';
+import type { Skill } from '../core/task.js';
+import { schemaStatements } from './schema.js';
 import type { GraphRun, GraphSnapshot, GraphTask, Mastery, SkillGraph } from './types.js';
 
 export type SkillState = 'mastered' | 'forgotten' | 'never';

@@ -3,7 +3,7 @@
 // parseLiteral accepts JSON (RFC 8259) with two tolerances: surrounding whitespace, and strings in
 // single quotes (with the same escapes). Numbers must be finite; -0 reads as 0. It never throws:
 // bad input gives {ok: false, reason}. formatLiteral writes the canonical text (JSON.stringify).
-import type { Json } from '../src/task.js';
+import type { Json } from '../core/task.js';
 
 export type ParseResult = { ok: true; value: Json } | { ok: false; reason: string };
 

@@ -9,7 +9,7 @@
 // Scale, measured on this engine (2 cores): a busy loop takes ~7 ns a step, string building ~100 ns;
 // the generated induction tasks' references take 14 to ~57,000 steps (median 65, 99th percentile
 // ~1,900), so nearly every task gets the floor, 20,000 steps, and the largest ~1.1 million.
-import type { Task } from '../src/task.js';
+import type { Task } from '../core/task.js';
 import type { BudgetSettings, Sandbox } from './types.js';
 
 export const DEFAULT_BUDGET: Readonly<BudgetSettings> = Object.freeze({ factor: 20, floor: 20_000, cap: 5_000_000 });

@@ -29,7 +29,7 @@ export { parseLiteral, formatLiteral } from './answer.js';
 export { verifyAnswer, verifyMany, verifyManyMetered } from './verify.js';
 export type { MeteredVerdict } from './verify.js';
 export { runTwice, runTwiceMetered, validateDraft } from './validate.js';
-export { DEFAULT_BUDGET, budgetFor, resolveBudget, taskBudget } from './budget.js';
+export { DEFAULT_BUDGET, budgetFor, resolveBudget, sandboxBudget, taskBudget } from './budget.js';
 export type { ValidationResult } from './validate.js';
 export { normaliseProgram } from './verify.js';
 export type { DetailedVerdict } from './verify.js';
@@ -129,4 +129,4 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
   };
 }
 
-type Json = import('../src/task.js').Json;
+type Json = import('../core/task.js').Json;

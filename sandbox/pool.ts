@@ -14,7 +14,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { FailureReason, Limits, RunResult } from './types.js';
-import type { Json } from '../src/task.js';
+import type { Json } from '../core/task.js';
 
 export interface PoolOptions {
   workers: number;

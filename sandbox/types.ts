@@ -1,5 +1,5 @@
 // The executor's interface (DESIGN.md, "Sandbox"). Every program cogen runs goes through it.
-import type { Json } from '../src/task.js';
+import type { Json } from '../core/task.js';
 
 export interface Limits {
   /** CPU deadline per call, in milliseconds (interrupt handler). */

@@ -3,7 +3,7 @@
 // calls of a task in one context (verify.ts), so a program that keeps state between calls (a
 // counter, a memo of seen inputs, Math.random) would make one answer's reward depend on the others;
 // runTwice rejects such programs as 'nondeterministic'.
-import type { Json, TaskDraft } from '../src/task.js';
+import type { Json, TaskDraft } from '../core/task.js';
 import type { FailureReason, Limits, RunResult, Sandbox } from './types.js';
 import { deepEqual } from './answer.js';
 import { runTasks } from './verify.js';

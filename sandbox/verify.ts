@@ -17,7 +17,7 @@
 // error whose text is over the sandbox's cap) ends its verification: the examples after it are not
 // run and count as not passed (a wrong output or an ordinary error does not end it: the rest still
 // count towards passed). An abduction answer is one call with the budget to itself.
-import type { Json, Task, Verdict } from '../src/task.js';
+import type { Json, Task, Verdict } from '../core/task.js';
 import type { MeteredTask, RunResult, Sandbox, TaskJob } from './types.js';
 import { deepEqual, parseLiteral } from './answer.js';
 import { sandboxBudget, taskBudget } from './budget.js';

@@ -12,7 +12,7 @@ import { BACKENDS } from './solver/config.js';
 import { createProgress, formatDuration } from './progress.js';
 import { RunStore, StoreError } from './store.js';
 import { skillsCommand } from './skills-cli.js';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 
 const USER_ERRORS = [UserError, ConfigError, StoreError];
 

@@ -9,8 +9,8 @@ import { curriculumConfigSchema } from '../curricula/index.js';
 import { agentsConfigSchema } from './agents/config.js';
 import { rewardConfigSchema } from './reward.js';
 import { serveConfigSchema } from './server/config.js';
-import { solverConfigSchema } from './solver/index.js';
-import { TASK_TYPES } from './task.js';
+import { solverConfigSchema } from './solver/config.js';
+import { TASK_TYPES } from '../core/task.js';
 
 export class ConfigError extends Error {}
 

@@ -9,7 +9,7 @@
 //             (structs). hyparquet-writer writes the nested columns from an explicit schema.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { referenceAnswer, type Example, type Json, type Task } from './task.js';
+import { referenceAnswer, type Example, type Json, type Task } from '../core/task.js';
 import type { RunStore, TaskRow } from './store.js';
 
 export const EXPORT_FORMATS = ['jsonl', 'trl', 'parquet'] as const;

@@ -4,19 +4,19 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../curricula/index.js';
-import type { Arm, ArmResult, Controller } from '../curricula/types.js';
+import type { Arm, ArmResult, Controller } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
-import type { GraphEvent } from '../graphs/types.js';
-import type { Sandbox } from '../sandbox/types.js';
-import { verifyMany } from '../sandbox/verify.js';
+import type { GraphEvent } from '../graphs/index.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { verifyMany } from '../sandbox/index.js';
 import type { RunConfig } from './config.js';
-import { createRng, type Rng } from './rng.js';
+import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
 import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, sandboxOf, taskSpace, type Probe, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
-import type { Policy } from './solver/types.js';
+import type { Policy } from './solver/index.js';
 import { RunStore, StoreError } from './store.js';
-import { answerKind, answerShape, type Task, type Skill } from './task.js';
+import { answerKind, answerShape, type Task, type Skill } from '../core/task.js';
 import { trainingReward } from './reward.js';
 
 export interface StepProgress {

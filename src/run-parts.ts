@@ -1,17 +1,17 @@
 // The parts of a run that the built-in loop (src/loop.ts) and a served run (src/server/) share:
 // the task space of a config, how a curriculum pick becomes a task, the held-out probes and how
 // their verdicts become per-skill accuracies, and the skill-graph sinks fed from the outbox.
-import type { Arm, Pick } from '../curricula/types.js';
+import type { Arm, Pick } from '../curricula/index.js';
 import { allSkills, generateTask, getFamily, materialise, mutate, renderNatural } from '../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
-import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/types.js';
+import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/index.js';
 import { createSandbox } from '../sandbox/index.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { Sandbox } from '../sandbox/index.js';
 import type { RunConfig } from './config.js';
-import type { Rng } from './rng.js';
+import type { Rng } from '../core/rng.js';
 import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
-import type { Skill, Task, Verdict } from './task.js';
+import type { Skill, Task, Verdict } from '../core/task.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
 export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {

@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, sym
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 
 export const TFJS_NODE_VERSION = '4.22.0';
 /** 2.15.1: all of tfjs-core's op tests pass on it; 2.21.0 fails int32 round (a kernel bug). */

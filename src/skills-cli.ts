@@ -5,8 +5,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatTaxonomy } from '../generators/index.js';
 import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../graphs/index.js';
-import type { SkillGraph } from '../graphs/types.js';
-import { UserError } from './errors.js';
+import type { SkillGraph } from '../graphs/index.js';
+import { UserError } from '../core/errors.js';
 import type { RunStore } from './store.js';
 
 interface Deps {

@@ -4,9 +4,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, existsSync, accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import type { GraphEvent } from '../graphs/types.js';
-import type { ProposalRecord } from './agents/proposer.js';
-import type { Task } from './task.js';
+import type { GraphEvent } from '../graphs/index.js';
+import type { ProposalRecord } from './agents/index.js';
+import type { Task } from '../core/task.js';
 
 export class StoreError extends Error {}
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentsConfigSchema, createLlmPolicy, createProposerAgent, passAtK, ScriptedChatModel } from '../src/agents/index.js';
 import { materialise, renderNatural } from '../generators/index.js';
 import { createSandbox, verifyAnswer, type Sandbox } from '../sandbox/index.js';
-import type { Task, TaskType } from '../src/task.js';
+import type { Task, TaskType } from '../core/task.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 

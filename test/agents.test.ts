@@ -29,7 +29,7 @@ import {
   type ProposerConfig,
   type LlmSolverConfig,
 } from '../src/agents/index.js';
-import type { Skill, Task, TaskType } from '../src/task.js';
+import type { Skill, Task, TaskType } from '../core/task.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 

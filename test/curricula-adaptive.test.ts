@@ -2,7 +2,7 @@
 // is strictly between 0 and 1 (where GRPO has a gradient), and so learn faster than uniform.
 import { describe, expect, it } from 'vitest';
 import { createController, curriculumConfigSchema, type ControllerName } from '../curricula/index.js';
-import { createRng } from '../src/rng.js';
+import { createRng } from '../core/rng.js';
 import { simArms, simulate } from '../curricula/sim.js';
 
 const opts = { families: 3, levels: 6, rate: 0.05, group: 8 };

@@ -10,8 +10,8 @@ import { replayProbabilities, ReplayController, type ArchiveEntry } from '../cur
 import { armKey, type Arm, type ArmResult, type Controller } from '../curricula/types.js';
 import { UniformController } from '../curricula/uniform.js';
 import { normalise, slope, softmax } from '../curricula/util.js';
-import { createRng, type Rng } from '../src/rng.js';
-import { TASK_TYPES } from '../src/task.js';
+import { createRng, type Rng } from '../core/rng.js';
+import { TASK_TYPES } from '../core/task.js';
 
 const allArms = (families: number, levels: number, types = 3): Arm[] => {
   const out: Arm[] = [];

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { dashboardApp } from '../src/dashboard/server.js';
 import { plotRuns, plotSvg, loadPlotRuns, svgToPng } from '../src/dashboard/plot.js';
 import { RunStore } from '../src/store.js';
-import type { Task } from '../src/task.js';
+import type { Task } from '../core/task.js';
 import { loadPreset } from '../src/config.js';
 import { startServer } from '../src/server/index.js';
 import { cogen, tempDir } from './helpers.js';

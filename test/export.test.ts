@@ -8,7 +8,7 @@ import { asyncBufferFromFile, parquetMetadata, parquetReadObjects } from 'hyparq
 import { describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS, exportRun, exportTasks, parquetSchema, toRecord } from '../src/export.js';
 import type { RunStore, TaskRow } from '../src/store.js';
-import type { Task } from '../src/task.js';
+import type { Task } from '../core/task.js';
 import { tempDir } from './helpers.js';
 
 const base = { family: 'arith', level: 1, skills: ['arith.add', 'arith.mul'], hash: 'h', parent: null, proposer: 'generator' };

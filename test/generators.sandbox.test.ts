@@ -3,8 +3,8 @@
 // reference interpreter, generateTask is deterministic by seed, and materialise's rejections.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createRng } from '../src/rng.js';
-import { referenceAnswer, TASK_TYPES, type Json, type Task, type TaskDraft } from '../src/task.js';
+import { createRng } from '../core/rng.js';
+import { referenceAnswer, TASK_TYPES, type Json, type Task, type TaskDraft } from '../core/task.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { verifyAnswer } from '../sandbox/verify.js';
 import { drawReference, families, generateTask, materialise, mutate, REJECT_REASONS } from '../generators/index.js';

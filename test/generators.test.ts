@@ -2,8 +2,8 @@
 // duplicate rate, complexity by level, hashing, rendering and mutation.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createRng } from '../src/rng.js';
-import { TASK_TYPES, type Task } from '../src/task.js';
+import { createRng } from '../core/rng.js';
+import { TASK_TYPES, type Task } from '../core/task.js';
 import {
   allSkills, applicableOps, canonicalHash, compactProgram, drawReference, families, formatTaxonomy, getFamily,
   mutate, MUTATION_OPS, renderCompact, renderNatural, taxonomy,

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import type { Skill } from '../src/task.js';
+import type { Skill } from '../core/task.js';
 import type { GraphEvent, GraphTask, OutboxSource } from '../graphs/types.js';
 
 export const isCI = process.env.CI === 'true' || process.env.CI === '1';

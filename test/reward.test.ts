@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { trainingReward } from '../src/reward.js';
-import type { DeductionTask, Task } from '../src/task.js';
+import type { DeductionTask, Task } from '../core/task.js';
 
 const deduction = (output: DeductionTask['output']): Task => ({
   id: 't', type: 'deduction', family: 'arith', level: 0, skills: [], program: 'function f(a) { return a; }',

@@ -9,8 +9,8 @@ import type { Sandbox } from '../sandbox/index.js';
 import { verifyManyMetered } from '../sandbox/verify.js';
 import { runTwiceMetered } from '../sandbox/validate.js';
 import { families, generateTask } from '../generators/index.js';
-import { createRng } from '../src/rng.js';
-import { referenceAnswer, TASK_TYPES, type InductionTask, type Task } from '../src/task.js';
+import { createRng } from '../core/rng.js';
+import { referenceAnswer, TASK_TYPES, type InductionTask, type Task } from '../core/task.js';
 
 /**
  * What an answer may spend past its budget: the interpreter stops at the budget's last step, but

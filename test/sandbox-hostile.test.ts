@@ -7,8 +7,8 @@ import { createSandbox, verifyAnswer } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { verifyManyMetered } from '../sandbox/verify.js';
 import { generateTask } from '../generators/index.js';
-import { createRng } from '../src/rng.js';
-import type { InductionTask } from '../src/task.js';
+import { createRng } from '../core/rng.js';
+import type { InductionTask } from '../core/task.js';
 import { HOSTILE, HOSTILE_ANSWERS, NORMAL } from './hostile/corpus.js';
 
 /**

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { createSandbox, deepEqual, formatLiteral, parseLiteral, verifyAnswer } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { FAILURE_REASONS } from '../sandbox/types.js';
-import type { Json, Task } from '../src/task.js';
+import type { Json, Task } from '../core/task.js';
 
 let sb: Sandbox;
 beforeAll(async () => {

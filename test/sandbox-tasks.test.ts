@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, runTwice, verifyMany } from '../sandbox/index.js';
 import type { RunResult, Sandbox } from '../sandbox/index.js';
-import type { AbductionTask, InductionTask } from '../src/task.js';
+import type { AbductionTask, InductionTask } from '../core/task.js';
 import { HOSTILE, NORMAL } from './hostile/corpus.js';
 
 let sb: Sandbox;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, DEFAULT_LIMITS, verifyAnswer, verifyMany, runTwice, validateDraft } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { AbductionTask, DeductionTask, InductionTask } from '../src/task.js';
+import type { AbductionTask, DeductionTask, InductionTask } from '../core/task.js';
 
 let sb: Sandbox;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { loadPreset } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
-import { referenceAnswer } from '../src/task.js';
+import { referenceAnswer } from '../core/task.js';
 import { tempDir } from './helpers.js';
 
 interface Sampled {

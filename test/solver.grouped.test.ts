@@ -2,7 +2,7 @@
 // concatenated rows; GELU through sigmoid equals the tanh form. cpu backend.
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../src/rng.js';
+import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import '../src/solver/gradients.js';
 import { groupedWindowLogits, initWeights, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';

@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { itOn, named, useBackend } from './solver-backends.js';
-import { createRng } from '../src/rng.js';
+import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import '../src/solver/gradients.js';
 import { gelu, initWeights, layerNorm, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect } from 'vitest';
 import { itOn, named, useBackend } from './solver-backends.js';
-import { createRng } from '../src/rng.js';
+import { createRng } from '../core/rng.js';
 import { optimSchema } from '../src/solver/config.js';
 import { AdamW, learningRate } from '../src/solver/optim.js';
 

@@ -10,7 +10,7 @@ import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src
 import { allowedTokens, grammarFor, isWellFormed } from '../src/solver/grammar.js';
 import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.js';
 import { EOS, VOCAB_SIZE, decode, encode, idChar } from '../src/solver/tokenizer.js';
-import { valueType, type AnswerKind, type Json } from '../src/task.js';
+import { valueType, type AnswerKind, type Json } from '../core/task.js';
 
 const quiet = { log: () => {} };
 const tinyOn = (over: Partial<SolverConfigInput> = {}, backend: TestBackend = 'cpu') => solverConfigSchema.parse({

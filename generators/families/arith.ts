@@ -10,7 +10,7 @@
 //   4: 3 params, depth 4, adds & | ^ and shifts, values −50–50
 import { gen, newCtx, prods, ret, type Param } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'arith';
 

@@ -10,7 +10,7 @@
 //   4: 1-2 arrays + k, depth 4, adds sorting and reversal (sort); 3-7 ints -20..20
 import { countKeyed, gen, newCtx, prods, ret, type Param } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'array';
 

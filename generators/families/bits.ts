@@ -9,7 +9,7 @@
 //   4: 2-3 params, depth 4 mixing bits with + - %, comparisons and ternaries (arith, cond); values 0-255
 import { bin, gen, let_, lit, newCtx, prods, ret, set, v, type Expr, type Param, type Production, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'bits';
 

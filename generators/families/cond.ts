@@ -9,7 +9,7 @@
 //   4: a local variable updated by 2-3 guarded statements, then a final ternary; 2-3 params; values -30..30
 import { cond, gen, let_, newCtx, prods, ret, set, v, type Expr, type GenCtx, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'cond';
 

@@ -9,7 +9,7 @@
 //   4: a lambda with a ternary (cond) iterated n times in a loop (loop); a 0-20, n 0-6
 import { apply, bin, call, fn, gen, let_, lit, meth, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'hof';
 

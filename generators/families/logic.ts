@@ -8,7 +8,7 @@
 //   4: 2 boolean + 2 integer params (-20..20), depth 4, adds ternaries (cond), modulo and parity
 import { countKeyed, gen, newCtx, prods, ret, size, type Param } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'logic';
 

@@ -9,7 +9,7 @@
 //   4: a for-of loop with an early return under a generated condition and two accumulators (cond, arith %); arrays of 2-7 ints -10..20
 import { bin, call, gen, let_, lit, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'loop';
 

@@ -8,7 +8,7 @@
 //   4: modular power (b^e mod m by repeated multiplication), or lcm via gcd, with a generated post-expression; b 0-20, e 0-12, m 2-30
 import { bin, call, gen, let_, lit, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'numtheory';
 

@@ -9,7 +9,7 @@
 //   4: aggregate over Object.keys of a dictionary with a guarded, generated update (cond, arith) and a generated result; values -10..20
 import { bin, call, cond, fn, gen, idx, let_, lit, meth, newCtx, prods, prop, ret, set, v, type Expr, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'record';
 

@@ -9,7 +9,7 @@
 //   4: accumulator recursion f(n - d, A(acc, n)) with a guarded step of depth 3 (cond) and a generated result of depth 2; n 0-9, acc 0-9
 import { bin, call, gen, idx, lit, meth, newCtx, prods, prop, ret, v, type Expr, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'recursion';
 

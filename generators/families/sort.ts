@@ -9,7 +9,7 @@
 //   4: insertion sort by a generated key (nested loops, swaps, ternaries), followed by a generated projection; 3-7 ints -20..30
 import { bin, call, cond, fn, gen, idx, let_, lit, meth, newCtx, prods, prop, ret, set, un, v, type Expr, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'sort';
 

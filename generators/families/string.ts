@@ -10,7 +10,7 @@
 //   4: a for-of loop over the characters building a string with a guarded choice (loop, cond), then a depth-2 expression; 1-7 letters
 import { bin, cond, gen, lit, newCtx, prods, ret, set, v, let_, type Param, type Stmt } from '../grammar.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
-import type { Rng } from '../../src/rng.js';
+import type { Rng } from '../../core/rng.js';
 
 const F = 'str';
 

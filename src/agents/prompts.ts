@@ -2,8 +2,8 @@
 // shown K reference tasks from the run's archive, the target family, skills and level, and the
 // executor's rules, and writes one new task of the requested type as a fenced ```json block of a
 // fixed shape. The solver is asked for its final answer in a fenced block or an `ANSWER:` line.
-import type { AnswerKind, Skill, Task, TaskType } from '../task.js';
-import type { Rng } from '../rng.js';
+import type { AnswerKind, Skill, Task, TaskType } from '../../core/task.js';
+import type { Rng } from '../../core/rng.js';
 
 /** What the proposer is asked for (the loop fills it from a curriculum pick). */
 export interface ProposalRequest {

@@ -3,8 +3,8 @@
 // schema (LangChain's fakes and withStructuredOutput validate nothing); the loop then validates the
 // draft in the sandbox through generators' `materialise`, exactly like a generated draft.
 import { z } from 'zod';
-import type { Input, Json, TaskDraft } from '../task.js';
-import { createRng } from '../rng.js';
+import type { Input, Json, TaskDraft } from '../../core/task.js';
+import { createRng } from '../../core/rng.js';
 import type { ProposerConfig } from './config.js';
 import { chatMessages, createChatClient, estimateTokens, LlmCallError, redactSecrets, type ChatClient, type ChatUsage, type ClientDeps, type TokenCount } from './model.js';
 import { PROPOSAL_LIMITS, pickReferences, proposerPrompt, promptText, type ProposalRequest } from './prompts.js';

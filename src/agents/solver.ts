@@ -4,8 +4,8 @@
 // it like any other answer. It trains nothing; pass@k over the G samples is computed by passAtK.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AnswerKind } from '../task.js';
-import type { Policy, Sample, TrainStats } from '../solver/types.js';
+import type { AnswerKind } from '../../core/task.js';
+import type { Policy, Sample, TrainStats } from '../solver/index.js';
 import type { LlmSolverConfig } from './config.js';
 import { chatMessages, createChatClient, LlmCallError, redactSecrets, type ChatUsage, type ClientDeps, type TokenCount } from './model.js';
 import { solverSystemPrompt } from './prompts.js';

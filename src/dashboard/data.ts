@@ -4,9 +4,9 @@
 import Database from 'better-sqlite3';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { EmbeddedSkillGraph } from '../../graphs/embedded.js';
-import { masteryTable, timeline, type SkillState, type TimelineEvent } from '../../graphs/views.js';
-import { referenceAnswer, type Task } from '../task.js';
+import { EmbeddedSkillGraph } from '../../graphs/index.js';
+import { masteryTable, timeline, type SkillState, type TimelineEvent } from '../../graphs/index.js';
+import { referenceAnswer, type Task } from '../../core/task.js';
 
 export type RunPhase =
   /** The directory exists but nothing (or no step) is committed yet while the run says it is running. */

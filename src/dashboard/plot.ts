@@ -5,7 +5,7 @@
 // data-values, which is how the tests read the points back.
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { UserError } from '../errors.js';
+import { UserError } from '../../core/errors.js';
 import { CURVE_GROUPS, curvesOf, metricsOf, runExists, runInfo, withRun, type Curves } from './data.js';
 
 const PALETTE = ['#386cb0', '#f0027f', '#1b9e77', '#bf5b17', '#7570b3', '#e6ab02', '#666666', '#66a61e', '#a6761d', '#e7298a'];

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
-import { UserError } from '../errors.js';
+import { UserError } from '../../core/errors.js';
 import {
   curvesOf,
   heatOf,

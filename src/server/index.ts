@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import type { RunConfig } from '../config.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../core/errors.js';
 import { createApp } from './app.js';
 import { createMetrics } from './metrics.js';
 import { openEnvSessions } from './openenv.js';

@@ -1,8 +1,8 @@
 // What a served run hands to trainers and takes back: the shapes of tasks, scores and probe
 // reports, and a task rendered as chat messages.
 import { renderNatural } from '../../generators/index.js';
-import { solverSystemPrompt } from '../agents/prompts.js';
-import { answerKind, answerShape, type Task } from '../task.js';
+import { solverSystemPrompt } from '../agents/index.js';
+import { answerKind, answerShape, type Task } from '../../core/task.js';
 
 export interface ChatMessage {
   role: 'system' | 'user';

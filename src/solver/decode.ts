@@ -5,8 +5,8 @@
 //
 // Each prompt draws from its own random stream (seeded by the policy per call), so the answers do
 // not depend on how prompts are split between threads.
-import { createRng } from '../rng.js';
-import type { AnswerShape } from '../task.js';
+import { createRng } from '../../core/rng.js';
+import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
 import { allowedTokens, grammarFor } from './grammar.js';
 import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';

@@ -13,7 +13,7 @@
 //            are free). The shape is only the answer's type (for abduction the natural rendering
 //            states it too; for deduction it is f's return type): it narrows what can be written,
 //            never what is right.
-import type { AnswerShape } from '../task.js';
+import type { AnswerShape } from '../../core/task.js';
 import { EOS, VOCAB_SIZE, charId } from './tokenizer.js';
 
 const PRINTABLE: string[] = [];

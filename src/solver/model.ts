@@ -6,7 +6,7 @@
 // maxPromptLen + 1 and answer token k at maxPromptLen + 2 + k. Rows are left-padded to the longest
 // prompt of the batch; pad keys are masked out of attention.
 import * as tf from '@tensorflow/tfjs-core';
-import type { Rng } from '../rng.js';
+import type { Rng } from '../../core/rng.js';
 import { matMulFast } from './gradients.js';
 import { FUSED, hasFused } from './wasm-kernels.js';
 

@@ -1,5 +1,5 @@
 // The solver's interface as the loop sees it (DESIGN.md, "Solver and the GRPO family").
-import type { AnswerKind, AnswerShape } from '../task.js';
+import type { AnswerKind, AnswerShape } from '../../core/task.js';
 
 export interface Sample {
   /** Index of the prompt in the request; answers with the same index form one group. */

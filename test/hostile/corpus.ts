@@ -1,6 +1,6 @@
 // Hostile programs, each with the way it must end. Used by test/sandbox-hostile.test.ts, which runs
 // every entry and then a normal task on the same worker to check that nothing leaked.
-import type { Json } from '../../src/task.js';
+import type { Json } from '../../core/task.js';
 import type { FailureReason, Limits } from '../../sandbox/types.js';
 
 export interface Hostile {

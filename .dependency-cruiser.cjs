@@ -1,0 +1,43 @@
+// The house (DESIGN.md, README "The map"): core/ is the ground floor, the rooms stand on it, the
+// roof (src/*.ts, the server, the dashboard) is where they meet. `npm run lint` checks it.
+// core/ is a floor, not a room: its files are imported directly.
+const ROOMS = '(generators|curricula|sandbox|graphs|src/solver|src/agents)';
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'ground-floor',
+      comment: 'core/ holds what every room shares, so it imports none of them',
+      severity: 'error',
+      from: { path: '^core/' },
+      to: { path: '^(generators|curricula|sandbox|graphs|src)/' },
+    },
+    {
+      name: 'no-upward-import',
+      comment: 'a room never reaches up into the roof (src/*.ts, the server, the dashboard)',
+      severity: 'error',
+      from: { path: `^(core|${ROOMS.slice(1, -1)})/` },
+      to: { path: '^src/([^/]+\\.ts|server/|dashboard/)' },
+    },
+    {
+      name: 'room-door',
+      comment: 'another room is entered through its index.ts, or its config.ts for a schema alone',
+      severity: 'error',
+      from: { path: `^${ROOMS}/` },
+      to: { path: `^${ROOMS}/`, pathNot: ['^$1/', '/(index|config)\\.ts$'] },
+    },
+    {
+      name: 'roof-uses-doors',
+      comment: 'the roof meets the rooms at their doors too',
+      severity: 'error',
+      from: { path: '^src/([^/]+\\.ts|server/|dashboard/)' },
+      to: { path: `^${ROOMS}/`, pathNot: '/(index|config)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|runs|scratch|test-artifacts|graphs/neo4j-launcher)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
