@@ -20,7 +20,7 @@ afterAll(async () => {
 describe('LLM proposals through materialise', () => {
   it('lands valid proposals as tasks and counts sandbox rejections by reason', async () => {
     const cfg = agentsConfigSchema.parse({ proposer: { share: 0.5, provider: 'scripted', scriptPath: FIXTURE, model: 'scripted-model', backoffMs: 1 } }).proposer;
-    const agent = createProposerAgent(cfg, { log: () => {}, sleep: async () => {} })!;
+    const agent = createProposerAgent(cfg, { log: () => {} })!;
     const types: TaskType[] = ['deduction', 'abduction', 'induction', 'deduction', 'deduction', 'induction', 'deduction', 'abduction', 'deduction', 'deduction'];
     const seen = new Set<string>();
     const outcomes: string[] = [];

@@ -23,7 +23,6 @@ import {
   learnabilityReward,
   toProposalRecord,
   ScriptedChatModel,
-  Semaphore,
   chatMessages,
   type ProposalRequest,
   type ProposerConfig,
@@ -54,10 +53,10 @@ const req = (type: TaskType, over: Partial<ProposalRequest> = {}): ProposalReque
 });
 
 const fenced = (o: unknown) => '```json\n' + JSON.stringify(o) + '\n```';
-const noSleep = async () => {};
 
 afterEach(() => {
   vi.unstubAllEnvs();
+  vi.restoreAllMocks();
 });
 
 describe('config', () => {
@@ -179,12 +178,17 @@ describe('proposer: rejections', () => {
   });
 
   it('retries an endpoint that errors with exponential backoff, then reports unreachable', async () => {
+    // p-retry waits with the global setTimeout: record its backoff waits (≥ 50 ms here) and run them at once.
     const delays: number[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      if ((ms ?? 0) >= 50) delays.push(ms!);
+      return realSetTimeout(fn, (ms ?? 0) >= 50 ? 0 : ms);
+    }) as typeof setTimeout);
+    vi.spyOn(Math, 'random').mockReturnValue(0.999); // the top of the jitter range
     const logs: string[] = [];
     const model = new FakeStreamingChatModel({ thrownErrorString: 'ECONNREFUSED 127.0.0.1:8080' });
-    const agent = createProposerAgent(proposerCfg({ retries: 3, backoffMs: 100 }), {
-      log: (l) => logs.push(l), model, random: () => 1, sleep: async (ms) => void delays.push(ms),
-    })!;
+    const agent = createProposerAgent(proposerCfg({ retries: 3, backoffMs: 100 }), { log: (l) => logs.push(l), model })!;
     const out = await agent.propose(req('deduction'));
     expect(out.draft).toBeNull();
     expect(out.rejection).toBe('unreachable');
@@ -194,9 +198,23 @@ describe('proposer: rejections', () => {
     expect(out.tokens.estimated).toBe(true);
     expect(delays).toEqual([100, 200, 400]);
     expect(logs.filter((l) => /retrying/.test(l))).toHaveLength(3);
-    expect(logs.some((l) => /gave up after 4 attempts/.test(l))).toBe(true);
+    expect(logs.some((l) => /gave up after 4 attempts \(unreachable: ECONNREFUSED/.test(l))).toBe(true);
     expect(agent.counts().unreachable).toBe(1);
     expect(agent.usage().failures).toBe(1);
+  });
+
+  it('waits between ½ and 1 × backoffMs · 2^i (jitter), capped at 30 s', async () => {
+    const delays: number[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      if ((ms ?? 0) >= 1000) delays.push(ms!);
+      return realSetTimeout(fn, (ms ?? 0) >= 1000 ? 0 : ms);
+    }) as typeof setTimeout);
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const model = new FakeStreamingChatModel({ thrownErrorString: '503' });
+    const client = createChatClient(proposerCfg({ retries: 7, backoffMs: 2_000 }), { model });
+    await expect(client.call(chatMessages('', 'x'))).rejects.toMatchObject({ kind: 'unreachable', attempts: 8 });
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
   });
 
   it('stops calling a dead endpoint for a while (circuit breaker) and says so', async () => {
@@ -213,14 +231,14 @@ describe('proposer: rejections', () => {
 
   it('recovers when a retry succeeds', async () => {
     const model = new ScriptedChatModel([{ error: '503' }, fenced({ program: 'function f(x) { return -x; }', input: [2] })]);
-    const agent = createProposerAgent(proposerCfg({ retries: 1 }), { log: () => {}, model, sleep: noSleep })!;
+    const agent = createProposerAgent(proposerCfg({ retries: 1 }), { log: () => {}, model })!;
     const out = await agent.propose(req('deduction'));
     expect(out.draft?.program).toBe('function f(x) { return -x; }');
   });
 
   it('gives up on a model that hangs: timeout', async () => {
     const model = new ScriptedChatModel([{ hang: true }]);
-    const agent = createProposerAgent(proposerCfg({ timeoutMs: 30, retries: 1 }), { log: () => {}, model, sleep: noSleep })!;
+    const agent = createProposerAgent(proposerCfg({ timeoutMs: 30, retries: 1 }), { log: () => {}, model })!;
     const out = await agent.propose(req('deduction'));
     expect(out.rejection).toBe('timeout');
     expect(out.detail).toMatch(/30 ms/);
@@ -269,14 +287,6 @@ describe('model client', () => {
     expect(peak).toBe(2);
   });
 
-  it('semaphore is FIFO and releases', async () => {
-    const s = new Semaphore(1);
-    const order: number[] = [];
-    await Promise.all([1, 2, 3].map((i) => s.use(async () => void order.push(i))));
-    expect(order).toEqual([1, 2, 3]);
-    expect(s.inFlight).toBe(0);
-  });
-
   it('loads scripts per role', () => {
     expect(loadScript(FIXTURE, 'proposer').length).toBeGreaterThan(8);
     expect(loadScript(FIXTURE, 'solver').length).toBeGreaterThan(3);
@@ -285,7 +295,7 @@ describe('model client', () => {
 
 describe('the fixture replayed through the proposer', () => {
   it('yields valid drafts, unparsable and schema rejections, sandbox-bound programs, and unreachable', async () => {
-    const agent = createProposerAgent(proposerCfg(), { log: () => {}, sleep: noSleep })!; // built from scriptPath
+    const agent = createProposerAgent(proposerCfg(), { log: () => {} })!; // built from scriptPath
     const types: TaskType[] = ['deduction', 'abduction', 'induction', 'deduction', 'deduction', 'induction', 'deduction', 'abduction', 'deduction', 'deduction'];
     const outs = [];
     for (const [i, type] of types.entries()) outs.push(await agent.propose(req(type, { seed: i })));
@@ -422,7 +432,7 @@ describe('secrets', () => {
     const log = (l: string) => seen.push(l);
 
     // A real ChatOpenAI against a closed local port: the key is in the client, the call fails.
-    const openai = createProposerAgent(proposerCfg({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', retries: 1, timeoutMs: 2_000 }), { log, sleep: noSleep })!;
+    const openai = createProposerAgent(proposerCfg({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', retries: 1, timeoutMs: 2_000 }), { log })!;
     const o1 = await openai.propose(req('deduction'));
     expect(o1.rejection).toMatch(/unreachable|timeout/);
     seen.push(JSON.stringify(o1));

@@ -11,6 +11,8 @@ import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { ChatOpenAI } from '@langchain/openai';
 import { ChatOllama } from '@langchain/ollama';
+import pLimit from 'p-limit';
+import pRetry from 'p-retry';
 import { z } from 'zod';
 import { API_KEY_ENV, type ModelConfig } from './config.js';
 
@@ -138,7 +140,8 @@ export class ScriptedChatModel extends FakeListChatModel {
 
 /**
  * The chat model for a configuration at a temperature. Keys come from the environment only
- * (COGEN_LLM_API_KEY, else OPENAI_API_KEY). LangChain's own retries are off: the client retries.
+ * (COGEN_LLM_API_KEY, else OPENAI_API_KEY). LangChain's own retries are off and the timeout is the
+ * client's, per attempt: the client retries, and counts and logs each attempt.
  */
 export function buildChatModel(cfg: ModelConfig, opts: { temperature?: number; role?: ScriptRole; env?: Env } = {}): BaseChatModel {
   const temperature = opts.temperature ?? cfg.temperature;
@@ -159,7 +162,6 @@ export function buildChatModel(cfg: ModelConfig, opts: { temperature?: number; r
         // Local OpenAI-compatible servers ignore the key; the client library insists on one.
         apiKey: key ?? 'no-key',
         maxRetries: 0,
-        timeout: cfg.timeoutMs,
         ...(cfg.maxTokens ? { maxTokens: cfg.maxTokens } : {}),
         ...(cfg.baseUrl ? { configuration: { baseURL: cfg.baseUrl } } : {}),
       });
@@ -180,7 +182,8 @@ export function buildChatModel(cfg: ModelConfig, opts: { temperature?: number; r
 }
 
 // ---------------------------------------------------------------------------------------------
-// The client: timeout, retries with backoff, concurrency limit, token counts.
+// The client: a timeout per attempt (AbortSignal.timeout), retries with jittered exponential backoff
+// (p-retry), a concurrency limit (p-limit), token counts.
 
 export interface TokenCount {
   input: number;
@@ -211,38 +214,6 @@ export class LlmCallError extends Error {
   ) {
     super(message);
     this.name = 'LlmCallError';
-  }
-}
-
-/** A counting semaphore: at most `n` holders at once, FIFO. */
-export class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(readonly n: number) {
-    if (!(n >= 1)) throw new Error('Semaphore: n must be ≥ 1');
-  }
-  async acquire(): Promise<void> {
-    if (this.active < this.n) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
-  }
-  async use<T>(fn: () => Promise<T>): Promise<T> {
-    await this.acquire();
-    try {
-      return await fn();
-    } finally {
-      this.release();
-    }
-  }
-  get inFlight(): number {
-    return this.active;
   }
 }
 
@@ -283,42 +254,45 @@ export interface ClientDeps {
   model?: BaseChatModel;
   greedyModel?: BaseChatModel;
   role?: ScriptRole;
-  /** Injected for tests; default setTimeout. */
-  sleep?: (ms: number) => Promise<void>;
   env?: Env;
-  /** Random source for backoff jitter; default Math.random (jitter does not affect results). */
-  random?: () => number;
 }
 
-const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** The longest wait between two attempts. */
+const MAX_BACKOFF_MS = 30_000;
+
+/** One failed attempt, classified. An Error and never a TypeError, so that p-retry retries every kind. */
+class AttemptError extends Error {
+  constructor(
+    readonly kind: CallFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Rejects when the signal aborts: a model that ignores the signal (a fake, a stuck stream) still gives up. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+}
 
 export function createChatClient(cfg: ModelConfig, deps: ClientDeps = {}): ChatClient {
   const env = deps.env ?? process.env;
   const log = (line: string) => deps.log?.(redactSecrets(line, env));
-  const sleep = deps.sleep ?? sleepMs;
-  const random = deps.random ?? Math.random;
   const model = deps.model ?? buildChatModel(cfg, { role: deps.role, env });
   // A scripted model has one list of answers whatever the temperature: share it.
   const greedyModel = deps.greedyModel ?? (deps.model || cfg.provider === 'scripted' ? model : buildChatModel(cfg, { temperature: 0, role: deps.role, env }));
-  const slots = new Semaphore(cfg.concurrency);
+  const slots = pLimit(cfg.concurrency);
   const label = `llm:${cfg.model}`;
   const totals: ChatUsage = { calls: 0, failures: 0, inputTokens: 0, outputTokens: 0, estimatedCalls: 0 };
 
+  /** One attempt. It runs inside a concurrency slot, so its deadline starts once the slot is free. */
   async function attempt(m: BaseChatModel, messages: BaseMessage[]): Promise<AIMessage> {
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new TimeoutError(`no answer within ${cfg.timeoutMs} ms`));
-      }, cfg.timeoutMs);
-    });
+    const deadline = AbortSignal.timeout(cfg.timeoutMs);
     try {
-      const answer = m.invoke(messages, { signal: controller.signal });
-      answer.catch(() => {}); // a late failure after the deadline is not unhandled
-      return (await Promise.race([answer, deadline])) as AIMessage;
-    } finally {
-      clearTimeout(timer);
+      return await Promise.race([m.invoke(messages, { signal: deadline }), rejectOnAbort(deadline)]);
+    } catch (e) {
+      if (deadline.aborted) throw new AttemptError('timeout', `no answer within ${cfg.timeoutMs} ms`);
+      throw new AttemptError('unreachable', redactSecrets(String((e as Error)?.message ?? e).split('\n')[0]!.slice(0, 300), env));
     }
   }
 
@@ -326,43 +300,51 @@ export function createChatClient(cfg: ModelConfig, deps: ClientDeps = {}): ChatC
     const m = opts.greedy ? greedyModel : model;
     const inputText = messages.map((msg) => messageText(msg.content)).join('\n');
     const started = Date.now();
-    let lastKind: CallFailure = 'unreachable';
-    let lastMessage = '';
-    const attempts = cfg.retries + 1;
-    for (let i = 0; i < attempts; i++) {
-      if (i > 0) {
-        const delay = Math.min(30_000, cfg.backoffMs * 2 ** (i - 1)) * (0.5 + random() / 2);
-        log(`${label}: attempt ${i} failed (${lastKind}: ${lastMessage}); retrying in ${Math.round(delay)} ms`);
-        await sleep(delay);
-      }
-      try {
-        const message = await slots.use(() => attempt(m, messages));
-        const text = redactSecrets(messageText(message.content), env);
-        const usage = message.usage_metadata;
-        const tokens: TokenCount = usage && (usage.input_tokens > 0 || usage.output_tokens > 0)
-          ? { input: usage.input_tokens, output: usage.output_tokens, estimated: false }
-          : { input: estimateTokens(inputText), output: estimateTokens(text), estimated: true };
-        totals.calls++;
-        totals.inputTokens += tokens.input;
-        totals.outputTokens += tokens.output;
-        if (tokens.estimated) totals.estimatedCalls++;
-        return { text, tokens, ms: Date.now() - started, attempts: i + 1 };
-      } catch (e) {
-        lastKind = e instanceof TimeoutError ? 'timeout' : 'unreachable';
-        lastMessage = redactSecrets(String((e as Error)?.message ?? e).split('\n')[0]!.slice(0, 300), env);
-      }
+    let attempts = 0;
+    let message: AIMessage;
+    try {
+      message = await pRetry(
+        (n) => {
+          attempts = n;
+          return slots(() => attempt(m, messages));
+        },
+        {
+          retries: cfg.retries,
+          factor: 2,
+          // p-retry's jitter multiplies the delay by [1, 2); starting from half of backoffMs puts the
+          // i-th wait in [½, 1) × backoffMs · 2^i, so concurrent callers do not retry in lockstep.
+          minTimeout: cfg.backoffMs / 2,
+          randomize: true,
+          maxTimeout: MAX_BACKOFF_MS,
+          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+            if (retriesLeft > 0) log(`${label}: attempt ${attemptNumber} failed (${describe(error)}); retrying after a backoff`);
+          },
+        },
+      );
+    } catch (e) {
+      const err = e instanceof AttemptError ? e : new AttemptError('unreachable', redactSecrets(String(e), env));
+      totals.calls++;
+      totals.failures++;
+      log(`${label}: gave up after ${attempts} attempt${attempts > 1 ? 's' : ''} (${describe(err)})`);
+      throw new LlmCallError(err.kind, err.message, attempts, Date.now() - started, estimateTokens(inputText) * attempts);
     }
+    const text = redactSecrets(messageText(message.content), env);
+    const usage = message.usage_metadata;
+    const tokens: TokenCount = usage && (usage.input_tokens > 0 || usage.output_tokens > 0)
+      ? { input: usage.input_tokens, output: usage.output_tokens, estimated: false }
+      : { input: estimateTokens(inputText), output: estimateTokens(text), estimated: true };
     totals.calls++;
-    totals.failures++;
-    const ms = Date.now() - started;
-    log(`${label}: gave up after ${attempts} attempt${attempts > 1 ? 's' : ''} (${lastKind}: ${lastMessage})`);
-    throw new LlmCallError(lastKind, lastMessage, attempts, ms, estimateTokens(inputText) * attempts);
+    totals.inputTokens += tokens.input;
+    totals.outputTokens += tokens.output;
+    if (tokens.estimated) totals.estimatedCalls++;
+    return { text, tokens, ms: Date.now() - started, attempts };
   }
 
   return { label, call, usage: () => ({ ...totals }) };
 }
 
-class TimeoutError extends Error {}
+const describe = (e: Error): string => (e instanceof AttemptError ? `${e.kind}: ${e.message}` : e.message);
+
 
 /** Messages for one prompt: a system part (rules) and a user part (the request). */
 export function chatMessages(system: string, user: string): BaseMessage[] {
