@@ -38,7 +38,7 @@ const modelFields = {
   timeoutMs: z.number().int().positive().default(60_000),
   /** Extra attempts after a failed or timed-out call, with exponential backoff. */
   retries: z.number().int().min(0).max(10).default(2),
-  /** First backoff delay; doubles at every retry (with jitter), capped at 30 s. */
+  /** The first wait between attempts, jittered down to half of it; it doubles at every retry, capped at 30 s. */
   backoffMs: z.number().int().min(0).default(500),
   /** Calls in flight at once. */
   concurrency: z.number().int().positive().default(4),
