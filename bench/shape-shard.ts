@@ -1,5 +1,5 @@
 // bench:train's fixed-shape step (the issue's vocab 64, d 64, 2 layers, 4 heads, seq 48, batch 64)
-// as a ShardModule (src/solver/parallel.ts), so that the shard workers can run it data-parallel:
+// as a ShardModule (src/solver/accel/parallel.ts), so that the shard workers can run it data-parallel:
 // the same model, batch and GRPO loss as train.ts's single-thread step, on a shard of the rows.
 import * as tf from '@tensorflow/tfjs-core';
 import { policyLoss, type LossNorm } from '../src/solver/loss.js';
@@ -20,7 +20,7 @@ export interface ShapeRows {
   norm?: LossNorm;
 }
 
-/** Log-probs [N, T] of the targets: our model (fused qkv matMul, batched attention, wasm-kernels.ts's kernels). */
+/** Log-probs [N, T] of the targets: our model (fused qkv matMul, batched attention, accel/'s kernels on wasm). */
 export function shapeLogp(params: Params, mc: ModelConfig, b: ShapeRows): tf.Tensor2D {
   const { h } = hidden(params, mc, { tokens: b.tokens, N: b.N, T: b.T, pad: new Int32Array(b.N), posOffset: 0 }, true);
   const lsm = tf.logSoftmax(head(params, h));

@@ -2,8 +2,8 @@
 //  1. The issue's shape (vocab 64, d 64, 2 layers, 4 heads, seq 48, batch 64), one GRPO step
 //     (forward, backward, clip, AdamW): our fused model vs a naïve tfjs transformer (per-head
 //     attention, transpose-flag matMuls as tfjs's own matMul gradient uses, mask rebuilt per step,
-//     tfjs-wasm's own kernels rather than wasm-kernels.ts's SIMD matMul, Sum, Identity, Slice and
-//     SplitV), our step data-parallel over one thread per core (src/solver/parallel.ts, as the
+//     tfjs-wasm's own kernels rather than accel/wasm-kernels.ts's SIMD matMul, Sum, Identity, Slice and
+//     SplitV), our step data-parallel over one thread per core (src/solver/accel/parallel.ts, as the
 //     policy's updates run; bench/shape-shard.ts), and the same model/batch/loss in PyTorch CPU on
 //     all cores and on one (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that
 //     has it). Each torch figure is compared with ours on as many threads. The same step on the
@@ -20,12 +20,11 @@ import * as os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
-import { setFastWasmKernels } from '../src/solver/wasm-kernels.js';
+import { ShardWorkers, readArrays, setFastWasmKernels } from '../src/solver/accel/index.js';
 import { setExplicitTranspose } from '../src/solver/gradients.js';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
 import { policyLoss } from '../src/solver/loss.js';
 import { initWeights, makeParams, type ModelConfig, type Params } from '../src/solver/model.js';
-import { ShardWorkers, readArrays } from '../src/solver/parallel.js';
 import { shapeLogp, shardGrads, type ShapeRows } from './shape-shard.js';
 import { AdamW } from '../src/solver/optim.js';
 
@@ -126,7 +125,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
 }
 
 /**
- * Our step data-parallel on `threads` threads (src/solver/parallel.ts, as the policy's updates run):
+ * Our step data-parallel on `threads` threads (src/solver/accel/parallel.ts, as the policy's updates run):
  * the rows split in equal shards, this thread computing the first, shard workers the others.
  */
 async function shapeStepParallelMs(threads: number, steps: number): Promise<number> {

@@ -1,6 +1,6 @@
 // LayerNorm and GELU (hand-written gradients, and the fused wasm kernels) against float64 references
-// and finite differences; the wasm-simd.ts module (with and without FMA) against float64 references;
-// every kernel wasm-kernels.ts registers against the cpu backend; the model's logits on wasm (and on
+// and finite differences; the accel/simd.ts module (with and without FMA) against float64 references;
+// every kernel accel/wasm-kernels.ts registers against the cpu backend; the model's logits on wasm (and on
 // tensorflow: test/solver-backends.ts says when) against cpu.
 import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
@@ -10,7 +10,7 @@ import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import '../src/solver/gradients.js';
 import { gelu, initWeights, layerNorm, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
-import { assembleSimdModule, instantiateSimd } from '../src/solver/wasm-simd.js';
+import { assembleSimdModule, instantiateSimd } from '../src/solver/accel/simd.js';
 
 /** Checks f's value and gradient (tf.grads) against ref (float64) and its central differences, for loss = Σ w·f. */
 async function checkGrad(
@@ -82,7 +82,7 @@ async function onBoth(f: () => tf.Tensor[]): Promise<{ shape: number[]; data: Fl
   return out;
 }
 
-describe('wasm-simd.ts module, with and without fused multiply-adds', () => {
+describe('accel/simd.ts module, with and without fused multiply-adds', () => {
   for (const fma of [false, true]) {
     it(`${fma ? 'FMA' : 'plain'}: matmul, GELU and LayerNorm (and gradients) equal float64 references`, async () => {
       const memory = new (globalThis as unknown as { WebAssembly: { Memory: new (o: { initial: number }) => { buffer: ArrayBuffer } } }).WebAssembly.Memory({ initial: 16 });
@@ -145,7 +145,7 @@ describe('wasm-simd.ts module, with and without fused multiply-adds', () => {
   }
 });
 
-describe('wasm kernels (wasm-kernels.ts)', () => {
+describe('wasm kernels (accel/wasm-kernels.ts)', () => {
   it('SIMD BatchMatMul equals the cpu backend for any shape, transpose flags and batch broadcast', async () => {
     // sizes cross the 4×8 tile and the 128-row k block edges; batch 1 on one side broadcasts
     const dim = fc.oneof(fc.integer({ min: 1, max: 13 }), fc.constantFrom(16, 24, 48, 129, 260));

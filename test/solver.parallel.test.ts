@@ -1,4 +1,4 @@
-// Data parallelism (src/solver/parallel.ts): shard losses normalised by the whole batch sum to its
+// Data parallelism (src/solver/accel/parallel.ts): shard losses normalised by the whole batch sum to its
 // loss for every loss type; updates and decoding split over a shard worker give the weights, stats
 // and answers of one thread (weights to float tolerance); a worker that cannot start or fails says so.
 import { writeFileSync, mkdtempSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { LOSS_TYPES, type LossType } from '../src/solver/config.js';
 import { createPolicy } from '../src/solver/index.js';
 import { policyLoss } from '../src/solver/loss.js';
 import { setVariable } from '../src/solver/model.js';
-import { ShardWorkers } from '../src/solver/parallel.js';
+import { ShardWorkers } from '../src/solver/accel/index.js';
 
 describe('loss normalised by the whole batch', () => {
   beforeAll(async () => { await initBackend('cpu', { log: () => {} }); });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from './config.js';
 import { setExplicitTranspose } from './gradients.js';
-import { patchWasmKernels } from './wasm-kernels.js';
+import { patchWasmKernels } from './accel/index.js';
 
 type Concrete = Exclude<BackendName, 'auto'>;
 // Specifiers in variables: these packages may be absent, and TypeScript must not resolve them.

@@ -5,7 +5,7 @@
 // tfjs-core alone. So this file registers the few we need, with the textbook formulas. Kernels that
 // already have a gradient (e.g. when @tensorflow/tfjs or tfjs-node is loaded) are left alone.
 import * as tf from '@tensorflow/tfjs-core';
-import { FUSED, hasFused } from './wasm-kernels.js';
+import { fusedOp } from './fused.js';
 
 type Attrs = Record<string, unknown>;
 type GradFn = (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[], attrs: Attrs) => Record<string, () => tf.Tensor>;
@@ -34,8 +34,8 @@ function expandReduced(dy: tf.Tensor, xShape: number[], axis: unknown): tf.Tenso
 }
 
 // tfjs-wasm's own matMul sends only flag-free 2-D products to XNNPACK, so rank-2 transposes are done
-// explicitly. backend.ts turns this off when wasm-kernels.ts's SIMD matMul (transposes for free) is
-// in use; benchmarks turn it off for the naïve baseline (flags, as tfjs's own gradient does).
+// explicitly. backend.ts turns this off when accel/'s SIMD matMul (transposes for free) is in use;
+// benchmarks turn it off for the naïve baseline (flags, as tfjs's own gradient does).
 let explicitTranspose = true;
 /** Returns the previous setting. */
 export function setExplicitTranspose(on: boolean): boolean {
@@ -135,13 +135,12 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
     fn: (dy, [y], at) => {
       const dim = (at.dim as number) ?? -1;
       const d = dy as tf.Tensor;
-      if ((dim === -1 || dim === y!.rank - 1) && hasFused(FUSED.softmaxGrad)) {
-        return { logits: () => tf.engine().runKernel(FUSED.softmaxGrad, { y: y!, dy: d }) as tf.Tensor }; // one wasm SIMD pass
-      }
+      const fused = dim === -1 || dim === y!.rank - 1 ? fusedOp('softmaxGrad') : null; // one pass (fused.ts)
+      if (fused) return { logits: () => fused(y!, d) };
       return { logits: () => tf.mul(y!, tf.sub(d, tf.sum(tf.mul(d, y!), dim, true))) };
     },
   },
-  // Without wasm-kernels.ts's SIMD matMul, rank-2 operands take explicit transposes: tfjs-wasm runs
+  // Without accel/'s SIMD matMul, rank-2 operands take explicit transposes: tfjs-wasm runs
   // a 2-D matMul without transpose flags through XNNPACK and one with flags through a ~10x slower loop.
   BatchMatMul: {
     inputsToSave: ['a', 'b'],

@@ -14,7 +14,7 @@ import { grammarFor } from './grammar.js';
 import { advantages, overlongPenalty } from './loss.js';
 import { initWeights, makeParams, setVariable, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate } from './optim.js';
-import { ShardWorkers, readArrays } from './parallel.js';
+import { ShardWorkers, readArrays } from './accel/index.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';

@@ -7,8 +7,8 @@
 // prompt of the batch; pad keys are masked out of attention.
 import * as tf from '@tensorflow/tfjs-core';
 import type { Rng } from '../../core/rng.js';
+import { fusedOp } from './fused.js';
 import { matMulFast } from './gradients.js';
-import { FUSED, hasFused } from './wasm-kernels.js';
 
 export interface ModelConfig {
   vocabSize: number;
@@ -90,22 +90,12 @@ const P = (p: Params, name: string): tf.Variable => {
  *   x̂ = (x − μ)·r, r = 1/√(σ² + ε);  dx = r·(g·dy − mean(g·dy) − x̂·mean(g·dy·x̂)),  dg = Σ dy·x̂,  db = Σ dy.
  */
 export function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  const fused = hasFused(FUSED.layerNorm, x.shape.at(-1)!);
+  // the same formulas in one pass each way where the backend has them (fused.ts)
+  const fused = fusedOp('layerNorm', x.shape.at(-1)!);
+  if (fused) return fused(x, g, b);
   const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [x, g, b] = args as tf.Tensor[];
     const save = args[3] as tf.GradSaveFunc;
-    if (fused) {
-      // the same formulas in one wasm SIMD pass each way (wasm-kernels.ts)
-      const [y, mean, rstd] = tf.engine().runKernel(FUSED.layerNorm, { x: x!, g: g!, b: b! }) as tf.Tensor[];
-      save([x!, g!, mean!, rstd!]);
-      return {
-        value: y!,
-        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => {
-          const [x, g, mean, rstd] = saved;
-          return tf.engine().runKernel(FUSED.layerNormGrad, { x: x!, g: g!, mean: mean!, rstd: rstd!, dy: dy as tf.Tensor }) as tf.Tensor[];
-        },
-      };
-    }
     const xc = tf.sub(x!, tf.mean(x!, -1, true));
     const r = tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), 1e-5));
     const xh = tf.mul(xc, r);
@@ -131,18 +121,12 @@ export function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
  */
 export function gelu(x: tf.Tensor): tf.Tensor {
   const c = 2 * Math.sqrt(2 / Math.PI);
-  const fused = hasFused(FUSED.gelu, x.size);
+  // the same formulas in one pass each way where the backend has them (fused.ts)
+  const fused = fusedOp('gelu', x.size);
+  if (fused) return fused(x);
   const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const x = args[0] as tf.Tensor;
     const save = args[1] as tf.GradSaveFunc;
-    if (fused) {
-      // the same formulas in one wasm SIMD pass each way (wasm-kernels.ts)
-      save([x]);
-      return {
-        value: tf.engine().runKernel(FUSED.gelu, { x }) as tf.Tensor,
-        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [tf.engine().runKernel(FUSED.geluGrad, { x: saved[0]!, dy: dy as tf.Tensor }) as tf.Tensor],
-      };
-    }
     const x2 = tf.square(x);
     const s = tf.sigmoid(tf.mul(tf.mul(tf.add(tf.mul(x2, 0.044715), 1), x), c));
     save([x, x2, s]);

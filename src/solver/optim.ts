@@ -3,8 +3,8 @@
 // (rank ≥ 2), as nanoGPT does.
 import * as tf from '@tensorflow/tfjs-core';
 import type { SolverConfig } from './config.js';
+import { fusedOp } from './fused.js';
 import type { Params } from './model.js';
-import { FUSED, hasFused } from './wasm-kernels.js';
 
 export type OptimConfig = SolverConfig['optim'];
 
@@ -47,10 +47,10 @@ export class AdamW {
         const m = this.m.get(name)!;
         const v = this.v.get(name)!;
         const decay = p.shape.length >= 2 && o.weightDecay > 0 ? 1 - lr * o.weightDecay : 1;
-        if (hasFused(FUSED.adamw, p.size)) {
-          // the same step, in the same operation order, as one wasm SIMD pass (wasm-kernels.ts)
-          const attrs = { lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, decay, bc1, bc2 };
-          const [p1, m1, v1] = tf.engine().runKernel(FUSED.adamw, { p, g: g0, m, v, scale }, attrs) as tf.Tensor[];
+        const fused = fusedOp('adamw', p.size);
+        if (fused) {
+          // the same step, in the same operation order, in one pass (fused.ts)
+          const [p1, m1, v1] = fused(p, g0, m, v, scale, { lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, decay, bc1, bc2 });
           m.assign(m1!);
           v.assign(v1!);
           p.assign(p1!);

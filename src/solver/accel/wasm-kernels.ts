@@ -1,11 +1,11 @@
 // Faster tfjs-wasm kernels for what the solver does most (the same math to float precision),
 // registered over tfjs-wasm's own when the wasm backend starts, and fused kernels of our own:
-// - BatchMatMul and _FusedMatMul (float32; a bias, no activation) run wasm-simd.ts's
+// - BatchMatMul and _FusedMatMul (float32; a bias, no activation) run simd.ts's
 //   register-blocked SIMD matMul in place on the heap. tfjs-wasm runs batched or transposed
 //   products through a scalar loop (10× slower on attention's shapes) and only plain 2-D ones
 //   through XNNPACK, which the kernel also beats here. A transposed A is read through strides; a
 //   transposed B is packed first.
-// - Exp is wasm-simd.ts's polynomial exp (tfjs-wasm's took ~2 ms for 200K floats); Softmax over the
+// - Exp is simd.ts's polynomial exp (tfjs-wasm's took ~2 ms for 200K floats); Softmax over the
 //   last axis uses it too. Sum over leading axes (bias gradients) is one SIMD column sum
 //   (tfjs-wasm transposes first).
 // - Identity copies its input; the engine runs it for every tensor a gradient saves (tf.clone),
@@ -14,35 +14,17 @@
 // - Slice and SplitV read the whole input out of the wasm heap (a copy) for every slice; these copy
 //   only the slice, from a view of the heap. Concat and GatherV2 (decoding's KV cache and token
 //   embedding: ~150 µs each in tfjs-wasm for a few KB) copy runs with the SIMD module's copy2d.
-// - FUSED: GELU and LayerNorm with their gradients, Softmax's gradient and the AdamW step, one pass
-//   each where the composite ops make 7–14 (model.ts, gradients.ts and optim.ts use them where the
-//   backend has them, hasFused).
+// - fused ops of our own (fused-kernels.ts): GELU and LayerNorm with their gradients, Softmax's
+//   gradient and the AdamW step, one pass each where the composite ops make 7–14; model.ts,
+//   gradients.ts and optim.ts get them through ../fused.ts.
 import * as tf from '@tensorflow/tfjs-core';
-import { compileSimdModule, instantiateSimd, type SimdKernels, type WasmMemory, type WasmModule } from './wasm-simd.js';
-
-type WasmBackend = {
-  incRef(id: object): void;
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
-  disposeData(id: object, force?: boolean): boolean;
-  dataIdMap: { get(id: object): { memoryOffset: number } | undefined };
-  wasm: { asm: { memory: WasmMemory } };
-};
-
-const prod = (xs: number[]): number => xs.reduce((p, q) => p * q, 1);
-const ptr = (be: WasmBackend, t: tf.TensorInfo): number => be.dataIdMap.get(t.dataId)!.memoryOffset;
-
-let simdModule: WasmModule | null = null;
-let simd: { memory: WasmMemory; kernels: SimdKernels } | null = null;
-/** The SIMD kernels bound to this backend's heap (instantiated on first use, again for a new backend). */
-function simdFor(be: WasmBackend): SimdKernels {
-  if (simd?.memory !== be.wasm.asm.memory) simd = { memory: be.wasm.asm.memory, kernels: instantiateSimd(simdModule!, be.wasm.asm.memory) };
-  return simd.kernels;
-}
+import { registerFusedKernels } from './fused-kernels.js';
+import { fastKernelsOn, prod, ptr, setSimdModule, simdFor, simdReady, type WasmBackend } from './heap.js';
+import { compileSimdModule } from './simd.js';
 
 /** C = op(A)·op(B) (+ bias [N]) with broadcast batch dims; null where the SIMD kernel does not apply. */
 function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boolean, tB: boolean, bias?: tf.TensorInfo): tf.TensorInfo | null {
-  if (!simdModule || a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
+  if (!simdReady() || a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
   const ra = a.shape.length, rb = b.shape.length;
   const M = a.shape[tA ? ra - 1 : ra - 2]!, K = a.shape[tA ? ra - 2 : ra - 1]!;
   const N = b.shape[tB ? rb - 2 : rb - 1]!;
@@ -74,7 +56,7 @@ function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boo
 
 /** e^x (float32) with the SIMD exp (relative error ≤ 2.5e-7; tfjs-wasm's took ~2 ms for 200K floats); the last n mod 4 by Math.exp. */
 function simdExp(be: WasmBackend, x: tf.TensorInfo): tf.TensorInfo | null {
-  if (!simdModule || x.dtype !== 'float32') return null;
+  if (!simdReady() || x.dtype !== 'float32') return null;
   const out = be.makeOutput(x.shape, 'float32');
   const n = prod(x.shape), n4 = n - (n % 4);
   if (n4 > 0) simdFor(be).exp(ptr(be, x), ptr(be, out), n4);
@@ -87,7 +69,7 @@ function simdExp(be: WasmBackend, x: tf.TensorInfo): tf.TensorInfo | null {
 
 /** Σ over the leading axes of a float32 tensor as one column sum; null for other reductions. */
 function simdLeadingSum(be: WasmBackend, x: tf.TensorInfo, axis: number | number[], keepDims: boolean): tf.TensorInfo | null {
-  if (!simdModule || x.dtype !== 'float32') return null;
+  if (!simdReady() || x.dtype !== 'float32') return null;
   const axes = [...tf.util.parseAxisParam(axis, x.shape)].sort((p, q) => p - q);
   const j = axes.length;
   if (j === 0 || j >= x.shape.length || axes.some((a, i) => a !== i)) return null;
@@ -131,71 +113,9 @@ function sliceHeap(be: WasmBackend, x: tf.TensorInfo, begin: number[], size: num
   return out;
 }
 
-let fastWasmKernels = true;
-
-/** Kernel names of the fused ops (registered for wasm only; model.ts falls back to composites). */
-export const FUSED = {
-  gelu: 'CogenGelu', // {x} → y
-  geluGrad: 'CogenGeluGrad', // {x, dy} → dx
-  layerNorm: 'CogenLayerNorm', // {x [R, C], g, b} → [y, mean [R], rstd [R]]
-  layerNormGrad: 'CogenLayerNormGrad', // {x, g, mean, rstd, dy} → [dx, dg, db]
-  adamw: 'CogenAdamW', // {p, g, m, v, scale []}, {lr, beta1, beta2, eps, decay, bc1, bc2} → [p', m', v'] (optim.ts)
-  softmaxGrad: 'CogenSoftmaxGrad', // {y, dy} → dx over the last axis (gradients.ts)
-} as const;
-
-/** Whether the current backend has fused kernel `name` (and, if given, `size` floats fit its 4-wide loops). */
-export function hasFused(name: string, size = 0): boolean {
-  return fastWasmKernels && size % 4 === 0 && tf.getKernel(name, tf.getBackend()) !== undefined;
-}
-
-function registerFused(): void {
-  type Args = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> };
-  type Fn = (be: WasmBackend, k: SimdKernels, x: tf.NamedTensorInfoMap, attrs: Record<string, number>) => tf.TensorInfo | tf.TensorInfo[];
-  const add = (kernelName: string, f: Fn): void => {
-    if (tf.getKernel(kernelName, 'wasm')) return;
-    const kernelFunc = ({ inputs, backend, attrs }: Args): tf.TensorInfo | tf.TensorInfo[] => f(backend as WasmBackend, simdFor(backend as WasmBackend), inputs, attrs ?? {});
-    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: kernelFunc as unknown as tf.KernelFunc });
-  };
-  add(FUSED.gelu, (be, k, { x }) => {
-    const y = be.makeOutput(x!.shape, 'float32');
-    k.gelu(ptr(be, x!), ptr(be, y), prod(x!.shape));
-    return y;
-  });
-  add(FUSED.geluGrad, (be, k, { x, dy }) => {
-    const dx = be.makeOutput(x!.shape, 'float32');
-    k.gelu_grad(ptr(be, x!), ptr(be, dy!), ptr(be, dx), prod(x!.shape));
-    return dx;
-  });
-  add(FUSED.layerNorm, (be, k, { x, g, b }) => {
-    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
-    const y = be.makeOutput(x!.shape, 'float32'), mean = be.makeOutput([R], 'float32'), rstd = be.makeOutput([R], 'float32');
-    k.layernorm(ptr(be, x!), ptr(be, g!), ptr(be, b!), ptr(be, y), ptr(be, mean), ptr(be, rstd), R, C);
-    return [y, mean, rstd];
-  });
-  add(FUSED.layerNormGrad, (be, k, { x, g, mean, rstd, dy }) => {
-    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
-    const dx = be.makeOutput(x!.shape, 'float32'), dg = be.makeOutput([C], 'float32'), db = be.makeOutput([C], 'float32');
-    be.typedArrayFromHeap(dg).fill(0);
-    be.typedArrayFromHeap(db).fill(0);
-    k.layernorm_grad(ptr(be, x!), ptr(be, g!), ptr(be, mean!), ptr(be, rstd!), ptr(be, dy!), ptr(be, dx), ptr(be, dg), ptr(be, db), R, C);
-    return [dx, dg, db];
-  });
-  add(FUSED.softmaxGrad, (be, k, { y, dy }) => {
-    const C = y!.shape.at(-1)!, dx = be.makeOutput(y!.shape, 'float32');
-    if (C > 0) k.softmax_grad(ptr(be, y!), ptr(be, dy!), ptr(be, dx), prod(y!.shape) / C, C);
-    return dx;
-  });
-  add(FUSED.adamw, (be, k, { p, g, m, v, scale }, a) => {
-    const [po, mo, vo] = [p!, m!, v!].map((t) => be.makeOutput(t.shape, 'float32'));
-    k.adamw(ptr(be, p!), ptr(be, g!), ptr(be, m!), ptr(be, v!), ptr(be, po!), ptr(be, mo!), ptr(be, vo!), prod(p!.shape), ptr(be, scale!),
-      a.lr!, a.beta1!, 1 - a.beta1!, a.beta2!, 1 - a.beta2!, a.eps!, a.decay!, a.bc1!, a.bc2!);
-    return [po!, mo!, vo!];
-  });
-}
-
 /** Concatenation along `axis` (4-byte dtypes): each input's runs copied into place by the SIMD copy. */
 function concatHeap(be: WasmBackend, xs: tf.TensorInfo[], axis: number): tf.TensorInfo | null {
-  if (!simdModule || xs.some((x) => x.dtype !== 'float32' && x.dtype !== 'int32')) return null;
+  if (!simdReady() || xs.some((x) => x.dtype !== 'float32' && x.dtype !== 'int32')) return null;
   const shape = xs[0]!.shape.slice();
   shape[axis] = xs.reduce((a, x) => a + x.shape[axis]!, 0);
   const out = be.makeOutput(shape, xs[0]!.dtype);
@@ -213,7 +133,7 @@ function concatHeap(be: WasmBackend, xs: tf.TensorInfo[], axis: number): tf.Tens
 
 /** tf.gather along `axis` (batchDims 0, 4-byte dtypes) by copying rows; null when an index is out of range. */
 function gatherHeap(be: WasmBackend, x: tf.TensorInfo, indices: tf.TensorInfo, axis: number): tf.TensorInfo | null {
-  if (!simdModule || (x.dtype !== 'float32' && x.dtype !== 'int32')) return null;
+  if (!simdReady() || (x.dtype !== 'float32' && x.dtype !== 'int32')) return null;
   const idx = Array.from(be.typedArrayFromHeap(indices));
   const n = x.shape[axis]!;
   if (idx.some((i) => !(i >= 0 && i < n))) return null;
@@ -228,22 +148,18 @@ function gatherHeap(be: WasmBackend, x: tf.TensorInfo, indices: tf.TensorInfo, a
 }
 
 let wasmKernelsPatched = false;
-/** For benchmarks: false runs tfjs-wasm's own kernels and no fused ones (the naïve baseline). */
-export function setFastWasmKernels(on: boolean): void {
-  fastWasmKernels = on;
-}
 
 /**
  * Registers the kernels above over tfjs-wasm's (once). Returns why the SIMD ones are off, or null:
  * without them the others still apply (and the caller keeps gradients.ts's explicit transposes).
  */
 export async function patchWasmKernels(): Promise<string | null> {
-  if (wasmKernelsPatched) return simdModule ? null : 'SIMD kernels unavailable';
+  if (wasmKernelsPatched) return simdReady() ? null : 'SIMD kernels unavailable';
   wasmKernelsPatched = true;
   let simdOff: string | null = null;
   try {
-    simdModule = await compileSimdModule();
-    registerFused();
+    setSimdModule(await compileSimdModule());
+    registerFusedKernels();
   } catch (e) {
     simdOff = `SIMD kernels unavailable (${String((e as Error).message).split('\n')[0]})`;
   }
@@ -253,7 +169,7 @@ export async function patchWasmKernels(): Promise<string | null> {
     const orig = tf.getKernel(kernelName, 'wasm');
     if (!orig) return;
     const kernelFunc = (a: Args): tf.TensorInfo | tf.TensorInfo[] =>
-      (fastWasmKernels && Object.values(a.inputs).every((t) => t?.dtype !== 'string') ? f(a) : null) ??
+      (fastKernelsOn() && Object.values(a.inputs).every((t) => t?.dtype !== 'string') ? f(a) : null) ??
       (orig.kernelFunc as unknown as (a: Args) => tf.TensorInfo)(a);
     tf.unregisterKernel(kernelName, 'wasm');
     tf.registerKernel({ ...orig, kernelFunc: kernelFunc as unknown as tf.KernelFunc });
@@ -302,7 +218,7 @@ export async function patchWasmKernels(): Promise<string | null> {
   replace('Softmax', ({ inputs, backend, attrs }) => {
     const x = inputs.logits!, be = backend as WasmBackend, C = x.shape.at(-1) ?? 0;
     const dim = attrs!.dim as number;
-    if (!simdModule || x.dtype !== 'float32' || (dim !== -1 && dim !== x.shape.length - 1)) return null;
+    if (!simdReady() || x.dtype !== 'float32' || (dim !== -1 && dim !== x.shape.length - 1)) return null;
     const y = be.makeOutput(x.shape, 'float32');
     if (C > 0) simdFor(be).softmax(ptr(be, x), ptr(be, y), prod(x.shape) / C, C);
     return y;

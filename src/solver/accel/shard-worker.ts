@@ -2,9 +2,9 @@
 // takes the weights it is sent, runs its shard with the ShardModule it was given (train-step.ts for
 // the policy) and posts the result back: gradients and stats, or decoded rows.
 import { parentPort, workerData } from 'node:worker_threads';
-import { initBackend } from './backend.js';
-import type { BackendName } from './config.js';
-import { makeParams, setVariable, type Params } from './model.js';
+import { initBackend } from '../backend.js';
+import type { BackendName } from '../config.js';
+import { makeParams, setVariable, type Params } from '../model.js';
 import type { ShardModule, WeightArrays, WorkerReply, WorkerRequest } from './parallel.js';
 
 const { backend, module, setup } = workerData as { backend: BackendName; module: string; setup: unknown };

@@ -1,0 +1,108 @@
+// The fused ops of fused.ts on wasm: each is one tfjs kernel of our own running one pass of the SIMD
+// module (simd.ts) where the composite ops in model.ts and optim.ts make 7–14 kernels, and the
+// tfjs-level op around it (with its gradient) that model.ts and optim.ts get through fused.ts.
+import * as tf from '@tensorflow/tfjs-core';
+import { plugFusedOps, type FusedOpName, type FusedOps } from '../fused.js';
+import { fastKernelsOn, prod, ptr, simdFor, type WasmBackend } from './heap.js';
+import type { SimdKernels } from './simd.js';
+
+/** Kernel names of the fused ops (registered for wasm only). */
+const FUSED = {
+  gelu: 'CogenGelu', // {x} → y
+  geluGrad: 'CogenGeluGrad', // {x, dy} → dx
+  layerNorm: 'CogenLayerNorm', // {x [R, C], g, b} → [y, mean [R], rstd [R]]
+  layerNormGrad: 'CogenLayerNormGrad', // {x, g, mean, rstd, dy} → [dx, dg, db]
+  adamw: 'CogenAdamW', // {p, g, m, v, scale []}, {lr, beta1, beta2, eps, decay, bc1, bc2} → [p', m', v']
+  softmaxGrad: 'CogenSoftmaxGrad', // {y, dy} → dx over the last axis
+} as const;
+
+/** The kernel each op runs first. */
+const KERNEL_OF: Record<FusedOpName, string> = { layerNorm: FUSED.layerNorm, gelu: FUSED.gelu, softmaxGrad: FUSED.softmaxGrad, adamw: FUSED.adamw };
+
+/** Whether the current backend has op's kernel, and `size` floats fit its 4-wide loops. */
+function applies(op: FusedOpName, size: number): boolean {
+  return fastKernelsOn() && size % 4 === 0 && tf.getKernel(KERNEL_OF[op], tf.getBackend()) !== undefined;
+}
+
+const run = (name: string, inputs: tf.NamedTensorMap, attrs?: object): tf.Tensor | tf.Tensor[] =>
+  tf.engine().runKernel(name, inputs, attrs as tf.NamedAttrMap) as tf.Tensor | tf.Tensor[];
+
+const wasmFusedOps: FusedOps = {
+  layerNorm(x, g, b) {
+    const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+      const [x, g, b] = args as tf.Tensor[];
+      const save = args[3] as tf.GradSaveFunc;
+      const [y, mean, rstd] = run(FUSED.layerNorm, { x: x!, g: g!, b: b! }) as tf.Tensor[];
+      save([x!, g!, mean!, rstd!]);
+      return {
+        value: y!,
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => {
+          const [x, g, mean, rstd] = saved;
+          return run(FUSED.layerNormGrad, { x: x!, g: g!, mean: mean!, rstd: rstd!, dy: dy as tf.Tensor }) as tf.Tensor[];
+        },
+      };
+    });
+    return f(x, g, b);
+  },
+  gelu(x) {
+    const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+      const x = args[0] as tf.Tensor;
+      const save = args[1] as tf.GradSaveFunc;
+      save([x]);
+      return {
+        value: run(FUSED.gelu, { x }) as tf.Tensor,
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [run(FUSED.geluGrad, { x: saved[0]!, dy: dy as tf.Tensor }) as tf.Tensor],
+      };
+    });
+    return f(x);
+  },
+  softmaxGrad: (y, dy) => run(FUSED.softmaxGrad, { y, dy }) as tf.Tensor,
+  adamw: (p, g, m, v, scale, step) => run(FUSED.adamw, { p, g, m, v, scale }, step) as tf.Tensor[],
+};
+
+/** Registers the fused kernels for wasm (once) and plugs their ops into fused.ts. */
+export function registerFusedKernels(): void {
+  type Args = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> };
+  type Fn = (be: WasmBackend, k: SimdKernels, x: tf.NamedTensorInfoMap, attrs: Record<string, number>) => tf.TensorInfo | tf.TensorInfo[];
+  const add = (kernelName: string, f: Fn): void => {
+    if (tf.getKernel(kernelName, 'wasm')) return;
+    const kernelFunc = ({ inputs, backend, attrs }: Args): tf.TensorInfo | tf.TensorInfo[] => f(backend as WasmBackend, simdFor(backend as WasmBackend), inputs, attrs ?? {});
+    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: kernelFunc as unknown as tf.KernelFunc });
+  };
+  add(FUSED.gelu, (be, k, { x }) => {
+    const y = be.makeOutput(x!.shape, 'float32');
+    k.gelu(ptr(be, x!), ptr(be, y), prod(x!.shape));
+    return y;
+  });
+  add(FUSED.geluGrad, (be, k, { x, dy }) => {
+    const dx = be.makeOutput(x!.shape, 'float32');
+    k.gelu_grad(ptr(be, x!), ptr(be, dy!), ptr(be, dx), prod(x!.shape));
+    return dx;
+  });
+  add(FUSED.layerNorm, (be, k, { x, g, b }) => {
+    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
+    const y = be.makeOutput(x!.shape, 'float32'), mean = be.makeOutput([R], 'float32'), rstd = be.makeOutput([R], 'float32');
+    k.layernorm(ptr(be, x!), ptr(be, g!), ptr(be, b!), ptr(be, y), ptr(be, mean), ptr(be, rstd), R, C);
+    return [y, mean, rstd];
+  });
+  add(FUSED.layerNormGrad, (be, k, { x, g, mean, rstd, dy }) => {
+    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
+    const dx = be.makeOutput(x!.shape, 'float32'), dg = be.makeOutput([C], 'float32'), db = be.makeOutput([C], 'float32');
+    be.typedArrayFromHeap(dg).fill(0);
+    be.typedArrayFromHeap(db).fill(0);
+    k.layernorm_grad(ptr(be, x!), ptr(be, g!), ptr(be, mean!), ptr(be, rstd!), ptr(be, dy!), ptr(be, dx), ptr(be, dg), ptr(be, db), R, C);
+    return [dx, dg, db];
+  });
+  add(FUSED.softmaxGrad, (be, k, { y, dy }) => {
+    const C = y!.shape.at(-1)!, dx = be.makeOutput(y!.shape, 'float32');
+    if (C > 0) k.softmax_grad(ptr(be, y!), ptr(be, dy!), ptr(be, dx), prod(y!.shape) / C, C);
+    return dx;
+  });
+  add(FUSED.adamw, (be, k, { p, g, m, v, scale }, a) => {
+    const [po, mo, vo] = [p!, m!, v!].map((t) => be.makeOutput(t.shape, 'float32'));
+    k.adamw(ptr(be, p!), ptr(be, g!), ptr(be, m!), ptr(be, v!), ptr(be, po!), ptr(be, mo!), ptr(be, vo!), prod(p!.shape), ptr(be, scale!),
+      a.lr!, a.beta1!, 1 - a.beta1!, a.beta2!, 1 - a.beta2!, a.eps!, a.decay!, a.bc1!, a.bc2!);
+    return [po!, mo!, vo!];
+  });
+  plugFusedOps(wasmFusedOps, applies);
+}

@@ -1,0 +1,8 @@
+// The acceleration corner, optional: the solver computes the same without it, only slower.
+// - wasm: kernels of our own registered over tfjs-wasm's (wasm-kernels.ts; a WebAssembly SIMD module,
+//   simd.ts), and the fused ops the model and AdamW take through ../fused.ts (fused-kernels.ts).
+// - data parallelism: shard workers that compute shards of an update, or chunks of a decode, on
+//   other threads (parallel.ts).
+export { patchWasmKernels } from './wasm-kernels.js';
+export { setFastWasmKernels } from './heap.js';
+export { ShardWorkers, readArrays, type ShardModule, type WeightArrays } from './parallel.js';

@@ -1,0 +1,45 @@
+// The one seam where faster kernels plug in. model.ts, optim.ts and gradients.ts write every op in
+// plain tfjs. Four of those ops are many small kernels each (LayerNorm and GELU with their
+// gradients, Softmax's gradient, the AdamW step); accel/ has each as one fused pass on wasm and plugs
+// it in here. A caller asks for the fused op first and runs its own composite when there is none: on
+// other backends, without the SIMD module, or with the fast kernels switched off. Both compute the
+// same formulas (the tests check both against float64 references).
+import type * as tf from '@tensorflow/tfjs-core';
+
+/** One AdamW step's scalars (optim.ts). */
+export interface AdamWStep {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  /** 1 − lr·weightDecay on decayed parameters, else 1 */
+  decay: number;
+  /** bias corrections 1 − β1^t and 1 − β2^t */
+  bc1: number;
+  bc2: number;
+}
+
+export interface FusedOps {
+  /** LayerNorm over the last axis, with its gradient (model.ts's layerNorm). */
+  layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor;
+  /** GELU, tanh approximation, with its gradient (model.ts's gelu). */
+  gelu(x: tf.Tensor): tf.Tensor;
+  /** Softmax's gradient over the last axis, y·(dy − Σ dy·y) (gradients.ts). */
+  softmaxGrad(y: tf.Tensor, dy: tf.Tensor): tf.Tensor;
+  /** One AdamW step of one parameter, in optim.ts's operation order: [p', m', v']. */
+  adamw(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, scale: tf.Tensor, step: AdamWStep): tf.Tensor[];
+}
+
+export type FusedOpName = keyof FusedOps;
+
+let plugged: { ops: FusedOps; applies: (op: FusedOpName, size: number) => boolean } | null = null;
+
+/** accel/ plugs its ops in; `applies(op, size)` says whether one runs now (on this backend, for `size` floats). */
+export function plugFusedOps(ops: FusedOps, applies: (op: FusedOpName, size: number) => boolean): void {
+  plugged = { ops, applies };
+}
+
+/** The fused version of `op` when one applies on the current backend to `size` floats; else null. */
+export function fusedOp<K extends FusedOpName>(op: K, size = 0): FusedOps[K] | null {
+  return plugged?.applies(op, size) ? plugged.ops[op] : null;
+}
