@@ -1,5 +1,6 @@
-// One sandbox worker thread: the engine (engine.mjs) behind a message loop. Plain JavaScript, so
-// that it loads in a worker thread under node, tsx and vitest alike.
+// One sandbox worker thread: the engine (engine.mjs, whose top comment maps its files) behind a
+// message loop. Plain JavaScript, so that it loads in a worker thread under node, tsx and vitest
+// alike; pool.ts starts it from its file URL, and it finds its siblings by relative imports.
 //
 // Protocol (see pool.ts):
 //   in : { t: 'run', id, limits: {timeoutMs, memoryBytes, stackBytes, maxOutputBytes},
@@ -12,7 +13,12 @@
 // the engine before every deadline it arms], so that the pool can tell a slow task from a wedged
 // thread, and which job wedged it if it has to kill it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { clip, engineLoaded, freezeClock, lastJobSteps, loadModule, resetEngine, runTask, setProgress, warmUp } from './engine.mjs';
+import { freezeClock } from './clock.mjs';
+import { runTask } from './engine.mjs';
+import { clip } from './readout.mjs';
+import { engineLoaded, loadModule, resetEngine } from './runtime.mjs';
+import { lastJobSteps, setProgress } from './steps.mjs';
+import { warmUp } from './warmup.mjs';
 
 const progress = new Int32Array(workerData.progress);
 setProgress(progress);
