@@ -1,35 +1,6 @@
-// Dynamic sampling (DAPO): groups whose answers all scored the same have zero advantage and carry no
-// gradient; they are dropped before the update. Plus the per-group statistics the controllers read.
-
-/** True when the group's rewards have (numerically) zero variance. */
-export function isZeroVariance(rewards: readonly number[], eps = 1e-9): boolean {
-  if (rewards.length <= 1) return true;
-  const lo = Math.min(...rewards);
-  const hi = Math.max(...rewards);
-  return hi - lo <= eps;
-}
-
-/** Indices of the groups with zero reward variance (to drop). */
-export function zeroVarianceGroups(rewards: readonly (readonly number[])[], eps = 1e-9): number[] {
-  const out: number[] = [];
-  rewards.forEach((g, i) => {
-    if (isZeroVariance(g, eps)) out.push(i);
-  });
-  return out;
-}
-
-/** Indices of the groups to keep for the update. */
-export function keptGroups(rewards: readonly (readonly number[])[], eps = 1e-9): number[] {
-  const out: number[] = [];
-  rewards.forEach((g, i) => {
-    if (!isZeroVariance(g, eps)) out.push(i);
-  });
-  return out;
-}
-
-/** Solve rate: the fraction of answers with reward ≥ 1 (fully correct). */
-export const solveRate = (rewards: readonly number[]): number =>
-  rewards.length === 0 ? 0 : rewards.filter((r) => r >= 1).length / rewards.length;
+// The per-group statistic the advantage-scored controllers read. What a solve, a solve rate and a
+// zero-variance group are is core/rules.ts's to say.
+import { isZeroVariance } from '../core/rules.js';
 
 /**
  * Mean |advantage| of a group: |r − mean| averaged, divided by the group's std when `normalise`

@@ -4,7 +4,8 @@
 // never tried (exploration).
 import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
-import { armKey, checkState, jsonCopy, learnabilityOf, mean, pushWindow, requireArms, sampleArms } from './util.js';
+import { armKey, checkState, jsonCopy, mean, pushWindow, requireArms, sampleArms } from './util.js';
+import { learnability } from '../core/rules.js';
 
 export interface LearnabilityOptions {
   /** Recent tasks per arm that make its value. */
@@ -57,7 +58,7 @@ export class LearnabilityController implements Controller {
   update(results: ArmResult[]): void {
     for (const r of results) {
       const k = armKey(r.arm);
-      this.values[k] = pushWindow(this.values[k] ?? [], learnabilityOf(r.solveRate), this.opts.window);
+      this.values[k] = pushWindow(this.values[k] ?? [], learnability(r.solveRate), this.opts.window);
     }
   }
 

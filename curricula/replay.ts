@@ -6,7 +6,8 @@
 // a base controller chooses (uniform by default, as PLR's generator).
 import type { Rng } from '../core/rng.js';
 import type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
-import { armKey, checkState, learnabilityOf, normalise, requireArms, sampleIndex } from './util.js';
+import { armKey, checkState, normalise, requireArms, sampleIndex } from './util.js';
+import { learnability } from '../core/rules.js';
 
 export interface ReplayOptions {
   fraction: number;
@@ -99,7 +100,7 @@ export class ReplayController implements Controller {
   }
 
   private scoreOf(r: ArmResult): number {
-    return this.opts.score === 'advantage' ? Math.abs(r.meanAbsAdvantage) : learnabilityOf(r.solveRate);
+    return this.opts.score === 'advantage' ? Math.abs(r.meanAbsAdvantage) : learnability(r.solveRate);
   }
 
   update(results: ArmResult[]): void {

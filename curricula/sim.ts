@@ -1,7 +1,8 @@
 // A synthetic learner for curriculum tests and the benchmark's model-free section: no model, just a competence per family that grows when
 // the learner practises tasks near its frontier (where its answers disagree, so GRPO has a gradient).
 import type { Arm, ArmResult, Controller } from './types.js';
-import { meanAbsAdvantage, solveRate } from './dynamic.js';
+import { meanAbsAdvantage } from './dynamic.js';
+import { solveRate } from '../core/rules.js';
 import type { Rng } from '../core/rng.js';
 
 export interface SimOptions {

@@ -56,9 +56,6 @@ export function slope(ys: readonly number[]): number {
   return num / den;
 }
 
-/** Absolute Zero's learnability of one task: 1 − p when 0 < p < 1, else 0. */
-export const learnabilityOf = (p: number): number => (p > 0 && p < 1 ? 1 - p : 0);
-
 /** Appends to a bounded window (oldest dropped first). Mutates and returns `xs`. */
 export function pushWindow<T>(xs: T[], x: T, size: number): T[] {
   xs.push(x);

@@ -6,6 +6,7 @@ import { TASK_TYPES, type Example, type Json, type Skill, type Task, type TaskDr
 import type { FailureReason, Sandbox } from '../sandbox/index.js';
 import { runTwiceMetered } from '../sandbox/index.js';
 import { budgetFor, sandboxBudget } from '../sandbox/index.js';
+import { isConstantOutput } from '../core/rules.js';
 import { canonicalHash } from './hash.js';
 import type { Drawn, FamilyImpl } from './kit.js';
 import type { Family } from './types.js';
@@ -245,10 +246,7 @@ export async function materialise(sandbox: Sandbox, draft: TaskDraft, seen?: Set
   if (i >= 0) return { ok: false, reason: 'non-serialisable', detail: `output ${i} is not JSON-like` };
   const message = draft.message ?? '';
   if (draft.type === 'induction') {
-    const first = JSON.stringify(outputs[0]);
-    if (outputs.every((o) => JSON.stringify(o) === first)) {
-      return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
-    }
+    if (isConstantOutput(outputs)) return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
   }
   const hash = canonicalHash(draft.program);
   const visibleCount = draft.visibleCount ?? 0;

@@ -28,7 +28,7 @@ export * from './types.js';
 export { parseLiteral, formatLiteral } from './answer.js';
 export { verifyAnswer, verifyMany, verifyManyMetered } from './verify.js';
 export type { MeteredVerdict } from './verify.js';
-export { runTwice, runTwiceMetered, validateDraft } from './validate.js';
+export { runTwice, runTwiceMetered } from './validate.js';
 export { DEFAULT_BUDGET, budgetFor, resolveBudget, sandboxBudget, taskBudget } from './budget.js';
 export type { ValidationResult } from './validate.js';
 export { normaliseProgram } from './verify.js';

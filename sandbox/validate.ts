@@ -3,7 +3,7 @@
 // calls of a task in one context (verify.ts), so a program that keeps state between calls (a
 // counter, a memo of seen inputs, Math.random) would make one answer's reward depend on the others;
 // runTwice rejects such programs as 'nondeterministic'.
-import type { Json, TaskDraft } from '../core/task.js';
+import type { Json } from '../core/task.js';
 import type { FailureReason, Limits, RunResult, Sandbox } from './types.js';
 import { deepEqual } from './answer.js';
 import { runTasks } from './verify.js';
@@ -76,20 +76,6 @@ function compare(inputs: Json[][], first: RunResult[], second: RunResult[]): Val
     }
   }
   return { ok: true, outputs };
-}
-
-/**
- * Validates a proposer's draft: runTwice on its inputs, plus for induction the output must not be
- * the same for all inputs (reason 'trivial').
- */
-export async function validateDraft(sandbox: Sandbox, draft: TaskDraft, limits?: Partial<Limits>): Promise<ValidationResult> {
-  if (draft.inputs.length === 0) return { ok: false, reason: 'no-function', detail: 'the draft has no inputs' };
-  const r = await runTwice(sandbox, draft.program, draft.inputs, limits);
-  if (!r.ok) return r;
-  if (draft.type === 'induction' && r.outputs.length > 1 && r.outputs.every((o) => deepEqual(o, r.outputs[0]!))) {
-    return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
-  }
-  return r;
 }
 
 const clip = (s: string | undefined): string => (s === undefined ? 'undefined' : s.length > 80 ? `${s.slice(0, 80)}…` : s);

@@ -14,6 +14,7 @@
 // default) the update sees the verifiers' rewards unchanged.
 import { z } from 'zod';
 import { referenceAnswer, type Task, type Verdict } from '../core/task.js';
+import { isSolved } from '../core/rules.js';
 
 export const rewardConfigSchema = z
   .object({
@@ -27,7 +28,7 @@ export type RewardConfig = z.infer<typeof rewardConfigSchema>;
 
 /** The reward the policy update gets for one answer. */
 export function trainingReward(task: Task, answer: string, verdict: Verdict, cfg: RewardConfig): number {
-  if (verdict.reward >= 1 || task.type !== 'deduction') return verdict.reward;
+  if (isSolved(verdict.reward) || task.type !== 'deduction') return verdict.reward;
   return Math.max(verdict.reward, numericCredit(task.output, answer, cfg.numericPartial), prefixCredit(referenceAnswer(task), answer, cfg.prefixPartial));
 }
 

@@ -12,6 +12,7 @@ import type { Rng } from '../core/rng.js';
 import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
 import type { Skill, Task, Verdict } from '../core/task.js';
+import { isSolved } from '../core/rules.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
 export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
@@ -115,15 +116,15 @@ export function probeScores(probes: Probe[], verdicts: Verdict[], skills: Skill[
   // mastering `logic.and` means solving level-0 conjunctions, not every later task that uses one.
   for (const skill of skills) {
     const scores = (level: (l: number) => boolean) =>
-      probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [verdicts[i]!.reward >= 1 ? 1 : 0] : []));
+      probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [isSolved(verdicts[i]!.reward) ? 1 : 0] : []));
     const own = scores((l) => l === skill.level);
     const any = own.length > 0 ? own : scores(() => true);
     if (any.length > 0) perSkill.set(skill.id, mean(any));
   }
   const perArm: Record<string, number[]> = {};
-  probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(verdicts[i]!.reward >= 1 ? 1 : 0));
+  probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(isSolved(verdicts[i]!.reward) ? 1 : 0));
   return {
-    overall: mean(verdicts.map((v) => (v.reward >= 1 ? 1 : 0))),
+    overall: mean(verdicts.map((v) => (isSolved(v.reward) ? 1 : 0))),
     perSkill,
     perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])),
   };

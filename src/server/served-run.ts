@@ -12,7 +12,7 @@
 // and `resume` goes on from there.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../../curricula/index.js';
+import { createController, createGate, createMasteryTracker, meanAbsAdvantage } from '../../curricula/index.js';
 import type { ArmResult, Controller, Gate, MasteryTracker } from '../../curricula/index.js';
 import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
@@ -28,6 +28,7 @@ import { answerKind, type Skill, type Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
 import { GroupCommit } from './group-commit.js';
 import { servedTask, type ProbeReport, type ScoreItem, type ScoreResponse, type ServedTask } from './types.js';
+import { solvedCount, solveRate } from '../../core/rules.js';
 
 /** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
 export class ServeError extends Error {
@@ -241,7 +242,7 @@ export class ServedRun {
     for (const [taskId, idx] of groups) {
       const t = tasks[idx[0]!]!;
       const rewards = idx.map((i) => verdicts[i]!.reward);
-      scored.push({ taskId, solved: rewards.filter((r) => r >= 1).length, attempts: rewards.length });
+      scored.push({ taskId, solved: solvedCount(rewards), attempts: rewards.length });
       const issue = this.store.openIssues(taskId, this.closing.size + 1).find((id) => !this.closing.has(id));
       if (issue === undefined) continue;
       this.closing.add(issue);
@@ -255,7 +256,7 @@ export class ServedRun {
       groups: this.state.groups + fed.length,
       unfed: this.state.unfed + groups.size - fed.length,
       completions: this.state.completions + items.length,
-      solved: this.state.solved + rewards.filter((r) => r >= 1).length,
+      solved: this.state.solved + solvedCount(rewards),
     });
     const response: ScoreResponse = {
       step,

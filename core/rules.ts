@@ -1,0 +1,33 @@
+// The rules every room reads the same way, each stated once: what counts as solved, a group's solve
+// rate, a task's learnability, which groups carry no gradient, and which induction task is trivial.
+import type { Json } from './task.js';
+
+/** An answer solves its task only with the full reward; partial credit is not a solve. */
+export const isSolved = (reward: number): boolean => reward >= 1;
+
+/** How many of a group's rewards are solves. */
+export const solvedCount = (rewards: readonly number[]): number => rewards.filter(isSolved).length;
+
+/** The fraction of a group's answers that solve the task (0 for an empty group). */
+export const solveRate = (rewards: readonly number[]): number => (rewards.length === 0 ? 0 : solvedCount(rewards) / rewards.length);
+
+/**
+ * Learnability of a task the solver solves at rate p: 1 − p while 0 < p < 1, else 0. A task always
+ * or never solved teaches nothing; among the rest, the harder ones teach more (DESIGN.md, step 5).
+ */
+export const learnability = (p: number): number => (p > 0 && p < 1 ? 1 - p : 0);
+
+/**
+ * A group whose rewards are all equal has zero advantage and carries no gradient: dynamic sampling
+ * (DAPO) drops it before the update, and the controllers read its advantage as 0.
+ */
+export function isZeroVariance(rewards: readonly number[], eps = 1e-9): boolean {
+  if (rewards.length <= 1) return true;
+  return Math.max(...rewards) - Math.min(...rewards) <= eps;
+}
+
+/** An induction task whose outputs are all the same can be solved by a constant: it is refused. */
+export function isConstantOutput(outputs: readonly Json[]): boolean {
+  const first = JSON.stringify(outputs[0]);
+  return outputs.every((o) => JSON.stringify(o) === first);
+}
