@@ -1,9 +1,9 @@
 // What every family file shares: declaring skills, drawing inputs for typed parameters, and turning
 // a candidate program into a deduction / abduction / induction draft. The reference interpreter
-// (grammar.ts) screens candidates so that almost every draft passes sandbox validation first time.
+// (grammar/interpret.ts) screens candidates so that almost every draft passes sandbox validation first time.
 import type { Rng } from '../core/rng.js';
 import type { Input, Json, Skill, TaskDraft, TaskType } from '../core/task.js';
-import { evaluate, isTidy, printProgram, size, trimParams, type Param, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar.js';
+import { evaluate, isTidy, printProgram, size, trimParams, type Param, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar/index.js';
 import type { Family } from './types.js';
 
 export function skill(
@@ -137,9 +137,9 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
       const cand: Candidate =
         trimmed === raw.prog
           ? raw
-          : { ...raw, prog: trimmed, inputTypes: raw.inputTypes?.filter((_, i) => trimmed.ps.includes(raw.prog.ps[i]!)) };
+          : { ...raw, prog: trimmed, inputTypes: raw.inputTypes?.filter((_, i) => trimmed.params.includes(raw.prog.params[i]!)) };
       const r = cand.ranges ?? spec.ranges(level);
-      const types = cand.inputTypes ?? cand.prog.ps.map((p: Param) => p.ty);
+      const types = cand.inputTypes ?? cand.prog.params.map((p: Param) => p.type);
       const inputs: Input[] = [];
       const keys = new Set<string>();
       for (let t = 0; t < want * 3 && inputs.length < want; t++) {

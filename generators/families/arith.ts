@@ -8,7 +8,7 @@
 //   2: 2 params, depth 2–3, adds floor division and modulo by 2–9, operands 0–20
 //   3: 2–3 params, depth 3, adds negation, abs, min/max, ternaries on comparisons, values −20–20
 //   4: 3 params, depth 4, adds & | ^ and shifts, values −50–50
-import { gen, newCtx, prods, ret, type Param } from '../grammar.js';
+import { countNodes, gen, newCtx, prods, ret, type Node, type Param } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -38,18 +38,20 @@ const OPS = [
 const PARAMS: [number, number][] = [[1, 1], [1, 2], [2, 2], [2, 3], [3, 3]];
 const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([-20, 20]), ranges([-50, 50])];
 
-/** Counts the arithmetic operators chosen, for the 'nested' skill. */
 function candidate(rng: Rng, level: number): Candidate {
   const n = rng.int(PARAMS[level]![0], PARAMS[level]![1]);
-  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ n: name, ty: 'int' }));
+  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ name, type: 'int' }));
   const ctx = newCtx(rng, OPS[level]!, ps, { ints: level < 2 ? [1, 9] : [1, 12], leaf: level === 0 ? 1 : 0.25 });
   const depth = level === 2 ? rng.int(2, 3) : DEPTH[level]!;
-  const body = gen(ctx, 'int', depth, true, ps.map((p) => p.n));
+  const body = gen(ctx, 'int', depth, true, ps.map((p) => p.name));
   const skills = [...ctx.skills];
-  const text = JSON.stringify(body);
-  const ops = (text.match(/"k":"(bin|un|call|cond)"/g) ?? []).length;
-  if (ops >= 2) skills.push('arith.nested');
-  return { prog: { ps, body: [ret(body)] }, skills };
+  if (countNodes([body], isOperator) >= 2) skills.push('arith.nested');
+  return { prog: { params: ps, body: [ret(body)] }, skills };
+}
+
+/** An operator node, of those counted for the 'nested' skill. */
+function isOperator(n: Node): boolean {
+  return n.kind === 'bin' || n.kind === 'un' || n.kind === 'call' || n.kind === 'cond';
 }
 
 export const arith = defineFamily({

@@ -8,7 +8,7 @@
 //   2: 1-2 array params, depth 3, adds some/every, includes, slice, concat, length; lambdas of depth 2; 2-5 ints 0-20
 //   3: 1 array + 1 integer param k, depth 3, lambdas with ternaries, % and floor division (cond, arith) capturing k; 2-6 ints -10..20
 //   4: 1-2 arrays + k, depth 4, adds sorting and reversal (sort); 3-7 ints -20..20
-import { countKeyed, gen, newCtx, prods, ret, type Param } from '../grammar.js';
+import { countNodes, gen, newCtx, prods, ret, type Param } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -46,17 +46,16 @@ const DEPTH = [2, 2, 3, 4, 5];
 const CHAINED = new Set(['map', 'filter', 'reduce', 'some', 'every', 'slice', 'concat', 'sort']);
 
 function candidate(rng: Rng, level: number): Candidate {
-  const ps: Param[] = [{ n: 'xs', ty: 'int[]' }];
-  if ((level === 2 || level === 4) && rng.bool(0.3)) ps.push({ n: 'ys', ty: 'int[]' });
-  if (level >= 3) ps.push({ n: 'k', ty: 'int' });
+  const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
+  if ((level === 2 || level === 4) && rng.bool(0.3)) ps.push({ name: 'ys', type: 'int[]' });
+  if (level >= 3) ps.push({ name: 'k', type: 'int' });
   const ctx = newCtx(rng, OPS[level]!, ps, { leaf: level === 0 ? 1 : level === 1 ? 0.15 : 0.3, ints: level < 2 ? [1, 9] : [1, 12] });
   const out = rng.pick(OUT[level]!);
   const depth = DEPTH[level]!;
   const body = gen(ctx, out, depth, true, ['xs']);
   const skills = new Set(ctx.skills);
-  const methods = countKeyed(body, 'm', CHAINED);
-  if (methods >= 2) skills.add('array.chain');
-  return { prog: { ps, body: [ret(body)] }, skills, inputTypes: ps.map((p) => (p.n === 'k' ? 'int' : p.ty)) };
+  if (countNodes([body], (n) => n.kind === 'meth' && CHAINED.has(n.method)) >= 2) skills.add('array.chain');
+  return { prog: { params: ps, body: [ret(body)] }, skills, inputTypes: ps.map((p) => (p.name === 'k' ? 'int' : p.type)) };
 }
 
 export const array = defineFamily({

@@ -7,7 +7,7 @@
 //   2: 2 params, depth 2-3, adds bit tests (a >> k) & 1 and sets a | (1 << k); values 0-63
 //   3: popcount-style while loop over a generated bit expression (loop), or depth 3 with ~ ; values 0-127
 //   4: 2-3 params, depth 4 mixing bits with + - %, comparisons and ternaries (arith, cond); values 0-255
-import { bin, gen, let_, lit, newCtx, prods, ret, set, v, type Expr, type Param, type Production, type Stmt } from '../grammar.js';
+import { bin, gen, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Production, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -39,8 +39,8 @@ const NAMES = ['a', 'b', 'c'];
 
 function candidate(rng: Rng, level: number): Candidate {
   const n = rng.int(PARAMS[level]![0], PARAMS[level]![1]);
-  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ n: name, ty: 'int' }));
-  const names = ps.map((p) => p.n);
+  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ name, type: 'int' }));
+  const names = ps.map((p) => p.name);
   const ctx = newCtx(rng, OPS[level]!, ps, { leaf: level === 0 ? 1 : 0.3, ints: level < 2 ? [1, 15] : [1, 31] });
   const types = ps.map(() => 'nat');
   if (level === 3 && rng.bool(0.6)) {
@@ -48,14 +48,14 @@ function candidate(rng: Rng, level: number): Candidate {
     const body: Stmt[] = [
       let_('x', x),
       let_('c', lit(0)),
-      { k: 'while', c: bin('>', v('x'), lit(0)), body: [set('c', '+=', bin('&', v('x'), lit(1))), set('x', '=', bin('>>', v('x'), lit(1)))] },
+      while_(bin('>', v('x'), lit(0)), [set('c', '+=', bin('&', v('x'), lit(1))), set('x', '=', bin('>>', v('x'), lit(1)))]),
       ret(rng.bool(0.7) ? v('c') : bin(rng.pick(['+', '*'] as const), v('c'), lit(rng.int(2, 3)))),
     ];
-    return { prog: { ps, body }, skills: [...ctx.skills, 'bits.popcount', 'bits.mask', 'loop.while'], inputTypes: types };
+    return { prog: { params: ps, body }, skills: [...ctx.skills, 'bits.popcount', 'bits.mask', 'loop.while'], inputTypes: types };
   }
   const depth = level === 2 ? rng.int(2, 3) : [1, 2, 3, 3, 4][level]!;
   const body = gen(ctx, 'int', depth, true, names);
-  return { prog: { ps, body: [ret(body)] }, skills: ctx.skills, inputTypes: types };
+  return { prog: { params: ps, body: [ret(body)] }, skills: ctx.skills, inputTypes: types };
 }
 
 export const bits = defineFamily({

@@ -7,7 +7,7 @@
 //   2: else-if chain of 3 branches, 2 params, comparisons, branches of depth 1-2; values 0-20
 //   3: nested if inside if (3 leaves), conditions joined with && / || (logic), branch depth 2 with % and floor division (arith); values -20..20
 //   4: a local variable updated by 2-3 guarded statements, then a final ternary; 2-3 params; values -30..30
-import { cond, gen, let_, newCtx, prods, ret, set, v, type Expr, type GenCtx, type Param, type Stmt } from '../grammar.js';
+import { cond, gen, if_, let_, newCtx, prods, ret, set, v, type Expr, type GenCtx, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -26,7 +26,7 @@ const CMP = prods('lt', 'gt', 'le', 'ge', 'eq', 'ne');
 const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([-20, 20]), ranges([-30, 30])];
 
 function setup(rng: Rng, level: number, n: number): { ps: Param[]; cctx: GenCtx; actx: GenCtx } {
-  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ n: name, ty: 'int' }));
+  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ name, type: 'int' }));
   const condProds = level >= 3 ? [...CMP, ...prods('and', 'or', 'not', 'add', 'sub')] : CMP;
   const armProds = level >= 3 ? prods('add', 'sub', 'mul', 'mod', 'div') : prods('add', 'sub', 'mul');
   const ints: [number, number] = level < 2 ? [1, 9] : [1, 15];
@@ -38,7 +38,7 @@ function setup(rng: Rng, level: number, n: number): { ps: Param[]; cctx: GenCtx;
 function candidate(rng: Rng, level: number): Candidate {
   const all = ps3(level, rng);
   const { ps, cctx, actx } = setup(rng, level, all);
-  const names = ps.map((p) => p.n);
+  const names = ps.map((p) => p.name);
   const c = (): Expr => gen(cctx, 'bool', level >= 3 ? 2 : 1, true, names);
   const arm = (d: number): Expr => gen(actx, 'int', d);
   const skills = new Set<string>();
@@ -48,16 +48,16 @@ function candidate(rng: Rng, level: number): Candidate {
     body = [ret(cond(c(), arm(1), arm(1)))];
   } else if (level === 1) {
     skills.add('cond.if-else');
-    body = [{ k: 'if', c: c(), t: [ret(arm(1))] }, ret(arm(1))];
+    body = [if_(c(), [ret(arm(1))]), ret(arm(1))];
   } else if (level === 2) {
     skills.add('cond.if-else').add('cond.chain');
-    body = [{ k: 'if', c: c(), t: [ret(arm(rng.int(1, 2)))] }, { k: 'if', c: c(), t: [ret(arm(rng.int(1, 2)))] }, ret(arm(1))];
+    body = [if_(c(), [ret(arm(rng.int(1, 2)))]), if_(c(), [ret(arm(rng.int(1, 2)))]), ret(arm(1))];
   } else if (level === 3) {
     skills.add('cond.if-else').add('cond.chain').add('cond.nested');
-    body = [{ k: 'if', c: c(), t: [{ k: 'if', c: c(), t: [ret(arm(2))] }, ret(arm(2))] }, ret(arm(2))];
+    body = [if_(c(), [if_(c(), [ret(arm(2))]), ret(arm(2))]), ret(arm(2))];
   } else {
     skills.add('cond.if-else').add('cond.nested').add('cond.guarded-update');
-    const r = { n: 'r', ty: 'int' };
+    const r = { name: 'r', type: 'int' };
     const first = arm(2);
     actx.scope.push(r);
     cctx.scope.push(r);
@@ -65,13 +65,13 @@ function candidate(rng: Rng, level: number): Candidate {
     const k = rng.int(2, 3);
     for (let i = 0; i < k; i++) {
       const op = rng.pick(['=', '+=', '-='] as const);
-      updates.push({ k: 'if', c: gen(cctx, 'bool', 2, true, ['r', ...names]), t: [set('r', op, gen(actx, 'int', 2, true))] });
+      updates.push(if_(gen(cctx, 'bool', 2, true, ['r', ...names]), [set('r', op, gen(actx, 'int', 2, true))]));
     }
     body = [let_('r', first), ...updates, ret(cond(gen(cctx, 'bool', 1, true, ['r']), v('r'), arm(1)))];
   }
   for (const s of [...cctx.skills, ...actx.skills]) skills.add(s);
   if ([...actx.skills].filter((s) => s.startsWith('arith.')).length >= 2) skills.add('arith.nested');
-  return { prog: { ps, body }, skills };
+  return { prog: { params: ps, body }, skills };
 }
 
 const ps3 = (level: number, rng: Rng): number => (level === 0 ? 1 : level === 1 ? rng.int(1, 2) : level === 4 ? rng.int(2, 3) : 2);

@@ -7,7 +7,7 @@
 //   2: two lambdas g, h composed (g(h(a)), h(g(a)), or through compose = (p, q) => x => p(q(x))); depth 2; a 0-20
 //   3: a closure factory mk = k => x => E(x, k) applied with generated constants, or a lambda passed to map/filter (array); arrays of 2-5 ints
 //   4: a lambda with a ternary (cond) iterated n times in a loop (loop); a 0-20, n 0-6
-import { apply, bin, call, fn, gen, let_, lit, meth, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar.js';
+import { apply, bin, call, fn, for_, gen, let_, lit, meth, newCtx, prods, ret, set, someNode, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -23,7 +23,7 @@ export const hofSkills = [
 ];
 
 const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([0, 9], [2, 5]), ranges([0, 20])];
-const x: Param = { n: 'x', ty: 'int' };
+const x: Param = { name: 'x', type: 'int' };
 const a = v('a');
 
 function lam(rng: Rng, depth: number, ops = prods('add', 'sub', 'mul'), extra: Param[] = [], leaf = 0.4): { e: Expr; skills: Set<string> } {
@@ -33,16 +33,16 @@ function lam(rng: Rng, depth: number, ops = prods('add', 'sub', 'mul'), extra: P
 }
 
 function candidate(rng: Rng, level: number): Candidate {
-  const ps: Param[] = [{ n: 'a', ty: 'int' }];
+  const ps: Param[] = [{ name: 'a', type: 'int' }];
   const g = v('g');
   if (level === 0) {
     const l = lam(rng, 1, prods('add', 'sub', 'mul'), [], 1);
-    return { prog: { ps, body: [let_('g', l.e, true), ret(call('g', a))] }, skills: ['hof.lambda', ...l.skills] };
+    return { prog: { params: ps, body: [let_('g', l.e, true), ret(call('g', a))] }, skills: ['hof.lambda', ...l.skills] };
   }
   if (level === 1) {
     const l = lam(rng, rng.int(1, 2));
     const end = rng.bool(0.6) ? call('g', call('g', a)) : bin(rng.pick(['+', '-', '*'] as const), call('g', a), call('g', lit(rng.int(1, 5))));
-    return { prog: { ps, body: [let_('g', l.e, true), ret(end)] }, skills: ['hof.lambda', 'hof.twice', ...l.skills] };
+    return { prog: { params: ps, body: [let_('g', l.e, true), ret(end)] }, skills: ['hof.lambda', 'hof.twice', ...l.skills] };
   }
   if (level === 2) {
     const l1 = lam(rng, 2, prods('add', 'sub', 'mul', 'mod'));
@@ -55,11 +55,11 @@ function candidate(rng: Rng, level: number): Candidate {
     } else {
       body.push(ret(rng.pick([call('g', call('h', a)), call('h', call('g', a)), bin('+', call('g', a), call('h', a))])));
     }
-    return { prog: { ps, body }, skills: ['hof.compose', 'hof.twice', 'hof.lambda', ...l1.skills, ...l2.skills] };
+    return { prog: { params: ps, body }, skills: ['hof.compose', 'hof.twice', 'hof.lambda', ...l1.skills, ...l2.skills] };
   }
   if (level === 3) {
     if (rng.bool()) {
-      const k: Param = { n: 'k', ty: 'int' };
+      const k: Param = { name: 'k', type: 'int' };
       const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'mod', 'max'), [x, k], { leaf: 0.15, ints: [1, 9] });
       const inner = gen(ctx, 'int', 3, true, ['x']);
       const mk = fn(['k'], fn(['x'], inner));
@@ -67,17 +67,17 @@ function candidate(rng: Rng, level: number): Candidate {
       const c2 = rng.int(1, 5);
       const mk1 = call('mk', lit(c1));
       const end = rng.pick([apply(mk1, a), apply(mk1, apply(call('mk', lit(c2)), a)), apply(call('mk', a), lit(c1))]);
-      return { prog: { ps, body: [let_('mk', mk, true), ret(end)] }, skills: ['hof.closure', 'hof.compose', ...ctx.skills] };
+      return { prog: { params: ps, body: [let_('mk', mk, true), ret(end)] }, skills: ['hof.closure', 'hof.compose', ...ctx.skills] };
     }
     const l = lam(rng, 3, prods('add', 'sub', 'mul', 'mod'), [], 0.25);
     const pctx = newCtx(rng, prods('gt', 'lt', 'even', 'ne'), [x], { leaf: 0.5, ints: [1, 9] });
     const p = fn(['x'], gen(pctx, 'bool', 1, true, ['x']));
     const xs = v('xs');
     const end = rng.pick([meth(xs, 'map', v('g')), meth(meth(xs, 'filter', v('p')), 'map', v('g')), meth(meth(xs, 'map', v('g')), 'filter', v('p'))]);
-    const uses = JSON.stringify(end).includes('"filter"');
+    const uses = someNode([end], (n) => n.kind === 'meth' && n.method === 'filter');
     const body: Stmt[] = [let_('g', l.e, true), ...(uses ? [let_('p', p, true)] : []), ret(end)];
     return {
-      prog: { ps: [{ n: 'xs', ty: 'int[]' }], body },
+      prog: { params: [{ name: 'xs', type: 'int[]' }], body },
       skills: ['hof.pass', 'hof.lambda', 'array.map', ...(uses ? ['array.filter', ...pctx.skills] : []), ...l.skills],
     };
   }
@@ -85,10 +85,10 @@ function candidate(rng: Rng, level: number): Candidate {
   const body: Stmt[] = [
     let_('g', l.e, true),
     let_('r', a),
-    { k: 'for', v: 'i', from: lit(0), to: v('n'), body: [set('r', '=', call('g', v('r')))] },
+    for_('i', lit(0), v('n'), [set('r', '=', call('g', v('r')))]),
     ret(v('r')),
   ];
-  return { prog: { ps: [...ps, { n: 'n', ty: 'int' }], body }, skills: ['hof.iterate', 'hof.twice', 'hof.lambda', 'loop.for', ...l.skills], inputTypes: ['int', 'nat'], ranges: ranges([0, 20]) };
+  return { prog: { params: [...ps, { name: 'n', type: 'int' }], body }, skills: ['hof.iterate', 'hof.twice', 'hof.lambda', 'loop.for', ...l.skills], inputTypes: ['int', 'nat'], ranges: ranges([0, 20]) };
 }
 
 export const hof = defineFamily({

@@ -6,7 +6,7 @@
 //   2: 2-3 boolean params + 1-2 integer params (0-20), depth 3, adds xor (!==, ===) and comparisons
 //   3: 1-2 boolean + 2 integer params (0-20), depth 3, comparisons over sums/differences (arith)
 //   4: 2 boolean + 2 integer params (-20..20), depth 4, adds ternaries (cond), modulo and parity
-import { countKeyed, gen, newCtx, prods, ret, size, type Param } from '../grammar.js';
+import { countNodes, gen, newCtx, prods, ret, size, type Param } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -37,8 +37,8 @@ const INTS_L2: [number, number] = [1, 2];
 const DEPTH = [1, 2, 3, 3, 4];
 const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([0, 20]), ranges([-20, 20])];
 
-const BOOL_OPS = new Set(['&&', '||', '!']);
-const AND_OR = new Set(['&&', '||']);
+const BOOL_OPS = new Set<string>(['&&', '||', '!']);
+const AND_OR = new Set<string>(['&&', '||']);
 
 function candidate(rng: Rng, level: number): Candidate {
   // From level 2 a candidate has at least 5 AST nodes (one-operator programs belong to levels 0-1).
@@ -52,16 +52,16 @@ function candidate(rng: Rng, level: number): Candidate {
 function candidate1(rng: Rng, level: number): Candidate {
   const nb = rng.int(BOOLS[level]![0], BOOLS[level]![1]);
   const ps: Param[] = [
-    ...BOOL.slice(0, nb).map((n) => ({ n, ty: 'bool' })),
-    ...INT.slice(0, level === 2 ? rng.int(INTS_L2[0], INTS_L2[1]) : INTS[level]!).map((n) => ({ n, ty: 'int' })),
+    ...BOOL.slice(0, nb).map((name) => ({ name, type: 'bool' })),
+    ...INT.slice(0, level === 2 ? rng.int(INTS_L2[0], INTS_L2[1]) : INTS[level]!).map((name) => ({ name, type: 'int' })),
   ];
   const ctx = newCtx(rng, OPS[level]!, ps, { ints: level < 3 ? [1, 9] : [1, 15], leaf: level === 0 ? 1 : 0.2 });
   const depth = DEPTH[level]!;
-  const body = gen(ctx, 'bool', depth, true, ps.map((p) => p.n));
+  const body = gen(ctx, 'bool', depth, true, ps.map((p) => p.name));
   const skills = [...ctx.skills];
-  if (countKeyed(body, 'op', BOOL_OPS) >= 2) skills.push('logic.nested');
-  if (skills.includes('logic.compare') && countKeyed(body, 'op', AND_OR) > 0) skills.push('logic.range');
-  return { prog: { ps, body: [ret(body)] }, skills };
+  if (countNodes([body], (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2) skills.push('logic.nested');
+  if (skills.includes('logic.compare') && countNodes([body], (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0) skills.push('logic.range');
+  return { prog: { params: ps, body: [ret(body)] }, skills };
 }
 
 export const logic = defineFamily({

@@ -7,7 +7,7 @@
 //   2: for-of over an array accumulating E(x, s) with a guard, or a while loop shrinking n by - k or / k and counting steps; arrays of 1-6 ints 0-9, n 0-60
 //   3: two nested counted loops accumulating E(i, j) under a guard with ternaries (cond); n 0-6
 //   4: a for-of loop with an early return under a generated condition and two accumulators (cond, arith %); arrays of 2-7 ints -10..20
-import { bin, call, gen, let_, lit, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar.js';
+import { bin, call, for_, forOf, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -29,8 +29,8 @@ function candidate(rng: Rng, level: number): Candidate {
   const skills = new Set<string>(['loop.for']);
   const arith = (scope: Param[], ops = prods('add', 'sub', 'mul'), leaf = 0.5) => newCtx(rng, ops, scope, { leaf, ints: [1, 5] });
   if (level <= 1) {
-    const ps: Param[] = [{ n: 'n', ty: 'int' }];
-    const i: Param = { n: 'i', ty: 'int' };
+    const ps: Param[] = [{ name: 'n', type: 'int' }];
+    const i: Param = { name: 'i', type: 'int' };
     const shape = level === 0 ? 0 : rng.int(0, 2);
     const from = level === 0 ? lit(0) : lit(rng.int(0, 2));
     const ctx = arith([i, ...ps], level === 0 ? prods('add', 'mul') : prods('add', 'sub', 'mul'), level === 0 ? 1 : 0.5);
@@ -43,77 +43,74 @@ function candidate(rng: Rng, level: number): Candidate {
       skills.add('loop.product');
     } else {
       const cctx = newCtx(rng, prods('lt', 'gt', 'eq', 'ne', 'mod', 'add'), [i, ...ps], { leaf: 0.5, ints: [1, 4] });
-      step = { k: 'if', c: gen(cctx, 'bool', 2, true, ['i']), t: [set('s', '++')] };
+      step = if_(gen(cctx, 'bool', 2, true, ['i']), [set('s', '++')]);
       for (const s of cctx.skills) skills.add(s);
       skills.add('loop.count');
     }
     for (const s of ctx.skills) skills.add(s);
-    const body: Stmt[] = [let_('s', init), { k: 'for', v: 'i', from, to: v('n'), body: [step] }, ret(v('s'))];
-    return { prog: { ps, body }, skills, inputTypes: ['nat'] };
+    const body: Stmt[] = [let_('s', init), for_('i', from, v('n'), [step]), ret(v('s'))];
+    return { prog: { params: ps, body }, skills, inputTypes: ['nat'] };
   }
   if (level === 2) {
     if (rng.bool()) {
-      const ps: Param[] = [{ n: 'xs', ty: 'int[]' }];
-      const scope: Param[] = [{ n: 'x', ty: 'int' }, { n: 's', ty: 'int' }];
+      const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
+      const scope: Param[] = [{ name: 'x', type: 'int' }, { name: 's', type: 'int' }];
       const ctx = arith(scope, prods('add', 'sub', 'mul', 'mod'), 0.4);
       const cctx = newCtx(rng, prods('lt', 'gt', 'eq', 'ne', 'even'), scope, { leaf: 0.5, ints: [1, 6] });
       const step = set('s', rng.pick(['+=', '=', '-='] as const), gen(ctx, 'int', 2, true, ['x']));
       const body: Stmt[] = [
         let_('s', lit(rng.int(0, 1))),
-        { k: 'forof', v: 'x', of: v('xs'), body: [rng.bool(0.6) ? { k: 'if', c: gen(cctx, 'bool', 1, true, ['x']), t: [step] } : step] },
+        forOf('x', v('xs'), [rng.bool(0.6) ? if_(gen(cctx, 'bool', 1, true, ['x']), [step]) : step]),
         ret(v('s')),
       ];
       for (const s of [...ctx.skills, ...cctx.skills, 'loop.forof']) skills.add(s);
-      return { prog: { ps, body }, skills };
+      return { prog: { params: ps, body }, skills };
     }
-    const ps: Param[] = [{ n: 'n', ty: 'int' }];
+    const ps: Param[] = [{ name: 'n', type: 'int' }];
     const k = rng.int(2, 4);
     const shrink = rng.bool() ? call('Math.floor', bin('/', v('n'), lit(k))) : bin('-', v('n'), lit(k));
     const stop = rng.int(0, 5);
     const counted: Stmt = rng.bool(0.7) ? set('c', '++') : set('c', '+=', bin('%', v('n'), lit(rng.int(2, 5))));
     const body: Stmt[] = [
       let_('c', lit(0)),
-      { k: 'while', c: bin('>', v('n'), lit(stop)), body: [set('n', '=', shrink), counted] },
+      while_(bin('>', v('n'), lit(stop)), [set('n', '=', shrink), counted]),
       ret(rng.bool(0.7) ? v('c') : bin('+', v('c'), v('n'))),
     ];
     skills.add('loop.while').add('loop.count');
-    return { prog: { ps, body }, skills, inputTypes: ['nat'], ranges: ranges([0, 60]) };
+    return { prog: { params: ps, body }, skills, inputTypes: ['nat'], ranges: ranges([0, 60]) };
   }
   if (level === 3) {
-    const ps: Param[] = [{ n: 'n', ty: 'int' }];
-    const scope: Param[] = [{ n: 'i', ty: 'int' }, { n: 'j', ty: 'int' }];
+    const ps: Param[] = [{ name: 'n', type: 'int' }];
+    const scope: Param[] = [{ name: 'i', type: 'int' }, { name: 'j', type: 'int' }];
     const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'ifInt', 'lt', 'gt', 'eq'), scope, { leaf: 0.4, ints: [1, 5] });
     const cctx = newCtx(rng, prods('lt', 'gt', 'eq', 'ne', 'add', 'mod'), scope, { leaf: 0.4, ints: [1, 5] });
     const inner: Stmt = set('s', '+=', gen(ctx, 'int', 2, true, ['i', 'j']));
-    const guarded: Stmt = rng.bool(0.5) ? { k: 'if', c: gen(cctx, 'bool', 2, true, ['i', 'j']), t: [inner] } : inner;
+    const guarded: Stmt = rng.bool(0.5) ? if_(gen(cctx, 'bool', 2, true, ['i', 'j']), [inner]) : inner;
     const body: Stmt[] = [
       let_('s', lit(0)),
-      { k: 'for', v: 'i', from: lit(0), to: v('n'), body: [{ k: 'for', v: 'j', from: lit(0), to: rng.bool() ? v('i') : v('n'), body: [guarded] }] },
+      for_('i', lit(0), v('n'), [for_('j', lit(0), rng.bool() ? v('i') : v('n'), [guarded])]),
       ret(v('s')),
     ];
     for (const s of [...ctx.skills, ...cctx.skills, 'loop.nested', 'loop.count']) skills.add(s);
-    return { prog: { ps, body }, skills, inputTypes: ['nat'] };
+    return { prog: { params: ps, body }, skills, inputTypes: ['nat'] };
   }
   // Level 4: early exit and two accumulators.
-  const ps: Param[] = [{ n: 'xs', ty: 'int[]' }];
-  const scope: Param[] = [{ n: 'x', ty: 'int' }, { n: 's', ty: 'int' }, { n: 'c', ty: 'int' }];
+  const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
+  const scope: Param[] = [{ name: 'x', type: 'int' }, { name: 's', type: 'int' }, { name: 'c', type: 'int' }];
   const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'mod', 'abs'), scope, { leaf: 0.4, ints: [1, 6] });
   const cctx = newCtx(rng, prods('lt', 'gt', 'eq', 'ge', 'and', 'or', 'add', 'mod'), scope, { leaf: 0.4, ints: [1, 20] });
   const body: Stmt[] = [
     let_('s', lit(0)),
     let_('c', lit(0)),
-    {
-      k: 'forof', v: 'x', of: v('xs'),
-      body: [
-        { k: 'if', c: gen(cctx, 'bool', 2, true, ['x', 's']), t: [ret(gen(ctx, 'int', 1, false, ['x', 's', 'c']))] },
+    forOf('x', v('xs'), [
+        if_(gen(cctx, 'bool', 2, true, ['x', 's']), [ret(gen(ctx, 'int', 1, false, ['x', 's', 'c']))]),
         set('s', '+=', gen(ctx, 'int', 2, true, ['x'])),
         set('c', '++'),
-      ],
-    },
+      ]),
     ret(gen(ctx, 'int', 2, true, ['s', 'c'])),
   ];
   for (const s of [...ctx.skills, ...cctx.skills, 'loop.forof', 'loop.early-exit', 'loop.count', 'cond.if-else']) skills.add(s);
-  return { prog: { ps, body }, skills };
+  return { prog: { params: ps, body }, skills };
 }
 
 export const loop = defineFamily({

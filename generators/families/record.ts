@@ -7,7 +7,7 @@
 //   2: spread update {...o, field: E} or a keys/values query on a dictionary (Object.keys/values with filter/reduce, array); values 0-20
 //   3: counting: an object of counts keyed by a derived key of each word (for-of, loop), or its size; 1-6 words
 //   4: aggregate over Object.keys of a dictionary with a guarded, generated update (cond, arith) and a generated result; values -10..20
-import { bin, call, cond, fn, gen, idx, let_, lit, meth, newCtx, prods, prop, ret, set, v, type Expr, type Param, type Stmt } from '../grammar.js';
+import { bin, call, cond, fn, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, prods, prop, ret, set, seti, someNode, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -31,21 +31,21 @@ const RANGES = [
 ];
 const o = v('o');
 const recScope = (): Param[] => [
-  { n: 'o', ty: 'rec' },
-  { n: 'o', ty: 'int', e: prop(o, 'x') },
-  { n: 'o', ty: 'int', e: prop(o, 'y') },
-  { n: 'o', ty: 'str', e: prop(o, 'name') },
-  { n: 'o', ty: 'bool', e: prop(o, 'ok') },
+  { name: 'o', type: 'rec' },
+  { name: 'o', type: 'int', expr: prop(o, 'x') },
+  { name: 'o', type: 'int', expr: prop(o, 'y') },
+  { name: 'o', type: 'str', expr: prop(o, 'name') },
+  { name: 'o', type: 'bool', expr: prop(o, 'ok') },
 ];
 const KEYS = ['a', 'b', 'n', 's', 'v', 'w'];
 
 function candidate(rng: Rng, level: number): Candidate {
-  const ps: Param[] = [{ n: 'o', ty: 'rec' }];
+  const ps: Param[] = [{ name: 'o', type: 'rec' }];
   if (level === 0) {
     const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'concat', 'not', 'upper', 'slen'), recScope(), { leaf: 1, ints: [1, 9] });
     const ty = rng.pick(['int', 'int', 'str', 'bool']);
     const e = rng.bool(0.4) ? gen(ctx, ty, 0, false, ['o']) : gen(ctx, ty, 1, true, ['o']);
-    return { prog: { ps, body: [ret(e)] }, skills: ['record.get', ...ctx.skills] };
+    return { prog: { params: ps, body: [ret(e)] }, skills: ['record.get', ...ctx.skills] };
   }
   if (level === 1 || (level === 2 && rng.bool())) {
     const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'concat', 'not', 'and', 'slen', 'gt', 'lt', 'upper'), recScope(), { leaf: 0.5, ints: [1, 9] });
@@ -54,16 +54,16 @@ function candidate(rng: Rng, level: number): Candidate {
     if (level === 2) {
       const field = rng.pick(['x', 'y', 'name', 'ok']);
       const ty = field === 'name' ? 'str' : field === 'ok' ? 'bool' : 'int';
-      const body = { k: 'obj' as const, fields: [[null, o], [field, gen(ctx, ty, 2, true, ['o'])]] as [string | null, Expr][] };
-      return { prog: { ps, body: [ret(body)] }, skills: ['record.update', 'record.build', 'record.get', ...ctx.skills] };
+      const body = obj([[null, o], [field, gen(ctx, ty, 2, true, ['o'])]] as [string | null, Expr][]);
+      return { prog: { params: ps, body: [ret(body)] }, skills: ['record.update', 'record.build', 'record.get', ...ctx.skills] };
     }
     const fields = keys.map((k) => [k, gen(ctx, rng.pick(['int', 'str', 'bool']), 1, true, ['o'])] as [string, Expr]);
-    return { prog: { ps, body: [ret({ k: 'obj', fields })] }, skills: ['record.build', 'record.get', ...ctx.skills] };
+    return { prog: { params: ps, body: [ret(obj(fields))] }, skills: ['record.build', 'record.get', ...ctx.skills] };
   }
   if (level === 2) {
     const m = v('m');
-    const vctx = newCtx(rng, prods('gt', 'lt', 'eq', 'even', 'add'), [{ n: 'x', ty: 'int' }], { leaf: 0.5, ints: [1, 12] });
-    const predK: Expr = fn(['k'], substVar(gen(vctx, 'bool', 1, true, ['x']), 'x', idx(m, v('k'))));
+    const vctx = newCtx(rng, prods('gt', 'lt', 'eq', 'even', 'add'), [{ name: 'x', type: 'int' }], { leaf: 0.5, ints: [1, 12] });
+    const predK: Expr = fn(['k'], substitute(gen(vctx, 'bool', 1, true, ['x']), 'x', idx(m, v('k'))));
     const options: Expr[] = [
       prop(call('Object.keys', m), 'length'),
       meth(call('Object.keys', m), 'join', lit('')),
@@ -73,8 +73,8 @@ function candidate(rng: Rng, level: number): Candidate {
     ];
     const body = rng.pick(options);
     return {
-      prog: { ps: [{ n: 'm', ty: 'dict' }], body: [ret(body)] },
-      skills: ['record.keys', 'record.get', ...(JSON.stringify(body).includes('"filter"') ? ['array.filter', ...vctx.skills] : []), ...(JSON.stringify(body).includes('reduce') ? ['array.reduce'] : [])],
+      prog: { params: [{ name: 'm', type: 'dict' }], body: [ret(body)] },
+      skills: ['record.keys', 'record.get', ...(callsMethod(body, 'filter') ? ['array.filter', ...vctx.skills] : []), ...(callsMethod(body, 'reduce') ? ['array.reduce'] : [])],
     };
   }
   if (level === 3) {
@@ -82,35 +82,30 @@ function candidate(rng: Rng, level: number): Candidate {
     const key = rng.pick<Expr>([w, meth(w, 'charAt', lit(0)), meth(w, 'charAt', lit(1)), prop(w, 'length'), meth(w, 'slice', lit(-1)), meth(w, 'toUpperCase'), meth(w, 'slice', lit(0), lit(2))]);
     const inc = rng.pick<Expr>([lit(1), prop(w, 'length'), lit(rng.int(2, 3))]);
     const body: Stmt[] = [
-      let_('c', { k: 'obj', fields: [] }, true),
-      { k: 'forof', v: 'w', of: v('ws'), body: [{ k: 'seti', o: 'c', i: key, e: bin('+', bin('||', idx(v('c'), key), lit(0)), inc) }] },
+      let_('c', obj([]), true),
+      forOf('w', v('ws'), [seti('c', key, bin('+', bin('||', idx(v('c'), key), lit(0)), inc))]),
       ret(rng.bool(0.75) ? v('c') : prop(call('Object.keys', v('c')), 'length')),
     ];
-    return { prog: { ps: [{ n: 'ws', ty: 'str[]' }], body }, skills: ['record.count', 'record.build', 'loop.forof', 'str.index'] };
+    return { prog: { params: [{ name: 'ws', type: 'str[]' }], body }, skills: ['record.count', 'record.build', 'loop.forof', 'str.index'] };
   }
   // Level 4
   const m = v('m');
-  const scope: Param[] = [{ n: 'k', ty: 'str' }, { n: 'x', ty: 'int' }, { n: 'r', ty: 'int' }];
+  const scope: Param[] = [{ name: 'k', type: 'str' }, { name: 'x', type: 'int' }, { name: 'r', type: 'int' }];
   const cctx = newCtx(rng, prods('gt', 'lt', 'eq', 'even', 'add', 'and', 'or'), scope, { leaf: 0.4, ints: [1, 12] });
   const actx = newCtx(rng, prods('add', 'sub', 'mul', 'max', 'ifInt', 'gt'), scope, { leaf: 0.4, ints: [1, 5] });
   const bodyStmts: Stmt[] = [
     let_('r', lit(0)),
-    {
-      k: 'forof', v: 'k', of: call('Object.keys', m),
-      body: [let_('x', idx(m, v('k')), true), { k: 'if', c: gen(cctx, 'bool', 2, true, ['x']), t: [set('r', '=', gen(actx, 'int', 3, true, ['x', 'r']))] }],
-    },
+    forOf('k', call('Object.keys', m), [let_('x', idx(m, v('k')), true), if_(gen(cctx, 'bool', 2, true, ['x']), [set('r', '=', gen(actx, 'int', 3, true, ['x', 'r']))])]),
     ret(rng.bool(0.3) ? v('r') : cond(bin('>', v('r'), lit(rng.int(0, 10))), v('r'), lit(rng.int(0, 3)))),
   ];
   return {
-    prog: { ps: [{ n: 'm', ty: 'dict' }], body: bodyStmts },
+    prog: { params: [{ name: 'm', type: 'dict' }], body: bodyStmts },
     skills: ['record.aggregate', 'record.keys', 'loop.forof', 'cond.if-else', ...cctx.skills, ...actx.skills],
   };
 }
 
-function substVar(e: Expr, name: string, by: Expr): Expr {
-  return JSON.parse(JSON.stringify(e), (_k, val: unknown) =>
-    val && typeof val === 'object' && (val as { k?: string; n?: string }).k === 'var' && (val as { n: string }).n === name ? by : val,
-  ) as Expr;
+function callsMethod(e: Expr, method: string): boolean {
+  return someNode([e], (n) => n.kind === 'meth' && n.method === method);
 }
 
 export const record = defineFamily({

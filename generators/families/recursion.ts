@@ -7,7 +7,7 @@
 //   2: recursion over an array (xs[0], f(xs.slice(1))) or a string (s.charAt(0), f(s.slice(1))) with a generated combination of depth 1-2 (array, str); 0-5 elements
 //   3: tree recursion C(f(n - 1), f(n - 2), n) of depth 3 with a generated base E(n) (Fibonacci-like); or digits f(floor(n / 10)) with n % 10 (numtheory); n 0-10 / 0-9999
 //   4: accumulator recursion f(n - d, A(acc, n)) with a guarded step of depth 3 (cond) and a generated result of depth 2; n 0-9, acc 0-9
-import { bin, call, gen, idx, lit, meth, newCtx, prods, prop, ret, v, type Expr, type Param, type Stmt } from '../grammar.js';
+import { bin, call, gen, idx, if_, lit, meth, newCtx, prods, prop, ret, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -25,52 +25,10 @@ export const recursionSkills = [
 
 const RANGES = [ranges([0, 6]), ranges([0, 8]), ranges([0, 9], [0, 5], [0, 5], 'abcde'), ranges([0, 10]), ranges([0, 9])];
 
-/** Replaces variable `name` by `by` (the recursive call, the head of the list, …). */
-function subst(e: Expr, name: string, by: Expr): Expr {
-  // No inner arrow: tsx (esbuild's keepNames) calls __name on every arrow bound to a name each
-  // time it is created, which costs more than the substitution itself on this hot path.
-  switch (e.k) {
-    case 'var':
-      return e.n === name ? by : e;
-    case 'lit':
-      return e;
-    case 'bin':
-      return { ...e, a: subst(e.a, name, by), b: subst(e.b, name, by) };
-    case 'un':
-      return { ...e, a: subst(e.a, name, by) };
-    case 'cond':
-      return { ...e, c: subst(e.c, name, by), t: subst(e.t, name, by), e: subst(e.e, name, by) };
-    case 'call':
-      return { ...e, args: substAll(e.args, name, by) };
-    case 'apply':
-      return { ...e, f: subst(e.f, name, by), args: substAll(e.args, name, by) };
-    case 'meth':
-      return { ...e, o: subst(e.o, name, by), args: substAll(e.args, name, by) };
-    case 'prop':
-      return { ...e, o: subst(e.o, name, by) };
-    case 'idx':
-      return { ...e, o: subst(e.o, name, by), i: subst(e.i, name, by) };
-    case 'arr':
-      return { ...e, items: substAll(e.items, name, by) };
-    case 'obj':
-      return { ...e, fields: e.fields.map(([k, x]) => [k, subst(x, name, by)] as [string | null, Expr]) };
-    case 'fn':
-      return { ...e, body: subst(e.body, name, by) };
-    case 'spread':
-      return { ...e, e: subst(e.e, name, by) };
-  }
-}
-
-function substAll(xs: Expr[], name: string, by: Expr): Expr[] {
-  const out: Expr[] = new Array(xs.length);
-  for (let i = 0; i < xs.length; i++) out[i] = subst(xs[i]!, name, by);
-  return out;
-}
-
 function candidate(rng: Rng, level: number): Candidate {
   const n = v('n');
-  const r: Param = { n: 'r', ty: 'int' };
-  const np: Param = { n: 'n', ty: 'int' };
+  const r: Param = { name: 'r', type: 'int' };
+  const np: Param = { name: 'n', type: 'int' };
   if (level <= 1) {
     const d = level === 0 ? 1 : rng.int(1, 2);
     const base = level === 0 ? 0 : rng.int(0, 1);
@@ -84,56 +42,56 @@ function candidate(rng: Rng, level: number): Candidate {
       skills.add('arith.add');
     } else {
       const ctx = newCtx(rng, prods('add', 'sub', 'mul'), [np, r], { leaf: 0.4, ints: [1, 5] });
-      comb = subst(gen(ctx, 'int', 2, true, ['r']), 'r', rec);
+      comb = substitute(gen(ctx, 'int', 2, true, ['r']), 'r', rec);
       for (const s of ctx.skills) skills.add(s);
       skills.add('recursion.combine');
     }
-    const body: Stmt[] = [{ k: 'if', c: bin('<=', n, lit(base)), t: [ret(lit(rng.int(0, 3)))] }, ret(comb)];
-    return { prog: { ps: [np], body }, skills, inputTypes: ['nat'] };
+    const body: Stmt[] = [if_(bin('<=', n, lit(base)), [ret(lit(rng.int(0, 3)))]), ret(comb)];
+    return { prog: { params: [np], body }, skills, inputTypes: ['nat'] };
   }
   if (level === 2) {
     if (rng.bool()) {
       const xs = v('xs');
-      const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'ifInt', 'gt', 'lt', 'even'), [{ n: 'h', ty: 'int' }, r], { leaf: 0.4, ints: [1, 5] });
-      const comb = subst(subst(gen(ctx, 'int', rng.int(1, 2), true, ['r']), 'r', call('f', meth(xs, 'slice', lit(1)))), 'h', idx(xs, lit(0)));
-      const body: Stmt[] = [{ k: 'if', c: bin('===', prop(xs, 'length'), lit(0)), t: [ret(lit(rng.int(0, 2)))] }, ret(comb)];
-      return { prog: { ps: [{ n: 'xs', ty: 'int[]' }], body }, skills: ['recursion.list', 'recursion.combine', 'array.slice', ...ctx.skills] };
+      const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'ifInt', 'gt', 'lt', 'even'), [{ name: 'h', type: 'int' }, r], { leaf: 0.4, ints: [1, 5] });
+      const comb = substitute(substitute(gen(ctx, 'int', rng.int(1, 2), true, ['r']), 'r', call('f', meth(xs, 'slice', lit(1)))), 'h', idx(xs, lit(0)));
+      const body: Stmt[] = [if_(bin('===', prop(xs, 'length'), lit(0)), [ret(lit(rng.int(0, 2)))]), ret(comb)];
+      return { prog: { params: [{ name: 'xs', type: 'int[]' }], body }, skills: ['recursion.list', 'recursion.combine', 'array.slice', ...ctx.skills] };
     }
     const s = v('s');
-    const rs: Param = { n: 'r', ty: 'str' };
-    const ctx = newCtx(rng, prods('concat', 'upper', 'repeat', 'ifStr', 'eq'), [{ n: 'h', ty: 'str' }, rs], { leaf: 0.3, words: ['x', 'a', '-'] });
-    const comb = subst(subst(gen(ctx, 'str', rng.int(1, 2), true, ['r']), 'r', call('f', meth(s, 'slice', lit(1)))), 'h', meth(s, 'charAt', lit(0)));
-    const body: Stmt[] = [{ k: 'if', c: bin('===', prop(s, 'length'), lit(0)), t: [ret(lit(rng.pick(['', '.', 'z'])))] }, ret(comb)];
-    return { prog: { ps: [{ n: 's', ty: 'str' }], body }, skills: ['recursion.string', 'str.slice', 'str.index', ...ctx.skills] };
+    const rs: Param = { name: 'r', type: 'str' };
+    const ctx = newCtx(rng, prods('concat', 'upper', 'repeat', 'ifStr', 'eq'), [{ name: 'h', type: 'str' }, rs], { leaf: 0.3, words: ['x', 'a', '-'] });
+    const comb = substitute(substitute(gen(ctx, 'str', rng.int(1, 2), true, ['r']), 'r', call('f', meth(s, 'slice', lit(1)))), 'h', meth(s, 'charAt', lit(0)));
+    const body: Stmt[] = [if_(bin('===', prop(s, 'length'), lit(0)), [ret(lit(rng.pick(['', '.', 'z'])))]), ret(comb)];
+    return { prog: { params: [{ name: 's', type: 'str' }], body }, skills: ['recursion.string', 'str.slice', 'str.index', ...ctx.skills] };
   }
   if (level === 3) {
     if (rng.bool(0.65)) {
-      const a: Param = { n: 'p', ty: 'int' };
-      const b: Param = { n: 'q', ty: 'int' };
+      const a: Param = { name: 'p', type: 'int' };
+      const b: Param = { name: 'q', type: 'int' };
       const ctx = newCtx(rng, prods('add', 'sub', 'mul'), [a, b, np], { leaf: 0.4, ints: [1, 3] });
-      const comb = subst(subst(gen(ctx, 'int', 3, true, ['p']), 'p', call('f', bin('-', n, lit(1)))), 'q', call('f', bin('-', n, lit(2))));
+      const comb = substitute(substitute(gen(ctx, 'int', 3, true, ['p']), 'p', call('f', bin('-', n, lit(1)))), 'q', call('f', bin('-', n, lit(2))));
       const bctx = newCtx(rng, prods('add', 'mul'), [np], { leaf: 0.7, ints: [1, 3] });
-      const body: Stmt[] = [{ k: 'if', c: bin('<', n, lit(2)), t: [ret(gen(bctx, 'int', 1, true))] }, ret(comb)];
-      return { prog: { ps: [np], body }, skills: ['recursion.tree', 'recursion.combine', ...ctx.skills, ...bctx.skills], inputTypes: ['nat'] };
+      const body: Stmt[] = [if_(bin('<', n, lit(2)), [ret(gen(bctx, 'int', 1, true))]), ret(comb)];
+      return { prog: { params: [np], body }, skills: ['recursion.tree', 'recursion.combine', ...ctx.skills, ...bctx.skills], inputTypes: ['nat'] };
     }
-    const ctx = newCtx(rng, prods('add', 'mul', 'sub', 'max'), [{ n: 'd', ty: 'int' }, r], { leaf: 0.4, ints: [1, 3] });
+    const ctx = newCtx(rng, prods('add', 'mul', 'sub', 'max'), [{ name: 'd', type: 'int' }, r], { leaf: 0.4, ints: [1, 3] });
     const rec = call('f', call('Math.floor', bin('/', n, lit(10))));
-    const comb = subst(subst(gen(ctx, 'int', 3, true, ['r', 'd']), 'r', rec), 'd', bin('%', n, lit(10)));
-    const body: Stmt[] = [{ k: 'if', c: bin('<', n, lit(10)), t: [ret(n)] }, ret(comb)];
-    return { prog: { ps: [np], body }, skills: ['recursion.digits', 'recursion.combine', 'numtheory.digits', ...ctx.skills], inputTypes: ['nat'], ranges: ranges([0, 9999]) };
+    const comb = substitute(substitute(gen(ctx, 'int', 3, true, ['r', 'd']), 'r', rec), 'd', bin('%', n, lit(10)));
+    const body: Stmt[] = [if_(bin('<', n, lit(10)), [ret(n)]), ret(comb)];
+    return { prog: { params: [np], body }, skills: ['recursion.digits', 'recursion.combine', 'numtheory.digits', ...ctx.skills], inputTypes: ['nat'], ranges: ranges([0, 9999]) };
   }
   // Level 4: accumulator.
-  const acc: Param = { n: 'acc', ty: 'int' };
+  const acc: Param = { name: 'acc', type: 'int' };
   const d = rng.int(1, 2);
   const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'lt', 'even'), [acc, np], { leaf: 0.4, ints: [1, 6] });
   const step = gen(ctx, 'int', 3, true, ['acc', 'n']);
   const fin = newCtx(rng, prods('add', 'sub', 'mod', 'mul'), [acc], { leaf: 0.5, ints: [1, 9] });
   const body: Stmt[] = [
-    { k: 'if', c: bin('<=', n, lit(0)), t: [ret(gen(fin, 'int', 2, true, ['acc']))] },
+    if_(bin('<=', n, lit(0)), [ret(gen(fin, 'int', 2, true, ['acc']))]),
     ret(call('f', bin('-', n, lit(d)), step)),
   ];
   return {
-    prog: { ps: [np, acc], body },
+    prog: { params: [np, acc], body },
     skills: ['recursion.accumulator', 'recursion.combine', ...ctx.skills, ...fin.skills],
     inputTypes: ['nat', 'nat'],
     ranges: ranges([0, 9]),

@@ -7,7 +7,7 @@
 //   2: k-th smallest after a generated map, or de-duplicate then sort, or depth 3 with filter/map (array); 3-6 ints 0-20
 //   3: binary search for a target in the sorted, mapped array (while loop), or count of inversions (nested loops, loop); 3-7 ints 0-30
 //   4: insertion sort by a generated key (nested loops, swaps, ternaries), followed by a generated projection; 3-7 ints -20..30
-import { bin, call, cond, fn, gen, idx, let_, lit, meth, newCtx, prods, prop, ret, set, un, v, type Expr, type Param, type Stmt } from '../grammar.js';
+import { bin, call, cond, fn, for_, gen, idx, if_, let_, lit, meth, newCtx, prods, prop, ret, set, seti, un, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -31,56 +31,52 @@ const xs = v('xs');
 const asc = (e: Expr): Expr => meth(meth(e, 'slice'), 'sort', fn(['p', 'q'], bin('-', v('p'), v('q'))));
 
 function candidate(rng: Rng, level: number): Candidate {
-  const ps: Param[] = [{ n: 'xs', ty: 'int[]' }];
+  const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   if (level === 0) {
     const ctx = newCtx(rng, prods('sortAsc', 'sortDesc', 'arev'), ps, { leaf: 1 });
-    return { prog: { ps, body: [ret(gen(ctx, 'int[]', 1, true, ['xs']))] }, skills: ctx.skills };
+    return { prog: { params: ps, body: [ret(gen(ctx, 'int[]', 1, true, ['xs']))] }, skills: ctx.skills };
   }
   if (level === 1) {
-    ps.push({ n: 't', ty: 'int' });
+    ps.push({ name: 't', type: 'int' });
     const ctx = newCtx(rng, prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'aindexOf', 'findIndex', 'gt', 'lt', 'eq', 'add'), ps, { leaf: 0.4 });
     const out = rng.pick(['int[]', 'int[]', 'int']);
     ctx.leaf = 0.15;
-    return { prog: { ps, body: [ret(gen(ctx, out, 2, true, ['xs']))] }, skills: ctx.skills };
+    return { prog: { params: ps, body: [ret(gen(ctx, out, 2, true, ['xs']))] }, skills: ctx.skills };
   }
-  const mapCtx = newCtx(rng, prods('add', 'sub', 'mul', 'mod'), [{ n: 'x', ty: 'int' }], { leaf: 0.4, ints: [1, 9] });
+  const mapCtx = newCtx(rng, prods('add', 'sub', 'mul', 'mod'), [{ name: 'x', type: 'int' }], { leaf: 0.4, ints: [1, 9] });
   const key = (): Expr => fn(['x'], gen(mapCtx, 'int', rng.int(1, 2), true, ['x']));
   if (level === 2) {
     const shape = rng.int(0, 2);
     if (shape === 0) {
-      ps.push({ n: 'k', ty: 'int' });
+      ps.push({ name: 'k', type: 'int' });
       const s: Stmt = let_('s', asc(meth(xs, 'map', key())), true);
       const body = [s, ret(cond(bin('<', v('k'), prop(v('s'), 'length')), idx(v('s'), v('k')), lit(-1)))];
-      return { prog: { ps, body }, skills: ['sort.sort', 'sort.kth', 'array.map', ...mapCtx.skills], inputTypes: ['int[]', 'nat'], ranges: { ...RANGES[2]!, int: [0, 6] } };
+      return { prog: { params: ps, body }, skills: ['sort.sort', 'sort.kth', 'array.map', ...mapCtx.skills], inputTypes: ['int[]', 'nat'], ranges: { ...RANGES[2]!, int: [0, 6] } };
     }
     if (shape === 1) {
       const dedup = meth(xs, 'filter', fn(['x', 'i'], bin('===', meth(xs, 'indexOf', v('x')), v('i'))));
       const sorted = rng.bool();
       const body = [ret(sorted ? asc(dedup) : meth(dedup, 'map', key()))];
-      return { prog: { ps, body }, skills: ['sort.dedupe', 'sort.search', 'array.filter', ...(sorted ? ['sort.sort'] : ['array.map', ...mapCtx.skills])], ranges: { ...RANGES[2]!, int: [0, 6] } };
+      return { prog: { params: ps, body }, skills: ['sort.dedupe', 'sort.search', 'array.filter', ...(sorted ? ['sort.sort'] : ['array.map', ...mapCtx.skills])], ranges: { ...RANGES[2]!, int: [0, 6] } };
     }
     const ctx = newCtx(rng, prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'findIndex', 'map', 'filter', 'gt', 'lt', 'add', 'sub', 'mod'), ps, { leaf: 0.3 });
-    return { prog: { ps, body: [ret(gen(ctx, rng.pick(['int[]', 'int']), 3, true, ['xs']))] }, skills: ctx.skills };
+    return { prog: { params: ps, body: [ret(gen(ctx, rng.pick(['int[]', 'int']), 3, true, ['xs']))] }, skills: ctx.skills };
   }
   if (level === 3) {
     if (rng.bool()) {
-      ps.push({ n: 't', ty: 'int' });
+      ps.push({ name: 't', type: 'int' });
       const body: Stmt[] = [
         let_('s', asc(meth(xs, 'map', key())), true),
         let_('lo', lit(0)),
         let_('hi', bin('-', prop(v('s'), 'length'), lit(1))),
-        {
-          k: 'while',
-          c: bin('<=', v('lo'), v('hi')),
-          body: [
+        while_(bin('<=', v('lo'), v('hi')), [
             let_('mid', call('Math.floor', bin('/', bin('+', v('lo'), v('hi')), lit(2))), true),
-            { k: 'if', c: bin('===', idx(v('s'), v('mid')), v('t')), t: [ret(v('mid'))] },
-            { k: 'if', c: bin('<', idx(v('s'), v('mid')), v('t')), t: [set('lo', '=', bin('+', v('mid'), lit(1)))], e: [set('hi', '=', bin('-', v('mid'), lit(1)))] },
-          ],
-        },
+            if_(bin('===', idx(v('s'), v('mid')), v('t')), [ret(v('mid'))]),
+            if_(bin('<', idx(v('s'), v('mid')), v('t')), [set('lo', '=', bin('+', v('mid'), lit(1)))], [set('hi', '=', bin('-', v('mid'), lit(1)))]),
+          ]),
         ret(rng.pick([lit(-1), un('-', bin('+', v('lo'), lit(1)))])),
       ];
-      return { prog: { ps, body }, skills: ['sort.binary-search', 'sort.sort', 'loop.while', 'array.map', ...mapCtx.skills] };
+      return { prog: { params: ps, body }, skills: ['sort.binary-search', 'sort.sort', 'loop.while', 'array.map', ...mapCtx.skills] };
     }
     const cmp = rng.pick(['>', '>=', '<'] as const);
     const pair = (i: string): Expr => (rng.bool(0.5) ? idx(xs, v(i)) : call('kf', idx(xs, v(i))));
@@ -88,20 +84,17 @@ function candidate(rng: Rng, level: number): Candidate {
     const body: Stmt[] = [
       ...(useKey ? [let_('kf', key(), true)] : []),
       let_('c', lit(0)),
-      {
-        k: 'for', v: 'i', from: lit(0), to: prop(xs, 'length'),
-        body: [{ k: 'for', v: 'j', from: bin('+', v('i'), lit(1)), to: prop(xs, 'length'), body: [{ k: 'if', c: bin(cmp, useKey ? pair('i') : idx(xs, v('i')), useKey ? pair('j') : idx(xs, v('j'))), t: [set('c', '++')] }] }],
-      },
+      for_('i', lit(0), prop(xs, 'length'), [for_('j', bin('+', v('i'), lit(1)), prop(xs, 'length'), [if_(bin(cmp, useKey ? pair('i') : idx(xs, v('i')), useKey ? pair('j') : idx(xs, v('j'))), [set('c', '++')])])]),
       ret(v('c')),
     ];
-    return { prog: { ps, body }, skills: ['sort.inversions', 'loop.nested', 'loop.count', ...(useKey ? ['hof.lambda', ...mapCtx.skills] : [])] };
+    return { prog: { params: ps, body }, skills: ['sort.inversions', 'loop.nested', 'loop.count', ...(useKey ? ['hof.lambda', ...mapCtx.skills] : [])] };
   }
   // Level 4: insertion sort by key, then a projection of the sorted array.
   const kf = key();
   const swap: Stmt[] = [
     let_('tmp', idx(v('s'), v('j')), true),
-    { k: 'seti', o: 's', i: v('j'), e: idx(v('s'), bin('-', v('j'), lit(1))) },
-    { k: 'seti', o: 's', i: bin('-', v('j'), lit(1)), e: v('tmp') },
+    seti('s', v('j'), idx(v('s'), bin('-', v('j'), lit(1)))),
+    seti('s', bin('-', v('j'), lit(1)), v('tmp')),
     set('j', '-=', lit(1)),
   ];
   const desc = rng.bool(0.3);
@@ -110,18 +103,15 @@ function candidate(rng: Rng, level: number): Candidate {
   const body: Stmt[] = [
     let_('key', kf, true),
     let_('s', meth(xs, 'slice'), true),
-    {
-      k: 'for', v: 'i', from: lit(1), to: prop(v('s'), 'length'),
-      body: [
+    for_('i', lit(1), prop(v('s'), 'length'), [
         let_('j', v('i')),
-        { k: 'while', c: bin('&&', bin('>', v('j'), lit(0)), desc ? bin('<', before, here) : bin('>', before, here)), body: swap },
-      ],
-    },
+        while_(bin('&&', bin('>', v('j'), lit(0)), desc ? bin('<', before, here) : bin('>', before, here)), swap),
+      ]),
   ];
-  const pctx = newCtx(rng, prods('aslice', 'arev', 'alen', 'map', 'add', 'sub', 'ifArr', 'gt', 'lt'), [{ n: 's', ty: 'int[]' }], { leaf: 0.5 });
+  const pctx = newCtx(rng, prods('aslice', 'arev', 'alen', 'map', 'add', 'sub', 'ifArr', 'gt', 'lt'), [{ name: 's', type: 'int[]' }], { leaf: 0.5 });
   const proj = rng.bool(0.4) ? v('s') : gen(pctx, 'int[]', 2, true, ['s']);
   body.push(ret(proj));
-  return { prog: { ps, body }, skills: ['sort.insertion', 'sort.inversions', 'loop.nested', 'loop.while', 'hof.lambda', ...mapCtx.skills, ...pctx.skills], ranges: RANGES[4] };
+  return { prog: { params: ps, body }, skills: ['sort.insertion', 'sort.inversions', 'loop.nested', 'loop.while', 'hof.lambda', ...mapCtx.skills, ...pctx.skills], ranges: RANGES[4] };
 }
 
 export const sort = defineFamily({

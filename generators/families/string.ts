@@ -8,7 +8,7 @@
 //   2: 2 string params, depth 2-3, adds reverse, .repeat, .includes, .indexOf; 1-6 letters a-h
 //   3: 2 string params + 1 integer, depth 3, adds .replaceAll, String(n), arithmetic on lengths (arith) and ternaries (cond); 1-6 letters
 //   4: a for-of loop over the characters building a string with a guarded choice (loop, cond), then a depth-2 expression; 1-7 letters
-import { bin, cond, gen, lit, newCtx, prods, ret, set, v, let_, type Param, type Stmt } from '../grammar.js';
+import { bin, cond, forOf, gen, let_, lit, meth, newCtx, prods, prop, ret, set, v, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
 import type { Rng } from '../../core/rng.js';
 
@@ -46,34 +46,32 @@ const OUT: string[][] = [['str', 'int'], ['str', 'str', 'int'], ['str', 'int', '
 const DEPTH = [1, 2, 3, 3, 2];
 
 function candidate(rng: Rng, level: number): Candidate {
-  const ps: Param[] = [{ n: 's', ty: 'str' }];
-  if (level >= 2 || (level === 1 && rng.bool())) ps.push({ n: 't', ty: 'str' });
-  if (level === 3) ps.push({ n: 'n', ty: 'int' });
+  const ps: Param[] = [{ name: 's', type: 'str' }];
+  if (level >= 2 || (level === 1 && rng.bool())) ps.push({ name: 't', type: 'str' });
+  if (level === 3) ps.push({ name: 'n', type: 'int' });
   const ctx = newCtx(rng, OPS[level]!, ps, { leaf: level === 0 ? 1 : 0.3, ints: [1, 9] });
-  const names = ps.map((p) => p.n);
+  const names = ps.map((p) => p.name);
   const out = rng.pick(OUT[level]!);
   if (level < 4) {
     const depth = level === 2 ? rng.int(2, 3) : DEPTH[level]!;
-    return { prog: { ps, body: [ret(gen(ctx, out, depth, true, names))] }, skills: ctx.skills };
+    return { prog: { params: ps, body: [ret(gen(ctx, out, depth, true, names))] }, skills: ctx.skills };
   }
   // Level 4: r starts empty; each character c is appended or prepended (or transformed) under a guard.
-  const c = { n: 'c', ty: 'str' };
+  const c = { name: 'c', type: 'str' };
   ctx.scope.push(c);
   const guard = rng.pick([
     () => bin(rng.pick(['<', '>', '==='] as const), v('c'), lit(rng.pick(['b', 'c', 'd', 'e']))),
-    () => meth1(v('t'), 'includes', v('c')),
-    () => bin('===', bin('%', { k: 'prop', o: v('r'), p: 'length' }, lit(2)), lit(0)),
+    () => meth(v('t'), 'includes', v('c')),
+    () => bin('===', bin('%', prop(v('r'), 'length'), lit(2)), lit(0)),
   ])();
   const piece = gen(ctx, 'str', 1, false, ['c']);
   const other = rng.pick([bin('+', v('c'), v('r')), bin('+', v('r'), lit(rng.pick(['x', 'y', '-']))), v('r')]);
-  const loop: Stmt = { k: 'forof', v: 'c', of: v('s'), body: [set('r', '=', cond(guard, bin('+', v('r'), piece), other))] };
-  ctx.scope.push({ n: 'r', ty: 'str' });
+  const loop: Stmt = forOf('c', v('s'), [set('r', '=', cond(guard, bin('+', v('r'), piece), other))]);
+  ctx.scope.push({ name: 'r', type: 'str' });
   const tail = gen(ctx, rng.pick(['str', 'int']), 1, false, ['r']);
   const skills = new Set([...ctx.skills, 'str.build', 'str.concat', 'loop.forof', 'cond.ternary']);
-  return { prog: { ps, body: [let_('r', lit('')), loop, ret(tail)] }, skills };
+  return { prog: { params: ps, body: [let_('r', lit('')), loop, ret(tail)] }, skills };
 }
-
-const meth1 = (o: ReturnType<typeof v>, m: string, a: ReturnType<typeof v>) => ({ k: 'meth' as const, o, m, args: [a] });
 
 export const str = defineFamily({
   id: F,
