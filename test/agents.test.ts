@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeListChatModel, FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { AIMessage } from '@langchain/core/messages';
+import { ChatOpenAI } from '@langchain/openai';
+import { ChatOllama } from '@langchain/ollama';
 import type { ChatResult } from '@langchain/core/outputs';
 import {
   agentsConfigSchema,
@@ -79,8 +81,13 @@ describe('config', () => {
     expect(agentsConfigSchema.safeParse({ solver: { enabled: true, provider: 'scripted' } }).success).toBe(false);
     const cfg = agentsConfigSchema.parse({ proposer: { share: 1, provider: 'openai' } }).proposer;
     expect(() => buildChatModel(cfg, { env: {} })).toThrow(/OPENAI_API_KEY/);
-    expect(buildChatModel({ ...cfg, baseUrl: 'http://127.0.0.1:8080/v1' }, { env: {} })).toBeDefined();
-    expect(buildChatModel({ ...cfg, provider: 'ollama' }, { env: {} })).toBeDefined();
+    // A local OpenAI-compatible server needs no key; a plain local Ollama needs neither key nor URL.
+    const local = buildChatModel({ ...cfg, baseUrl: 'http://127.0.0.1:8080/v1' }, { env: {} });
+    expect(local).toBeInstanceOf(ChatOpenAI);
+    expect(local).toMatchObject({ model: 'gpt-4o-mini', clientConfig: { baseURL: 'http://127.0.0.1:8080/v1' } });
+    const ollama = buildChatModel({ ...cfg, provider: 'ollama' }, { env: {} });
+    expect(ollama).toBeInstanceOf(ChatOllama);
+    expect(ollama).toMatchObject({ model: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:11434' });
   });
 });
 

@@ -34,8 +34,9 @@ describe('LLM agents through the CLI', () => {
     expect(llmTasks.n).toBe(by.accepted);
     // Each accepted proposal is linked to its task and carries its learnability reward and prompt.
     const accepted = db.prepare("SELECT task_id, learnability, prompt FROM proposals WHERE outcome = 'accepted'").all() as { task_id: string; learnability: number | null; prompt: string }[];
+    const llmTask = db.prepare("SELECT COUNT(*) n FROM tasks WHERE id = ? AND proposer = 'llm:fake'");
     for (const p of accepted) {
-      expect(p.task_id).toBeTruthy();
+      expect((llmTask.get(p.task_id) as { n: number }).n, p.task_id).toBe(1);
       expect(p.learnability).not.toBeNull();
       expect(p.prompt.length).toBeGreaterThan(50);
     }
@@ -57,14 +58,26 @@ describe('LLM agents through the CLI', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).backend).toBe('llm:fake');
     const db = new Database(join(runsDir, 's', 'run.db'), { readonly: true });
-    const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data));
+    const metrics = (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => JSON.parse(r.data));
+    // pass@1 of a group is its solved fraction; the metric is the mean over the step's tasks.
+    const scores = db.prepare('SELECT AVG(CAST(solved AS REAL) / attempts) p, SUM(attempts) answers FROM task_scores WHERE step = ?');
+    const perStep = metrics.map((m) => scores.get(m.step) as { p: number; answers: number });
+    const passAt1 = perStep.map((s) => s.p);
     db.close();
     expect(metrics).toHaveLength(2);
-    for (const m of metrics) {
-      expect(m.passAt1).toBeGreaterThanOrEqual(0);
+    metrics.forEach((m, i) => {
+      expect(m.passAt1).toBeCloseTo(passAt1[i]!, 12);
       expect(m.passAt8).toBeGreaterThanOrEqual(m.passAt1);
-      expect(m['solver.calls']).toBeGreaterThan(0);
-    }
+      expect(m.passAt8).toBeLessThanOrEqual(1);
+      // One model call per scored answer, and none failed.
+      expect(m['solver.calls']).toBe(perStep[i]!.answers);
+      expect(m['solver.failedCalls']).toBe(0);
+      // Nothing trained: no group reaches an update and no policy token is counted.
+      expect(m).toMatchObject({ groups: 0, tokens: 0, loss: 0 });
+    });
+    // The scripted answers solve some tasks and miss others: the metric is neither stuck at 0 nor at 1.
+    expect(Math.max(...passAt1)).toBeGreaterThan(0);
+    expect(Math.min(...passAt1)).toBeLessThan(1);
     for (const file of allFiles(runsDir)) expect(readFileSync(file).includes(SECRET), file).toBe(false);
   });
 });
