@@ -10,9 +10,10 @@
 // the generated induction tasks' references take 14 to ~57,000 steps (median 65, 99th percentile
 // ~1,900), so nearly every task gets the floor, 20,000 steps, and the largest ~1.1 million.
 import type { Task } from '../core/task.js';
+import { sandboxDefaults } from './config.js';
 import type { BudgetSettings, Sandbox } from './types.js';
 
-export const DEFAULT_BUDGET: Readonly<BudgetSettings> = Object.freeze({ factor: 20, floor: 20_000, cap: 5_000_000 });
+export const DEFAULT_BUDGET: Readonly<BudgetSettings> = Object.freeze({ ...sandboxDefaults.budget });
 
 /** Settings over the defaults, sanitised (positive integers, floor ≤ cap, factor ≥ 1). */
 export function resolveBudget(over?: Partial<BudgetSettings>): BudgetSettings {

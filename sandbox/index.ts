@@ -23,6 +23,7 @@
 import type { Job, Limits, MeteredTask, RunResult, Sandbox, SandboxOptions, TaskJob } from './types.js';
 import { Pool, defaultWorkerCount } from './pool.js';
 import { resolveBudget } from './budget.js';
+import { sandboxDefaults } from './config.js';
 
 export * from './types.js';
 export { parseLiteral, formatLiteral } from './answer.js';
@@ -35,9 +36,11 @@ export { normaliseProgram } from './verify.js';
 export type { DetailedVerdict } from './verify.js';
 export { deepEqual } from './answer.js';
 
+export { sandboxConfigSchema, type SandboxConfig } from './config.js';
+
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
-  timeoutMs: 50,
-  memoryBytes: 16 * 1024 * 1024,
+  timeoutMs: sandboxDefaults.timeoutMs,
+  memoryBytes: sandboxDefaults.memoryBytes,
   stackBytes: 256 * 1024,
   maxOutputBytes: 64 * 1024,
 });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { curriculumConfigSchema } from '../curricula/index.js';
+import { sandboxConfigSchema } from '../sandbox/config.js';
 import { agentsConfigSchema } from './agents/config.js';
 import { rewardConfigSchema } from './reward.js';
 import { serveConfigSchema } from './server/config.js';
@@ -27,15 +28,6 @@ const graphSchema = z
     batchSize: z.number().int().positive().default(500),
   })
   .strict();
-
-const budgetSchema = z
-  .object({
-    factor: z.number().min(1).default(20),
-    floor: z.number().int().positive().default(20_000),
-    cap: z.number().int().positive().default(5_000_000),
-  })
-  .strict()
-  .refine((b) => b.floor <= b.cap, { message: 'budget.floor must not exceed budget.cap' });
 
 export const runConfigSchema = z
   .object({
@@ -66,20 +58,7 @@ export const runConfigSchema = z
       })
       .strict()
       .default({ every: 5, perArm: 4 }),
-    sandbox: z
-      .object({
-        workers: z.number().int().positive().optional(),
-        /** Wall-clock deadline per call (ms): a safety net; answers are bounded by their budget. */
-        timeoutMs: z.number().int().positive().default(50),
-        memoryBytes: z.number().int().positive().default(16 * 1024 * 1024),
-        /**
-         * An answer's budget in interpreter steps (sandbox/budget.ts): clamp(factor × the
-         * reference's measured cost, floor, cap), set on each task when it is validated.
-         */
-        budget: budgetSchema.prefault({}),
-      })
-      .strict()
-      .prefault({}),
+    sandbox: sandboxConfigSchema,
     /** Checkpoint every N steps (and at the end). */
     checkpointEvery: z.number().int().positive().default(10),
     graph: graphSchema.default(graphSchema.parse({})),
