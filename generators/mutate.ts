@@ -11,7 +11,7 @@
 // Every draft records `parent: {id, op}` and `proposer: 'mutation'`.
 import type { Rng } from '../core/rng.js';
 import type { Input, Json, Task, TaskDraft } from '../core/task.js';
-import { isBinding, tokenize, type Token } from './hash.js';
+import { tokenize, type Token } from './hash.js';
 
 export const MUTATION_OPS = ['perturb-constant', 'swap-operator', 'wrap', 'change-input'] as const;
 export type MutationOp = (typeof MUTATION_OPS)[number];
@@ -39,20 +39,16 @@ const SWAPS: Record<string, string[]> = {
   '*=': ['+='],
 };
 
-/** Binary-operator tokens (a unary + or - follows an operator, an opening bracket or a keyword). */
+const isTextLiteral = (t: Token | undefined): boolean => t?.kind === 'str' || t?.text === '`';
+
+/** The binary operators that have a sibling (the syntax tree tells a binary `-` from a unary one). */
 function swappable(toks: Token[]): number[] {
-  const out: number[] = [];
-  toks.forEach((t, i) => {
-    if (t.kind !== 'punct' || !SWAPS[t.text]) return;
-    const prev = toks[i - 1];
-    if (!prev) return;
-    const binary = prev.kind === 'num' || prev.kind === 'str' || (prev.kind === 'id' && prev.text !== 'return') || prev.text === ')' || prev.text === ']';
-    if (!binary) return;
+  return toks.flatMap((t, i) => {
+    if (!t.operator || !SWAPS[t.text]) return [];
     // String concatenation stays concatenation: swapping it only yields NaN.
-    if ((t.text === '+' || t.text === '+=') && (prev.kind === 'str' || toks[i + 1]?.kind === 'str')) return;
-    out.push(i);
+    if ((t.text === '+' || t.text === '+=') && (isTextLiteral(toks[i - 1]) || isTextLiteral(toks[i + 1]))) return [];
+    return [i];
   });
-  return out;
 }
 
 const intLiterals = (toks: Token[]): number[] =>
@@ -97,19 +93,31 @@ function wrapper(rng: Rng, out: Json, r: string): string {
   return rng.pick([`Object.keys(${r}).length`, `Object.keys(${r}).join("")`]);
 }
 
+/** Indents every line by two spaces, except lines that begin inside a string or template literal. */
+function indent(src: string, toks: Token[]): string {
+  const literals = toks.filter((t) => t.kind === 'str' || t.kind === 'template');
+  let out = '';
+  let lineStart = 0;
+  for (const line of src.split('\n')) {
+    const inLiteral = literals.some((t) => t.at < lineStart && lineStart <= t.end);
+    out += (lineStart > 0 ? '\n' : '') + (inLiteral ? '' : '  ') + line;
+    lineStart += line.length + 1;
+  }
+  return out;
+}
+
 function wrapProgram(rng: Rng, task: Task): string {
   const toks = tokenize(task.program);
   const g = freshName(toks, 'g');
   const r = freshName(toks, 'r');
   const args = freshName(toks, 'args');
   let renamed = task.program;
-  // Rename every binding occurrence of f (declaration and recursive calls), right to left.
-  for (let i = toks.length - 1; i >= 0; i--) {
-    const t = toks[i]!;
-    if (t.kind === 'id' && t.text === 'f' && isBinding(toks, i)) renamed = splice(renamed, t, g);
-  }
-  const inner = renamed.split('\n').map((line) => `  ${line}`).join('\n');
-  return `function f(...${args}) {\n${inner}\n  const ${r} = ${g}(...${args});\n  return ${wrapper(rng, exampleOutput(task), r)};\n}`;
+  // Rename every occurrence of the variable f (declaration and recursive calls), right to left;
+  // a shorthand `{f}` keeps its key.
+  const fs = toks.filter((t) => t.ref && t.text === 'f');
+  for (const t of fs.reverse()) renamed = splice(renamed, t, t.shorthand ? `f: ${g}` : g);
+  const renamedToks = fs.length > 0 ? tokenize(renamed) : toks;
+  return `function f(...${args}) {\n${indent(renamed, renamedToks)}\n  const ${r} = ${g}(...${args});\n  return ${wrapper(rng, exampleOutput(task), r)};\n}`;
 }
 
 const LETTERS = 'abcde';
