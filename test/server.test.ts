@@ -167,7 +167,12 @@ describe('cogen serve', () => {
     const answers = (set.tasks as Sampled[]).map((t) => ({ task_id: t.id, completion: '0' }));
     const first = await call(server.url, '/v1/probes', { round: set.round, answers });
     expect(first.json.accepted).toBe(true);
-    expect(typeof first.json.accuracy).toBe('number');
+    // The probe set is balanced: a constant answer passes none of it whole, overall or per skill.
+    expect(first.json.accuracy).toBeGreaterThanOrEqual(0);
+    expect(first.json.accuracy).toBeLessThan(1);
+    const perSkill = first.json.per_skill as Record<string, number>;
+    expect(Object.keys(perSkill)).toContain('arith.add');
+    for (const accuracy of Object.values(perSkill)) expect(accuracy).toBeLessThan(1);
     const again = await call(server.url, '/v1/probes', { round: set.round, answers });
     expect(again.json).toMatchObject({ accepted: false, detail: expect.stringMatching(/reported already/) });
     expect((await call(server.url, '/v1/probes')).json.due).toBe(false);
@@ -244,14 +249,15 @@ describe('cogen serve', () => {
     const keyed = { items: [{ task_id: t!.id, completion: reference(t!.id) }, { task_id: t!.id, completion: '```json\n"wrong"\n```' }], idempotency_key: 'before-restart' };
     const first = await call(server.url, '/v1/score', keyed);
     const before = (await call(server.url, '/v1/stats')).json;
-    const replay = await call(server.url, '/v1/score', { items: [{ task_id: 'x', completion: '1' }] }, { 'idempotency-key': 'retry-1' });
-    expect(replay.status).toBe(409);
+    // The key now holds this test's body: another body under it is refused, before and after the restart.
+    const reused = () => call(server.url, '/v1/score', { items: [{ task_id: 'x', completion: '1' }] }, { 'idempotency-key': 'before-restart' });
+    expect(first.status).toBe(200);
+    expect((await reused()).status).toBe(409);
     await server.close();
     server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'served', resume: true, host: '127.0.0.1', port: 0, now: () => now });
     const after = (await call(server.url, '/v1/stats')).json;
     expect(after).toEqual(before);
-    const stored = (await call(server.url, '/v1/score', { items: [{ task_id: 'x', completion: '1' }] }, { 'idempotency-key': 'retry-1' })).status;
-    expect(stored).toBe(409);
+    expect((await reused()).status).toBe(409);
     const again = await call(server.url, '/v1/score', keyed);
     expect(again.json).toEqual({ ...first.json, replayed: true });
     expect((await call(server.url, '/v1/stats')).json).toEqual(before);
