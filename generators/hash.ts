@@ -120,11 +120,15 @@ function annotate(tree: AnyNode, tokens: Token[]): Token[] {
   const byEnd = new Map(tokens.map((t) => [t.end, t]));
   const declared = new Set<string>();
   const inserted = new Set<number>();
+  const mark = (at: number, flag: 'ref' | 'shorthand' | 'empty'): void => {
+    const t = byStart.get(at);
+    if (t) t[flag] = true;
+  };
   walk(tree, null, (node, parent) => {
     switch (node.type) {
       case 'Identifier':
-        if (!namesNoVariable(node, parent)) byStart.get(node.start)!.ref = true;
-        else if (parent?.type === 'Property' && parent.shorthand) byStart.get(node.start)!.shorthand = true;
+        if (!namesNoVariable(node, parent)) mark(node.start, 'ref');
+        else if (parent?.type === 'Property' && parent.shorthand) mark(node.start, 'shorthand');
         break;
       case 'VariableDeclarator': declaredBy(node.id).forEach((n) => declared.add(n)); break;
       case 'FunctionDeclaration':
@@ -145,7 +149,7 @@ function annotate(tree: AnyNode, tokens: Token[]): Token[] {
         }
         break;
       case 'EmptyStatement':
-        if (parent && ['Program', 'BlockStatement', 'StaticBlock', 'SwitchCase'].includes(parent.type)) byStart.get(node.start)!.empty = true;
+        if (parent && ['Program', 'BlockStatement', 'StaticBlock', 'SwitchCase'].includes(parent.type)) mark(node.start, 'empty');
         break;
     }
     const inForHead = parent?.type === 'ForStatement' ? parent.init === node : (parent?.type === 'ForInStatement' || parent?.type === 'ForOfStatement') && parent.left === node;
