@@ -1,17 +1,18 @@
 // Self-Evolving Curriculum (SEC): a non-stationary bandit over arms. After a step, each arm's
 // Q ← (1−α)·Q + α·r with r = the mean |advantage| of that arm's groups in the step (zero for groups
 // that were all right or all wrong); arms are sampled from softmax(Q/τ).
+import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, jsonCopy, mean, requireArms, sampleArms, softmax } from './util.js';
 
-export interface BanditOptions {
-  alpha: number;
-  tau: number;
+export const banditOptions = z.strictObject({
+  alpha: z.number().min(0).max(1).default(0.5),
+  tau: z.number().positive().default(0.4),
   /** Q of an arm never tried. */
-  initQ: number;
-}
-export const banditDefaults: BanditOptions = { alpha: 0.5, tau: 0.4, initQ: 0 };
+  initQ: z.number().min(0).default(0),
+});
+export type BanditOptions = z.infer<typeof banditOptions>;
 
 interface BanditState {
   name: 'bandit';
@@ -27,8 +28,8 @@ export class BanditController implements Controller {
   private readonly opts: BanditOptions;
   private q: Record<string, number> = {};
 
-  constructor(opts: Partial<BanditOptions> = {}) {
-    this.opts = { ...banditDefaults, ...opts };
+  constructor(opts: z.input<typeof banditOptions> = {}) {
+    this.opts = banditOptions.parse(opts);
   }
 
   qOf(key: string): number {

@@ -1,13 +1,13 @@
 // The curricula room's entry point: the config schema (embedded by src/config.ts under `curriculum`)
 // and createController, which builds the named controller with its options and the exploration wrapper.
 import { z } from 'zod';
-import { BanditController } from './bandit.js';
+import { BanditController, banditOptions } from './bandit.js';
 import { withExploration } from './explore.js';
 import { HardestController } from './hardest.js';
-import { LadderController } from './ladder.js';
-import { LearnabilityController } from './learnability.js';
-import { ProgressController } from './progress.js';
-import { ReplayController } from './replay.js';
+import { LadderController, ladderOptions } from './ladder.js';
+import { LearnabilityController, learnabilityOptions } from './learnability.js';
+import { ProgressController, progressOptions } from './progress.js';
+import { ReplayController, replayOptions } from './replay.js';
 import type { Arm, Controller } from './types.js';
 import { UniformController } from './uniform.js';
 
@@ -17,8 +17,6 @@ export type ControllerName = (typeof controllerNames)[number];
 export const baseControllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress'] as const;
 
 const unit = () => z.number().min(0).max(1);
-const positive = () => z.number().positive();
-const count = () => z.number().int().min(1);
 
 export const curriculumConfigSchema = z
   .strictObject({
@@ -28,35 +26,11 @@ export const curriculumConfigSchema = z
     explore: unit().default(0.1),
     /** Open arms only when the skill graph says their prerequisites are mastered. */
     gating: z.boolean().default(false),
-    ladder: z
-      .strictObject({ k: count().default(8), promoteAt: unit().default(0.7), demoteAt: unit().default(0.3) })
-      .refine((o) => o.demoteAt < o.promoteAt, { message: 'demoteAt must be below promoteAt', path: ['demoteAt'] })
-      .prefault({}),
-    learnability: z
-      .strictObject({
-        window: count().default(8),
-        unvisited: unit().default(0.5),
-        floor: unit().default(0.02),
-        temperature: positive().default(0.5),
-      })
-      .prefault({}),
-    bandit: z
-      .strictObject({ alpha: unit().default(0.5), tau: positive().default(0.4), initQ: z.number().min(0).default(0) })
-      .prefault({}),
-    progress: z
-      .strictObject({ window: z.number().int().min(2).default(10), floor: unit().default(0.05), temperature: positive().default(1) })
-      .prefault({}),
-    replay: z
-      .strictObject({
-        fraction: unit().default(0.5),
-        temperature: positive().default(0.3),
-        staleness: unit().default(0.1),
-        mutateFraction: unit().default(0.25),
-        archiveSize: count().default(512),
-        score: z.enum(['learnability', 'advantage']).default('learnability'),
-        base: z.enum(baseControllerNames).default('uniform'),
-      })
-      .prefault({}),
+    ladder: ladderOptions.prefault({}),
+    learnability: learnabilityOptions.prefault({}),
+    bandit: banditOptions.prefault({}),
+    progress: progressOptions.prefault({}),
+    replay: replayOptions.extend({ base: z.enum(baseControllerNames).default('uniform') }).prefault({}),
     mastery: z
       .strictObject({ learnAt: unit().default(0.8), forgetBelow: unit().default(0.5) })
       .refine((o) => o.forgetBelow <= o.learnAt, { message: 'forgetBelow must not exceed learnAt', path: ['forgetBelow'] })
@@ -81,8 +55,10 @@ function build(name: ControllerName, cfg: CurriculumConfig, arms: Arm[]): Contro
       return new BanditController(cfg.bandit);
     case 'progress':
       return new ProgressController(cfg.progress);
-    case 'replay':
-      return new ReplayController(build(cfg.replay.base, cfg, arms), cfg.replay);
+    case 'replay': {
+      const { base, ...opts } = cfg.replay;
+      return new ReplayController(build(base, cfg, arms), opts);
+    }
   }
 }
 

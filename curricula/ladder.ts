@@ -1,19 +1,21 @@
 // Ladder (as Reasoning Gym's curriculum trainer): each family sits at one level; after k attempts at
 // that level, promote when their mean accuracy is ≥ promoteAt, demote when it is ≤ demoteAt.
+import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
 import { checkState, jsonCopy, mean, newPick, pushWindow, requireArms } from './util.js';
 
-export interface LadderOptions {
-  /** Attempts (tasks) at the current level before a decision. */
-  k: number;
-  promoteAt: number;
-  demoteAt: number;
-}
+export const ladderOptions = z
+  .strictObject({
+    /** Attempts (tasks) at the current level before a decision. */
+    k: z.number().int().min(1).default(8),
+    promoteAt: z.number().min(0).max(1).default(0.7),
+    demoteAt: z.number().min(0).max(1).default(0.3),
+  })
+  .refine((o) => o.demoteAt < o.promoteAt, { message: 'demoteAt must be below promoteAt', path: ['demoteAt'] });
+export type LadderOptions = z.infer<typeof ladderOptions>;
 /** A mean of k equal accuracies can land a rounding error below them (3 × 0.7 / 3 = 0.6999…). */
 const EPS = 1e-9;
-
-export const ladderDefaults: LadderOptions = { k: 8, promoteAt: 0.7, demoteAt: 0.3 };
 
 interface FamilyState {
   level: number;
@@ -33,8 +35,8 @@ export class LadderController implements Controller {
   private readonly levels = new Map<string, number[]>();
   private families: Record<string, FamilyState> = {};
 
-  constructor(arms: readonly Arm[], opts: Partial<LadderOptions> = {}) {
-    this.opts = { ...ladderDefaults, ...opts };
+  constructor(arms: readonly Arm[], opts: z.input<typeof ladderOptions> = {}) {
+    this.opts = ladderOptions.parse(opts);
     this.learnLevels(arms);
   }
 

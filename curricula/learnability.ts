@@ -2,22 +2,23 @@
 // its G answers). An arm's value is the mean over its recent tasks; arms are sampled with probability
 // ∝ value^(1/temperature), with a floor so no open arm starves, and an optimistic weight for arms
 // never tried (exploration).
+import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, jsonCopy, mean, pushWindow, requireArms, sampleArms } from './util.js';
 import { learnability } from '../core/rules.js';
 
-export interface LearnabilityOptions {
+export const learnabilityOptions = z.strictObject({
   /** Recent tasks per arm that make its value. */
-  window: number;
+  window: z.number().int().min(1).default(8),
   /** Value assumed for an arm never tried. */
-  unvisited: number;
+  unvisited: z.number().min(0).max(1).default(0.5),
   /** Least value of a tried arm (so arms that were too easy or too hard are revisited now and then). */
-  floor: number;
+  floor: z.number().min(0).max(1).default(0.02),
   /** Sharpness: weights are value^(1/temperature); 1 = proportional. */
-  temperature: number;
-}
-export const learnabilityDefaults: LearnabilityOptions = { window: 8, unvisited: 0.5, floor: 0.02, temperature: 0.5 };
+  temperature: z.number().positive().default(0.5),
+});
+export type LearnabilityOptions = z.infer<typeof learnabilityOptions>;
 
 interface LearnabilityState {
   name: 'learnability';
@@ -30,8 +31,8 @@ export class LearnabilityController implements Controller {
   private readonly opts: LearnabilityOptions;
   private values: Record<string, number[]> = {};
 
-  constructor(opts: Partial<LearnabilityOptions> = {}) {
-    this.opts = { ...learnabilityDefaults, ...opts };
+  constructor(opts: z.input<typeof learnabilityOptions> = {}) {
+    this.opts = learnabilityOptions.parse(opts);
   }
 
   /** Mean learnability of the arm's recent tasks, or null when never tried. */

@@ -2,17 +2,18 @@
 // least-squares line through its last `window` scores (solve rates), i.e. how fast the solver is
 // currently learning — or forgetting — it. Arms are sampled ∝ value^(1/temperature), with a floor
 // relative to the best arm, and arms with fewer than two scores count as the best arm (exploration).
+import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, jsonCopy, pushWindow, requireArms, sampleArms, slope } from './util.js';
 
-export interface ProgressOptions {
-  window: number;
+export const progressOptions = z.strictObject({
+  window: z.number().int().min(2).default(10),
   /** Least weight of a tried arm, as a fraction of the best arm's value. */
-  floor: number;
-  temperature: number;
-}
-export const progressDefaults: ProgressOptions = { window: 10, floor: 0.05, temperature: 1 };
+  floor: z.number().min(0).max(1).default(0.05),
+  temperature: z.number().positive().default(1),
+});
+export type ProgressOptions = z.infer<typeof progressOptions>;
 
 interface ProgressState {
   name: 'progress';
@@ -25,8 +26,8 @@ export class ProgressController implements Controller {
   private readonly opts: ProgressOptions;
   private scores: Record<string, number[]> = {};
 
-  constructor(opts: Partial<ProgressOptions> = {}) {
-    this.opts = { ...progressDefaults, ...opts };
+  constructor(opts: z.input<typeof progressOptions> = {}) {
+    this.opts = progressOptions.parse(opts);
   }
 
   /** |slope| of the arm's recent scores, or null with fewer than two. */

@@ -4,29 +4,23 @@
 // since the task was last picked; a drawn task with a positive score is mutated (ACCEL) with
 // probability `mutateFraction`, otherwise replayed as is. The other picks are fresh tasks, whose arms
 // a base controller chooses (uniform by default, as PLR's generator).
+import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
 import { armKey, checkState, normalise, requireArms, sampleIndex } from './util.js';
 import { learnability } from '../core/rules.js';
 
-export interface ReplayOptions {
-  fraction: number;
-  temperature: number;
+export const replayOptions = z.strictObject({
+  fraction: z.number().min(0).max(1).default(0.5),
+  temperature: z.number().positive().default(0.3),
   /** ρ: weight of staleness in the replay distribution. */
-  staleness: number;
-  mutateFraction: number;
-  archiveSize: number;
+  staleness: z.number().min(0).max(1).default(0.1),
+  mutateFraction: z.number().min(0).max(1).default(0.25),
+  archiveSize: z.number().int().min(1).default(512),
   /** What a task's score is: its learnability (1 − p for 0 < p < 1) or its group's mean |advantage|. */
-  score: 'learnability' | 'advantage';
-}
-export const replayDefaults: ReplayOptions = {
-  fraction: 0.5,
-  temperature: 0.3,
-  staleness: 0.1,
-  mutateFraction: 0.25,
-  archiveSize: 512,
-  score: 'learnability',
-};
+  score: z.enum(['learnability', 'advantage']).default('learnability'),
+});
+export type ReplayOptions = z.infer<typeof replayOptions>;
 
 export interface ArchiveEntry {
   taskId: string;
@@ -68,9 +62,9 @@ export class ReplayController implements Controller {
 
   constructor(
     private readonly base: Controller,
-    opts: Partial<ReplayOptions> = {},
+    opts: z.input<typeof replayOptions> = {},
   ) {
-    this.opts = { ...replayDefaults, ...opts };
+    this.opts = replayOptions.parse(opts);
   }
 
   entries(): readonly ArchiveEntry[] {
