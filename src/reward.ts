@@ -1,11 +1,10 @@
 // Reward shaping for the policy update only (DESIGN.md, "One step of the loop": reward in [0, 1]).
 // The verifiers' rewards are exact and are what the run records, the curriculum sees and the
-// mastery probes count. From random initialisation an exact-match reward on arithmetic rarely fires
-// (in bench:learn a typed policy got 1.5 % of level-0 arith answers right in its first 50 steps,
-// then settled on answering 0), so the update may give a wrong deduction answer partial credit:
-//   numericPartial: r = partial / (1 + |answer − output|) for a numeric output. Measured in
-//     bench:learn (partial 0.5, 300 steps): arith level-0 held-out went from 0 to 0.1 only; the
-//     policy settled on answering 9, near enough to many outputs, rather than reading the operands.
+// mastery probes count. From random initialisation an exact-match reward on arithmetic rarely
+// fires, so the update may give a wrong deduction answer partial credit:
+//   numericPartial: r = partial / (1 + |answer − output|) for a numeric output (it tends to teach
+//     the magnitude, a digit near many outputs, rather than reading the operands;
+//     bench/results/learn.md).
 //   prefixPartial:  r = partial · lcp(answer, reference) / max(|answer|, |reference|), the share of
 //     the reference literal's characters the answer gets right from its start. An autoregressive
 //     policy writes the answer left to right, so this credits each character as it is chosen: the
