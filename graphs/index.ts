@@ -14,6 +14,7 @@ export { schemaStatements } from './schema.js';
 export { drainOutbox, replayAll } from './outbox.js';
 export * from './types.js';
 export * from './views.js';
+export { toCypher, toDot, toGraphML, cypherStatements } from './exporters.js';
 
 export type SkillGraphOptions =
   | { kind: 'embedded'; db: Database.Database | string }

@@ -6,7 +6,7 @@ import { GraphConnectionError, openSkillGraph } from '../graphs/index.js';
 import { Neo4jSkillGraph } from '../graphs/neo4j.js';
 import { drainOutbox } from '../graphs/outbox.js';
 import type { GraphEvent, SkillGraph } from '../graphs/types.js';
-import { cypherStatements, renderSkills } from '../graphs/views.js';
+import { cypherStatements, renderSkills } from '../graphs/index.js';
 import { MemoryOutbox, SKILLS, isCI, lockNeo4j, mastery, neo4jConnection, runEvents, task } from './graph-helpers.js';
 
 const { conn, reason } = neo4jConnection();
