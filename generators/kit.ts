@@ -5,6 +5,7 @@ import type { Rng } from '../core/rng.js';
 import type { Input, Json, Skill, TaskDraft, TaskType } from '../core/task.js';
 import { evaluate, isTidy, printProgram, size, trimParams, type Param, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar/index.js';
 import type { Family } from './types.js';
+import { describeLevels, type Level, type Ranges } from './levels.js';
 
 export function skill(
   family: string,
@@ -16,25 +17,6 @@ export function skill(
 ): Skill {
   return { id: `${family}.${local}`, family, name, description, requires, level };
 }
-
-/** Input knobs of one level. */
-export interface Ranges {
-  /** Integer inputs, inclusive. */
-  int: [number, number];
-  /** Array lengths, inclusive. */
-  len: [number, number];
-  /** String lengths, inclusive. */
-  strLen: [number, number];
-  /** Letters strings are drawn from. */
-  letters: string;
-}
-
-export const ranges = (int: [number, number], len: [number, number] = [1, 4], strLen: [number, number] = [1, 4], letters = 'abcde'): Ranges => ({
-  int,
-  len,
-  strLen,
-  letters,
-});
 
 const DICT_KEYS = ['a', 'b', 'c', 'd', 'e', 'f'];
 const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob', 'tea', 'eat', 'ant', 'bee', 'cow', 'owl'];
@@ -96,9 +78,11 @@ export interface FamilySpec {
   name: string;
   description: string;
   skills: Skill[];
+  /** The levels, easiest first, declared once (see levels.ts). */
+  levels?: readonly Level[];
   /** One line per level; the array length is the number of levels. */
-  knobs: string[];
-  ranges: (level: number) => Ranges;
+  knobs?: string[];
+  ranges?: (level: number) => Ranges;
   candidate: (rng: Rng, level: number) => Candidate;
   bounds?: ValueBounds;
 }
@@ -124,7 +108,9 @@ export const inductionCounts = (level: number): { visible: number; hidden: numbe
 const MAX_CANDIDATES = 400;
 
 export function defineFamily(spec: FamilySpec): FamilyImpl {
-  const levels = spec.knobs.length;
+  const knobs = spec.levels ? describeLevels(spec.id, spec.levels) : spec.knobs!;
+  const levels = knobs.length;
+  const levelRanges = spec.levels ? (level: number) => spec.levels![level]!.inputs : spec.ranges!;
   const bounds = spec.bounds ?? DEFAULT_BOUNDS;
   const draw = (rng: Rng, level: number, type: TaskType): Drawn => {
     if (!Number.isInteger(level) || level < 0 || level >= levels) {
@@ -138,7 +124,7 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
         trimmed === raw.prog
           ? raw
           : { ...raw, prog: trimmed, inputTypes: raw.inputTypes?.filter((_, i) => trimmed.params.includes(raw.prog.params[i]!)) };
-      const r = cand.ranges ?? spec.ranges(level);
+      const r = cand.ranges ?? levelRanges(level);
       const types = cand.inputTypes ?? cand.prog.params.map((p: Param) => p.type);
       const inputs: Input[] = [];
       const keys = new Set<string>();
@@ -181,7 +167,7 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
     description: spec.description,
     skills: spec.skills,
     levels,
-    knobs: spec.knobs,
+    knobs,
     generate: (rng, level, type) => draw(rng, level, type).draft,
     draw,
   };

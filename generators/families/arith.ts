@@ -1,15 +1,8 @@
-// Integer arithmetic: expressions over integer parameters built from +, -, *, floor division, modulo,
-// negation, Math.abs/min/max; from level 3 they compose comparisons and ternaries (logic, cond) and
-// from level 4 bit operations.
-//
-// Knobs per level (params, expression depth, operator set, value range):
-//   0: 1 param, exactly one operator of + - *, operands 0–9
-//   1: 1–2 params, depth 2 (up to 3 operators) of + - *, operands 0–9
-//   2: 2 params, depth 2–3, adds floor division and modulo by 2–9, operands 0–20
-//   3: 2–3 params, depth 3, adds negation, abs, min/max, ternaries on comparisons, values −20–20
-//   4: 3 params, depth 4, adds & | ^ and shifts, values −50–50
+// Integer arithmetic: expressions over integer parameters, composed with comparisons, ternaries and
+// bit operations at the higher levels.
 import { countNodes, gen, newCtx, prods, ret, type Node, type Param } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { drawSpan, ranges, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'arith';
@@ -27,23 +20,27 @@ export const arithSkills = [
 ];
 
 const NAMES = ['a', 'b', 'c'];
-const DEPTH = [1, 2, 3, 3, 4];
-const OPS = [
-  prods('add', 'sub', 'mul'),
-  prods('add', 'sub', 'mul'),
-  prods('add', 'sub', 'mul', 'div', 'mod'),
-  prods('add', 'sub', 'mul', 'div', 'mod', 'neg', 'abs', 'min', 'max', 'ifInt', 'lt', 'gt', 'eq'),
-  prods('add', 'sub', 'mul', 'div', 'mod', 'neg', 'abs', 'min', 'max', 'ifInt', 'lt', 'gt', 'eq', 'ge', 'band', 'bor', 'bxor', 'shl', 'shr'),
-];
-const PARAMS: [number, number][] = [[1, 1], [1, 2], [2, 2], [2, 3], [3, 3]];
-const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([-20, 20]), ranges([-50, 50])];
+const BASIC = prods('add', 'sub', 'mul');
+const DIVISION = [...BASIC, ...prods('div', 'mod')];
+const COMPARED = [...DIVISION, ...prods('neg', 'abs', 'min', 'max', 'ifInt', 'lt', 'gt', 'eq')];
+
+const LEVELS = [
+  { params: { int: [1, 1] }, exprs: { body: { ops: BASIC, depth: 1, leaf: 1, ints: [1, 9] } }, inputs: ranges([0, 9]) },
+  { params: { int: [1, 2] }, exprs: { body: { ops: BASIC, depth: 2, leaf: 0.25, ints: [1, 9] } }, inputs: ranges([0, 9]) },
+  { params: { int: [2, 2] }, exprs: { body: { ops: DIVISION, depth: [2, 3], leaf: 0.25, ints: [1, 12] } }, inputs: ranges([0, 20]) },
+  { params: { int: [2, 3] }, exprs: { body: { ops: COMPARED, depth: 3, leaf: 0.25, ints: [1, 12] } }, inputs: ranges([-20, 20]) },
+  {
+    params: { int: [3, 3] },
+    exprs: { body: { ops: [...COMPARED, ...prods('ge', 'band', 'bor', 'bxor', 'shl', 'shr')], depth: 4, leaf: 0.25, ints: [1, 12] } },
+    inputs: ranges([-50, 50]),
+  },
+] satisfies Level[];
 
 function candidate(rng: Rng, level: number): Candidate {
-  const n = rng.int(PARAMS[level]![0], PARAMS[level]![1]);
-  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ name, type: 'int' }));
-  const ctx = newCtx(rng, OPS[level]!, ps, { ints: level < 2 ? [1, 9] : [1, 12], leaf: level === 0 ? 1 : 0.25 });
-  const depth = level === 2 ? rng.int(2, 3) : DEPTH[level]!;
-  const body = gen(ctx, 'int', depth, true, ps.map((p) => p.name));
+  const { params, exprs } = LEVELS[level]!;
+  const ps: Param[] = NAMES.slice(0, drawSpan(rng, params.int)).map((name) => ({ name, type: 'int' }));
+  const ctx = newCtx(rng, exprs.body.ops, ps, exprs.body);
+  const body = gen(ctx, 'int', drawSpan(rng, exprs.body.depth), true, ps.map((p) => p.name));
   const skills = [...ctx.skills];
   if (countNodes([body], isOperator) >= 2) skills.push('arith.nested');
   return { prog: { params: ps, body: [ret(body)] }, skills };
@@ -59,13 +56,6 @@ export const arith = defineFamily({
   name: 'integer arithmetic',
   description: 'Integer expressions: + - *, floor division, modulo, abs/min/max; composed with comparisons and bits at higher levels.',
   skills: arithSkills,
-  knobs: [
-    '1 param; exactly one of + - *; operands 0-9',
-    '1-2 params; depth 2 (up to 3 operators) of + - *; operands 0-9',
-    '2 params; depth 2-3; adds floor division and modulo by 2-9; operands 0-20',
-    '2-3 params; depth 3; adds negation, abs, min/max, ternaries on comparisons (logic, cond); values -20..20',
-    '3 params; depth 4; adds & | ^ << >> (bits); values -50..50',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });

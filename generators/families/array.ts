@@ -9,7 +9,8 @@
 //   3: 1 array + 1 integer param k, depth 3, lambdas with ternaries, % and floor division (cond, arith) capturing k; 2-6 ints -10..20
 //   4: 1-2 arrays + k, depth 4, adds sorting and reversal (sort); 3-7 ints -20..20
 import { countNodes, gen, newCtx, prods, ret, type Param } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { ranges } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'array';

@@ -1,14 +1,8 @@
 // Bit operations on non-negative integers: & | ^, shifts, bit tests and sets, ~, and a population
 // count loop; at level 4 mixed with arithmetic and ternaries.
-//
-// Knobs per level (params, expression depth, operator set, value range):
-//   0: 1-2 params, exactly one of & |; values 0-15
-//   1: 1-2 params, depth 2, adds ^ and shifts by 1-3; values 0-15
-//   2: 2 params, depth 2-3, adds bit tests (a >> k) & 1 and sets a | (1 << k); values 0-63
-//   3: popcount-style while loop over a generated bit expression (loop), or depth 3 with ~ ; values 0-127
-//   4: 2-3 params, depth 4 mixing bits with + - %, comparisons and ternaries (arith, cond); values 0-255
-import { bin, gen, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Production, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { bin, gen, let_, lit, newCtx, P, prods, ret, set, v, while_, type Param, type Production, type Stmt } from '../grammar/index.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { drawSpan, ranges, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'bits';
@@ -26,35 +20,49 @@ export const bitsSkills = [
 const testBit: Production = { skill: 'bits.mask', out: 'int', args: ['int', 'sh'], build: (xs) => bin('&', bin('>>', xs[0]!, xs[1]!), lit(1)) };
 const setBit: Production = { skill: 'bits.mask', out: 'int', args: ['int', 'sh'], build: (xs) => bin('|', xs[0]!, bin('<<', lit(1), xs[1]!)) };
 
-const OPS: Production[][] = [
-  prods('band', 'bor'),
-  prods('band', 'bor', 'bxor', 'shl', 'shr'),
-  [...prods('band', 'bor', 'bxor', 'shl', 'shr'), testBit, setBit],
-  [...prods('band', 'bor', 'bxor', 'shl', 'shr', 'bnot'), testBit],
-  [...prods('band', 'bor', 'bxor', 'shl', 'shr', 'add', 'sub', 'mod', 'ifInt', 'gt', 'eq'), testBit, setBit],
-];
-const RANGES = [ranges([0, 15]), ranges([0, 15]), ranges([0, 63]), ranges([0, 127]), ranges([0, 255])];
-const PARAMS: [number, number][] = [[1, 2], [1, 2], [2, 2], [1, 2], [2, 3]];
 const NAMES = ['a', 'b', 'c'];
+const AND_OR = prods('band', 'bor');
+const SHIFTS = [...AND_OR, ...prods('bxor', 'shl', 'shr')];
+const WITH_NOT = [...SHIFTS, P.bnot, testBit];
+
+/** The other shape of level 3: a loop counting the set bits of a generated expression. */
+const POPCOUNT = {
+  shape: 'x = E; count the set bits of x in a while loop (loop), maybe then c + k or c * k',
+  params: { nat: [1, 2] },
+  exprs: { E: { ops: WITH_NOT, depth: 2, leaf: 0.3, ints: [1, 31] } },
+  inputs: ranges([0, 127]),
+} satisfies Level;
+
+const LEVELS = [
+  { params: { nat: [1, 2] }, exprs: { body: { ops: AND_OR, depth: 1, leaf: 1, ints: [1, 15] } }, inputs: ranges([0, 15]) },
+  { params: { nat: [1, 2] }, exprs: { body: { ops: SHIFTS, depth: 2, leaf: 0.3, ints: [1, 15] } }, inputs: ranges([0, 15]) },
+  { params: { nat: [2, 2] }, exprs: { body: { ops: [...SHIFTS, testBit, setBit], depth: [2, 3], leaf: 0.3, ints: [1, 31] } }, inputs: ranges([0, 63]) },
+  { params: { nat: [1, 2] }, exprs: { body: { ops: WITH_NOT, depth: 3, leaf: 0.3, ints: [1, 31] } }, inputs: ranges([0, 127]), or: [POPCOUNT] },
+  {
+    params: { nat: [2, 3] },
+    exprs: { body: { ops: [...SHIFTS, ...prods('add', 'sub', 'mod', 'ifInt', 'gt', 'eq'), testBit, setBit], depth: 4, leaf: 0.3, ints: [1, 31] } },
+    inputs: ranges([0, 255]),
+  },
+] satisfies Level[];
 
 function candidate(rng: Rng, level: number): Candidate {
-  const n = rng.int(PARAMS[level]![0], PARAMS[level]![1]);
-  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ name, type: 'int' }));
+  const row = LEVELS[level]!;
+  const ps: Param[] = NAMES.slice(0, drawSpan(rng, row.params.nat)).map((name) => ({ name, type: 'int' }));
   const names = ps.map((p) => p.name);
-  const ctx = newCtx(rng, OPS[level]!, ps, { leaf: level === 0 ? 1 : 0.3, ints: level < 2 ? [1, 15] : [1, 31] });
   const types = ps.map(() => 'nat');
-  if (level === 3 && rng.bool(0.6)) {
-    const x: Expr = gen(ctx, 'int', 2, false, names);
+  if ('or' in row && rng.bool(0.6)) {
+    const e = POPCOUNT.exprs.E;
+    const ctx = newCtx(rng, e.ops, ps, e);
     const body: Stmt[] = [
-      let_('x', x),
+      let_('x', gen(ctx, 'int', e.depth, false, names)),
       let_('c', lit(0)),
       while_(bin('>', v('x'), lit(0)), [set('c', '+=', bin('&', v('x'), lit(1))), set('x', '=', bin('>>', v('x'), lit(1)))]),
       ret(rng.bool(0.7) ? v('c') : bin(rng.pick(['+', '*'] as const), v('c'), lit(rng.int(2, 3)))),
     ];
     return { prog: { params: ps, body }, skills: [...ctx.skills, 'bits.popcount', 'bits.mask', 'loop.while'], inputTypes: types };
   }
-  const depth = level === 2 ? rng.int(2, 3) : [1, 2, 3, 3, 4][level]!;
-  const body = gen(ctx, 'int', depth, true, names);
+  const ctx = newCtx(rng, row.exprs.body.ops, ps, row.exprs.body);
+  const body = gen(ctx, 'int', drawSpan(rng, row.exprs.body.depth), true, names);
   return { prog: { params: ps, body: [ret(body)] }, skills: ctx.skills, inputTypes: types };
 }
 
@@ -63,13 +71,6 @@ export const bits = defineFamily({
   name: 'bit operations',
   description: 'Bitwise & | ^ ~, shifts, bit tests and sets, and counting set bits.',
   skills: bitsSkills,
-  knobs: [
-    '1-2 params; exactly one of & |; values 0-15',
-    '1-2 params; depth 2; adds ^ and shifts by 1-3; values 0-15',
-    '2 params; depth 2-3; adds bit tests (a >> k) & 1 and sets a | (1 << k); values 0-63',
-    'popcount while loop over a generated bit expression (loop), or depth 3 with ~; values 0-127',
-    '2-3 params; depth 4 mixing bits with + - %, comparisons and ternaries (arith, cond); values 0-255',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });

@@ -1,14 +1,8 @@
 // Conditionals: ternaries, if/else, else-if chains, nested conditions and guarded updates of a
 // local variable. Conditions come from the comparison grammar (logic), branches from arithmetic.
-//
-// Knobs per level (shape, branches, condition depth, branch depth, value range):
-//   0: one ternary `c ? x : y`, one comparison against a literal, leaf or one-operator branches; 1 param 0-9
-//   1: if/else statement, 1-2 params, one comparison, branches of depth 1; values 0-9
-//   2: else-if chain of 3 branches, 2 params, comparisons, branches of depth 1-2; values 0-20
-//   3: nested if inside if (3 leaves), conditions joined with && / || (logic), branch depth 2 with % and floor division (arith); values -20..20
-//   4: a local variable updated by 2-3 guarded statements, then a final ternary; 2-3 params; values -30..30
-import { cond, gen, if_, let_, newCtx, prods, ret, set, v, type Expr, type GenCtx, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { cond, gen, if_, let_, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { drawSpan, ranges, type Level, type Span } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'cond';
@@ -22,50 +16,78 @@ export const condSkills = [
 ];
 
 const NAMES = ['a', 'b', 'c'];
-const CMP = prods('lt', 'gt', 'le', 'ge', 'eq', 'ne');
-const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([-20, 20]), ranges([-30, 30])];
+const COMPARE = prods('lt', 'gt', 'le', 'ge', 'eq', 'ne');
+const COMPOUND = [...COMPARE, ...prods('and', 'or', 'not', 'add', 'sub')];
+const ARITH = prods('add', 'sub', 'mul');
+const ARITH_DIV = prods('add', 'sub', 'mul', 'mod', 'div');
 
-function setup(rng: Rng, level: number, n: number): { ps: Param[]; cctx: GenCtx; actx: GenCtx } {
-  const ps: Param[] = NAMES.slice(0, n).map((name) => ({ name, type: 'int' }));
-  const condProds = level >= 3 ? [...CMP, ...prods('and', 'or', 'not', 'add', 'sub')] : CMP;
-  const armProds = level >= 3 ? prods('add', 'sub', 'mul', 'mod', 'div') : prods('add', 'sub', 'mul');
-  const ints: [number, number] = level < 2 ? [1, 9] : [1, 15];
-  const cctx = newCtx(rng, condProds, ps, { ints, leaf: 0.4 });
-  const actx = newCtx(rng, armProds, ps, { ints, leaf: level === 0 ? 0.6 : level === 1 ? 0.4 : 0.35 });
-  return { ps, cctx, actx };
-}
+const LEVELS = [
+  {
+    shape: 'return c ? x : y',
+    params: { int: 1 },
+    exprs: { condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 9] }, branch: { ops: ARITH, depth: 1, leaf: 0.6, ints: [1, 9] } },
+    inputs: ranges([0, 9]),
+  },
+  {
+    shape: 'if (c) return x; return y',
+    params: { int: [1, 2] },
+    exprs: { condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 9] }, branch: { ops: ARITH, depth: 1, leaf: 0.4, ints: [1, 9] } },
+    inputs: ranges([0, 9]),
+  },
+  {
+    shape: 'an else-if chain of 3 branches (the last of depth 1)',
+    params: { int: 2 },
+    exprs: { condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 15] }, branch: { ops: ARITH, depth: [1, 2], leaf: 0.35, ints: [1, 15] } },
+    inputs: ranges([0, 20]),
+  },
+  {
+    shape: 'an if nested in an if (3 leaves)',
+    params: { int: 2 },
+    exprs: { condition: { ops: COMPOUND, depth: 2, leaf: 0.4, ints: [1, 15] }, branch: { ops: ARITH_DIV, depth: 2, leaf: 0.35, ints: [1, 15] } },
+    inputs: ranges([-20, 20]),
+  },
+  {
+    shape: 'let r = x; 2-3 updates of r, each under a condition; return c ? r : y (c over r, y of depth 1)',
+    params: { int: [2, 3] },
+    exprs: { condition: { ops: COMPOUND, depth: 2, leaf: 0.4, ints: [1, 15] }, branch: { ops: ARITH_DIV, depth: 2, leaf: 0.35, ints: [1, 15] } },
+    inputs: ranges([-30, 30]),
+  },
+] satisfies Level[];
 
 function candidate(rng: Rng, level: number): Candidate {
-  const all = ps3(level, rng);
-  const { ps, cctx, actx } = setup(rng, level, all);
+  const { params, exprs } = LEVELS[level]!;
+  const { condition, branch } = exprs;
+  const ps: Param[] = NAMES.slice(0, drawSpan(rng, params.int)).map((name) => ({ name, type: 'int' }));
+  const cctx = newCtx(rng, condition.ops, ps, condition);
+  const actx = newCtx(rng, branch.ops, ps, branch);
   const names = ps.map((p) => p.name);
-  const c = (): Expr => gen(cctx, 'bool', level >= 3 ? 2 : 1, true, names);
-  const arm = (d: number): Expr => gen(actx, 'int', d);
+  const c = (): Expr => gen(cctx, 'bool', condition.depth, true, names);
+  const arm = (d: Span): Expr => gen(actx, 'int', drawSpan(rng, d));
   const skills = new Set<string>();
   let body: Stmt[];
   if (level === 0) {
     skills.add('cond.ternary');
-    body = [ret(cond(c(), arm(1), arm(1)))];
+    body = [ret(cond(c(), arm(branch.depth), arm(branch.depth)))];
   } else if (level === 1) {
     skills.add('cond.if-else');
-    body = [if_(c(), [ret(arm(1))]), ret(arm(1))];
+    body = [if_(c(), [ret(arm(branch.depth))]), ret(arm(branch.depth))];
   } else if (level === 2) {
     skills.add('cond.if-else').add('cond.chain');
-    body = [if_(c(), [ret(arm(rng.int(1, 2)))]), if_(c(), [ret(arm(rng.int(1, 2)))]), ret(arm(1))];
+    body = [if_(c(), [ret(arm(branch.depth))]), if_(c(), [ret(arm(branch.depth))]), ret(arm(1))];
   } else if (level === 3) {
     skills.add('cond.if-else').add('cond.chain').add('cond.nested');
-    body = [if_(c(), [if_(c(), [ret(arm(2))]), ret(arm(2))]), ret(arm(2))];
+    body = [if_(c(), [if_(c(), [ret(arm(branch.depth))]), ret(arm(branch.depth))]), ret(arm(branch.depth))];
   } else {
     skills.add('cond.if-else').add('cond.nested').add('cond.guarded-update');
     const r = { name: 'r', type: 'int' };
-    const first = arm(2);
+    const first = arm(branch.depth);
     actx.scope.push(r);
     cctx.scope.push(r);
     const updates: Stmt[] = [];
     const k = rng.int(2, 3);
     for (let i = 0; i < k; i++) {
       const op = rng.pick(['=', '+=', '-='] as const);
-      updates.push(if_(gen(cctx, 'bool', 2, true, ['r', ...names]), [set('r', op, gen(actx, 'int', 2, true))]));
+      updates.push(if_(gen(cctx, 'bool', condition.depth, true, ['r', ...names]), [set('r', op, gen(actx, 'int', drawSpan(rng, branch.depth), true))]));
     }
     body = [let_('r', first), ...updates, ret(cond(gen(cctx, 'bool', 1, true, ['r']), v('r'), arm(1)))];
   }
@@ -74,21 +96,12 @@ function candidate(rng: Rng, level: number): Candidate {
   return { prog: { params: ps, body }, skills };
 }
 
-const ps3 = (level: number, rng: Rng): number => (level === 0 ? 1 : level === 1 ? rng.int(1, 2) : level === 4 ? rng.int(2, 3) : 2);
-
 export const condFamily = defineFamily({
   id: F,
   name: 'conditionals',
   description: 'Ternaries, if/else, else-if chains, nested conditions and guarded updates over integer inputs.',
   skills: condSkills,
-  knobs: [
-    'one ternary c ? x : y; one comparison against a literal; leaf or one-operator branches; 1 param 0-9',
-    'if/else statement; 1-2 params; one comparison; branches of depth 1; values 0-9',
-    'else-if chain of 3 branches; 2 params; branches of depth 1-2; values 0-20',
-    'if nested in if (3 leaves); conditions joined by && || ! (logic); branches of depth 2 with % and floor division (arith); values -20..20',
-    'local variable with 2-3 guarded updates then a final ternary; 2-3 params; values -30..30',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });
 

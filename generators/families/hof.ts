@@ -8,7 +8,8 @@
 //   3: a closure factory mk = k => x => E(x, k) applied with generated constants, or a lambda passed to map/filter (array); arrays of 2-5 ints
 //   4: a lambda with a ternary (cond) iterated n times in a loop (loop); a 0-20, n 0-6
 import { apply, bin, call, fn, for_, gen, let_, lit, meth, newCtx, prods, ret, set, someNode, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { ranges } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'hof';

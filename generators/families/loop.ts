@@ -8,7 +8,8 @@
 //   3: two nested counted loops accumulating E(i, j) under a guard with ternaries (cond); n 0-6
 //   4: a for-of loop with an early return under a generated condition and two accumulators (cond, arith %); arrays of 2-7 ints -10..20
 import { bin, call, for_, forOf, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { ranges } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'loop';

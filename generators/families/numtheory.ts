@@ -7,7 +7,8 @@
 //   3: sum of E(i) over the divisors i of n (loop, cond), or sum of E(k) over the primes k below n (nested loops); n 1-100
 //   4: modular power (b^e mod m by repeated multiplication), or lcm via gcd, with a generated post-expression; b 0-20, e 0-12, m 2-30
 import { bin, call, for_, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { ranges } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'numtheory';

@@ -8,7 +8,8 @@
 //   3: counting: an object of counts keyed by a derived key of each word (for-of, loop), or its size; 1-6 words
 //   4: aggregate over Object.keys of a dictionary with a guarded, generated update (cond, arith) and a generated result; values -10..20
 import { bin, call, cond, fn, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, prods, prop, ret, set, seti, someNode, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { ranges } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'record';

@@ -8,7 +8,8 @@
 //   3: tree recursion C(f(n - 1), f(n - 2), n) of depth 3 with a generated base E(n) (Fibonacci-like); or digits f(floor(n / 10)) with n % 10 (numtheory); n 0-10 / 0-9999
 //   4: accumulator recursion f(n - d, A(acc, n)) with a guarded step of depth 3 (cond) and a generated result of depth 2; n 0-9, acc 0-9
 import { bin, call, gen, idx, if_, lit, meth, newCtx, prods, prop, ret, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { ranges } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'recursion';

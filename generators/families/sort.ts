@@ -8,7 +8,8 @@
 //   3: binary search for a target in the sorted, mapped array (while loop), or count of inversions (nested loops, loop); 3-7 ints 0-30
 //   4: insertion sort by a generated key (nested loops, swaps, ternaries), followed by a generated projection; 3-7 ints -20..30
 import { bin, call, cond, fn, for_, gen, idx, if_, let_, lit, meth, newCtx, prods, prop, ret, set, seti, un, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { ranges } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'sort';

@@ -1,15 +1,9 @@
 // Strings: length, concatenation, indexing, slicing, case, reversal, repetition, search and
 // replacement; from level 3 composed with integer arithmetic and ternaries, at level 4 strings
 // built character by character in a loop.
-//
-// Knobs per level (params, expression depth, operator set, input strings):
-//   0: 1 string param, exactly one of + literal, .length, .toUpperCase(); strings of 1-4 letters a-e
-//   1: 1-2 string params, depth 2, adds .charAt(k) and .slice(k); 1-5 letters a-e
-//   2: 2 string params, depth 2-3, adds reverse, .repeat, .includes, .indexOf; 1-6 letters a-h
-//   3: 2 string params + 1 integer, depth 3, adds .replaceAll, String(n), arithmetic on lengths (arith) and ternaries (cond); 1-6 letters
-//   4: a for-of loop over the characters building a string with a guarded choice (loop, cond), then a depth-2 expression; 1-7 letters
 import { bin, cond, forOf, gen, let_, lit, meth, newCtx, prods, prop, ret, set, v, type Param, type Stmt } from '../grammar/index.js';
-import { defineFamily, ranges, skill, type Candidate } from '../kit.js';
+import { defineFamily, skill, type Candidate } from '../kit.js';
+import { drawSpan, ranges, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'str';
@@ -28,47 +22,69 @@ export const strSkills = [
   skill(F, 'build', 'building strings in a loop', 'Builds a string character by character in a for-of loop.', ['str.concat', 'loop.forof', 'cond.if-else'], 4),
 ];
 
-const OPS = [
-  prods('concat', 'slen', 'upper'),
-  prods('concat', 'slen', 'upper', 'charAt', 'sliceFrom', 'sliceTo'),
-  prods('concat', 'slen', 'charAt', 'sliceFrom', 'sliceTo', 'srev', 'repeat', 'includes', 'indexOf'),
-  prods('concat', 'slen', 'upper', 'charAt', 'sliceFrom', 'sliceTo', 'srev', 'repeat', 'includes', 'indexOf', 'replace', 'strOfInt', 'add', 'sub', 'mul', 'ifStr', 'lt', 'eq'),
-  prods('concat', 'slen', 'charAt', 'sliceFrom', 'sliceTo', 'srev', 'includes', 'indexOf', 'replace', 'add', 'sub', 'ifStr'),
-];
-const RANGES = [
-  ranges([0, 9], [1, 4], [1, 4], 'abcde'),
-  ranges([0, 9], [1, 4], [1, 5], 'abcde'),
-  ranges([0, 9], [1, 4], [1, 6], 'abcdefgh'),
-  ranges([0, 9], [1, 4], [1, 6], 'abcdefgh'),
-  ranges([0, 9], [1, 4], [1, 7], 'abcdefgh'),
-];
-const OUT: string[][] = [['str', 'int'], ['str', 'str', 'int'], ['str', 'int', 'bool'], ['str', 'int', 'bool'], ['str']];
-const DEPTH = [1, 2, 3, 3, 2];
+const BASIC = prods('concat', 'slen', 'upper');
+const SLICED = [...BASIC, ...prods('charAt', 'sliceFrom', 'sliceTo')];
+const SEARCHED = prods('concat', 'slen', 'charAt', 'sliceFrom', 'sliceTo', 'srev', 'repeat', 'includes', 'indexOf');
+const BUILT = prods('concat', 'slen', 'charAt', 'sliceFrom', 'sliceTo', 'srev', 'includes', 'indexOf', 'replace', 'add', 'sub', 'ifStr');
+
+const LEVELS = [
+  { params: { str: 1 }, exprs: { body: { ops: BASIC, returns: ['str', 'int'], depth: 1, leaf: 1, ints: [1, 9] } }, inputs: ranges([0, 9], [1, 4], [1, 4], 'abcde') },
+  // (a second string parameter is added on a coin flip)
+  { params: { str: [1, 2] }, exprs: { body: { ops: SLICED, returns: ['str', 'str', 'int'], depth: 2, leaf: 0.3, ints: [1, 9] } }, inputs: ranges([0, 9], [1, 4], [1, 5], 'abcde') },
+  {
+    params: { str: 2 },
+    exprs: { body: { ops: SEARCHED, returns: ['str', 'int', 'bool'], depth: [2, 3], leaf: 0.3, ints: [1, 9] } },
+    inputs: ranges([0, 9], [1, 4], [1, 6], 'abcdefgh'),
+  },
+  {
+    params: { str: 2, int: 1 },
+    exprs: {
+      body: {
+        ops: [...SLICED, ...prods('srev', 'repeat', 'includes', 'indexOf', 'replace', 'strOfInt', 'add', 'sub', 'mul', 'ifStr', 'lt', 'eq')],
+        returns: ['str', 'int', 'bool'],
+        depth: 3,
+        leaf: 0.3,
+        ints: [1, 9],
+      },
+    },
+    inputs: ranges([0, 9], [1, 4], [1, 6], 'abcdefgh'),
+  },
+  {
+    shape: 'r = ""; for (const c of s) r = guard ? r + body : c + r, r + "x" or r (loop, cond); return result',
+    params: { str: 2 },
+    exprs: {
+      body: { ops: BUILT, returns: ['str'], depth: 1, leaf: 0.3, ints: [1, 9] },
+      result: { ops: BUILT, returns: ['str', 'int'], depth: 1, leaf: 0.3, ints: [1, 9] },
+    },
+    inputs: ranges([0, 9], [1, 4], [1, 7], 'abcdefgh'),
+  },
+] satisfies Level[];
 
 function candidate(rng: Rng, level: number): Candidate {
+  const { params, exprs } = LEVELS[level]!;
+  const { body } = exprs;
   const ps: Param[] = [{ name: 's', type: 'str' }];
-  if (level >= 2 || (level === 1 && rng.bool())) ps.push({ name: 't', type: 'str' });
-  if (level === 3) ps.push({ name: 'n', type: 'int' });
-  const ctx = newCtx(rng, OPS[level]!, ps, { leaf: level === 0 ? 1 : 0.3, ints: [1, 9] });
+  if (typeof params.str === 'number' ? params.str === 2 : rng.bool()) ps.push({ name: 't', type: 'str' });
+  if ('int' in params) ps.push({ name: 'n', type: 'int' });
+  const ctx = newCtx(rng, body.ops, ps, body);
   const names = ps.map((p) => p.name);
-  const out = rng.pick(OUT[level]!);
-  if (level < 4) {
-    const depth = level === 2 ? rng.int(2, 3) : DEPTH[level]!;
-    return { prog: { params: ps, body: [ret(gen(ctx, out, depth, true, names))] }, skills: ctx.skills };
+  const out = rng.pick(body.returns);
+  const { result } = exprs;
+  if (!result) {
+    return { prog: { params: ps, body: [ret(gen(ctx, out, drawSpan(rng, body.depth), true, names))] }, skills: ctx.skills };
   }
-  // Level 4: r starts empty; each character c is appended or prepended (or transformed) under a guard.
-  const c = { name: 'c', type: 'str' };
-  ctx.scope.push(c);
+  // r starts empty; each character c is appended (through body) or prepended, or r kept, under a guard.
+  ctx.scope.push({ name: 'c', type: 'str' });
   const guard = rng.pick([
     () => bin(rng.pick(['<', '>', '==='] as const), v('c'), lit(rng.pick(['b', 'c', 'd', 'e']))),
     () => meth(v('t'), 'includes', v('c')),
     () => bin('===', bin('%', prop(v('r'), 'length'), lit(2)), lit(0)),
   ])();
-  const piece = gen(ctx, 'str', 1, false, ['c']);
+  const piece = gen(ctx, out, drawSpan(rng, body.depth), false, ['c']);
   const other = rng.pick([bin('+', v('c'), v('r')), bin('+', v('r'), lit(rng.pick(['x', 'y', '-']))), v('r')]);
   const loop: Stmt = forOf('c', v('s'), [set('r', '=', cond(guard, bin('+', v('r'), piece), other))]);
   ctx.scope.push({ name: 'r', type: 'str' });
-  const tail = gen(ctx, rng.pick(['str', 'int']), 1, false, ['r']);
+  const tail = gen(ctx, rng.pick(result.returns), drawSpan(rng, result.depth), false, ['r']);
   const skills = new Set([...ctx.skills, 'str.build', 'str.concat', 'loop.forof', 'cond.ternary']);
   return { prog: { params: ps, body: [let_('r', lit('')), loop, ret(tail)] }, skills };
 }
@@ -78,13 +94,6 @@ export const str = defineFamily({
   name: 'strings',
   description: 'String length, concatenation, indexing, slicing, case, reversal, repetition, search and replacement.',
   skills: strSkills,
-  knobs: [
-    '1 string param; exactly one of + literal, .length, .toUpperCase(); strings of 1-4 letters a-e',
-    '1-2 string params; depth 2; adds .charAt(k), .slice(k); 1-5 letters a-e',
-    '2 string params; depth 2-3; adds reverse, .repeat, .includes, .indexOf; 1-6 letters a-h',
-    '2 strings + 1 integer; depth 3; adds .replaceAll, String(n), arithmetic on lengths (arith), ternaries (cond); 1-6 letters a-h',
-    'for-of loop building a string under a guard (loop, cond), then a depth-1 expression; 1-7 letters a-h',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });

@@ -1,0 +1,177 @@
+// A family's difficulty levels, declared once as data: the family's code reads its table, and the
+// knobs text (`cogen skills --taxonomy`) is derived from the same table here, so the two cannot drift.
+import { createRng, type Rng } from '../core/rng.js';
+import { printExpr, v, type Production } from './grammar/index.js';
+
+/** How the inputs of one level are drawn. */
+export interface Ranges {
+  /** Integer inputs, inclusive. */
+  int: [number, number];
+  /** Array lengths, inclusive. */
+  len: [number, number];
+  /** String lengths, inclusive. */
+  strLen: [number, number];
+  /** Letters strings are drawn from. */
+  letters: string;
+}
+
+export const ranges = (int: [number, number], len: [number, number] = [1, 4], strLen: [number, number] = [1, 4], letters = 'abcde'): Ranges => ({
+  int,
+  len,
+  strLen,
+  letters,
+});
+
+/**
+ * A count or a depth: a number is fixed; a pair [lo, hi] is drawn per candidate with rng.int, even
+ * when lo = hi (a draw moves the random stream, so which of the two a family writes is part of its
+ * programs).
+ */
+export type Span = number | readonly [number, number];
+
+export function drawSpan(rng: Rng, s: Span): number {
+  return typeof s === 'number' ? s : rng.int(s[0], s[1]);
+}
+
+/** What one kind of generated expression in a level is made of (the sampler's options). */
+export interface ExprSpec {
+  ops: Production[];
+  /** The types it may have (one is drawn per candidate; a repeated type is drawn more often). */
+  returns?: readonly string[];
+  /** Nesting depth, where the family generates this expression at one depth. */
+  depth?: Span;
+  /** Chance that an inner hole becomes a leaf even when depth remains. */
+  leaf?: number;
+  /** Range of integer literals. */
+  ints?: [number, number];
+  /** Words for string literals. */
+  words?: readonly string[];
+}
+
+/** One level of a family. */
+export interface Level {
+  /** What the program looks like, for shapes the family builds by hand (loops, recursion, …). */
+  shape?: string;
+  /** How many parameters of each input type (`int`, `nat`, `bool`, `str`, `int[]`, `rec`, …); 0 for none. */
+  params: Readonly<Partial<Record<string, Span>>>;
+  /** The generated expressions, by role (`body`, `guard`, `key`, …). */
+  exprs?: Readonly<Partial<Record<string, ExprSpec>>>;
+  inputs: Ranges;
+  /** Other shapes of the same level (a candidate is one of them or the level's own). */
+  or?: readonly Level[];
+}
+
+/** One line per level naming its knobs: shape, parameters, generated expressions, inputs. */
+export function describeLevels(family: string, levels: readonly Level[]): string[] {
+  return levels.map((level, i) => {
+    const before = i > 0 ? exprsOf(levels[i - 1]!) : new Map<string, ExprSpec>();
+    return [level, ...(level.or ?? [])].map((shape) => describeShape(family, shape, before)).join(' | or: ');
+  });
+}
+
+function exprsOf(level: Level): Map<string, ExprSpec> {
+  const out = new Map<string, ExprSpec>();
+  for (const shape of [level, ...(level.or ?? [])]) for (const [role, e] of present(shape.exprs)) if (!out.has(role)) out.set(role, e);
+  return out;
+}
+
+function describeShape(family: string, level: Level, before: Map<string, ExprSpec>): string {
+  const parts: string[] = [];
+  if (level.shape) parts.push(level.shape);
+  parts.push(describeParams(level.params));
+  for (const [role, e] of present(level.exprs)) parts.push(describeExpr(family, role, e, before.get(role)));
+  const inputs = describeInputs(level.params, level.inputs);
+  if (inputs) parts.push(inputs);
+  return parts.join('; ');
+}
+
+/** The entries of a table whose values are set. */
+function present<T>(table: Readonly<Partial<Record<string, T>>> | undefined): [string, T][] {
+  return Object.entries(table ?? {}).filter((e): e is [string, T] => e[1] !== undefined);
+}
+
+const span = (s: Span): string => (typeof s === 'number' ? String(s) : s[0] === s[1] ? String(s[0]) : `${s[0]}-${s[1]}`);
+const interval = ([lo, hi]: readonly [number, number]): string => `${lo}..${hi}`;
+const most = (s: Span): number => (typeof s === 'number' ? s : s[1]);
+
+function describeParams(params: Level['params']): string {
+  const entries = present(params).filter(([, s]) => most(s) > 0);
+  const total = entries.reduce((n, [, s]) => n + most(s), 0);
+  return `${entries.map(([type, s]) => `${span(s)} ${type}`).join(' + ')} param${total === 1 ? '' : 's'}`;
+}
+
+/** `role of depth d over ops`, the ops named in full at first and as a change from the level below after. */
+function describeExpr(family: string, role: string, e: ExprSpec, below: ExprSpec | undefined): string {
+  const returns = e.returns ? ` (${[...new Set(e.returns)].join(' or ')})` : '';
+  const depth = e.depth === undefined ? '' : ` of depth ${span(e.depth)}`;
+  if (!below) return `${role}${returns}${depth} over ${describeOps(family, e.ops)}`;
+  const added = e.ops.filter((p) => !below.ops.includes(p));
+  const dropped = below.ops.filter((p) => !e.ops.includes(p));
+  const change = [added.length > 0 ? `adds ${describeOps(family, added)}` : '', dropped.length > 0 ? `drops ${describeOps(family, dropped)}` : ''].filter(Boolean);
+  return `${role}${returns}${depth}${change.length > 0 ? `, ${change.join(', ')}` : ', same ops'}`;
+}
+
+/** Productions as the code they build (`a + b`, `xs.map(g)`), each run of another family's tagged with it. */
+function describeOps(family: string, ops: readonly Production[]): string {
+  const out: string[] = [];
+  let run: string[] = [];
+  let runFamily = '';
+  const flush = (): void => {
+    if (run.length > 0) out.push(run.join(', ') + (runFamily === family ? '' : ` (${runFamily})`));
+    run = [];
+  };
+  for (const p of ops) {
+    const owner = p.skill.slice(0, p.skill.indexOf('.'));
+    if (owner !== runFamily) flush();
+    runFamily = owner;
+    run.push(label(p));
+  }
+  flush();
+  return out.join(', ');
+}
+
+/** Placeholder names for a production's arguments, by type. */
+const PLACEHOLDERS: Record<string, string[]> = {
+  int: ['a', 'b', 'c'],
+  bool: ['p', 'q', 'r'],
+  str: ['s', 't', 'u'],
+  'int[]': ['xs', 'ys'],
+  rec: ['o'],
+  k: ['k'],
+  sh: ['k'],
+  n3: ['k'],
+  ch: ['c', 'd'],
+  'int=>int': ['g'],
+  'int=>bool': ['pred'],
+  'int,int=>int': ['g'],
+};
+
+/** A stand-in for the rng a production may draw a literal with: the lowest value, always. */
+const LOWEST: Rng = { ...createRng(0), int: (lo: number) => lo };
+
+const LABELS = new WeakMap<Production, string>();
+
+function label(p: Production): string {
+  let text = LABELS.get(p);
+  if (text === undefined) {
+    const seen: Record<string, number> = {};
+    const args = p.args.map((ty) => v(PLACEHOLDERS[ty]?.[(seen[ty] = (seen[ty] ?? -1) + 1)] ?? ty));
+    LABELS.set(p, (text = printExpr(p.build(args, LOWEST))));
+  }
+  return text;
+}
+
+function describeInputs(params: Level['params'], r: Ranges): string {
+  const letters = `${span(r.strLen)} letters from ${r.letters}`;
+  const nat = (lo: number): number => Math.max(0, lo);
+  const texts: Record<string, string> = {
+    int: `ints ${interval(r.int)}`,
+    nat: `nats ${interval([nat(r.int[0]), nat(r.int[1])])}`,
+    'int[]': `arrays of ${span(r.len)} ints ${interval(r.int)}`,
+    str: `strings of ${letters}`,
+    'str[]': `arrays of ${span(r.len)} words`,
+    rec: `records {x, y: ${interval(r.int)}, name: ${letters}, ok}`,
+    dict: `dictionaries of keys a-f with values ${interval([nat(r.int[0]), r.int[1]])}`,
+  };
+  return present(params).flatMap(([type, s]) => (most(s) > 0 ? (texts[type] ?? []) : [])).join(', ');
+}
