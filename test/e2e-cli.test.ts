@@ -11,7 +11,7 @@ import { CLI, cogen, tempDir } from './helpers.js';
 describe('cogen run --preset smoke, then skills and export', () => {
   const runsDir = tempDir('cogen-e2e-');
   let runId = '';
-  let summary: { runId: string; dir: string; steps: number; tasks: number };
+  let summary: { runId: string; dir: string; steps: number; tasks: number; skillsMastered: string[] };
 
   beforeAll(() => {
     const res = cogen(['run', '--preset', 'smoke', '--seed', '3', '--runs-dir', runsDir, '--run-id', 'first', '--json']);
@@ -29,15 +29,20 @@ describe('cogen run --preset smoke, then skills and export', () => {
     expect(count('SELECT COUNT(*) n FROM tasks')).toBeGreaterThan(0);
     expect(count('SELECT COUNT(*) n FROM metrics')).toBe(summary.steps);
     expect(count('SELECT COUNT(DISTINCT step) n FROM metrics')).toBe(30);
-    expect(count('SELECT COUNT(*) n FROM checkpoints')).toBeGreaterThan(0);
-    expect(count('SELECT COUNT(*) n FROM skill_events')).toBeGreaterThan(0);
-    // The embedded skill graph received skills, tasks, EXERCISES and MASTERED records.
-    expect(count('SELECT COUNT(*) n FROM graph_skills')).toBeGreaterThan(0);
+    // smoke checkpoints every 10 of its 30 steps.
+    expect((db.prepare('SELECT step FROM checkpoints ORDER BY step').all() as { step: number }[]).map((r) => r.step)).toEqual([10, 20, 30]);
+    // The skills whose last event is 'learned' are the ones the summary reports mastered.
+    const events = db.prepare('SELECT skill_id, event FROM skill_events ORDER BY id').all() as { skill_id: string; event: string }[];
+    const last = new Map(events.map((e) => [e.skill_id, e.event]));
+    expect(summary.skillsMastered.length).toBeGreaterThan(0);
+    expect([...last].filter(([, e]) => e === 'learned').map(([id]) => id).sort()).toEqual([...summary.skillsMastered].sort());
+    // The embedded skill graph received every skill of smoke's families, every task, and one MASTERED interval per 'learned'.
+    expect(count('SELECT COUNT(*) n FROM graph_skills')).toBe(16);
     expect(count('SELECT COUNT(*) n FROM graph_tasks')).toBe(count('SELECT COUNT(*) n FROM tasks'));
-    expect(count('SELECT COUNT(*) n FROM graph_mastered')).toBeGreaterThan(0);
+    expect(count('SELECT COUNT(*) n FROM graph_mastered')).toBe(events.filter((e) => e.event === 'learned').length);
     db.close();
-    const ck = readdirSync(join(dir, 'checkpoints'));
-    expect(ck.length).toBeGreaterThan(0);
+    const ck = readdirSync(join(dir, 'checkpoints')).sort();
+    expect(ck).toHaveLength(3);
     expect(readdirSync(join(dir, 'checkpoints', ck.at(-1)!)).some((f) => f.endsWith('.safetensors'))).toBe(true);
   });
 
@@ -58,10 +63,14 @@ describe('cogen run --preset smoke, then skills and export', () => {
     const res = cogen(['skills', '--run', runId, '--runs-dir', runsDir]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/arith\.add/);
-    expect(res.stdout).toMatch(/mastered|never|forgotten/);
+    expect(res.stdout).toMatch(new RegExp(`${summary.skillsMastered.length} of 16 skills mastered`));
     const json = cogen(['skills', '--run', runId, '--runs-dir', runsDir, '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(() => JSON.parse(json.stdout)).not.toThrow();
+    const table = JSON.parse(json.stdout) as { run: string; skills: { skillId: string; state: string }[] };
+    expect(table.run).toBe(runId);
+    expect(table.skills).toHaveLength(16);
+    for (const s of table.skills) expect(['mastered', 'never', 'forgotten']).toContain(s.state);
+    expect(table.skills.filter((s) => s.state === 'mastered').map((s) => s.skillId).sort()).toEqual([...summary.skillsMastered].sort());
   });
 
   it('exports tasks whose reference answers verify', async () => {

@@ -37,7 +37,9 @@ describe('LLM agents through the CLI', () => {
     const llmTask = db.prepare("SELECT COUNT(*) n FROM tasks WHERE id = ? AND proposer = 'llm:fake'");
     for (const p of accepted) {
       expect((llmTask.get(p.task_id) as { n: number }).n, p.task_id).toBe(1);
-      expect(p.learnability).not.toBeNull();
+      // 1 − p for a solve rate 0 < p < 1, else 0 (never null once the task was tried).
+      expect(p.learnability).toBeGreaterThanOrEqual(0);
+      expect(p.learnability).toBeLessThan(1);
       expect(p.prompt.length).toBeGreaterThan(50);
     }
     const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data));
