@@ -84,13 +84,12 @@ console.log('| step | s | held-out | train (80) |');
 console.log('| --- | --- | --- | --- |');
 for (let step = 1; step <= steps; step++) {
   const batch = Array.from({ length: perStep }, () => train[Math.floor(rng.next() * train.length)]!);
-  await policy.sample(batch.map(prompt), G);
-  const rollout = policy.lastRollout()!;
-  batch.forEach((task, g) => showAnswer(rollout.rows[g * G]!, task));
+  const rollout = await policy.sample(batch.map(prompt), G);
+  batch.forEach((task, g) => showAnswer(rollout.rows[g]![0]!, task));
   // The shown rows' old log-probs are the current policy's (ratio 1), as self-imitation's are.
-  const { recomputed } = await policy.recomputeLogProbs();
-  batch.forEach((_, g) => { rollout.rows[g * G]!.oldLogp = Float32Array.from(recomputed[g * G]!); });
-  await policy.update(batch.map(() => Array.from({ length: G }, (_, i) => (i === 0 ? 1 : 0))));
+  const { recomputed } = await policy.recomputeLogProbs(rollout);
+  batch.forEach((_, g) => { rollout.rows[g]![0]!.oldLogp = Float32Array.from(recomputed[g]![0]!); });
+  await policy.update(rollout, batch.map(() => Array.from({ length: G }, (_, i) => (i === 0 ? 1 : 0))));
   if (step % 50 === 0 || step === steps) {
     const point = { step, seconds: Math.round((Date.now() - started) / 100) / 10, heldOut: await accuracy(heldOut), train: await accuracy(train.slice(0, 80)) };
     curve.push(point);

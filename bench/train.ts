@@ -174,18 +174,18 @@ async function policyThroughput(steps: number) {
   let sampleMs = 0, sampleTok = 0, updateMs = 0, trainTok = 0;
   for (let s = 0; s <= steps; s++) {
     let t0 = performance.now();
-    const out = await p.sample(prompts, 8);
+    const ro = await p.sample(prompts, 8);
     const dtS = performance.now() - t0;
-    const ro = p.lastRollout()!;
-    const maxP = Math.max(...ro.rows.map((r) => r.prompt.length));
-    const maxA = Math.max(...ro.rows.map((r) => r.answer.length));
+    const rows = ro.rows.flat();
+    const maxP = Math.max(...rows.map((r) => r.prompt.length));
+    const maxA = Math.max(...rows.map((r) => r.answer.length));
     t0 = performance.now();
-    await p.update(out.map((g) => g.map((_, i) => i % 2)));
+    await p.update(ro, ro.answers.map((g) => g.map((_, i) => i % 2)));
     const dtU = performance.now() - t0;
     if (s === 0) continue; // warm-up
     sampleMs += dtS; updateMs += dtU;
-    sampleTok += ro.rows.reduce((a, r) => a + r.answer.length, 0);
-    trainTok += ro.rows.length * (maxP + 2 + maxA);
+    sampleTok += rows.reduce((a, r) => a + r.answer.length, 0);
+    trainTok += rows.length * (maxP + 2 + maxA);
   }
   p.dispose();
   return { sampleTokensPerS: (sampleTok / sampleMs) * 1000, trainTokensPerS: (trainTok / updateMs) * 1000, updateMs: updateMs / steps, sampleMs: sampleMs / steps };

@@ -7,7 +7,7 @@ import { createController, createGate, createMasteryTracker, meanAbsAdvantage, s
 import type { Arm, ArmResult, Controller } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent } from '../graphs/index.js';
-import type { Sandbox } from '../sandbox/index.js';
+import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
 import { verifyMany } from '../sandbox/index.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
@@ -272,10 +272,11 @@ async function runStep(ctx: StepContext) {
     tasks.push(task);
   }
   // 3. The solver samples G answers per task, decoding constrained to each task's answer kind or type.
-  const samples = await policy.sample(tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) })), config.group);
-  // 4. The sandbox verifies every answer.
-  const verdicts = await verifyMany(sandbox, samples.flatMap((group, g) => group.map((s) => ({ task: tasks[g]!, answer: s.text }))));
-  const rewards = tasks.map((_, g) => verdicts.slice(g * config.group, (g + 1) * config.group).map((v) => v.reward));
+  const rollout = await policy.sample(tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) })), config.group);
+  const answers = rollout.answers;
+  // 4. The sandbox verifies every answer: verdicts[g][i] for answer i to task g.
+  const verdicts = await verifyGroups(sandbox, tasks, answers);
+  const rewards = verdicts.map((group) => group.map((v) => v.reward));
   // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
   const results: ArmResult[] = tasks.map((t, g) => {
     const r = rewards[g]!;
@@ -284,7 +285,7 @@ async function runStep(ctx: StepContext) {
   controller.update(results);
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them),
   // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off).
-  const stats = await policy.update(tasks.map((t, g) => samples[g]!.map((s, i) => trainingReward(t, s.text, verdicts[g * config.group + i]!, config.reward))));
+  const stats = await policy.update(rollout, verdicts.map((group, g) => group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward))));
 
   // The proposer's reward: the learnability of each task it wrote, recorded with its prompt.
   for (const p of proposals) {
@@ -296,8 +297,8 @@ async function runStep(ctx: StepContext) {
     newTasks,
     proposals,
     scored: results.map((r) => ({ taskId: r.taskId, attempts: r.rewards.length, solved: r.rewards.filter((x) => x >= 1).length })),
-    episodes: samples.flatMap((group, g) =>
-      group.map((s, i) => ({ taskId: tasks[g]!.id, answer: s.text, reward: verdicts[g * config.group + i]!.reward, reason: verdicts[g * config.group + i]!.reason ?? null })),
+    episodes: verdicts.flatMap((group, g) =>
+      group.map((v, i) => ({ taskId: tasks[g]!.id, answer: answers[g]![i]!, reward: v.reward, reason: v.reason ?? null })),
     ),
     metrics: {
       meanReward: mean(flat),
@@ -310,6 +311,13 @@ async function runStep(ctx: StepContext) {
       ...agentMetrics(ctx, proposals, rewards),
     },
   };
+}
+
+/** Verifies G answers per task in one batch; verdicts[g][i] is that of answers[g][i], to tasks[g]. */
+async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]): Promise<DetailedVerdict[][]> {
+  const flat = await verifyMany(sandbox, answers.flatMap((group, g) => group.map((answer) => ({ task: tasks[g]!, answer }))));
+  let next = 0;
+  return answers.map((group) => group.map(() => flat[next++]!));
 }
 
 /** Greedy decoding on the held-out probes: accuracy overall and per skill. */

@@ -56,8 +56,8 @@ describe('LLM solver on natural renderings', () => {
     ]);
     const cfg = agentsConfigSchema.parse({ solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm', concurrency: 1 } }).solver;
     const policy = createLlmPolicy(cfg, { log: () => {}, model });
-    const samples = await policy.sample(tasks.map((t) => ({ text: renderNatural(t), kind: t.type === 'induction' ? 'program' as const : 'literal' as const })), 3);
-    const rewards = await Promise.all(samples.map((g, i) => Promise.all(g.map(async (s) => (await verifyAnswer(sandbox, tasks[i]!, s.text)).reward))));
+    const { answers } = await policy.sample(tasks.map((t) => ({ text: renderNatural(t), kind: t.type === 'induction' ? 'program' as const : 'literal' as const })), 3);
+    const rewards = await Promise.all(answers.map((g, i) => Promise.all(g.map(async (a) => (await verifyAnswer(sandbox, tasks[i]!, a)).reward))));
     expect(rewards).toEqual([[1, 0, 1], [1, 1, 0]]);
     expect(passAtK(rewards, 1)).toBeCloseTo(2 / 3, 12);
     expect(passAtK(rewards, 2)).toBe(1);

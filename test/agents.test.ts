@@ -354,16 +354,15 @@ describe('solver: the policy', () => {
     const model = new ScriptedChatModel(['```json\n14\n```', 'ANSWER: 7', { text: 'ANSWER: 3', usage: { input: 50, output: 4 } }]);
     const policy = createLlmPolicy(solverCfg({ concurrency: 1 }), { log: () => {}, model });
     expect(policy.backend).toBe('llm:scripted-model');
-    const samples = await policy.sample([{ text: 'What is f(7)?', kind: 'literal' }, { text: 'Find x.', kind: 'literal' }], 3);
-    expect(samples).toHaveLength(2);
-    expect(samples.map((g) => g.map((s) => s.group))).toEqual([[0, 0, 0], [1, 1, 1]]);
-    expect(samples.flat().map((s) => s.text).sort()).toEqual(['14', '14', '3', '3', '7', '7']);
+    const rollout = await policy.sample([{ text: 'What is f(7)?', kind: 'literal' }, { text: 'Find x.', kind: 'literal' }], 3);
+    expect(rollout.answers.map((g) => g.length)).toEqual([3, 3]);
+    expect(rollout.answers.flat().sort()).toEqual(['14', '14', '3', '3', '7', '7']);
     const calls = policy.takeCalls();
     expect(calls).toHaveLength(6);
     expect(calls.filter((c) => !c.tokens.estimated).every((c) => c.tokens.input === 50 && c.tokens.output === 4)).toBe(true);
     expect(calls.filter((c) => c.tokens.estimated).length).toBe(4);
     expect(policy.takeCalls()).toHaveLength(0);
-    expect(policy.lastReplies()[0]).toHaveLength(3);
+    expect(rollout.replies.map((g) => g.length)).toEqual([3, 3]);
   });
 
   it('greedy asks once per prompt; failures score as empty answers', async () => {
@@ -378,7 +377,7 @@ describe('solver: the policy', () => {
 
   it('trains nothing and saves only the model name', async () => {
     const policy = createLlmPolicy(solverCfg(), { log: () => {}, model: new FakeListChatModel({ responses: ['x'] }) });
-    expect(await policy.update([[1, 0], [0, 0]])).toEqual({ loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: 0 });
+    expect(await policy.update({ answers: [['1', '2'], ['3', '4']], replies: [['1', '2'], ['3', '4']] }, [[1, 0], [0, 0]])).toEqual({ loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: 0 });
     const dir = mkdtempSync(join(tmpdir(), 'cogen-llm-'));
     try {
       await policy.save(dir);
@@ -458,7 +457,7 @@ describe('secrets', () => {
     for (const type of ['deduction', 'abduction', 'induction'] as const) seen.push(JSON.stringify(await agent.propose(req(type))));
 
     const policy = createLlmPolicy(solverCfg({ retries: 0 }), { log, model: new ScriptedChatModel([`ANSWER: "${MARKER}"`, { error: `bad ${MARKER}` }]) });
-    seen.push(JSON.stringify(await policy.sample([{ text: 'q', kind: 'literal' }], 2)), JSON.stringify(policy.lastReplies()), JSON.stringify(policy.takeCalls()));
+    seen.push(JSON.stringify(await policy.sample([{ text: 'q', kind: 'literal' }], 2)), JSON.stringify(policy.takeCalls()));
     const dir = mkdtempSync(join(tmpdir(), 'cogen-llm-'));
     try {
       await policy.save(dir);

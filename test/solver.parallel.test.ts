@@ -52,11 +52,11 @@ describe('data-parallel policy update', () => {
     try {
       // decoding first, while both policies hold the same initial weights bit for bit; enough
       // answers (6 × 32, 160 greedy) that the split decodes (PARALLEL_DECODE_ROWS in index.ts)
-      const answers = [...(await p.sample(prompts, 32)).flat().map((x) => x.text), ...(await p.greedy(many))];
+      const answers = [...(await p.sample(prompts, 32)).answers.flat(), ...(await p.greedy(many))];
       const stats = [];
       for (let s = 0; s < 2; s++) {
-        const groups = await p.sample(prompts, 4);
-        stats.push(await p.update(groups.map((g, i) => g.map((_, j) => ((i + j + s) % 3 === 0 ? 1 : 0)))));
+        const rollout = await p.sample(prompts, 4);
+        stats.push(await p.update(rollout, rollout.answers.map((g, i) => g.map((_, j) => ((i + j + s) % 3 === 0 ? 1 : 0)))));
       }
       const weights = [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
       // the split really ran (a worker that failed to start would leave one thread)
@@ -102,21 +102,24 @@ describe('a shard worker that dies during a run', () => {
     const lines: string[] = [];
     const p = await createPolicy({ backend: 'wasm', workers: 2, model: { dModel: 32, layers: 1, heads: 2 } } as never, { seed: 5, log: (l) => lines.push(l) });
     const prompts = Array.from({ length: 4 }, (_, i) => ({ text: `D:a=>a+${i}@${i}`, kind: 'literal' as const, shape: 'int' }));
-    const rewards = (groups: unknown[][]) => groups.map((g, i) => g.map((_, j) => ((i + j) % 2 === 0 ? 1 : 0)));
+    const step = async () => {
+      const rollout = await p.sample(prompts, 4);
+      return p.update(rollout, rollout.answers.map((g, i) => g.map((_, j) => ((i + j) % 2 === 0 ? 1 : 0))));
+    };
     try {
-      await p.update(rewards(await p.sample(prompts, 4)));
+      await step();
       expect(lines.some((l) => l.includes('data-parallel updates and decoding on 2 threads'))).toBe(true);
       // what a crash looks like from here: the worker thread is gone
-      const workers = (p as unknown as { workers: { slots: { worker: { terminate(): Promise<number> } }[] } }).workers;
+      const workers = (p as unknown as { pool: { workers: { slots: { worker: { terminate(): Promise<number> } }[] } } }).pool.workers;
       await workers.slots[0]!.worker.terminate();
       const before = p.step;
-      const stats = await p.update(rewards(await p.sample(prompts, 4)));
+      const stats = await step();
       expect(p.step).toBe(before + 1);
       expect(stats.groups).toBe(4);
       expect(Number.isFinite(stats.loss)).toBe(true);
       expect(lines.some((l) => /shard worker exited .*go on on one thread/.test(l))).toBe(true);
       // and later steps stay on this thread
-      await p.update(rewards(await p.sample(prompts, 4)));
+      await step();
       expect(p.step).toBe(before + 2);
     } finally {
       p.dispose();
@@ -135,7 +138,7 @@ describe('shard workers', () => {
     const workers = await ShardWorkers.start(1, 'cpu', pathToFileURL(file), {});
     try {
       await initBackend('cpu', { log: () => {} });
-      const local = () => ({ grads: new Map([['w', tf.zeros([2])]]), stats: [] });
+      const local = () => ({ grads: new Map([['w', tf.zeros([2])]]), stats: {} });
       await expect(workers.grads([{}], { w: new Float32Array(2) }, async () => undefined, local)).rejects.toThrow(/shard worker: shard exploded/);
     } finally {
       await workers.close();

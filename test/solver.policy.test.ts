@@ -128,38 +128,38 @@ for (const backend of ['cpu', 'tensorflow'] as const) describe(`policy on ${back
   it(t('decodes the plain literal when a typed answer could not fit the budget or has one possible value'), async () => {
     const p = await createPolicy(tiny(), { seed: 5, ...quiet });
     // maxAnswerLen 6: "[true,true]" needs 11 characters, so this shape falls back to 'literal'
-    const out = await p.sample([{ text: 'x', kind: 'literal', shape: '[bool,bool]' }, { text: 'y', kind: 'literal', shape: 'bool' }], 3);
-    for (const s of out[0]!) expect(isWellFormed('literal', s.text, 6)).toBe(true);
-    for (const s of out[1]!) expect(['true', 'false']).toContain(s.text);
+    const out = (await p.sample([{ text: 'x', kind: 'literal', shape: '[bool,bool]' }, { text: 'y', kind: 'literal', shape: 'bool' }], 3)).answers;
+    for (const a of out[0]!) expect(isWellFormed('literal', a, 6)).toBe(true);
+    for (const a of out[1]!) expect(['true', 'false']).toContain(a);
     // a shape with one possible answer would give it away: the plain literal is decoded instead
-    const free = await p.sample([{ text: 'z', kind: 'literal', shape: 'null' }, { text: 'w', kind: 'literal', shape: '[]' }], 16);
-    for (const g of free) expect(g.some((s) => s.text !== 'null' && s.text !== '[]')).toBe(true);
+    const free = (await p.sample([{ text: 'z', kind: 'literal', shape: 'null' }, { text: 'w', kind: 'literal', shape: '[]' }], 16)).answers;
+    for (const g of free) expect(g.some((a) => a !== 'null' && a !== '[]')).toBe(true);
     p.dispose();
   });
   it(t('samples well-formed answers; training log-probs equal sampling log-probs'), async () => {
     const p = await createPolicy(tiny({ sampling: { temperature: 0.7, topP: 0.9, topK: 20 } }), { seed: 3, ...quiet });
-    const out = await p.sample(prompts, 4);
-    expect(out.map((g) => g.length)).toEqual([4, 4, 4]);
-    out.forEach((g, b) => g.forEach((s) => {
-      expect(s.group).toBe(b);
-      expect(isWellFormed(prompts[b]!.shape ?? prompts[b]!.kind, s.text, 6)).toBe(true);
+    const ro = await p.sample(prompts, 4);
+    expect(ro.answers.map((g) => g.length)).toEqual([4, 4, 4]);
+    expect(ro.rows.map((g) => g.map((r) => r.text))).toEqual(ro.answers);
+    ro.answers.forEach((g, b) => g.forEach((a) => {
+      expect(isWellFormed(prompts[b]!.shape ?? prompts[b]!.kind, a, 6)).toBe(true);
     }));
-    const { sampled, recomputed } = await p.recomputeLogProbs();
+    const { sampled, recomputed } = await p.recomputeLogProbs(ro);
     let maxDiff = 0;
-    sampled.forEach((row, i) => row.forEach((v, k) => { maxDiff = Math.max(maxDiff, Math.abs(v - recomputed[i]![k]!)); }));
+    sampled.flat().forEach((row, i) => row.forEach((v, k) => { maxDiff = Math.max(maxDiff, Math.abs(v - recomputed.flat()[i]![k]!)); }));
     expect(maxDiff).toBeLessThan(1e-5);
     const g = await p.greedy(prompts);
     expect(g).toHaveLength(3);
     expect(await p.greedy(prompts)).toEqual(g);
-    const st = await p.update(out.map((grp) => grp.map((s) => rewardOf(s.text))));
+    const st = await p.update(ro, ro.answers.map((grp) => grp.map(rewardOf)));
     for (const k of ['loss', 'meanAbsAdvantage', 'clipFraction', 'kl', 'entropy', 'tokens', 'groups', 'lr'] as const) expect(Number.isFinite(st[k])).toBe(true);
     p.dispose();
   });
 
   it(t('all-equal rewards: dynamic sampling drops every group, no step'), async () => {
     const p = await createPolicy(tiny(), { seed: 1, ...quiet });
-    const out = await p.sample(prompts, 3);
-    const st = await p.update(out.map((g) => g.map(() => 1)));
+    const ro = await p.sample(prompts, 3);
+    const st = await p.update(ro, ro.answers.map((g) => g.map(() => 1)));
     expect(st.groups).toBe(0);
     expect(p.step).toBe(0);
     p.dispose();
@@ -169,12 +169,11 @@ for (const backend of ['cpu', 'tensorflow'] as const) describe(`policy on ${back
     it(t(`${type}: gradients match finite differences on a tiny model`), async () => {
       // grpo also carries the entropy bonus, so its gradient is checked too
       const p = await createPolicy(tiny({ loss: { type, beta: 0.1, entropy: type === 'grpo' ? 0.05 : 0 } }), { seed: 11, ...quiet });
-      const out = await p.sample(prompts, 3);
+      const ro = await p.sample(prompts, 3);
       // move old log-probs off the current ones, so ratios differ from 1 (some clipped, some not)
-      const ro = p.lastRollout()!;
-      ro.rows.forEach((r, i) => r.oldLogp.forEach((v, k) => { r.oldLogp[k] = v + 0.15 * Math.sin(3 * i + k); }));
-      const rewards = out.map((g, b) => g.map((_, i) => ((b + i) % 3 === 0 ? 1 : 0)));
-      const { grads } = await p.lossAndGrads(rewards);
+      ro.rows.flat().forEach((r, i) => r.oldLogp.forEach((v, k) => { r.oldLogp[k] = v + 0.15 * Math.sin(3 * i + k); }));
+      const rewards = ro.answers.map((g, b) => g.map((_, i) => ((b + i) % 3 === 0 ? 1 : 0)));
+      const { grads } = await p.lossAndGrads(ro, rewards);
       const w = await p.weights();
       const checks: [string, number][] = [];
       for (const name of ['wte.weight', 'wpe.weight', 'h.0.attn.c_attn.weight', 'h.0.mlp.c_fc.weight', 'ln_f.weight', 'h.0.ln_1.bias']) {
@@ -187,9 +186,9 @@ for (const backend of ['cpu', 'tensorflow'] as const) describe(`policy on ${back
       for (const [name, i] of checks) {
         const x = w.get(name)!.data[i]!;
         p.setWeight(name, i, x + h);
-        const up = await p.lossOnly(rewards);
+        const up = await p.lossOnly(ro, rewards);
         p.setWeight(name, i, x - h);
-        const down = await p.lossOnly(rewards);
+        const down = await p.lossOnly(ro, rewards);
         p.setWeight(name, i, x);
         const fd = (up - down) / (2 * h);
         const an = grads.get(name)![i]!;
@@ -203,8 +202,8 @@ for (const backend of ['cpu', 'tensorflow'] as const) describe(`policy on ${back
     const cfg = tiny({ loss: { type: 'dapo', mu: 2, beta: 0.05 } });
     const run = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
       for (let s = 0; s < n; s++) {
-        const out = await p.sample(prompts, 4);
-        await p.update(out.map((g) => g.map((x) => rewardOf(x.text))));
+        const ro = await p.sample(prompts, 4);
+        await p.update(ro, ro.answers.map((g) => g.map(rewardOf)));
       }
     };
     const a = await createPolicy(cfg, { seed: 5, ...quiet });

@@ -11,36 +11,40 @@ import { AnswerReplay } from '../src/solver/replay.js';
 import { charId, EOS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
 
 const row = (prompt: number[], text: string): DecodedRow => ({
-  group: 0, prompt, answer: [...text].map(charId).concat(EOS), oldLogp: new Float32Array(text.length + 1),
+  prompt, answer: [...text].map(charId).concat(EOS), oldLogp: new Float32Array(text.length + 1),
   allowed: Array.from({ length: text.length + 1 }, (_, i) => Uint8Array.from({ length: VOCAB_SIZE }, (_, v) => (v === i + 4 ? 1 : 0))), text,
 });
+const ids = (m: Uint8Array) => Array.from(m.keys()).filter((i) => m[i]);
 
 describe('AnswerReplay', () => {
   it('keeps the first rewarded answer per prompt and replaces the first row of a later group that found none', () => {
     const r = new AnswerReplay();
-    const first = r.apply([row([5, 6], 'a'), row([5, 6], 'b'), row([7], 'c'), row([7], 'd')], [[0, 1], [0, 0]], 2);
+    const first = r.apply([[row([5, 6], 'a'), row([5, 6], 'b')], [row([7], 'c'), row([7], 'd')]], [[0, 1], [0, 0]]);
     expect(first.replaced).toEqual([]);
     expect(first.rewards).toEqual([[0, 1], [0, 0]]);
     expect(r.size).toBe(1);
-    const rows = [row([7], 'e'), row([7], 'f'), row([5, 6], 'g'), row([5, 6], 'h')];
-    const second = r.apply(rows, [[0, 0], [0, 0]], 2);
-    expect(second.replaced).toEqual([2]);
+    const rows = [[row([7], 'e'), row([7], 'f')], [row([5, 6], 'g'), row([5, 6], 'h')]];
+    const rewards = [[0, 0], [0, 0]];
+    const second = r.apply(rows, rewards);
+    expect(second.replaced).toEqual([1]);
     expect(second.rewards).toEqual([[0, 0], [1, 0]]);
-    expect(rows[2]!.text).toBe('b');
-    expect(rows[2]!.answer).toEqual(row([5, 6], 'b').answer);
+    expect(second.rows.map((g) => g.map((x) => x.text))).toEqual([['e', 'f'], ['b', 'h']]);
+    expect(second.rows[1]![0]!.answer).toEqual(row([5, 6], 'b').answer);
+    // what it was given is left as it was
+    expect(rows[1]![0]!.text).toBe('g');
+    expect(rewards).toEqual([[0, 0], [0, 0]]);
     // a group that found its own right answer keeps its samples
-    const rows3 = [row([5, 6], 'x'), row([5, 6], 'y')];
-    expect(r.apply(rows3, [[1, 0]], 2).replaced).toEqual([]);
-    expect(rows3[0]!.text).toBe('x');
+    const third = r.apply([[row([5, 6], 'x'), row([5, 6], 'y')]], [[1, 0]]);
+    expect(third.replaced).toEqual([]);
+    expect(third.rows[0]!.map((x) => x.text)).toEqual(['x', 'y']);
   });
   it('round-trips through JSON', () => {
     const r = new AnswerReplay();
-    r.apply([row([1], 'ab'), row([1], 'cd')], [[0, 1]], 2);
+    r.apply([[row([1], 'ab'), row([1], 'cd')]], [[0, 1]]);
     const back = AnswerReplay.fromJSON(JSON.parse(JSON.stringify(r)));
-    const rows = [row([1], 'zz'), row([1], 'yy')];
-    back.apply(rows, [[0, 0]], 2);
-    expect(rows[0]!.text).toBe('cd');
-    expect(rows[0]!.allowed.map((m) => Array.from(m.keys()).filter((i) => m[i]))).toEqual(row([1], 'cd').allowed.map((m) => Array.from(m.keys()).filter((i) => m[i])));
+    const out = back.apply([[row([1], 'zz'), row([1], 'yy')]], [[0, 0]]);
+    expect(out.rows[0]![0]!.text).toBe('cd');
+    expect(out.rows[0]![0]!.allowed.map(ids)).toEqual(row([1], 'cd').allowed.map(ids));
   });
 });
 
@@ -50,34 +54,35 @@ describe('policy with selfImitation', () => {
   const weights = async (p: TransformerPolicy) => [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
 
   it('updates on an all-wrong group with the kept answer, and raises its probability', async () => {
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     for (const on of [false, true]) {
       const p = await make(on);
       try {
-        const g1 = await p.sample(prompts, 4);
-        const kept = g1[0]![1]!.text;
-        const keptRow = { ...p.lastRollout()!.rows[1]! };
-        await p.update([[0, 1, 0, 0], [0, 0, 0, 0]]);
-        await p.sample(prompts, 4);
-        const ro = p.lastRollout()!;
-        // the kept answer's log-probs under the policy as it is before this update
-        const sampled = ro.rows[0]!;
-        ro.rows[0] = { ...keptRow };
-        const before = (await p.recomputeLogProbs()).recomputed;
-        ro.rows[0] = sampled;
-        const stats = await p.update([[0, 0, 0, 0], [0, 0, 0, 0]]);
+        const first = await p.sample(prompts, 4);
+        const keptRow = first.rows[0]![1]!;
+        await p.update(first, [[0, 1, 0, 0], [0, 0, 0, 0]]);
+        const ro = await p.sample(prompts, 4);
+        const zeros = [[0, 0, 0, 0], [0, 0, 0, 0]];
+        // the kept answer in place of the first of group 0, as sampled rows hold it
+        const withKept = { ...ro, rows: [[{ ...keptRow }, ...ro.rows[0]!.slice(1)], ro.rows[1]!] };
+        const before = (await p.recomputeLogProbs(withKept)).recomputed[0]![0]!;
+        if (on) {
+          // the rows the update trains on: the kept answer, with the policy's own log-probs as old ones (ratio 1)
+          const trained = await p.withKeptAnswers(ro, zeros);
+          expect(trained.rewards).toEqual([[1, 0, 0, 0], [0, 0, 0, 0]]);
+          expect(trained.rows[0]![0]!.text).toBe(keptRow.text);
+          expect(Array.from(trained.rows[0]![0]!.oldLogp)).toEqual(before.map((x) => expect.closeTo(x, 5)));
+          expect(ro.rows[0]![0]!.text).toBe(ro.answers[0]![0]);
+        }
+        const stats = await p.update(ro, zeros);
         if (!on) {
           expect(stats.groups).toBe(0);
           continue;
         }
         expect(stats.groups).toBe(1);
-        expect(ro.rows[0]!.text).toBe(kept);
-        // the replaced row's old log-probs are the policy's own (ratio 1), and the step raised them
-        const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-        expect(Array.from(ro.rows[0]!.oldLogp)).toEqual(before[0]!.map((x) => expect.closeTo(x, 5)));
-        await p.sample(prompts, 4);
-        p.lastRollout()!.rows[0] = { ...ro.rows[0]! };
-        const after = (await p.recomputeLogProbs()).recomputed;
-        expect(sum(after[0]!)).toBeGreaterThan(sum(Array.from(ro.rows[0]!.oldLogp)));
+        // the step raised the kept answer's log-probs
+        const after = (await p.recomputeLogProbs(withKept)).recomputed[0]![0]!;
+        expect(sum(after)).toBeGreaterThan(sum(before));
       } finally {
         p.dispose();
       }
@@ -89,13 +94,11 @@ describe('policy with selfImitation', () => {
     const a = await make(true);
     const b = await make(true);
     try {
-      await a.sample(prompts, 4);
-      await a.update([[0, 1, 0, 0], [0, 0, 1, 0]]);
+      await a.update(await a.sample(prompts, 4), [[0, 1, 0, 0], [0, 0, 1, 0]]);
       await a.save(dir);
       await b.load(dir);
       for (const p of [a, b]) {
-        await p.sample(prompts, 4);
-        expect((await p.update([[0, 0, 0, 0], [0, 0, 0, 0]])).groups).toBe(2);
+        expect((await p.update(await p.sample(prompts, 4), [[0, 0, 0, 0], [0, 0, 0, 0]])).groups).toBe(2);
       }
       expect(await weights(b)).toEqual(await weights(a));
     } finally {

@@ -30,8 +30,8 @@ describe('tensorflow on two threads', () => {
     const cfg = solverConfigSchema.parse({ backend: 'tensorflow', loss: { type: 'grpo', beta: 0.05 } });
     const steps = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
       for (let s = 0; s < n; s++) {
-        const out = await p.sample(prompts, 8);
-        await p.update(out.map((g) => g.map((x) => rewardOf(x.text))));
+        const ro = await p.sample(prompts, 8);
+        await p.update(ro, ro.answers.map((g) => g.map(rewardOf)));
       }
     };
     const a = await createPolicy(cfg, { seed: 7, log: () => {} });

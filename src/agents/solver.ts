@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnswerKind } from '../../core/task.js';
-import type { Policy, Sample, TrainStats } from '../solver/index.js';
+import type { Policy, Rollout, TrainStats } from '../solver/index.js';
 import type { LlmSolverConfig } from './config.js';
 import { chatMessages, createChatClient, LlmCallError, redactSecrets, type ChatUsage, type ClientDeps, type TokenCount } from './model.js';
 import { solverSystemPrompt } from './prompts.js';
@@ -99,13 +99,17 @@ export interface LlmCallRecord {
   error?: 'timeout' | 'unreachable';
 }
 
-export interface LlmPolicy extends Policy {
+/** The LLM's rollout: the answers extracted from its replies, and the replies. */
+export interface LlmRollout extends Rollout {
+  /** The raw replies, replies[g][i] (secrets redacted). */
+  readonly replies: string[][];
+}
+
+export interface LlmPolicy extends Policy<LlmRollout> {
   /** Per-call records since the last call of takeCalls (then cleared): for token metrics. */
   takeCalls(): LlmCallRecord[];
   /** Totals since creation. */
   usage(): ChatUsage;
-  /** The raw replies of the last sample() batch, replies[g][i] (secrets redacted). */
-  lastReplies(): string[][];
 }
 
 export interface LlmSolverDeps extends Omit<ClientDeps, 'role'> {
@@ -118,7 +122,6 @@ export function createLlmPolicy(cfg: LlmSolverConfig, deps: LlmSolverDeps): LlmP
   const client = createChatClient(cfg, { ...deps, role: 'solver' });
   const log = (line: string) => deps.log(redactSecrets(line, deps.env));
   let records: LlmCallRecord[] = [];
-  let replies: string[][] = [];
 
   async function ask(text: string, kind: AnswerKind, group: number, mode: 'sample' | 'greedy'): Promise<{ reply: string; answer: string }> {
     try {
@@ -145,8 +148,7 @@ export function createLlmPolicy(cfg: LlmSolverConfig, deps: LlmSolverDeps): LlmP
         prompts.map((p, g) => Promise.all(Array.from({ length: groupSize }, () => ask(p.text, p.kind, g, 'sample')))),
       );
       reportFailures(before, 'sampling');
-      replies = out.map((group) => group.map((r) => r.reply));
-      return out.map((group, g): Sample[] => group.map((r) => ({ group: g, text: r.answer })));
+      return { answers: out.map((group) => group.map((r) => r.answer)), replies: out.map((group) => group.map((r) => r.reply)) };
     },
     async greedy(prompts) {
       const before = records.length;
@@ -154,7 +156,7 @@ export function createLlmPolicy(cfg: LlmSolverConfig, deps: LlmSolverDeps): LlmP
       reportFailures(before, 'greedy');
       return out.map((r) => r.answer);
     },
-    async update(_rewards: number[][]): Promise<TrainStats> {
+    async update(): Promise<TrainStats> {
       return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: 0 };
     },
     async save(dir: string) {
@@ -175,6 +177,5 @@ export function createLlmPolicy(cfg: LlmSolverConfig, deps: LlmSolverDeps): LlmP
       return out;
     },
     usage: () => client.usage(),
-    lastReplies: () => replies.map((g) => [...g]),
   };
 }

@@ -1,7 +1,7 @@
 // Decoding (DESIGN.md, "Solver and the GRPO family"): G answers per prompt, each prompt run once
 // (prefill) and the answers extended token by token from the KV cache, every token masked to what
 // the answer's grammar allows. The policy runs it on this thread and, for the other chunks of a
-// batch, the shard workers run the same code (parallel.ts).
+// batch, the shard workers run the same code (accel/parallel.ts).
 //
 // Each prompt draws from its own random stream (seeded by the policy per call), so the answers do
 // not depend on how prompts are split between threads.
@@ -29,7 +29,6 @@ export interface DecodePrompt {
 
 /** One decoded answer, with what an update needs. */
 export interface DecodedRow {
-  group: number;
   prompt: number[];
   /** answer token ids, ending with <eos> */
   answer: number[];
@@ -40,8 +39,8 @@ export interface DecodedRow {
   text: string;
 }
 
-/** G answers per prompt (rows b·G … b·G + G − 1 for prompt b), or the argmax answer when greedy. */
-export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: DecodePrompt[], G: number, greedy: boolean): Promise<DecodedRow[]> {
+/** G answers per prompt (rows[b][i]: answer i to prompt b), or the argmax answer when greedy. */
+export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: DecodePrompt[], G: number, greedy: boolean): Promise<DecodedRow[][]> {
   const maxA = o.maxAnswerLen;
   const B = prompts.length;
   if (B === 0) return [];
@@ -61,11 +60,13 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
   let { logits, cache } = prefill(params, mc, batch, G);
   const argmax = greedy || o.sampling.temperature === 0;
   const rngs = prompts.map((p) => createRng(p.seed));
+  // one batch of N = B·G rows: row r is answer r mod G to prompt ⌊r / G⌋
+  const promptOf = (r: number): number => Math.floor(r / G);
   const rows: DecodedRow[] = [];
   const states: unknown[] = [];
   for (let r = 0; r < N; r++) {
-    const b = Math.floor(r / G);
-    rows.push({ group: b, prompt: prompts[b]!.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
+    const b = promptOf(r);
+    rows.push({ prompt: prompts[b]!.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
     states.push(grammarFor(prompts[b]!.grammar).start());
   }
   const done = new Uint8Array(N);
@@ -78,9 +79,9 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
       for (let r = 0; r < N; r++) {
         if (done[r]) continue;
         const row = rows[r]!;
-        const kind = prompts[row.group]!.grammar;
+        const kind = prompts[promptOf(r)]!.grammar;
         const allowed = allowedTokens(kind, states[r], maxA - k);
-        const { token, logp } = pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, argmax, o.sampling, rngs[row.group]!);
+        const { token, logp } = pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, argmax, o.sampling, rngs[promptOf(r)]!);
         row.answer.push(token);
         row.oldLogp[k] = logp;
         row.allowed.push(allowed);
@@ -104,7 +105,7 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
     row.oldLogp = row.oldLogp.slice(0, row.answer.length);
     row.text = decode(row.answer);
   }
-  return rows;
+  return prompts.map((_, b) => rows.slice(b * G, (b + 1) * G));
 }
 
 /** Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under softmax(logits/T) restricted to the allowed tokens. */

@@ -14,19 +14,19 @@ import { grammarFor } from './grammar.js';
 import { advantages, overlongPenalty } from './loss.js';
 import { initWeights, makeParams, setVariable, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate } from './optim.js';
-import { ShardWorkers, readArrays } from './accel/index.js';
+import { ShardPool, readArrays } from './accel/index.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
   buildBatch, logProbs, refLogProbs, shardDecode, shardGrads, shardObjective,
-  type ShardInput, type ShardSetup, type ShardStats, type TrainRow,
+  type ShardInput, type ShardSetup, type ShardStats, type ShardStatTensors, type TrainRow,
 } from './train-step.js';
-import type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
+import type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
-export type { Policy, PolicyPrompt, Sample, TrainStats } from './types.js';
+export type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
 
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
 /**
@@ -36,19 +36,19 @@ const CHECKPOINT_FORMAT = 'cogen-solver/1';
  * against 359 ms for 256 (scratch measurement, B prompts × 8).
  */
 const PARALLEL_DECODE_ROWS = 128;
-/** The ShardModule the shard workers run (parallel.ts). */
+/** The ShardModule the shard workers run (accel/parallel.ts). */
 const TRAIN_STEP_MODULE = new URL('./train-step.ts', import.meta.url);
 
 export type Prompt = PolicyPrompt;
 
-/** One sampled answer, with what the update needs. */
+/** One sampled answer, with what the update needs: its tokens, sampling log-probs and grammar masks. */
 export type RolloutRow = DecodedRow;
 
-export interface Rollout {
-  rows: RolloutRow[];
-  groups: number;
-  groupSize: number;
-  temperature: number;
+/** The transformer's rollout: each answer's row, grouped as the answers, and the temperature it was sampled at. */
+export interface SolverRollout extends Rollout {
+  /** rows[g][i] holds answers[g][i] */
+  readonly rows: RolloutRow[][];
+  readonly temperature: number;
 }
 
 type Weights = Map<string, NamedTensor>;
@@ -68,24 +68,25 @@ async function readWeights(p: Params): Promise<Weights> {
   return out;
 }
 
-export class TransformerPolicy implements Policy {
+export class TransformerPolicy implements Policy<SolverRollout> {
   readonly backend: string;
   readonly mc: ModelConfig;
   private params: Params;
   private ref: Params | null = null;
   private opt: AdamW;
   private rng: Rng;
-  private rollout: Rollout | null = null;
-  /** Threads an update uses (this one and workersWanted − 1 shard workers, started on first use). */
-  private workersWanted: number;
-  private workers: ShardWorkers | null = null;
+  /** What every shard of an update or a decode shares (this thread's and the shard workers'). */
+  private readonly setup: ShardSetup;
+  /** Shard workers for data-parallel updates and decoding (started on first use). */
+  private readonly pool: ShardPool;
   /** kept answers for self-imitation; null when it is off */
   private replay: AnswerReplay | null;
 
-  constructor(readonly cfg: SolverConfig, backend: string, seed: number, private readonly log: (l: string) => void) {
+  constructor(readonly cfg: SolverConfig, backend: string, seed: number, log: (l: string) => void) {
     this.backend = backend;
     this.mc = modelConfig(cfg);
-    this.workersWanted = updateThreads(cfg.workers, backend);
+    this.setup = shardSetup(cfg, this.mc);
+    this.pool = new ShardPool(updateThreads(cfg.workers, backend), backend, TRAIN_STEP_MODULE, this.setup, log);
     this.replay = cfg.selfImitation ? new AnswerReplay() : null;
     const base = createRng(seed);
     const init = initWeights(this.mc, base.fork('init'));
@@ -99,10 +100,6 @@ export class TransformerPolicy implements Policy {
     return this.opt.step;
   }
 
-  lastRollout(): Rollout | null {
-    return this.rollout;
-  }
-
   // ------------------------------------------------------------------ sampling
   /** Prompt ids, truncated from the left to maxPromptLen (the end, nearest the answer, is kept). */
   private promptIds(text: string): number[] {
@@ -112,29 +109,24 @@ export class TransformerPolicy implements Policy {
   }
 
   /**
-   * G answers per prompt (or the greedy one): on this thread, or (from PARALLEL_DECODE_ROWS answers)
-   * split into contiguous chunks of prompts over the shard workers (parallel.ts). Each prompt has its
-   * own random stream, seeded from this policy's stream once per call, so the answers do not depend
-   * on the split.
+   * G answers per prompt (or the greedy one), rows[b][i]: on this thread, or (from
+   * PARALLEL_DECODE_ROWS answers) split into contiguous chunks of prompts over the shard workers.
+   * Each prompt has its own random stream, seeded from this policy's stream once per call, so the
+   * answers do not depend on the split.
    */
-  private async decodeBatch(prompts: Prompt[], G: number, greedy: boolean): Promise<RolloutRow[]> {
+  private async decodeBatch(prompts: Prompt[], G: number, greedy: boolean): Promise<RolloutRow[][]> {
     const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
     const dps: DecodePrompt[] = prompts.map((p, b) => ({ ids: this.promptIds(p.text), grammar: this.grammarOf(p), seed: `${seed}/${b}` }));
-    const setup = this.shardSetup();
-    const workers = dps.length >= 2 && dps.length * G >= PARALLEL_DECODE_ROWS ? await this.shardWorkers() : null;
-    if (workers) {
-      const n = Math.min(workers.size + 1, dps.length);
-      const starts = Array.from({ length: n + 1 }, (_, i) => Math.floor((i * dps.length) / n));
-      const chunks = starts.slice(0, n).map((from, i) => ({ prompts: dps.slice(from, starts[i + 1]), G, greedy }));
-      try {
-        const parts = await workers.decode<DecodedRow[]>(chunks.slice(1), await readArrays(this.params), () => shardDecode(this.params, setup, chunks[0]!));
-        // chunk-local group indices → batch indices
-        return parts.flatMap((rows, i) => rows.map((r) => ({ ...r, group: r.group + starts[i]! })));
-      } catch (e) {
-        this.dropWorkers(e as Error);
-      }
+    if (dps.length >= 2 && dps.length * G >= PARALLEL_DECODE_ROWS) {
+      const parts = await this.pool.run(async (workers) => {
+        const n = Math.min(workers.size + 1, dps.length);
+        const starts = Array.from({ length: n + 1 }, (_, i) => Math.floor((i * dps.length) / n));
+        const chunks = starts.slice(0, n).map((from, i) => ({ prompts: dps.slice(from, starts[i + 1]), G, greedy }));
+        return workers.decode(chunks.slice(1), await readArrays(this.params), () => shardDecode(this.params, this.setup, chunks[0]!));
+      });
+      if (parts) return parts.flat();
     }
-    return decodeRows(this.params, this.mc, setup.decode, dps, G, greedy);
+    return decodeRows(this.params, this.mc, this.setup.decode, dps, G, greedy);
   }
 
   /** The grammar a prompt's answers are decoded in: its shape when typed answers are on, else its kind. */
@@ -149,188 +141,156 @@ export class TransformerPolicy implements Policy {
     return g.minRemaining(g.start()) <= this.cfg.model.maxAnswerLen ? p.shape : p.kind;
   }
 
-  async sample(prompts: Prompt[], groupSize: number): Promise<Sample[][]> {
+  async sample(prompts: Prompt[], groupSize: number): Promise<SolverRollout> {
     const rows = prompts.length ? await this.decodeBatch(prompts, groupSize, false) : [];
-    this.rollout = { rows, groups: prompts.length, groupSize, temperature: this.cfg.sampling.temperature };
-    const out: Sample[][] = prompts.map(() => []);
-    for (const r of rows) out[r.group]!.push({ group: r.group, text: r.text });
-    return out;
+    return { answers: rows.map((group) => group.map((r) => r.text)), rows, temperature: this.cfg.sampling.temperature };
   }
 
   async greedy(prompts: Prompt[]): Promise<string[]> {
     if (!prompts.length) return [];
-    return (await this.decodeBatch(prompts, 1, true)).map((r) => r.text);
+    return (await this.decodeBatch(prompts, 1, true)).map((group) => group[0]!.text);
   }
 
   // ------------------------------------------------------------------ training
-  /** The last rollout's kept rows with their advantages (G per kept group); none when no group is left. */
-  private prepare(rewards: number[][]): { meanReward: number; rows: TrainRow[]; groups: number } {
-    const ro = this.rollout;
-    if (!ro) throw new Error('update() before sample()');
-    if (rewards.length !== ro.groups || rewards.some((g) => g.length !== ro.groupSize)) {
-      throw new Error(`update(): rewards must be [${ro.groups}][${ro.groupSize}]`);
+  /**
+   * The groups that carry a gradient, each row with its advantage (none when dynamic sampling drops
+   * every group), and the batch's mean raw reward.
+   */
+  private prepare(rows: RolloutRow[][], rewards: number[][]): { meanReward: number; groups: TrainRow[][] } {
+    if (rewards.length !== rows.length || rewards.some((g, b) => g.length !== rows[b]!.length)) {
+      throw new Error(`update(): rewards must be [${rows.length}][${rows[0]?.length ?? 0}]`);
     }
     const lc = this.cfg.loss;
     const maxA = this.cfg.model.maxAnswerLen;
     const overlong = lc.overlong.enabled ?? lc.type === 'dapo';
-    const shaped = rewards.map((g, b) => g.map((r, i) => {
-      const row = ro.rows[b * ro.groupSize + i]!;
-      return overlong ? r + overlongPenalty(row.text.length, maxA, lc.overlong.cache, lc.overlong.penalty) : r;
-    }));
+    const shaped = rewards.map((g, b) => g.map((r, i) =>
+      overlong ? r + overlongPenalty(rows[b]![i]!.text.length, maxA, lc.overlong.cache, lc.overlong.penalty) : r));
     const adv = advantages(shaped, lc.scale);
-    const keep: number[] = [];
-    shaped.forEach((g, b) => {
-      if (!lc.dynamicSampling || g.some((r) => r !== g[0])) keep.push(b);
-    });
     const meanReward = rewards.flat().reduce((a, b) => a + b, 0) / Math.max(1, rewards.flat().length);
-    const rows = keep.flatMap((b) => ro.rows.slice(b * ro.groupSize, (b + 1) * ro.groupSize).map((row, i) => ({ ...row, adv: adv[b]![i]! })));
-    return { meanReward, rows, groups: keep.length };
+    // dynamic sampling: a group whose rewards are all equal has no advantage to learn from
+    const groups = rows.flatMap((group, b) => {
+      const g = shaped[b]!;
+      if (lc.dynamicSampling && g.every((r) => r === g[0])) return [];
+      return [group.map((row, i) => ({ ...row, adv: adv[b]![i]! }))];
+    });
+    return { meanReward, groups };
   }
 
-  private shardSetup(): ShardSetup {
-    const { epsLow, epsHigh } = clipRange(this.cfg.loss);
-    const loss = { type: this.cfg.loss.type, epsLow, epsHigh, beta: this.cfg.loss.beta, maxLen: this.cfg.model.maxAnswerLen + 1 };
-    const m = this.cfg.model;
-    return { mc: this.mc, loss, entropy: this.cfg.loss.entropy, decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: this.cfg.sampling } };
+  /** Groups of rows as one shard's input (without normalisers: the whole batch, the published reductions). */
+  private trainInput(groups: TrainRow[][], temperature: number): Omit<ShardInput, 'norm'> {
+    return { batch: buildBatch(groups, this.cfg.model.maxPromptLen), temperature };
   }
 
-  /** The whole batch of kept rows as one shard input (no normalisers: the published reductions). */
-  private wholeBatch(rows: TrainRow[]): Omit<ShardInput, 'norm'> {
-    return { batch: buildBatch(rows, this.rollout!.groupSize, this.cfg.model.maxPromptLen), temperature: this.rollout!.temperature };
-  }
-
-  /** Each row's answer log-probs under the current weights, at the rollout's temperature (rows in groups of G). */
-  private async currentLogProbs(rows: RolloutRow[], G: number): Promise<Float32Array[]> {
-    const b = buildBatch(rows.map((r) => ({ ...r, adv: 0 })), G, this.cfg.model.maxPromptLen);
-    const lp = tf.tidy(() => logProbs(this.params, this.mc, b, this.rollout!.temperature).logp);
+  /** Each row's answer log-probs under the current weights, at `temperature`, grouped as the rows. */
+  private async currentLogProbs(rows: RolloutRow[][], temperature: number): Promise<Float32Array[][]> {
+    const b = buildBatch(rows.map((g) => g.map((r) => ({ ...r, adv: 0 }))), this.cfg.model.maxPromptLen);
+    const lp = tf.tidy(() => logProbs(this.params, this.mc, b, temperature).logp);
     const d = (await lp.data()) as Float32Array;
     lp.dispose();
-    return rows.map((r, i) => d.slice(i * b.A, i * b.A + r.answer.length));
+    let i = 0;
+    return rows.map((g) => g.map((r) => {
+      const at = i++ * b.A; // row i of the batch
+      return d.slice(at, at + r.answer.length);
+    }));
   }
 
-  /** Recomputes the last rollout's log-probs with the current weights (for tests: equals the sampling log-probs). */
-  async recomputeLogProbs(): Promise<{ sampled: number[][]; recomputed: number[][] }> {
-    const ro = this.rollout;
-    if (!ro) throw new Error('no rollout');
-    const recomputed = await this.currentLogProbs(ro.rows, ro.groupSize);
-    return { sampled: ro.rows.map((r) => Array.from(r.oldLogp)), recomputed: recomputed.map((x) => Array.from(x)) };
+  /** A rollout's log-probs, as sampled and as the current weights give them (for tests: equal before an update). */
+  async recomputeLogProbs(rollout: SolverRollout): Promise<{ sampled: number[][][]; recomputed: number[][][] }> {
+    const recomputed = await this.currentLogProbs(rollout.rows, rollout.temperature);
+    return {
+      sampled: rollout.rows.map((g) => g.map((r) => Array.from(r.oldLogp))),
+      recomputed: recomputed.map((g) => g.map((x) => Array.from(x))),
+    };
   }
 
   /**
    * Gradients and stats of one inner iteration: on this thread alone, or split by group over the
-   * shard workers (parallel.ts) when there are any and at least two groups to split.
+   * shard workers when there are any and at least two groups to split.
    */
-  private async iterationGrads(rows: TrainRow[], groups: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
-    const ro = this.rollout!;
-    const setup = this.shardSetup();
-    const workers = groups >= 2 ? await this.shardWorkers() : null;
-    if (workers) {
-      // contiguous runs of whole groups, as even as the group count allows
-      const shards = Math.min(workers.size + 1, groups);
-      const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
-      const inputs: ShardInput[] = [];
-      for (let i = 0; i < shards; i++) {
-        const from = Math.floor((i * groups) / shards) * ro.groupSize;
-        const to = Math.floor(((i + 1) * groups) / shards) * ro.groupSize;
-        inputs.push({ ...this.wholeBatch(rows.slice(from, to)), norm });
-      }
-      const ref = this.ref;
-      try {
-        const out = await workers.grads(inputs.slice(1), await readArrays(this.params), async () => (ref ? readArrays(ref) : undefined), () => shardGrads(this.params, ref, setup, inputs[0]!));
-        return { grads: out.grads, stats: out.stats as ShardStats };
-      } catch (e) {
-        this.dropWorkers(e as Error);
-      }
+  private async iterationGrads(groups: TrainRow[][], temperature: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
+    if (groups.length >= 2) {
+      const out = await this.pool.run(async (workers) => {
+        // contiguous runs of whole groups, as even as the group count allows; each normalised by the whole batch
+        const shards = Math.min(workers.size + 1, groups.length);
+        const rows = groups.flat();
+        const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
+        const inputs: ShardInput[] = Array.from({ length: shards }, (_, i) => ({
+          ...this.trainInput(groups.slice(Math.floor((i * groups.length) / shards), Math.floor(((i + 1) * groups.length) / shards)), temperature),
+          norm,
+        }));
+        const ref = this.ref;
+        return workers.grads(inputs.slice(1), await readArrays(this.params), async () => (ref ? readArrays(ref) : undefined), () => shardGrads(this.params, ref, this.setup, inputs[0]!));
+      });
+      if (out) return out;
     }
-    return shardGrads(this.params, this.ref, setup, this.wholeBatch(rows));
+    return shardGrads(this.params, this.ref, this.setup, this.trainInput(groups, temperature));
   }
 
-  /** Self-imitation (replay.ts): the rewards with kept answers in; replaced rows get the current log-probs as old ones. */
-  private async replayAnswers(rewards: number[][]): Promise<number[][]> {
-    const ro = this.rollout!;
+  /**
+   * Self-imitation (replay.ts), update's first step: the rows and rewards with kept answers in;
+   * a replaced row's old log-probs are the current policy's. The rollout is left as it is.
+   */
+  async withKeptAnswers(rollout: SolverRollout, rewards: number[][]): Promise<{ rows: RolloutRow[][]; rewards: number[][] }> {
+    const rows = rollout.rows;
     // a malformed rewards array is prepare()'s to report
-    if (rewards.length !== ro.groups || rewards.some((g) => g.length !== ro.groupSize)) return rewards;
-    const out = this.replay!.apply(ro.rows, rewards, ro.groupSize);
+    if (!this.replay || rewards.length !== rows.length || rewards.some((g, b) => g.length !== rows[b]!.length)) return { rows, rewards };
+    const out = this.replay.apply(rows, rewards);
     if (out.replaced.length > 0) {
-      // one row from each of several groups: a batch of groups of one
-      const lps = await this.currentLogProbs(out.replaced.map((i) => ro.rows[i]!), 1);
-      out.replaced.forEach((i, r) => { ro.rows[i]!.oldLogp = lps[r]!; });
+      // the first row of each of several groups: a batch of groups of one
+      const lps = await this.currentLogProbs(out.replaced.map((b) => [out.rows[b]![0]!]), rollout.temperature);
+      out.replaced.forEach((b, r) => { out.rows[b]![0]!.oldLogp = lps[r]![0]!; });
     }
-    return out.rewards;
+    return { rows: out.rows, rewards: out.rewards };
   }
 
-  /** After a shard worker failed: stops them all and carries on on this thread (no step is lost). */
-  private dropWorkers(e: Error): void {
-    this.log(`solver: ${e.message}; updates and decoding go on on one thread`);
-    void this.workers?.close();
-    this.workers = null;
-    this.workersWanted = 1;
-  }
-
-  /** The shard workers, started on first use; null when this policy runs on one thread. */
-  private async shardWorkers(): Promise<ShardWorkers | null> {
-    if (this.workersWanted <= 1) return null;
-    if (!this.workers) {
-      try {
-        this.workers = await ShardWorkers.start(this.workersWanted - 1, this.backend, TRAIN_STEP_MODULE, this.shardSetup());
-        this.log(`solver: data-parallel updates and decoding on ${this.workersWanted} threads (this one and ${this.workersWanted - 1} shard worker${this.workersWanted > 2 ? 's' : ''})`);
-      } catch (e) {
-        this.log(`solver: shard workers did not start (${(e as Error).message}); updates and decoding run on one thread`);
-        this.workersWanted = 1;
-        return null;
-      }
-    }
-    return this.workers;
-  }
-
-  async update(rewards: number[][]): Promise<TrainStats> {
-    if (this.replay && this.rollout) rewards = await this.replayAnswers(rewards);
-    const prep = this.prepare(rewards);
-    if (prep.rows.length === 0) {
+  async update(rollout: SolverRollout, rewards: number[][]): Promise<TrainStats> {
+    const kept = await this.withKeptAnswers(rollout, rewards);
+    const prep = this.prepare(kept.rows, kept.rewards);
+    const rows = prep.groups.flat();
+    if (rows.length === 0) {
       return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.cfg.optim), reward: prep.meanReward };
     }
-    const acc = [0, 0, 0, 0];
+    const mu = this.cfg.loss.mu;
+    // the stats' mean over the μ inner iterations
+    const mean: ShardStats = { loss: 0, clipFraction: 0, kl: 0, entropy: 0 };
     let lr = 0;
     let gradNorm = 0;
-    for (let it = 0; it < this.cfg.loss.mu; it++) {
-      const { grads, stats } = await this.iterationGrads(prep.rows, prep.groups);
+    for (let it = 0; it < mu; it++) {
+      const { grads, stats } = await this.iterationGrads(prep.groups, rollout.temperature);
       const r = this.opt.apply(grads);
       lr = r.lr;
       gradNorm = (await r.gradNorm.data())[0]!;
       r.gradNorm.dispose();
-      for (let i = 0; i < 4; i++) acc[i]! += stats[i]! / this.cfg.loss.mu;
+      for (const k of Object.keys(mean) as (keyof ShardStats)[]) mean[k] += stats[k] / mu;
     }
-    const tokens = prep.rows.reduce((a, r) => a + r.answer.length, 0);
     return {
-      loss: acc[0]!, clipFraction: acc[1]!, kl: acc[2]!, entropy: acc[3]!,
-      meanAbsAdvantage: prep.rows.reduce((a, r) => a + Math.abs(r.adv), 0) / prep.rows.length,
-      tokens, groups: prep.groups, lr, reward: prep.meanReward, gradNorm,
+      ...mean,
+      meanAbsAdvantage: rows.reduce((a, r) => a + Math.abs(r.adv), 0) / rows.length,
+      tokens: rows.reduce((a, r) => a + r.answer.length, 0), groups: prep.groups.length, lr, reward: prep.meanReward, gradNorm,
     };
   }
 
-  /** Loss and gradients on the last rollout without stepping, on this thread (for gradient checks). */
-  async lossAndGrads(rewards: number[][]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
-    const { rows } = this.prepare(rewards);
-    if (rows.length === 0) throw new Error('no group with a gradient');
-    const { grads: g, stats } = shardGrads(this.params, this.ref, this.shardSetup(), this.wholeBatch(rows));
-    const loss = stats[0];
+  /** Loss and gradients on a rollout without stepping, on this thread (for gradient checks). */
+  async lossAndGrads(rollout: SolverRollout, rewards: number[][]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
+    const { groups } = this.prepare(rollout.rows, rewards);
+    if (groups.length === 0) throw new Error('no group with a gradient');
+    const { grads: g, stats } = shardGrads(this.params, this.ref, this.setup, this.trainInput(groups, rollout.temperature));
     const out = new Map<string, Float32Array>();
     for (const [n, t] of g) { out.set(n, (await t.data()) as Float32Array); t.dispose(); }
-    return { loss, grads: out };
+    return { loss: stats.loss, grads: out };
   }
 
   /** The loss only (for finite differences). */
-  async lossOnly(rewards: number[][]): Promise<number> {
-    const { rows } = this.prepare(rewards);
-    if (rows.length === 0) throw new Error('no group with a gradient');
-    const setup = this.shardSetup();
-    const input = this.wholeBatch(rows);
-    const ref = refLogProbs(this.ref, setup, input);
-    const stats: tf.Tensor[] = [];
-    const l = tf.tidy(() => shardObjective(this.params, setup, input, ref, stats)());
+  async lossOnly(rollout: SolverRollout, rewards: number[][]): Promise<number> {
+    const { groups } = this.prepare(rollout.rows, rewards);
+    if (groups.length === 0) throw new Error('no group with a gradient');
+    const input = this.trainInput(groups, rollout.temperature);
+    const ref = refLogProbs(this.ref, this.setup, input);
+    const kept: { stats?: ShardStatTensors } = {};
+    const l = tf.tidy(() => shardObjective(this.params, this.setup, input, ref, (s) => { kept.stats = s; })());
     const v = (await l.data())[0]!;
     l.dispose();
-    for (const s of stats) s.dispose();
+    if (kept.stats) tf.dispose(Object.values(kept.stats));
     ref?.dispose();
     return v;
   }
@@ -400,13 +360,11 @@ export class TransformerPolicy implements Policy {
       this.replay = AnswerReplay.fromJSON(JSON.parse(kept) as [string, KeptJson][]);
     }
     this.rng = createRng(state.rng);
-    this.rollout = null;
-    this.workers?.resetRef();
+    this.pool.resetRef();
   }
 
   dispose(): void {
-    void this.workers?.close();
-    this.workers = null;
+    this.pool.close();
     for (const v of this.params.values()) v.dispose();
     if (this.ref) for (const v of this.ref.values()) v.dispose();
     this.opt.dispose();
@@ -421,6 +379,14 @@ function updateThreads(workers: number, backend: string): number {
   if (backend !== 'wasm' && backend !== 'cpu') return 1;
   if (workers > 0) return workers;
   return backend === 'wasm' ? Math.min(4, availableParallelism()) : 1;
+}
+
+/** What every shard of this policy's updates and decodes shares (sent to a shard worker once). */
+function shardSetup(cfg: SolverConfig, mc: ModelConfig): ShardSetup {
+  const { epsLow, epsHigh } = clipRange(cfg.loss);
+  const loss = { type: cfg.loss.type, epsLow, epsHigh, beta: cfg.loss.beta, maxLen: cfg.model.maxAnswerLen + 1 };
+  const m = cfg.model;
+  return { mc, loss, entropy: cfg.loss.entropy, decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: cfg.sampling } };
 }
 
 export async function createPolicy(cfg: SolverConfig, opts: { seed: number; log?: (line: string) => void }): Promise<TransformerPolicy> {

@@ -36,31 +36,30 @@ export class AnswerReplay {
   }
 
   /**
-   * Keeps the right answers of this rollout and puts kept answers into the groups that found none.
-   * Returns the rewards the update should use and the rows that were replaced (their oldLogp is
-   * the caller's to set).
+   * Keeps the right answers of this rollout (rows[b][i], rewards[b][i]) and puts kept answers into
+   * the groups that found none. Returns the rows and rewards the update should use, and the groups
+   * whose first row was replaced (its oldLogp, still the sampled answer's, is the caller's to set).
+   * The arguments are left as they are.
    */
-  apply(rows: DecodedRow[], rewards: number[][], G: number): { rewards: number[][]; replaced: number[] } {
+  apply(rows: DecodedRow[][], rewards: number[][]): { rows: DecodedRow[][]; rewards: number[][]; replaced: number[] } {
+    const outRows = rows.map((g) => g.slice());
     const out = rewards.map((g) => g.slice());
     const replaced: number[] = [];
     for (let b = 0; b < out.length; b++) {
-      const key = rows[b * G]!.prompt.join(',');
+      const key = rows[b]![0]!.prompt.join(',');
       const hit = out[b]!.findIndex((r) => r >= 1);
       if (hit >= 0) {
-        const row = rows[b * G + hit]!;
+        const row = rows[b]![hit]!;
         if (!this.kept.has(key)) this.kept.set(key, { answer: row.answer.slice(), allowed: row.allowed, text: row.text });
         continue;
       }
       const k = this.kept.get(key);
       if (!k) continue;
-      const row = rows[b * G]!;
-      row.answer = k.answer.slice();
-      row.allowed = k.allowed;
-      row.text = k.text;
+      outRows[b]![0] = { ...rows[b]![0]!, answer: k.answer.slice(), allowed: k.allowed, text: k.text };
       out[b]![0] = 1;
-      replaced.push(b * G);
+      replaced.push(b);
     }
-    return { rewards: out, replaced };
+    return { rows: outRows, rewards: out, replaced };
   }
 
   toJSON(): [string, KeptJson][] {

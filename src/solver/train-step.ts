@@ -1,7 +1,7 @@
 // One shard of a GRPO-family update: the training batch built from rollout rows, the masked
 // log-probs, and the loss and gradients of that batch; and one chunk of decoding (decode.ts). The
-// policy (index.ts) runs them on this thread; the shard workers (parallel.ts) import this module
-// and run the same code on their shards, so both compute the same math.
+// policy (index.ts) runs them on this thread; the shard workers (accel/parallel.ts) import this
+// module and run the same code on their shards, so both compute the same math.
 //
 // A shard's loss is normalised by the whole update's rows and tokens (`norm`): the sum of the shard
 // losses, and so of their gradients, is then the loss of the whole batch (loss.ts).
@@ -63,10 +63,12 @@ export interface ShardInput {
   norm: LossNorm;
 }
 
-/** Rows of G consecutive answers per group (the G rows of a group share their prompt). */
-export function buildBatch(rows: TrainRow[], G: number, maxPromptLen: number): TrainBatch {
+/** The batch of groups[b][i], answer i to prompt b (the G rows of a group share their prompt). */
+export function buildBatch(groups: TrainRow[][], maxPromptLen: number): TrainBatch {
+  const rows = groups.flat();
   const N = rows.length;
-  const B = N / G;
+  const B = groups.length;
+  const G = groups[0]!.length;
   const S = Math.max(...rows.map((r) => r.prompt.length)) + 1; // <sep> column
   const A = Math.max(...rows.map((r) => r.answer.length));
   const Tp = S + 1; // pads, <bos>, prompt, <sep>
@@ -79,7 +81,7 @@ export function buildBatch(rows: TrainRow[], G: number, maxPromptLen: number): T
   const gmask = new Float32Array(N * A * VOCAB_SIZE);
   const advs = new Float32Array(N);
   for (let g = 0; g < B; g++) {
-    const ids = rows[g * G]!.prompt;
+    const ids = groups[g]![0]!.prompt;
     pad[g] = S - 1 - ids.length;
     prompt[g * Tp + pad[g]!] = BOS;
     prompt.set(ids, g * Tp + pad[g]! + 1);
@@ -117,15 +119,26 @@ export function logProbs(params: Params, mc: ModelConfig, b: TrainBatch, tempera
   return { logp, ent };
 }
 
-/** Stats of a shard, each already divided by the whole update's normaliser: [loss, clip fraction, KL, entropy]. */
-export type ShardStats = [number, number, number, number];
+/** Stats of a shard, each already divided by the whole update's normaliser. */
+export type ShardStats = {
+  loss: number;
+  /** fraction of tokens (sequences for gspo) whose term was clipped */
+  clipFraction: number;
+  /** masked mean of k3 against the reference (0 without one) */
+  kl: number;
+  /** masked mean entropy of the sampling distribution */
+  entropy: number;
+};
+
+/** ShardStats as kept scalar tensors, while the objective runs. */
+export type ShardStatTensors = { [K in keyof ShardStats]: tf.Scalar };
 
 /**
- * The objective of one shard: a closure for tf.variableGrads that pushes its stats (kept tensors)
- * into `stats`. `ref` holds the frozen reference's log-probs when β > 0. Without `norm` the shard is
+ * The objective of one shard: a closure for tf.variableGrads that hands its stats (kept tensors) to
+ * `onStats`. `ref` holds the frozen reference's log-probs when β > 0. Without `norm` the shard is
  * the whole batch (the published reductions, as loss.ts writes them).
  */
-export function shardObjective(params: Params, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>, ref: tf.Tensor2D | undefined, stats: tf.Tensor[]) {
+export function shardObjective(params: Params, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>, ref: tf.Tensor2D | undefined, onStats: (s: ShardStatTensors) => void) {
   const b = input.batch;
   const norm = 'norm' in input ? input.norm : undefined;
   return (): tf.Scalar => {
@@ -133,7 +146,7 @@ export function shardObjective(params: Params, setup: ShardSetup, input: ShardIn
     const mask = tf.tensor2d(b.mask, [b.N, b.A]);
     const out = policyLoss({ logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs) }, { ...setup.loss, norm });
     const entropy = tf.div(tf.sum(tf.mul(ent, mask)), norm ? norm.tokens : tf.maximum(tf.sum(mask), 1));
-    stats.push(tf.keep(out.loss.clone()), tf.keep(out.clipFraction), tf.keep(out.kl), tf.keep(entropy));
+    onStats({ loss: tf.keep(out.loss.clone()), clipFraction: tf.keep(out.clipFraction), kl: tf.keep(out.kl), entropy: tf.keep(entropy as tf.Scalar) });
     return setup.entropy > 0 ? tf.sub(out.loss, tf.mul(entropy, setup.entropy)) as tf.Scalar : out.loss;
   };
 }
@@ -157,20 +170,22 @@ export function gradsByName(params: Params, f: () => tf.Scalar): Map<string, tf.
 /** One shard's gradients and stats (normalised by input.norm; without it, the shard is the whole batch). */
 export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>): { grads: Map<string, tf.Tensor>; stats: ShardStats } {
   const refLp = refLogProbs(ref, setup, input);
-  const stats: tf.Tensor[] = [];
+  const kept: { stats?: ShardStatTensors } = {};
   try {
-    const grads = gradsByName(params, shardObjective(params, setup, input, refLp, stats));
-    return { grads, stats: stats.map((s) => s.dataSync()[0]!) as ShardStats };
+    const grads = gradsByName(params, shardObjective(params, setup, input, refLp, (s) => { kept.stats = s; }));
+    const read = (t: tf.Scalar): number => t.dataSync()[0]!;
+    const s = kept.stats!;
+    return { grads, stats: { loss: read(s.loss), clipFraction: read(s.clipFraction), kl: read(s.kl), entropy: read(s.entropy) } };
   } finally {
     refLp?.dispose();
-    for (const s of stats) s.dispose();
+    if (kept.stats) tf.dispose(Object.values(kept.stats));
   }
 }
 
 /** Parameter shapes of a shard's model (for a worker's own copy). */
 export const shardParamShapes = (setup: ShardSetup): [string, number[]][] => paramShapes(setup.mc);
 
-/** One chunk's decoded rows (group indices local to the chunk). */
-export function shardDecode(params: Params, setup: ShardSetup, input: DecodeInput): Promise<DecodedRow[]> {
+/** One chunk's decoded rows, rows[b][i] for the chunk's prompt b. */
+export function shardDecode(params: Params, setup: ShardSetup, input: DecodeInput): Promise<DecodedRow[][]> {
   return decodeRows(params, setup.mc, setup.decode, input.prompts, input.G, input.greedy);
 }

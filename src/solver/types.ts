@@ -1,10 +1,13 @@
 // The solver's interface as the loop sees it (DESIGN.md, "Solver and the GRPO family").
 import type { AnswerKind, AnswerShape } from '../../core/task.js';
 
-export interface Sample {
-  /** Index of the prompt in the request; answers with the same index form one group. */
-  group: number;
-  text: string;
+/**
+ * What sample() returns and update() takes back: the G answers to each prompt, and whatever else the
+ * policy needs to learn from them, so that a policy keeps no state between the two calls.
+ */
+export interface Rollout {
+  /** answers[g][i]: answer i of the G to prompt g */
+  readonly answers: string[][];
 }
 
 export interface TrainStats {
@@ -31,14 +34,15 @@ export interface PolicyPrompt {
   shape?: AnswerShape;
 }
 
-export interface Policy {
+/** A policy; R is its rollout (update takes back only rollouts its own sample returned). */
+export interface Policy<R extends Rollout = Rollout> {
   readonly backend: string;
-  /** G samples per prompt, decoding constrained to the answer grammar of each prompt's kind (or shape). */
-  sample(prompts: PolicyPrompt[], groupSize: number): Promise<Sample[][]>;
+  /** G answers per prompt, decoding constrained to the answer grammar of each prompt's kind (or shape). */
+  sample(prompts: PolicyPrompt[], groupSize: number): Promise<R>;
   /** Greedy answers, for mastery probes and evaluation. */
   greedy(prompts: PolicyPrompt[]): Promise<string[]>;
-  /** One GRPO-family update on the last sampled batch with its rewards (rewards[g][i]). */
-  update(rewards: number[][]): Promise<TrainStats>;
+  /** One GRPO-family update on a rollout with its rewards, grouped as its answers (rewards[g][i]). */
+  update(rollout: R, rewards: number[][]): Promise<TrainStats>;
   save(dir: string): Promise<void>;
   load(dir: string): Promise<void>;
   dispose(): void;

@@ -6,3 +6,4 @@
 export { patchWasmKernels } from './wasm-kernels.js';
 export { setFastWasmKernels } from './heap.js';
 export { ShardWorkers, readArrays, type ShardModule, type WeightArrays } from './parallel.js';
+export { ShardPool } from './shard-pool.js';

@@ -18,7 +18,8 @@ import type { Params } from '../model.js';
 const WORKER_URL = new URL('./shard-worker.mjs', import.meta.url);
 
 export type WeightArrays = Record<string, Float32Array>;
-type Stats = number[];
+/** A shard's named stats; the shards' are summed. */
+type Stats = Record<string, number>;
 
 /** What a worker imports: its model's parameter shapes, one shard's gradients and stats, and (optionally) a decode. */
 export interface ShardModule<Setup = unknown, Input = unknown> {
@@ -83,14 +84,14 @@ export class ShardWorkers {
    * Posts inputs[i] to worker i, runs `local` (this thread's shard) meanwhile, and returns the
    * summed gradients (local first, then the workers in order) and summed stats.
    */
-  async grads(
+  async grads<S extends Stats>(
     inputs: unknown[],
     weights: WeightArrays,
     ref: () => Promise<WeightArrays | undefined>,
-    local: () => { grads: Map<string, tf.Tensor>; stats: Stats },
-  ): Promise<{ grads: Map<string, tf.Tensor>; stats: Stats }> {
+    local: () => { grads: Map<string, tf.Tensor>; stats: S },
+  ): Promise<{ grads: Map<string, tf.Tensor>; stats: S }> {
     const sent = await this.post('grads', inputs, weights, ref);
-    let mine: { grads: Map<string, tf.Tensor>; stats: Stats };
+    let mine: { grads: Map<string, tf.Tensor>; stats: S };
     try {
       mine = local();
     } catch (e) {
@@ -98,15 +99,15 @@ export class ShardWorkers {
       throw e;
     }
     const replies = await settle(sent, () => { for (const g of mine.grads.values()) g.dispose(); });
-    const stats = [...mine.stats];
+    const stats: Stats = { ...mine.stats };
     const grads = new Map<string, tf.Tensor>();
     for (const [name, g] of mine.grads) {
       const parts = replies.map((r) => (r as { grads: WeightArrays }).grads[name]!);
       grads.set(name, tf.tidy(() => tf.addN([g, ...parts.map((p) => tf.tensor(p, g.shape, 'float32'))])));
       g.dispose();
     }
-    for (const r of replies) (r as { stats: Stats }).stats.forEach((s, i) => (stats[i] = stats[i]! + s));
-    return { grads, stats };
+    for (const r of replies) for (const [k, s] of Object.entries((r as { stats: Stats }).stats)) stats[k] = stats[k]! + s;
+    return { grads, stats: stats as S };
   }
 
   /** Posts inputs[i] to worker i for its ShardModule's shardDecode, runs `local` meanwhile; returns [local, ...workers' results]. */
