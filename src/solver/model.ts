@@ -143,8 +143,8 @@ export function gelu(x: tf.Tensor): tf.Tensor {
   return f(x);
 }
 
-// One fused op (wasm: the bias starts the SIMD matMul's sums; the gradient is tfjs-core's: two matMuls
-// and a sum over rows for the bias).
+// x·w + b as one op (on wasm, accel/'s SIMD matMul starts its sums from the bias; the gradient is
+// tfjs-core's: two matMuls and a sum over rows for the bias).
 const linear = (x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D => tf.fused.matMul({ a: x, b: w as tf.Tensor2D, bias: b }) as tf.Tensor2D;
 
 /** Token embeddings of int ids [n]: one-hot matMul where tf.gather has no gradient (wasm), gather elsewhere. */
