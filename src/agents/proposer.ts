@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Input, Json, TaskDraft } from '../../core/task.js';
 import { createRng } from '../../core/rng.js';
+import { learnability, solveRate } from '../../core/rules.js';
 import type { ProposerConfig } from './config.js';
 import { chatMessages, createChatClient, estimateTokens, LlmCallError, redactSecrets, type ChatClient, type ChatUsage, type ClientDeps, type TokenCount } from './model.js';
 import { PROPOSAL_LIMITS, pickReferences, proposerPrompt, promptText, type ProposalRequest } from './prompts.js';
@@ -297,9 +298,5 @@ export function toProposalRecord(
   };
 }
 
-/** The proposer's reward for a task, as Absolute Zero defines it: 1 − p for 0 < p < 1, else 0 (p = solve rate, reward ≥ 1 counts as solved). */
-export function learnabilityReward(rewards: number[]): number {
-  if (rewards.length === 0) return 0;
-  const p = rewards.filter((r) => r >= 1).length / rewards.length;
-  return p > 0 && p < 1 ? 1 - p : 0;
-}
+/** The proposer's reward for a task, as Absolute Zero defines it: the learnability of its group's solve rate. */
+export const learnabilityReward = (rewards: readonly number[]): number => learnability(solveRate(rewards));
