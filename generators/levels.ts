@@ -43,7 +43,7 @@ export interface ExprSpec {
   /** Chance that an inner hole becomes a leaf even when depth remains. */
   leaf?: number;
   /** Range of integer literals. */
-  ints?: [number, number];
+  ints?: readonly [number, number];
   /** Words for string literals. */
   words?: readonly string[];
 }
@@ -63,16 +63,20 @@ export interface Level {
 
 /** One line per level naming its knobs: shape, parameters, generated expressions, inputs. */
 export function describeLevels(family: string, levels: readonly Level[]): string[] {
-  return levels.map((level, i) => {
-    const before = i > 0 ? exprsOf(levels[i - 1]!) : new Map<string, ExprSpec>();
-    return [level, ...(level.or ?? [])].map((shape) => describeShape(family, shape, before)).join(' | or: ');
+  let before = new Map<string, ExprSpec>();
+  return levels.map((level) => {
+    // Each expression is named in full where it first appears, and as a change after that.
+    const now = new Map<string, ExprSpec>();
+    const text = [level, ...(level.or ?? [])]
+      .map((shape) => {
+        const line = describeShape(family, shape, new Map([...before, ...now]));
+        for (const [role, e] of present(shape.exprs)) if (!now.has(role)) now.set(role, e);
+        return line;
+      })
+      .join(' | or: ');
+    before = new Map([...before, ...now]);
+    return text;
   });
-}
-
-function exprsOf(level: Level): Map<string, ExprSpec> {
-  const out = new Map<string, ExprSpec>();
-  for (const shape of [level, ...(level.or ?? [])]) for (const [role, e] of present(shape.exprs)) if (!out.has(role)) out.set(role, e);
-  return out;
 }
 
 function describeShape(family: string, level: Level, before: Map<string, ExprSpec>): string {

@@ -1,15 +1,8 @@
 // Recursion: linear recursion on n with a generated combination of n and f(n - d); recursion over
 // arrays and strings by slicing; tree recursion (two calls); accumulator parameters; digit recursion.
-//
-// Knobs per level (shape, combination depth, input bounds):
-//   0: if (n <= 0) return b; return f(n - 1) + E(n), E a leaf or one operator; n 0-6
-//   1: base case n <= c (c 0-1), step 1-2, combination C(n, f(n - d)) of depth 2 with + - *; n 0-8
-//   2: recursion over an array (xs[0], f(xs.slice(1))) or a string (s.charAt(0), f(s.slice(1))) with a generated combination of depth 1-2 (array, str); 0-5 elements
-//   3: tree recursion C(f(n - 1), f(n - 2), n) of depth 3 with a generated base E(n) (Fibonacci-like); or digits f(floor(n / 10)) with n % 10 (numtheory); n 0-10 / 0-9999
-//   4: accumulator recursion f(n - d, A(acc, n)) with a guarded step of depth 3 (cond) and a generated result of depth 2; n 0-9, acc 0-9
 import { bin, call, gen, idx, if_, lit, meth, newCtx, prods, prop, ret, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
-import { ranges } from '../levels.js';
+import { drawSpan, ranges, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'recursion';
@@ -24,7 +17,58 @@ export const recursionSkills = [
   skill(F, 'accumulator', 'accumulator parameters', 'Threads an accumulator through tail calls.', ['recursion.combine', 'cond.ternary'], 4),
 ];
 
-const RANGES = [ranges([0, 6]), ranges([0, 8]), ranges([0, 9], [0, 5], [0, 5], 'abcde'), ranges([0, 10]), ranges([0, 9])];
+const STR_WORDS = ['x', 'a', '-'];
+
+const OVER_STRING = {
+  shape: 'if (s.length === 0) return w; return E(s.charAt(0), f(s.slice(1)))',
+  params: { str: 1 },
+  exprs: { 'string combination': { ops: prods('concat', 'upper', 'repeat', 'ifStr', 'eq'), depth: [1, 2], leaf: 0.3, words: STR_WORDS } },
+  inputs: ranges([0, 9], [0, 5], [0, 5], 'abcde'),
+} satisfies Level;
+const DIGITS = {
+  shape: 'if (n < 10) return n; return E(f(Math.floor(n / 10)), n % 10)',
+  params: { nat: 1 },
+  exprs: { 'digit combination': { ops: prods('add', 'mul', 'sub', 'max'), depth: 3, leaf: 0.4, ints: [1, 3] } },
+  inputs: ranges([0, 9999]),
+} satisfies Level;
+
+const LEVELS = [
+  {
+    shape: 'if (n <= 0) return b; return f(n - 1) + (n or E(n))',
+    params: { nat: 1 },
+    exprs: { combination: { ops: prods('add', 'mul', 'sub'), depth: 1, leaf: 1, ints: [1, 5] } },
+    inputs: ranges([0, 6]),
+  },
+  {
+    shape: 'if (n <= c) return b; return E(n, f(n - d)), d 1 or 2',
+    params: { nat: 1 },
+    exprs: { combination: { ops: prods('add', 'sub', 'mul'), depth: 2, leaf: 0.4, ints: [1, 5] } },
+    inputs: ranges([0, 8]),
+  },
+  {
+    shape: 'if (xs.length === 0) return b; return E(xs[0], f(xs.slice(1)))',
+    params: { 'int[]': 1 },
+    exprs: { combination: { ops: prods('add', 'sub', 'mul', 'ifInt', 'gt', 'lt', 'even'), depth: [1, 2], leaf: 0.4, ints: [1, 5] } },
+    inputs: ranges([0, 9], [0, 5], [0, 5], 'abcde'),
+    or: [OVER_STRING],
+  },
+  {
+    shape: 'if (n < 2) return base; return E(f(n - 1), f(n - 2), n)',
+    params: { nat: 1 },
+    exprs: { combination: { ops: prods('add', 'sub', 'mul'), depth: 3, leaf: 0.4, ints: [1, 3] }, base: { ops: prods('add', 'mul'), depth: 1, leaf: 0.7, ints: [1, 3] } },
+    inputs: ranges([0, 10]),
+    or: [DIGITS],
+  },
+  {
+    shape: 'if (n <= 0) return result(acc); return f(n - d, step(acc, n)), d 1 or 2',
+    params: { nat: 2 },
+    exprs: {
+      step: { ops: prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'lt', 'even'), depth: 3, leaf: 0.4, ints: [1, 6] },
+      result: { ops: prods('add', 'sub', 'mod', 'mul'), depth: 2, leaf: 0.5, ints: [1, 9] },
+    },
+    inputs: ranges([0, 9]),
+  },
+] as const satisfies readonly Level[];
 
 function candidate(rng: Rng, level: number): Candidate {
   const n = v('n');
@@ -37,13 +81,15 @@ function candidate(rng: Rng, level: number): Candidate {
     let comb: Expr;
     const skills = new Set(['recursion.linear', 'cond.if-else']);
     if (level === 0) {
-      const ctx = newCtx(rng, prods('add', 'mul', 'sub'), [np], { leaf: 1, ints: [1, 5] });
-      comb = bin('+', rec, rng.bool(0.4) ? n : gen(ctx, 'int', 1, true, ['n']));
+      const spec = LEVELS[0].exprs.combination;
+      const ctx = newCtx(rng, spec.ops, [np], spec);
+      comb = bin('+', rec, rng.bool(0.4) ? n : gen(ctx, 'int', spec.depth, true, ['n']));
       for (const s of ctx.skills) skills.add(s);
       skills.add('arith.add');
     } else {
-      const ctx = newCtx(rng, prods('add', 'sub', 'mul'), [np, r], { leaf: 0.4, ints: [1, 5] });
-      comb = substitute(gen(ctx, 'int', 2, true, ['r']), 'r', rec);
+      const spec = LEVELS[1].exprs.combination;
+      const ctx = newCtx(rng, spec.ops, [np, r], spec);
+      comb = substitute(gen(ctx, 'int', spec.depth, true, ['r']), 'r', rec);
       for (const s of ctx.skills) skills.add(s);
       skills.add('recursion.combine');
     }
@@ -53,49 +99,49 @@ function candidate(rng: Rng, level: number): Candidate {
   if (level === 2) {
     if (rng.bool()) {
       const xs = v('xs');
-      const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'ifInt', 'gt', 'lt', 'even'), [{ name: 'h', type: 'int' }, r], { leaf: 0.4, ints: [1, 5] });
-      const comb = substitute(substitute(gen(ctx, 'int', rng.int(1, 2), true, ['r']), 'r', call('f', meth(xs, 'slice', lit(1)))), 'h', idx(xs, lit(0)));
+      const spec = LEVELS[2].exprs.combination;
+      const ctx = newCtx(rng, spec.ops, [{ name: 'h', type: 'int' }, r], spec);
+      const comb = substitute(substitute(gen(ctx, 'int', drawSpan(rng, spec.depth), true, ['r']), 'r', call('f', meth(xs, 'slice', lit(1)))), 'h', idx(xs, lit(0)));
       const body: Stmt[] = [if_(bin('===', prop(xs, 'length'), lit(0)), [ret(lit(rng.int(0, 2)))]), ret(comb)];
       return { prog: { params: [{ name: 'xs', type: 'int[]' }], body }, skills: ['recursion.list', 'recursion.combine', 'array.slice', ...ctx.skills] };
     }
     const s = v('s');
-    const rs: Param = { name: 'r', type: 'str' };
-    const ctx = newCtx(rng, prods('concat', 'upper', 'repeat', 'ifStr', 'eq'), [{ name: 'h', type: 'str' }, rs], { leaf: 0.3, words: ['x', 'a', '-'] });
-    const comb = substitute(substitute(gen(ctx, 'str', rng.int(1, 2), true, ['r']), 'r', call('f', meth(s, 'slice', lit(1)))), 'h', meth(s, 'charAt', lit(0)));
+    const spec = OVER_STRING.exprs['string combination'];
+    const ctx = newCtx(rng, spec.ops, [{ name: 'h', type: 'str' }, { name: 'r', type: 'str' }], spec);
+    const comb = substitute(substitute(gen(ctx, 'str', drawSpan(rng, spec.depth), true, ['r']), 'r', call('f', meth(s, 'slice', lit(1)))), 'h', meth(s, 'charAt', lit(0)));
     const body: Stmt[] = [if_(bin('===', prop(s, 'length'), lit(0)), [ret(lit(rng.pick(['', '.', 'z'])))]), ret(comb)];
     return { prog: { params: [{ name: 's', type: 'str' }], body }, skills: ['recursion.string', 'str.slice', 'str.index', ...ctx.skills] };
   }
   if (level === 3) {
     if (rng.bool(0.65)) {
-      const a: Param = { name: 'p', type: 'int' };
-      const b: Param = { name: 'q', type: 'int' };
-      const ctx = newCtx(rng, prods('add', 'sub', 'mul'), [a, b, np], { leaf: 0.4, ints: [1, 3] });
-      const comb = substitute(substitute(gen(ctx, 'int', 3, true, ['p']), 'p', call('f', bin('-', n, lit(1)))), 'q', call('f', bin('-', n, lit(2))));
-      const bctx = newCtx(rng, prods('add', 'mul'), [np], { leaf: 0.7, ints: [1, 3] });
-      const body: Stmt[] = [if_(bin('<', n, lit(2)), [ret(gen(bctx, 'int', 1, true))]), ret(comb)];
+      const { combination, base } = LEVELS[3].exprs;
+      const ctx = newCtx(rng, combination.ops, [{ name: 'p', type: 'int' }, { name: 'q', type: 'int' }, np], combination);
+      const comb = substitute(substitute(gen(ctx, 'int', combination.depth, true, ['p']), 'p', call('f', bin('-', n, lit(1)))), 'q', call('f', bin('-', n, lit(2))));
+      const bctx = newCtx(rng, base.ops, [np], base);
+      const body: Stmt[] = [if_(bin('<', n, lit(2)), [ret(gen(bctx, 'int', base.depth, true))]), ret(comb)];
       return { prog: { params: [np], body }, skills: ['recursion.tree', 'recursion.combine', ...ctx.skills, ...bctx.skills], inputTypes: ['nat'] };
     }
-    const ctx = newCtx(rng, prods('add', 'mul', 'sub', 'max'), [{ name: 'd', type: 'int' }, r], { leaf: 0.4, ints: [1, 3] });
+    const spec = DIGITS.exprs['digit combination'];
+    const ctx = newCtx(rng, spec.ops, [{ name: 'd', type: 'int' }, r], spec);
     const rec = call('f', call('Math.floor', bin('/', n, lit(10))));
-    const comb = substitute(substitute(gen(ctx, 'int', 3, true, ['r', 'd']), 'r', rec), 'd', bin('%', n, lit(10)));
+    const comb = substitute(substitute(gen(ctx, 'int', spec.depth, true, ['r', 'd']), 'r', rec), 'd', bin('%', n, lit(10)));
     const body: Stmt[] = [if_(bin('<', n, lit(10)), [ret(n)]), ret(comb)];
-    return { prog: { params: [np], body }, skills: ['recursion.digits', 'recursion.combine', 'numtheory.digits', ...ctx.skills], inputTypes: ['nat'], ranges: ranges([0, 9999]) };
+    return { prog: { params: [np], body }, skills: ['recursion.digits', 'recursion.combine', 'numtheory.digits', ...ctx.skills], inputTypes: ['nat'], ranges: DIGITS.inputs };
   }
-  // Level 4: accumulator.
+  const { step: stepSpec, result } = LEVELS[4].exprs;
   const acc: Param = { name: 'acc', type: 'int' };
   const d = rng.int(1, 2);
-  const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'lt', 'even'), [acc, np], { leaf: 0.4, ints: [1, 6] });
-  const step = gen(ctx, 'int', 3, true, ['acc', 'n']);
-  const fin = newCtx(rng, prods('add', 'sub', 'mod', 'mul'), [acc], { leaf: 0.5, ints: [1, 9] });
+  const ctx = newCtx(rng, stepSpec.ops, [acc, np], stepSpec);
+  const step = gen(ctx, 'int', stepSpec.depth, true, ['acc', 'n']);
+  const fin = newCtx(rng, result.ops, [acc], result);
   const body: Stmt[] = [
-    if_(bin('<=', n, lit(0)), [ret(gen(fin, 'int', 2, true, ['acc']))]),
+    if_(bin('<=', n, lit(0)), [ret(gen(fin, 'int', result.depth, true, ['acc']))]),
     ret(call('f', bin('-', n, lit(d)), step)),
   ];
   return {
     prog: { params: [np, acc], body },
     skills: ['recursion.accumulator', 'recursion.combine', ...ctx.skills, ...fin.skills],
     inputTypes: ['nat', 'nat'],
-    ranges: ranges([0, 9]),
   };
 }
 
@@ -104,14 +150,7 @@ export const recursion = defineFamily({
   name: 'recursion',
   description: 'Linear, list, string, tree, digit and accumulator recursion with generated combinations.',
   skills: recursionSkills,
-  knobs: [
-    'if (n <= 0) return b; return f(n - 1) + E(n), E a leaf or one operator; n 0-6',
-    'base case n <= 0..1, step 1-2, combination of depth 2 over n and f(n - d) with + - *; n 0-8',
-    'recursion over an array (xs[0], f(xs.slice(1))) or a string (charAt(0), f(s.slice(1))) with a generated combination (array, str); 0-5 elements',
-    'tree recursion C(f(n - 1), f(n - 2), n), n 0-10; or digit recursion f(floor(n / 10)) with n % 10 (numtheory), n 0-9999',
-    'accumulator recursion f(n - d, A(acc, n)) with ternaries and % (cond, arith); n 0-9, acc 0-9',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });
 

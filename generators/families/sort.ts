@@ -1,15 +1,8 @@
 // Sorting and searching: sorted copies, reversal, extremes, indexOf/findIndex, k-th smallest,
 // de-duplication, binary search and a hand-written insertion sort under a generated key.
-//
-// Knobs per level (shape, input arrays):
-//   0: one of sort ascending / descending / reverse of the array; 2-4 ints 0-9
-//   1: depth 2 over sort, reverse, max/min, indexOf(t), findIndex with a one-operator predicate; 2-5 ints 0-9, target 0-9
-//   2: k-th smallest after a generated map, or de-duplicate then sort, or depth 3 with filter/map (array); 3-6 ints 0-20
-//   3: binary search for a target in the sorted, mapped array (while loop), or count of inversions (nested loops, loop); 3-7 ints 0-30
-//   4: insertion sort by a generated key (nested loops, swaps, ternaries), followed by a generated projection; 3-7 ints -20..30
 import { bin, call, cond, fn, for_, gen, idx, if_, let_, lit, meth, newCtx, prods, prop, ret, set, seti, un, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
-import { ranges } from '../levels.js';
+import { drawSpan, ranges, type ExprSpec, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'sort';
@@ -26,42 +19,87 @@ export const sortSkills = [
   skill(F, 'insertion', 'insertion sort', 'Sorts in place by a key with nested loops and swaps.', ['sort.inversions', 'cond.if-else'], 4),
 ];
 
-const RANGES = [ranges([0, 9], [2, 4]), ranges([0, 9], [2, 5]), ranges([0, 20], [3, 6]), ranges([0, 30], [3, 7]), ranges([-20, 30], [3, 7])];
-
 const xs = v('xs');
 const asc = (e: Expr): Expr => meth(meth(e, 'slice'), 'sort', fn(['p', 'q'], bin('-', v('p'), v('q'))));
+
+/** The key lambda x => E(x) that levels 2-4 map or sort by. */
+const KEY = { ops: prods('add', 'sub', 'mul', 'mod'), depth: [1, 2], leaf: 0.4, ints: [1, 9] } satisfies ExprSpec;
+
+// The shapes of levels 2-3 other than the level's own.
+const KTH = { shape: 's = xs.map(key) sorted; return k < s.length ? s[k] : -1', params: { 'int[]': 1, nat: 1 }, exprs: { key: KEY }, inputs: ranges([0, 6], [3, 6]) } satisfies Level;
+const DEDUPE = {
+  shape: 'the first occurrence of each element (filter by indexOf), sorted or mapped by key',
+  params: { 'int[]': 1 },
+  exprs: { key: KEY },
+  inputs: ranges([0, 6], [3, 6]),
+} satisfies Level;
+const INVERSIONS = {
+  shape: 'count the pairs i < j with xs[i] > xs[j] (or >=, <) in nested loops, maybe through key',
+  params: { 'int[]': 1 },
+  exprs: { key: KEY },
+  inputs: ranges([0, 30], [3, 7]),
+} satisfies Level;
+
+const LEVELS = [
+  { params: { 'int[]': 1 }, exprs: { body: { ops: prods('sortAsc', 'sortDesc', 'arev'), depth: 1, leaf: 1 } }, inputs: ranges([0, 9], [2, 4]) },
+  {
+    params: { 'int[]': 1, int: 1 },
+    exprs: { body: { ops: prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'aindexOf', 'findIndex', 'gt', 'lt', 'eq', 'add'), returns: ['int[]', 'int[]', 'int'], depth: 2, leaf: 0.15 } },
+    inputs: ranges([0, 9], [2, 5]),
+  },
+  {
+    params: { 'int[]': 1 },
+    exprs: { body: { ops: prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'findIndex', 'map', 'filter', 'gt', 'lt', 'add', 'sub', 'mod'), returns: ['int[]', 'int'], depth: 3, leaf: 0.3 } },
+    inputs: ranges([0, 20], [3, 6]),
+    or: [KTH, DEDUPE],
+  },
+  {
+    shape: 'binary search for t in xs.map(key) sorted (while loop); -1 or -(lo + 1) when absent',
+    params: { 'int[]': 1, int: 1 },
+    exprs: { key: KEY },
+    inputs: ranges([0, 30], [3, 7]),
+    or: [INVERSIONS],
+  },
+  {
+    shape: 'insertion sort of a copy s by key (nested loops, swaps), ascending or descending; return s or a projection of it',
+    params: { 'int[]': 1 },
+    exprs: { key: KEY, projection: { ops: prods('aslice', 'arev', 'alen', 'map', 'add', 'sub', 'ifArr', 'gt', 'lt'), depth: 2, leaf: 0.5 } },
+    inputs: ranges([-20, 30], [3, 7]),
+  },
+] as const satisfies readonly Level[];
 
 function candidate(rng: Rng, level: number): Candidate {
   const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   if (level === 0) {
-    const ctx = newCtx(rng, prods('sortAsc', 'sortDesc', 'arev'), ps, { leaf: 1 });
-    return { prog: { params: ps, body: [ret(gen(ctx, 'int[]', 1, true, ['xs']))] }, skills: ctx.skills };
+    const spec = LEVELS[0].exprs.body;
+    const ctx = newCtx(rng, spec.ops, ps, spec);
+    return { prog: { params: ps, body: [ret(gen(ctx, 'int[]', spec.depth, true, ['xs']))] }, skills: ctx.skills };
   }
   if (level === 1) {
+    const spec = LEVELS[1].exprs.body;
     ps.push({ name: 't', type: 'int' });
-    const ctx = newCtx(rng, prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'aindexOf', 'findIndex', 'gt', 'lt', 'eq', 'add'), ps, { leaf: 0.4 });
-    const out = rng.pick(['int[]', 'int[]', 'int']);
-    ctx.leaf = 0.15;
-    return { prog: { params: ps, body: [ret(gen(ctx, out, 2, true, ['xs']))] }, skills: ctx.skills };
+    const ctx = newCtx(rng, spec.ops, ps, spec);
+    return { prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] }, skills: ctx.skills };
   }
-  const mapCtx = newCtx(rng, prods('add', 'sub', 'mul', 'mod'), [{ name: 'x', type: 'int' }], { leaf: 0.4, ints: [1, 9] });
-  const key = (): Expr => fn(['x'], gen(mapCtx, 'int', rng.int(1, 2), true, ['x']));
+  const mapCtx = newCtx(rng, KEY.ops, [{ name: 'x', type: 'int' }], KEY);
+  const key = (): Expr => fn(['x'], gen(mapCtx, 'int', drawSpan(rng, KEY.depth), true, ['x']));
   if (level === 2) {
     const shape = rng.int(0, 2);
     if (shape === 0) {
       ps.push({ name: 'k', type: 'int' });
       const s: Stmt = let_('s', asc(meth(xs, 'map', key())), true);
       const body = [s, ret(cond(bin('<', v('k'), prop(v('s'), 'length')), idx(v('s'), v('k')), lit(-1)))];
-      return { prog: { params: ps, body }, skills: ['sort.sort', 'sort.kth', 'array.map', ...mapCtx.skills], inputTypes: ['int[]', 'nat'], ranges: { ...RANGES[2]!, int: [0, 6] } };
+      return { prog: { params: ps, body }, skills: ['sort.sort', 'sort.kth', 'array.map', ...mapCtx.skills], inputTypes: ['int[]', 'nat'], ranges: KTH.inputs };
     }
     if (shape === 1) {
       const dedup = meth(xs, 'filter', fn(['x', 'i'], bin('===', meth(xs, 'indexOf', v('x')), v('i'))));
       const sorted = rng.bool();
       const body = [ret(sorted ? asc(dedup) : meth(dedup, 'map', key()))];
-      return { prog: { params: ps, body }, skills: ['sort.dedupe', 'sort.search', 'array.filter', ...(sorted ? ['sort.sort'] : ['array.map', ...mapCtx.skills])], ranges: { ...RANGES[2]!, int: [0, 6] } };
+      return { prog: { params: ps, body }, skills: ['sort.dedupe', 'sort.search', 'array.filter', ...(sorted ? ['sort.sort'] : ['array.map', ...mapCtx.skills])], ranges: DEDUPE.inputs };
     }
-    const ctx = newCtx(rng, prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'findIndex', 'map', 'filter', 'gt', 'lt', 'add', 'sub', 'mod'), ps, { leaf: 0.3 });
-    return { prog: { params: ps, body: [ret(gen(ctx, rng.pick(['int[]', 'int']), 3, true, ['xs']))] }, skills: ctx.skills };
+    const spec = LEVELS[2].exprs.body;
+    const ctx = newCtx(rng, spec.ops, ps, spec);
+    return { prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] }, skills: ctx.skills };
   }
   if (level === 3) {
     if (rng.bool()) {
@@ -109,10 +147,11 @@ function candidate(rng: Rng, level: number): Candidate {
         while_(bin('&&', bin('>', v('j'), lit(0)), desc ? bin('<', before, here) : bin('>', before, here)), swap),
       ]),
   ];
-  const pctx = newCtx(rng, prods('aslice', 'arev', 'alen', 'map', 'add', 'sub', 'ifArr', 'gt', 'lt'), [{ name: 's', type: 'int[]' }], { leaf: 0.5 });
-  const proj = rng.bool(0.4) ? v('s') : gen(pctx, 'int[]', 2, true, ['s']);
+  const projection = LEVELS[4].exprs.projection;
+  const pctx = newCtx(rng, projection.ops, [{ name: 's', type: 'int[]' }], projection);
+  const proj = rng.bool(0.4) ? v('s') : gen(pctx, 'int[]', projection.depth, true, ['s']);
   body.push(ret(proj));
-  return { prog: { params: ps, body }, skills: ['sort.insertion', 'sort.inversions', 'loop.nested', 'loop.while', 'hof.lambda', ...mapCtx.skills, ...pctx.skills], ranges: RANGES[4] };
+  return { prog: { params: ps, body }, skills: ['sort.insertion', 'sort.inversions', 'loop.nested', 'loop.while', 'hof.lambda', ...mapCtx.skills, ...pctx.skills] };
 }
 
 export const sort = defineFamily({
@@ -120,13 +159,6 @@ export const sort = defineFamily({
   name: 'sorting and searching',
   description: 'Sorted copies, reversal, extremes, linear and binary search, k-th smallest, de-duplication, inversions, insertion sort.',
   skills: sortSkills,
-  knobs: [
-    'one of sort ascending / descending / reverse; arrays of 2-4 ints 0-9',
-    'depth 2 over sort, reverse, max/min, indexOf(t), findIndex with a one-operator predicate; 2-5 ints 0-9',
-    'k-th smallest after a generated map, de-duplicate then sort/map, or depth 3 with filter/map (array); 3-6 ints 0-20',
-    'binary search in the sorted mapped array (while loop), or inversion count under a key (nested loops); 3-7 ints 0-30',
-    'insertion sort by a generated key (nested loops, swaps), then a generated projection; 3-7 ints -20..30',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });

@@ -21,7 +21,7 @@ export interface GenCtx {
   /** Variables in scope, by type. */
   scope: Param[];
   /** Integer literal range for holes of type int. */
-  ints: [number, number];
+  ints: readonly [number, number];
   /** Words used for string literals. */
   words: readonly string[];
   /** Probability that an inner hole becomes a leaf even when depth remains. */
