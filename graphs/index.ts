@@ -4,7 +4,7 @@
 // with a one-line message naming the problem (credentials, unreachable, uri, database).
 import type Database from 'better-sqlite3';
 import { EmbeddedSkillGraph } from './embedded.js';
-import { Neo4jSkillGraph } from './neo4j.js';
+import { Neo4jSkillGraph, type Neo4jOptions } from './neo4j.js';
 import type { SkillGraph } from './types.js';
 
 export { GraphConnectionError } from './common.js';
@@ -18,16 +18,7 @@ export { toCypher, toDot, toGraphML, cypherStatements } from './exporters.js';
 
 export type SkillGraphOptions =
   | { kind: 'embedded'; db: Database.Database | string }
-  | {
-      kind: 'neo4j';
-      uri: string;
-      user: string;
-      password: string;
-      database?: string;
-      /** How long a write keeps retrying transient errors (ms); default 5000. */
-      retryTimeMs?: number;
-      connectionTimeoutMs?: number;
-    };
+  | ({ kind: 'neo4j' } & Neo4jOptions);
 
 export async function openSkillGraph(opts: SkillGraphOptions): Promise<SkillGraph> {
   if (opts.kind === 'embedded') {
