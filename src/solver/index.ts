@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
 import type { AnswerShape } from '../../core/task.js';
 import { createRng, type Rng } from '../../core/rng.js';
+import { isZeroVariance } from '../../core/rules.js';
 import { initBackend } from './backend.js';
 import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
@@ -157,9 +158,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * every group), and the batch's mean raw reward.
    */
   private prepare(rows: RolloutRow[][], rewards: number[][]): { meanReward: number; groups: TrainRow[][] } {
-    if (rewards.length !== rows.length || rewards.some((g, b) => g.length !== rows[b]!.length)) {
-      throw new Error(`update(): rewards must be [${rows.length}][${rows[0]?.length ?? 0}]`);
-    }
+    if (!oneRewardPerRow(rows, rewards)) throw new Error(`update(): rewards must be [${rows.length}][${rows[0]?.length ?? 0}]`);
     const lc = this.cfg.loss;
     const maxA = this.cfg.model.maxAnswerLen;
     const overlong = lc.overlong.enabled ?? lc.type === 'dapo';
@@ -167,12 +166,9 @@ export class TransformerPolicy implements Policy<SolverRollout> {
       overlong ? r + overlongPenalty(rows[b]![i]!.text.length, maxA, lc.overlong.cache, lc.overlong.penalty) : r));
     const adv = advantages(shaped, lc.scale);
     const meanReward = rewards.flat().reduce((a, b) => a + b, 0) / Math.max(1, rewards.flat().length);
-    // dynamic sampling: a group whose rewards are all equal has no advantage to learn from
-    const groups = rows.flatMap((group, b) => {
-      const g = shaped[b]!;
-      if (lc.dynamicSampling && g.every((r) => r === g[0])) return [];
-      return [group.map((row, i) => ({ ...row, adv: adv[b]![i]! }))];
-    });
+    // dynamic sampling drops the groups that carry no gradient
+    const groups = rows.flatMap((group, b) =>
+      lc.dynamicSampling && isZeroVariance(shaped[b]!) ? [] : [group.map((row, i) => ({ ...row, adv: adv[b]![i]! }))]);
     return { meanReward, groups };
   }
 
@@ -233,7 +229,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   async withKeptAnswers(rollout: SolverRollout, rewards: number[][]): Promise<{ rows: RolloutRow[][]; rewards: number[][] }> {
     const rows = rollout.rows;
     // a malformed rewards array is prepare()'s to report
-    if (!this.replay || rewards.length !== rows.length || rewards.some((g, b) => g.length !== rows[b]!.length)) return { rows, rewards };
+    if (!this.replay || !oneRewardPerRow(rows, rewards)) return { rows, rewards };
     const out = this.replay.apply(rows, rewards);
     if (out.replaced.length > 0) {
       // the first row of each of several groups: a batch of groups of one
@@ -379,6 +375,11 @@ function updateThreads(workers: number, backend: string): number {
   if (backend !== 'wasm' && backend !== 'cpu') return 1;
   if (workers > 0) return workers;
   return backend === 'wasm' ? Math.min(4, availableParallelism()) : 1;
+}
+
+/** Whether rewards[g][i] holds one reward for each row rows[g][i]. */
+function oneRewardPerRow(rows: RolloutRow[][], rewards: number[][]): boolean {
+  return rewards.length === rows.length && rewards.every((g, b) => g.length === rows[b]!.length);
 }
 
 /** What every shard of this policy's updates and decodes shares (sent to a shard worker once). */
