@@ -49,10 +49,10 @@ const heldOut = shuffled.slice(0, 40), train = shuffled.slice(40);
 await initBackend('wasm');
 const cfg = solverConfigSchema.parse({
   backend: 'wasm',
-  optim: { lr: Number(args.lr), weightDecay: Number(args.wd), totalSteps: steps, warmupSteps: 20 },
+  optim: { lr: Number(args.lr), weightDecay: Number(args.wd), warmupSteps: 20 },
   loss: { dynamicSampling: false, scale: 'none' },
 });
-const policy = await createPolicy(cfg, { seed: Number(args.seed), log: (line) => process.stderr.write(`${line}\n`) });
+const policy = await createPolicy(cfg, { seed: Number(args.seed), totalSteps: steps, log: (line) => process.stderr.write(`${line}\n`) });
 const prompt = (t: Task) => ({ text: renderCompact(t), kind: 'literal' as const, shape: answerShape(t) });
 const accuracy = async (set: Task[]): Promise<number> => {
   const answers = await policy.greedy(set.map(prompt));

@@ -118,7 +118,7 @@ async function buildHeldout(arms: Arm[], perArm: number): Promise<{ arm: Arm; ta
 }
 
 async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm: Arm; task: Task }[]) {
-  const policy = await createPolicy(config.solver, { seed: config.seed, log: () => {} });
+  const policy = await createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log: () => {} });
   const sandbox = await createSandbox({});
   try {
     await policy.load(checkpointDir);

@@ -51,7 +51,7 @@ function shapeModel(): { mc: ModelConfig; params: Params } {
   return { mc, params: makeParams(initWeights(mc, createRng(2))) };
 }
 
-const optim = solverConfigSchema.parse({}).optim;
+const optim = { ...solverConfigSchema.parse({}).optim, totalSteps: 5000 };
 
 /** A naïve transformer as one would first write it in tfjs: per-head projections and attention. */
 function naiveLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shapeBatch>): tf.Tensor2D {
@@ -165,7 +165,7 @@ async function shapeStepParallelMs(threads: number, steps: number): Promise<numb
 
 async function policyThroughput(steps: number) {
   const cfg = solverConfigSchema.parse({ backend: tf.getBackend() as 'wasm' });
-  const p = await createPolicy(cfg, { seed: 1, log: () => {} });
+  const p = await createPolicy(cfg, { seed: 1, totalSteps: 5000, log: () => {} });
   const rng = createRng(3);
   const prompts = Array.from({ length: 8 }, (_, i) => ({
     text: `D f=(a,b)=>a*${i}+b; f(${rng.int(0, 9)},${rng.int(0, 9)})=? L${i % 3}`.padEnd(40 + rng.int(0, 40), ' x'),

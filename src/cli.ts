@@ -282,7 +282,8 @@ function storedConfig(runsDir: string, id: string, kind: 'autonomous' | 'served'
   try {
     const served = store.getMeta('kind') === 'served';
     if (served && kind === 'autonomous') throw new UserError(`run "${id}" is a served run: go on with cogen serve --resume ${id}`);
-    return { config: parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${id}`), preset: store.getMeta('preset') ?? '' };
+    const note = (line: string) => process.stderr.write(`${line}\n`);
+    return { config: parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${id}`, { stored: true, note }), preset: store.getMeta('preset') ?? '' };
   } finally {
     store.close();
   }

@@ -84,7 +84,43 @@ export function formatIssues(error: z.ZodError, input: unknown): string {
     .join('; ');
 }
 
-export function parseConfig(input: unknown, source: string): RunConfig {
+/**
+ * Fields a preset may no longer set, with why. A new preset that sets one is refused; a config read
+ * back from an existing run store (`--resume`) drops it with a note, so older runs still resume.
+ */
+export const RETIRED_FIELDS: readonly { path: readonly string[]; why: string }[] = [
+  { path: ['solver', 'optim', 'totalSteps'], why: "the learning-rate schedule always spans the run's `steps`" },
+];
+
+/** A copy of a parsed YAML/JSON config without its retired fields, and which it had. */
+function dropRetired(input: unknown): { config: unknown; dropped: { field: string; why: string }[] } {
+  if (input === null || typeof input !== 'object') return { config: input, dropped: [] };
+  const config = structuredClone(input) as Record<string, unknown>;
+  const dropped: { field: string; why: string }[] = [];
+  for (const { path, why } of RETIRED_FIELDS) {
+    let at: unknown = config;
+    for (const key of path.slice(0, -1)) at = at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+    const last = path[path.length - 1]!;
+    if (at && typeof at === 'object' && Object.prototype.hasOwnProperty.call(at, last)) {
+      delete (at as Record<string, unknown>)[last];
+      dropped.push({ field: path.join('.'), why });
+    }
+  }
+  return { config, dropped };
+}
+
+export interface ParseOptions {
+  /** The config comes from an existing run store: retired fields are dropped, each with a note. */
+  stored?: boolean;
+  note?: (line: string) => void;
+}
+
+export function parseConfig(raw: unknown, source: string, opts: ParseOptions = {}): RunConfig {
+  const { config: input, dropped } = dropRetired(raw);
+  for (const d of dropped) {
+    if (!opts.stored) throw new ConfigError(`invalid preset ${source}: ${d.field} is retired (${d.why}); remove it`);
+    opts.note?.(`note: the config ${source} sets ${d.field}, which is retired (${d.why}); it is ignored`);
+  }
   const result = runConfigSchema.safeParse(input);
   if (!result.success) throw new ConfigError(`invalid preset ${source}: ${formatIssues(result.error, input)}`);
   return result.data;

@@ -98,10 +98,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
   const sandbox = await setup(() => sandboxOf(config));
   opened.push(() => sandbox.close());
-  // The learning-rate schedule spans the run.
-  const solverConfig = { ...config.solver, optim: { ...config.solver.optim, totalSteps: config.steps } };
   const llmSolver = config.agents.solver.enabled ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver })) : null;
-  const policy: Policy = llmSolver ?? (await setup(() => createPolicy(solverConfig, { seed: config.seed, log })));
+  const policy: Policy = llmSolver ?? (await setup(() => createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log })));
   if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;

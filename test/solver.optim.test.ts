@@ -12,7 +12,7 @@ describe('AdamW', () => {
   for (const backend of ['cpu', 'wasm', 'tensorflow'] as const) {
     itOn(backend)(named(backend, '5 steps equal a float64 reference (clipping, decay on rank ≥ 2 only)'), async () => {
       await useBackend(backend);
-      const o = optimSchema.parse({ lr: 0.01, weightDecay: 0.1, warmupSteps: 2, totalSteps: 10, gradClip: 0.5 });
+      const o = { ...optimSchema.parse({ lr: 0.01, weightDecay: 0.1, warmupSteps: 2, gradClip: 0.5 }), totalSteps: 10 };
       const rng = createRng(41);
       const shapes: Record<string, number[]> = { w: [3, 8], b: [8], odd: [5] }; // odd: not a multiple of 4 (composite path)
       const ref = new Map(Object.entries(shapes).map(([n, s]) => {

@@ -48,7 +48,7 @@ describe('data-parallel policy update', () => {
   const many = Array.from({ length: 160 }, (_, i) => ({ text: `D:a=>a-${i % 10}@${i}`, kind: 'literal' as const, shape: i % 3 ? 'int' : 'bool' }));
   async function run(workers: number, loss: Record<string, unknown>) {
     const lines: string[] = [];
-    const p = await createPolicy({ backend: 'wasm', workers, model: { dModel: 32, layers: 1, heads: 2 }, loss } as never, { seed: 5, log: (l) => lines.push(l) });
+    const p = await createPolicy({ backend: 'wasm', workers, model: { dModel: 32, layers: 1, heads: 2 }, loss } as never, { seed: 5, totalSteps: 5000, log: (l) => lines.push(l) });
     try {
       // decoding first, while both policies hold the same initial weights bit for bit; enough
       // answers (6 × 32, 160 greedy) that the split decodes (PARALLEL_DECODE_ROWS in index.ts)
@@ -100,7 +100,7 @@ describe('weights sent to a worker', () => {
 describe('a shard worker that dies during a run', () => {
   it('is dropped with a log line, and the run goes on on one thread without losing the step', async () => {
     const lines: string[] = [];
-    const p = await createPolicy({ backend: 'wasm', workers: 2, model: { dModel: 32, layers: 1, heads: 2 } } as never, { seed: 5, log: (l) => lines.push(l) });
+    const p = await createPolicy({ backend: 'wasm', workers: 2, model: { dModel: 32, layers: 1, heads: 2 } } as never, { seed: 5, totalSteps: 5000, log: (l) => lines.push(l) });
     const prompts = Array.from({ length: 4 }, (_, i) => ({ text: `D:a=>a+${i}@${i}`, kind: 'literal' as const, shape: 'int' }));
     const step = async () => {
       const rollout = await p.sample(prompts, 4);

@@ -12,11 +12,11 @@ import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.
 import { EOS, VOCAB_SIZE, decode, encode, idChar } from '../src/solver/tokenizer.js';
 import { valueType, type AnswerKind, type Json } from '../core/task.js';
 
-const quiet = { log: () => {} };
+const quiet = { log: () => {}, totalSteps: 20 };
 const tinyOn = (over: Partial<SolverConfigInput> = {}, backend: TestBackend = 'cpu') => solverConfigSchema.parse({
   backend,
   model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 12, maxAnswerLen: 6 },
-  optim: { lr: 1e-2, warmupSteps: 2, totalSteps: 20 },
+  optim: { lr: 1e-2, warmupSteps: 2 },
   ...over,
 });
 const prompts: { text: string; kind: AnswerKind; shape?: string }[] = [

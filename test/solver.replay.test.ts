@@ -50,7 +50,7 @@ describe('AnswerReplay', () => {
 
 describe('policy with selfImitation', () => {
   const prompts = [{ text: 'D:a=>a+1@2', kind: 'literal' as const, shape: 'int' }, { text: 'D:a=>a*3@3', kind: 'literal' as const, shape: 'int' }];
-  const make = (selfImitation: boolean) => createPolicy({ backend: 'cpu', selfImitation, model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 16, maxAnswerLen: 4 } } as never, { seed: 9, log: () => {} });
+  const make = (selfImitation: boolean) => createPolicy({ backend: 'cpu', selfImitation, model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 16, maxAnswerLen: 4 } } as never, { seed: 9, totalSteps: 5000, log: () => {} });
   const weights = async (p: TransformerPolicy) => [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
 
   it('updates on an all-wrong group with the kept answer, and raises its probability', async () => {

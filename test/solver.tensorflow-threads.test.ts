@@ -34,18 +34,18 @@ describe('tensorflow on two threads', () => {
         await p.update(ro, ro.answers.map((g) => g.map(rewardOf)));
       }
     };
-    const a = await createPolicy(cfg, { seed: 7, log: () => {} });
+    const a = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
     await steps(a, 2);
-    const b = await createPolicy(cfg, { seed: 7, log: () => {} });
+    const b = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
     await steps(b, 1);
     const dir = mkdtempSync(path.join(tmpdir(), 'cogen-tf-threads-'));
     dirs.push(dir);
     await b.save(dir);
     b.dispose();
-    const c = await createPolicy(cfg, { seed: 999, log: () => {} });
+    const c = await createPolicy(cfg, { seed: 999, totalSteps: 5000, log: () => {} });
     await c.load(dir);
     await steps(c, 1);
-    const d = await createPolicy(cfg, { seed: 7, log: () => {} });
+    const d = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
     await steps(d, 2);
     const wa = await a.weights();
     for (const other of [c, d]) {

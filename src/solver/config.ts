@@ -7,7 +7,7 @@ export type BackendName = (typeof BACKENDS)[number];
 export const LOSS_TYPES = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'gspo', 'gmpo'] as const;
 export type LossType = (typeof LOSS_TYPES)[number];
 
-export const modelSchema = z.object({
+export const modelSchema = z.strictObject({
   dModel: z.number().int().min(8).default(64),
   layers: z.number().int().min(1).default(2),
   heads: z.number().int().min(1).default(4),
@@ -18,7 +18,7 @@ export const modelSchema = z.object({
   mlpRatio: z.number().int().min(1).default(4),
 }).refine((m) => m.dModel % m.heads === 0, { message: 'dModel must be divisible by heads', path: ['dModel'] });
 
-export const lossSchema = z.object({
+export const lossSchema = z.strictObject({
   type: z.enum(LOSS_TYPES).default('grpo'),
   /** Lower clip ε; default by type: 0.2 (grpo, bnpo, dr_grpo, dapo), 3e-4 (gspo), 0.4 in log space (gmpo). */
   epsLow: z.number().min(0).optional(),
@@ -40,7 +40,7 @@ export const lossSchema = z.object({
   /** Drop groups whose rewards are all equal before the update (DAPO's dynamic sampling). */
   dynamicSampling: z.boolean().default(true),
   /** DAPO soft overlong penalty on the reward; on by default for dapo only. */
-  overlong: z.object({
+  overlong: z.strictObject({
     enabled: z.boolean().optional(),
     /** Penalty ramps linearly over the last `cache` characters of maxAnswerLen. */
     cache: z.number().int().min(1).default(8),
@@ -48,7 +48,7 @@ export const lossSchema = z.object({
   }).prefault({}),
 });
 
-export const optimSchema = z.object({
+export const optimSchema = z.strictObject({
   // 1e-3 for the small default model under RL: 3e-3 learns faster at first but collapsed to a constant
   // answer (entropy 0, every group zero-variance) within 40 steps in bench:learn; 1e-3 did not. With
   // selfImitation, 3e-3 and weight decay 0.3 learned arithmetic there (curricula/learn.yaml).
@@ -59,22 +59,20 @@ export const optimSchema = z.object({
   beta2: z.number().min(0).max(1).default(0.99),
   eps: z.number().positive().default(1e-8),
   warmupSteps: z.number().int().min(0).default(5),
-  /** Length of the cosine schedule. A run (src/loop.ts) sets it to the run's `steps`, so a preset's value is not used. */
-  totalSteps: z.number().int().min(1).default(5000),
   /** Final learning rate of the cosine schedule, as a fraction of lr. */
   minLrRatio: z.number().min(0).max(1).default(0.1),
   /** Global gradient-norm clip; 0 disables. */
   gradClip: z.number().min(0).default(1),
 });
 
-export const samplingSchema = z.object({
+export const samplingSchema = z.strictObject({
   temperature: z.number().min(0).default(1),
   topP: z.number().gt(0).max(1).default(1),
   /** 0 disables top-k. */
   topK: z.number().int().min(0).default(0),
 });
 
-export const solverConfigSchema = z.object({
+export const solverConfigSchema = z.strictObject({
   backend: z.enum(BACKENDS).default('auto'),
   /** wasm threads, or TensorFlow's intra-op threads; 0 = the backend's default (tensorflow: 1). */
   threads: z.number().int().min(0).default(0),

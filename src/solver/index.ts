@@ -14,7 +14,7 @@ import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
 import { grammarFor } from './grammar.js';
 import { advantages, overlongPenalty } from './loss.js';
 import { initWeights, makeParams, setVariable, type ModelConfig, type Params } from './model.js';
-import { AdamW, learningRate } from './optim.js';
+import { AdamW, learningRate, type OptimConfig } from './optim.js';
 import { ShardPool, readArrays } from './accel/index.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
@@ -75,6 +75,8 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   private params: Params;
   private ref: Params | null = null;
   private opt: AdamW;
+  /** The optimiser settings with the schedule's length (the run's steps). */
+  private readonly schedule: OptimConfig;
   private rng: Rng;
   /** What every shard of an update or a decode shares (this thread's and the shard workers'). */
   private readonly setup: ShardSetup;
@@ -83,7 +85,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   /** kept answers for self-imitation; null when it is off */
   private replay: AnswerReplay | null;
 
-  constructor(readonly cfg: SolverConfig, backend: string, seed: number, log: (l: string) => void) {
+  constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void) {
     this.backend = backend;
     this.mc = modelConfig(cfg);
     this.setup = shardSetup(cfg, this.mc);
@@ -93,7 +95,8 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const init = initWeights(this.mc, base.fork('init'));
     this.params = makeParams(init);
     if (cfg.loss.beta > 0) this.ref = makeParams(init, false);
-    this.opt = new AdamW(this.params, cfg.optim);
+    this.schedule = { ...cfg.optim, totalSteps };
+    this.opt = new AdamW(this.params, this.schedule);
     this.rng = base.fork('sample');
   }
 
@@ -244,7 +247,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const prep = this.prepare(kept.rows, kept.rewards);
     const rows = prep.groups.flat();
     if (rows.length === 0) {
-      return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.cfg.optim), reward: prep.meanReward };
+      return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.schedule), reward: prep.meanReward };
     }
     const mu = this.cfg.loss.mu;
     // the stats' mean over the μ inner iterations
@@ -317,7 +320,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
       format: CHECKPOINT_FORMAT,
       config: this.cfg,
       model: this.mc,
-      optimizer: { type: 'adamw', step: this.opt.step, ...this.cfg.optim, moments: 'optimizer.safetensors' },
+      optimizer: { type: 'adamw', step: this.opt.step, ...this.schedule, moments: 'optimizer.safetensors' },
       rng: this.rng.state(),
       backend: this.backend,
     };
@@ -390,9 +393,10 @@ function shardSetup(cfg: SolverConfig, mc: ModelConfig): ShardSetup {
   return { mc, loss, entropy: cfg.loss.entropy, decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: cfg.sampling } };
 }
 
-export async function createPolicy(cfg: SolverConfig, opts: { seed: number; log?: (line: string) => void }): Promise<TransformerPolicy> {
+/** A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). */
+export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void }): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);
   const backend = await initBackend(parsed.backend, { threads: parsed.threads, log });
-  return new TransformerPolicy(parsed, backend, opts.seed, log);
+  return new TransformerPolicy(parsed, backend, opts.seed, opts.totalSteps, log);
 }

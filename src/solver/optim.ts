@@ -6,7 +6,8 @@ import type { SolverConfig } from './config.js';
 import { fusedOp } from './fused.js';
 import type { Params } from './model.js';
 
-export type OptimConfig = SolverConfig['optim'];
+/** The optimiser's settings, and the schedule's length: the run's steps (a run's property, not a preset's). */
+export type OptimConfig = SolverConfig['optim'] & { totalSteps: number };
 
 export function learningRate(step: number, o: OptimConfig): number {
   if (o.warmupSteps > 0 && step < o.warmupSteps) return (o.lr * (step + 1)) / o.warmupSteps;
