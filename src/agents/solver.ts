@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnswerKind } from '../../core/task.js';
+import { solvedCount } from '../../core/rules.js';
 import type { Policy, Rollout, TrainStats } from '../solver/index.js';
 import type { LlmSolverConfig } from './config.js';
 import { chatMessages, createChatClient, LlmCallError, redactSecrets, type ChatUsage, type ClientDeps, type TokenCount } from './model.js';
@@ -81,7 +82,7 @@ export function passAtK(rewards: number[][], k: number): number {
   const groups = rewards.filter((g) => g.length > 0);
   if (groups.length === 0) return 0;
   let sum = 0;
-  for (const g of groups) sum += passAtKGroup(g.length, g.filter((r) => r >= 1).length, k);
+  for (const g of groups) sum += passAtKGroup(g.length, solvedCount(g), k);
   return sum / groups.length;
 }
 

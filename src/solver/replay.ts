@@ -11,6 +11,7 @@
 // found for a task now and then, and without replay the policy rarely finds it again; with a
 // reference answer in every group the same model reaches held-out 0.8 on arith level 0
 // (bench/answers-shown.ts); with replay, RL from scratch reaches it too (bench:learn).
+import { isSolved } from '../../core/rules.js';
 import type { DecodedRow } from './decode.js';
 import { VOCAB_SIZE } from './tokenizer.js';
 
@@ -47,7 +48,7 @@ export class AnswerReplay {
     const replaced: number[] = [];
     for (let b = 0; b < out.length; b++) {
       const key = rows[b]![0]!.prompt.join(',');
-      const hit = out[b]!.findIndex((r) => r >= 1);
+      const hit = out[b]!.findIndex(isSolved);
       if (hit >= 0) {
         const row = rows[b]![hit]!;
         if (!this.kept.has(key)) this.kept.set(key, { answer: row.answer.slice(), allowed: row.allowed, text: row.text });
