@@ -79,10 +79,7 @@ export interface FamilySpec {
   description: string;
   skills: Skill[];
   /** The levels, easiest first, declared once (see levels.ts). */
-  levels?: readonly Level[];
-  /** One line per level; the array length is the number of levels. */
-  knobs?: string[];
-  ranges?: (level: number) => Ranges;
+  levels: readonly Level[];
   candidate: (rng: Rng, level: number) => Candidate;
   bounds?: ValueBounds;
 }
@@ -108,9 +105,7 @@ export const inductionCounts = (level: number): { visible: number; hidden: numbe
 const MAX_CANDIDATES = 400;
 
 export function defineFamily(spec: FamilySpec): FamilyImpl {
-  const knobs = spec.levels ? describeLevels(spec.id, spec.levels) : spec.knobs!;
-  const levels = knobs.length;
-  const levelRanges = spec.levels ? (level: number) => spec.levels![level]!.inputs : spec.ranges!;
+  const levels = spec.levels.length;
   const bounds = spec.bounds ?? DEFAULT_BOUNDS;
   const draw = (rng: Rng, level: number, type: TaskType): Drawn => {
     if (!Number.isInteger(level) || level < 0 || level >= levels) {
@@ -124,7 +119,7 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
         trimmed === raw.prog
           ? raw
           : { ...raw, prog: trimmed, inputTypes: raw.inputTypes?.filter((_, i) => trimmed.params.includes(raw.prog.params[i]!)) };
-      const r = cand.ranges ?? levelRanges(level);
+      const r = cand.ranges ?? spec.levels[level]!.inputs;
       const types = cand.inputTypes ?? cand.prog.params.map((p: Param) => p.type);
       const inputs: Input[] = [];
       const keys = new Set<string>();
@@ -167,7 +162,7 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
     description: spec.description,
     skills: spec.skills,
     levels,
-    knobs,
+    knobs: describeLevels(spec.id, spec.levels),
     generate: (rng, level, type) => draw(rng, level, type).draft,
     draw,
   };

@@ -23,9 +23,10 @@ export const ranges = (int: [number, number], len: [number, number] = [1, 4], st
 });
 
 /**
- * A count or a depth: a number is fixed; a pair [lo, hi] is drawn per candidate with rng.int, even
- * when lo = hi (a draw moves the random stream, so which of the two a family writes is part of its
- * programs).
+ * A count or a depth: a number is fixed; a pair [lo, hi] is a range drawn per candidate. drawSpan
+ * draws it with rng.int, even when lo = hi: a draw moves the random stream, so which of the two a
+ * family writes is part of its programs. (A family may draw a range its own way, e.g. one optional
+ * parameter on a coin; its table says so.)
  */
 export type Span = number | readonly [number, number];
 

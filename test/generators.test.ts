@@ -9,9 +9,10 @@ import {
   mutate, MUTATION_OPS, renderCompact, renderNatural, taxonomy,
 } from '../generators/index.js';
 import {
-  apply, arr, bin, call, cond, countNodes, evaluate, fn, for_, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, P, prop, ret, sameJson, set, seti,
+  apply, arr, bin, call, cond, countNodes, evaluate, fn, for_, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, P, prods, prop, ret, sameJson, set, seti,
   spread, un, v, while_, type Prog, type Stmt,
 } from '../generators/grammar/index.js';
+import { describeLevels, ranges } from '../generators/levels.js';
 
 const skillIds = new Set(allSkills().map((s) => s.id));
 const skillById = new Map(allSkills().map((s) => [s.id, s]));
@@ -44,6 +45,27 @@ describe('registry', () => {
   });
   it('rejects levels out of range', () => {
     expect(() => getFamily('arith').generate(createRng(1), 99, 'deduction')).toThrow(/level 99/);
+  });
+});
+
+describe('levels', () => {
+  it('the knobs text is derived from the level table: params, depth, ops in full then as changes, inputs, other shapes', () => {
+    const knobs = describeLevels('arith', [
+      { params: { int: [1, 2] }, exprs: { body: { ops: prods('add', 'lt'), depth: 1 } }, inputs: ranges([0, 9]) },
+      {
+        params: { int: 2, bool: 0 },
+        exprs: { body: { ops: prods('add', 'mod'), returns: ['int', 'int', 'bool'], depth: [2, 3] } },
+        inputs: ranges([-5, 5]),
+        or: [{ shape: 'a loop', params: { 'int[]': 1 }, inputs: ranges([0, 3], [2, 4]) }],
+      },
+    ]);
+    expect(knobs).toEqual([
+      '1-2 int params; body of depth 1 over a + b, a < b (logic); ints 0..9',
+      '2 int params; body (int or bool) of depth 2-3, adds a % k, drops a < b (logic); ints -5..5 | or: a loop; 1 int[] param; arrays of 2-4 ints 0..3',
+    ]);
+  });
+  it('every family has one knob line per level, naming its parameters', () => {
+    for (const f of families) for (const k of f.knobs) expect(k, f.id).toMatch(/\d+ \S+ params?/);
   });
 });
 

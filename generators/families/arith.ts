@@ -1,5 +1,4 @@
-// Integer arithmetic: expressions over integer parameters, composed with comparisons, ternaries and
-// bit operations at the higher levels.
+// Integer arithmetic: generated expressions over integer parameters, widening to comparisons and bits.
 import { countNodes, gen, newCtx, prods, ret, type Node, type Param } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';

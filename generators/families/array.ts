@@ -1,6 +1,4 @@
-// Arrays: map, filter, reduce, some/every, includes, slice/concat, chained; lambda bodies come from
-// the arithmetic and comparison grammar, and from level 3 use ternaries, modulo and an extra
-// integer parameter captured by the lambdas.
+// Arrays: map, filter, reduce and the other methods over integer arrays, with generated lambdas.
 import { countNodes, gen, newCtx, prods, ret, type Param } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';

@@ -1,5 +1,4 @@
-// Bit operations on non-negative integers: & | ^, shifts, bit tests and sets, ~, and a population
-// count loop; at level 4 mixed with arithmetic and ternaries.
+// Bit operations on non-negative integers, and counting set bits.
 import { bin, gen, let_, lit, newCtx, P, prods, ret, set, v, while_, type Param, type Production, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';

@@ -1,5 +1,4 @@
-// Conditionals: ternaries, if/else, else-if chains, nested conditions and guarded updates of a
-// local variable. Conditions come from the comparison grammar (logic), branches from arithmetic.
+// Conditionals: ternaries, if/else chains, nested conditions and guarded updates of a local.
 import { cond, gen, if_, let_, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level, type Span } from '../levels.js';

@@ -1,15 +1,7 @@
-// Higher-order functions and composition: local lambdas, applying twice, composing, closures that
-// return functions, passing functions to map/filter, iterating a function.
-//
-// Knobs per level (shape, lambda depth, inputs):
-//   0: const g = x => E(x) (one operator); return g(a); a 0-9
-//   1: g applied twice, or g(a) combined with g(k); lambda depth 1-2; a 0-9
-//   2: two lambdas g, h composed (g(h(a)), h(g(a)), or through compose = (p, q) => x => p(q(x))); depth 2; a 0-20
-//   3: a closure factory mk = k => x => E(x, k) applied with generated constants, or a lambda passed to map/filter (array); arrays of 2-5 ints
-//   4: a lambda with a ternary (cond) iterated n times in a loop (loop); a 0-20, n 0-6
+// Higher-order functions: local lambdas, composition, closures, functions as arguments, iteration.
 import { apply, bin, call, fn, for_, gen, let_, lit, meth, newCtx, prods, ret, set, someNode, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
-import { ranges } from '../levels.js';
+import { drawSpan, ranges, type ExprSpec, type Level, type Span } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'hof';
@@ -23,13 +15,49 @@ export const hofSkills = [
   skill(F, 'iterate', 'iterating a function', 'Applies a function n times in a loop.', ['hof.twice', 'loop.for'], 4),
 ];
 
-const RANGES = [ranges([0, 9]), ranges([0, 9]), ranges([0, 20]), ranges([0, 9], [2, 5]), ranges([0, 20])];
+const PASSED = {
+  shape: 'const g = x => ..., p = x => ...; return xs.map(g), xs.filter(p).map(g) or xs.map(g).filter(p)',
+  params: { 'int[]': 1 },
+  exprs: { g: { ops: prods('add', 'sub', 'mul', 'mod'), depth: 3, leaf: 0.25, ints: [1, 9] }, p: { ops: prods('gt', 'lt', 'even', 'ne'), depth: 1, leaf: 0.5, ints: [1, 9] } },
+  inputs: ranges([0, 9], [2, 5]),
+} satisfies Level;
+
+const LEVELS = [
+  { shape: 'const g = x => ...; return g(a)', params: { int: 1 }, exprs: { g: { ops: prods('add', 'sub', 'mul'), depth: 1, leaf: 1, ints: [1, 9] } }, inputs: ranges([0, 9]) },
+  {
+    shape: 'return g(g(a)) or g(a) op g(c)',
+    params: { int: 1 },
+    exprs: { g: { ops: prods('add', 'sub', 'mul'), depth: [1, 2], leaf: 0.4, ints: [1, 9] } },
+    inputs: ranges([0, 9]),
+  },
+  {
+    shape: 'return g(h(a)), h(g(a)), g(a) + h(a), or the same through compose = (p, q) => y => p(q(y))',
+    params: { int: 1 },
+    exprs: { g: { ops: prods('add', 'sub', 'mul', 'mod'), depth: 2, leaf: 0.4, ints: [1, 9] }, h: { ops: prods('add', 'sub', 'mul', 'div'), depth: 2, leaf: 0.4, ints: [1, 9] } },
+    inputs: ranges([0, 20]),
+  },
+  {
+    shape: 'const mk = k => x => E(x, k); return mk(c)(a), mk(c)(mk(d)(a)) or mk(a)(c)',
+    params: { int: 1 },
+    exprs: { E: { ops: prods('add', 'sub', 'mul', 'mod', 'max'), depth: 3, leaf: 0.15, ints: [1, 9] } },
+    inputs: ranges([0, 9], [2, 5]),
+    or: [PASSED],
+  },
+  {
+    shape: 'r = a; for (let i = 0; i < n; i++) r = g(r); return r',
+    params: { int: 1, nat: 1 },
+    exprs: { g: { ops: prods('add', 'sub', 'mod', 'div', 'ifInt', 'gt', 'lt', 'even'), depth: 4, leaf: 0.3, ints: [1, 9] } },
+    inputs: ranges([0, 20]),
+  },
+] as const satisfies readonly Level[];
+
 const x: Param = { name: 'x', type: 'int' };
 const a = v('a');
 
-function lam(rng: Rng, depth: number, ops = prods('add', 'sub', 'mul'), extra: Param[] = [], leaf = 0.4): { e: Expr; skills: Set<string> } {
-  const ctx = newCtx(rng, ops, [x, ...extra], { leaf, ints: [1, 9] });
-  const body = gen(ctx, 'int', depth, true, ['x']);
+/** The lambda x => E(x) of one of the table's expressions. */
+function lam(rng: Rng, spec: ExprSpec & { depth: Span }): { e: Expr; skills: Set<string> } {
+  const ctx = newCtx(rng, spec.ops, [x], spec);
+  const body = gen(ctx, 'int', drawSpan(rng, spec.depth), true, ['x']);
   return { e: fn(['x'], body), skills: ctx.skills };
 }
 
@@ -37,17 +65,17 @@ function candidate(rng: Rng, level: number): Candidate {
   const ps: Param[] = [{ name: 'a', type: 'int' }];
   const g = v('g');
   if (level === 0) {
-    const l = lam(rng, 1, prods('add', 'sub', 'mul'), [], 1);
+    const l = lam(rng, LEVELS[0].exprs.g);
     return { prog: { params: ps, body: [let_('g', l.e, true), ret(call('g', a))] }, skills: ['hof.lambda', ...l.skills] };
   }
   if (level === 1) {
-    const l = lam(rng, rng.int(1, 2));
+    const l = lam(rng, LEVELS[1].exprs.g);
     const end = rng.bool(0.6) ? call('g', call('g', a)) : bin(rng.pick(['+', '-', '*'] as const), call('g', a), call('g', lit(rng.int(1, 5))));
     return { prog: { params: ps, body: [let_('g', l.e, true), ret(end)] }, skills: ['hof.lambda', 'hof.twice', ...l.skills] };
   }
   if (level === 2) {
-    const l1 = lam(rng, 2, prods('add', 'sub', 'mul', 'mod'));
-    const l2 = lam(rng, 2, prods('add', 'sub', 'mul', 'div'));
+    const l1 = lam(rng, LEVELS[2].exprs.g);
+    const l2 = lam(rng, LEVELS[2].exprs.h);
     const via = rng.bool(0.3);
     const body: Stmt[] = [let_('g', l1.e, true), let_('h', l2.e, true)];
     if (via) {
@@ -60,9 +88,9 @@ function candidate(rng: Rng, level: number): Candidate {
   }
   if (level === 3) {
     if (rng.bool()) {
-      const k: Param = { name: 'k', type: 'int' };
-      const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'mod', 'max'), [x, k], { leaf: 0.15, ints: [1, 9] });
-      const inner = gen(ctx, 'int', 3, true, ['x']);
+      const { E } = LEVELS[3].exprs;
+      const ctx = newCtx(rng, E.ops, [x, { name: 'k', type: 'int' }], E);
+      const inner = gen(ctx, 'int', E.depth, true, ['x']);
       const mk = fn(['k'], fn(['x'], inner));
       const c1 = rng.int(1, 5);
       const c2 = rng.int(1, 5);
@@ -70,9 +98,10 @@ function candidate(rng: Rng, level: number): Candidate {
       const end = rng.pick([apply(mk1, a), apply(mk1, apply(call('mk', lit(c2)), a)), apply(call('mk', a), lit(c1))]);
       return { prog: { params: ps, body: [let_('mk', mk, true), ret(end)] }, skills: ['hof.closure', 'hof.compose', ...ctx.skills] };
     }
-    const l = lam(rng, 3, prods('add', 'sub', 'mul', 'mod'), [], 0.25);
-    const pctx = newCtx(rng, prods('gt', 'lt', 'even', 'ne'), [x], { leaf: 0.5, ints: [1, 9] });
-    const p = fn(['x'], gen(pctx, 'bool', 1, true, ['x']));
+    const l = lam(rng, PASSED.exprs.g);
+    const pred = PASSED.exprs.p;
+    const pctx = newCtx(rng, pred.ops, [x], pred);
+    const p = fn(['x'], gen(pctx, 'bool', pred.depth, true, ['x']));
     const xs = v('xs');
     const end = rng.pick([meth(xs, 'map', v('g')), meth(meth(xs, 'filter', v('p')), 'map', v('g')), meth(meth(xs, 'map', v('g')), 'filter', v('p'))]);
     const uses = someNode([end], (n) => n.kind === 'meth' && n.method === 'filter');
@@ -82,14 +111,14 @@ function candidate(rng: Rng, level: number): Candidate {
       skills: ['hof.pass', 'hof.lambda', 'array.map', ...(uses ? ['array.filter', ...pctx.skills] : []), ...l.skills],
     };
   }
-  const l = lam(rng, 4, prods('add', 'sub', 'mod', 'div', 'ifInt', 'gt', 'lt', 'even'), [], 0.3);
+  const l = lam(rng, LEVELS[4].exprs.g);
   const body: Stmt[] = [
     let_('g', l.e, true),
     let_('r', a),
     for_('i', lit(0), v('n'), [set('r', '=', call('g', v('r')))]),
     ret(v('r')),
   ];
-  return { prog: { params: [...ps, { name: 'n', type: 'int' }], body }, skills: ['hof.iterate', 'hof.twice', 'hof.lambda', 'loop.for', ...l.skills], inputTypes: ['int', 'nat'], ranges: ranges([0, 20]) };
+  return { prog: { params: [...ps, { name: 'n', type: 'int' }], body }, skills: ['hof.iterate', 'hof.twice', 'hof.lambda', 'loop.for', ...l.skills], inputTypes: ['int', 'nat'] };
 }
 
 export const hof = defineFamily({
@@ -97,13 +126,6 @@ export const hof = defineFamily({
   name: 'higher-order functions',
   description: 'Local lambdas, repeated application, composition, closures, functions as arguments, iteration.',
   skills: hofSkills,
-  knobs: [
-    'const g = x => E(x) with one operator; return g(a); a 0-9',
-    'g applied twice, or g(a) combined with g(c); lambda depth 1-2; a 0-9',
-    'two lambdas composed directly or through compose = (p, q) => y => p(q(y)); lambda depth 2; a 0-20',
-    'closure factory mk = k => x => E(x, k) applied to constants, or lambdas passed to map/filter (array); 2-5 ints 0-9',
-    'a lambda with ternaries (cond) iterated n times in a loop (loop); a 0-20, n 0-20',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });

@@ -1,4 +1,4 @@
-// Comparison and boolean logic: expressions over boolean (and, from level 2, integer) parameters.
+// Comparison and boolean logic over boolean and integer parameters.
 import { countNodes, gen, newCtx, prods, ret, size, type Param } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';

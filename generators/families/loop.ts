@@ -1,5 +1,4 @@
-// Loops and accumulators: counted for-loops that sum, multiply or count; for-of over arrays;
-// while loops that shrink a number; nested loops; early exits.
+// Loops and accumulators: counted, for-of, while and nested loops, early exits.
 import { bin, call, for_, forOf, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';

@@ -1,14 +1,7 @@
-// Number theory: parity, divisibility, digits, gcd/lcm, primality, divisors, modular powers.
-//
-// Knobs per level (shape, generated parts, value range):
-//   0: parity / divisibility test or last digit of a one-operator expression of n; n 0-50
-//   1: digit loop: sum of E(d) over the decimal digits d of n, or the digit count; n 0-999
-//   2: gcd of two generated expressions (Euclid's while loop), or primality of a generated expression (trial division); values 0-200
-//   3: sum of E(i) over the divisors i of n (loop, cond), or sum of E(k) over the primes k below n (nested loops); n 1-100
-//   4: modular power (b^e mod m by repeated multiplication), or lcm via gcd, with a generated post-expression; b 0-20, e 0-12, m 2-30
+// Number theory: parity, divisibility, digits, gcd/lcm, primes, divisors, modular powers.
 import { bin, call, for_, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
-import { ranges } from '../levels.js';
+import { drawSpan, ranges, type ExprSpec, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'numtheory';
@@ -24,7 +17,51 @@ export const numtheorySkills = [
   skill(F, 'lcm', 'least common multiple', 'a * b / gcd(a, b).', ['numtheory.gcd'], 4),
 ];
 
-const RANGES = [ranges([0, 50]), ranges([0, 999]), ranges([0, 200]), ranges([1, 100]), ranges([0, 20])];
+const PRIME = {
+  shape: 'm = n or E(n); is m prime, by trial division (for loop)',
+  params: { nat: 1 },
+  exprs: { E: { ops: prods('add', 'mul', 'sub'), depth: [1, 2], leaf: 0.6, ints: [1, 9] } },
+  inputs: ranges([0, 200]),
+} satisfies Level;
+const PRIMES = {
+  shape: 'c = the sum of E(k) (or the count) over the primes k < n (nested loops)',
+  params: { nat: 1 },
+  exprs: { E: { ops: prods('add', 'mul', 'sub', 'mod'), depth: [1, 2], leaf: 0.5, ints: [1, 5] } },
+  inputs: ranges([1, 100]),
+} satisfies Level;
+/** What level 4 does with the result r of either shape. */
+const POST = { ops: prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'even'), depth: 3, leaf: 0.5, ints: [1, 9] } satisfies ExprSpec;
+const LCM = { shape: 'r = lcm(a, b), through gcd; return r or post(r)', params: { nat: 2 }, exprs: { post: POST }, inputs: ranges([1, 30]) } satisfies Level;
+
+const LEVELS = [
+  {
+    shape: 'E % 2 === 0 or 1, E % k === 0 or E % 10, with E = n or E(n)',
+    params: { nat: 1 },
+    exprs: { E: { ops: prods('add', 'mul', 'sub'), depth: 1, leaf: 1, ints: [1, 9] } },
+    inputs: ranges([0, 50]),
+  },
+  {
+    shape: 'the sum of E(d) (or the count) over the decimal digits d of n (while loop)',
+    params: { nat: 1 },
+    exprs: { E: { ops: prods('add', 'mul', 'sub', 'max'), depth: [0, 2], leaf: 0.5, ints: [1, 5] } },
+    inputs: ranges([0, 999]),
+  },
+  {
+    shape: 'gcd of x = a or E(a) and y = b or E(b) by Euclid (while loop)',
+    params: { nat: 2 },
+    exprs: { E: { ops: prods('add', 'mul'), depth: [1, 2], leaf: 0.6, ints: [1, 6] } },
+    inputs: ranges([0, 200]),
+    or: [PRIME],
+  },
+  {
+    shape: 's = the sum of E(i) (or of 1) over the divisors i of n',
+    params: { nat: 1 },
+    exprs: { E: { ops: prods('add', 'mul', 'sub', 'ifInt', 'lt', 'even'), depth: 2, leaf: 0.5, ints: [1, 5] } },
+    inputs: ranges([1, 100]),
+    or: [PRIMES],
+  },
+  { shape: 'r = b^e mod m by repeated multiplication (loop); return r or post(r)', params: { nat: 3 }, exprs: { post: POST }, inputs: ranges([2, 30]), or: [LCM] },
+] as const satisfies readonly Level[];
 
 const n = v('n');
 const mod = (a: Expr, b: Expr): Expr => bin('%', a, b);
@@ -41,8 +78,9 @@ function primeLoop(target: Expr, onComposite: Stmt, i = 'i'): Stmt {
 function candidate(rng: Rng, level: number): Candidate {
   const np: Param = { name: 'n', type: 'int' };
   if (level === 0) {
-    const ctx = newCtx(rng, prods('add', 'mul', 'sub'), [np], { leaf: 1, ints: [1, 9] });
-    const e = rng.bool(0.5) ? n : gen(ctx, 'int', 1, true, ['n']);
+    const { E } = LEVELS[0].exprs;
+    const ctx = newCtx(rng, E.ops, [np], E);
+    const e = rng.bool(0.5) ? n : gen(ctx, 'int', E.depth, true, ['n']);
     const kind = rng.int(0, 2);
     const k = rng.int(2, 9);
     const body = kind === 0 ? bin('===', mod(e, lit(2)), lit(rng.int(0, 1))) : kind === 1 ? bin('===', mod(e, lit(k)), lit(0)) : mod(e, lit(10));
@@ -50,9 +88,9 @@ function candidate(rng: Rng, level: number): Candidate {
     return { prog: { params: [np], body: [ret(body)] }, skills, inputTypes: ['nat'] };
   }
   if (level === 1) {
-    const d: Param = { name: 'd', type: 'int' };
-    const ctx = newCtx(rng, prods('add', 'mul', 'sub', 'max'), [d], { leaf: 0.5, ints: [1, 5] });
-    const step = rng.bool(0.8) ? gen(ctx, 'int', rng.int(0, 2), false, ['d']) : lit(1);
+    const { E } = LEVELS[1].exprs;
+    const ctx = newCtx(rng, E.ops, [{ name: 'd', type: 'int' }], E);
+    const step = rng.bool(0.8) ? gen(ctx, 'int', drawSpan(rng, E.depth), false, ['d']) : lit(1);
     const body: Stmt[] = [
       let_('s', lit(0)),
       while_(bin('>', n, lit(0)), [let_('d', mod(n, lit(10)), true), set('s', '+=', step), set('n', '=', floorDiv(n, lit(10)))]),
@@ -62,14 +100,16 @@ function candidate(rng: Rng, level: number): Candidate {
   }
   if (level === 2) {
     if (rng.bool()) {
+      const { E } = LEVELS[2].exprs;
       const ps: Param[] = [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }];
-      const ctx = newCtx(rng, prods('add', 'mul'), ps, { leaf: 0.6, ints: [1, 6] });
-      const pre = (x: string): Expr => (rng.bool(0.4) ? v(x) : gen(ctx, 'int', rng.int(1, 2), true, [x]));
+      const ctx = newCtx(rng, E.ops, ps, E);
+      const pre = (x: string): Expr => (rng.bool(0.4) ? v(x) : gen(ctx, 'int', drawSpan(rng, E.depth), true, [x]));
       const body: Stmt[] = [let_('x', pre('a')), let_('y', pre('b')), gcdLoop('x', 'y'), ret(v('x'))];
       return { prog: { params: ps, body }, skills: ['numtheory.gcd', 'loop.while', ...ctx.skills], inputTypes: ['nat', 'nat'] };
     }
-    const ctx = newCtx(rng, prods('add', 'mul', 'sub'), [np], { leaf: 0.6, ints: [1, 9] });
-    const e = rng.bool(0.1) ? n : gen(ctx, 'int', rng.int(1, 2), true, ['n']);
+    const { E } = PRIME.exprs;
+    const ctx = newCtx(rng, E.ops, [np], E);
+    const e = rng.bool(0.1) ? n : gen(ctx, 'int', drawSpan(rng, E.depth), true, ['n']);
     const body: Stmt[] = [
       let_('m', e, true),
       if_(bin('<', v('m'), lit(2)), [ret(lit(false))]),
@@ -80,9 +120,9 @@ function candidate(rng: Rng, level: number): Candidate {
   }
   if (level === 3) {
     if (rng.bool(0.7)) {
-      const i: Param = { name: 'i', type: 'int' };
-      const ctx = newCtx(rng, prods('add', 'mul', 'sub', 'ifInt', 'lt', 'even'), [i, np], { leaf: 0.5, ints: [1, 5] });
-      const term = rng.bool(0.1) ? lit(1) : gen(ctx, 'int', 2, true, ['i']);
+      const { E } = LEVELS[3].exprs;
+      const ctx = newCtx(rng, E.ops, [{ name: 'i', type: 'int' }, np], E);
+      const term = rng.bool(0.1) ? lit(1) : gen(ctx, 'int', E.depth, true, ['i']);
       const body: Stmt[] = [
         let_('s', lit(0)),
         for_('i', lit(1), bin('+', n, lit(1)), [if_(bin('===', mod(n, v('i')), lit(0)), [set('s', '+=', term)])]),
@@ -90,8 +130,9 @@ function candidate(rng: Rng, level: number): Candidate {
       ];
       return { prog: { params: [np], body }, skills: ['numtheory.divisors', 'numtheory.divisibility', 'loop.count', ...ctx.skills], inputTypes: ['nat'] };
     }
-    const kctx = newCtx(rng, prods('add', 'mul', 'sub', 'mod'), [{ name: 'k', type: 'int' }], { leaf: 0.5, ints: [1, 5] });
-    const term: Stmt = rng.bool(0.1) ? set('c', '++') : set('c', '+=', gen(kctx, 'int', rng.int(1, 2), true, ['k']));
+    const { E } = PRIMES.exprs;
+    const kctx = newCtx(rng, E.ops, [{ name: 'k', type: 'int' }], E);
+    const term: Stmt = rng.bool(0.1) ? set('c', '++') : set('c', '+=', gen(kctx, 'int', drawSpan(rng, E.depth), true, ['k']));
     const body: Stmt[] = [
       let_('c', lit(0)),
       for_('k', lit(2), n, [let_('p', lit(true)), primeLoop(v('k'), set('p', '=', lit(false)), 'j'), if_(v('p'), [term])]),
@@ -99,10 +140,8 @@ function candidate(rng: Rng, level: number): Candidate {
     ];
     return { prog: { params: [np], body }, skills: ['numtheory.prime', 'numtheory.divisors', 'loop.nested', 'loop.count', ...kctx.skills], inputTypes: ['nat'] };
   }
-  // Level 4
-  const r: Param = { name: 'r', type: 'int' };
-  const post = newCtx(rng, prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'even'), [r], { leaf: 0.5, ints: [1, 9] });
-  const tail = rng.bool(0.1) ? v('r') : gen(post, 'int', 3, true, ['r']);
+  const post = newCtx(rng, POST.ops, [{ name: 'r', type: 'int' }], POST);
+  const tail = rng.bool(0.1) ? v('r') : gen(post, 'int', POST.depth, true, ['r']);
   if (rng.bool()) {
     const ps: Param[] = [{ name: 'b', type: 'int' }, { name: 'e', type: 'int' }, { name: 'm', type: 'int' }];
     const body: Stmt[] = [
@@ -110,12 +149,7 @@ function candidate(rng: Rng, level: number): Candidate {
       for_('i', lit(0), v('e'), [set('r', '=', mod(bin('*', v('r'), v('b')), v('m')))]),
       ret(tail),
     ];
-    return {
-      prog: { params: ps, body },
-      skills: ['numtheory.modpow', 'loop.product', ...post.skills],
-      inputTypes: ['nat', 'nat', 'nat'],
-      ranges: { ...ranges([2, 30]), int: [2, 30] },
-    };
+    return { prog: { params: ps, body }, skills: ['numtheory.modpow', 'loop.product', ...post.skills], inputTypes: ['nat', 'nat', 'nat'] };
   }
   const ps: Param[] = [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }];
   const body: Stmt[] = [
@@ -125,7 +159,7 @@ function candidate(rng: Rng, level: number): Candidate {
     let_('r', floorDiv(bin('*', v('a'), v('b')), v('x')), true),
     ret(tail),
   ];
-  return { prog: { params: ps, body }, skills: ['numtheory.lcm', 'numtheory.gcd', 'loop.while', ...post.skills], inputTypes: ['nat', 'nat'], ranges: ranges([1, 30]) };
+  return { prog: { params: ps, body }, skills: ['numtheory.lcm', 'numtheory.gcd', 'loop.while', ...post.skills], inputTypes: ['nat', 'nat'], ranges: LCM.inputs };
 }
 
 export const numtheory = defineFamily({
@@ -133,13 +167,6 @@ export const numtheory = defineFamily({
   name: 'number theory',
   description: 'Parity, divisibility, digits, gcd/lcm, primality, divisors and modular powers.',
   skills: numtheorySkills,
-  knobs: [
-    'parity / divisibility test or last digit of n or a one-operator expression of n; n 0-50',
-    'sum of E(d) over the decimal digits d of n (depth 0-2), or the digit count; n 0-999',
-    'gcd of two generated expressions (while loop), or primality of a generated expression (trial division); values 0-200',
-    'sum of E(i) over the divisors i of n (ternaries, cond), or sum of E(k) over the primes k below n (nested loops); n 1-100',
-    'modular power b^e mod m (loop), or lcm via gcd, then a generated post-expression; values 1-30',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });

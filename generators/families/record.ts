@@ -1,15 +1,7 @@
-// Objects and records: field access, building records, spread updates, keys and values of
-// dictionaries, counting into an object, aggregating over entries.
-//
-// Knobs per level (shape, expression depth, inputs):
-//   0: one field read o.x / o.y / o.name / o.ok, alone or with one operator; record {x, y: 0-9, name: 1-3 letters, ok}
-//   1: build a record of 1-2 fields, each a depth-1 expression of the input record's fields; values 0-9
-//   2: spread update {...o, field: E} or a keys/values query on a dictionary (Object.keys/values with filter/reduce, array); values 0-20
-//   3: counting: an object of counts keyed by a derived key of each word (for-of, loop), or its size; 1-6 words
-//   4: aggregate over Object.keys of a dictionary with a guarded, generated update (cond, arith) and a generated result; values -10..20
+// Objects and records: field access, building and updating records, dictionaries, counting.
 import { bin, call, cond, fn, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, prods, prop, ret, set, seti, someNode, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
-import { ranges } from '../levels.js';
+import { ranges, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'record';
@@ -23,13 +15,50 @@ export const recordSkills = [
   skill(F, 'aggregate', 'aggregating entries', 'Loops over the keys of a dictionary, updating a result under a condition.', ['record.keys', 'cond.if-else'], 4),
 ];
 
-const RANGES = [
-  ranges([0, 9], [1, 4], [1, 3], 'abc'),
-  ranges([0, 9], [1, 4], [1, 3], 'abc'),
-  ranges([0, 20], [1, 4], [1, 3], 'abc'),
-  ranges([0, 9], [1, 6], [1, 3], 'abc'),
-  ranges([-10, 20], [1, 5], [1, 3], 'abc'),
-];
+const FIELD_OPS = prods('add', 'sub', 'mul', 'concat', 'not', 'and', 'slen', 'gt', 'lt', 'upper');
+const QUERY = {
+  shape: 'Object.keys(m).length, .join(""), .filter(k => pred(m[k])) or its length, or the sum of Object.values(m)',
+  params: { dict: 1 },
+  exprs: { pred: { ops: prods('gt', 'lt', 'eq', 'even', 'add'), depth: 1, leaf: 0.5, ints: [1, 12] } },
+  inputs: ranges([0, 20], [1, 4], [1, 3], 'abc'),
+} satisfies Level;
+
+const LEVELS = [
+  {
+    shape: 'o.x, o.y, o.name or o.ok, alone or under one operator',
+    params: { rec: 1 },
+    exprs: { E: { ops: prods('add', 'sub', 'mul', 'concat', 'not', 'upper', 'slen'), returns: ['int', 'int', 'str', 'bool'], leaf: 1, ints: [1, 9] } },
+    inputs: ranges([0, 9], [1, 4], [1, 3], 'abc'),
+  },
+  {
+    shape: 'a new record of 1-2 fields, each a field expression',
+    params: { rec: 1 },
+    exprs: { field: { ops: FIELD_OPS, returns: ['int', 'str', 'bool'], depth: 1, leaf: 0.5, ints: [1, 9] } },
+    inputs: ranges([0, 9], [1, 4], [1, 3], 'abc'),
+  },
+  {
+    shape: '{ ...o, x / y / name / ok: field }',
+    params: { rec: 1 },
+    exprs: { field: { ops: FIELD_OPS, depth: 2, leaf: 0.5, ints: [1, 9] } },
+    inputs: ranges([0, 20], [1, 4], [1, 3], 'abc'),
+    or: [QUERY],
+  },
+  {
+    shape: 'c = {}; for (const w of ws) c[key(w)] = (c[key(w)] || 0) + 1, w.length or 2-3; return c or its number of keys',
+    params: { 'str[]': 1 },
+    inputs: ranges([0, 9], [1, 6], [1, 3], 'abc'),
+  },
+  {
+    shape: 'r = 0; for (const k of Object.keys(m)) { x = m[k]; if (guard) r = update(x, r) }; return r or r > c ? r : d',
+    params: { dict: 1 },
+    exprs: {
+      guard: { ops: prods('gt', 'lt', 'eq', 'even', 'add', 'and', 'or'), depth: 2, leaf: 0.4, ints: [1, 12] },
+      update: { ops: prods('add', 'sub', 'mul', 'max', 'ifInt', 'gt'), depth: 3, leaf: 0.4, ints: [1, 5] },
+    },
+    inputs: ranges([-10, 20], [1, 5], [1, 3], 'abc'),
+  },
+] as const satisfies readonly Level[];
+
 const o = v('o');
 const recScope = (): Param[] => [
   { name: 'o', type: 'rec' },
@@ -43,28 +72,33 @@ const KEYS = ['a', 'b', 'n', 's', 'v', 'w'];
 function candidate(rng: Rng, level: number): Candidate {
   const ps: Param[] = [{ name: 'o', type: 'rec' }];
   if (level === 0) {
-    const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'concat', 'not', 'upper', 'slen'), recScope(), { leaf: 1, ints: [1, 9] });
-    const ty = rng.pick(['int', 'int', 'str', 'bool']);
+    const { E } = LEVELS[0].exprs;
+    const ctx = newCtx(rng, E.ops, recScope(), E);
+    const ty = rng.pick(E.returns);
     const e = rng.bool(0.4) ? gen(ctx, ty, 0, false, ['o']) : gen(ctx, ty, 1, true, ['o']);
     return { prog: { params: ps, body: [ret(e)] }, skills: ['record.get', ...ctx.skills] };
   }
   if (level === 1 || (level === 2 && rng.bool())) {
-    const ctx = newCtx(rng, prods('add', 'sub', 'mul', 'concat', 'not', 'and', 'slen', 'gt', 'lt', 'upper'), recScope(), { leaf: 0.5, ints: [1, 9] });
+    const { field: spec } = LEVELS[level === 1 ? 1 : 2].exprs;
+    const ctx = newCtx(rng, spec.ops, recScope(), spec);
+    // (level 2 shuffles the keys too though it uses none: without the draw its programs would change)
     const nf = level === 1 ? rng.int(1, 2) : 1;
     const keys = [...KEYS].sort(() => rng.next() - 0.5).slice(0, nf);
     if (level === 2) {
       const field = rng.pick(['x', 'y', 'name', 'ok']);
       const ty = field === 'name' ? 'str' : field === 'ok' ? 'bool' : 'int';
-      const body = obj([[null, o], [field, gen(ctx, ty, 2, true, ['o'])]] as [string | null, Expr][]);
+      const body = obj([[null, o], [field, gen(ctx, ty, spec.depth, true, ['o'])]]);
       return { prog: { params: ps, body: [ret(body)] }, skills: ['record.update', 'record.build', 'record.get', ...ctx.skills] };
     }
-    const fields = keys.map((k) => [k, gen(ctx, rng.pick(['int', 'str', 'bool']), 1, true, ['o'])] as [string, Expr]);
+    const returns = LEVELS[1].exprs.field.returns;
+    const fields = keys.map((k) => [k, gen(ctx, rng.pick(returns), spec.depth, true, ['o'])] as [string, Expr]);
     return { prog: { params: ps, body: [ret(obj(fields))] }, skills: ['record.build', 'record.get', ...ctx.skills] };
   }
   if (level === 2) {
     const m = v('m');
-    const vctx = newCtx(rng, prods('gt', 'lt', 'eq', 'even', 'add'), [{ name: 'x', type: 'int' }], { leaf: 0.5, ints: [1, 12] });
-    const predK: Expr = fn(['k'], substitute(gen(vctx, 'bool', 1, true, ['x']), 'x', idx(m, v('k'))));
+    const { pred } = QUERY.exprs;
+    const vctx = newCtx(rng, pred.ops, [{ name: 'x', type: 'int' }], pred);
+    const predK: Expr = fn(['k'], substitute(gen(vctx, 'bool', pred.depth, true, ['x']), 'x', idx(m, v('k'))));
     const options: Expr[] = [
       prop(call('Object.keys', m), 'length'),
       meth(call('Object.keys', m), 'join', lit('')),
@@ -89,14 +123,14 @@ function candidate(rng: Rng, level: number): Candidate {
     ];
     return { prog: { params: [{ name: 'ws', type: 'str[]' }], body }, skills: ['record.count', 'record.build', 'loop.forof', 'str.index'] };
   }
-  // Level 4
+  const { guard, update } = LEVELS[4].exprs;
   const m = v('m');
   const scope: Param[] = [{ name: 'k', type: 'str' }, { name: 'x', type: 'int' }, { name: 'r', type: 'int' }];
-  const cctx = newCtx(rng, prods('gt', 'lt', 'eq', 'even', 'add', 'and', 'or'), scope, { leaf: 0.4, ints: [1, 12] });
-  const actx = newCtx(rng, prods('add', 'sub', 'mul', 'max', 'ifInt', 'gt'), scope, { leaf: 0.4, ints: [1, 5] });
+  const cctx = newCtx(rng, guard.ops, scope, guard);
+  const actx = newCtx(rng, update.ops, scope, update);
   const bodyStmts: Stmt[] = [
     let_('r', lit(0)),
-    forOf('k', call('Object.keys', m), [let_('x', idx(m, v('k')), true), if_(gen(cctx, 'bool', 2, true, ['x']), [set('r', '=', gen(actx, 'int', 3, true, ['x', 'r']))])]),
+    forOf('k', call('Object.keys', m), [let_('x', idx(m, v('k')), true), if_(gen(cctx, 'bool', guard.depth, true, ['x']), [set('r', '=', gen(actx, 'int', update.depth, true, ['x', 'r']))])]),
     ret(rng.bool(0.3) ? v('r') : cond(bin('>', v('r'), lit(rng.int(0, 10))), v('r'), lit(rng.int(0, 3)))),
   ];
   return {
@@ -114,13 +148,6 @@ export const record = defineFamily({
   name: 'objects and records',
   description: 'Field access, record building, spread updates, keys/values of dictionaries, counting and aggregation.',
   skills: recordSkills,
-  knobs: [
-    'one field read of {x, y, name, ok}, alone or with one operator; x, y 0-9; names of 1-3 letters',
-    'build a record of 1-2 fields, each a depth-1 expression of the input fields; values 0-9',
-    'spread update {...o, field: E} (depth 2), or a keys/values query of a dictionary with filter/reduce (array); values 0-20',
-    'frequency table keyed by a derived key of each word (for-of, loop), or its size; 1-6 words',
-    'aggregate over Object.keys of a dictionary with a guarded generated update and result (cond, arith); values -10..20',
-  ],
-  ranges: (level) => RANGES[level]!,
+  levels: LEVELS,
   candidate,
 });

@@ -1,5 +1,4 @@
-// Recursion: linear recursion on n with a generated combination of n and f(n - d); recursion over
-// arrays and strings by slicing; tree recursion (two calls); accumulator parameters; digit recursion.
+// Recursion: linear, over arrays and strings, tree, digit and accumulator recursion.
 import { bin, call, gen, idx, if_, lit, meth, newCtx, prods, prop, ret, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';

@@ -1,5 +1,4 @@
-// Sorting and searching: sorted copies, reversal, extremes, indexOf/findIndex, k-th smallest,
-// de-duplication, binary search and a hand-written insertion sort under a generated key.
+// Sorting and searching: sorted copies, extremes, searches, k-th smallest, de-duplication, insertion sort.
 import { bin, call, cond, fn, for_, gen, idx, if_, let_, lit, meth, newCtx, prods, prop, ret, set, seti, un, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type ExprSpec, type Level } from '../levels.js';

@@ -1,6 +1,4 @@
-// Strings: length, concatenation, indexing, slicing, case, reversal, repetition, search and
-// replacement; from level 3 composed with integer arithmetic and ternaries, at level 4 strings
-// built character by character in a loop.
+// Strings: length, concatenation, indexing, slicing, case, reversal, search and replacement.
 import { bin, cond, forOf, gen, let_, lit, meth, newCtx, prods, prop, ret, set, v, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
