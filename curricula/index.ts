@@ -78,5 +78,4 @@ export { armKey } from './types.js';
 export { createGate, type Gate, openArms, newlyOpened, unlockedSkills, isArmOpen, type GateSkill, type GatingInput } from './gating.js';
 export { createMasteryTracker, MasteryTracker, masteryStep, emptyMastery, masteryDefaults, type MasteryEvent, type MasteryOptions, type MasteryState, type Accuracies } from './mastery.js';
 export { meanAbsAdvantage } from './dynamic.js';
-export { solveRate } from '../core/rules.js';
 export { withExploration } from './explore.js';

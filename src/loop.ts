@@ -3,7 +3,8 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, meanAbsAdvantage, solveRate } from '../curricula/index.js';
+import { createController, createGate, createMasteryTracker, meanAbsAdvantage } from '../curricula/index.js';
+import { solvedCount, solveRate } from '../core/rules.js';
 import type { Arm, ArmResult, Controller } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent } from '../graphs/index.js';
@@ -294,7 +295,7 @@ async function runStep(ctx: StepContext) {
   return {
     newTasks,
     proposals,
-    scored: results.map((r) => ({ taskId: r.taskId, attempts: r.rewards.length, solved: r.rewards.filter((x) => x >= 1).length })),
+    scored: results.map((r) => ({ taskId: r.taskId, attempts: r.rewards.length, solved: solvedCount(r.rewards) })),
     episodes: verdicts.flatMap((group, g) =>
       group.map((v, i) => ({ taskId: tasks[g]!.id, answer: answers[g]![i]!, reward: v.reward, reason: v.reason ?? null })),
     ),
