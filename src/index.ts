@@ -10,7 +10,7 @@ export type { Arm, Pick, Controller } from '../curricula/index.js';
 export { openSkillGraph } from '../graphs/index.js';
 export type { SkillGraph, GraphEvent, Mastery } from '../graphs/index.js';
 export { createPolicy, solverConfigSchema } from './solver/index.js';
-export type { Policy, TrainStats } from './solver/index.js';
+export type { Policy, Rollout, TrainStats } from './solver/index.js';
 export { loadPreset, listPresets, parseConfig, runConfigSchema, ConfigError, type RunConfig } from './config.js';
 export { startRun, type RunOptions, type RunSummary, type StepProgress } from './loop.js';
 export { RunStore } from './store.js';

@@ -29,8 +29,7 @@ export const lossSchema = z.strictObject({
   /**
    * Entropy bonus: the objective subtracts this times the masked mean token entropy (of the
    * grammar-restricted distribution), against the collapse to one answer that leaves every group
-   * zero-variance. 0 (the default) is the published losses unchanged. In bench:learn 0.02 and 0.01
-   * did not help: logic held-out swung or fell (0.8 → 0.4 over 600 steps), arithmetic stayed at 0.
+   * zero-variance. 0 (the default) is the published losses unchanged.
    */
   entropy: z.number().min(0).default(0),
   /** Advantage scaling: per group std, batch std, or none (Dr. GRPO). */
@@ -49,9 +48,8 @@ export const lossSchema = z.strictObject({
 });
 
 export const optimSchema = z.strictObject({
-  // 1e-3 for the small default model under RL: 3e-3 learns faster at first but collapsed to a constant
-  // answer (entropy 0, every group zero-variance) within 40 steps in bench:learn; 1e-3 did not. With
-  // selfImitation, 3e-3 and weight decay 0.3 learned arithmetic there (curricula/learn.yaml).
+  // Small on purpose: a larger step collapses the small model onto one answer (every group
+  // zero-variance) early in an RL run unless self-imitation keeps its right answers (learn.yaml).
   lr: z.number().positive().default(1e-3),
   /** Decoupled (AdamW) decay of every matrix, embeddings included (as nanoGPT); vectors (biases, LayerNorm gains) are not. */
   weightDecay: z.number().min(0).default(0.01),
@@ -94,9 +92,8 @@ export const solverConfigSchema = z.strictObject({
   /**
    * Decode each answer in its type's grammar (an int where f returns an int, true/false where it
    * returns a boolean, the argument types for abduction) instead of any JSON literal. From random
-   * initialisation this is what makes a first right answer possible: in bench:learn an untyped
-   * policy wrote 0 right level-0 arithmetic answers in 13,968 samples, a typed one 1.5 % in its
-   * first 50 steps (and logic starts at a coin flip instead of spelling true/false).
+   * initialisation this is what makes a first right answer possible (an untyped policy must first
+   * learn to spell a literal; bench/results/learn.md has the counts).
    */
   typedAnswers: z.boolean().default(true),
 });
