@@ -11,7 +11,7 @@ export interface Family {
   skills: Skill[];
   /** Number of difficulty levels (0 … levels-1); at least 5. */
   levels: number;
-  /** One line per level naming its knobs (value ranges, depth, sizes), for docs and `cogen skills --taxonomy`. */
+  /** One line per level naming its knobs (shape, parameters, generated expressions, inputs), derived from the family's level table; for docs and `cogen skills --taxonomy`. */
   knobs: string[];
   /** Pure and synchronous: same rng state, same draft. Outputs are computed later by the sandbox. */
   generate(rng: Rng, level: number, type: TaskType): TaskDraft;
