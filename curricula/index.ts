@@ -6,6 +6,7 @@ import { withExploration } from './explore.js';
 import { HardestController } from './hardest.js';
 import { LadderController, ladderOptions } from './ladder.js';
 import { LearnabilityController, learnabilityOptions } from './learnability.js';
+import { masteryConfigSchema } from './mastery.js';
 import { ProgressController, progressOptions } from './progress.js';
 import { ReplayController, replayOptions } from './replay.js';
 import type { Arm, Controller } from './types.js';
@@ -31,10 +32,8 @@ export const curriculumConfigSchema = z
     bandit: banditOptions.prefault({}),
     progress: progressOptions.prefault({}),
     replay: replayOptions.extend({ base: z.enum(baseControllerNames).default('uniform') }).prefault({}),
-    mastery: z
-      .strictObject({ learnAt: unit().default(0.8), forgetBelow: unit().default(0.5) })
-      .refine((o) => o.forgetBelow <= o.learnAt, { message: 'forgetBelow must not exceed learnAt', path: ['forgetBelow'] })
-      .prefault({}),
+    /** When probes count a skill as learned or forgotten (curricula/mastery.ts owns the schema). */
+    mastery: masteryConfigSchema,
   })
   .prefault({});
 
@@ -76,6 +75,20 @@ export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller
 export type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
 export { armKey } from './types.js';
 export { createGate, type Gate, openArms, newlyOpened, unlockedSkills, isArmOpen, type GateSkill, type GatingInput } from './gating.js';
-export { createMasteryTracker, MasteryTracker, masteryStep, emptyMastery, masteryDefaults, type MasteryEvent, type MasteryOptions, type MasteryState, type Accuracies } from './mastery.js';
+export {
+  createMasteryTracker,
+  MasteryTracker,
+  masteryStep,
+  emptyMastery,
+  masteryConfigSchema,
+  masterable,
+  minProbes,
+  passes,
+  type MasteryEvent,
+  type MasteryOptions,
+  type MasteryState,
+  type SkillProbe,
+  type SkillProbes,
+} from './mastery.js';
 export { meanAbsAdvantage } from './dynamic.js';
 export { withExploration } from './explore.js';

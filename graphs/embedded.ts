@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS graph_proposed (
 CREATE TABLE IF NOT EXISTS graph_mastered (
   run_id TEXT NOT NULL, skill_id TEXT NOT NULL, since_step INTEGER NOT NULL, since_at TEXT NOT NULL,
   until_step INTEGER, until_at TEXT, accuracy REAL NOT NULL, until_accuracy REAL,
+  baseline REAL, until_baseline REAL,
   PRIMARY KEY (run_id, skill_id, since_step)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS graph_checkpoints (
   id TEXT PRIMARY KEY, run_id TEXT, step INTEGER, path TEXT);
@@ -62,6 +63,8 @@ interface MasteryRow {
   until_at: string | null;
   accuracy: number;
   until_accuracy: number | null;
+  baseline: number | null;
+  until_baseline: number | null;
 }
 interface TaskRow {
   id: string;
@@ -102,6 +105,11 @@ export class EmbeddedSkillGraph implements SkillGraph {
 
   async init(): Promise<void> {
     this.db.exec(SCHEMA);
+    // Run stores made before trivial baselines were recorded lack their columns (the rows keep null).
+    const columns = new Set((this.db.prepare('PRAGMA table_info(graph_mastered)').all() as { name: string }[]).map((c) => c.name));
+    for (const column of ['baseline', 'until_baseline']) {
+      if (!columns.has(column)) this.db.exec(`ALTER TABLE graph_mastered ADD COLUMN ${column} REAL`);
+    }
     this.stmts = this.prepare();
   }
 
@@ -151,10 +159,10 @@ export class EmbeddedSkillGraph implements SkillGraph {
         )
         .pluck(),
       learn: d.prepare(
-        `INSERT INTO graph_mastered (run_id, skill_id, since_step, since_at, accuracy) VALUES (?, ?, ?, ?, ?)`,
+        `INSERT INTO graph_mastered (run_id, skill_id, since_step, since_at, accuracy, baseline) VALUES (?, ?, ?, ?, ?, ?)`,
       ),
       forget: d.prepare(
-        `UPDATE graph_mastered SET until_step = ?, until_at = ?, until_accuracy = ?
+        `UPDATE graph_mastered SET until_step = ?, until_at = ?, until_accuracy = ?, until_baseline = ?
          WHERE run_id = ? AND skill_id = ? AND until_step IS NULL AND since_step < ?`,
       ),
     };
@@ -211,10 +219,10 @@ export class EmbeddedSkillGraph implements SkillGraph {
           s.runStub.run(e.runId);
           s.skillStub.run(e.skillId);
           if ((s.covering.get(e.runId, e.skillId, step) as number) === 0) {
-            s.learn.run(e.runId, e.skillId, step, e.at, e.accuracy);
+            s.learn.run(e.runId, e.skillId, step, e.at, e.accuracy, e.baseline ?? null);
           }
         } else {
-          s.forget.run(step, e.at, e.accuracy, e.runId, e.skillId, step);
+          s.forget.run(step, e.at, e.accuracy, e.baseline ?? null, e.runId, e.skillId, step);
         }
         return;
       }
@@ -354,6 +362,8 @@ function toMastery(r: MasteryRow): Mastery {
     untilAt: r.until_at,
     accuracy: r.accuracy,
     untilAccuracy: r.until_accuracy,
+    baseline: r.baseline,
+    untilBaseline: r.until_baseline,
   };
 }
 

@@ -163,6 +163,8 @@ export function toCypher(s: GraphSnapshot): string {
       untilStep: opt(m.untilStep, cInt),
       untilAt: opt(m.untilAt, cStr),
       accuracy: cFloat(m.accuracy),
+      baseline: opt(m.baseline ?? null, cFloat),
+      untilBaseline: opt(m.untilBaseline ?? null, cFloat),
       untilAccuracy: opt(m.untilAccuracy ?? null, cFloat),
     });
     rel('Run', m.runId, 'Skill', m.skillId, `[m:MASTERED {sinceStep: ${cInt(m.sinceStep)}}]`, ` SET m += ${p}`);

@@ -72,12 +72,12 @@ OPTIONAL MATCH (r)-[m:MASTERED]->(s)
   WHERE m.untilStep IS NULL OR m.untilStep >= row.step
 WITH r, s, row, count(m) AS covering
 WHERE covering = 0
-CREATE (r)-[:MASTERED {sinceStep: row.step, sinceAt: row.at, accuracy: row.accuracy}]->(s)`,
+CREATE (r)-[:MASTERED {sinceStep: row.step, sinceAt: row.at, accuracy: row.accuracy, baseline: row.baseline}]->(s)`,
   forgotten: `
 UNWIND $rows AS row
 MATCH (:Run {id: row.runId})-[m:MASTERED]->(:Skill {id: row.skillId})
 WHERE m.untilStep IS NULL AND m.sinceStep < row.step
-SET m.untilStep = row.step, m.untilAt = row.at, m.untilAccuracy = row.accuracy`,
+SET m.untilStep = row.step, m.untilAt = row.at, m.untilAccuracy = row.accuracy, m.untilBaseline = row.baseline`,
 };
 
 function rowsFor(seg: Segment): { query: string; rows: Record<string, unknown>[] }[] {
@@ -158,6 +158,8 @@ function rowsFor(seg: Segment): { query: string; rows: Record<string, unknown>[]
         step: int(e.step),
         at: e.at,
         accuracy: e.accuracy,
+        // absent in events of runs made before baselines: a null property is not stored
+        baseline: e.baseline ?? null,
       });
       // each (run, skill) appears once in a segment, so learned and forgotten rows are independent
       return [
@@ -431,6 +433,8 @@ function toMastery(runId: string, skillId: string, m: Record<string, unknown>): 
     untilAt: str(m.untilAt),
     accuracy: Number(m.accuracy),
     untilAccuracy: num(m.untilAccuracy),
+    baseline: num(m.baseline),
+    untilBaseline: num(m.untilBaseline),
   };
 }
 

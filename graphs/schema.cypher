@@ -6,7 +6,7 @@
 // (:Task {id, type, family, level, program, hash, prompt, solveRate})-[:EXERCISES]->(:Skill)
 // (:Task)-[:DERIVED_FROM {op}]->(:Task)
 // (:Run)-[:PROPOSED {step}]->(:Task)
-// (:Run)-[:MASTERED {sinceStep, sinceAt, untilStep, untilAt, accuracy, untilAccuracy}]->(:Skill)
+// (:Run)-[:MASTERED {sinceStep, sinceAt, untilStep, untilAt, accuracy, untilAccuracy, baseline, untilBaseline}]->(:Skill)
 // (:Run)-[:SAVED]->(:Checkpoint {id, runId, step, path})
 
 CREATE CONSTRAINT cogen_skill_id IF NOT EXISTS FOR (s:Skill) REQUIRE s.id IS UNIQUE;

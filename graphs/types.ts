@@ -29,6 +29,8 @@ export type GraphEvent =
       step: number;
       at: string;
       accuracy: number;
+      /** The trivial baseline of the skill's probe set (absent in events of runs made before it). */
+      baseline?: number;
     }
   | { kind: 'checkpoint'; runId: string; id: string; step: number; path: string };
 
@@ -44,6 +46,10 @@ export interface Mastery {
   accuracy: number;
   /** Probe accuracy when it was forgotten (null while open). */
   untilAccuracy?: number | null;
+  /** The trivial baseline of the skill's probes when it was learned (null: recorded before baselines). */
+  baseline?: number | null;
+  /** The trivial baseline when it was forgotten (null while open, or recorded before baselines). */
+  untilBaseline?: number | null;
 }
 
 export interface GraphRun {

@@ -22,8 +22,22 @@ export interface MasteryRow {
   sinceAt: string | null;
   /** Probe accuracy at the last transition (learned or forgotten), null if never mastered. */
   accuracy: number | null;
+  /** The trivial baseline of the skill's probes at that transition (null: none, or not recorded). */
+  baseline: number | null;
   /** How many MASTERED intervals (times learned). */
   intervals: number;
+}
+
+/**
+ * A run's probe sets, as the run recorded them (run-store meta `probePlan`, not part of the graph):
+ * per skill its size, its trivial baseline and whether it can show mastery at all, with the rule's
+ * threshold, margin and minimum size.
+ */
+export interface ProbeSets {
+  learnAt: number;
+  margin: number;
+  minProbes: number;
+  skills: Record<string, { probes: number; baseline: number; masterable: boolean }>;
 }
 
 export interface FrontierRow {
@@ -41,6 +55,7 @@ export interface TimelineEvent {
   skillId: string;
   event: 'learned' | 'forgotten';
   accuracy: number | null;
+  baseline: number | null;
 }
 
 export interface SkillDetail {
@@ -61,8 +76,8 @@ export interface CompareRow {
 }
 
 export type SkillsViewRequest =
-  | { view: 'mastery' | 'frontier' | 'timeline'; runId?: string; atStep?: number; format?: ViewFormat }
-  | { view: 'show'; skill: string; runId?: string; exemplars?: number; format?: ViewFormat }
+  | { view: 'mastery' | 'frontier' | 'timeline'; runId?: string; atStep?: number; format?: ViewFormat; probeSets?: ProbeSets }
+  | { view: 'show'; skill: string; runId?: string; exemplars?: number; format?: ViewFormat; probeSets?: ProbeSets }
   | { view: 'compare'; runIds: [string, string]; atStep?: number; format?: ViewFormat };
 
 /** The run to show: the given id (checked), else the latest run (by startedAt), else an error. */
@@ -79,14 +94,17 @@ export async function resolveRun(graph: SkillGraph, runId?: string): Promise<Gra
 }
 
 /** State of one skill from its intervals, as of `atStep` (default: the end). */
-function stateOf(intervals: Mastery[], atStep = Infinity): { state: SkillState; since: number | null; sinceAt: string | null; accuracy: number | null } {
+function stateOf(
+  intervals: Mastery[],
+  atStep = Infinity,
+): Pick<MasteryRow, 'state' | 'since' | 'sinceAt' | 'accuracy' | 'baseline'> {
   const seen = intervals.filter((m) => m.sinceStep <= atStep).sort((a, b) => a.sinceStep - b.sinceStep);
   const last = seen.at(-1);
-  if (!last) return { state: 'never', since: null, sinceAt: null, accuracy: null };
+  if (!last) return { state: 'never', since: null, sinceAt: null, accuracy: null, baseline: null };
   if (last.untilStep === null || last.untilStep > atStep) {
-    return { state: 'mastered', since: last.sinceStep, sinceAt: last.sinceAt, accuracy: last.accuracy };
+    return { state: 'mastered', since: last.sinceStep, sinceAt: last.sinceAt, accuracy: last.accuracy, baseline: last.baseline ?? null };
   }
-  return { state: 'forgotten', since: last.untilStep, sinceAt: last.untilAt, accuracy: last.untilAccuracy ?? null };
+  return { state: 'forgotten', since: last.untilStep, sinceAt: last.untilAt, accuracy: last.untilAccuracy ?? null, baseline: last.untilBaseline ?? null };
 }
 
 function groupBySkill(ms: Mastery[]): Map<string, Mastery[]> {
@@ -101,18 +119,7 @@ export async function masteryTable(graph: SkillGraph, runId: string, atStep?: nu
   return skills
     .map((k) => {
       const intervals = (by.get(k.id) ?? []).filter((m) => m.sinceStep <= (atStep ?? Infinity));
-      const st = stateOf(intervals, atStep);
-      return {
-        skillId: k.id,
-        name: k.name,
-        family: k.family,
-        level: k.level,
-        state: st.state,
-        since: st.since,
-        sinceAt: st.sinceAt,
-        accuracy: st.accuracy,
-        intervals: intervals.length,
-      };
+      return { skillId: k.id, name: k.name, family: k.family, level: k.level, ...stateOf(intervals, atStep), intervals: intervals.length };
     })
     .sort((a, b) => a.family.localeCompare(b.family) || a.level - b.level || a.skillId.localeCompare(b.skillId));
 }
@@ -138,7 +145,7 @@ export async function timeline(graph: SkillGraph, runId: string): Promise<Timeli
   const ms = await graph.mastery(runId);
   const events: TimelineEvent[] = [];
   for (const m of ms) {
-    events.push({ step: m.sinceStep, at: m.sinceAt, skillId: m.skillId, event: 'learned', accuracy: m.accuracy });
+    events.push({ step: m.sinceStep, at: m.sinceAt, skillId: m.skillId, event: 'learned', accuracy: m.accuracy, baseline: m.baseline ?? null });
     if (m.untilStep !== null) {
       events.push({
         step: m.untilStep,
@@ -146,6 +153,7 @@ export async function timeline(graph: SkillGraph, runId: string): Promise<Timeli
         skillId: m.skillId,
         event: 'forgotten',
         accuracy: m.untilAccuracy ?? null,
+        baseline: m.untilBaseline ?? null,
       });
     }
   }
@@ -220,6 +228,27 @@ export function formatTable(headers: string[], rows: (string | number | null)[][
 
 const pct = (x: number | null) => (x === null ? null : `${(x * 100).toFixed(0)}%`);
 
+/** How the mastered skills stand against their trivial baselines, for the mastery table's header. */
+export function aboveBaseline(rows: Pick<MasteryRow, 'state' | 'accuracy' | 'baseline'>[]): string {
+  const mastered = rows.filter((r) => r.state === 'mastered');
+  if (mastered.length === 0) return '';
+  const gaps = mastered.flatMap((r) => (r.baseline === null || r.accuracy === null ? [] : [r.accuracy - r.baseline]));
+  const above = gaps.filter((g) => g > 0);
+  const range = above.length > 0 ? ` by ${pct(Math.min(...above))}–${pct(Math.max(...above))}` : '';
+  const unknown = mastered.length - gaps.length;
+  return `, ${above.length} of them above their trivial baseline${range}${unknown > 0 ? ` (${unknown} recorded without one)` : ''}`;
+}
+
+/** Why a skill's probe set can or cannot show mastery. */
+export function probeSetLine(skillId: string, sets: ProbeSets): string {
+  const set = sets.skills[skillId];
+  if (!set || set.probes === 0) return 'probes: none (no held-out task of this run exercises it): not masterable in this run';
+  const head = `probes: ${set.probes} held out, trivial baseline ${pct(set.baseline)}`;
+  if (set.masterable) return `${head}; mastery needs ≥ ${pct(Math.max(sets.learnAt, set.baseline + sets.margin))} accuracy`;
+  if (set.probes < sets.minProbes) return `${head}: not masterable in this run (${set.probes} probe${set.probes === 1 ? '' : 's'}, the rule needs ${sets.minProbes})`;
+  return `${head}: not masterable in this run (no room above the baseline for the ${pct(sets.margin)} margin)`;
+}
+
 const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
 
 /** Renders one `cogen skills` view as a string. Throws Error with a one-line message on bad input. */
@@ -248,7 +277,7 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
 
   if (req.view === 'show') {
     const detail = await showSkill(graph, req.skill, { runId: req.runId, exemplars: req.exemplars });
-    if (format === 'json') return json(detail);
+    if (format === 'json') return json({ ...detail, ...(req.probeSets ? { probeSet: req.probeSets.skills[req.skill] ?? null } : {}) });
     if (format === 'table') {
       const k = detail.skill;
       const lines = [
@@ -260,10 +289,11 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
       if (detail.intervals.length > 0) {
         lines.push(
           `mastered: ${detail.intervals
-            .map((m) => `steps ${m.sinceStep}–${m.untilStep ?? 'now'} (${pct(m.accuracy)})`)
+            .map((m) => `steps ${m.sinceStep}–${m.untilStep ?? 'now'} (${pct(m.accuracy)}${m.baseline == null ? '' : `, trivial baseline ${pct(m.baseline)}`})`)
             .join('; ')}`,
         );
       }
+      if (req.probeSets) lines.push(probeSetLine(k.id, req.probeSets));
       lines.push('', 'exemplar tasks:');
       const text = lines.join('\n') + '\n';
       return (
@@ -300,8 +330,8 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
       return (
         `run ${run.id}\n` +
         formatTable(
-          ['step', 'event', 'skill', 'accuracy', 'at'],
-          events.map((e) => [e.step, e.event, e.skillId, pct(e.accuracy), e.at]),
+          ['step', 'event', 'skill', 'accuracy', 'baseline', 'at'],
+          events.map((e) => [e.step, e.event, e.skillId, pct(e.accuracy), pct(e.baseline), e.at]),
         )
       );
     }
@@ -321,14 +351,33 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
     }
   }
   if (req.view === 'mastery') {
-    if (format === 'json') return json({ run: run.id, skills: rows });
+    if (format === 'json') return json({ run: run.id, skills: rows, ...(req.probeSets ? { probeSets: req.probeSets } : {}) });
     if (format === 'table') {
       const mastered = rows.filter((r) => r.state === 'mastered').length;
+      const sets = req.probeSets;
+      const masterable = sets ? ` (${Object.values(sets.skills).filter((p) => p.masterable).length} masterable)` : '';
+      // With the run's probe sets: each skill's probe count, and the baseline of skills never learned.
+      const probed = (r: MasteryRow) => (sets?.skills[r.skillId]?.probes ? sets.skills[r.skillId] : undefined);
+      const probes = (r: MasteryRow) => {
+        const set = probed(r);
+        return set ? `${set.probes}${set.masterable ? '' : ' (not masterable)'}` : sets ? 'none' : null;
+      };
       return (
-        `run ${run.id} (${run.status ?? 'unknown'}): ${mastered} of ${rows.length} skills mastered\n` +
+        `run ${run.id} (${run.status ?? 'unknown'}): ${mastered} of ${rows.length} skills mastered${masterable}${aboveBaseline(rows)}\n` +
         formatTable(
-          ['skill', 'name', 'family', 'level', 'state', 'since', 'accuracy', 'times'],
-          rows.map((r) => [r.skillId, r.name, r.family, r.level, r.state, r.since, pct(r.accuracy), r.intervals]),
+          ['skill', 'name', 'family', 'level', 'state', 'since', 'accuracy', 'baseline', 'times', ...(sets ? ['probes'] : [])],
+          rows.map((r) => [
+            r.skillId,
+            r.name,
+            r.family,
+            r.level,
+            r.state,
+            r.since,
+            pct(r.accuracy),
+            pct(r.baseline ?? probed(r)?.baseline ?? null),
+            r.intervals,
+            ...(sets ? [probes(r)] : []),
+          ]),
         )
       );
     }

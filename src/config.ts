@@ -53,11 +53,16 @@ export const runConfigSchema = z
       .object({
         /** Evaluate mastery every K steps (and at the last step). */
         every: z.number().int().positive().default(5),
-        /** Held-out tasks per arm (family, level, type) in the probe set. */
+        /**
+         * Held-out tasks per arm (family, level, type), at least. Each skill also gets the probes
+         * its mastery needs (minProbes in curricula/mastery.ts), balanced against trivial policies
+         * (src/probes.ts): an arm's probes are shared by several skills, so no per-arm count can
+         * promise a skill its share.
+         */
         perArm: z.number().int().positive().default(4),
       })
       .strict()
-      .default({ every: 5, perArm: 4 }),
+      .prefault({}),
     sandbox: sandboxConfigSchema,
     /** Checkpoint every N steps (and at the end). */
     checkpointEvery: z.number().int().positive().default(10),

@@ -7,13 +7,14 @@ import { createController, createGate, createMasteryTracker, meanAbsAdvantage } 
 import { solvedCount, solveRate } from '../core/rules.js';
 import type { Arm, ArmResult, Controller } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
-import type { GraphEvent } from '../graphs/index.js';
+import type { GraphEvent, ProbeSets } from '../graphs/index.js';
 import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
 import { verifyMany } from '../sandbox/index.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, sandboxOf, taskSpace, type Probe, type ProposeContext } from './run-parts.js';
+import { buildProbes, probeScores, probeSets, type Probe } from './probes.js';
+import { flushGraphs, graphTask, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/index.js';
 import { RunStore, StoreError } from './store.js';
@@ -57,6 +58,10 @@ export interface RunSummary {
   status: string;
   tasks: number;
   skillsMastered: string[];
+  /** Each mastered skill's last probe accuracy beside its probe set's trivial baseline. */
+  mastery: { skillId: string; accuracy: number; baseline: number }[];
+  /** How many of the run's skills have a probe set that can show mastery (ProbeSets). */
+  skillsMasterable: number;
   finalSolveRate: number;
   probeAccuracy: number;
   backend: string;
@@ -118,9 +123,10 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
 
   try {
     // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
-    // training task ever duplicates one.
-    const probes = await buildProbes(sandbox, arms, config.probes.perArm, createRng(`${config.seed}/probes`), seen, render);
+    // training task ever duplicates one; balanced so that no trivial policy passes them (src/probes.ts).
+    const probes = await buildProbes(sandbox, arms, skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, render);
     const probeIds = new Set(probes.map((p) => p.task.id));
+    const plan = probeSets(probes, skills, mastery.opts);
     let firstStep = 1;
     if (opts.resume) {
       const ck = store.latestCheckpoint();
@@ -140,10 +146,10 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         seen.add(seenKey(row.task));
         tally.set(row.task.id, { solved: row.solved, attempts: row.attempts });
       }
-      store.setMeta({ status: 'running' });
+      store.setMeta({ status: 'running', probePlan: JSON.stringify(plan) });
       log(`resuming run ${runId} at step ${firstStep}`);
     } else {
-      store.setMeta({ runId, preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: new Date(started).toISOString() });
+      store.setMeta({ runId, preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: new Date(started).toISOString(), probePlan: JSON.stringify(plan) });
       store.appendOutbox(0, [
         { kind: 'skills', skills },
         runEvent(store, 'running'),
@@ -170,8 +176,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         for (const ev of mastery.observe(step, probe.perSkill)) {
           const at = new Date().toISOString();
           events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });
-          events.outbox.push({ kind: 'mastery', runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy });
-          log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)})`);
+          events.outbox.push({ kind: 'mastery', runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy, baseline: ev.baseline });
+          log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`);
         }
       }
       store.commitStep({
@@ -225,6 +231,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       status: store.getMeta('status') ?? 'running',
       tasks: store.count('tasks'),
       skillsMastered: [...mastery.mastered()].sort(),
+      ...masterySummary(mastery.mastered(), mastery.state().accuracy, plan),
       finalSolveRate: last.solveRate,
       probeAccuracy: last.probeAccuracy,
       backend: policy.backend,
@@ -319,7 +326,15 @@ async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]
   return answers.map((group) => group.map(() => flat[next++]!));
 }
 
-/** Greedy decoding on the held-out probes: accuracy overall and per skill. */
+/** The mastered skills beside their trivial baselines, and how many skills the probes can show mastered. */
+function masterySummary(mastered: Set<string>, accuracy: Record<string, number>, sets: ProbeSets): Pick<RunSummary, 'mastery' | 'skillsMasterable'> {
+  return {
+    mastery: [...mastered].sort().map((skillId) => ({ skillId, accuracy: accuracy[skillId] ?? 0, baseline: sets.skills[skillId]?.baseline ?? 0 })),
+    skillsMasterable: Object.values(sets.skills).filter((p) => p.masterable).length,
+  };
+}
+
+/** Greedy decoding on the held-out probes: accuracy overall and per skill (with its trivial baseline). */
 async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skills: Skill[]) {
   const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })));
   const verdicts = await verifyMany(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));

@@ -1,6 +1,6 @@
 // The parts of a run that the built-in loop (src/loop.ts) and a served run (src/server/) share:
-// the task space of a config, how a curriculum pick becomes a task, the held-out probes and how
-// their verdicts become per-skill accuracies, and the skill-graph sinks fed from the outbox.
+// the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
+// from the outbox. The held-out probes are in src/probes.ts.
 import type { Arm, Pick } from '../curricula/index.js';
 import { allSkills, generateTask, getFamily, materialise, mutate, renderNatural } from '../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
@@ -11,8 +11,7 @@ import type { RunConfig } from './config.js';
 import type { Rng } from '../core/rng.js';
 import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
-import type { Skill, Task, Verdict } from '../core/task.js';
-import { isSolved } from '../core/rules.js';
+import type { Skill, Task } from '../core/task.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
 export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
@@ -84,50 +83,6 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
       throw e;
     }
   }
-}
-
-export interface Probe {
-  task: Task;
-  prompt: string;
-}
-
-export async function buildProbes(sandbox: Sandbox, arms: Arm[], perArm: number, rng: Rng, seen: Set<string>, render: (t: Task) => string): Promise<Probe[]> {
-  const probes: Probe[] = [];
-  for (const arm of arms) {
-    // Small arms may hold fewer distinct tasks than asked for: take what there is (a draw that finds
-    // nothing new ends the arm).
-    for (let i = 0; i < perArm; i++) {
-      let task: Task;
-      try {
-        task = await generateTask(sandbox, { ...arm, rng: rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`), seen, attempts: 20 });
-      } catch {
-        break;
-      }
-      probes.push({ task, prompt: render(task) });
-    }
-  }
-  return probes;
-}
-
-/** Per-skill accuracy from the probes' verdicts, with the overall and per-arm accuracies. */
-export function probeScores(probes: Probe[], verdicts: Verdict[], skills: Skill[]) {
-  const perSkill = new Map<string, number>();
-  // A skill is probed at its own level (the held-out tasks of that level that exercise it), so that
-  // mastering `logic.and` means solving level-0 conjunctions, not every later task that uses one.
-  for (const skill of skills) {
-    const scores = (level: (l: number) => boolean) =>
-      probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [isSolved(verdicts[i]!.reward) ? 1 : 0] : []));
-    const own = scores((l) => l === skill.level);
-    const any = own.length > 0 ? own : scores(() => true);
-    if (any.length > 0) perSkill.set(skill.id, mean(any));
-  }
-  const perArm: Record<string, number[]> = {};
-  probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(isSolved(verdicts[i]!.reward) ? 1 : 0));
-  return {
-    overall: mean(verdicts.map((v) => (isSolved(v.reward) ? 1 : 0))),
-    perSkill,
-    perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])),
-  };
 }
 
 export interface GraphSink {

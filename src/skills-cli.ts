@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatTaxonomy } from '../generators/index.js';
 import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../graphs/index.js';
-import type { SkillGraph } from '../graphs/index.js';
+import type { ProbeSets, SkillGraph } from '../graphs/index.js';
 import { UserError } from '../core/errors.js';
 import type { RunStore } from './store.js';
 
@@ -69,12 +69,14 @@ export function skillsCommand(program: Command, deps: Deps): void {
           // Two embedded runs live in two databases: compare by loading the second run's events into the first's view.
           throw new UserError('comparing two runs needs one graph holding both: sync them into Neo4j (--graph neo4j), or use `cogen skills sync`');
         }
+        // The run's probe sets live in its run store, beside the graph (runs before them have none).
+        const probeSets = readProbeSets(store);
         const out =
           view === 'show'
-            ? await renderSkills(graph, { view: 'show', skill: required(skill, 'show needs a skill id'), runId: runIds[0], format })
+            ? await renderSkills(graph, { view: 'show', skill: required(skill, 'show needs a skill id'), runId: runIds[0], format, probeSets })
             : runIds.length === 2
               ? await renderSkills(graph, { view: 'compare', runIds: [runIds[0]!, runIds[1]!], atStep: o.atStep, format })
-              : await renderSkills(graph, { view: view as 'mastery' | 'frontier' | 'timeline', runId: runIds[0], atStep: o.atStep, format });
+              : await renderSkills(graph, { view: view as 'mastery' | 'frontier' | 'timeline', runId: runIds[0], atStep: o.atStep, format, probeSets });
         process.stdout.write(ensureNewline(out));
       } finally {
         await graph.close();
@@ -99,6 +101,11 @@ async function openTarget(o: Record<string, string | undefined>, store: RunStore
   if (o.graph !== 'embedded') throw new UserError(`unknown graph "${o.graph}" (embedded or neo4j)`);
   if (!store) throw new UserError('the embedded graph lives in a run: give --run <id>');
   return openSkillGraph({ kind: 'embedded', db: store.db });
+}
+
+function readProbeSets(store: RunStore | null): ProbeSets | undefined {
+  const text = store?.getMeta('probePlan');
+  return text ? (JSON.parse(text) as ProbeSets) : undefined;
 }
 
 function latestRun(runsDir: string): string {

@@ -53,15 +53,18 @@ describe('skill gating', () => {
 });
 
 describe('mastery', () => {
+  // A probe set large enough and with a zero trivial baseline: only learnAt and forgetBelow decide.
+  const probe = (accuracy: number) => ({ accuracy, baseline: 0, probes: 100 });
+  const probes = (accs: Record<string, number>) => Object.fromEntries(Object.entries(accs).map(([k, a]) => [k, probe(a)]));
   it('emits events only on crossings, with hysteresis', () => {
     const t = new MasteryTracker({ learnAt: 0.8, forgetBelow: 0.5 });
-    expect(t.observe(1, { s: 0.79 })).toEqual([]);
-    expect(t.observe(2, { s: 0.8 })).toEqual([{ skillId: 's', event: 'learned', step: 2, accuracy: 0.8 }]);
-    expect(t.observe(3, new Map([['s', 0.9]]))).toEqual([]);
-    expect(t.observe(4, { s: 0.5 })).toEqual([]); // not below 0.5
-    expect(t.observe(5, { s: 0.49 })).toEqual([{ skillId: 's', event: 'forgotten', step: 5, accuracy: 0.49 }]);
-    expect(t.observe(6, { s: 0.7 })).toEqual([]);
-    expect(t.observe(7, { s: 1 })).toEqual([{ skillId: 's', event: 'learned', step: 7, accuracy: 1 }]);
+    expect(t.observe(1, { s: probe(0.79) })).toEqual([]);
+    expect(t.observe(2, { s: probe(0.8) })).toEqual([{ skillId: 's', event: 'learned', step: 2, accuracy: 0.8, baseline: 0 }]);
+    expect(t.observe(3, new Map([['s', probe(0.9)]]))).toEqual([]);
+    expect(t.observe(4, { s: probe(0.5) })).toEqual([]); // not below 0.5
+    expect(t.observe(5, { s: probe(0.49) })).toEqual([{ skillId: 's', event: 'forgotten', step: 5, accuracy: 0.49, baseline: 0 }]);
+    expect(t.observe(6, { s: probe(0.7) })).toEqual([]);
+    expect(t.observe(7, { s: probe(1) })).toEqual([{ skillId: 's', event: 'learned', step: 7, accuracy: 1, baseline: 0 }]);
     expect(t.state().firstLearned).toEqual({ s: 2 });
   });
   it('agrees with a reference model on random probe sequences; state round-trips', () => {
@@ -74,16 +77,16 @@ describe('mastery', () => {
           const t = createMasteryTracker({ learnAt, forgetBelow });
           const ref = new Map<string, boolean>();
           rounds.forEach((accs, step) => {
-            const evs = t.observe(step, accs);
+            const evs = t.observe(step, probes(accs));
             const want = [];
             for (const id of Object.keys(accs).sort()) {
               const a = accs[id]!;
               if (!ref.get(id) && a >= learnAt) {
                 ref.set(id, true);
-                want.push({ skillId: id, event: 'learned', step, accuracy: a });
-              } else if (ref.get(id) && a < forgetBelow) {
+                want.push({ skillId: id, event: 'learned', step, accuracy: a, baseline: 0 });
+              } else if (ref.get(id) && (a < forgetBelow || a === 0)) {
                 ref.set(id, false);
-                want.push({ skillId: id, event: 'forgotten', step, accuracy: a });
+                want.push({ skillId: id, event: 'forgotten', step, accuracy: a, baseline: 0 });
               }
             }
             expect(evs).toEqual(want);
@@ -98,7 +101,7 @@ describe('mastery', () => {
   });
   it('masteryStep is pure', () => {
     const s0 = emptyMastery();
-    const r = masteryStep(s0, 1, { a: 1 });
+    const r = masteryStep(s0, 1, { a: probe(1) });
     expect(s0).toEqual(emptyMastery());
     expect(r.state.mastered).toEqual({ a: 1 });
   });

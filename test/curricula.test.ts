@@ -297,7 +297,7 @@ describe('curriculumConfigSchema', () => {
     const c = curriculumConfigSchema.parse({});
     expect(c.controller).toBe('learnability');
     expect(c.bandit).toEqual({ alpha: 0.5, tau: 0.4, initQ: 0 });
-    expect(c.mastery).toEqual({ learnAt: 0.8, forgetBelow: 0.5 });
+    expect(c.mastery).toEqual({ learnAt: 0.8, forgetBelow: 0.5, margin: 0.3 });
     expect(c.replay.staleness).toBeCloseTo(0.1);
     expect(curriculumConfigSchema.parse(undefined)).toEqual(c);
     expect(curriculumConfigSchema.parse({ ladder: { k: 3 } }).ladder).toEqual({ k: 3, promoteAt: 0.7, demoteAt: 0.3 });

@@ -11,7 +11,7 @@ import { CLI, cogen, tempDir } from './helpers.js';
 describe('cogen run --preset smoke, then skills and export', () => {
   const runsDir = tempDir('cogen-e2e-');
   let runId = '';
-  let summary: { runId: string; dir: string; steps: number; tasks: number; skillsMastered: string[] };
+  let summary: { runId: string; dir: string; steps: number; tasks: number; skillsMastered: string[]; skillsMasterable: number; mastery: { skillId: string }[] };
 
   beforeAll(() => {
     const res = cogen(['run', '--preset', 'smoke', '--seed', '3', '--runs-dir', runsDir, '--run-id', 'first', '--json']);
@@ -34,7 +34,10 @@ describe('cogen run --preset smoke, then skills and export', () => {
     // The skills whose last event is 'learned' are the ones the summary reports mastered.
     const events = db.prepare('SELECT skill_id, event FROM skill_events ORDER BY id').all() as { skill_id: string; event: string }[];
     const last = new Map(events.map((e) => [e.skill_id, e.event]));
-    expect(summary.skillsMastered.length).toBeGreaterThan(0);
+    // smoke's probes can show arith.add/sub/mul mastered; logic level 0 is too small a space to hold
+    // a balanced probe set (issue 18), so guessing its few probes right no longer counts
+    expect(summary.skillsMasterable).toBe(3);
+    expect(summary.mastery.map((m) => m.skillId)).toEqual([...summary.skillsMastered].sort());
     expect([...last].filter(([, e]) => e === 'learned').map(([id]) => id).sort()).toEqual([...summary.skillsMastered].sort());
     // The embedded skill graph received every skill of smoke's families, every task, and one MASTERED interval per 'learned'.
     expect(count('SELECT COUNT(*) n FROM graph_skills')).toBe(16);

@@ -108,7 +108,9 @@ export const mastery = (
   event: 'learned' | 'forgotten',
   step: number,
   accuracy: number,
-): GraphEvent => ({ kind: 'mastery', runId, skillId, event, step, at: AT(step), accuracy });
+  /** The trivial baseline; left out, the event is as a run made before baselines wrote it. */
+  baseline?: number,
+): GraphEvent => ({ kind: 'mastery', runId, skillId, event, step, at: AT(step), accuracy, ...(baseline === undefined ? {} : { baseline }) });
 
 /** A small but complete run: skills, run start/end, tasks with lineage, solve rates, mastery, checkpoints. */
 export function runEvents(runId = 'run-a'): GraphEvent[] {
@@ -119,8 +121,8 @@ export function runEvents(runId = 'run-a'): GraphEvent[] {
     { kind: 'task', runId, step: 1, task: task(`${runId}-t2`, { skills: ['arith.add', 'arith.mul'], level: 2 }) },
     { kind: 'solve-rate', taskId: `${runId}-t1`, solveRate: 0.25 },
     { kind: 'solve-rate', taskId: `${runId}-t2`, solveRate: 0 },
-    mastery(runId, 'arith.add', 'learned', 5, 0.9),
-    mastery(runId, 'list.map', 'learned', 5, 0.8),
+    mastery(runId, 'arith.add', 'learned', 5, 0.9, 0.25),
+    mastery(runId, 'list.map', 'learned', 5, 0.8), // no baseline: an event of an older run store
     {
       kind: 'task',
       runId,
@@ -128,11 +130,11 @@ export function runEvents(runId = 'run-a'): GraphEvent[] {
       task: task(`${runId}-t3`, { parent: { id: `${runId}-t1`, op: 'mutate' }, skills: ['arith.add'], solveRate: 0.5 }),
     },
     { kind: 'checkpoint', runId, id: `${runId}-ckpt-10`, step: 10, path: `runs/${runId}/ckpt-10.safetensors` },
-    mastery(runId, 'arith.mul', 'learned', 12, 0.75),
-    mastery(runId, 'arith.add', 'forgotten', 20, 0.4),
+    mastery(runId, 'arith.mul', 'learned', 12, 0.75, 0.2),
+    mastery(runId, 'arith.add', 'forgotten', 20, 0.4, 0.25),
     { kind: 'task', runId, step: 21, task: task(`${runId}-t1`, { solveRate: null }) }, // replayed task
     { kind: 'solve-rate', taskId: `${runId}-t1`, solveRate: 0.625 },
-    mastery(runId, 'arith.add', 'learned', 30, 0.95),
+    mastery(runId, 'arith.add', 'learned', 30, 0.95, 0.3),
     { kind: 'checkpoint', runId, id: `${runId}-ckpt-30`, step: 30, path: `runs/${runId}/ckpt-30.safetensors` },
     { kind: 'run', runId, preset: 'default', config: '{"steps":40}', startedAt: AT(0), endedAt: AT(40), status: 'done' },
   ];

@@ -22,7 +22,8 @@ import { verifyMany } from '../../sandbox/index.js';
 import { extractAnswer } from '../agents/index.js';
 import type { RunConfig } from '../config.js';
 import { createRng, type Rng } from '../../core/rng.js';
-import { buildProbes, flushGraphs, graphTask, mean, newRunId, openGraphs, probeScores, propose, runEvent, sandboxOf, taskSpace, type GraphSink, type Probe } from '../run-parts.js';
+import { buildProbes, probeScores, probeSets, type Probe } from '../probes.js';
+import { flushGraphs, graphTask, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type GraphSink } from '../run-parts.js';
 import { RunStore, StoreError, type IssueRecord } from '../store.js';
 import { answerKind, type Skill, type Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
@@ -128,10 +129,11 @@ export class ServedRun {
       opened.push(() => sandbox.close());
       const space = taskSpace(config);
       const seen = new Set<string>();
-      // The same held-out probes as an autonomous run of this config: drawn first, from their own stream.
-      const probes = await buildProbes(sandbox, space.arms, config.probes.perArm, createRng(`${config.seed}/probes`), seen, renderNatural);
       const controller = createController(config.curriculum, space.arms);
       const mastery = createMasteryTracker(config.curriculum.mastery);
+      // The same held-out probes as an autonomous run of this config: drawn first, from their own stream.
+      const probes = await buildProbes(sandbox, space.arms, space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
+      const plan = JSON.stringify(probeSets(probes, space.skills, mastery.opts));
       let state: ServedState = { rng: createRng(config.seed).state(), controller: null, mastery: null, step: 0, groups: 0, unfed: 0, completions: 0, solved: 0, issued: 0, probeRound: -1, probeAccuracy: null };
       const archive = new Map<string, Task>();
       if (opts.resume) {
@@ -142,11 +144,11 @@ export class ServedRun {
           archive.set(row.task.id, row.task);
           seen.add(row.task.id);
         }
-        store.setMeta({ status: 'running' });
+        store.setMeta({ status: 'running', probePlan: plan });
         log(`resuming served run ${runId} at step ${state.step} (${state.groups} groups, ${archive.size} tasks)`);
       } else {
         const started = new Date().toISOString();
-        store.setMeta({ runId, kind: 'served', preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: started, served: JSON.stringify(state) });
+        store.setMeta({ runId, kind: 'served', preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: started, served: JSON.stringify(state), probePlan: plan });
         store.appendOutbox(0, [{ kind: 'skills', skills: space.skills }, runEvent(store, 'running')]);
       }
       const gate = createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating });
@@ -329,16 +331,16 @@ export class ServedRun {
       this.store.commitEvents({
         step,
         skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
-        outbox: events.map((ev): GraphEvent => ({ kind: 'mastery', runId: this.runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy })),
+        outbox: events.map((ev): GraphEvent => ({ kind: 'mastery', runId: this.runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy, baseline: ev.baseline })),
       }),
     );
-    for (const ev of events) this.log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)})`);
+    for (const ev of events) this.log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`);
     return {
       round,
       accepted: true,
       detail: null,
       accuracy: scores.overall,
-      per_skill: Object.fromEntries(scores.perSkill),
+      per_skill: Object.fromEntries([...scores.perSkill].map(([id, p]) => [id, p.accuracy])),
       events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
     };
   }

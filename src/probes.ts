@@ -1,0 +1,316 @@
+// The held-out mastery probes (DESIGN.md, step 7), chosen so that a trivial policy cannot pass them.
+//
+// A trivial policy answers without reading the program: per group of probes that look alike to it
+// (same task type, level and answer shape), it gives one fixed kind of answer:
+//   deduction  a constant value (the best one is the most common output), an argument as given, or
+//              the whole argument list;
+//   abduction  a constant argument list (the best of the probes' own argument lists, the most common
+//              one among them, and a few plain values: 0, 1, true, "", [] …), or the output repeated
+//              in every argument position;
+//   induction  a constant-output program, the identity (the argument list) or "return argument i".
+// Each probe records which of these answers solve it (its trivial keys), checked with the
+// verifier's own semantics (deepEqual; abduction through the sandbox, as an answer is verified). The
+// trivial baseline of a set of probes is the accuracy of the best such policy on it: per group, the
+// key that solves the most probes.
+//
+// buildProbes draws a pool of candidates per arm and keeps a subset in which every skill has at
+// least minProbes probes at its own level and, where the pool allows, a baseline at most
+// learnAt − margin (so that the mastery threshold is learnAt itself). Candidates left out stay
+// available to training.
+import { masterable, minProbes, type MasteryOptions, type SkillProbe } from '../curricula/index.js';
+import type { Arm } from '../curricula/index.js';
+import type { ProbeSets } from '../graphs/index.js';
+import { generateTask } from '../generators/index.js';
+import { deepEqual, verifyMany, type Sandbox } from '../sandbox/index.js';
+import type { Rng } from '../core/rng.js';
+import { answerShape, valueType, type Json, type Skill, type Task, type Verdict } from '../core/task.js';
+import { isSolved } from '../core/rules.js';
+import { mean } from './run-parts.js';
+
+export interface Probe {
+  task: Task;
+  prompt: string;
+  /** The trivial answers that solve this probe, as `<group> <answer>` keys (see trivialKeys). */
+  trivial: string[];
+}
+
+/** A JSON value's text with object keys sorted, so that values deepEqual treats as equal read the same. */
+export function canonical(x: Json): string {
+  if (x === null || typeof x !== 'object') return JSON.stringify(x);
+  if (Array.isArray(x)) return `[${x.map(canonical).join(',')}]`;
+  return `{${Object.keys(x)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(x[k]!)}`)
+    .join(',')}}`;
+}
+
+/** Probes a trivial policy cannot tell apart: it sees the type, the level and the answer's shape. */
+export const trivialGroup = (task: Task): string => `${task.type}/${task.level}/${answerShape(task)}`;
+
+/** The answers that echo the input: `arg:i` for each argument equal to `out`, `args` if the list is. */
+function echoes(input: Json[], out: Json): string[] {
+  const keys = input.flatMap((x, i) => (deepEqual(x, out) ? [`arg:${i}`] : []));
+  return deepEqual(input, out) ? [...keys, 'args'] : keys;
+}
+
+/** The trivial deduction and induction answers that solve a task, read from its data. */
+function dataKeys(task: Task): string[] {
+  if (task.type === 'deduction') return [`const:${canonical(task.output)}`, ...echoes(task.input, task.output)];
+  if (task.type === 'induction') {
+    const examples = [...task.visible, ...task.hidden];
+    const first = examples[0]!;
+    const constant = examples.every((e) => deepEqual(e.output, first.output)) ? [`const:${canonical(first.output)}`] : [];
+    const echoing = echoes(first.input, first.output).filter((k) => examples.every((e) => echoes(e.input, e.output).includes(k)));
+    return [...constant, ...echoing];
+  }
+  return [];
+}
+
+const PLAIN: Record<string, Json[]> = { int: [0, 1, -1, 2], num: [0, 0.5], bool: [true, false], str: ['', 'a'], null: [null], arr: [[]], obj: [{}] };
+const MAX_PLAIN = 64;
+
+/** Plain argument lists of a shape's value types (all combinations, while there are few). */
+function plainArguments(input: Json[]): Json[][] {
+  let lists: Json[][] = [[]];
+  for (const x of input) {
+    const values = PLAIN[valueType(x)] ?? [null];
+    lists = lists.flatMap((l) => values.map((v) => [...l, v]));
+    if (lists.length > MAX_PLAIN) return lists.slice(0, MAX_PLAIN);
+  }
+  return lists;
+}
+
+/**
+ * The trivial keys of each task (in order): its group and the trivial answers that solve it. The
+ * constant argument lists tried for an abduction task are those of every abduction task given of
+ * its group, and the plain ones; they and the repeated output are verified in the sandbox.
+ */
+export async function trivialKeys(sandbox: Sandbox, tasks: Task[]): Promise<string[][]> {
+  const constants = new Map<string, Map<string, Json[]>>();
+  for (const t of tasks) {
+    if (t.type !== 'abduction') continue;
+    const byText = constants.get(trivialGroup(t)) ?? constants.set(trivialGroup(t), new Map()).get(trivialGroup(t))!;
+    for (const list of [t.input, ...plainArguments(t.input)]) byText.set(canonical(list), list);
+  }
+  const items: { task: number; key: string; answer: string }[] = [];
+  tasks.forEach((t, i) => {
+    if (t.type !== 'abduction') return;
+    for (const [text, list] of constants.get(trivialGroup(t))!) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(list) });
+    items.push({ task: i, key: 'echo', answer: JSON.stringify(t.input.map(() => t.output)) });
+  });
+  const verdicts = await verifyMany(sandbox, items.map((it) => ({ task: tasks[it.task]!, answer: it.answer })));
+  const keys = tasks.map(dataKeys);
+  items.forEach((it, j) => {
+    if (isSolved(verdicts[j]!.reward)) keys[it.task]!.push(it.key);
+  });
+  return tasks.map((t, i) => [...new Set(keys[i])].map((k) => `${trivialGroup(t)} ${k}`));
+}
+
+/** A running tally of a probe set's best trivial policy: per group, how many probes each key solves. */
+class TrivialTally {
+  size = 0;
+  /** Probes the best trivial policy solves: per group, its best key's count. */
+  solved = 0;
+  private readonly counts = new Map<string, number>();
+  private readonly best = new Map<string, number>();
+
+  /** 1 if adding these keys would let the best trivial policy solve one more probe, else 0. */
+  gain(keys: readonly string[]): number {
+    if (keys.length === 0) return 0;
+    const group = groupOf(keys[0]!);
+    const best = this.best.get(group) ?? 0;
+    return keys.some((k) => (this.counts.get(k) ?? 0) === best) ? 1 : 0;
+  }
+  add(keys: readonly string[]): void {
+    this.solved += this.gain(keys);
+    this.size++;
+    for (const k of keys) {
+      const n = (this.counts.get(k) ?? 0) + 1;
+      this.counts.set(k, n);
+      const group = groupOf(k);
+      this.best.set(group, Math.max(this.best.get(group) ?? 0, n));
+    }
+  }
+  baseline(): number {
+    return this.size === 0 ? 0 : this.solved / this.size;
+  }
+}
+
+const groupOf = (key: string): string => key.slice(0, key.indexOf(' '));
+
+/** The best trivial policy's accuracy on a set of probes. */
+export function trivialBaseline(probes: readonly Pick<Probe, 'trivial'>[]): number {
+  const tally = new TrivialTally();
+  for (const p of probes) tally.add(p.trivial);
+  return tally.baseline();
+}
+
+/** The probes that measure a skill: those of its own level that exercise it (any level if none there). */
+export function skillProbeSet<P extends Pick<Probe, 'task'>>(skill: Skill, probes: readonly P[]): number[] {
+  const at = (level: (l: number) => boolean) => probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [i] : []));
+  const own = at((l) => l === skill.level);
+  return own.length > 0 ? own : at(() => true);
+}
+
+/** Each skill's probe set: its size, its trivial baseline, and whether it can show mastery at all. */
+export function probeSets(probes: readonly Probe[], skills: readonly Skill[], opts: MasteryOptions): ProbeSets {
+  const sets: ProbeSets['skills'] = {};
+  for (const skill of skills) {
+    const set = skillProbeSet(skill, probes).map((i) => probes[i]!);
+    const baseline = trivialBaseline(set);
+    sets[skill.id] = { probes: set.length, baseline, masterable: masterable({ baseline, probes: set.length }, opts) };
+  }
+  return { learnAt: opts.learnAt, margin: opts.margin, minProbes: minProbes(opts), skills: sets };
+}
+
+export interface ProbeOptions {
+  /** Held-out tasks per arm, at least (where the arm's space holds them). */
+  perArm: number;
+  mastery: MasteryOptions;
+}
+
+interface Candidate {
+  task: Task;
+  arm: number;
+  /** The skills of its family at its own level that it exercises. */
+  targets: string[];
+  trivial: string[];
+}
+
+/**
+ * The held-out probes of a run: per (family, level), a balanced subset of a pool drawn from each
+ * arm (see the header). The chosen tasks are added to `seen`; the rest of the pool is not.
+ */
+export async function buildProbes(
+  sandbox: Sandbox,
+  arms: Arm[],
+  skills: readonly Skill[],
+  opts: ProbeOptions,
+  rng: Rng,
+  seen: Set<string>,
+  render: (t: Task) => string,
+): Promise<Probe[]> {
+  const quota = minProbes(opts.mastery);
+  const probes: Probe[] = [];
+  const blocks = new Map<string, number[]>();
+  arms.forEach((arm, i) => {
+    const key = `${arm.family}/${arm.level}`;
+    (blocks.get(key) ?? blocks.set(key, []).get(key)!).push(i);
+  });
+  for (const armIds of blocks.values()) {
+    const { family, level } = arms[armIds[0]!]!;
+    const targets = skills.filter((s) => s.family === family && s.level === level).map((s) => s.id);
+    // Enough candidates for every skill's quota if each arm held a third of a skill's probes, and
+    // the pool's balance to choose from.
+    const perArmPool = opts.perArm + Math.ceil((2 * quota * Math.max(1, targets.length)) / armIds.length);
+    const pool = await drawPool(sandbox, arms, armIds, perArmPool, rng, seen);
+    const trivial = await trivialKeys(sandbox, pool.map((c) => c.task));
+    const candidates: Candidate[] = pool.map((c, i) => ({ ...c, targets: c.task.skills.filter((s) => targets.includes(s)), trivial: trivial[i]! }));
+    // An arm whose space ran dry gives at most a quarter of it, so that training keeps the rest; a
+    // skill the pool cannot give its quota is not chased (it cannot show mastery either way).
+    const caps = new Map(armIds.map((a) => {
+      const size = pool.filter((c) => c.arm === a).length;
+      return [a, size < perArmPool ? Math.max(1, Math.floor(size / 4)) : Infinity];
+    }));
+    const reachable = targets.filter((s) => candidates.filter((c) => c.targets.includes(s) && caps.get(c.arm) === Infinity).length >= quota);
+    const chosen = chooseBalanced(candidates, reachable, armIds, { quota, perArm: opts.perArm, caps, aim: opts.mastery.learnAt - opts.mastery.margin });
+    for (const c of chosen.sort((a, b) => a.arm - b.arm)) {
+      seen.add(c.task.id);
+      probes.push({ task: c.task, prompt: render(c.task), trivial: c.trivial });
+    }
+  }
+  return probes;
+}
+
+/** Up to `perArm` distinct candidates per arm, drawn past `seen` (a draw that finds nothing new ends the arm). */
+async function drawPool(sandbox: Sandbox, arms: Arm[], armIds: number[], perArm: number, rng: Rng, seen: Set<string>) {
+  const drawn = new Set(seen);
+  const pool: { task: Task; arm: number }[] = [];
+  for (const a of armIds) {
+    const arm = arms[a]!;
+    for (let i = 0; i < perArm; i++) {
+      try {
+        pool.push({ arm: a, task: await generateTask(sandbox, { ...arm, rng: rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`), seen: drawn, attempts: 20 }) });
+      } catch {
+        break;
+      }
+    }
+  }
+  return pool;
+}
+
+/**
+ * Greedy choice from the pool (in its random order): first, while an arm lacks perArm probes or a
+ * skill lacks its quota, the candidate that fills the most of those needs and raises the fewest
+ * trivial baselines; then, while a skill's baseline is above the aim, candidates that lower it
+ * without lifting another skill's above the aim (at most as many again).
+ */
+function chooseBalanced(
+  pool: Candidate[],
+  targets: string[],
+  armIds: number[],
+  o: { quota: number; perArm: number; caps: ReadonlyMap<number, number>; aim: number },
+): Candidate[] {
+  const tallies = new Map(targets.map((s) => [s, new TrivialTally()]));
+  const perArm = new Map(armIds.map((a) => [a, 0]));
+  const chosen: Candidate[] = [];
+  const left = new Set(pool.map((c) => ({ ...c, targets: c.targets.filter((s) => tallies.has(s)) })));
+  const take = (c: Candidate) => {
+    for (const s of c.targets) tallies.get(s)!.add(c.trivial);
+    perArm.set(c.arm, perArm.get(c.arm)! + 1);
+    chosen.push(c);
+    left.delete(c);
+  };
+  const best = (score: (c: Candidate) => number | null): Candidate | undefined => {
+    let top: Candidate | undefined;
+    let topScore = -Infinity;
+    for (const c of left) {
+      if (perArm.get(c.arm)! >= o.caps.get(c.arm)!) continue;
+      const s = score(c);
+      if (s !== null && s > topScore) [top, topScore] = [c, s];
+    }
+    return top;
+  };
+  const raised = (c: Candidate) => c.targets.reduce((n, s) => n + tallies.get(s)!.gain(c.trivial), 0);
+  for (;;) {
+    const c = best((c) => {
+      const need = (perArm.get(c.arm)! < o.perArm ? 1 : 0) + c.targets.filter((s) => tallies.get(s)!.size < o.quota).length;
+      // Ties go to the arm with the fewest probes, so that a skill's probes spread over its types.
+      return need > 0 ? need - raised(c) - perArm.get(c.arm)! / 1e3 : null;
+    });
+    if (!c) break;
+    take(c);
+  }
+  const after = (s: string, c: Candidate) => {
+    const t = tallies.get(s)!;
+    return (t.solved + t.gain(c.trivial)) / (t.size + 1);
+  };
+  for (let extra = chosen.length; extra > 0; extra--) {
+    const c = best((c) => {
+      const lowered = c.targets.filter((s) => tallies.get(s)!.baseline() > o.aim && tallies.get(s)!.gain(c.trivial) === 0).length;
+      const lifted = c.targets.filter((s) => tallies.get(s)!.gain(c.trivial) === 1 && after(s, c) > o.aim).length;
+      return lowered > 0 && lifted === 0 ? lowered : null;
+    });
+    if (!c) break;
+    take(c);
+  }
+  return chosen;
+}
+
+/** Per-skill probe results from the probes' verdicts, with the overall and per-arm accuracies. */
+export function probeScores(probes: readonly Probe[], verdicts: readonly Verdict[], skills: readonly Skill[]) {
+  const solved = verdicts.map((v) => (isSolved(v.reward) ? 1 : 0));
+  const perSkill = new Map<string, SkillProbe>();
+  for (const skill of skills) {
+    const set = skillProbeSet(skill, probes);
+    if (set.length === 0) continue;
+    perSkill.set(skill.id, { accuracy: mean(set.map((i) => solved[i]!)), baseline: trivialBaseline(set.map((i) => probes[i]!)), probes: set.length });
+  }
+  const perArm: Record<string, number[]> = {};
+  probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(solved[i]!));
+  return {
+    overall: mean(solved),
+    perSkill,
+    perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])),
+  };
+}
