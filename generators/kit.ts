@@ -1,11 +1,13 @@
-// What every family file shares: declaring skills, drawing inputs for typed parameters, and turning
-// a candidate program into a deduction / abduction / induction draft. The reference interpreter
-// (grammar/interpret.ts) screens candidates so that almost every draft passes sandbox validation first time.
+// What every family file shares: declaring skills, and turning a candidate program into a
+// deduction / abduction / induction draft on inputs drawn as its level says (inputs.ts, levels.ts).
+// The reference interpreter (grammar/interpret.ts) screens candidates so that almost every draft
+// passes sandbox validation first time.
 import type { Rng } from '../core/rng.js';
 import type { Input, Json, Skill, TaskDraft, TaskType } from '../core/task.js';
 import { evaluate, isTidy, printProgram, size, trimParams, type Param, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar/index.js';
 import type { Family } from './types.js';
-import { describeLevels, type Level, type Ranges } from './levels.js';
+import { drawValue, type Ranges } from './inputs.js';
+import { describeLevels, type Level } from './levels.js';
 
 export function skill(
   family: string,
@@ -16,51 +18,6 @@ export function skill(
   level: number,
 ): Skill {
   return { id: `${family}.${local}`, family, name, description, requires, level };
-}
-
-const DICT_KEYS = ['a', 'b', 'c', 'd', 'e', 'f'];
-const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob', 'tea', 'eat', 'ant', 'bee', 'cow', 'owl'];
-
-/** One random value of a grammar type under the level's knobs. */
-export function drawValue(rng: Rng, ty: string, r: Ranges): Json {
-  switch (ty) {
-    case 'int':
-      return rng.int(r.int[0], r.int[1]);
-    case 'nat':
-      return rng.int(Math.max(0, r.int[0]), Math.max(0, r.int[1]));
-    case 'bool':
-      return rng.bool();
-    case 'str':
-      return drawStr(rng, r);
-    case 'int[]': {
-      const xs: number[] = [];
-      for (let i = 0, n = rng.int(r.len[0], r.len[1]); i < n; i++) xs.push(rng.int(r.int[0], r.int[1]));
-      return xs;
-    }
-    case 'str[]': {
-      const xs: string[] = [];
-      for (let i = 0, n = rng.int(r.len[0], r.len[1]); i < n; i++) xs.push(rng.pick(WORD_POOL));
-      return xs;
-    }
-    case 'rec':
-      return { x: rng.int(r.int[0], r.int[1]), y: rng.int(r.int[0], r.int[1]), name: drawStr(rng, r), ok: rng.bool() };
-    case 'dict': {
-      const out: Record<string, Json> = {};
-      for (const k of DICT_KEYS) if (rng.bool(0.5)) out[k] = rng.int(Math.max(0, r.int[0]), r.int[1]);
-      return out;
-    }
-    default:
-      throw new Error(`kit: no input generator for type ${ty}`);
-  }
-}
-
-// A top-level function rather than an arrow inside drawValue: tsx (esbuild's keepNames) calls __name
-// on every arrow bound to a name each time it is created, which costs more than the string itself.
-function drawStr(rng: Rng, r: Ranges): string {
-  const n = rng.int(r.strLen[0], r.strLen[1]);
-  let s = '';
-  for (let i = 0; i < n; i++) s += r.letters[rng.int(0, r.letters.length - 1)];
-  return s;
 }
 
 /** A program proposed by a family for one level, with the skills its construction exercised. */

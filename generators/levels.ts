@@ -2,25 +2,9 @@
 // knobs text (`cogen skills --taxonomy`) is derived from the same table here, so the two cannot drift.
 import { createRng, type Rng } from '../core/rng.js';
 import { printExpr, v, type Production } from './grammar/index.js';
+import { describeInputs, type Ranges } from './inputs.js';
 
-/** How the inputs of one level are drawn. */
-export interface Ranges {
-  /** Integer inputs, inclusive. */
-  int: [number, number];
-  /** Array lengths, inclusive. */
-  len: [number, number];
-  /** String lengths, inclusive. */
-  strLen: [number, number];
-  /** Letters strings are drawn from. */
-  letters: string;
-}
-
-export const ranges = (int: [number, number], len: [number, number] = [1, 4], strLen: [number, number] = [1, 4], letters = 'abcde'): Ranges => ({
-  int,
-  len,
-  strLen,
-  letters,
-});
+export { ranges, type Ranges } from './inputs.js';
 
 /**
  * A count or a depth: a number is fixed; a pair [lo, hi] is a range drawn per candidate. drawSpan
@@ -85,7 +69,7 @@ function describeShape(family: string, level: Level, before: Map<string, ExprSpe
   if (level.shape) parts.push(level.shape);
   parts.push(describeParams(level.params));
   for (const [role, e] of present(level.exprs)) parts.push(describeExpr(family, role, e, before.get(role)));
-  const inputs = describeInputs(level.params, level.inputs);
+  const inputs = describeInputs(present(level.params).flatMap(([type, s]) => (most(s) > 0 ? [type] : [])), level.inputs);
   if (inputs) parts.push(inputs);
   return parts.join('; ');
 }
@@ -96,7 +80,6 @@ function present<T>(table: Readonly<Partial<Record<string, T>>> | undefined): [s
 }
 
 const span = (s: Span): string => (typeof s === 'number' ? String(s) : s[0] === s[1] ? String(s[0]) : `${s[0]}-${s[1]}`);
-const interval = ([lo, hi]: readonly [number, number]): string => `${lo}..${hi}`;
 const most = (s: Span): number => (typeof s === 'number' ? s : s[1]);
 
 function describeParams(params: Level['params']): string {
@@ -159,24 +142,13 @@ const LABELS = new WeakMap<Production, string>();
 function label(p: Production): string {
   let text = LABELS.get(p);
   if (text === undefined) {
-    const seen: Record<string, number> = {};
-    const args = p.args.map((ty) => v(PLACEHOLDERS[ty]?.[(seen[ty] = (seen[ty] ?? -1) + 1)] ?? ty));
+    const used: Record<string, number> = {};
+    const args = p.args.map((ty) => {
+      const i = used[ty] ?? 0;
+      used[ty] = i + 1;
+      return v(PLACEHOLDERS[ty]?.[i] ?? ty);
+    });
     LABELS.set(p, (text = printExpr(p.build(args, LOWEST))));
   }
   return text;
-}
-
-function describeInputs(params: Level['params'], r: Ranges): string {
-  const letters = `${span(r.strLen)} letters from ${r.letters}`;
-  const nat = (lo: number): number => Math.max(0, lo);
-  const texts: Record<string, string> = {
-    int: `ints ${interval(r.int)}`,
-    nat: `nats ${interval([nat(r.int[0]), nat(r.int[1])])}`,
-    'int[]': `arrays of ${span(r.len)} ints ${interval(r.int)}`,
-    str: `strings of ${letters}`,
-    'str[]': `arrays of ${span(r.len)} words`,
-    rec: `records {x, y: ${interval(r.int)}, name: ${letters}, ok}`,
-    dict: `dictionaries of keys a-f with values ${interval([nat(r.int[0]), r.int[1]])}`,
-  };
-  return present(params).flatMap(([type, s]) => (most(s) > 0 ? (texts[type] ?? []) : [])).join(', ');
 }
