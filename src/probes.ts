@@ -82,15 +82,27 @@ function plainArguments(input: Json[]): Json[][] {
 
 /**
  * The trivial keys of each task (in order): its group and the trivial answers that solve it. The
- * constant argument lists tried for an abduction task are those of every abduction task given of
- * its group, and the plain ones; they and the repeated output are verified in the sandbox.
+ * constant argument lists tried for an abduction task are those of the abduction tasks given of its
+ * group (the `mostCommon` most frequent, all by default) and the plain ones; they and the repeated
+ * output are verified in the sandbox.
  */
-export async function trivialKeys(sandbox: Sandbox, tasks: Task[]): Promise<string[][]> {
-  const constants = new Map<string, Map<string, Json[]>>();
+export async function trivialKeys(sandbox: Sandbox, tasks: Task[], mostCommon = Infinity): Promise<string[][]> {
+  // Per group: the argument lists given, by how often they appear, and the plain ones.
+  const given = new Map<string, Map<string, { list: Json[]; n: number }>>();
+  const plain = new Map<string, Map<string, Json[]>>();
   for (const t of tasks) {
     if (t.type !== 'abduction') continue;
-    const byText = constants.get(trivialGroup(t)) ?? constants.set(trivialGroup(t), new Map()).get(trivialGroup(t))!;
-    for (const list of [t.input, ...plainArguments(t.input)]) byText.set(canonical(list), list);
+    const g = trivialGroup(t);
+    const byText = given.get(g) ?? given.set(g, new Map()).get(g)!;
+    const seen = byText.get(canonical(t.input));
+    byText.set(canonical(t.input), { list: t.input, n: (seen?.n ?? 0) + 1 });
+    const plainOf = plain.get(g) ?? plain.set(g, new Map()).get(g)!;
+    for (const list of plainArguments(t.input)) plainOf.set(canonical(list), list);
+  }
+  const constants = new Map<string, Map<string, Json[]>>();
+  for (const [g, byText] of given) {
+    const common = [...byText].sort((a, b) => b[1].n - a[1].n).slice(0, mostCommon);
+    constants.set(g, new Map([...common.map(([text, c]): [string, Json[]] => [text, c.list]), ...plain.get(g)!]));
   }
   const items: { task: number; key: string; answer: string }[] = [];
   tasks.forEach((t, i) => {
@@ -177,6 +189,9 @@ interface Candidate {
   trivial: string[];
 }
 
+/** Rounds of drawing while a skill of the block has fewer than twice its quota in the pool. */
+const MAX_ROUNDS = 8;
+
 /**
  * The held-out probes of a run: per (family, level), a balanced subset of a pool drawn from each
  * arm (see the header). The chosen tasks are added to `seen`; the rest of the pool is not.
@@ -200,43 +215,69 @@ export async function buildProbes(
   for (const armIds of blocks.values()) {
     const { family, level } = arms[armIds[0]!]!;
     const targets = skills.filter((s) => s.family === family && s.level === level).map((s) => s.id);
-    // Enough candidates for every skill's quota if each arm held a third of a skill's probes, and
-    // the pool's balance to choose from.
-    const perArmPool = opts.perArm + Math.ceil((2 * quota * Math.max(1, targets.length)) / armIds.length);
-    const pool = await drawPool(sandbox, arms, armIds, perArmPool, rng, seen);
-    const trivial = await trivialKeys(sandbox, pool.map((c) => c.task));
-    const candidates: Candidate[] = pool.map((c, i) => ({ ...c, targets: c.task.skills.filter((s) => targets.includes(s)), trivial: trivial[i]! }));
+    // A round draws enough for every skill's quota if each arm held a third of a skill's probes;
+    // more rounds follow while a skill is rare in the pool (one in twenty tasks, say).
+    const round = opts.perArm + Math.ceil((2 * quota * Math.max(1, targets.length)) / armIds.length);
+    const pool = new Pool(sandbox, arms, armIds, rng, seen);
+    for (let r = 1; r <= MAX_ROUNDS; r++) {
+      await pool.draw(r * round);
+      // (a skill no task of the pool exercises is left alone: it is absent at this level, or too rare)
+      const counts = targets.map((s) => pool.tasks.filter((c) => !pool.dry.has(c.arm) && c.task.skills.includes(s)).length);
+      const short = counts.some((n) => n > 0 && n < 2 * quota);
+      if (!short || armIds.every((a) => pool.dry.has(a))) break;
+    }
+    const trivial = await trivialKeys(sandbox, pool.tasks.map((c) => c.task), POOL_CONSTANTS);
+    const candidates: Candidate[] = pool.tasks.map((c, i) => ({ ...c, targets: c.task.skills.filter((s) => targets.includes(s)), trivial: trivial[i]! }));
     // An arm whose space ran dry gives at most a quarter of it, so that training keeps the rest; a
     // skill the pool cannot give its quota is not chased (it cannot show mastery either way).
-    const caps = new Map(armIds.map((a) => {
-      const size = pool.filter((c) => c.arm === a).length;
-      return [a, size < perArmPool ? Math.max(1, Math.floor(size / 4)) : Infinity];
-    }));
-    const reachable = targets.filter((s) => candidates.filter((c) => c.targets.includes(s) && caps.get(c.arm) === Infinity).length >= quota);
-    const chosen = chooseBalanced(candidates, reachable, armIds, { quota, perArm: opts.perArm, caps, aim: opts.mastery.learnAt - opts.mastery.margin });
-    for (const c of chosen.sort((a, b) => a.arm - b.arm)) {
+    const caps = new Map(armIds.map((a) => [a, pool.dry.has(a) ? Math.max(1, Math.floor(pool.tasks.filter((c) => c.arm === a).length / 4)) : Infinity]));
+    const reachable = targets.filter((s) => candidates.filter((c) => c.targets.includes(s) && !pool.dry.has(c.arm)).length >= quota);
+    const chosen = chooseBalanced(candidates, reachable, armIds, { quota, perArm: opts.perArm, caps, aim: opts.mastery.learnAt - opts.mastery.margin }).sort((x, y) => x.arm - y.arm);
+    // The recorded keys try every argument list of the chosen probes as a constant, not only the
+    // pool's most common ones.
+    const keys = await trivialKeys(sandbox, chosen.map((c) => c.task));
+    chosen.forEach((c, i) => {
       seen.add(c.task.id);
-      probes.push({ task: c.task, prompt: render(c.task), trivial: c.trivial });
-    }
+      probes.push({ task: c.task, prompt: render(c.task), trivial: keys[i]! });
+    });
   }
   return probes;
 }
 
-/** Up to `perArm` distinct candidates per arm, drawn past `seen` (a draw that finds nothing new ends the arm). */
-async function drawPool(sandbox: Sandbox, arms: Arm[], armIds: number[], perArm: number, rng: Rng, seen: Set<string>) {
-  const drawn = new Set(seen);
-  const pool: { task: Task; arm: number }[] = [];
-  for (const a of armIds) {
-    const arm = arms[a]!;
-    for (let i = 0; i < perArm; i++) {
-      try {
-        pool.push({ arm: a, task: await generateTask(sandbox, { ...arm, rng: rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`), seen: drawn, attempts: 20 }) });
-      } catch {
-        break;
+/** Constant argument lists tried per group when keying a whole pool: its most common ones. */
+const POOL_CONSTANTS = 16;
+
+/** Distinct candidates drawn from a block's arms past `seen`; an arm whose draw finds nothing new is dry. */
+class Pool {
+  readonly tasks: { task: Task; arm: number }[] = [];
+  readonly dry = new Set<number>();
+  private readonly drawn: Set<string>;
+  private readonly next = new Map<number, number>();
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly arms: Arm[],
+    private readonly armIds: number[],
+    private readonly rng: Rng,
+    seen: Set<string>,
+  ) {
+    this.drawn = new Set(seen);
+  }
+
+  /** Draws until each arm that is not dry has made `perArm` draws. */
+  async draw(perArm: number): Promise<void> {
+    for (const a of this.armIds) {
+      const arm = this.arms[a]!;
+      for (let i = this.next.get(a) ?? 0; i < perArm && !this.dry.has(a); i++) {
+        this.next.set(a, i + 1);
+        try {
+          const rng = this.rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`);
+          this.tasks.push({ arm: a, task: await generateTask(this.sandbox, { ...arm, rng, seen: this.drawn, attempts: 20 }) });
+        } catch {
+          this.dry.add(a);
+        }
       }
     }
   }
-  return pool;
 }
 
 /**
