@@ -8,6 +8,7 @@ import { LadderController, ladderOptions } from './ladder.js';
 import { LearnabilityController, learnabilityOptions } from './learnability.js';
 import { masteryConfigSchema } from './mastery.js';
 import { ProgressController, progressOptions } from './progress.js';
+import { withRehearsal } from './rehearsal.js';
 import { ReplayController, replayOptions } from './replay.js';
 import type { Arm, Controller } from './types.js';
 import { UniformController } from './uniform.js';
@@ -25,6 +26,12 @@ export const curriculumConfigSchema = z
     controller: z.enum(controllerNames).default('learnability'),
     /** Fraction of picks drawn uniformly from the open arms, whatever the controller. */
     explore: unit().default(0.1),
+    /**
+     * Fraction of picks that rehearse a mastered skill (a fresh task of an open arm exercising it),
+     * whatever the controller, so that learning one skill does not erase another. 0.15: bench:mastery
+     * (bench/results/mastery.md).
+     */
+    rehearsal: unit().default(0.15),
     /** Open arms only when the skill graph says their prerequisites are mastered. */
     gating: z.boolean().default(false),
     ladder: ladderOptions.prefault({}),
@@ -62,17 +69,18 @@ function build(name: ControllerName, cfg: CurriculumConfig, arms: Arm[]): Contro
 }
 
 /**
- * The controller a config names, wrapped with its fraction of uniform exploration. Skill gating is
+ * The controller a config names, wrapped with its fraction of uniform exploration and its share of
+ * rehearsal of mastered skills (the loop passes them in PickContext). Skill gating is
  * not inside the controller: the loop passes only the open arms (curricula/gating.ts) in PickContext.
  */
 export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller {
   const inner = build(cfg.controller, cfg, arms);
-  // Exploration around the baselines would change what they measure.
-  const explore = cfg.controller === 'uniform' || cfg.controller === 'hardest' ? 0 : cfg.explore;
-  return withExploration(inner, explore);
+  // Exploration or rehearsal around the baselines would change what they measure.
+  const baseline = cfg.controller === 'uniform' || cfg.controller === 'hardest';
+  return withRehearsal(withExploration(inner, baseline ? 0 : cfg.explore), baseline ? 0 : cfg.rehearsal);
 }
 
-export type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
+export type { Arm, ArmResult, Controller, MasteredSkill, Pick, PickContext } from './types.js';
 export { armKey } from './types.js';
 export { createGate, type Gate, openArms, newlyOpened, unlockedSkills, isArmOpen, type GateSkill, type GatingInput } from './gating.js';
 export {
@@ -92,3 +100,4 @@ export {
 } from './mastery.js';
 export { meanAbsAdvantage } from './dynamic.js';
 export { withExploration } from './explore.js';
+export { masteredSkills, withRehearsal } from './rehearsal.js';

@@ -33,6 +33,13 @@ export interface PickContext {
   step: number;
   /** Arms the proposer can materialise; with skill gating, only the open ones. */
   arms: Arm[];
+  /** Skills mastered now, each with the arms that exercise it (what rehearsal draws from); none when absent. */
+  mastered?: MasteredSkill[];
+}
+
+export interface MasteredSkill {
+  skillId: string;
+  arms: Arm[];
 }
 
 export interface Controller {

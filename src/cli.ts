@@ -122,6 +122,9 @@ function buildProgram(): Command {
           `run ${summary.runId} ${summary.status}: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
           `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
           `skills mastered (${summary.mastery.length} of ${summary.skillsMasterable} masterable): ${summary.mastery.map((m) => `${m.skillId} ${(100 * m.accuracy).toFixed(0)}% (trivial ${(100 * m.baseline).toFixed(0)}%)`).join(', ') || 'none yet'}`,
+          summary.skillsEverLearned.length > 0
+            ? `forgotten at the end: ${summary.forgotten.skills.length} of ${summary.skillsEverLearned.length} skills ever learned (${(100 * summary.forgotten.share).toFixed(0)}%)${summary.forgotten.skills.length > 0 ? `: ${summary.forgotten.skills.join(', ')}` : ''}`
+            : '',
           summary.graphBacklog > 0 ? `skill graph backlog: ${summary.graphBacklog} events wait in the outbox (cogen skills sync --run ${summary.runId})` : '',
           `the run lives in ${rel}/`,
           `inspect:  cogen skills --run ${summary.runId}`,

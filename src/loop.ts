@@ -3,9 +3,9 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, meanAbsAdvantage } from '../curricula/index.js';
+import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../curricula/index.js';
 import { solvedCount, solveRate } from '../core/rules.js';
-import type { Arm, ArmResult, Controller } from '../curricula/index.js';
+import type { Arm, ArmResult, Controller, MasteredSkill, MasteryState } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent, ProbeSets } from '../graphs/index.js';
 import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
@@ -62,6 +62,10 @@ export interface RunSummary {
   mastery: { skillId: string; accuracy: number; baseline: number }[];
   /** How many of the run's skills have a probe set that can show mastery (ProbeSets). */
   skillsMasterable: number;
+  /** Skills learned at some probe round of the run, mastered at the end or not. */
+  skillsEverLearned: string[];
+  /** Forgetting: skills ever learned but not mastered at the end, and their share of those ever learned (0 when none was). */
+  forgotten: { skills: string[]; share: number };
   finalSolveRate: number;
   probeAccuracy: number;
   backend: string;
@@ -160,7 +164,9 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     let last = { solveRate: 0, probeAccuracy: 0 };
     for (let step = firstStep; step <= config.steps; step++) {
       const t0 = Date.now();
-      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: gate.open(arms, mastery.mastered()), armSkills, probeIds, render, proposer, llmSolver, skills };
+      const open = gate.open(arms, mastery.mastered());
+      const mastered = masteredSkills(mastery.mastered(), skills, open);
+      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
@@ -231,7 +237,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       status: store.getMeta('status') ?? 'running',
       tasks: store.count('tasks'),
       skillsMastered: [...mastery.mastered()].sort(),
-      ...masterySummary(mastery.mastered(), mastery.state().accuracy, plan),
+      ...masterySummary(mastery.mastered(), mastery.state(), plan),
       finalSolveRate: last.solveRate,
       probeAccuracy: last.probeAccuracy,
       backend: policy.backend,
@@ -250,6 +256,8 @@ interface StepContext extends ProposeContext {
   controller: Controller;
   store: RunStore;
   arms: Arm[];
+  /** Skills mastered now and the open arms at their level, for rehearsal. */
+  mastered: MasteredSkill[];
   armSkills: (arm: Arm) => string[];
   render: (task: Task) => string;
   llmSolver: LlmPolicy | null;
@@ -263,8 +271,8 @@ interface StepEvents {
 /** Steps 1–6 of DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */
 async function runStep(ctx: StepContext) {
   const { config, step, rng, sandbox, policy, controller } = ctx;
-  // 1. The curriculum picks B arms (some as replays or mutations of archived tasks).
-  const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms });
+  // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing mastered skills).
+  const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms, mastered: ctx.mastered });
   // 2. The proposer materialises each pick as a validated task.
   const tasks: Task[] = [];
   const newTasks: Task[] = [];
@@ -326,11 +334,15 @@ async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]
   return answers.map((group) => group.map(() => flat[next++]!));
 }
 
-/** The mastered skills beside their trivial baselines, and how many skills the probes can show mastered. */
-function masterySummary(mastered: Set<string>, accuracy: Record<string, number>, sets: ProbeSets): Pick<RunSummary, 'mastery' | 'skillsMasterable'> {
+/** The mastered skills beside their trivial baselines, how many skills the probes can show mastered, and what was forgotten. */
+function masterySummary(mastered: Set<string>, state: MasteryState, sets: ProbeSets): Pick<RunSummary, 'mastery' | 'skillsMasterable' | 'skillsEverLearned' | 'forgotten'> {
+  const ever = Object.keys(state.firstLearned).sort();
+  const forgotten = ever.filter((id) => !mastered.has(id));
   return {
-    mastery: [...mastered].sort().map((skillId) => ({ skillId, accuracy: accuracy[skillId] ?? 0, baseline: sets.skills[skillId]?.baseline ?? 0 })),
+    mastery: [...mastered].sort().map((skillId) => ({ skillId, accuracy: state.accuracy[skillId] ?? 0, baseline: sets.skills[skillId]?.baseline ?? 0 })),
     skillsMasterable: Object.values(sets.skills).filter((p) => p.masterable).length,
+    skillsEverLearned: ever,
+    forgotten: { skills: forgotten, share: ever.length > 0 ? forgotten.length / ever.length : 0 },
   };
 }
 

@@ -12,7 +12,7 @@
 // and `resume` goes on from there.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, meanAbsAdvantage } from '../../curricula/index.js';
+import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../../curricula/index.js';
 import type { ArmResult, Controller, Gate, MasteryTracker } from '../../curricula/index.js';
 import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
@@ -167,7 +167,8 @@ export class ServedRun {
     this.assertOpen();
     const step = this.state.step;
     const arms = this.gate.open(this.space.arms, this.mastery.mastered());
-    const picks = this.controller.pick(n, this.rng, { step, arms });
+    const mastered = masteredSkills(this.mastery.mastered(), this.space.skills, arms);
+    const picks = this.controller.pick(n, this.rng, { step, arms, mastered });
     const first = this.state.issued;
     this.state.issued += n;
     const ctx = { step, sandbox: this.sandbox, seen: this.seen, archive: this.archive, probeIds: new Set(this.probes.map((p) => p.task.id)), proposer: null, skills: this.space.skills };
