@@ -14,7 +14,7 @@
 //   gspo, gmpo: loss = (1/N) Σ_i [Σ_t m > 0]·(ℓ_i + β·mean_t k3)
 //   k3 = exp(ref − logp) − (ref − logp) − 1
 //
-// A data-parallel update (parallel.ts) passes `norm`, the whole batch's answers and tokens: each
+// A data-parallel update (accel/parallel.ts) passes `norm`, the whole batch's answers and tokens: each
 // shard then divides by those instead of its own, so the shard losses (and gradients) sum to the
 // whole batch's. grpo's mean over answers becomes a sum over the shard's answers / norm.rows.
 import * as tf from '@tensorflow/tfjs-core';
