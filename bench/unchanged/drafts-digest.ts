@@ -1,0 +1,19 @@
+// Fingerprints 1,000 drafts per family × level × type (draft, reference outputs and AST size, as
+// drawReference gives them): two commits whose fingerprints match draw byte-identical tasks.
+import { createHash } from 'node:crypto';
+import { families, drawReference } from '../../generators/index.js';
+import { createRng } from '../../core/rng.js';
+import { TASK_TYPES } from '../../core/task.js';
+
+const out: Record<string, string> = {};
+for (const f of families) {
+  for (let level = 0; level < f.levels; level++) {
+    for (const type of TASK_TYPES) {
+      const rng = createRng(`digest:${f.id}:${level}:${type}`);
+      const h = createHash('sha256');
+      for (let i = 0; i < 1000; i++) h.update(JSON.stringify(drawReference(f.id, rng, level, type)) + '\n');
+      out[`${f.id}:${level}:${type}`] = h.digest('hex').slice(0, 16);
+    }
+  }
+}
+console.log(JSON.stringify(out, null, 1));
