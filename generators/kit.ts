@@ -28,6 +28,12 @@ export interface Candidate {
   inputTypes?: string[];
   /** Overrides the level's ranges for this candidate. */
   ranges?: Ranges;
+  /**
+   * Keeps the parameters the body does not read where the task shows the program (deduction,
+   * abduction), so that which argument binds to which name is part of the task. Induction shows
+   * only examples, where an unread argument would leave the program ambiguous: there they go.
+   */
+  keepParams?: boolean;
 }
 
 export interface FamilySpec {
@@ -71,7 +77,7 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
     const want = type === 'induction' ? inductionCounts(level).visible + inductionCounts(level).hidden : 4;
     for (let attempt = 0; attempt < MAX_CANDIDATES; attempt++) {
       const raw = spec.candidate(rng, level);
-      const trimmed = trimParams(raw.prog);
+      const trimmed = raw.keepParams && type !== 'induction' ? raw.prog : trimParams(raw.prog);
       const cand: Candidate =
         trimmed === raw.prog
           ? raw

@@ -34,9 +34,8 @@ describe('cogen run --preset smoke, then skills and export', () => {
     // The skills whose last event is 'learned' are the ones the summary reports mastered.
     const events = db.prepare('SELECT skill_id, event FROM skill_events ORDER BY id').all() as { skill_id: string; event: string }[];
     const last = new Map(events.map((e) => [e.skill_id, e.event]));
-    // smoke's probes can show arith.add/sub/mul mastered; logic level 0 is too small a space to hold
-    // a balanced probe set (issue 18), so guessing its few probes right no longer counts
-    expect(summary.skillsMasterable).toBe(3);
+    // smoke's probes can show arith.add/sub/mul and logic.and/or/not mastered (issue 18: balanced probe sets)
+    expect(summary.skillsMasterable).toBe(6);
     expect(summary.mastery.map((m) => m.skillId)).toEqual([...summary.skillsMastered].sort());
     expect([...last].filter(([, e]) => e === 'learned').map(([id]) => id).sort()).toEqual([...summary.skillsMastered].sort());
     // The embedded skill graph received every skill of smoke's families, every task, and one MASTERED interval per 'learned'.

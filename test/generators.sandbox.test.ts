@@ -107,7 +107,7 @@ describe('materialise rejections', () => {
   });
   it('generateTask gives a clear error when no draft is accepted', async () => {
     const seen = new Set<string>();
-    // logic level 0 has only a handful of distinct abduction tasks: the seen set exhausts them.
+    // logic level 0 holds under 200 distinct abduction tasks (about 95 programs, 2 outputs each): the seen set exhausts them.
     await expect(async () => {
       for (let i = 0; i < 200; i++) await generateTask(sb, { family: 'logic', level: 0, type: 'abduction', rng: createRng(i), seen, attempts: 5 });
     }).rejects.toThrow(/no abduction task for family 'logic' at level 0 after 5 drafts \(duplicate/);

@@ -1,5 +1,5 @@
 // Arrays: map, filter, reduce and the other methods over integer arrays, with generated lambdas.
-import { countNodes, gen, newCtx, prods, ret, type Param } from '../grammar/index.js';
+import { countNodes, gen, newCtx, P, prods, ret, type Param } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
 import type { Rng } from '../../core/rng.js';
@@ -11,7 +11,7 @@ export const arraySkills = [
   skill(F, 'map', 'map', 'Transforms every element with a function.', ['array.length', 'arith.add'], 0),
   skill(F, 'filter', 'filter', 'Keeps the elements a predicate accepts.', ['array.length', 'logic.compare'], 0),
   skill(F, 'reduce', 'reduce', 'Folds an array into one value with an accumulator.', ['array.map'], 1),
-  skill(F, 'chain', 'method chains', 'Chains several array methods, each feeding the next.', ['array.map', 'array.filter'], 1),
+  skill(F, 'chain', 'method chains', 'Chains several array methods, each feeding the next.', ['array.map', 'array.filter'], 2),
   skill(F, 'some', 'some / every', 'Tests whether some or every element satisfies a predicate.', ['array.filter', 'logic.or'], 2),
   skill(F, 'includes', 'membership', 'Tests membership with includes.', ['array.length'], 2),
   skill(F, 'slice', 'slice and concat', 'Drops a prefix with slice, joins arrays with concat.', ['array.length'], 2),
@@ -19,8 +19,9 @@ export const arraySkills = [
 
 const LEVELS = [
   {
+    // (an int is the length of the array built: a count)
     params: { 'int[]': 1 },
-    exprs: { body: { ops: prods('map', 'filter', 'add', 'sub', 'mul', 'gt', 'lt'), returns: ['int[]'], depth: 2, leaf: 1, ints: [1, 9] } },
+    exprs: { body: { ops: prods('map', 'filter', 'add', 'sub', 'mul', 'gt', 'lt'), returns: ['int[]', 'int[]', 'int'], depth: 2, leaf: 1, ints: [1, 9] } },
     inputs: ranges([0, 9], [1, 3]),
   },
   {
@@ -80,8 +81,14 @@ function candidate(rng: Rng, level: number): Candidate {
   if (typeof params['int[]'] !== 'number' && rng.bool(0.3)) ps.push({ name: 'ys', type: 'int[]' });
   if (params.int) ps.push({ name: 'k', type: 'int' });
   const ctx = newCtx(rng, spec.ops, ps, spec);
-  const body = gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']);
+  const ty = rng.pick(spec.returns);
+  // At level 0 an int is a count, the .length of a map or filter: array.length is a level-0 skill
+  // (map, filter and other families' first skills build on it).
+  const count = level === 0 && ty === 'int';
+  const built = gen(ctx, count ? 'int[]' : ty, spec.depth, true, ['xs']);
+  const body = count ? P.alen.build([built]) : built;
   const skills = new Set(ctx.skills);
+  if (count) skills.add(P.alen.skill);
   if (countNodes([body], (n) => n.kind === 'meth' && CHAINED.has(n.method)) >= 2) skills.add('array.chain');
   return { prog: { params: ps, body: [ret(body)] }, skills };
 }

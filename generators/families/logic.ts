@@ -16,13 +16,16 @@ export const logicSkills = [
   skill(F, 'range', 'range checks', 'Combines comparisons with && / || (lo <= a && a < hi).', ['logic.compare', 'logic.nested'], 2),
 ];
 
-const BOOL = ['p', 'q', 'r'];
+const BOOL = ['p', 'q', 'r', 's', 't'];
 const INT = ['a', 'b'];
 const CONNECTIVES = prods('and', 'or', 'not');
 const COMPARISONS = [...CONNECTIVES, ...prods('xor', 'lt', 'gt', 'eq', 'le', 'ge', 'ne', 'add', 'sub')];
 
 const LEVELS = [
-  { params: { bool: [2, 3], int: 0 }, exprs: { body: { ops: CONNECTIVES, depth: 1, leaf: 1, ints: [1, 9] } }, inputs: ranges([0, 9]) },
+  // Level 0 is one operator over one or two of 3-5 parameters; the others stay in the signature
+  // of deduction and abduction tasks (keepParams), so that the answer depends on which argument is
+  // which and the space is large enough for balanced probe sets (issue 18).
+  { params: { bool: [3, 5], int: 0 }, exprs: { body: { ops: CONNECTIVES, depth: 1, leaf: 1, ints: [1, 9] } }, inputs: ranges([0, 9]) },
   { params: { bool: [2, 3], int: 0 }, exprs: { body: { ops: CONNECTIVES, depth: 2, leaf: 0.2, ints: [1, 9] } }, inputs: ranges([0, 9]) },
   {
     params: { bool: [2, 3], int: [1, 2] },
@@ -61,7 +64,7 @@ function candidate1(rng: Rng, level: number): Candidate {
   const skills = [...ctx.skills];
   if (countNodes([body], (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2) skills.push('logic.nested');
   if (skills.includes('logic.compare') && countNodes([body], (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0) skills.push('logic.range');
-  return { prog: { params: ps, body: [ret(body)] }, skills };
+  return { prog: { params: ps, body: [ret(body)] }, skills, keepParams: level === 0 };
 }
 
 export const logic = defineFamily({
