@@ -8,9 +8,9 @@
 //   new/s        the distinct tasks among them, per second (dup: how many repeated an earlier one)
 //
 // The target (issue #4: >= 1,000 tasks/s at levels 0-2) is judged on validated/s: it measures speed.
-// new/s is bounded by the size of the task space, not by speed: levels 0-1 are small by design
-// (level 0 of logic has about 22 distinct deduction tasks), so their draws repeat and new/s falls
-// however fast generation is. It is printed beside validated/s, never folded into it.
+// new/s is bounded by the size of the task space, not by speed: the lowest levels are small by
+// design, so their draws repeat and new/s falls however fast generation is. It is printed beside
+// validated/s, never folded into it.
 //
 // Before timing, the pool validates 4,096 drafts spread over the families and each cell draws 256
 // drafts, all untimed and with other seeds: JIT compilation (of the generators in the host, of the
@@ -145,8 +145,8 @@ console.log(
     : `\n* below the 1,000 validated/s target at levels 0-2: ${low.length} of ${judged} (the target is judged on validated/s)`,
 );
 console.log(
-  'new/s counts distinct tasks only: at levels 0-1 the task spaces are small by design (logic level 0 has about 22\n' +
-    'deduction tasks), so repeats there bound new/s by the size of the space, not by the speed of generation.',
+  'new/s counts distinct tasks only: the lowest levels\' task spaces are small by design, so repeats there\n' +
+    'bound new/s by the size of the space, not by the speed of generation.',
 );
 
 mkdirSync('bench/results', { recursive: true });
