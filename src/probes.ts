@@ -82,9 +82,9 @@ function plainArguments(input: Json[]): Json[][] {
 
 /**
  * The trivial keys of each task (in order): its group and the trivial answers that solve it. The
- * constant argument lists tried for an abduction task are those of the abduction tasks given of its
- * group (the `mostCommon` most frequent, all by default) and the plain ones; they and the repeated
- * output are verified in the sandbox.
+ * constant argument lists tried for an abduction task are those of the abduction tasks given (per
+ * group the `mostCommon` most frequent, all by default) and the plain ones, of every group; they
+ * and the repeated output are verified in the sandbox.
  */
 export async function trivialKeys(sandbox: Sandbox, tasks: Task[], mostCommon = Infinity): Promise<string[][]> {
   // Per group: the argument lists given, by how often they appear, and the plain ones.
@@ -99,15 +99,18 @@ export async function trivialKeys(sandbox: Sandbox, tasks: Task[], mostCommon = 
     const plainOf = plain.get(g) ?? plain.set(g, new Map()).get(g)!;
     for (const list of plainArguments(t.input)) plainOf.set(canonical(list), list);
   }
-  const constants = new Map<string, Map<string, Json[]>>();
+  // Every group's constants are tried on every abduction task: a function ignores arguments past its
+  // parameters, so an argument list of another shape can solve a task too.
+  const constants = new Map<string, Json[]>();
   for (const [g, byText] of given) {
     const common = [...byText].sort((a, b) => b[1].n - a[1].n).slice(0, mostCommon);
-    constants.set(g, new Map([...common.map(([text, c]): [string, Json[]] => [text, c.list]), ...plain.get(g)!]));
+    for (const [text, c] of common) constants.set(text, c.list);
+    for (const [text, list] of plain.get(g)!) constants.set(text, list);
   }
   const items: { task: number; key: string; answer: string }[] = [];
   tasks.forEach((t, i) => {
     if (t.type !== 'abduction') return;
-    for (const [text, list] of constants.get(trivialGroup(t))!) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(list) });
+    for (const [text, list] of constants) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(list) });
     items.push({ task: i, key: 'echo', answer: JSON.stringify(t.input.map(() => t.output)) });
   });
   const verdicts = await verifyMany(sandbox, items.map((it) => ({ task: tasks[it.task]!, answer: it.answer })));

@@ -181,7 +181,9 @@ describe('no trivial policy is ever learned (property)', () => {
           }
         }
       }),
-      { numRuns: 1 },
+      // sort's seed 0 once found a constant argument list of another shape (extra arguments are
+      // ignored) that beat the per-shape baseline; it stays as a fixed example.
+      { numRuns: 1, examples: family === 'sort' ? [[0]] : [] },
     );
   }, 240_000);
 });
