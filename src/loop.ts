@@ -335,7 +335,7 @@ async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]
 }
 
 /** The mastered skills beside their trivial baselines, how many skills the probes can show mastered, and what was forgotten. */
-function masterySummary(mastered: Set<string>, state: MasteryState, sets: ProbeSets): Pick<RunSummary, 'mastery' | 'skillsMasterable' | 'skillsEverLearned' | 'forgotten'> {
+export function masterySummary(mastered: Set<string>, state: MasteryState, sets: ProbeSets): Pick<RunSummary, 'mastery' | 'skillsMasterable' | 'skillsEverLearned' | 'forgotten'> {
   const ever = Object.keys(state.firstLearned).sort();
   const forgotten = ever.filter((id) => !mastered.has(id));
   return {
