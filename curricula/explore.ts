@@ -1,35 +1,12 @@
 // A fraction of uniform exploration around any controller: each pick is, with probability `explore`,
-// a fresh task of an open arm drawn uniformly; the rest come from the wrapped controller. The wrapper
-// keeps no state of its own (its state is the inner controller's).
+// a fresh task of an open arm drawn uniformly; the rest come from the wrapped controller (mix.ts).
 import type { Rng } from '../core/rng.js';
-import type { ArmResult, Controller, Pick, PickContext } from './types.js';
-import { newPick, requireArms } from './util.js';
+import { MixWrapper } from './mix.js';
+import type { Arm, Controller, PickContext } from './types.js';
 
-export class ExploreWrapper implements Controller {
-  constructor(
-    readonly inner: Controller,
-    readonly explore: number,
-  ) {}
-  get name(): string {
-    return this.inner.name;
-  }
-  pick(n: number, rng: Rng, ctx: PickContext): Pick[] {
-    requireArms(ctx.arms, this.name);
-    const explored: boolean[] = [];
-    for (let i = 0; i < n; i++) explored.push(rng.next() < this.explore);
-    const m = explored.filter((x) => !x).length;
-    const inner = m > 0 ? this.inner.pick(m, rng, ctx) : [];
-    let j = 0;
-    return explored.map((x) => (x ? newPick(rng.pick(ctx.arms)) : inner[j++]!));
-  }
-  update(results: ArmResult[]): void {
-    this.inner.update(results);
-  }
-  state(): unknown {
-    return this.inner.state();
-  }
-  restore(state: unknown): void {
-    this.inner.restore(state);
+export class ExploreWrapper extends MixWrapper {
+  protected own(rng: Rng, ctx: PickContext): Arm {
+    return rng.pick(ctx.arms);
   }
 }
 

@@ -1,40 +1,19 @@
 // Rehearsal around any controller: each pick is, with probability `rehearsal`, a fresh task of an
 // open arm that exercises a mastered skill (a mastered skill drawn uniformly, then one of its open
 // arms), so that training on new skills keeps showing the solver the ones it has learned; the rest
-// come from the wrapped controller. Before anything is mastered the wrapper draws nothing from the
-// rng and returns the inner controller's picks unchanged. It keeps no state of its own.
+// come from the wrapped controller (mix.ts). Before anything is mastered the wrapper draws nothing
+// from the rng and returns the inner controller's picks unchanged.
 import type { Rng } from '../core/rng.js';
 import type { Skill } from '../core/task.js';
-import { armKey, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick, type PickContext } from './types.js';
-import { newPick, requireArms } from './util.js';
+import { MixWrapper } from './mix.js';
+import { armKey, type Arm, type Controller, type MasteredSkill, type PickContext } from './types.js';
 
-export class RehearsalWrapper implements Controller {
-  constructor(
-    readonly inner: Controller,
-    readonly rehearsal: number,
-  ) {}
-  get name(): string {
-    return this.inner.name;
+export class RehearsalWrapper extends MixWrapper {
+  protected override active(ctx: PickContext): boolean {
+    return rehearsableSkills(ctx).length > 0;
   }
-  pick(n: number, rng: Rng, ctx: PickContext): Pick[] {
-    const rehearsable = rehearsableSkills(ctx);
-    if (rehearsable.length === 0) return this.inner.pick(n, rng, ctx);
-    requireArms(ctx.arms, this.name);
-    const rehearsed: (Arm | null)[] = [];
-    for (let i = 0; i < n; i++) rehearsed.push(rng.next() < this.rehearsal ? rng.pick(rng.pick(rehearsable)) : null);
-    const m = rehearsed.filter((a) => a === null).length;
-    const inner = m > 0 ? this.inner.pick(m, rng, ctx) : [];
-    let j = 0;
-    return rehearsed.map((arm) => (arm ? newPick(arm) : inner[j++]!));
-  }
-  update(results: ArmResult[]): void {
-    this.inner.update(results);
-  }
-  state(): unknown {
-    return this.inner.state();
-  }
-  restore(state: unknown): void {
-    this.inner.restore(state);
+  protected own(rng: Rng, ctx: PickContext): Arm {
+    return rng.pick(rng.pick(rehearsableSkills(ctx)));
   }
 }
 
