@@ -136,9 +136,9 @@ function save(done: boolean): void {
     '',
     ...table(),
     '',
-    ...f.perScale.map((s) => `- ${s.scale}× steps (${s.runs} runs): mastered at the end median ${s.medianMastered} (range ${s.masteredRange}), every one above its trivial baseline: ${s.everyMasteredAboveBaseline ? `yes (by ≥ ${fmt(s.minAboveBaseline)})` : 'no'}; forgotten at the end ${Math.round(100 * s.forgottenShare)}% of those ever learned; wall ${s.wallRange} s (median ${s.medianWallSeconds}).`),
+    ...f.perScale.filter((s) => s.runs > 0).map((s) => `- ${s.scale}× steps (${s.runs} runs): mastered at the end median ${s.medianMastered} (range ${s.masteredRange}), every one above its trivial baseline: ${s.everyMasteredAboveBaseline ? `yes (by ≥ ${fmt(s.minAboveBaseline)})` : 'no'}; forgotten at the end ${Math.round(100 * s.forgottenShare)}% of those ever learned; wall ${s.wallRange} s (median ${s.medianWallSeconds}).`),
     ...(f.longerKeeps.length ? [`- 4× keeps at least the skills of 1×: ${f.longerKeeps.map((k) => `seed ${k.seed} ${k.at1} → ${k.at4}${k.holds ? '' : ' (no)'}`).join(', ')}.`] : []),
-    ...f.peerRatio.map((p) => `- Peer (rehearsal 0) at ${p.scale}×, ${p.seeds} seeds: skills kept ${p.skillsKept} against ${p.peerSkillsKept}${p.ratio === null ? '' : ` (ratio ${fmt(p.ratio)})`}.`),
+    ...f.peerRatio.filter((p) => p.seeds > 0).map((p) => `- Peer (rehearsal 0) at ${p.scale}×, ${p.seeds} seeds: skills kept ${p.skillsKept} against ${p.peerSkillsKept}${p.ratio === null ? '' : ` (ratio ${fmt(p.ratio)})`}.`),
   ];
   const path = join(args.out, 'mastery.md');
   const BEGIN = '<!-- bench:mastery begin (generated) -->';
