@@ -9,6 +9,7 @@ import { budgetFor, sandboxBudget } from '../sandbox/index.js';
 import { isConstantOutput } from '../core/rules.js';
 import { canonicalHash } from './hash.js';
 import type { Drawn, FamilyImpl } from './kit.js';
+import type { Chooser } from './grammar/index.js';
 import type { Family } from './types.js';
 import { arith } from './families/arith.js';
 import { logic } from './families/logic.js';
@@ -27,6 +28,9 @@ export { canonicalHash, canonicalForm, compactProgram, minify, tokenize } from '
 export { renderCompact, renderNatural } from './render.js';
 export { mutate, applicableOps, MUTATION_OPS, type MutationOp } from './mutate.js';
 export type { Family } from './types.js';
+// The sampler's choice points, for a proposer that learns where the fixed weights choose.
+export { FIXED_CHOOSER, type Chooser, type Production } from './grammar/index.js';
+export { productionLabel, type Drawn } from './kit.js';
 
 const REGISTRY: FamilyImpl[] = [arith, logic, condFamily, str, array, sort, loop, recursion, bits, record, hof, numtheory];
 
@@ -47,8 +51,8 @@ function getImpl(id: string): FamilyImpl {
  * A draft with the outputs the generator's reference interpreter computed and the program's AST
  * size. For tests and benchmarks; the sandbox stays the source of truth for tasks.
  */
-export function drawReference(family: string, rng: Rng, level: number, type: TaskType): Drawn {
-  return getImpl(family).draw(rng, level, type);
+export function drawReference(family: string, rng: Rng, level: number, type: TaskType, chooser?: Chooser): Drawn {
+  return getImpl(family).draw(rng, level, type, chooser);
 }
 
 /** Every skill of every family. */

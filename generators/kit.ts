@@ -4,7 +4,7 @@
 // passes sandbox validation first time.
 import type { Rng } from '../core/rng.js';
 import type { Input, Json, Skill, TaskDraft, TaskType } from '../core/task.js';
-import { evaluate, isTidy, printProgram, size, trimParams, type Param, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar/index.js';
+import { evaluate, isTidy, P, printProgram, size, trimParams, withChooser, type Chooser, type Param, type Production, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar/index.js';
 import type { Family } from './types.js';
 import { drawValue, type Ranges } from './inputs.js';
 import { describeLevels, type Level } from './levels.js';
@@ -56,8 +56,14 @@ export interface Drawn {
 }
 
 export interface FamilyImpl extends Family {
-  draw(rng: Rng, level: number, type: TaskType): Drawn;
+  /** With a chooser, the grammar's choices are its (see Chooser); without, the fixed weights'. */
+  draw(rng: Rng, level: number, type: TaskType, chooser?: Chooser): Drawn;
 }
+
+const PRODUCTION_NAMES = new Map<Production, string>(Object.entries(P).map(([name, p]) => [p as Production, name]));
+
+/** A production's name in the library (productions.ts), or its skill for one a family defines itself. */
+export const productionLabel = (p: Production): string => PRODUCTION_NAMES.get(p) ?? p.skill;
 
 /** Visible and hidden pair counts of induction tasks per level. */
 export const inductionCounts = (level: number): { visible: number; hidden: number } => ({
@@ -70,13 +76,17 @@ const MAX_CANDIDATES = 400;
 export function defineFamily(spec: FamilySpec): FamilyImpl {
   const levels = spec.levels.length;
   const bounds = spec.bounds ?? DEFAULT_BOUNDS;
-  const draw = (rng: Rng, level: number, type: TaskType): Drawn => {
+  const draw = (rng: Rng, level: number, type: TaskType, chooser?: Chooser): Drawn => {
     if (!Number.isInteger(level) || level < 0 || level >= levels) {
       throw new RangeError(`family '${spec.id}': level ${level} is outside 0..${levels - 1}`);
     }
     const want = type === 'induction' ? inductionCounts(level).visible + inductionCounts(level).hidden : 4;
     for (let attempt = 0; attempt < MAX_CANDIDATES; attempt++) {
-      const raw = spec.candidate(rng, level);
+      let raw: Candidate;
+      if (chooser) {
+        chooser.begin?.();
+        raw = withChooser(chooser, () => spec.candidate(rng, level));
+      } else raw = spec.candidate(rng, level);
       const trimmed = raw.keepParams && type !== 'induction' ? raw.prog : trimParams(raw.prog);
       const cand: Candidate =
         trimmed === raw.prog

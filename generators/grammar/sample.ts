@@ -30,6 +30,45 @@ export interface GenCtx {
   skills: Set<string>;
   /** Counter for fresh lambda parameter names. */
   fresh: number;
+  /** Makes the sampler's choices (FIXED_CHOOSER: the fixed weights; a learned proposer brings its own). */
+  chooser: Chooser;
+}
+
+/**
+ * The sampler's choice points: which production fills a hole of type `ty`, whether a hole becomes a
+ * leaf, and which integer literal a leaf gets. FIXED_CHOOSER draws exactly as the grammar always
+ * has (same calls on the rng, in the same order), so drafts stay the same for a seed; a learned
+ * chooser (proposers/) reweights the same options and records what it chose.
+ */
+export interface Chooser {
+  /** A new candidate program starts (the kit's draw discards a rejected one and tries again). */
+  begin?(): void;
+  production(rng: Rng, ty: Ty, options: Production[]): Production;
+  leaf(rng: Rng, ty: Ty, p: number): boolean;
+  int(rng: Rng, ty: Ty, lo: number, hi: number): number;
+}
+
+export const FIXED_CHOOSER: Chooser = {
+  production: (rng, _ty, options) => pickWeighted(rng, options),
+  leaf: (rng, _ty, p) => rng.bool(p),
+  int: (rng, _ty, lo, hi) => rng.int(lo, hi),
+};
+
+/**
+ * The chooser new contexts take. The families build their contexts deep inside a draw; the kit
+ * sets this around one draw (withChooser) rather than threading a parameter through every family.
+ */
+let ambientChooser: Chooser = FIXED_CHOOSER;
+
+/** Runs `body` (synchronous) with `chooser` making the choices of every context it creates. */
+export function withChooser<T>(chooser: Chooser, body: () => T): T {
+  const saved = ambientChooser;
+  ambientChooser = chooser;
+  try {
+    return body();
+  } finally {
+    ambientChooser = saved;
+  }
 }
 
 export function newCtx(rng: Rng, prods: Production[], scope: Param[], opts: Partial<Pick<GenCtx, 'ints' | 'words' | 'leaf'>> = {}): GenCtx {
@@ -42,6 +81,7 @@ export function newCtx(rng: Rng, prods: Production[], scope: Param[], opts: Part
     leaf: opts.leaf ?? 0.3,
     skills: new Set(),
     fresh: 0,
+    chooser: ambientChooser,
   };
 }
 
@@ -61,14 +101,14 @@ function pickWeighted<T extends { weight?: number }>(rng: Rng, items: T[]): T {
 
 /** A leaf of type `ty`: a variable in scope (preferred) or a literal. */
 export function leaf(ctx: GenCtx, ty: Ty): Expr {
-  const { rng } = ctx;
+  const { rng, chooser } = ctx;
   switch (ty) {
     case 'k':
-      return lit(rng.int(2, 9));
+      return lit(chooser.int(rng, ty, 2, 9));
     case 'sh':
-      return lit(rng.int(1, 3));
+      return lit(chooser.int(rng, ty, 1, 3));
     case 'n3':
-      return lit(rng.int(1, 3));
+      return lit(chooser.int(rng, ty, 1, 3));
     case 'ch':
       return lit(rng.pick(['a', 'b', 'o', 'x', 'z']));
   }
@@ -77,7 +117,7 @@ export function leaf(ctx: GenCtx, ty: Ty): Expr {
   if (vars.length > 0 && rng.bool(0.75)) return asLeaf(rng.pick(vars));
   switch (ty) {
     case 'int':
-      return lit(rng.int(ctx.ints[0], ctx.ints[1]));
+      return lit(chooser.int(rng, ty, ctx.ints[0], ctx.ints[1]));
     case 'bool':
       return vars.length > 0 ? asLeaf(rng.pick(vars)) : lit(rng.bool());
     case 'str':
@@ -144,8 +184,8 @@ function gen1(ctx: GenCtx, ty: Ty, depth: number, force: boolean): Expr {
   // Productions taking lambdas need depth for the lambda body: at depth 1 they are left out, so
   // lambdas cannot nest without bound.
   const options = depth > 0 ? optionsFor(ctx.prods, ty, depth > 1) : [];
-  if (options.length === 0 || (!force && ctx.rng.bool(ctx.leaf))) return leaf(ctx, ty);
-  const p = pickWeighted(ctx.rng, options);
+  if (options.length === 0 || (!force && ctx.chooser.leaf(ctx.rng, ty, ctx.leaf))) return leaf(ctx, ty);
+  const p = ctx.chooser.production(ctx.rng, ty, options);
   const names = ctx.scope.map((s) => s.name);
   const saved = ctx.skills.size;
   let args: Expr[] = [];
