@@ -22,7 +22,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRng } from '../core/rng.js';
-import { TASK_TYPES, type TaskDraft } from '../core/task.js';
+import { CODE_TASK_TYPES, type TaskDraft } from '../core/task.js';
 import { createSandbox } from '../sandbox/index.js';
 import { families, materialise } from '../generators/index.js';
 
@@ -68,18 +68,18 @@ for (const fam of fams) {
   const warm = createRng(`warm/${fam.id}`);
   const level = Math.min(lo, fam.levels - 1);
   const n = Math.ceil(POOL_WARM_UP / fams.length);
-  await Promise.all(Array.from({ length: n }, (_, i) => materialise(sandbox, fam.generate(warm, level, TASK_TYPES[i % 3]!))));
+  await Promise.all(Array.from({ length: n }, (_, i) => materialise(sandbox, fam.generate(warm, level, CODE_TASK_TYPES[i % 3]!))));
 }
 
 for (const fam of fams) {
   for (let level = lo; level <= Math.min(hi, fam.levels - 1); level++) {
     const warm = createRng(`warm/${fam.id}/${level}`);
-    for (let i = 0; i < WARM_UP; i++) fam.generate(warm, level, TASK_TYPES[i % 3]!);
+    for (let i = 0; i < WARM_UP; i++) fam.generate(warm, level, CODE_TASK_TYPES[i % 3]!);
     const rng = createRng(`bench/${fam.id}/${level}`);
     // 1. Generation alone.
     const t0 = performance.now();
     const drafts: TaskDraft[] = [];
-    for (let i = 0; i < N; i++) drafts.push(fam.generate(rng, level, TASK_TYPES[i % 3]!));
+    for (let i = 0; i < N; i++) drafts.push(fam.generate(rng, level, CODE_TASK_TYPES[i % 3]!));
     const genMs = performance.now() - t0;
     // 2. Generation + validation, batched so the worker pool stays busy. No `seen` set: a repeat
     // is validated like any draft (materialise runs the sandbox before its duplicate check anyway)
@@ -92,7 +92,7 @@ for (const fam of fams) {
     const t1 = performance.now();
     for (let i = 0; i < N; i += BATCH) {
       const batch: TaskDraft[] = [];
-      for (let j = i; j < Math.min(N, i + BATCH); j++) batch.push(fam.generate(rng2, level, TASK_TYPES[j % 3]!));
+      for (let j = i; j < Math.min(N, i + BATCH); j++) batch.push(fam.generate(rng2, level, CODE_TASK_TYPES[j % 3]!));
       const results = await Promise.all(batch.map((d) => materialise(sandbox, d)));
       for (const r of results) {
         if (!r.ok) {

@@ -12,7 +12,7 @@
 // Per mutation: the applicable operators and the mutated draft of each. Results: bench/results/hash.md.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRng } from '../core/rng.js';
-import { TASK_TYPES, type Json, type Task, type TaskType } from '../core/task.js';
+import { CODE_TASK_TYPES, type Json, type Task, type TaskType } from '../core/task.js';
 import {
   applicableOps, canonicalHash, compactProgram, drawReference, families, minify, mutate, taskId,
 } from '../generators/index.js';
@@ -45,7 +45,7 @@ interface Recording {
 }
 
 const cells = families.flatMap((f) =>
-  Array.from({ length: f.levels }, (_, level) => TASK_TYPES.map((type) => ({ family: f.id, level, type }))).flat(),
+  Array.from({ length: f.levels }, (_, level) => CODE_TASK_TYPES.map((type) => ({ family: f.id, level, type }))).flat(),
 );
 
 /** The question part of the task id, as `materialise` forms it. */

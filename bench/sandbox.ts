@@ -62,7 +62,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import type { Json, Task } from '../core/task.js';
 import { createRng } from '../core/rng.js';
 import { families } from '../generators/index.js';
-import { TASK_TYPES } from '../core/task.js';
+import { CODE_TASK_TYPES } from '../core/task.js';
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 // @ts-expect-error plain JS module without type declarations
@@ -177,7 +177,7 @@ function generatedTasks(n: number): BenchTask[] {
   while (tasks.length < n && guard++ < n * 10) {
     const fam = r.pick(families);
     const level = r.int(0, 3);
-    const type = r.pick(TASK_TYPES);
+    const type = r.pick(CODE_TASK_TYPES);
     try {
       const d = fam.generate(r.fork(tasks.length), level, type);
       // Its distinct inputs, at most G (see pairedTasks).

@@ -71,6 +71,7 @@ const post = async (url: string, path: string, body: unknown) => {
 function wrongAnswer(t: Task, k: number): string {
   if (t.type === 'induction') return `(...xs) => ${k} + xs.length`;
   if (t.type === 'abduction') return JSON.stringify(t.input.map((x) => (typeof x === 'number' ? x + 1000 + k : x)));
+  if (t.type === 'problem') return JSON.stringify(t.failures[k % t.failures.length] ?? null);
   return JSON.stringify(typeof t.output === 'number' ? t.output + 1 + k : `wrong ${k}`);
 }
 

@@ -3,7 +3,10 @@
 /** A JSON-like value: what programs take and return, and what literal answers are. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export const TASK_TYPES = ['deduction', 'abduction', 'induction'] as const;
+/** The three questions about a program (Absolute Zero's task types); what "all task types" defaults to. */
+export const CODE_TASK_TYPES = ['deduction', 'abduction', 'induction'] as const;
+export type CodeTaskType = (typeof CODE_TASK_TYPES)[number];
+export const TASK_TYPES = [...CODE_TASK_TYPES, 'problem'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 /** An input is the list of arguments passed to `f`: `f(...input)`. */
@@ -62,7 +65,31 @@ export interface InductionTask extends TaskBase {
   message: string;
 }
 
-export type Task = DeductionTask | AbductionTask | InductionTask;
+/** A verified problem: a statement, a verifier, a reference witness and near misses it must reject. */
+export interface ProblemTask extends TaskBase {
+  type: 'problem';
+  /** The problem in words (for LLMs and exports). */
+  statement: string;
+  /** The structured instance the verifier reads. */
+  data: Json;
+  /** The reference answer; the verifier scores it 1. */
+  witness: Json;
+  /** Near-miss answers the verifier must score < 1 (validation checks each). */
+  failures: Json[];
+  /**
+   * 'program': the task's `program` is `function f(answer, data) -> score in [0,1]`, run in the
+   * sandbox; 'reasoning-gym:<dataset>': scored by the Reasoning Gym bridge's worker.
+   */
+  verifier: string;
+}
+
+/** A question about a program (the three code task types). */
+export type CodeTask = DeductionTask | AbductionTask | InductionTask;
+export type Task = CodeTask | ProblemTask;
+
+/** The verifier prefix of problems scored by the Reasoning Gym bridge (their answers are free text). */
+export const BRIDGED_VERIFIER_PREFIX = 'reasoning-gym:';
+export const isBridgedProblem = (task: Task): boolean => task.type === 'problem' && task.verifier.startsWith(BRIDGED_VERIFIER_PREFIX);
 
 /** What the proposer hands to validation before outputs are known (outputs come from the sandbox). */
 export interface TaskDraft {
@@ -80,6 +107,28 @@ export interface TaskDraft {
   parent?: Parent | null;
   proposer?: string;
 }
+
+/**
+ * A problem draft (validation: the verifier `program`, f(answer, data), must score the witness 1
+ * and every failure < 1, deterministically, within limits).
+ */
+export interface ProblemDraft {
+  type: 'problem';
+  family: string;
+  level: number;
+  skills: string[];
+  /** Source of `function f(answer, data)` returning a score in [0, 1]. */
+  program: string;
+  statement: string;
+  data: Json;
+  witness: Json;
+  failures: Json[];
+  parent?: Parent | null;
+  proposer?: string;
+}
+
+/** Any draft validation accepts. */
+export type AnyDraft = TaskDraft | ProblemDraft;
 
 /** The shape the answer must take, which the solver's constrained decoding follows. */
 export type AnswerKind = 'literal' | 'program';
@@ -109,6 +158,8 @@ export function answerShape(task: Task): AnswerShape {
       return `[${task.input.map(valueType).join(',')}]`;
     case 'induction':
       return 'program';
+    case 'problem':
+      return isBridgedProblem(task) ? 'str' : valueType(task.witness);
   }
 }
 
@@ -121,6 +172,9 @@ export function referenceAnswer(task: Task): string {
       return JSON.stringify(task.input);
     case 'induction':
       return task.program;
+    case 'problem':
+      // A bridged problem's answer is free text: its witness string as it is.
+      return isBridgedProblem(task) && typeof task.witness === 'string' ? task.witness : JSON.stringify(task.witness);
   }
 }
 

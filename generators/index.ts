@@ -1,13 +1,13 @@
 // The generator registry (DESIGN.md, "Tasks" and "Skills"): the families, their skill taxonomy,
 // and turning a draft into a validated Task through the sandbox.
-import { createHash } from 'node:crypto';
 import type { Rng } from '../core/rng.js';
-import { TASK_TYPES, type Example, type Json, type Skill, type Task, type TaskDraft, type TaskType } from '../core/task.js';
+import { CODE_TASK_TYPES, type AnyDraft, type Example, type Json, type ProblemDraft, type Skill, type Task, type TaskDraft, type TaskType } from '../core/task.js';
 import type { FailureReason, Sandbox } from '../sandbox/index.js';
 import { runTwiceMetered } from '../sandbox/index.js';
 import { budgetFor, sandboxBudget } from '../sandbox/index.js';
 import { isConstantOutput } from '../core/rules.js';
 import { canonicalHash } from './hash.js';
+import { isJsonValue, taskId } from './identity.js';
 import type { Drawn, FamilyImpl } from './kit.js';
 import type { Chooser } from './grammar/index.js';
 import type { Family } from './types.js';
@@ -23,11 +23,15 @@ import { bits } from './families/bits.js';
 import { record } from './families/record.js';
 import { hof } from './families/hof.js';
 import { numtheory } from './families/numtheory.js';
+import { PROBLEM_FAMILIES } from './problems/index.js';
+import type { ProblemFamily } from './problems/kit.js';
+import { validateProblem } from './problems/validate.js';
 
 export { canonicalHash, canonicalForm, compactProgram, minify, tokenize } from './hash.js';
 export { renderCompact, renderNatural } from './render.js';
 export { mutate, applicableOps, MUTATION_OPS, type MutationOp } from './mutate.js';
 export type { Family } from './types.js';
+export { isJsonValue, taskId } from './identity.js';
 // The sampler's choice points, for a proposer that learns where the fixed weights choose.
 export { FIXED_CHOOSER, type Chooser, type Production } from './grammar/index.js';
 export { productionLabel, type Drawn } from './kit.js';
@@ -37,14 +41,47 @@ const REGISTRY: FamilyImpl[] = [arith, logic, condFamily, str, array, sort, loop
 /** Every family, in registry order. */
 export const families: Family[] = REGISTRY;
 
+/** Every native problem family (generators/problems/), in registry order: they make 'problem' tasks. */
+export const problemFamilies: readonly ProblemFamily[] = PROBLEM_FAMILIES;
+export type { ProblemFamily, Domain } from './problems/kit.js';
+export { DOMAINS } from './problems/kit.js';
+
+/** A code family (deduction, abduction, induction); a problem family's id says which to use instead. */
 export function getFamily(id: string): Family {
   return getImpl(id);
 }
 
 function getImpl(id: string): FamilyImpl {
   const f = REGISTRY.find((x) => x.id === id);
-  if (!f) throw new Error(`unknown task family '${id}'; known families: ${REGISTRY.map((x) => x.id).join(', ')}`);
-  return f;
+  if (f) return f;
+  if (PROBLEM_FAMILIES.some((x) => x.id === id)) throw new Error(`task family '${id}' is a problem family: it makes only 'problem' tasks`);
+  throw new Error(`unknown task family '${id}'; known families: ${knownIds()}`);
+}
+
+const knownIds = (): string => [...REGISTRY, ...PROBLEM_FAMILIES].map((x) => x.id).join(', ');
+
+export function getProblemFamily(id: string): ProblemFamily {
+  const f = PROBLEM_FAMILIES.find((x) => x.id === id);
+  if (f) return f;
+  if (REGISTRY.some((x) => x.id === id)) throw new Error(`task family '${id}' makes deduction, abduction and induction tasks, not problems`);
+  throw new Error(`unknown task family '${id}'; known families: ${knownIds()}`);
+}
+
+/** What every native family has, code or problem: its id, levels, skills and the task types it makes. */
+export interface FamilyInfo {
+  id: string;
+  name: string;
+  levels: number;
+  skills: Skill[];
+  types: readonly TaskType[];
+}
+
+/** Any native family's id, levels, skills and task types. */
+export function familyInfo(id: string): FamilyInfo {
+  const p = PROBLEM_FAMILIES.find((x) => x.id === id);
+  if (p) return { id: p.id, name: p.name, levels: p.levels, skills: p.skills, types: ['problem'] };
+  const f = getImpl(id);
+  return { id: f.id, name: f.name, levels: f.levels, skills: f.skills, types: CODE_TASK_TYPES };
 }
 
 /**
@@ -55,13 +92,13 @@ export function drawReference(family: string, rng: Rng, level: number, type: Tas
   return getImpl(family).draw(rng, level, type, chooser);
 }
 
-/** Every skill of every family. */
+/** Every skill of every family (code families, then problem families). */
 export function allSkills(): Skill[] {
-  return REGISTRY.flatMap((f) => f.skills);
+  return [...REGISTRY, ...PROBLEM_FAMILIES].flatMap((f) => f.skills);
 }
 
 export interface Taxonomy {
-  families: { id: string; name: string; description: string; levels: number; knobs: string[]; skills: string[] }[];
+  families: { id: string; name: string; description: string; levels: number; knobs: string[]; skills: string[]; types: TaskType[]; domain?: string }[];
   skills: Skill[];
   /** Skills without prerequisites. */
   roots: string[];
@@ -70,14 +107,27 @@ export interface Taxonomy {
 export function taxonomy(): Taxonomy {
   const skills = allSkills();
   return {
-    families: REGISTRY.map((f) => ({
-      id: f.id,
-      name: f.name,
-      description: f.description,
-      levels: f.levels,
-      knobs: [...f.knobs],
-      skills: f.skills.map((s) => s.id),
-    })),
+    families: [
+      ...REGISTRY.map((f) => ({
+        id: f.id,
+        name: f.name,
+        description: f.description,
+        levels: f.levels,
+        knobs: [...f.knobs],
+        skills: f.skills.map((s) => s.id),
+        types: [...CODE_TASK_TYPES],
+      })),
+      ...PROBLEM_FAMILIES.map((f) => ({
+        id: f.id,
+        name: f.name,
+        description: f.description,
+        levels: f.levels,
+        knobs: [...f.knobs],
+        skills: f.skills.map((s) => s.id),
+        types: ['problem' as const],
+        domain: f.domain,
+      })),
+    ],
     skills: skills.map((s) => ({ ...s, requires: [...s.requires] })),
     roots: skills.filter((s) => s.requires.length === 0).map((s) => s.id),
   };
@@ -112,7 +162,7 @@ export function formatTaxonomy(format: 'table' | 'json' | 'dot'): string {
   if (format !== 'table') throw new Error(`formatTaxonomy: unknown format '${String(format)}'; use table, json or dot`);
   const out: string[] = [];
   out.push(`${t.families.length} families, ${t.skills.length} skills, ${t.roots.length} roots`, '');
-  out.push(table([['FAMILY', 'LEVELS', 'SKILLS', 'NAME'], ...t.families.map((f) => [f.id, String(f.levels), String(f.skills.length), f.name])]));
+  out.push(table([['FAMILY', 'LEVELS', 'SKILLS', 'TYPES', 'NAME'], ...t.families.map((f) => [f.id, String(f.levels), String(f.skills.length), f.domain ? `problem (${f.domain})` : 'code', f.name])]));
   for (const f of t.families) {
     out.push('', `${f.id} — ${f.description}`);
     f.knobs.forEach((k, i) => out.push(`  level ${i}: ${k}`));
@@ -137,6 +187,8 @@ export function formatTaxonomy(format: 'table' | 'json' | 'dot'): string {
  * - trivial: induction outputs are all equal, or induction inputs repeat
  * - duplicate: the same task (canonical hash + question) is already in `seen`
  * - sandbox: the executor failed (worker crashed, closed)
+ * - unsound: a problem's verifier scores its witness below 1, a near-miss failure 1, or returns
+ *   something other than a score in [0, 1]
  */
 export const REJECT_REASONS = [
   'invalid',
@@ -148,6 +200,7 @@ export const REJECT_REASONS = [
   'trivial',
   'duplicate',
   'sandbox',
+  'unsound',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
@@ -171,21 +224,10 @@ const SANDBOX_REASON: Record<FailureReason, RejectReason> = {
 
 const MAX_PROGRAM_CHARS = 4000;
 
-/** JSON-like with finite numbers and no -0. */
-export function isJsonValue(x: unknown, depth = 0): x is Json {
-  if (depth > 16) return false;
-  if (x === null || typeof x === 'boolean' || typeof x === 'string') return true;
-  if (typeof x === 'number') return Number.isFinite(x) && !Object.is(x, -0);
-  if (Array.isArray(x)) return x.every((y) => isJsonValue(y, depth + 1));
-  if (typeof x === 'object' && (Object.getPrototypeOf(x) === Object.prototype || Object.getPrototypeOf(x) === null)) {
-    return Object.values(x as object).every((y) => isJsonValue(y, depth + 1));
-  }
-  return false;
-}
 
 function checkDraft(d: TaskDraft): string | null {
   if (!d || typeof d !== 'object') return 'draft is not an object';
-  if (!TASK_TYPES.includes(d.type)) return `unknown task type '${String(d.type)}'`;
+  if (!(CODE_TASK_TYPES as readonly string[]).includes(d.type)) return `unknown task type '${String(d.type)}'`;
   if (typeof d.family !== 'string' || d.family.length === 0) return 'family is missing';
   if (!Number.isInteger(d.level) || d.level < 0) return `level ${String(d.level)} is not a non-negative integer`;
   if (!Array.isArray(d.skills) || !d.skills.every((s) => typeof s === 'string')) return 'skills must be a list of ids';
@@ -204,8 +246,6 @@ function checkDraft(d: TaskDraft): string | null {
   return null;
 }
 
-const sha = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
-
 /** The question part of a task's identity (what is asked, not the reference answer). */
 function question(type: TaskType, inputs: Json[][], outputs: Json[], visibleCount: number, message: string): string {
   if (type === 'deduction') return JSON.stringify(inputs[0]);
@@ -213,17 +253,30 @@ function question(type: TaskType, inputs: Json[][], outputs: Json[], visibleCoun
   return JSON.stringify([message, visibleCount, inputs, outputs]);
 }
 
-/** The task id: derived from the canonical hash, the type and the question. */
-export function taskId(type: TaskType, hash: string, q: string): string {
-  return sha(`${type}\u0000${hash}\u0000${q}`);
-}
 
 /**
  * Validates a draft in the sandbox and builds the Task: every input runs twice in fresh contexts
  * (limits, determinism), outputs must be JSON-like, induction must be non-trivial, and the task
  * must not be in `seen` (which is updated on success). Never throws for a bad draft.
  */
-export async function materialise(sandbox: Sandbox, draft: TaskDraft, seen?: Set<string>): Promise<Materialised> {
+export async function materialise(sandbox: Sandbox, draft: AnyDraft, seen?: Set<string>): Promise<Materialised> {
+  if (draft && typeof draft === 'object' && draft.type === 'problem') return materialiseProblem(sandbox, draft as ProblemDraft, seen);
+  return materialiseCode(sandbox, draft as TaskDraft, seen);
+}
+
+/** A problem draft through the sandbox (problems/validate.ts), its rejection in materialise's reasons. */
+async function materialiseProblem(sandbox: Sandbox, draft: ProblemDraft, seen?: Set<string>): Promise<Materialised> {
+  if (typeof draft.family !== 'string' || draft.family.length === 0) return { ok: false, reason: 'invalid', detail: 'family is missing' };
+  if (!Number.isInteger(draft.level) || draft.level < 0) return { ok: false, reason: 'invalid', detail: `level ${String(draft.level)} is not a non-negative integer` };
+  if (!Array.isArray(draft.skills) || !draft.skills.every((s) => typeof s === 'string')) return { ok: false, reason: 'invalid', detail: 'skills must be a list of ids' };
+  const v = await validateProblem(sandbox, draft, seen);
+  if (v.ok) return v;
+  const r = v.rejection;
+  if (r.reason === 'sandbox-failure') return { ok: false, reason: SANDBOX_REASON[r.failure as FailureReason] ?? 'error', detail: r.detail };
+  return { ok: false, reason: r.reason, detail: r.detail };
+}
+
+async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<string>): Promise<Materialised> {
   const bad = checkDraft(draft);
   if (bad) return { ok: false, reason: 'invalid', detail: bad };
   if (draft.type === 'induction') {
@@ -273,7 +326,7 @@ export async function materialise(sandbox: Sandbox, draft: TaskDraft, seen?: Set
     const pairs: Example[] = draft.inputs.map((input, k) => ({ input, output: outputs[k]! }));
     task = { ...base, type: 'induction', visible: pairs.slice(0, visibleCount), hidden: pairs.slice(visibleCount), message };
   } else {
-    task = { ...base, type: draft.type, input: draft.inputs[0]!, output: outputs[0]! };
+    task = { ...base, type: draft.type as 'deduction' | 'abduction', input: draft.inputs[0]!, output: outputs[0]! };
   }
   return { ok: true, task };
 }
@@ -290,12 +343,15 @@ export interface GenerateOptions {
 
 /** Draws drafts until one materialises. Same rng state (and seen set) → same task. */
 export async function generateTask(sandbox: Sandbox, opts: GenerateOptions): Promise<Task> {
-  const fam = getFamily(opts.family);
+  const draw: () => AnyDraft =
+    opts.type === 'problem'
+      ? ((p) => () => p.generate(opts.rng, opts.level))(getProblemFamily(opts.family))
+      : ((f) => () => f.generate(opts.rng, opts.level, opts.type))(getFamily(opts.family));
   const attempts = opts.attempts ?? 50;
   const reasons = new Map<string, number>();
   let last = '';
   for (let i = 0; i < attempts; i++) {
-    const draft = fam.generate(opts.rng, opts.level, opts.type);
+    const draft = draw();
     const m = await materialise(sandbox, draft, opts.seen);
     if (m.ok) return m.task;
     reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);

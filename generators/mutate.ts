@@ -8,9 +8,13 @@
 //                     wrapper chosen by the output's JSON type (r + k, !r, r.length, …)
 //   change-input      the inputs move a little (numbers ±1..3, flipped booleans, edited strings
 //                     and arrays); the program is unchanged
+// A verified problem is not changed: its statement states its data in words, so moving the data
+// would make the two disagree, and a changed verifier would be a different check. Its draft is the
+// problem itself ('change-input' with nothing changed), which dedup rejects where the problem was
+// seen, so the pick falls back to a fresh task of its arm.
 // Every draft records `parent: {id, op}` and `proposer: 'mutation'`.
 import type { Rng } from '../core/rng.js';
-import type { Input, Json, Task, TaskDraft } from '../core/task.js';
+import type { AnyDraft, CodeTask, Input, Json, ProblemDraft, Task, TaskDraft } from '../core/task.js';
 import { tokenize, type Token } from './hash.js';
 
 export const MUTATION_OPS = ['perturb-constant', 'swap-operator', 'wrap', 'change-input'] as const;
@@ -57,15 +61,19 @@ const intLiterals = (toks: Token[]): number[] =>
 const splice = (src: string, t: Token, text: string): string => src.slice(0, t.at) + text + src.slice(t.at + t.text.length);
 
 function exampleOutput(task: Task): Json {
+  if (task.type === 'problem') return 1;
   return task.type === 'induction' ? (task.visible[0] ?? task.hidden[0])!.output : task.output;
 }
 
+/** A problem's only "input" is its data (its verifier is called as f(answer, data)). */
 function allInputs(task: Task): Input[] {
+  if (task.type === 'problem') return [[task.data]];
   return task.type === 'induction' ? [...task.visible, ...task.hidden].map((e) => e.input) : [task.input];
 }
 
 /** The operators that can change this task. 'wrap' always applies; 'change-input' whenever f takes arguments. */
 export function applicableOps(task: Task): MutationOp[] {
+  if (task.type === 'problem') return ['change-input'];
   const toks = tokenize(task.program);
   const ops: MutationOp[] = [];
   if (intLiterals(toks).length > 0) ops.push('perturb-constant');
@@ -168,11 +176,29 @@ function changeInputs(rng: Rng, inputs: Input[]): Input[] {
  * requested operator cannot change this task (e.g. 'perturb-constant' on a program without
  * integer literals); `applicableOps` says which can.
  */
-export function mutate(rng: Rng, task: Task, op?: MutationOp): TaskDraft {
+export function mutate(rng: Rng, task: CodeTask, op?: MutationOp): TaskDraft;
+export function mutate(rng: Rng, task: Task, op?: MutationOp): AnyDraft;
+export function mutate(rng: Rng, task: Task, op?: MutationOp): AnyDraft {
   const ops = applicableOps(task);
   const chosen = op ?? rng.pick(ops);
   if (!MUTATION_OPS.includes(chosen)) throw new Error(`mutate: unknown operator '${String(chosen)}'; known: ${MUTATION_OPS.join(', ')}`);
   if (!ops.includes(chosen)) throw new Error(`mutate: '${chosen}' does not apply to task ${task.id} (applicable: ${ops.join(', ')})`);
+  if (task.type === 'problem') {
+    const draft: ProblemDraft = {
+      type: 'problem',
+      family: task.family,
+      level: task.level,
+      skills: [...task.skills],
+      program: task.program,
+      statement: task.statement,
+      data: task.data,
+      witness: task.witness,
+      failures: task.failures,
+      parent: { id: task.id, op: chosen },
+      proposer: 'mutation',
+    };
+    return draft;
+  }
   const toks = tokenize(task.program);
   let program = task.program;
   let inputs = allInputs(task);

@@ -5,6 +5,9 @@
 //   deduction  `D:<program>@<args>`        e.g. `D:a=>a*7@4`          answer: the output, `28`
 //   abduction  `A:<program>@<output>`      e.g. `A:a=>a*7@28`         answer: an argument list, `[4]`
 //   induction  `I:<message>@<in>><out>;…`  e.g. `I:arith: mul@1>7;2>14` answer: a program, `a=>a*7`
+//   problem    `P:<family>@<data>`          e.g. `P:gcd@{"a":12,"b":18}` answer: a JSON literal
+// A problem's <data> is its structured instance as JSON, cut at COMPACT_DATA_CHARS (the statement
+// says the same in words; the built-in solver is not expected to solve problems, only to read them).
 // <program> is `compactProgram` (arrow form, or the minified declaration for recursive programs);
 // <args> and <in> are the JSON arguments joined by commas (the argument list without brackets);
 // values are JSON, so `@`, `>`, `;` inside strings stay unambiguous to a JSON-aware reader.
@@ -12,7 +15,7 @@
 //
 // Natural — for LLM solvers and exports: states the task type, the program, what to answer and the
 // exact answer format.
-import type { Example, Input, Json, Task } from '../core/task.js';
+import { isBridgedProblem, type Example, type Input, type Json, type ProblemTask, type Task } from '../core/task.js';
 import { compactProgram } from './hash.js';
 
 const ascii = (s: string): string =>
@@ -29,8 +32,13 @@ export function renderCompact(task: Task): string {
       return ascii(`A:${compactProgram(task.program)}@${JSON.stringify(task.output)}`);
     case 'induction':
       return ascii(`I:${task.message}@${task.visible.map(pair).join(';')}`);
+    case 'problem':
+      return ascii(`P:${task.family}@${JSON.stringify(task.data)}`).slice(0, COMPACT_DATA_CHARS);
   }
 }
+
+/** The longest compact rendering of a problem (its data can be large; the built-in solver's context is not). */
+export const COMPACT_DATA_CHARS = 240;
 
 const call = (input: Input): string => `f(${input.map((x) => JSON.stringify(x)).join(', ')})`;
 const show = (x: Json): string => JSON.stringify(x);
@@ -68,7 +76,18 @@ export function renderNatural(task: Task): string {
         `Write f. It will be run on these and on ${task.hidden.length} hidden inputs of the same kind; every output must match.`,
         `Answer with the program text only: a declaration \`function f(...) { ... }\` or an arrow function such as \`(a, b) => a + b\`, without explanation.`,
       ].join('\n');
+    case 'problem':
+      return renderProblem(task);
   }
+}
+
+function renderProblem(task: ProblemTask): string {
+  if (isBridgedProblem(task)) return [task.statement, '', 'Answer with the answer text only, nothing else.'].join('\n');
+  return [
+    `Task type: problem (${task.family}).`,
+    task.statement,
+    `Answer with a single JSON literal of this shape, e.g. ${show(sample(task.witness))} (a placeholder of the same type, not the answer), nothing else. Any answer that satisfies the problem is accepted.`,
+  ].join('\n');
 }
 
 /** A same-typed placeholder value (so the example never gives the answer away). */

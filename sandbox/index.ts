@@ -32,7 +32,7 @@ export type { MeteredVerdict } from './verify.js';
 export { runTwice, runTwiceMetered } from './validate.js';
 export { DEFAULT_BUDGET, budgetFor, resolveBudget, sandboxBudget, taskBudget } from './budget.js';
 export type { ValidationResult } from './validate.js';
-export { normaliseProgram } from './verify.js';
+export { normaliseProgram, problemAnswerText } from './verify.js';
 export type { DetailedVerdict } from './verify.js';
 export { deepEqual } from './answer.js';
 

@@ -6,10 +6,15 @@
 //   induction  the answer is program text: a declaration of f, or a function / arrow expression
 //              (`(a, b) => a + b`, `function (x) { … }`), which becomes f. It runs on every visible
 //              and hidden input; reward 1 iff all outputs match (passed / total are reported too).
+//   problem    the answer is a literal; the task's verifier runs as f(answer, task.data) and its
+//              score, clamped to [0, 1], is the reward (a non-number, a throw or a limit: 0 with the
+//              reason). A bridged problem (verifier 'reasoning-gym:…') is scored by the bridge, not
+//              here; its answer is free text (problemAnswerText).
 //
 // verifyMany sends all the sandbox work of a batch through one runTasks, which is the hot path. The
 // unit of isolation is the task: all answers to one abduction task (each only an argument list for
-// the task's own program) run in one fresh context, in answer order; each induction answer (a
+// the task's own program) run in one fresh context, in answer order, and so do all answers to one
+// problem task (each an answer for the task's own verifier); each induction answer (a
 // program of its own) runs all its examples in one fresh context of its own.
 //
 // Budgets (budget.ts): every answer gets the task's budget of interpreter steps. An induction
@@ -17,7 +22,7 @@
 // error whose text is over the sandbox's cap) ends its verification: the examples after it are not
 // run and count as not passed (a wrong output or an ordinary error does not end it: the rest still
 // count towards passed). An abduction answer is one call with the budget to itself.
-import type { Json, Task, Verdict } from '../core/task.js';
+import { isBridgedProblem, type Json, type Task, type Verdict } from '../core/task.js';
 import type { MeteredTask, RunResult, Sandbox, TaskJob } from './types.js';
 import { deepEqual, parseLiteral } from './answer.js';
 import { sandboxBudget, taskBudget } from './budget.js';
@@ -109,9 +114,43 @@ function plan(task: Task, answer: string, budget: number): Plan | DetailedVerdic
         },
       };
     }
+    case 'problem': {
+      if (isBridgedProblem(task)) return zero(`malformed: a ${task.verifier} problem is scored by the Reasoning Gym bridge, not the sandbox`);
+      if (task.verifier !== 'program') return zero(`malformed: unknown verifier '${String(task.verifier)}'`);
+      const p = parseLiteral(answer);
+      if (!p.ok) return zero(`malformed: ${p.reason}`);
+      return {
+        key: JSON.stringify(p.value),
+        program: task.program,
+        inputs: [[p.value, task.data]],
+        group: task,
+        budget,
+        judge: ([r]) => {
+          if (!r!.ok) return failed(r!);
+          const s = r!.value;
+          if (typeof s !== 'number' || Number.isNaN(s)) return zero(`wrong: the verifier returned ${typeof s === 'number' ? 'NaN' : JSON.stringify(s)?.slice(0, 40) ?? 'undefined'}, not a score`);
+          const reward = Math.min(1, Math.max(0, s));
+          return reward === 1 ? { reward } : { reward, reason: 'wrong: the verifier scores the answer below 1' };
+        },
+      };
+    }
     default:
       return zero(`malformed: unknown task type ${(task as { type: unknown }).type as string}`);
   }
+}
+
+/**
+ * A bridged problem's answer as text: free text as it is (trimmed), or the string inside a JSON
+ * string literal (the form a deduction answer takes), so both ways of writing it are accepted.
+ */
+export function problemAnswerText(answer: string): string {
+  if (typeof answer !== 'string') return '';
+  const t = answer.trim();
+  if (t.startsWith('"') || t.startsWith("'")) {
+    const p = parseLiteral(t);
+    if (p.ok && typeof p.value === 'string') return p.value;
+  }
+  return t;
 }
 
 export async function verifyAnswer(sandbox: Sandbox, task: Task, answer: string): Promise<DetailedVerdict> {

@@ -11,7 +11,7 @@ import { agentsConfigSchema } from './agents/config.js';
 import { rewardConfigSchema } from './reward.js';
 import { serveConfigSchema } from './server/config.js';
 import { solverConfigSchema } from './solver/config.js';
-import { TASK_TYPES } from '../core/task.js';
+import { CODE_TASK_TYPES, TASK_TYPES } from '../core/task.js';
 
 export class ConfigError extends Error {}
 
@@ -44,7 +44,7 @@ export const runConfigSchema = z
     families: z.array(z.string()).min(1),
     /** Highest level the curriculum may reach (levels 0 … maxLevel). */
     maxLevel: z.number().int().min(0).default(1),
-    types: z.array(z.enum(TASK_TYPES)).min(1).default([...TASK_TYPES]),
+    types: z.array(z.enum(TASK_TYPES)).min(1).default([...CODE_TASK_TYPES]),
     curriculum: curriculumConfigSchema.default(curriculumConfigSchema.parse({})),
     solver: solverConfigSchema.default(solverConfigSchema.parse({})),
     /** Reward shaping for the policy update (src/reward.ts); the recorded rewards stay exact. */

@@ -86,7 +86,9 @@ export function toRecord(row: TaskRow): ExportRecord {
   const io =
     t.type === 'induction'
       ? { visible: t.visible, hidden: t.hidden, message: t.message }
-      : { input: t.input, output: t.output };
+      : t.type === 'problem'
+        ? { statement: t.statement, data: t.data, witness: t.witness, failures: t.failures, verifier: t.verifier }
+        : { input: t.input, output: t.output };
   return {
     id: t.id,
     type: t.type,

@@ -2,7 +2,7 @@
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/probes.ts.
 import type { Arm, Pick } from '../curricula/index.js';
-import { allSkills, generateTask, getFamily, materialise, mutate, renderNatural } from '../generators/index.js';
+import { allSkills, familyInfo, generateTask, materialise, mutate, renderNatural } from '../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
 import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/index.js';
 import { createSandbox } from '../sandbox/index.js';
@@ -15,10 +15,12 @@ import type { Skill, Task } from '../core/task.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
 export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
-  const fams = config.families.map((id) => getFamily(id));
+  const fams = config.families.map((id) => familyInfo(id));
+  // A family's arms are the config's types that it makes (code families: deduction, abduction,
+  // induction; problem families: problem).
   const arms: Arm[] = fams.flatMap((f) =>
     Array.from({ length: Math.min(config.maxLevel, f.levels - 1) + 1 }, (_, level) =>
-      config.types.map((type) => ({ family: f.id, level, type })),
+      config.types.filter((type) => f.types.includes(type)).map((type) => ({ family: f.id, level, type })),
     ).flat(),
   );
   const skills = allSkills().filter((s) => config.families.includes(s.family));

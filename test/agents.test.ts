@@ -30,7 +30,7 @@ import {
   type ProposerConfig,
   type LlmSolverConfig,
 } from '../src/agents/index.js';
-import type { Skill, Task, TaskType } from '../core/task.js';
+import type { Skill, Task, TaskDraft, TaskType } from '../core/task.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
@@ -47,7 +47,7 @@ const skills: Skill[] = [
 function refTask(i: number, type: TaskType = 'deduction', family = 'arith'): Task {
   const base = { id: `t${i}`, family, level: 1, skills: ['arith.add'], program: `function f(x) { return x + ${i}; }`, hash: `h${i}`, parent: null, proposer: 'generator' };
   if (type === 'induction') return { ...base, type, visible: [{ input: [1], output: 1 + i }], hidden: [{ input: [2], output: 2 + i }], message: `add ${i}` };
-  return { ...base, type, input: [3], output: 3 + i };
+  return { ...base, type: type as 'deduction' | 'abduction', input: [3], output: 3 + i };
 }
 
 const req = (type: TaskType, over: Partial<ProposalRequest> = {}): ProposalRequest => ({
@@ -111,7 +111,7 @@ describe('proposer: valid proposals', () => {
     const out = await agent.propose(req('abduction'));
     expect(out.draft?.type).toBe('abduction');
     expect(out.draft?.program).toBe('function f(a, b) {\n  return a - b;\n}');
-    expect(out.draft?.inputs).toEqual([[9, 4]]);
+    expect((out.draft as TaskDraft | null)?.inputs).toEqual([[9, 4]]);
   });
 
   it('splits induction inputs into visible and hidden halves and keeps the message', async () => {

@@ -11,12 +11,12 @@ import { armKey, type Arm, type ArmResult, type Controller } from '../curricula/
 import { UniformController } from '../curricula/uniform.js';
 import { normalise, slope, softmax } from '../curricula/util.js';
 import { createRng, type Rng } from '../core/rng.js';
-import { TASK_TYPES } from '../core/task.js';
+import { CODE_TASK_TYPES } from '../core/task.js';
 
 const allArms = (families: number, levels: number, types = 3): Arm[] => {
   const out: Arm[] = [];
   for (let f = 0; f < families; f++)
-    for (let l = 0; l < levels; l++) for (const type of TASK_TYPES.slice(0, types)) out.push({ family: `f${f}`, level: l, type });
+    for (let l = 0; l < levels; l++) for (const type of CODE_TASK_TYPES.slice(0, types)) out.push({ family: `f${f}`, level: l, type });
   return out;
 };
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
-import { referenceAnswer, TASK_TYPES, type Json, type Task, type TaskDraft } from '../core/task.js';
+import { referenceAnswer, CODE_TASK_TYPES, type CodeTask, type Json, type Task, type TaskDraft } from '../core/task.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { verifyAnswer } from '../sandbox/verify.js';
 import { drawReference, families, generateTask, materialise, mutate, REJECT_REASONS } from '../generators/index.js';
@@ -31,6 +31,7 @@ function wrongLiteral(x: Json): Json {
 async function wrongAnswer(task: Task): Promise<string | null> {
   if (task.type === 'deduction') return JSON.stringify(wrongLiteral(task.output));
   if (task.type === 'induction') return `() => ${JSON.stringify(task.visible[0]!.output)}`;
+  if (task.type !== 'abduction') return null;
   // Abduction: a nudged argument list whose output really differs (none may exist nearby).
   for (let i = 0; i < task.input.length; i++) {
     const args = task.input.map((a, j) => (j === i ? wrongLiteral(a) : a));
@@ -44,7 +45,7 @@ describe('generated tasks in the sandbox', () => {
   it.each(cells)('$family level $level: validates, reference verifies, wrong answer fails, matches the interpreter', async ({ family, level }) => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), async (seed) => {
-        for (const type of TASK_TYPES) {
+        for (const type of CODE_TASK_TYPES) {
           const task = await generateTask(sb, { family, level, type, rng: createRng(seed) });
           expect(task).toMatchObject({ family, level, type, proposer: 'generator', parent: null });
           expect((await verifyAnswer(sb, task, referenceAnswer(task))).reward).toBe(1);
@@ -55,7 +56,8 @@ describe('generated tasks in the sandbox', () => {
           const m = await materialise(sb, ref.draft);
           expect(m.ok, JSON.stringify(m)).toBe(true);
           if (m.ok) {
-            const outs = m.task.type === 'induction' ? [...m.task.visible, ...m.task.hidden].map((e) => e.output) : [m.task.output];
+            const t = m.task as CodeTask;
+            const outs = t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.output) : [t.output];
             expect(outs).toEqual(ref.outputs);
           }
         }

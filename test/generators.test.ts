@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
-import { TASK_TYPES, type Task } from '../core/task.js';
+import { CODE_TASK_TYPES, type CodeTask, type Task } from '../core/task.js';
 import {
   allSkills, applicableOps, canonicalHash, compactProgram, drawReference, families, formatTaxonomy, getFamily,
   mutate, MUTATION_OPS, renderCompact, renderNatural, taxonomy,
@@ -19,7 +19,7 @@ const skillById = new Map(allSkills().map((s) => [s.id, s]));
 const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => ({ family: f.id, level })));
 
 /** A Task built from a reference draw, for the pure rendering and mutation checks. */
-function pseudoTask(family: string, seed: number, level: number, type: (typeof TASK_TYPES)[number]): Task {
+function pseudoTask(family: string, seed: number, level: number, type: (typeof CODE_TASK_TYPES)[number]): Task {
   const { draft, outputs } = drawReference(family, createRng(seed), level, type);
   const base = { id: `t${seed}`, family, level, skills: draft.skills, program: draft.program, hash: canonicalHash(draft.program), parent: null, proposer: 'generator' };
   if (type === 'induction') {
@@ -119,7 +119,7 @@ describe('taxonomy', () => {
 describe('drafts', () => {
   it.each(cells)('$family level $level: well-formed, skills known, deterministic by seed', ({ family, level }) => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...TASK_TYPES), (seed, type) => {
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...CODE_TASK_TYPES), (seed, type) => {
         const a = getFamily(family).generate(createRng(seed), level, type);
         const b = getFamily(family).generate(createRng(seed), level, type);
         expect(b).toEqual(a);
@@ -278,7 +278,7 @@ describe('rendering', () => {
   it('compact is printable ASCII and short at low levels; natural states type, program and format', () => {
     const lengths: Record<string, number[]> = {};
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells), fc.constantFrom(...TASK_TYPES), (seed, { family, level }, type) => {
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells), fc.constantFrom(...CODE_TASK_TYPES), (seed, { family, level }, type) => {
         const t = pseudoTask(family, seed, level, type);
         const c = renderCompact(t);
         expect(c).toMatch(/^[DAI]:[\x20-\x7e]*$/);
@@ -291,7 +291,7 @@ describe('rendering', () => {
       { numRuns: 150 },
     );
     for (const family of ['arith', 'logic']) {
-      for (const type of TASK_TYPES) {
+      for (const type of CODE_TASK_TYPES) {
         const rng = createRng(`len/${family}/${type}`);
         const ls = Array.from({ length: 50 }, (_, i) => renderCompact(pseudoTask(family, rng.int(0, 1e9) + i, 0, type)).length);
         // Two boolean arguments per pair make logic's induction pairs long: 3 pairs fit in 70.
@@ -308,15 +308,16 @@ describe('rendering', () => {
 describe('mutation', () => {
   it('records parent and operator, and changes what the operator says', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells), fc.constantFrom(...TASK_TYPES), (seed, { family, level }, type) => {
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells), fc.constantFrom(...CODE_TASK_TYPES), (seed, { family, level }, type) => {
         const t = pseudoTask(family, seed, level, type);
         const rng = createRng(seed);
         for (const op of applicableOps(t)) {
-          const d = mutate(rng, t, op);
+          const d = mutate(rng, t as CodeTask, op);
           expect(d.parent).toEqual({ id: t.id, op });
           expect(d.proposer).toBe('mutation');
           expect(d).toMatchObject({ type, family, level });
-          const inputs = t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input];
+          const c = t as CodeTask;
+          const inputs = c.type === 'induction' ? [...c.visible, ...c.hidden].map((e) => e.input) : [c.input];
           if (op === 'change-input') {
             expect(d.program).toBe(t.program);
             expect(d.inputs).not.toEqual(inputs);

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binomialTail, createMasteryTracker, emptyMastery, masterable, masteryConfigSchema, masteryStep, minProbes, passes } from '../curricula/mastery.js';
 import { createRng } from '../core/rng.js';
-import { TASK_TYPES, type Json, type Skill, type Task } from '../core/task.js';
+import { CODE_TASK_TYPES, type CodeTask, type Json, type Skill, type Task } from '../core/task.js';
 import { allSkills, families, renderCompact } from '../generators/index.js';
 import { openSkillGraph, renderSkills, type GraphEvent } from '../graphs/index.js';
 import { createSandbox, verifyMany, type Sandbox } from '../sandbox/index.js';
@@ -126,7 +126,7 @@ function trivialPolicies(set: readonly Probe[]): { name: string; answer: (p: Pro
     const best = new Map([...counts].map(([g, m]) => [g, [...m.values()].sort((a, b) => b.n - a.n)[0]!.v]));
     return (t: Task) => best.get(trivialGroup(t)) ?? null;
   };
-  const outputOf = (t: Task): Json => (t.type === 'induction' ? t.visible[0]!.output : t.output);
+  const outputOf = (t: Task): Json => (t.type === 'induction' ? t.visible[0]!.output : (t as CodeTask & { output: Json }).output);
   const distinct = (values: Json[]) => [...new Map(values.map((v) => [canonical(v), v])).values()].slice(0, 12);
   const outputs = distinct(set.map((p) => outputOf(p.task)));
   const common = mostCommon(outputOf);
@@ -163,7 +163,7 @@ describe('no trivial policy is ever learned (property)', () => {
     const skills = familySkills(family);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
-        for (let level = 0; level < levels; level++) for (const type of TASK_TYPES) {
+        for (let level = 0; level < levels; level++) for (const type of CODE_TASK_TYPES) {
           const probes = await buildProbes(sandbox, [{ family, level, type }], skills, { perArm: 2, mastery: defaults }, createRng(seed), new Set(), renderCompact);
           const sets = probeSets(probes, skills, defaults);
           for (const skill of skills) {
@@ -192,7 +192,7 @@ describe('balanced probe sets', () => {
   it('give every skill the probes its mastery needs, below the aimed baseline, and leave the rest of the pool to training', async () => {
     const config = parseConfig({ steps: 1, families: ['arith', 'logic'], maxLevel: 2 }, 'test');
     const skills = allSkills().filter((s) => config.families.includes(s.family));
-    const arms = ['arith', 'logic'].flatMap((family) => [0, 1, 2].flatMap((level) => TASK_TYPES.map((type) => ({ family, level, type }))));
+    const arms = ['arith', 'logic'].flatMap((family) => [0, 1, 2].flatMap((level) => CODE_TASK_TYPES.map((type) => ({ family, level, type }))));
     const seen = new Set<string>();
     const build = (into: Set<string>) => buildProbes(sandbox, arms, skills, { perArm: 4, mastery: defaults }, createRng('probes'), into, renderCompact);
     const probes = await build(seen);
@@ -210,7 +210,7 @@ describe('balanced probe sets', () => {
 });
 
 describe('spaces large enough for balanced probes (issue 18: grow the space, not loosen the rule)', () => {
-  const plan = async (families: string[], maxLevel: number, types: readonly (typeof TASK_TYPES)[number][], perArm: number) => {
+  const plan = async (families: string[], maxLevel: number, types: readonly (typeof CODE_TASK_TYPES)[number][], perArm: number) => {
     const skills = allSkills().filter((s) => families.includes(s.family));
     const arms = families.flatMap((family) => Array.from({ length: maxLevel + 1 }, (_, level) => types.map((type) => ({ family, level, type }))).flat());
     const probes = await buildProbes(sandbox, arms, skills, { perArm, mastery: defaults }, createRng('spaces'), new Set(), renderCompact);
@@ -224,7 +224,7 @@ describe('spaces large enough for balanced probes (issue 18: grow the space, not
     }
   }, 60_000);
   it('array: every skill is exercised, and masterable, at its own level', async () => {
-    const sets = await plan(['array'], 2, TASK_TYPES, 4);
+    const sets = await plan(['array'], 2, CODE_TASK_TYPES, 4);
     for (const skill of familySkills('array')) {
       expect(sets[skill.id], skill.id).toMatchObject({ masterable: true });
       expect(sets[skill.id]!.baseline, skill.id).toBeLessThanOrEqual(defaults.learnAt - defaults.margin);

@@ -5,11 +5,11 @@ import { RehearsalWrapper, withRehearsal } from '../curricula/rehearsal.js';
 import { armKey, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/types.js';
 import { UniformController } from '../curricula/uniform.js';
 import { createRng } from '../core/rng.js';
-import { TASK_TYPES, type Skill } from '../core/task.js';
+import { CODE_TASK_TYPES, type Skill } from '../core/task.js';
 
 const allArms = (families: number, levels: number): Arm[] => {
   const out: Arm[] = [];
-  for (let f = 0; f < families; f++) for (let l = 0; l < levels; l++) for (const type of TASK_TYPES) out.push({ family: `f${f}`, level: l, type });
+  for (let f = 0; f < families; f++) for (let l = 0; l < levels; l++) for (const type of CODE_TASK_TYPES) out.push({ family: `f${f}`, level: l, type });
   return out;
 };
 const skill = (family: string, level: number, name: string): Skill => ({ id: `${family}.${name}`, family, name, description: '', requires: [], level });
@@ -130,8 +130,8 @@ describe('rehearsal', () => {
     const skills = [skill('f0', 0, 'a'), skill('f0', 1, 'b'), skill('f1', 2, 'c')];
     const out = masteredSkills(new Set(['f0.b', 'f1.c']), skills, arms);
     expect(out.map((m) => m.skillId)).toEqual(['f0.b', 'f1.c']);
-    expect(out[0]!.arms.map(armKey)).toEqual(TASK_TYPES.map((t) => `f0/1/${t}`));
-    expect(out[1]!.arms.map(armKey)).toEqual(TASK_TYPES.map((t) => `f1/2/${t}`));
+    expect(out[0]!.arms.map(armKey)).toEqual(CODE_TASK_TYPES.map((t) => `f0/1/${t}`));
+    expect(out[1]!.arms.map(armKey)).toEqual(CODE_TASK_TYPES.map((t) => `f1/2/${t}`));
     expect(masteredSkills(new Set(), skills, arms)).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { verifyManyMetered } from '../sandbox/verify.js';
 import { runTwiceMetered } from '../sandbox/validate.js';
 import { families, generateTask } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
-import { referenceAnswer, TASK_TYPES, type InductionTask, type Task } from '../core/task.js';
+import { referenceAnswer, CODE_TASK_TYPES, type CodeTask, type InductionTask, type Json, type Task } from '../core/task.js';
 
 /**
  * What an answer may spend past its budget: the interpreter stops at the budget's last step, but
@@ -46,14 +46,14 @@ describe('budget settings', () => {
 });
 
 describe('every generated task carries a budget its reference fits ten times over', () => {
-  const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => TASK_TYPES.map((type) => ({ family: f.id, level, type })))).flat();
+  const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => CODE_TASK_TYPES.map((type) => ({ family: f.id, level, type })))).flat();
   it.each(cells)('$family level $level $type', async ({ family, level, type }) => {
     for (const seed of [1, 2, 3]) {
       const t = await generateTask(sb, { family, level, type, rng: createRng(seed) });
       expect(t.budget, 'budget').toBeGreaterThanOrEqual(DEFAULT_BUDGET.floor);
       // The task travels as JSON (run store, exports): the budget with it.
       expect((JSON.parse(JSON.stringify(t)) as Task).budget).toBe(t.budget);
-      const { cost } = await runTwiceMetered(sb, t.program, t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input]);
+      const { cost } = await runTwiceMetered(sb, t.program, t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [(t as CodeTask & { input: Json[] }).input]);
       expect(cost! * 10, `reference cost ${cost}`).toBeLessThanOrEqual(t.budget!);
       const [m] = await verifyManyMetered(sb, [{ task: t, answer: referenceAnswer(t) }]);
       expect(m!.verdict.reward).toBe(1);

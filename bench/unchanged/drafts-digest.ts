@@ -3,12 +3,12 @@
 import { createHash } from 'node:crypto';
 import { families, drawReference } from '../../generators/index.js';
 import { createRng } from '../../core/rng.js';
-import { TASK_TYPES } from '../../core/task.js';
+import { CODE_TASK_TYPES } from '../../core/task.js';
 
 const out: Record<string, string> = {};
 for (const f of families) {
   for (let level = 0; level < f.levels; level++) {
-    for (const type of TASK_TYPES) {
+    for (const type of CODE_TASK_TYPES) {
       const rng = createRng(`digest:${f.id}:${level}:${type}`);
       const h = createHash('sha256');
       for (let i = 0; i < 1000; i++) h.update(JSON.stringify(drawReference(f.id, rng, level, type)) + '\n');

@@ -28,6 +28,10 @@ export const PROPOSAL_LIMITS = {
   inductionMinInputs: 4,
   inductionMaxInputs: 12,
   messageChars: 300,
+  /** Near-miss failures of a problem proposal. */
+  problemMinFailures: 2,
+  problemFailures: 4,
+  statementChars: 2000,
 } as const;
 
 export const SANDBOX_RULES = [
@@ -46,18 +50,26 @@ const TYPE_GOAL: Record<TaskType, string> = {
     'an ABDUCTION task: the learner sees the program and an output and must find an input that produces it (any input that does is accepted). Choose a program and an input whose output can be traced back by reasoning, without being trivially invertible.',
   induction:
     'an INDUCTION task: the learner sees some input/output pairs and a short message and must write a program that behaves like yours; it is checked on further, hidden inputs. Choose diverse inputs that together pin the behaviour down, and a message that hints at the intent without giving the code away.',
+  problem:
+    'a VERIFIED PROBLEM: a puzzle stated in words with its instance as JSON data, and a verifier program `function f(answer, data)` that returns a score in [0, 1] (1 for a correct answer). The verifier must CHECK the answer against the data (where many answers are right, accept every one of them), not compare it with a stored solution. Give a witness (a correct answer, which must score 1) and 2 to 4 near-miss failures (plausible but wrong answers: an off-by-one, one constraint broken), which must each score below 1. The learner sees the statement and answers with a JSON literal.',
 };
 
 const TYPE_SHAPE: Record<TaskType, string> = {
   deduction: '{"program": "function f(...) { ... }", "input": [<argument>, ...]}',
   abduction: '{"program": "function f(...) { ... }", "input": [<argument>, ...]}',
   induction: '{"program": "function f(...) { ... }", "inputs": [[<argument>, ...], ...], "message": "<one short sentence>"}',
+  problem:
+    '{"statement": "<the problem in words, with the answer format>", "data": <the instance as JSON>, "program": "function f(answer, data) { ... return 1 or a score below 1 }", "witness": <a correct answer as JSON>, "failures": [<a near-miss answer>, ...]}',
 };
 
 /** One reference task as the proposer sees it: program, then input/output (or pairs and message). */
 export function renderReference(task: Task, index: number): string {
   const head = `### Reference ${index + 1} — ${task.type}, family ${task.family}, level ${task.level}${task.skills.length ? `, skills ${task.skills.join(', ')}` : ''}`;
   const code = '```javascript\n' + task.program.trim() + '\n```';
+  if (task.type === 'problem') {
+    const io = `statement: ${task.statement}\ndata: ${JSON.stringify(task.data)}\nwitness: ${JSON.stringify(task.witness)}\nfailures: ${JSON.stringify(task.failures)}`;
+    return `${head}\n${io}\nverifier:\n${code}`;
+  }
   if (task.type === 'induction') {
     const pairs = [...task.visible, ...task.hidden].map((ex) => `- f(...${JSON.stringify(ex.input)}) = ${JSON.stringify(ex.output)}`).join('\n');
     return `${head}\n${code}\nmessage: ${task.message}\n${pairs}`;
@@ -96,7 +108,9 @@ export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>
   const refs = references.length
     ? `Here are ${references.length} reference task${references.length > 1 ? 's' : ''} from the learner's curriculum, for style and difficulty. Do not copy them; write something new.\n\n${references.map(renderReference).join('\n\n')}`
     : 'There are no reference tasks yet: write a simple task that fits the family and level.';
-  const induction = req.type === 'induction'
+  const induction = req.type === 'problem'
+    ? `\nThe verifier follows the same rules as a program (pure, deterministic, no I/O), takes (answer, data), must not throw on an answer of the wrong type (return 0), and returns a number in [0, 1]. At most ${PROPOSAL_LIMITS.problemFailures} failures; data, witness and each failure at most ${PROPOSAL_LIMITS.inputChars} JSON characters.`
+    : req.type === 'induction'
     ? `\nGive ${PROPOSAL_LIMITS.inductionMinInputs} to ${PROPOSAL_LIMITS.inductionMaxInputs} distinct inputs; the first half are shown to the learner with their outputs, the rest are hidden and used to check the learner's program. The message is at most ${PROPOSAL_LIMITS.messageChars} characters.`
     : '';
   const user = [

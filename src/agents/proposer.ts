@@ -3,7 +3,7 @@
 // schema (LangChain's fakes and withStructuredOutput validate nothing); the loop then validates the
 // draft in the sandbox through generators' `materialise`, exactly like a generated draft.
 import { z } from 'zod';
-import type { Input, Json, TaskDraft } from '../../core/task.js';
+import type { AnyDraft, Input, Json } from '../../core/task.js';
 import { createRng } from '../../core/rng.js';
 import { learnability, solveRate } from '../../core/rules.js';
 import type { ProposerConfig } from './config.js';
@@ -18,7 +18,7 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 export interface ProposalOutcome {
   /** The draft to materialise, or null when rejected here. */
-  draft: TaskDraft | null;
+  draft: AnyDraft | null;
   rejection?: RejectionReason;
   /** Human-readable reason (first schema issue, parse error, call error), secrets redacted. */
   detail?: string;
@@ -156,15 +156,36 @@ export const inductionProposalSchema = z.object({
   message: z.string().trim().min(1, 'message is empty').max(PROPOSAL_LIMITS.messageChars, `message longer than ${PROPOSAL_LIMITS.messageChars} characters`),
 });
 
+const limitedJson = (what: string) =>
+  jsonValue.refine((v) => JSON.stringify(v).length <= PROPOSAL_LIMITS.inputChars, `${what} is at most ${PROPOSAL_LIMITS.inputChars} JSON characters`);
+
+/** A verified problem: the sandbox later checks that the witness scores 1 and every failure < 1. */
+export const problemProposalSchema = z.object({
+  statement: z.string().trim().min(1, 'statement is empty').max(PROPOSAL_LIMITS.statementChars, `statement longer than ${PROPOSAL_LIMITS.statementChars} characters`),
+  data: limitedJson('data'),
+  program: programSchema,
+  witness: limitedJson('the witness'),
+  failures: z
+    .array(limitedJson('a failure'))
+    .min(PROPOSAL_LIMITS.problemMinFailures, `at least ${PROPOSAL_LIMITS.problemMinFailures} failures (near-miss answers the verifier must reject)`)
+    .max(PROPOSAL_LIMITS.problemFailures, `at most ${PROPOSAL_LIMITS.problemFailures} failures`),
+});
+
 /** Parses an answer into a draft, or says why not. Pure: no model, no sandbox. */
 export function parseProposal(
   raw: string,
   req: Pick<ProposalRequest, 'family' | 'level' | 'type' | 'skills'>,
   proposer: string,
-): { draft: TaskDraft } | { rejection: 'unparsable' | 'schema'; detail: string } {
+): { draft: AnyDraft } | { rejection: 'unparsable' | 'schema'; detail: string } {
   const extracted = extractJson(raw);
   if (!extracted.ok) return { rejection: 'unparsable', detail: extracted.error };
   const base = { type: req.type, family: req.family, level: req.level, skills: req.skills.map((s) => s.id), parent: null, proposer };
+  if (req.type === 'problem') {
+    const p = problemProposalSchema.safeParse(extracted.value);
+    if (!p.success) return { rejection: 'schema', detail: describeIssues(p.error) };
+    const { statement, data, program, witness, failures } = p.data;
+    return { draft: { ...base, type: 'problem', statement, data, program, witness, failures } };
+  }
   if (req.type === 'induction') {
     const p = inductionProposalSchema.safeParse(extracted.value);
     if (!p.success) return { rejection: 'schema', detail: describeIssues(p.error) };

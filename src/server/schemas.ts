@@ -6,7 +6,7 @@ import type { ServeConfig } from './config.js';
 export const ErrorSchema = z.object({ error: z.string().openapi({ example: 'items.0.task_id: expected string, received undefined' }) }).openapi('Error');
 
 const Message = z.object({ role: z.enum(['system', 'user']), content: z.string() }).openapi('ChatMessage');
-const TaskType = z.enum(['deduction', 'abduction', 'induction']);
+const TaskType = z.enum(['deduction', 'abduction', 'induction', 'problem']);
 
 export const ServedTaskSchema = z
   .object({
