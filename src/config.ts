@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { curriculumConfigSchema } from '../curricula/index.js';
 import { sandboxConfigSchema } from '../sandbox/config.js';
 import { agentsConfigSchema } from './agents/config.js';
+import { proposerConfigSchema } from '../proposers/config.js';
 import { rewardConfigSchema } from './reward.js';
 import { serveConfigSchema } from './server/config.js';
 import { solverConfigSchema } from './solver/config.js';
@@ -71,6 +72,11 @@ export const runConfigSchema = z
     agents: agentsConfigSchema.prefault({}),
     /** `cogen serve`: time-to-live of sampled tasks and the limits on requests. */
     serve: serveConfigSchema.prefault({}),
+    /**
+     * Proposers that learn (proposers/): `learned` samples the grammar's choices from preferences
+     * trained on the learnability of its tasks. Absent (the default) leaves the config as it was.
+     */
+    proposer: proposerConfigSchema.optional(),
   })
   .strict();
 

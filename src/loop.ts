@@ -14,7 +14,7 @@ import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
 import { buildProbes, probeScores, probeSets, type Probe } from './probes.js';
-import { flushGraphs, graphTask, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type ProposeContext } from './run-parts.js';
+import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/index.js';
 import { RunStore, StoreError } from './store.js';
@@ -78,6 +78,8 @@ interface Checkpoint {
   rng: [number, number, number, number];
   controller: unknown;
   mastery: unknown;
+  /** The learned proposer's preferences and baselines (only when it is on). */
+  proposer?: unknown;
 }
 
 /** Sets up every part, runs the steps, and leaves the run in `runs/<id>/`. */
@@ -119,6 +121,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const controller = createController(config.curriculum, arms);
   const gate = createGate({ skills, armSkills, enabled: config.curriculum.gating });
   const mastery = createMasteryTracker(config.curriculum.mastery);
+  const learned = learnedProposerOf(config);
+  if (learned) log('proposer: the learned grammar proposer draws the fresh tasks (proposer.learned)');
   let rng = createRng(config.seed);
   /** Cumulative (solved, attempts) per task over the run: the solver's measured solve rate. */
   const tally = new Map<string, { solved: number; attempts: number }>();
@@ -139,6 +143,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         await policy.load(ck.path);
         controller.restore(state.controller);
         mastery.restore(state.mastery);
+        if (learned && state.proposer !== undefined) learned.restore(state.proposer);
         rng = createRng(state.rng);
         store.truncateAfter(ck.step);
         firstStep = ck.step + 1;
@@ -149,6 +154,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         archive.set(row.task.id, row.task);
         seen.add(seenKey(row.task));
         tally.set(row.task.id, { solved: row.solved, attempts: row.attempts });
+        learned?.note(row.task);
       }
       store.setMeta({ status: 'running', probePlan: JSON.stringify(plan) });
       log(`resuming run ${runId} at step ${firstStep}`);
@@ -166,12 +172,13 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       const t0 = Date.now();
       const open = gate.open(arms, mastery.mastered());
       const mastered = masteredSkills(mastery.mastered(), skills, open);
-      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills };
+      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills, learned };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
         tally.set(s.taskId, { solved: t.solved + s.solved, attempts: t.attempts + s.attempts });
       }
+      for (const t of res.newTasks) learned?.note(t);
       let probeAccuracy = last.probeAccuracy;
       let probeArms: Record<string, number> = {};
       const events: StepEvents = { skillEvents: [], outbox: [] };
@@ -202,7 +209,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       });
       const interrupted = opts.signal?.aborted === true;
       if (step % config.checkpointEvery === 0 || step === config.steps || interrupted) {
-        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state() });
+        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state(), ...(learned ? { proposer: learned.state() } : {}) });
       }
       const backlog = await flushGraphs(graphs, store, config.graph.batchSize, log);
       last = { solveRate: Number(res.metrics.solveRate), probeAccuracy };
@@ -297,6 +304,8 @@ async function runStep(ctx: StepContext) {
     return { arm: { family: t.family, level: t.level, type: t.type }, taskId: t.id, step, rewards: r, solveRate: solveRate(r), meanAbsAdvantage: meanAbsAdvantage(r, true) };
   });
   controller.update(results);
+  // The learned proposer's REINFORCE round on the learnability of the tasks it drew (proposers/).
+  const learnedStats = ctx.learned ? ctx.learned.learn(results) : undefined;
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them),
   // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off).
   const stats = await policy.update(rollout, verdicts.map((group, g) => group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward))));
@@ -323,6 +332,7 @@ async function runStep(ctx: StepContext) {
       newTasks: newTasks.length,
       ...stats,
       ...agentMetrics(ctx, proposals, rewards),
+      ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Rng } from '../core/rng.js';
 import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
 import type { Skill, Task } from '../core/task.js';
+import { LEARNED_PROPOSER, LearnedProposer, type LearnedDraft, type LearnStats } from '../proposers/index.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
 export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
@@ -43,6 +44,35 @@ export interface ProposeContext {
   probeIds: ReadonlySet<string>;
   proposer: ProposerAgent | null;
   skills: Skill[];
+  /** The learned grammar proposer, when the config turns it on: it draws the fresh tasks the generators would. */
+  learned?: LearnedProposer | null;
+}
+
+/** The learned grammar proposer of a config, or null when it is off (the default). */
+export function learnedProposerOf(config: RunConfig): LearnedProposer | null {
+  const cfg = config.proposer?.learned;
+  return cfg?.enabled ? new LearnedProposer(cfg) : null;
+}
+
+/** A learned proposer's draft as a proposals row (prompt: the arm and its choice trace; raw: the program). */
+function learnedRecord(step: number, proposer: string, d: LearnedDraft): ProposalRecord {
+  return {
+    step, family: d.arm.family, level: d.arm.level, type: d.arm.type, proposer, prompt: d.prompt, raw: d.program,
+    outcome: d.outcome, detail: d.detail, taskId: d.taskId, inputTokens: 0, outputTokens: 0, tokensEstimated: false, ms: 0, learnability: null,
+  };
+}
+
+/** The learned proposer's round as step metrics (its mean reward, novelty, validity, learnable share). */
+export function learnedMetrics(stats: LearnStats | null): Record<string, number> {
+  if (!stats) return { 'proposer.drafts': 0 };
+  return {
+    'proposer.drafts': stats.drafts,
+    'proposer.refused': stats.refused,
+    'proposer.reward': stats.reward,
+    'proposer.novelty': stats.novelty,
+    'proposer.validity': stats.validity,
+    'proposer.learnable': stats.learnable,
+  };
 }
 
 /** Materialises one pick: a fresh task of its arm (from the LLM proposer for its share, else the generators), an archived task, or a mutation of one. */
@@ -73,6 +103,7 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     }
   }
   try {
+    if (ctx.learned) return await ctx.learned.generate(sandbox, pick.arm, rng, seen, 20, (d) => proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)));
     return await generateTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
   } catch (e) {
     // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
