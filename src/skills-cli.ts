@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatTaxonomy } from '../generators/index.js';
+import { bridgedFamilies, formatBridgedTable, loadCatalogue } from '../bridges/index.js';
 import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../graphs/index.js';
 import type { ProbeSets, SkillGraph } from '../graphs/index.js';
 import { UserError } from '../core/errors.js';
@@ -35,7 +36,7 @@ export function skillsCommand(program: Command, deps: Deps): void {
       const format = o.format as ViewFormat;
       if (o.taxonomy) {
         if (format === 'graphml' || format === 'cypher') throw new Error(`--taxonomy prints table, json or dot, not ${format}`);
-        process.stdout.write(ensureNewline(formatTaxonomy(format)));
+        process.stdout.write(ensureNewline(withBridged(formatTaxonomy(format), format)));
         return;
       }
       if (!(VIEWS as readonly string[]).includes(view)) throw new UserError(`unknown view "${view}" (one of ${VIEWS.join(', ')})`);
@@ -120,3 +121,22 @@ function required<T>(v: T | undefined, message: string): T {
 }
 
 const ensureNewline = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
+
+/** The native taxonomy with the bridged Reasoning Gym families added, when the bridge is set up. */
+function withBridged(native: string, format: string): string {
+  const catalogue = loadCatalogue();
+  if (!catalogue) return native;
+  const fams = bridgedFamilies(catalogue);
+  if (format === 'json') {
+    const t = JSON.parse(native) as { families: unknown[]; skills: { id: string }[]; roots: string[] };
+    t.families.push(...fams.map(({ id, name, description, levels, knobs, skills }) => ({ id, name, description, levels, knobs, skills: skills.map((s) => s.id) })));
+    t.skills.push(...fams.flatMap((f) => f.skills));
+    t.roots.push(...fams.flatMap((f) => f.skills.map((s) => s.id)));
+    return JSON.stringify({ ...t, excluded: catalogue.excluded.map((x) => ({ family: `rg.${x.dataset}`, reason: x.reason })) }, null, 2);
+  }
+  if (format === 'dot') {
+    const nodes = fams.flatMap((f) => f.skills.map((s) => `  ${JSON.stringify(s.id)} [label=${JSON.stringify(`${s.name}\n(${s.id}, L0)`)}];`));
+    return native.replace(/\}\s*$/, `  subgraph "cluster_reasoning_gym" {\n    label="Reasoning Gym (bridged)";\n  ${nodes.join('\n  ')}\n  }\n}`);
+  }
+  return `${native}\n\n${formatBridgedTable(catalogue)}`;
+}
