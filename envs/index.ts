@@ -1,0 +1,7 @@
+// The environment room (DESIGN.md, "Environments"): multi-turn, tool-using environments made from
+// the same programs as the tasks, checked by the same sandbox. Enter through here.
+export * from './types.js';
+export { Env, toolsOf } from './env.js';
+export { ENV_SKILLS, envArms, envId, generateEnv, validateEnv, type EnvArm, type GenerateEnvOptions, type ValidatedEnv } from './generate.js';
+export { playEpisode, randomPolicy, referencePolicy, replay, type Policy } from './policies.js';
+export { MAX_OBSERVATION_CHARS, MAX_PROGRAM_CHARS } from './kinds/common.js';

@@ -1,0 +1,43 @@
+// Policies that play an environment without a model: the scripted reference policy (validation, the
+// environment's own cost in bench:agentic), a random valid-action policy (the floor to beat), and
+// replaying a recorded trajectory (determinism).
+import { createRng, type Rng } from '../core/rng.js';
+import type { Env } from './env.js';
+import { kindOf } from './env.js';
+import type { EnvAction, EnvObservation, EnvSpec, Trajectory } from './types.js';
+
+/** Chooses the next action from what the episode has shown so far; null stops (the episode stays open). */
+export type Policy = (obs: EnvObservation, history: Trajectory['steps']) => EnvAction | null | Promise<EnvAction | null>;
+
+/** Plays one episode from reset(seed) until it ends or the policy stops; the trajectory. */
+export async function playEpisode(env: Env, policy: Policy, seed = 0): Promise<Trajectory> {
+  const obs = env.reset(seed);
+  while (!env.done) {
+    const a = await policy(obs, env.trajectory().steps);
+    if (!a) break;
+    await env.step(a);
+  }
+  return env.trajectory();
+}
+
+/** The reference solution through the environment's own tools, in order. */
+export function referencePolicy(spec: EnvSpec): Policy {
+  const script = kindOf(spec).reference(spec);
+  return (_obs, history) => script[history.length] ?? null;
+}
+
+/** Uniform among valid actions (schema and types hold; it submits once its calls are spent). */
+export function randomPolicy(spec: EnvSpec, rng: Rng | number): Policy {
+  const r = typeof rng === 'number' ? createRng(rng) : rng;
+  const kind = kindOf(spec);
+  return (_obs, history) => {
+    const calls = history.filter((s) => s.action.name !== 'submit').length;
+    return kind.random(spec, r, spec.budgets.calls - calls);
+  };
+}
+
+/** Replays a recorded trajectory's actions on a fresh episode of the same spec and seed. */
+export async function replay(env: Env, recorded: Trajectory): Promise<Trajectory> {
+  const actions = recorded.steps.map((s) => s.action);
+  return playEpisode(env, (_o, h) => actions[h.length] ?? null, recorded.seed);
+}
