@@ -12,7 +12,6 @@ import type { Rng } from '../core/rng.js';
 import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
 import type { Skill, Task } from '../core/task.js';
-import { LEARNED_PROPOSER, LearnedProposer, type LearnedDraft } from '../proposers/index.js';
 import { LEARNED_PROPOSER, LearnedProposer, type LearnedDraft, type LearnStats } from '../proposers/index.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
