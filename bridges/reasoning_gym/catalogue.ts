@@ -11,6 +11,8 @@ import { WorkerFailure } from './process.js';
 
 export const RG_FAMILY_PREFIX = 'rg.';
 export const CATALOGUE_VERSION = 1;
+/** A level whose items take longer than this to generate and check at setup is too slow to serve. */
+const LEVEL_TIMEOUT_MS = 30_000;
 
 export interface RgLevel {
   /** The dataset's config at this level (seed 0 and its index space as `size` included). */
@@ -159,9 +161,9 @@ export async function buildCatalogue(worker: RgWorker, opts: BuildOptions = {}):
     for (const [l, config] of d.levels.entries()) {
       let items: GeneratedItem[];
       try {
-        ({ items } = await worker.request<{ items: GeneratedItem[] }>('generate', { dataset: d.dataset, config, indices: Array.from({ length: per }, (_, i) => i) }, 60_000));
+        ({ items } = await worker.request<{ items: GeneratedItem[] }>('generate', { dataset: d.dataset, config, indices: Array.from({ length: per }, (_, i) => i) }, LEVEL_TIMEOUT_MS));
       } catch (e) {
-        stop = `level ${l}: ${e instanceof WorkerFailure && e.reason === 'timeout' ? `${per} items did not generate and score within 60 s` : (e as Error).message}`;
+        stop = `level ${l}: ${e instanceof WorkerFailure && e.reason === 'timeout' ? `${per} items did not generate and score within ${LEVEL_TIMEOUT_MS / 1000} s` : (e as Error).message}`;
         break;
       }
       const served = items.filter(itemVerifies).length;
