@@ -92,7 +92,8 @@ export function defineProblemFamily<L extends ProblemLevel>(spec: ProblemSpec<L>
   /** A draw whose witness scores 1, keeping the failures that score in [0, 1) (at least two). */
   const screened = (rng: Rng, level: number): ProblemInstance => {
     for (let i = 0; i < MAX_DRAWS; i++) {
-      const inst = spec.draw(rng, spec.levels[level]!, level);
+      // Through JSON once: what the task stores is what the family checked (-0 reads as 0).
+      const inst = JSON.parse(JSON.stringify(spec.draw(rng, spec.levels[level]!, level))) as ProblemInstance;
       if (score(inst.witness, inst.data) !== 1) continue;
       const failures = inst.failures.filter((f) => {
         const s = score(f, inst.data);
