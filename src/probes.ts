@@ -68,6 +68,8 @@ function dataKeys(task: Task): string[] {
 
 const PLAIN: Record<string, Json[]> = { int: [0, 1, -1, 2], num: [0, 0.5], bool: [true, false], str: ['', 'a'], null: [null], arr: [[]], obj: [{}] };
 const MAX_PLAIN = 64;
+/** The most common witnesses of a group that a trivial policy may answer on problem probes. */
+const MAX_WITNESSES = 16;
 
 /** Plain argument lists of a shape's value types (all combinations, while there are few). */
 function plainArguments(input: Json[]): Json[][] {
@@ -99,6 +101,23 @@ export async function trivialKeys(sandbox: Sandbox, tasks: Task[], mostCommon = 
     const plainOf = plain.get(g) ?? plain.set(g, new Map()).get(g)!;
     for (const list of plainArguments(t.input)) plainOf.set(canonical(list), list);
   }
+  // Problems: a trivial policy answers a constant of the group, its most common witnesses (at most
+  // MAX_WITNESSES) or a plain value of the witness's type; each is scored by the task's verifier.
+  const witnesses = new Map<string, Map<string, { value: Json; n: number }>>();
+  for (const t of tasks) {
+    if (t.type !== 'problem') continue;
+    const g = trivialGroup(t);
+    const byText = witnesses.get(g) ?? witnesses.set(g, new Map()).get(g)!;
+    const text = canonical(t.witness);
+    byText.set(text, { value: t.witness, n: (byText.get(text)?.n ?? 0) + 1 });
+  }
+  const problemConstants = new Map<string, Map<string, Json>>();
+  for (const [g, byText] of witnesses) {
+    const common = [...byText].sort((a, b) => b[1].n - a[1].n).slice(0, Math.min(mostCommon, MAX_WITNESSES));
+    const shape = g.slice(g.lastIndexOf('/') + 1);
+    const plainValues = (PLAIN[shape] ?? []).map((v): [string, Json] => [canonical(v), v]);
+    problemConstants.set(g, new Map([...common.map(([text, c]): [string, Json] => [text, c.value]), ...plainValues]));
+  }
   // Every group's constants are tried on every abduction task: a function ignores arguments past its
   // parameters, so an argument list of another shape can solve a task too.
   const constants = new Map<string, Json[]>();
@@ -109,6 +128,10 @@ export async function trivialKeys(sandbox: Sandbox, tasks: Task[], mostCommon = 
   }
   const items: { task: number; key: string; answer: string }[] = [];
   tasks.forEach((t, i) => {
+    if (t.type === 'problem') {
+      for (const [text, value] of problemConstants.get(trivialGroup(t)) ?? []) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(value) });
+      return;
+    }
     if (t.type !== 'abduction') return;
     for (const [text, list] of constants) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(list) });
     items.push({ task: i, key: 'echo', answer: JSON.stringify(t.input.map(() => t.output)) });
