@@ -1,14 +1,17 @@
 // Diagnostic for bench:learn (not a test, not a mode of cogen): what the solver's model learns about
-// arithmetic level-0 deduction when it is shown the answers. Every group's first sample is replaced
-// by the reference answer with reward 1 (the others are the policy's own, rewarded 0 whatever they
-// say), so the update is close to supervised learning through the same GRPO machinery. It separates
-// "the model cannot learn or generalise this" from "RL does not find the right answers"; the
-// figures it gave are in curricula/learn.yaml.
+// one family's level-0 deduction (arithmetic by default) when it is shown the answers: a ceiling on
+// what RL reaches with as many answers. Every group's first sample is replaced by the reference
+// answer with reward 1 (the others are the policy's own, rewarded 0 whatever they say), so the update
+// is close to supervised learning through the same GRPO machinery. It separates "the model cannot
+// learn or generalise this" from "RL does not find the right answers"; the figures it gave are in
+// bench/results/learn.md and mastery.md.
 //
-//   npx tsx bench/answers-shown.ts [--steps 800 --tasks 64 --group 2 --lr 3e-3 --wd 0.3 --seed 1]
+//   npx tsx bench/answers-shown.ts [--family arith --steps 800 --tasks 64 --group 2 --lr 3e-3 --wd 0.3 --seed 1]
 //
-// Held-out: 40 tasks drawn first and never trained on. Prints greedy exact-match every 50 steps and
-// writes bench/results/answers-shown.json.
+// Held-out: 40 tasks drawn first and never trained on (a random draw, not the run's balanced probes;
+// the best trivial policy's accuracy on them is printed, as mastery's margin is measured from it).
+// Prints greedy exact-match every 50 steps and writes bench/results/answers-shown.json
+// (answers-shown-<family>.json for another family).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createSandbox } from '../sandbox/index.js';
@@ -18,6 +21,7 @@ import { allowedTokens, grammarFor } from '../src/solver/grammar.js';
 import { createPolicy, initBackend, solverConfigSchema, type RolloutRow } from '../src/solver/index.js';
 import { charId, EOS } from '../src/solver/tokenizer.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
+import { trivialBaseline, trivialKeys } from '../src/probes.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,6 +31,7 @@ const { values: args } = parseArgs({
     lr: { type: 'string', default: '3e-3' },
     wd: { type: 'string', default: '0.3' },
     seed: { type: 'string', default: '1' },
+    family: { type: 'string', default: 'arith' },
   },
 });
 const steps = Number(args.steps), perStep = Number(args.tasks), G = Number(args.group);
@@ -38,13 +43,14 @@ const all: Task[] = [];
 const seen = new Set<string>();
 for (;;) {
   try {
-    all.push(await generateTask(sandbox, { family: 'arith', level: 0, type: 'deduction', rng, seen, attempts: 200 }));
+    all.push(await generateTask(sandbox, { family: args.family, level: 0, type: 'deduction', rng, seen, attempts: 200 }));
   } catch {
     break; // the level's task space is exhausted
   }
 }
 const shuffled = all.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k).map((x) => x.t);
 const heldOut = shuffled.slice(0, 40), train = shuffled.slice(40);
+const baseline = trivialBaseline((await trivialKeys(sandbox, heldOut)).map((trivial) => ({ trivial })));
 
 await initBackend('wasm');
 const cfg = solverConfigSchema.parse({
@@ -79,7 +85,7 @@ function showAnswer(row: RolloutRow, task: Task): void {
 
 const curve: { step: number; seconds: number; heldOut: number; train: number }[] = [];
 const started = Date.now();
-console.log(`${all.length} tasks: ${heldOut.length} held out; ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}`);
+console.log(`${all.length} tasks: ${heldOut.length} held out (trivial baseline ${baseline.toFixed(3)}); ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}`);
 console.log('| step | s | held-out | train (80) |');
 console.log('| --- | --- | --- | --- |');
 for (let step = 1; step <= steps; step++) {
@@ -97,7 +103,8 @@ for (let step = 1; step <= steps; step++) {
   }
 }
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/answers-shown.json', JSON.stringify({ date: new Date().toISOString(), args, tasks: all.length, heldOut: heldOut.length, curve }, null, 2));
-console.log('wrote bench/results/answers-shown.json');
+const out = args.family === 'arith' ? 'bench/results/answers-shown.json' : `bench/results/answers-shown-${args.family}.json`;
+writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), args, tasks: all.length, heldOut: heldOut.length, baseline, curve }, null, 2));
+console.log(`wrote ${out}`);
 await sandbox.close();
 process.exit(0);
