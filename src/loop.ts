@@ -9,7 +9,7 @@ import type { Arm, ArmResult, Controller, MasteredSkill, MasteryState } from '..
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent, ProbeSets } from '../graphs/index.js';
 import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
-import { verifyMany } from '../sandbox/index.js';
+import { verifyTasks } from './verification.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
@@ -339,7 +339,7 @@ async function runStep(ctx: StepContext) {
 
 /** Verifies G answers per task in one batch; verdicts[g][i] is that of answers[g][i], to tasks[g]. */
 async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]): Promise<DetailedVerdict[][]> {
-  const flat = await verifyMany(sandbox, answers.flatMap((group, g) => group.map((answer) => ({ task: tasks[g]!, answer }))));
+  const flat = await verifyTasks(sandbox, answers.flatMap((group, g) => group.map((answer) => ({ task: tasks[g]!, answer }))));
   let next = 0;
   return answers.map((group) => group.map(() => flat[next++]!));
 }
@@ -359,7 +359,7 @@ export function masterySummary(mastered: Set<string>, state: MasteryState, sets:
 /** Greedy decoding on the held-out probes: accuracy overall and per skill (with its trivial baseline). */
 async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skills: Skill[]) {
   const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })));
-  const verdicts = await verifyMany(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
+  const verdicts = await verifyTasks(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
   return probeScores(probes, verdicts, skills);
 }
 

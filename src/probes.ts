@@ -20,8 +20,8 @@
 import { masterable, minProbes, type MasteryOptions, type SkillProbe } from '../curricula/index.js';
 import type { Arm } from '../curricula/index.js';
 import type { ProbeSets } from '../graphs/index.js';
-import { generateTask } from '../generators/index.js';
-import { deepEqual, verifyMany, type Sandbox } from '../sandbox/index.js';
+import { deepEqual, type Sandbox } from '../sandbox/index.js';
+import { drawTask, verifyTasks } from './verification.js';
 import type { Rng } from '../core/rng.js';
 import { answerShape, valueType, type Json, type Skill, type Task, type Verdict } from '../core/task.js';
 import { isSolved } from '../core/rules.js';
@@ -136,7 +136,7 @@ export async function trivialKeys(sandbox: Sandbox, tasks: Task[], mostCommon = 
     for (const [text, list] of constants) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(list) });
     items.push({ task: i, key: 'echo', answer: JSON.stringify(t.input.map(() => t.output)) });
   });
-  const verdicts = await verifyMany(sandbox, items.map((it) => ({ task: tasks[it.task]!, answer: it.answer })));
+  const verdicts = await verifyTasks(sandbox, items.map((it) => ({ task: tasks[it.task]!, answer: it.answer })));
   const keys = tasks.map(dataKeys);
   items.forEach((it, j) => {
     if (isSolved(verdicts[j]!.reward)) keys[it.task]!.push(it.key);
@@ -297,7 +297,7 @@ class Pool {
         this.next.set(a, i + 1);
         try {
           const rng = this.rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`);
-          this.tasks.push({ arm: a, task: await generateTask(this.sandbox, { ...arm, rng, seen: this.drawn, attempts: 20 }) });
+          this.tasks.push({ arm: a, task: await drawTask(this.sandbox, { ...arm, rng, seen: this.drawn, attempts: 20 }) });
         } catch {
           this.dry.add(a);
         }

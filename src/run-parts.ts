@@ -2,7 +2,7 @@
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/probes.ts.
 import type { Arm, Pick } from '../curricula/index.js';
-import { allSkills, familyInfo, generateTask, materialise, mutate, renderNatural } from '../generators/index.js';
+import { materialise, mutate, renderNatural } from '../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
 import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/index.js';
 import { createSandbox } from '../sandbox/index.js';
@@ -13,10 +13,13 @@ import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './age
 import type { RunStore } from './store.js';
 import type { Skill, Task } from '../core/task.js';
 import { LEARNED_PROPOSER, LearnedProposer, type LearnedDraft, type LearnStats } from '../proposers/index.js';
+import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
 export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
-  const fams = config.families.map((id) => familyInfo(id));
+  // Bridged families (rg.<dataset>) whose bridge is not set up are left out with one line.
+  const families = availableFamilies(config.families);
+  const fams = families.map((id) => spaceFamily(id));
   // A family's arms are the config's types that it makes (code families: deduction, abduction,
   // induction; problem families: problem).
   const arms: Arm[] = fams.flatMap((f) =>
@@ -24,7 +27,7 @@ export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; ar
       config.types.filter((type) => f.types.includes(type)).map((type) => ({ family: f.id, level, type })),
     ).flat(),
   );
-  const skills = allSkills().filter((s) => config.families.includes(s.family));
+  const skills = spaceSkills(families);
   const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
   return { arms, skills, armSkills };
 }
@@ -103,15 +106,15 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     }
   }
   try {
-    if (ctx.learned) return await ctx.learned.generate(sandbox, pick.arm, rng, seen, 20, (d) => proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)));
-    return await generateTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
+    if (ctx.learned && !isBridgedArm(pick.arm)) return await ctx.learned.generate(sandbox, pick.arm, rng, seen, 20, (d) => proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)));
+    return await drawTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
   } catch (e) {
     // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
     // archived tasks; with none archived yet, draw again allowing anything but a held-out probe.
     const own = [...archive.values()].filter((t) => t.family === pick.arm.family && t.level === pick.arm.level && t.type === pick.arm.type);
     if (own.length > 0) return rng.pick(own);
     try {
-      return await generateTask(sandbox, { ...pick.arm, rng, seen: new Set(ctx.probeIds) });
+      return await drawTask(sandbox, { ...pick.arm, rng, seen: new Set(ctx.probeIds) });
     } catch {
       throw e;
     }

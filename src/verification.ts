@@ -4,7 +4,7 @@
 // 'reasoning-gym:<dataset>') go to the Reasoning Gym bridge. The routing lives here and nowhere else.
 import { bridgedFamilies, drawBridged, isBridgedFamily, loadCatalogue, notSetUpLine, scoreBridged, sharedWorker } from '../bridges/index.js';
 import { allSkills, familyInfo, generateTask, type FamilyInfo, type GenerateOptions } from '../generators/index.js';
-import { verifyMany, type DetailedVerdict, type Sandbox } from '../sandbox/index.js';
+import { problemAnswerText, verifyMany, type DetailedVerdict, type Sandbox } from '../sandbox/index.js';
 import { isBridgedProblem, type ProblemTask, type Skill, type Task } from '../core/task.js';
 import { UserError } from '../core/errors.js';
 
@@ -17,7 +17,7 @@ export async function verifyTasks(sandbox: Sandbox, items: { task: Task; answer:
   const worker = sharedWorker();
   const [nativeVerdicts, bridgedVerdicts] = await Promise.all([
     native.length ? verifyMany(sandbox, native.map((i) => items[i]!)) : Promise.resolve([]),
-    Promise.all(bridged.map((i) => scoreBridged(worker, items[i]!.task as ProblemTask, items[i]!.answer))),
+    Promise.all(bridged.map((i) => scoreBridged(worker, items[i]!.task as ProblemTask, bridgedAnswer(items[i]!.answer)))),
   ]);
   const out: DetailedVerdict[] = new Array(items.length);
   native.forEach((i, k) => (out[i] = nativeVerdicts[k]!));
@@ -25,11 +25,20 @@ export async function verifyTasks(sandbox: Sandbox, items: { task: Task; answer:
   return out;
 }
 
+/**
+ * A bridged answer as the scorer gets it: as written, or the text inside a JSON string literal (the
+ * form a deduction answer takes). Not trimmed otherwise: the witness was checked as it is.
+ */
+const bridgedAnswer = (answer: string): string => (typeof answer === 'string' && answer.trim().startsWith('"') ? problemAnswerText(answer) : answer);
+
 /** One fresh validated task of an arm: from the generators, or from the bridge for a bridged family. */
 export function drawTask(sandbox: Sandbox, opts: GenerateOptions): Promise<Task> {
   if (isBridgedFamily(opts.family)) return drawBridged(sharedWorker(), { family: opts.family, level: opts.level, rng: opts.rng, seen: opts.seen, attempts: opts.attempts });
   return generateTask(sandbox, opts);
 }
+
+/** Whether an arm's tasks come from the bridge (the grammar proposers do not apply to it). */
+export const isBridgedArm = (arm: { family: string }): boolean => isBridgedFamily(arm.family);
 
 /** A family's id, levels, skills and task types, native or bridged (a bridged family makes problems). */
 export function spaceFamily(id: string): FamilyInfo {

@@ -99,6 +99,9 @@ const isData = (d: Json | undefined): d is { [key: string]: Json } => !!d && typ
 export async function scoreBridged(worker: RgWorker, task: ProblemTask, answer: string): Promise<Verdict> {
   const d = task.data;
   if (!isData(d) || typeof d.dataset !== 'string' || !isData(d.config) || !isData(d.entry)) return { reward: 0, reason: 'invalid: the task carries no Reasoning Gym entry' };
+  if (task.verifier !== `${BRIDGED_VERIFIER_PREFIX}${d.dataset}`) return { reward: 0, reason: `invalid: the verifier ${task.verifier} does not name the entry's dataset ${d.dataset}` };
+  // Only the catalogue's datasets are scored: an excluded one (its own answers do not verify) is never a verifier.
+  if (!findBridgedFamily(familyId(d.dataset))) return { reward: 0, reason: `unavailable: rg.${d.dataset} is not a bridged family here (cogen setup reasoning-gym --list)` };
   if (typeof answer !== 'string') return { reward: 0, reason: 'invalid: the answer is not text' };
   if (answer.length > worker.maxAnswerChars) return { reward: 0, reason: `too-long: the answer is longer than ${worker.maxAnswerChars} characters` };
   try {

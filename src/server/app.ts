@@ -6,7 +6,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { verifyAnswer } from '../../sandbox/index.js';
+import { verifyTasks } from '../verification.js';
 import { extractAnswer } from '../agents/index.js';
 import { answerKind, type Task } from '../../core/task.js';
 import type { Metrics } from './metrics.js';
@@ -158,8 +158,8 @@ export function createApp(opts: AppOptions) {
       const task = parseTask(b.task);
       if (typeof task === 'string') throw new HTTPException(400, { message: task });
       const answer = extractAnswer(b.completion, answerKind(task.type));
-      const v = await verifyAnswer(run.sandboxHandle, task, answer);
-      return c.json({ reward: v.reward, reason: v.reason ?? null, answer }, 200);
+      const [v] = await verifyTasks(run.sandboxHandle, [{ task, answer }]);
+      return c.json({ reward: v!.reward, reason: v!.reason ?? null, answer }, 200);
     },
   );
 

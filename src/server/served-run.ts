@@ -18,7 +18,7 @@ import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
 import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { verifyMany } from '../../sandbox/index.js';
+import { verifyTasks } from '../verification.js';
 import { extractAnswer } from '../agents/index.js';
 import type { RunConfig } from '../config.js';
 import { createRng, type Rng } from '../../core/rng.js';
@@ -232,7 +232,7 @@ export class ServedRun {
   private async applyScore(items: ScoreItem[], idempotency?: { key: string; digest: string }): Promise<ScoreResponse> {
     const tasks = items.map((it) => this.runTask(it.task_id));
     const answers = items.map((it, i) => extractAnswer(it.completion, answerKind(tasks[i]!.type)));
-    const verdicts = await verifyMany(this.sandbox, items.map((_, i) => ({ task: tasks[i]!, answer: answers[i]! })));
+    const verdicts = await verifyTasks(this.sandbox, items.map((_, i) => ({ task: tasks[i]!, answer: answers[i]! })));
     this.assertOpen();
     // From here on nothing awaits: the request is applied whole, or not at all.
     const step = this.state.step + 1;
@@ -319,7 +319,7 @@ export class ServedRun {
     if (round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
     const completions = new Array<string>(this.probes.length).fill('');
     for (const a of answers) completions[byId.get(a.task_id)!] = a.completion;
-    const verdicts = await verifyMany(this.sandbox, this.probes.map((p, i) => ({ task: p.task, answer: extractAnswer(completions[i]!, answerKind(p.task.type)) })));
+    const verdicts = await verifyTasks(this.sandbox, this.probes.map((p, i) => ({ task: p.task, answer: extractAnswer(completions[i]!, answerKind(p.task.type)) })));
     this.assertOpen();
     if (round !== this.probeRound() || round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
     const scores = probeScores(this.probes, verdicts, this.space.skills);
