@@ -12,6 +12,7 @@ import { BACKENDS } from './solver/config.js';
 import { createProgress, formatDuration } from './progress.js';
 import { RunStore, StoreError } from './store.js';
 import { skillsCommand } from './skills-cli.js';
+import { formatProposerReport, proposerReport } from './proposer-cli.js';
 import { UserError } from '../core/errors.js';
 
 const USER_ERRORS = [UserError, ConfigError, StoreError];
@@ -188,7 +189,7 @@ function buildProgram(): Command {
     .description('write what a run made (its validated tasks) for other training stacks')
     .requiredOption('--run <id>', 'run id')
     .requiredOption('-o, --out <file>', 'output file')
-    .addOption(new Option('-w, --what <kind>', 'which records (tasks: the validated tasks with their verifiers)').choices(EXPORT_KINDS).default('tasks'))
+    .addOption(new Option('-w, --what <kind>', 'which records (tasks: the validated tasks with their verifiers; proposals: what the LLM and learned proposers wrote, with their learnability)').choices(EXPORT_KINDS).default('tasks'))
     .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
     .addOption(runsDirOption())
     .action(async (o) => {
@@ -196,6 +197,22 @@ function buildProgram(): Command {
       try {
         const n = await exportRun(store, o.what as ExportKind, resolve(o.out), o.format as ExportFormat);
         process.stderr.write(`wrote ${n} ${o.what} to ${o.out} (${o.format})\n`);
+      } finally {
+        store.close();
+      }
+    });
+
+  program
+    .command('proposer')
+    .description('what the learned grammar proposer favours now, per arm: the options at each choice point with learned and fixed probability')
+    .requiredOption('--run <id>', 'run id')
+    .addOption(new Option('-f, --format <format>', 'table or json').choices(['table', 'json']).default('table'))
+    .option('--top <n>', 'options shown per choice point', parseIntArg, 3)
+    .addOption(runsDirOption())
+    .action((o) => {
+      const store = openRun(resolve(o.runsDir), o.run);
+      try {
+        process.stdout.write(`${formatProposerReport(proposerReport(store, o.top), o.format)}\n`);
       } finally {
         store.close();
       }

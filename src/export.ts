@@ -11,10 +11,11 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { referenceAnswer, type Example, type Json, type Task } from '../core/task.js';
 import type { RunStore, TaskRow } from './store.js';
+import { proposalKind } from './export-proposals.js';
 
 export const EXPORT_FORMATS = ['jsonl', 'trl', 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-export const EXPORT_KINDS = ['tasks'] as const;
+export const EXPORT_KINDS = ['tasks', 'proposals'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export interface ChatMessage {
@@ -142,7 +143,7 @@ const taskKind: RecordKind<TaskRow> = {
   },
 };
 
-export const RECORD_KINDS: { [K in ExportKind]: RecordKind<any> } = { tasks: taskKind };
+export const RECORD_KINDS: { [K in ExportKind]: RecordKind<any> } = { tasks: taskKind, proposals: proposalKind };
 
 // ---- formats ----------------------------------------------------------------------------------
 

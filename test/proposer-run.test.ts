@@ -7,6 +7,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
+import { exportRun } from '../src/export.js';
+import { formatProposerReport, proposerReport } from '../src/proposer-cli.js';
+import { RunStore } from '../src/store.js';
 import { LEARNED_PROPOSER } from '../proposers/index.js';
 import { tempDir } from './helpers.js';
 
@@ -57,5 +60,40 @@ describe('a run with the learned proposer', () => {
     expect(b).toEqual(a);
     expect(lastProposerState(resumed.dir)).toEqual(lastProposerState(full.dir));
     expect(lastProposerState(full.dir)).toMatchObject({ version: 1, pending: [] });
+
+    // cogen proposer: per arm, its choice points with learned against fixed probabilities.
+    const store = RunStore.open(full.dir, { create: false });
+    try {
+      const report = proposerReport(store);
+      expect(report.step).toBe(8);
+      expect(report.arms.map((x) => x.arm).sort()).toEqual(['arith/0/deduction', 'logic/0/deduction']);
+      for (const arm of report.arms) {
+        expect(arm.drafts).toBeGreaterThan(0);
+        for (const p of arm.points) {
+          expect(p.options.length).toBeGreaterThan(0);
+          for (const o of p.options) for (const x of [o.learned, o.fixed]) expect(x).toBeGreaterThanOrEqual(0);
+        }
+      }
+      expect(report.arms.some((x) => x.points.some((p) => p.moved > 0))).toBe(true);
+      expect(formatProposerReport(report, 'table')).toMatch(/logic\/0\/deduction .*\n\s+prod:bool\s+moved/);
+      expect(JSON.parse(formatProposerReport(report, 'json'))).toEqual(report);
+
+      // cogen export --what proposals: every draft with its prompt (arm + choice trace), program and reward.
+      const out = join(runsDir, 'proposals.jsonl');
+      expect(await exportRun(store, 'proposals', out, 'jsonl')).toBe(a.proposals.length);
+      const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; output: string; learnability: number | null; outcome: string });
+      expect(recs[0]!.prompt).toMatch(/^(arith|logic)\/0\/deduction (prod|leaf|int):\S+=\S+/);
+      expect(recs[0]!.output).toMatch(/function f\(/);
+      expect(recs.map((r) => r.learnability)).toEqual(a.proposals.map((p) => p.learnability));
+      const trl = join(runsDir, 'proposals.trl.jsonl');
+      await exportRun(store, 'proposals', trl, 'trl');
+      const t0 = JSON.parse(readFileSync(trl, 'utf8').split('\n')[0]!) as { prompt: { role: string }[]; completion: { role: string; content: string }[]; reward: number; label: boolean };
+      expect(t0.prompt[0]!.role).toBe('user');
+      expect(t0.completion[0]!.content).toBe(recs[0]!.output);
+      expect(t0.label).toBe(t0.reward > 0);
+      expect(await exportRun(store, 'proposals', join(runsDir, 'proposals.parquet'), 'parquet')).toBe(a.proposals.length);
+    } finally {
+      store.close();
+    }
   }, 600_000);
 });
