@@ -55,6 +55,14 @@ export const TaskSchema = z
     z.looseObject({ ...taskBase, type: z.literal('deduction'), program: z.string().optional(), input: z.array(Json).optional(), output: Json }),
     z.looseObject({ ...taskBase, type: z.literal('abduction'), program: z.string(), input: z.array(Json).optional(), output: Json }),
     z.looseObject({ ...taskBase, type: z.literal('induction'), program: z.string().optional(), visible: z.array(Example), hidden: z.array(Example), message: z.string().optional() }),
+    z.looseObject({
+      ...taskBase,
+      type: z.literal('problem'),
+      program: z.string().openapi({ description: "the verifier, `function f(answer, data)` returning a score in [0, 1] (verifier 'program')" }),
+      data: Json,
+      statement: z.string().optional(),
+      verifier: z.string().default('program'),
+    }),
   ])
   .openapi('Task');
 
