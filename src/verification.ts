@@ -5,7 +5,8 @@
 import { bridgedFamilies, drawBridged, isBridgedFamily, loadCatalogue, notSetUpLine, scoreBridged, sharedWorker } from '../bridges/index.js';
 import { allSkills, familyInfo, generateTask, type FamilyInfo, type GenerateOptions } from '../generators/index.js';
 import { problemAnswerText, verifyMany, type DetailedVerdict, type Sandbox } from '../sandbox/index.js';
-import { isBridgedProblem, type ProblemTask, type Skill, type Task } from '../core/task.js';
+import { answerKind, isBridgedProblem, type ProblemTask, type Skill, type Task } from '../core/task.js';
+import { extractAnswer } from './agents/index.js';
 import { UserError } from '../core/errors.js';
 
 /** Verdicts in the order of `items`: bridged problems scored in the worker, the rest in the sandbox. */
@@ -30,6 +31,16 @@ export async function verifyTasks(sandbox: Sandbox, items: { task: Task; answer:
  * form a deduction answer takes). Not trimmed otherwise: the witness was checked as it is.
  */
 const bridgedAnswer = (answer: string): string => (typeof answer === 'string' && answer.trim().startsWith('"') ? problemAnswerText(answer) : answer);
+
+/**
+ * The answer in a model's reply to a task. A bridged problem's answer is free text, so a reply that
+ * is nothing but the answer (no fence, no "Answer:" line) is taken whole, where a literal would be
+ * refused for not being JSON.
+ */
+export function answerOf(completion: string, task: Task): string {
+  const extracted = extractAnswer(completion, answerKind(task.type));
+  return isBridgedProblem(task) && !extracted && typeof completion === 'string' ? completion.trim() : extracted;
+}
 
 /** One fresh validated task of an arm: from the generators, or from the bridge for a bridged family. */
 export function drawTask(sandbox: Sandbox, opts: GenerateOptions): Promise<Task> {

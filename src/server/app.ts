@@ -6,9 +6,8 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { verifyTasks } from '../verification.js';
-import { extractAnswer } from '../agents/index.js';
-import { answerKind, type Task } from '../../core/task.js';
+import { answerOf, verifyTasks } from '../verification.js';
+import type { Task } from '../../core/task.js';
 import type { Metrics } from './metrics.js';
 import { StoreError } from '../store.js';
 import { ServeError, type ServedRun } from './served-run.js';
@@ -157,7 +156,7 @@ export function createApp(opts: AppOptions) {
       const b = c.req.valid('json');
       const task = parseTask(b.task);
       if (typeof task === 'string') throw new HTTPException(400, { message: task });
-      const answer = extractAnswer(b.completion, answerKind(task.type));
+      const answer = answerOf(b.completion, task);
       const [v] = await verifyTasks(run.sandboxHandle, [{ task, answer }]);
       return c.json({ reward: v!.reward, reason: v!.reason ?? null, answer }, 200);
     },
