@@ -4,10 +4,15 @@
 // and, at the end, greedy accuracy per family and level on one fixed held-out set shared by all runs.
 // Writes bench/results/curriculum.{json,md,svg}.
 //
-// Sized for a 2-core machine (≈ 15 min idle): 120 steps, 3 seeds, deduction only, levels 0–2 of
-// arith and logic, the default small solver (typed answers on).
+// Seeds are drawn at random unless given (`--seeds random:8`, the default, prints them; `--seeds
+// 1,2,3` replays), and every controller runs on the same seeds, so each comparison with uniform is
+// paired: per controller the mean with a 95 % bootstrap interval, and against uniform the paired
+// difference with its interval and a sign-flip test (bench/stats.ts). `--under-test <controller>`
+// names the controller the target is judged on (name it before the final run; the others are
+// exploratory). Sized for a 2-core machine (≈ 15 min idle per seed with every controller): 120
+// steps, deduction only, levels 0–2 of arith and logic, the default small solver.
 //
-//   npm run bench:curriculum [-- --steps 120 --seeds 1,2,3 --controllers uniform,learnability --out bench/results]
+//   npm run bench:curriculum [-- --steps 120 --seeds random:8 --under-test learnability --controllers uniform,learnability --out bench/results]
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +20,14 @@ import { parseArgs } from 'node:util';
 import { controllerNames, createController, curriculumConfigSchema, type ControllerName } from '../curricula/index.js';
 import { simArms, simulate } from '../curricula/sim.js';
 import { armKey, type Arm } from '../curricula/types.js';
+import { bootstrapMean, drawSeeds, formatInterval, pairedDifference, type Interval, type Paired } from './stats.js';
 import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, RunStore, startRun, verifyMany, createRng, answerKind, answerShape, type RunConfig, type Task } from '../src/index.js';
 
 const { values: args } = parseArgs({
   options: {
     steps: { type: 'string', default: process.env.BENCH_STEPS ?? '120' },
-    seeds: { type: 'string', default: process.env.BENCH_SEEDS ?? '1,2,3' },
+    seeds: { type: 'string', default: process.env.BENCH_SEEDS ?? 'random:8' },
+    'under-test': { type: 'string', default: '' },
     controllers: { type: 'string', default: controllerNames.join(',') },
     families: { type: 'string', default: 'arith,logic' },
     types: { type: 'string', default: 'deduction' },
@@ -39,9 +46,14 @@ const { values: args } = parseArgs({
 });
 
 const steps = Number(args.steps);
-const seeds = args.seeds.split(',').map(Number);
+const drawn = /^random:(\d+)$/.exec(args.seeds);
+// --resume and --rerender keep the seeds recorded in curriculum.json (see main).
+let seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds.split(',').map(Number);
+if (seeds.some((s) => !Number.isInteger(s))) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
 const controllers = args.controllers.split(',') as ControllerName[];
 for (const c of controllers) if (!controllerNames.includes(c)) throw new Error(`unknown controller ${c} (known: ${controllerNames.join(', ')})`);
+const underTest = args['under-test'] as ControllerName | '';
+if (underTest && !controllers.includes(underTest)) throw new Error(`--under-test ${underTest} is not among --controllers (${controllers.join(', ')})`);
 const families = args.families.split(',');
 const types = args.types.split(',');
 const maxLevel = Number(args['max-level']);
@@ -257,12 +269,13 @@ function svgPlot(aggs: Aggregate[]): string {
   return parts.join('\n');
 }
 
-function markdown(aggs: Aggregate[], meta: Record<string, unknown>, verdict: string[]): string {
+function markdown(aggs: Aggregate[], stats: Stats[], runs: RunRecord[], meta: Record<string, unknown>, verdict: string[]): string {
   const f2 = (v: number) => v.toFixed(3);
+  const seedList = (meta.seeds as number[] | undefined) ?? seeds;
   const lines = [
     '# Curriculum benchmark',
     '',
-    `Solver steps per run: ${steps}; seeds: ${seeds.join(', ')}; families: ${families.join(', ')}; levels 0–${maxLevel}; types: ${types.join(', ')}; ` +
+    `Solver steps per run: ${steps}; seeds: ${seedList.join(', ')}${meta.seedsDrawn ? ' (drawn at random by the benchmark)' : ''}; controller under test: ${meta.underTest ? String(meta.underTest) : 'none named (all exploratory)'}; families: ${families.join(', ')}; levels 0–${maxLevel}; types: ${types.join(', ')}; ` +
       `batch ${args.batch} × group ${args.group}; probes every ${args['probe-every']} steps (${args['probe-per-arm']} per arm); ` +
       `final held-out set: ${args['heldout-per-arm']} tasks per arm, shared by all runs. Backend: ${String(meta.backend)}. Total wall time: ${String(meta.totalWallS)} s.`,
     '',
@@ -273,6 +286,7 @@ function markdown(aggs: Aggregate[], meta: Record<string, unknown>, verdict: str
         `| ${a.controller} | ${f2(a.finalProbeAccuracy)} | ${f2(a.heldoutOverall)} | ${f2(a.auc)} | ${a.stepsToUniformFinal ?? '—'} | ${a.skillsMastered.toFixed(1)} | ${a.meanLevel.toFixed(2)} | ${a.wallS.toFixed(0)} |`,
     ),
     '',
+    ...statsMarkdown(stats, runs, seedList),
     '## Held-out accuracy per family and level (end of run, mean over seeds)',
     '',
   ];
@@ -290,30 +304,79 @@ function markdown(aggs: Aggregate[], meta: Record<string, unknown>, verdict: str
   return lines.join('\n');
 }
 
-function verdictLines(aggs: Aggregate[]): string[] {
-  const uni = aggs.find((a) => a.controller === 'uniform');
+interface Stats {
+  controller: ControllerName;
+  auc: Interval;
+  finalProbe: Interval;
+  heldout: Interval;
+  skills: Interval;
+  /** Paired with uniform on the seeds both ran (absent for uniform, or without it). */
+  vsUniform: { auc: Paired; heldout: Paired; skills: Paired } | null;
+}
+
+/** Per controller: means with 95 % bootstrap intervals, and paired differences against uniform. */
+function statistics(runs: RunRecord[], seedList: number[]): Stats[] {
+  const of = (c: ControllerName) => seedList.map((seed) => runs.find((r) => r.controller === c && r.seed === seed));
+  const uni = of('uniform');
+  const skills = (r: RunRecord) => r.skillsMastered.length;
+  return controllers.map((controller) => {
+    const rs = of(controller);
+    const done = rs.filter((r): r is RunRecord => r !== undefined);
+    const pairs = rs.flatMap((r, i) => (r && uni[i] ? [[r, uni[i]!] as const] : []));
+    const paired = (f: (r: RunRecord) => number) => pairedDifference(pairs.map(([a]) => f(a)), pairs.map(([, b]) => f(b)));
+    return {
+      controller,
+      auc: bootstrapMean(done.map((r) => r.auc)),
+      finalProbe: bootstrapMean(done.map((r) => r.finalProbeAccuracy)),
+      heldout: bootstrapMean(done.map((r) => r.heldoutOverall)),
+      skills: bootstrapMean(done.map(skills)),
+      vsUniform: controller === 'uniform' || pairs.length === 0 ? null : { auc: paired((r) => r.auc), heldout: paired((r) => r.heldoutOverall), skills: paired(skills) },
+    };
+  });
+}
+
+function statsMarkdown(stats: Stats[], runs: RunRecord[], seedList: number[]): string[] {
+  const paired = (x: Paired | undefined) => (x ? `${formatInterval(x)} (p ${x.p.toFixed(3)})` : '—');
+  const lines = [
+    `## Statistics over ${seedList.length} seeds (mean [95 % bootstrap interval]; against uniform: the paired difference, its interval and a sign-flip p)`,
+    '',
+    '| controller | held-out AUC | final probe acc | held-out acc (end) | skills mastered | Δ AUC vs uniform | Δ held-out vs uniform | Δ skills vs uniform |',
+    '|---|---|---|---|---|---|---|---|',
+    ...stats.map(
+      (x) =>
+        `| ${x.controller} | ${formatInterval(x.auc)} | ${formatInterval(x.finalProbe)} | ${formatInterval(x.heldout)} | ${formatInterval(x.skills, 2)} | ${paired(x.vsUniform?.auc)} | ${paired(x.vsUniform?.heldout)} | ${paired(x.vsUniform?.skills)} |`,
+    ),
+    '',
+    '## Per seed (held-out AUC / skills mastered)',
+    '',
+    `| seed | ${controllers.join(' | ')} |`,
+    `|---|${controllers.map(() => '---').join('|')}|`,
+  ];
+  for (const seed of seedList) {
+    const cell = (c: ControllerName) => {
+      const r = runs.find((x) => x.controller === c && x.seed === seed);
+      return r ? `${r.auc.toFixed(3)} / ${r.skillsMastered.length}` : '—';
+    };
+    lines.push(`| ${seed} | ${controllers.map(cell).join(' | ')} |`);
+  }
+  lines.push('');
+  return lines;
+}
+
+/** Issue 21's target, judged on the controller named before the run: its held-out AUC beats uniform's (the paired interval above 0) and it masters ≥ 1.5× uniform's skills on average. */
+function verdictLines(stats: Stats[], named: string): string[] {
+  const uni = stats.find((x) => x.controller === 'uniform');
   if (!uni) return ['uniform was not run; no comparison.'];
-  const adaptive = aggs.filter((a) => a.controller !== 'uniform' && a.controller !== 'hardest');
-  const out: string[] = [`uniform: final probe accuracy ${uni.finalProbeAccuracy.toFixed(3)}, ${uni.skillsMastered.toFixed(1)} skills mastered.`];
-  if (adaptive.length === 0) return out;
-  const speed = adaptive
-    .filter((a) => a.stepsToUniformFinal !== null)
-    .sort((a, b) => a.stepsToUniformFinal! - b.stepsToUniformFinal!)[0];
-  if (uni.finalProbeAccuracy <= 0) out.push('Speed target: undefined — uniform ends at 0 held-out accuracy.');
-  else if (speed) {
-    const frac = speed.stepsToUniformFinal! / steps;
-    const own = uni.stepsToUniformFinal;
-    const trivial = own !== null && speed.stepsToUniformFinal! >= own;
-    out.push(
-      `Speed target (reach uniform's final score in ≤ ½ the steps): best is ${speed.controller} at step ${speed.stepsToUniformFinal} of ${steps} (${(frac * 100).toFixed(0)} %) — ` +
-        (frac > 0.5 ? `missed by ${((frac - 0.5) * steps).toFixed(0)} steps` : trivial ? `met only trivially: uniform itself reached that score at step ${own} (its curve plateaus), so no controller is faster than uniform` : 'MET') +
-        '.',
-    );
-  } else out.push('Speed target: missed — no adaptive controller reached uniform\'s final score within the budget.');
-  const best = [...adaptive].sort((a, b) => b.skillsMastered - a.skillsMastered)[0]!;
-  const ratio = uni.skillsMastered > 0 ? best.skillsMastered / uni.skillsMastered : best.skillsMastered > 0 ? Infinity : 0;
+  const out = [`uniform: held-out AUC ${formatInterval(uni.auc)}, skills mastered ${formatInterval(uni.skills, 2)}.`];
+  if (!named) return [...out, 'No controller under test was named (--under-test): every comparison is exploratory.'];
+  const x = stats.find((s) => s.controller === named);
+  if (!x?.vsUniform) return [...out, `${named}: no run paired with uniform.`];
+  const auc = x.vsUniform.auc;
+  const ratio = uni.skills.mean > 0 ? x.skills.mean / uni.skills.mean : x.skills.mean > 0 ? Infinity : 0;
   out.push(
-    `Mastery target (≥ 2× uniform's skills at equal budget): best is ${best.controller} with ${best.skillsMastered.toFixed(1)} vs ${uni.skillsMastered.toFixed(1)} (×${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}) — ${ratio >= 2 && best.skillsMastered > 0 ? 'MET' : 'missed'}.`,
+    `Target, AUC (${named} − uniform, interval above 0): ${formatInterval(auc)}, p ${auc.p.toFixed(3)} — ${auc.lo > 0 ? 'MET' : 'not met'}.`,
+    `Target, skills (≥ 1.5× uniform's): ${x.skills.mean.toFixed(2)} vs ${uni.skills.mean.toFixed(2)} (×${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}) — ${ratio >= 1.5 && x.skills.mean > 0 ? 'MET' : 'not met'}.`,
+    'Other controllers: exploratory.',
   );
   return out;
 }
@@ -395,14 +458,17 @@ async function main(): Promise<void> {
   const partial = join(args.out, 'curriculum.json');
   if (args.resume) {
     try {
-      runs.push(...(JSON.parse(readFileSync(partial, 'utf8')) as { runs: RunRecord[] }).runs);
-      console.log(`resuming: ${runs.length} runs kept`);
+      const old = JSON.parse(readFileSync(partial, 'utf8')) as { meta: { seeds?: number[] }; runs: RunRecord[] };
+      runs.push(...old.runs);
+      if (old.meta.seeds) seeds = old.meta.seeds;
+      console.log(`resuming: ${runs.length} runs kept; seeds ${seeds.join(',')}`);
     } catch {
       console.log('nothing to resume');
     }
   }
+  console.log(`seeds${drawn && !args.resume ? ' (drawn at random)' : ''}: ${seeds.join(',')}; controller under test: ${underTest || 'none named'}`);
   const metaNow = () => ({
-    steps, seeds, families, types, maxLevel, batch: Number(args.batch), group: Number(args.group),
+    steps, seeds, seedsDrawn: drawn !== null, underTest, families, types, maxLevel, batch: Number(args.batch), group: Number(args.group),
     probeEvery: Number(args['probe-every']), probePerArm: Number(args['probe-per-arm']), heldoutPerArm: Number(args['heldout-per-arm']),
     backend: runs[0]?.backend ?? 'n/a', totalWallS: Math.round((Date.now() - t0) / 1000), date: new Date().toISOString(),
   });
@@ -429,10 +495,12 @@ function writeReports(runs: RunRecord[], meta: Record<string, unknown>): void {
   const uniRuns = runs.filter((r) => r.controller === 'uniform');
   const uniformFinal = uniRuns.length ? mean(uniRuns.map((r) => r.finalProbeAccuracy)) : null;
   const aggs = aggregate(runs, uniformFinal);
-  const verdict = verdictLines(aggs);
+  const seedList = (meta.seeds as number[] | undefined) ?? seeds;
+  const stats = statistics(runs, seedList);
+  const verdict = verdictLines(stats, String(meta.underTest ?? ''));
   const simulated = simSection();
-  writeFileSync(join(args.out, 'curriculum.json'), JSON.stringify({ meta, verdict, aggregates: aggs, simulated, runs }, null, 2) + '\n');
-  writeFileSync(join(args.out, 'curriculum.md'), markdown(aggs, meta, verdict) + '\n' + simMarkdown(simulated).join('\n'));
+  writeFileSync(join(args.out, 'curriculum.json'), JSON.stringify({ meta, verdict, aggregates: aggs, statistics: stats, simulated, runs }, null, 2) + '\n');
+  writeFileSync(join(args.out, 'curriculum.md'), markdown(aggs, stats, runs, meta, verdict) + '\n' + simMarkdown(simulated).join('\n'));
   writeFileSync(join(args.out, 'curriculum.svg'), svgPlot(aggs) + '\n');
   console.log(verdict.join('\n'));
   console.log(`wrote ${args.out}/curriculum.{json,md,svg} in ${meta.totalWallS} s`);
