@@ -186,10 +186,10 @@ function buildProgram(): Command {
 
   program
     .command('export')
-    .description('write what a run made (its validated tasks) for other training stacks')
+    .description('write what a run made (its validated tasks, or its played environment episodes) for other training stacks')
     .requiredOption('--run <id>', 'run id')
     .requiredOption('-o, --out <file>', 'output file')
-    .addOption(new Option('-w, --what <kind>', 'which records (tasks: the validated tasks with their verifiers; proposals: what the LLM and learned proposers wrote, with their learnability)').choices(EXPORT_KINDS).default('tasks'))
+    .addOption(new Option('-w, --what <kind>', 'which records (tasks: the validated tasks with their verifiers; trajectories: played environment episodes as OpenAI chats with tool calls; proposals: what the LLM and learned proposers wrote, with their learnability)').choices(EXPORT_KINDS).default('tasks'))
     .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
     .addOption(runsDirOption())
     .action(async (o) => {

@@ -1,6 +1,7 @@
 // `cogen export`: what a run made, in formats training stacks read. Two small tables meet here:
 //   kinds of record (--what): an adapter from a run's rows to records, each record in the shapes the
-//     formats need. tasks: the validated tasks with their verifiers (later: trajectories, proposals).
+//     formats need. tasks: the validated tasks with their verifiers; trajectories: the played
+//     environment episodes as multi-turn chats with tool calls (OpenAI messages format).
 //   formats (--format): a writer from records to a file, the same for every kind.
 //     jsonl   one record per line (the kind's full record)
 //     trl     chat-format prompts for TRL's GRPOTrainer: {prompt: [{role, content}], ...verifier columns}
@@ -10,12 +11,13 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { referenceAnswer, type Example, type Json, type Task } from '../core/task.js';
-import type { RunStore, TaskRow } from './store.js';
+import type { EnvEpisodeRow, RunStore, TaskRow } from './store.js';
+import { trajectoryMessages, type EnvMessage, type ToolSchema } from '../envs/index.js';
 import { proposalKind } from './export-proposals.js';
 
 export const EXPORT_FORMATS = ['jsonl', 'trl', 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-export const EXPORT_KINDS = ['tasks', 'proposals'] as const;
+export const EXPORT_KINDS = ['tasks', 'trajectories', 'proposals'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export interface ChatMessage {
@@ -143,7 +145,84 @@ const taskKind: RecordKind<TaskRow> = {
   },
 };
 
-export const RECORD_KINDS: { [K in ExportKind]: RecordKind<any> } = { tasks: taskKind, proposals: proposalKind };
+// ---- kind: trajectories -----------------------------------------------------------------------
+
+/** One played environment episode as a chat: what SFT or RL elsewhere trains on. */
+export interface TrajectoryRecord {
+  id: number;
+  env_id: string;
+  kind: string;
+  family: string;
+  level: number;
+  skills: string[];
+  seed: number;
+  step: number;
+  /** The final verified reward in [0, 1], and why it is not 1. */
+  reward: number;
+  reason: string | null;
+  done: boolean;
+  turns: number;
+  tools: ToolSchema[];
+  /** system, user, then per action an assistant message with one tool call and the tool's answer. */
+  messages: EnvMessage[];
+}
+
+export function toTrajectoryRecord(row: EnvEpisodeRow): TrajectoryRecord {
+  const t = row.trajectory;
+  return {
+    id: row.id,
+    env_id: t.envId,
+    kind: t.kind,
+    family: t.family,
+    level: t.level,
+    skills: row.spec.skills,
+    seed: t.seed,
+    step: row.step,
+    reward: t.reward,
+    reason: t.reason ?? null,
+    done: t.done,
+    turns: t.steps.length,
+    tools: t.tools,
+    messages: trajectoryMessages(t),
+  };
+}
+
+const trajectoryKind: RecordKind<EnvEpisodeRow> = {
+  rows: (store) => store.envEpisodes(),
+  extraInfo: {
+    index: 'int64',
+    id: 'int64',
+    env_id: 'string',
+    kind: 'string',
+    family: 'string',
+    level: 'int32',
+    skills: { list: 'string' },
+    reward: 'double',
+    // JSON text: the whole chat (tool calls nest too deeply for one struct), the tools and the spec.
+    messages: 'string',
+    tools: 'string',
+    spec: 'string',
+  },
+  toExported(row, index) {
+    const r = toTrajectoryRecord(row);
+    const [system, user, ...rest] = r.messages;
+    const prompt = [system, user] as ChatMessage[];
+    return {
+      record: r,
+      // TRL's conversational prompt-completion layout, with the tools column its chat templates read.
+      trl: { prompt, completion: rest, tools: r.tools, reward: r.reward, env_id: r.env_id, kind: r.kind, level: r.level },
+      verl: {
+        data_source: `cogen/env/${r.kind}`,
+        prompt,
+        ability: `env.${r.kind}`,
+        reward_model: { style: 'rule', ground_truth: row.spec.program },
+        extra_info: { index, id: r.id, env_id: r.env_id, kind: r.kind, family: r.family, level: r.level, skills: r.skills, reward: r.reward, messages: JSON.stringify(r.messages), tools: JSON.stringify(r.tools), spec: JSON.stringify(row.spec) },
+      },
+    };
+  },
+};
+
+export const RECORD_KINDS: { [K in ExportKind]: RecordKind<any> } = { tasks: taskKind, trajectories: trajectoryKind, proposals: proposalKind };
 
 // ---- formats ----------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { GraphEvent } from '../graphs/index.js';
 import type { ProposalRecord } from './agents/index.js';
 import type { Task } from '../core/task.js';
+import type { EnvSpec, Trajectory } from '../envs/index.js';
 
 export class StoreError extends Error {}
 
@@ -60,6 +61,14 @@ export interface TaskRow {
   solved: number;
 }
 
+/** One played environment episode (issue 23): the spec it played and its trajectory. */
+export interface EnvEpisodeRow {
+  id: number;
+  step: number;
+  spec: EnvSpec;
+  trajectory: Trajectory;
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tasks (
@@ -92,6 +101,10 @@ CREATE TABLE IF NOT EXISTS issued (id INTEGER PRIMARY KEY AUTOINCREMENT, task_id
   expires_at INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'open');
 CREATE INDEX IF NOT EXISTS issued_open ON issued(state, task_id);
 CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, digest TEXT NOT NULL, step INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS env_episodes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, env_id TEXT NOT NULL, kind TEXT NOT NULL,
+  family TEXT NOT NULL, level INTEGER NOT NULL, seed INTEGER NOT NULL, reward REAL NOT NULL, reason TEXT,
+  spec TEXT NOT NULL, trajectory TEXT NOT NULL);
 `;
 
 /** Most episodes one INSERT statement writes (5 parameters each, far below SQLite's limit). */
@@ -263,6 +276,26 @@ export class RunStore {
     return this.sql('SELECT task_id taskId, answer, reward, reason FROM episodes WHERE step = ? ORDER BY id').all(step) as EpisodeRow[];
   }
 
+  /** Records played environment episodes (observations, actions, tool results, rewards) in one transaction. */
+  addEnvEpisodes(step: number, episodes: { spec: EnvSpec; trajectory: Trajectory }[]): void {
+    const insert = this.sql('INSERT INTO env_episodes (step, env_id, kind, family, level, seed, reward, reason, spec, trajectory) VALUES (?,?,?,?,?,?,?,?,?,?)');
+    this.db.transaction(() => {
+      for (const { spec, trajectory: t } of episodes) {
+        insert.run(step, spec.id, spec.kind, spec.family, spec.level, t.seed, t.reward, t.reason ?? null, JSON.stringify(spec), JSON.stringify(t));
+      }
+    })();
+  }
+
+  /** Every recorded environment episode, in the order recorded (none in a run made before environments). */
+  envEpisodes(): EnvEpisodeRow[] {
+    return (this.sql('SELECT id, step, spec, trajectory FROM env_episodes ORDER BY id').all() as { id: number; step: number; spec: string; trajectory: string }[]).map((r) => ({
+      id: r.id,
+      step: r.step,
+      spec: JSON.parse(r.spec) as EnvSpec,
+      trajectory: JSON.parse(r.trajectory) as Trajectory,
+    }));
+  }
+
   /** Appends graph events outside a step (run start/end, checkpoints). */
   appendOutbox(step: number, events: GraphEvent[]): void {
     this.db.transaction(() => this.insertEvents(step, [], events))();
@@ -279,7 +312,7 @@ export class RunStore {
       const later = this.sql('SELECT task_id, SUM(solved) s, SUM(attempts) a FROM task_scores WHERE step > ? GROUP BY task_id').all(step) as { task_id: string; s: number; a: number }[];
       const unscore = this.sql('UPDATE tasks SET attempts = attempts - ?, solved = solved - ? WHERE id = ?');
       for (const r of later) unscore.run(r.a, r.s, r.task_id);
-      for (const table of ['tasks', 'episodes', 'task_scores', 'metrics', 'skill_events', 'checkpoints', 'outbox', 'proposals']) {
+      for (const table of ['tasks', 'episodes', 'task_scores', 'metrics', 'skill_events', 'checkpoints', 'outbox', 'proposals', 'env_episodes']) {
         this.sql(`DELETE FROM ${table} WHERE step > ?`).run(step);
       }
       const maxSeq = (this.sql('SELECT COALESCE(MAX(seq), 0) m FROM outbox').get() as { m: number }).m;
@@ -340,7 +373,7 @@ export class RunStore {
     }[];
   }
 
-  count(table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox' | 'proposals'): number {
+  count(table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox' | 'proposals' | 'env_episodes'): number {
     return (this.sql(`SELECT COUNT(*) n FROM ${table}`).get() as { n: number }).n;
   }
 
