@@ -23,7 +23,8 @@ import { extractAnswer } from '../agents/index.js';
 import type { RunConfig } from '../config.js';
 import { createRng, type Rng } from '../../core/rng.js';
 import { buildProbes, probeScores, probeSets, type Probe } from '../probes.js';
-import { flushGraphs, graphTask, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type GraphSink } from '../run-parts.js';
+import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type GraphSink } from '../run-parts.js';
+import type { LearnedProposer } from '../../proposers/index.js';
 import { RunStore, StoreError, type IssueRecord } from '../store.js';
 import { answerKind, type Skill, type Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
@@ -55,6 +56,8 @@ interface ServedState {
   /** The last probe round reported (−1: none yet). */
   probeRound: number;
   probeAccuracy: number | null;
+  /** The learned proposer's preferences, baselines and drafts awaiting their scores (only when it is on). */
+  proposer?: unknown;
 }
 
 export interface ServedRunOptions {
@@ -103,6 +106,7 @@ export class ServedRun {
     private state: ServedState,
     private readonly now: () => number,
     private readonly log: (line: string) => void,
+    private readonly learned: LearnedProposer | null = null,
   ) {}
 
   /** Opens a new served run, or resumes one (`resume`), with the curriculum's state as it was. */
@@ -134,15 +138,19 @@ export class ServedRun {
       // The same held-out probes as an autonomous run of this config: drawn first, from their own stream.
       const probes = await buildProbes(sandbox, space.arms, space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
       const plan = JSON.stringify(probeSets(probes, space.skills, mastery.opts));
+      // The learned proposer learns from the trainer's solve rates (score requests) as from the built-in solver's.
+      const learned = learnedProposerOf(config);
       let state: ServedState = { rng: createRng(config.seed).state(), controller: null, mastery: null, step: 0, groups: 0, unfed: 0, completions: 0, solved: 0, issued: 0, probeRound: -1, probeAccuracy: null };
       const archive = new Map<string, Task>();
       if (opts.resume) {
         state = JSON.parse(store.getMeta('served') ?? 'null') as ServedState ?? state;
         if (state.controller !== null) controller.restore(state.controller);
         if (state.mastery !== null) mastery.restore(state.mastery);
+        if (learned && state.proposer !== undefined) learned.restore(state.proposer);
         for (const row of store.tasks()) {
           archive.set(row.task.id, row.task);
           seen.add(row.task.id);
+          learned?.note(row.task);
         }
         store.setMeta({ status: 'running', probePlan: plan });
         log(`resuming served run ${runId} at step ${state.step} (${state.groups} groups, ${archive.size} tasks)`);
@@ -152,7 +160,7 @@ export class ServedRun {
         store.appendOutbox(0, [{ kind: 'skills', skills: space.skills }, runEvent(store, 'running')]);
       }
       const gate = createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating });
-      const run = new ServedRun(runId, config, store, sandbox, graphs, controller, gate, mastery, createRng(state.rng), space, probes, archive, seen, state, opts.now ?? Date.now, log);
+      const run = new ServedRun(runId, config, store, sandbox, graphs, controller, gate, mastery, createRng(state.rng), space, probes, archive, seen, state, opts.now ?? Date.now, log, learned);
       run.flush();
       return run;
     } catch (e) {
@@ -171,7 +179,7 @@ export class ServedRun {
     const picks = this.controller.pick(n, this.rng, { step, arms, mastered });
     const first = this.state.issued;
     this.state.issued += n;
-    const ctx = { step, sandbox: this.sandbox, seen: this.seen, archive: this.archive, probeIds: new Set(this.probes.map((p) => p.task.id)), proposer: null, skills: this.space.skills };
+    const ctx = { step, sandbox: this.sandbox, seen: this.seen, archive: this.archive, probeIds: new Set(this.probes.map((p) => p.task.id)), proposer: null, skills: this.space.skills, learned: this.learned };
     const tasks: Task[] = [];
     const fresh: Task[] = [];
     for (const [i, pick] of picks.entries()) {
@@ -179,6 +187,7 @@ export class ServedRun {
       if (!this.archive.has(task.id)) {
         this.archive.set(task.id, task);
         fresh.push(task);
+        this.learned?.note(task);
       }
       tasks.push(task);
     }
@@ -253,6 +262,8 @@ export class ServedRun {
       fed.push({ arm: { family: t.family, level: t.level, type: t.type }, taskId, step, rewards, solveRate: solveRate(rewards), meanAbsAdvantage: meanAbsAdvantage(rewards, true) });
     }
     this.controller.update(fed);
+    // Every scored group is a solve rate of the trainer's model: the learned proposer's reward for the tasks it drew.
+    const learnedStats = this.learned?.learn([...groups].map(([taskId, idx]) => ({ taskId, rewards: idx.map((i) => verdicts[i]!.reward) })));
     const rewards = verdicts.map((v) => v.reward);
     Object.assign(this.state, {
       step,
@@ -274,6 +285,7 @@ export class ServedRun {
       meanReward: mean(rewards),
       solveRate: mean(fed.map((r) => r.solveRate)),
       meanLevel: mean(fed.map((r) => r.arm.level)),
+      ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
     };
     try {
       await this.commits.persist(() =>
@@ -419,7 +431,7 @@ export class ServedRun {
   }
 
   private snapshot(): ServedState {
-    return { ...this.state, rng: this.rng.state(), controller: this.controller.state(), mastery: this.mastery.state() };
+    return { ...this.state, rng: this.rng.state(), controller: this.controller.state(), mastery: this.mastery.state(), proposer: this.learned?.state() };
   }
 
   /** Drains the outbox into the skill graphs now, one drain at a time; a graph that is down keeps its backlog. */
