@@ -1,20 +1,25 @@
-// Learning benchmark (issue 5): from random initialisation, with the learnability curriculum, how many
-// solver steps and how much wall time until greedy exact-match on held-out tasks reaches
-//   ≥ 95% on boolean-logic level-0 tasks and ≥ 80% on single-digit arithmetic level-0 deduction.
-// The held-out set is the loop's probe set (drawn first, excluded from training by dedup). Records the
-// curve in bench/results/learn.json.
+// Learning benchmark (issues 5 and 20): from random initialisation, with the learnability curriculum,
+// how many solver steps and how much wall time until greedy exact-match on held-out tasks reaches
+//   ≥ 95% on boolean-logic level-0 tasks and ≥ 80% on single-digit arithmetic level-0 deduction,
+// on several seeds drawn at random (printed; `--seeds 1,23` replays), run one after the other. Each
+// seed gets a row (the step and wall time each target was first reached, the final and best
+// accuracy, the mean of the last 500 steps); the summary is the median over seeds, and seeds that
+// miss are counted, not dropped. The held-out set is the loop's probe set (drawn first, balanced
+// against trivial policies, excluded from training by dedup). Writes bench/results/learn-seeds.json
+// after every seed (bench/results/learn.json is the recorded single-seed run of issue 5).
 //
-//   npm run bench:learn [-- --steps N (default: the preset's) --seed 1 --backend wasm --preset learn]
+//   npm run bench:learn [-- --seeds random:3 --steps N (default: the preset's) --backend wasm --preset learn]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPreset, RunStore, startRun } from '../src/index.js';
+import { drawSeeds } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
     steps: { type: 'string' },
-    seed: { type: 'string', default: '1' },
+    seeds: { type: 'string', default: 'random:3' },
     backend: { type: 'string', default: 'auto' },
     preset: { type: 'string', default: 'learn' },
     out: { type: 'string', default: 'bench/results' },
@@ -25,55 +30,116 @@ const TARGETS = [
   { key: 'probe.logic/0/deduction', label: 'logic L0 deduction', target: 0.95 },
   { key: 'probe.arith/0/deduction', label: 'arith L0 deduction', target: 0.8 },
 ];
+/** The window of the "mean of the last steps" column, in solver steps. */
+const TAIL = 500;
 
-const config = loadPreset(args.preset, { seed: Number(args.seed), ...(args.steps ? { steps: Number(args.steps) } : {}), solver: { backend: args.backend } });
-const runsDir = join(tmpdir(), `cogen-bench-learn-${process.pid}`);
-const reached = new Map<string, { step: number; seconds: number }>();
-const started = Date.now();
-let backend = '';
-const summary = await startRun(config, {
-  runsDir,
-  preset: args.preset,
-  runId: 'learn',
-  log: (line) => {
-    if (line.startsWith('solver backend')) backend = line;
-    process.stderr.write(`${line}\n`);
-  },
-  onProgress: (p) => {
-    if (p.step % 10 === 0) process.stderr.write(`step ${p.step}: reward ${p.meanReward.toFixed(3)} solve ${(100 * p.solveRate).toFixed(1)}%\n`);
-  },
-});
+const drawn = /^random:(\d+)$/.exec(args.seeds);
+const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds.split(',').map(Number);
+if (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s))) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+console.log(`bench:learn: preset ${args.preset}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}`);
 
-const store = RunStore.open(summary.dir, { create: false });
-const metrics = store.metrics();
-store.close();
-const curve = metrics
-  .filter((m) => TARGETS.some((t) => typeof m[t.key] === 'number'))
-  .map((m) => ({ step: Number(m.step), seconds: 0, ...Object.fromEntries(TARGETS.map((t) => [t.label, Number(m[t.key] ?? NaN)])), reward: Number(m.meanReward) }));
-// Wall time per step is in the metrics (ms); the curve's clock is their running sum.
-let clock = 0;
-const msByStep = new Map(metrics.map((m) => [Number(m.step), Number(m.ms)]));
-for (const point of curve) {
-  clock = [...msByStep].filter(([s]) => s <= point.step).reduce((a, [, ms]) => a + ms, 0) / 1000;
-  point.seconds = Math.round(clock * 10) / 10;
-  for (const t of TARGETS) {
-    const acc = (point as Record<string, number>)[t.label]!;
-    if (acc >= t.target && !reached.has(t.label)) reached.set(t.label, { step: point.step, seconds: point.seconds });
-  }
+interface TargetRow {
+  task: string;
+  target: number;
+  final: number | null;
+  best: number | null;
+  tailMean: number | null;
+  reachedAtStep: number | null;
+  reachedAfterSeconds: number | null;
+}
+interface SeedRun {
+  seed: number;
+  backend: string;
+  steps: number;
+  wallSeconds: number;
+  results: TargetRow[];
+  curve: Record<string, number>[];
 }
 
-const rows = TARGETS.map((t) => {
-  const last = curve.at(-1) as Record<string, number> | undefined;
-  const r = reached.get(t.label);
-  return { task: t.label, target: t.target, final: last?.[t.label] ?? null, reachedAtStep: r?.step ?? null, reachedAfterSeconds: r?.seconds ?? null };
-});
-console.log(`\nbench:learn — ${summary.steps} steps, ${backend || summary.backend}, ${(Date.now() - started) / 1000}s wall`);
-console.log('| held-out set | target | final | reached at step | after (s) |');
-console.log('| --- | --- | --- | --- | --- |');
-for (const r of rows) console.log(`| ${r.task} | ${r.target} | ${r.final?.toFixed(3)} | ${r.reachedAtStep ?? 'not reached'} | ${r.reachedAfterSeconds ?? '-'} |`);
-mkdirSync(args.out, { recursive: true });
-writeFileSync(
-  join(args.out, 'learn.json'),
-  JSON.stringify({ date: new Date().toISOString(), config: { seed: config.seed, steps: config.steps, batch: config.batch, group: config.group, solver: config.solver }, backend: summary.backend, wallSeconds: (Date.now() - started) / 1000, results: rows, curve }, null, 2),
-);
-console.log(`wrote ${join(args.out, 'learn.json')}`);
+const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+async function runSeed(seed: number): Promise<SeedRun> {
+  const config = loadPreset(args.preset, { seed, ...(args.steps ? { steps: Number(args.steps) } : {}), solver: { backend: args.backend } });
+  const runsDir = join(tmpdir(), `cogen-bench-learn-${process.pid}`);
+  const started = Date.now();
+  const summary = await startRun(config, {
+    runsDir,
+    preset: args.preset,
+    runId: `learn-${seed}`,
+    log: (line) => process.stderr.write(`${line}\n`),
+    onProgress: (p) => {
+      if (p.step % 50 === 0) process.stderr.write(`seed ${seed} step ${p.step}: reward ${p.meanReward.toFixed(3)} solve ${(100 * p.solveRate).toFixed(1)}%\n`);
+    },
+  });
+  const store = RunStore.open(summary.dir, { create: false });
+  const metrics = store.metrics();
+  store.close();
+  // Wall time per step is in the metrics (ms); the curve's clock is their running sum.
+  let clock = 0;
+  const curve: Record<string, number>[] = [];
+  for (const m of metrics) {
+    clock += Number(m.ms) / 1000;
+    if (!TARGETS.some((t) => typeof m[t.key] === 'number')) continue;
+    curve.push({ step: Number(m.step), seconds: Math.round(clock * 10) / 10, ...Object.fromEntries(TARGETS.map((t) => [t.label, Number(m[t.key] ?? NaN)])), reward: Number(m.meanReward) });
+  }
+  const results = TARGETS.map((t): TargetRow => {
+    const points = curve.filter((p) => Number.isFinite(p[t.label]));
+    const hit = points.find((p) => p[t.label]! >= t.target);
+    const last = points.at(-1);
+    const tail = points.filter((p) => p.step! > (last?.step ?? 0) - TAIL).map((p) => p[t.label]!);
+    return {
+      task: t.label,
+      target: t.target,
+      final: last?.[t.label] ?? null,
+      best: points.length ? Math.max(...points.map((p) => p[t.label]!)) : null,
+      tailMean: mean(tail),
+      reachedAtStep: hit?.step ?? null,
+      reachedAfterSeconds: hit?.seconds ?? null,
+    };
+  });
+  return { seed, backend: summary.backend, steps: summary.steps, wallSeconds: (Date.now() - started) / 1000, results, curve };
+}
+
+const f3 = (x: number | null): string => (x === null ? '-' : x.toFixed(3));
+const runs: SeedRun[] = [];
+const startedAll = Date.now();
+const summarise = () =>
+  TARGETS.map((t) => {
+    const rows = runs.map((r) => r.results.find((x) => x.task === t.label)!);
+    const reached = rows.filter((r) => r.reachedAtStep !== null);
+    return {
+      task: t.label,
+      target: t.target,
+      seeds: rows.length,
+      reachedBy: reached.length,
+      medianFinal: median(rows.flatMap((r) => (r.final === null ? [] : [r.final]))),
+      medianTailMean: median(rows.flatMap((r) => (r.tailMean === null ? [] : [r.tailMean]))),
+      // A seed that never reached the target counts as beyond every step, so the median exists only when most seeds reached it.
+      medianStepReached: reached.length * 2 > rows.length ? median(rows.map((r) => r.reachedAtStep ?? Infinity)) : null,
+    };
+  });
+for (const seed of seeds) {
+  const run = await runSeed(seed);
+  runs.push(run);
+  console.log(`\nseed ${seed}: ${run.steps} steps, ${run.backend}, ${run.wallSeconds.toFixed(0)} s wall`);
+  console.log('| held-out set | target | final | best | mean of last 500 steps | reached at step | after (s) |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of run.results) console.log(`| ${r.task} | ${r.target} | ${f3(r.final)} | ${f3(r.best)} | ${f3(r.tailMean)} | ${r.reachedAtStep ?? 'not reached'} | ${r.reachedAfterSeconds ?? '-'} |`);
+  mkdirSync(args.out, { recursive: true });
+  writeFileSync(
+    join(args.out, 'learn-seeds.json'),
+    JSON.stringify({ date: new Date().toISOString(), preset: args.preset, seeds, seedsDrawn: drawn !== null, wallSeconds: (Date.now() - startedAll) / 1000, summary: summarise(), runs }, null, 2) + '\n',
+  );
+}
+
+console.log(`\nbench:learn over ${runs.length} seeds (${seeds.join(', ')}), ${((Date.now() - startedAll) / 1000).toFixed(0)} s wall in all`);
+console.log('| held-out set | target | seeds that reached it | median step reached | median final | median mean of last 500 steps |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const s of summarise()) console.log(`| ${s.task} | ${s.target} | ${s.reachedBy} of ${s.seeds} | ${s.medianStepReached ?? 'not reached by most'} | ${f3(s.medianFinal)} | ${f3(s.medianTailMean)} |`);
+console.log(`wrote ${join(args.out, 'learn-seeds.json')}`);
