@@ -6,22 +6,24 @@ import { defineProblemFamily, problemSkill } from './kit.js';
 const ID = 'shortest-path';
 
 const verifier = `function f(answer, data) {
-  var n = data.nodes, w = {};
-  for (var e = 0; e < data.edges.length; e++) {
-    var a = data.edges[e][0], b = data.edges[e][1], c = data.edges[e][2];
-    w[a + ',' + b] = c; w[b + ',' + a] = c;
-  }
-  var dist = [];
-  for (var i = 0; i < n; i++) dist.push(i === data.from ? 0 : Infinity);
-  for (var round = 0; round < n; round++)
-    for (var k in w) { var p = k.split(','), u = +p[0], v = +p[1]; if (dist[u] + w[k] < dist[v]) dist[v] = dist[u] + w[k]; }
+  var n = data.nodes, E = data.edges, dist = [];
   if (!Array.isArray(answer) || answer.length < 1 || answer.length > n) return 0;
   if (answer[0] !== data.from || answer[answer.length - 1] !== data.to) return 0;
   var total = 0;
   for (var j = 1; j < answer.length; j++) {
-    var key = answer[j - 1] + ',' + answer[j];
-    if (typeof answer[j] !== 'number' || !Object.prototype.hasOwnProperty.call(w, key)) return 0;
-    total += w[key];
+    var u = answer[j - 1], v = answer[j], w = -1;
+    for (var k = 0; k < E.length && w < 0; k++) if ((E[k][0] === u && E[k][1] === v) || (E[k][0] === v && E[k][1] === u)) w = E[k][2];
+    if (w < 0) return 0;
+    total += w;
+  }
+  for (var i = 0; i < n; i++) dist.push(i === data.from ? 0 : 1e9);
+  for (var changed = true, round = 0; changed && round < n; round++) {
+    changed = false;
+    for (var e = 0; e < E.length; e++) {
+      var a = E[e][0], b = E[e][1], c = E[e][2];
+      if (dist[a] + c < dist[b]) { dist[b] = dist[a] + c; changed = true; }
+      if (dist[b] + c < dist[a]) { dist[a] = dist[b] + c; changed = true; }
+    }
   }
   return total === dist[data.to] ? 1 : 0;
 }`;
