@@ -96,8 +96,12 @@ export interface Prompt {
 
 /** The proposer's prompt for one request, with the references already picked. */
 export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>, references: readonly Task[]): Prompt {
+  const intro =
+    req.type === 'problem'
+      ? 'You design verified problems for a learner that is getting better step by step. Each problem is a statement with its data and a verifier program; an executor runs your verifier on your witness and on your near misses to check it, so the program must follow these rules:'
+      : 'You design programming tasks for a learner that is getting better step by step. Each task is a small program plus a question about it; an executor runs your program to obtain the reference answers, so the program must follow these rules:';
   const system = [
-    'You design programming tasks for a learner that is getting better step by step. Each task is a small program plus a question about it; an executor runs your program to obtain the reference answers, so the program must follow these rules:',
+    intro,
     ...SANDBOX_RULES.map((r, i) => `${i + 1}. ${r}`),
     'Answer with exactly one fenced ```json block and nothing after it.',
   ].join('\n');
