@@ -6,4 +6,4 @@ export { ENV_SKILLS, envArms, envId, generateEnv, validateEnv, type EnvArm, type
 export { playEpisode, randomPolicy, referencePolicy, replay, type Policy } from './policies.js';
 export { MAX_OBSERVATION_CHARS, MAX_PROGRAM_CHARS } from './kinds/common.js';
 export { ENV_SYSTEM_PROMPT, toolCallId, trajectoryMessages, type EnvMessage, type ToolCall } from './chat.js';
-export { EnvSessions, EnvSessionError, type EnvRequest, type EnvSessionOptions, type StartedEpisode } from './sessions.js';
+export { EnvSessions, EnvSessionError, requestRng, type EnvRequest, type EnvSessionOptions, type StartedEpisode } from './sessions.js';

@@ -43,6 +43,9 @@ export interface EnvSessionOptions {
   record?: (spec: EnvSpec, trajectory: Trajectory) => void;
 }
 
+/** The rng a requested environment is drawn with: the same request (with its seed) makes the same environment. */
+export const requestRng = (kind: EnvKind, family: string, level: number, seed: number) => createRng(`env/${kind}/${family}/${level}/${seed}`);
+
 export class EnvSessions {
   private readonly episodes = new Map<string, Env>();
 
@@ -62,7 +65,7 @@ export class EnvSessions {
     const level = req.level ?? 0;
     let spec: EnvSpec;
     try {
-      spec = await generateEnv(this.sandbox, { kind: req.kind, family, level, rng: createRng(`env/${req.kind}/${family}/${level}/${seed}`) });
+      spec = await generateEnv(this.sandbox, { kind: req.kind, family, level, rng: requestRng(req.kind, family, level, seed) });
     } catch (e) {
       throw new EnvSessionError((e as Error).message.split('\n')[0]!, 'bad-request');
     }

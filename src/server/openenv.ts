@@ -7,12 +7,105 @@
 //     remembers the task of its last reset, so a step's action may be just {completion}.
 // Today's single-turn tasks take one step: reset hands out a task from the live curriculum, step
 // scores the completion as a group of one, which feeds the curriculum like any score.
+// Environment episodes (envs/, multi-turn): a reset that names an environment, {env: {kind, family?,
+// level?}, seed?}, starts one and answers the first prompt and the tools; each step is one tool call,
+// action = {episode_id, name, arguments}, answered with the tool's result, and the final verified
+// reward when the episode ends (a submit, a malformed call, or the budget). On /ws the session
+// remembers its episode, so a step's action may be just {name, arguments}. Finished episodes are
+// recorded in the run store (`cogen export --what trajectories`); they do not feed the curriculum.
 import { randomUUID } from 'node:crypto';
 import { createNodeWebSocket } from '@hono/node-ws';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Metrics } from './metrics.js';
 import { ServeError, type ServedRun } from './served-run.js';
 import { ErrorSchema, ObservationSchema, ResetRequestSchema, StateSchema, StepResponseSchema } from './schemas.js';
+import { ENV_KINDS, EnvSessionError, EnvSessions, trajectoryMessages, type EnvAction } from '../../envs/index.js';
+import { families as codeFamilies } from '../../generators/index.js';
+
+// ---- environment episodes -------------------------------------------------------------------
+
+const EnvRequestSchema = z.object({
+  kind: z.enum(ENV_KINDS),
+  family: z.string().min(1).max(60).optional(),
+  level: z.number().int().min(0).max(9).optional(),
+});
+const EnvResetRequestSchema = ResetRequestSchema.extend({ env: EnvRequestSchema.optional() }).openapi('EnvResetRequest');
+const ToolCallSchema = z.object({
+  name: z.string().max(200),
+  arguments: z.union([z.string().max(64 * 1024), z.record(z.string(), z.any())]),
+});
+const EnvStepRequestSchema = z.object({ action: ToolCallSchema.extend({ episode_id: z.string().min(1).max(200) }), request_id: z.string().max(200).optional() }).openapi('EnvStepRequest');
+const EnvObservationSchema = z.object({
+  episode_id: z.string(),
+  env_id: z.string().optional(),
+  kind: z.enum(ENV_KINDS).optional(),
+  family: z.string().optional(),
+  level: z.number().int().optional(),
+  skills: z.array(z.string()).optional(),
+  budgets: z.object({ turns: z.number().int(), calls: z.number().int() }).optional(),
+  seed: z.number().int().optional(),
+  prompt: z.array(z.object({ role: z.string(), content: z.string().nullable() })).optional(),
+  tools: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.any()) }) })).optional(),
+  result: z.string().optional(),
+  turn: z.number().int().optional(),
+  calls_left: z.number().int().optional(),
+  reason: z.string().optional(),
+});
+const EnvStepResponseSchema = z.object({ observation: EnvObservationSchema, reward: z.number().nullable(), done: z.boolean() }).openapi('EnvStepResponse');
+
+/** One EnvSessions per served run, shared by HTTP and /ws; finished episodes go to the run store. */
+const envSessions = new WeakMap<ServedRun, EnvSessions>();
+function envsOf(run: ServedRun): EnvSessions {
+  let s = envSessions.get(run);
+  if (!s) {
+    const known = new Set(codeFamilies.map((f) => f.id));
+    const fams = run.config.families.filter((f) => known.has(f));
+    s = new EnvSessions(run.sandboxHandle, {
+      families: fams.length ? fams : ['arith'],
+      maxEpisodes: Math.max(16, run.config.serve.maxSessions * 4),
+      record: (spec, trajectory) => run.recordEnvEpisode(spec, trajectory),
+    });
+    envSessions.set(run, s);
+  }
+  return s;
+}
+
+/** An environment error as the HTTP layer reports it (404 unknown episode, 422 otherwise). */
+function envError(e: unknown): never {
+  if (e instanceof EnvSessionError) throw new ServeError(e.code === 'unknown-episode' ? 404 : 422, e.message);
+  throw e;
+}
+
+async function envReset(run: ServedRun, req: z.infer<typeof EnvRequestSchema>, seed?: number | null, episodeId?: string | null) {
+  const started = await envsOf(run)
+    .start({ ...req, ...(seed == null ? {} : { seed }), ...(episodeId == null ? {} : { episodeId }) })
+    .catch(envError);
+  const { spec, observation } = started;
+  const [system, user] = trajectoryMessages({ prompt: observation.text, steps: [] });
+  return {
+    observation: { episode_id: started.episodeId, env_id: spec.id, kind: spec.kind, family: spec.family, level: spec.level, skills: spec.skills, budgets: spec.budgets, seed: started.seed, prompt: [system!, user!] as { role: string; content: string }[], tools: observation.tools },
+    reward: null,
+    done: false,
+  };
+}
+
+async function envStep(run: ServedRun, episodeId: string, action: EnvAction) {
+  const r = await envsOf(run).step(episodeId, action).catch(envError);
+  return {
+    observation: { episode_id: episodeId, result: r.observation, turn: r.info.turn, calls_left: r.info.callsLeft, ...(r.info.reason === undefined ? {} : { reason: r.info.reason }) },
+    reward: r.done ? r.reward : null,
+    done: r.done,
+  };
+}
+
+/** One line naming the first bad field (as the app's default hook writes it). */
+const zodLine = (error: z.ZodError): string => {
+  const issue = error.issues[0]!;
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
+  return `${issue.path.join('.') || '(body)'}: ${issue.message}${more}`;
+};
+
+// ---- routes -----------------------------------------------------------------------------------
 
 interface Deps {
   run: ServedRun;
@@ -45,31 +138,46 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
       method: 'post',
       path: '/reset',
       tags: ['OpenEnv'],
-      summary: 'Start an episode: a task from the live curriculum',
-      request: { body: { content: { 'application/json': { schema: ResetRequestSchema } }, required: false } },
-      responses: { 200: json(StepResponseSchema, 'The first observation'), 400: json(ErrorSchema, 'Malformed request') },
+      summary: 'Start an episode: a task from the live curriculum, or an environment episode when the body names one (env)',
+      request: { body: { content: { 'application/json': { schema: EnvResetRequestSchema } }, required: false } },
+      responses: { 200: json(z.union([StepResponseSchema, EnvStepResponseSchema]), 'The first observation'), 400: json(ErrorSchema, 'Malformed request'), 422: json(ErrorSchema, 'No such environment can be made') },
     }),
-    async (c) => c.json(await resetObservation(run), 200),
+    async (c) => {
+      const b = c.req.valid('json') as z.infer<typeof EnvResetRequestSchema> | undefined;
+      if (b?.env) return c.json(await envReset(run, b.env, b.seed, b.episode_id), 200);
+      return c.json(await resetObservation(run), 200);
+    },
   );
   app.openapi(
     createRoute({
       method: 'post',
       path: '/step',
       tags: ['OpenEnv'],
-      summary: 'Answer the task: the completion is scored and the episode ends',
-      request: { body: { content: { 'application/json': { schema: deps.step } }, required: true } },
+      summary: 'Answer the task (the completion is scored and the episode ends), or make one tool call of an environment episode',
+      request: { body: { content: { 'application/json': { schema: z.union([deps.step, EnvStepRequestSchema]) } }, required: true } },
       responses: {
-        200: json(StepResponseSchema, 'The reward'),
+        200: json(z.union([StepResponseSchema, EnvStepResponseSchema]), 'The reward, or the tool result'),
         400: json(ErrorSchema, 'Malformed request'),
-        404: json(ErrorSchema, 'Unknown task id'),
+        404: json(ErrorSchema, 'Unknown task id or episode id'),
         409: json(ErrorSchema, 'request_id reused with another action'),
         422: json(ErrorSchema, 'Not a task this run hands out'),
       },
     }),
     async (c) => {
       const b = c.req.valid('json');
-      return c.json(await stepObservation(run, metrics, b.action.task_id, b.action.completion, b.request_id), 200);
+      if ('episode_id' in b.action) return c.json(await envStep(run, b.action.episode_id, b.action), 200);
+      const a = b.action as { task_id: string; completion: string };
+      return c.json(await stepObservation(run, metrics, a.task_id, a.completion, b.request_id), 200);
     },
+    // A malformed body is reported against the shape it was meant to have: an environment step when
+    // its action names an episode, else a single-turn step (the line it has always had).
+    (async (result: { success: boolean; error?: z.ZodError }, c: { req: { json(): Promise<unknown> }; json(body: object, status: 400): Response }) => {
+      if (result.success) return undefined;
+      const raw = (await c.req.json().catch(() => null)) as { action?: { episode_id?: unknown } } | null;
+      const schema = raw?.action && typeof raw.action === 'object' && 'episode_id' in raw.action ? EnvStepRequestSchema : deps.step;
+      const again = schema.safeParse(raw);
+      return c.json({ error: again.success ? zodLine(result.error!) : zodLine(again.error) }, 400);
+    }) as never,
   );
   app.openapi(
     createRoute({ method: 'get', path: '/state', tags: ['OpenEnv'], summary: 'State of a stateless HTTP episode (sessions live on /ws)', responses: { 200: json(StateSchema, 'The state') } }),
@@ -115,7 +223,7 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
   app.get(
     '/ws',
     ws.upgradeWebSocket(() => {
-      const session = { episodeId: null as string | null, taskId: null as string | null, steps: 0, admitted: false };
+      const session = { episodeId: null as string | null, taskId: null as string | null, envEpisode: null as string | null, steps: 0, admitted: false };
       const error = (message: string, code: string) => JSON.stringify({ type: 'error', data: { message, code } });
       return {
         onOpen(_e, socket) {
@@ -141,8 +249,30 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
             return;
           }
           try {
-            if (msg?.type === 'reset') {
+            if (msg?.type === 'reset' && msg.data && typeof msg.data === 'object' && 'env' in msg.data) {
+              const req = EnvResetRequestSchema.safeParse(msg.data);
+              if (!req.success || !req.data.env) {
+                socket.send(error(req.success ? 'env: expected an object' : zodLine(req.error), 'VALIDATION_ERROR'));
+                return;
+              }
+              const obs = await envReset(run, req.data.env, req.data.seed, req.data.episode_id);
+              session.episodeId = obs.observation.episode_id;
+              session.envEpisode = obs.observation.episode_id;
+              session.taskId = null;
+              session.steps = 0;
+              socket.send(JSON.stringify({ type: 'observation', data: obs }));
+            } else if (msg?.type === 'step' && session.envEpisode) {
+              const action = ToolCallSchema.safeParse(msg.data);
+              if (!action.success) {
+                socket.send(error(`action.${zodLine(action.error)}`, 'VALIDATION_ERROR'));
+                return;
+              }
+              const obs = await envStep(run, session.envEpisode, action.data);
+              session.steps++;
+              socket.send(JSON.stringify({ type: 'observation', data: obs }));
+            } else if (msg?.type === 'reset') {
               const data = (msg.data && typeof msg.data === 'object' ? msg.data : {}) as { episode_id?: unknown };
+              session.envEpisode = null;
               const obs = await resetObservation(run);
               session.episodeId = typeof data.episode_id === 'string' ? data.episode_id : randomUUID();
               session.taskId = obs.observation.task_id;
@@ -163,7 +293,8 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
               session.steps++;
               socket.send(JSON.stringify({ type: 'observation', data: obs }));
             } else if (msg?.type === 'state') {
-              socket.send(JSON.stringify({ type: 'state', data: { episode_id: session.episodeId, step_count: session.steps, task_id: session.taskId } }));
+              const env = session.envEpisode ? { env_episode: session.envEpisode } : {};
+              socket.send(JSON.stringify({ type: 'state', data: { episode_id: session.episodeId, step_count: session.steps, task_id: session.taskId, ...env } }));
             } else if (msg?.type === 'close') {
               socket.close(1000, 'closed by client');
             } else {

@@ -10,6 +10,7 @@
 // does each caller answer. A server killed at any moment and reopened with `resume` has lost
 // nothing it acknowledged. A commit that fails stops the run: the store holds the last commit,
 // and `resume` goes on from there.
+import type { EnvSpec, Trajectory } from '../../envs/index.js';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../../curricula/index.js';
@@ -395,6 +396,11 @@ export class ServedRun {
 
   get sandboxHandle(): Sandbox {
     return this.sandbox;
+  }
+
+  /** Records a finished environment episode (envs/) at the run's current step. */
+  recordEnvEpisode(spec: EnvSpec, trajectory: Trajectory): void {
+    this.store.addEnvEpisodes(this.state.step, [{ spec, trajectory }]);
   }
 
   async close(status: 'stopped' | 'finished' = 'stopped'): Promise<void> {
