@@ -12,7 +12,9 @@ import { toRecord } from '../src/export.js';
 import { canonical, trivialKeys } from '../src/probes.js';
 import { loadPreset } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
-import { tempDir } from './helpers.js';
+import { cogen, tempDir } from './helpers.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -241,4 +243,27 @@ describe('cogen serve with problem families', () => {
     expect(wrong.json.reward).toBe(0);
     expect(wrong.json.reason).toMatch(/wrong/);
   });
+});
+
+describe('the CLI with problem families', () => {
+  it('lists them in the taxonomy and runs a preset of problems with the built-in solver', () => {
+    const tax = cogen(['skills', '--taxonomy']);
+    expect(tax.code, tax.stderr).toBe(0);
+    expect(tax.stdout).toMatch(/sudoku\s+5\s+3\s+problem \(constraints\)/);
+    const dir = tempDir('cogen-problems-run-');
+    const preset = join(dir, 'problems.yaml');
+    writeFileSync(
+      preset,
+      ['seed: 2', 'steps: 2', 'batch: 4', 'group: 2', 'families: [sudoku, bezout, arith]', 'maxLevel: 1', 'types: [deduction, problem]', 'probes: { every: 2, perArm: 2 }', 'checkpointEvery: 2'].join('\n'),
+    );
+    const run = cogen(['run', '--preset', preset, '--backend', 'wasm', '--runs-dir', join(dir, 'runs'), '--run-id', 'p', '--no-progress']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/run p finished: 2 steps/);
+    const out = join(dir, 'tasks.jsonl');
+    const exp = cogen(['export', '--run', 'p', '--runs-dir', join(dir, 'runs'), '--out', out]);
+    expect(exp.code, exp.stderr).toBe(0);
+    const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; witness?: unknown; family: string });
+    expect(new Set(records.map((r) => r.type))).toEqual(new Set(['deduction', 'problem']));
+    for (const r of records) if (r.type === 'problem') expect(['sudoku', 'bezout']).toContain(r.family);
+  }, 240_000);
 });
