@@ -5,15 +5,15 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../curricula/index.js';
 import { solvedCount, solveRate } from '../core/rules.js';
-import type { Arm, ArmResult, Controller, MasteredSkill, MasteryState } from '../curricula/index.js';
+import type { Arm, ArmResult, Controller, MasteredSkill } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
-import type { GraphEvent, ProbeSets } from '../graphs/index.js';
+import type { GraphEvent } from '../graphs/index.js';
 import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
 import { verifyTasks } from './verification.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, probeScores, probeSets, type Probe } from './probes.js';
+import { buildProbes, masterySummary, probeScores, probeSets, type MasterySummary, type Probe } from './probes.js';
 import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy } from './solver/index.js';
@@ -50,7 +50,7 @@ export interface RunOptions {
   stopAfter?: number;
 }
 
-export interface RunSummary {
+export interface RunSummary extends MasterySummary {
   runId: string;
   dir: string;
   steps: number;
@@ -58,14 +58,6 @@ export interface RunSummary {
   status: string;
   tasks: number;
   skillsMastered: string[];
-  /** Each mastered skill's last probe accuracy beside its probe set's trivial baseline. */
-  mastery: { skillId: string; accuracy: number; baseline: number }[];
-  /** How many of the run's skills have a probe set that can show mastery (ProbeSets). */
-  skillsMasterable: number;
-  /** Skills learned at some probe round of the run, mastered at the end or not. */
-  skillsEverLearned: string[];
-  /** Forgetting: skills ever learned but not mastered at the end, and their share of those ever learned (0 when none was). */
-  forgotten: { skills: string[]; share: number };
   finalSolveRate: number;
   probeAccuracy: number;
   backend: string;
@@ -342,18 +334,6 @@ async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]
   const flat = await verifyTasks(sandbox, answers.flatMap((group, g) => group.map((answer) => ({ task: tasks[g]!, answer }))));
   let next = 0;
   return answers.map((group) => group.map(() => flat[next++]!));
-}
-
-/** The mastered skills beside their trivial baselines, how many skills the probes can show mastered, and what was forgotten. */
-export function masterySummary(mastered: Set<string>, state: MasteryState, sets: ProbeSets): Pick<RunSummary, 'mastery' | 'skillsMasterable' | 'skillsEverLearned' | 'forgotten'> {
-  const ever = Object.keys(state.firstLearned).sort();
-  const forgotten = ever.filter((id) => !mastered.has(id));
-  return {
-    mastery: [...mastered].sort().map((skillId) => ({ skillId, accuracy: state.accuracy[skillId] ?? 0, baseline: sets.skills[skillId]?.baseline ?? 0 })),
-    skillsMasterable: Object.values(sets.skills).filter((p) => p.masterable).length,
-    skillsEverLearned: ever,
-    forgotten: { skills: forgotten, share: ever.length > 0 ? forgotten.length / ever.length : 0 },
-  };
 }
 
 /** Greedy decoding on the held-out probes: accuracy overall and per skill (with its trivial baseline). */

@@ -17,7 +17,7 @@
 // least minProbes probes at its own level and, where the pool allows, a baseline at most
 // learnAt − margin (so that the mastery threshold is learnAt itself). Candidates left out stay
 // available to training.
-import { masterable, minProbes, type MasteryOptions, type SkillProbe } from '../curricula/index.js';
+import { masterable, minProbes, type MasteryOptions, type MasteryState, type SkillProbe } from '../curricula/index.js';
 import type { Arm } from '../curricula/index.js';
 import type { ProbeSets } from '../graphs/index.js';
 import { deepEqual, type Sandbox } from '../sandbox/index.js';
@@ -379,5 +379,29 @@ export function probeScores(probes: readonly Probe[], verdicts: readonly Verdict
     overall: mean(solved),
     perSkill,
     perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])),
+  };
+}
+
+/** What a run reports of mastery: each mastered skill beside its trivial baseline, how many skills the probes can show mastered, and what was forgotten. */
+export interface MasterySummary {
+  /** Each mastered skill's last probe accuracy beside its probe set's trivial baseline. */
+  mastery: { skillId: string; accuracy: number; baseline: number }[];
+  /** How many of the run's skills have a probe set that can show mastery (ProbeSets). */
+  skillsMasterable: number;
+  /** Skills learned at some probe round of the run, mastered at the end or not. */
+  skillsEverLearned: string[];
+  /** Forgetting: skills ever learned but not mastered now, and their share of those ever learned (0 when none was). */
+  forgotten: { skills: string[]; share: number };
+}
+
+/** The autonomous run's summary and the served run's stats both report mastery this way. */
+export function masterySummary(mastered: Set<string>, state: MasteryState, sets: ProbeSets): MasterySummary {
+  const ever = Object.keys(state.firstLearned).sort();
+  const forgotten = ever.filter((id) => !mastered.has(id));
+  return {
+    mastery: [...mastered].sort().map((skillId) => ({ skillId, accuracy: state.accuracy[skillId] ?? 0, baseline: sets.skills[skillId]?.baseline ?? 0 })),
+    skillsMasterable: Object.values(sets.skills).filter((p) => p.masterable).length,
+    skillsEverLearned: ever,
+    forgotten: { skills: forgotten, share: ever.length > 0 ? forgotten.length / ever.length : 0 },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMasteryTracker, masteryConfigSchema } from '../curricula/index.js';
-import { masterySummary } from '../src/loop.js';
+import { masterySummary } from '../src/probes.js';
 
 const sets = { learnAt: 0.8, margin: 0.3, minProbes: 17, skills: { a: { probes: 17, baseline: 0.5, masterable: true }, b: { probes: 17, baseline: 0.4, masterable: true }, c: { probes: 2, baseline: 1, masterable: false } } };
 const probe = (accuracy: number, baseline: number) => ({ accuracy, baseline, probes: 17 });
