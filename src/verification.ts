@@ -2,7 +2,7 @@
 // the served run, the server's stateless verify): the native families and code tasks go to the
 // generators and the sandbox; bridged families (`rg.<dataset>`) and their problems (verifier
 // 'reasoning-gym:<dataset>') go to the Reasoning Gym bridge. The routing lives here and nowhere else.
-import { bridgedFamilies, drawBridged, isBridgedFamily, loadCatalogue, notSetUpLine, scoreBridged, sharedWorker } from '../bridges/index.js';
+import { bridgeReady, bridgedFamilies, drawBridged, isBridgedFamily, loadCatalogue, notSetUpLine, scoreBridged, sharedWorker } from '../bridges/index.js';
 import { allSkills, familyInfo, generateTask, type FamilyInfo, type GenerateOptions } from '../generators/index.js';
 import { problemAnswerText, verifyMany, type DetailedVerdict, type Sandbox } from '../sandbox/index.js';
 import { answerKind, isBridgedProblem, type ProblemTask, type Skill, type Task } from '../core/task.js';
@@ -72,7 +72,7 @@ let warned = false;
  * with one line (the run goes on with the native families); none left is an error.
  */
 export function availableFamilies(families: string[], log: (line: string) => void = (l) => process.stderr.write(`cogen: ${l}\n`)): string[] {
-  const known = new Set(bridgedFamilies().map((f) => f.id));
+  const known = new Set(bridgeReady() ? bridgedFamilies().map((f) => f.id) : []);
   const missing = families.filter((id) => isBridgedFamily(id) && !known.has(id));
   if (missing.length === 0) return families;
   const kept = families.filter((id) => !missing.includes(id));

@@ -1,5 +1,6 @@
 // The Reasoning Gym bridge against the real package (`cogen setup reasoning-gym`; .ci/run sets it up).
 // Under CI=true a bridge that is not set up FAILS these tests; elsewhere they are skipped.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,28 @@ describe('a run without the bridge set up', () => {
       else process.env.COGEN_RG_VENV = before;
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a worker that cannot start', () => {
+  it('no Python there: the request fails with one line naming the setup command', async () => {
+    const w = new RgWorker({ python: join(tmpdir(), 'no-such-venv', 'bin', 'python') });
+    const err = await w.request('hello').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkerFailure);
+    expect((err as WorkerFailure).reason).toBe('unavailable');
+    expect((err as Error).message).toMatch(/cogen setup reasoning-gym/);
+    expect((err as Error).message.split('\n')).toHaveLength(1);
+    w.close();
+  });
+
+  const system = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+  const plainPython = system.status === 0 && spawnSync('python3', ['-c', 'import reasoning_gym']).status !== 0 ? system.stdout.trim() : null;
+  it.skipIf(!plainPython)('a Python without reasoning_gym: the worker dies at start and says to run the setup', async () => {
+    const w = new RgWorker({ python: plainPython! });
+    const err = await w.request('hello').catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'crash' });
+    expect((err as Error).message).toMatch(/reasoning_gym.*cogen setup reasoning-gym/s);
+    w.close();
   });
 });
 

@@ -154,7 +154,9 @@ export class RgWorker {
     child.on('exit', (code, signal) => {
       if (this.child !== child) return;
       const last = this.stderrTail.filter((l) => l.trim()).pop();
-      this.fail(new WorkerFailure('crash', `the Reasoning Gym worker exited (${signal ?? `code ${code}`})${last ? `: ${last.slice(0, 300)}` : ''}`));
+      // Dying before its ready line means it cannot import reasoning_gym: the setup is broken.
+      const hint = this.pending?.id === 0 ? ' (it did not start: run `cogen setup reasoning-gym`)' : '';
+      this.fail(new WorkerFailure('crash', `the Reasoning Gym worker exited (${signal ?? `code ${code}`})${last ? `: ${last.slice(0, 300)}` : ''}${hint}`));
     });
     this.ready = ready;
     return ready;

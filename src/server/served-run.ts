@@ -19,15 +19,14 @@ import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
 import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { verifyTasks } from '../verification.js';
-import { extractAnswer } from '../agents/index.js';
+import { answerOf, verifyTasks } from '../verification.js';
 import type { RunConfig } from '../config.js';
 import { createRng, type Rng } from '../../core/rng.js';
 import { buildProbes, probeScores, probeSets, type Probe } from '../probes.js';
 import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type GraphSink } from '../run-parts.js';
 import type { LearnedProposer } from '../../proposers/index.js';
 import { RunStore, StoreError, type IssueRecord } from '../store.js';
-import { answerKind, type Skill, type Task } from '../../core/task.js';
+import type { Skill, Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
 import { GroupCommit } from './group-commit.js';
 import { servedTask, type ProbeReport, type ScoreItem, type ScoreResponse, type ServedTask } from './types.js';
@@ -241,7 +240,7 @@ export class ServedRun {
 
   private async applyScore(items: ScoreItem[], idempotency?: { key: string; digest: string }): Promise<ScoreResponse> {
     const tasks = items.map((it) => this.runTask(it.task_id));
-    const answers = items.map((it, i) => extractAnswer(it.completion, answerKind(tasks[i]!.type)));
+    const answers = items.map((it, i) => answerOf(it.completion, tasks[i]!));
     const verdicts = await verifyTasks(this.sandbox, items.map((_, i) => ({ task: tasks[i]!, answer: answers[i]! })));
     this.assertOpen();
     // From here on nothing awaits: the request is applied whole, or not at all.
@@ -332,7 +331,7 @@ export class ServedRun {
     if (round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
     const completions = new Array<string>(this.probes.length).fill('');
     for (const a of answers) completions[byId.get(a.task_id)!] = a.completion;
-    const verdicts = await verifyTasks(this.sandbox, this.probes.map((p, i) => ({ task: p.task, answer: extractAnswer(completions[i]!, answerKind(p.task.type)) })));
+    const verdicts = await verifyTasks(this.sandbox, this.probes.map((p, i) => ({ task: p.task, answer: answerOf(completions[i]!, p.task) })));
     this.assertOpen();
     if (round !== this.probeRound() || round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
     const scores = probeScores(this.probes, verdicts, this.space.skills);
