@@ -34,6 +34,9 @@ const over = { solver: { backend: 'wasm' }, ...(args.steps ? { steps: Number(arg
 const base = loadPreset(args.preset, over);
 console.log(`bench:proposer — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
 
+/** Two-sided 97.5 % quantiles of Student's t for 1…10 degrees of freedom (z beyond). */
+const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+
 const PROPOSERS = ['fixed', 'learned'] as const;
 type Proposer = (typeof PROPOSERS)[number];
 
@@ -85,9 +88,6 @@ for (const seed of seeds) {
   }
 }
 rmSync(runsDir, { recursive: true, force: true });
-
-/** Two-sided 97.5 % quantiles of Student's t for 1…10 degrees of freedom (z beyond). */
-const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
 
 function paired(metric: (r: Row) => number): { mean: number; lo: number; hi: number; n: number } {
   const diffs = seeds.flatMap((s) => {

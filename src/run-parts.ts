@@ -170,7 +170,7 @@ export function runEvent(store: RunStore, status: string): GraphEvent {
 }
 
 export function graphTask(task: Task): GraphTask {
-  return { id: task.id, type: task.type, family: task.family, level: task.level, program: task.program, skills: task.skills, hash: task.hash, prompt: renderNatural(task), parent: task.parent, solveRate: null };
+  return { id: task.id, type: task.type, family: task.family, level: task.level, program: task.program, skills: task.skills, hash: task.hash, prompt: renderNatural(task), parent: task.parent, solveRate: null, proposer: task.proposer };
 }
 
 export const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
