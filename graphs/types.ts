@@ -14,6 +14,8 @@ export interface GraphTask {
   prompt: string;
   parent: { id: string; op: string } | null;
   solveRate: number | null;
+  /** Who wrote the task: 'generator', 'llm:<model>', 'learned:grammar@<version>' (null in graphs written before it was recorded). */
+  proposer?: string | null;
 }
 
 export type GraphEvent =
