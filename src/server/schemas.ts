@@ -107,6 +107,10 @@ export const StatsSchema = z
     probes_reported: z.number().int(),
     probe_accuracy: z.number().nullable(),
     skills_mastered: z.array(z.string()),
+    mastery: z.array(z.object({ skill_id: z.string(), accuracy: z.number(), baseline: z.number() })).openapi({ description: "Each mastered skill's last probe accuracy beside its probe set's trivial baseline" }),
+    skills_masterable: z.number().int().openapi({ description: 'Skills whose probe set can show mastery' }),
+    skills_ever_learned: z.array(z.string()),
+    forgotten: z.object({ skills: z.array(z.string()), share: z.number() }).openapi({ description: 'Skills ever learned but not mastered now, and their share of those ever learned' }),
   })
   .openapi('Stats');
 

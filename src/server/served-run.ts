@@ -22,7 +22,7 @@ import type { Sandbox } from '../../sandbox/index.js';
 import { answerOf, verifyTasks } from '../verification.js';
 import type { RunConfig } from '../config.js';
 import { createRng, type Rng } from '../../core/rng.js';
-import { buildProbes, probeScores, probeSets, type Probe } from '../probes.js';
+import { buildProbes, masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
 import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type GraphSink } from '../run-parts.js';
 import type { LearnedProposer } from '../../proposers/index.js';
 import { RunStore, StoreError, type IssueRecord } from '../store.js';
@@ -376,6 +376,18 @@ export class ServedRun {
       probes_reported: this.state.probeRound,
       probe_accuracy: this.state.probeAccuracy,
       skills_mastered: [...this.mastery.mastered()].sort(),
+      ...this.masteryStats(),
+    };
+  }
+
+  /** Mastery as the autonomous run's summary reports it: margins over the trivial baselines, and forgetting. */
+  private masteryStats() {
+    const m = masterySummary(this.mastery.mastered(), this.mastery.state(), probeSets(this.probes, this.space.skills, this.mastery.opts));
+    return {
+      mastery: m.mastery.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline })),
+      skills_masterable: m.skillsMasterable,
+      skills_ever_learned: m.skillsEverLearned,
+      forgotten: m.forgotten,
     };
   }
 
