@@ -20,9 +20,12 @@ export async function playEpisode(env: Env, policy: Policy, seed = 0): Promise<T
   return env.trajectory();
 }
 
-/** The reference solution through the environment's own tools, in order. */
+/** The reference solution as actions through the environment's own tools, in order. */
+export const referenceActions = (spec: EnvSpec): EnvAction[] => kindOf(spec).reference(spec);
+
+/** The scripted reference policy: referenceActions, one per turn. */
 export function referencePolicy(spec: EnvSpec): Policy {
-  const script = kindOf(spec).reference(spec);
+  const script = referenceActions(spec);
   return (_obs, history) => script[history.length] ?? null;
 }
 

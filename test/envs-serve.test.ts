@@ -9,7 +9,7 @@ import { loadPreset } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { Env, generateEnv, referencePolicy, requestRng, type EnvKind } from '../envs/index.js';
+import { generateEnv, referenceActions, requestRng, type EnvKind } from '../envs/index.js';
 import { tempDir } from './helpers.js';
 
 async function call(url: string, path: string, body?: unknown) {
@@ -22,17 +22,9 @@ let server: RunningServer;
 let sb: Sandbox;
 
 /** The reference policy's actions for the environment a request makes. */
-async function referenceActions(kind: EnvKind, family: string, level: number, seed: number) {
+async function servedReference(kind: EnvKind, family: string, level: number, seed: number) {
   const spec = await generateEnv(sb, { kind, family, level, rng: requestRng(kind, family, level, seed) });
-  const env = new Env(spec, sb);
-  const policy = referencePolicy(spec);
-  const obs = env.reset(seed);
-  const actions = [];
-  for (let a = await policy(obs, []); a; a = await policy(obs, env.trajectory().steps)) {
-    actions.push(a);
-    await env.step(a);
-  }
-  return { id: spec.id, actions };
+  return { id: spec.id, actions: referenceActions(spec) };
 }
 
 beforeAll(async () => {
@@ -54,7 +46,7 @@ describe('environment episodes over HTTP', () => {
       const o = reset.json.observation;
       expect(o.prompt.map((m: any) => m.role)).toEqual(['system', 'user']);
       expect(o.tools.map((t: any) => t.function.name)).toContain('submit');
-      const ref = await referenceActions(kind, 'arith', 0, 11);
+      const ref = await servedReference(kind, 'arith', 0, 11);
       expect(o.env_id).toBe(ref.id);
       let last: any;
       for (const a of ref.actions) {
@@ -98,7 +90,7 @@ describe('environment episodes over /ws', () => {
     const ask = (m: unknown) => new Promise<any>((ok) => (waiters.push(ok), ws.send(JSON.stringify(m))));
     const reset = await ask({ type: 'reset', data: { env: { kind: 'search', family: 'arith', level: 0 }, seed: 5, episode_id: 'ep-env' } });
     expect(reset).toMatchObject({ type: 'observation', data: { done: false, observation: { episode_id: 'ep-env', kind: 'search' } } });
-    const ref = await referenceActions('search', 'arith', 0, 5);
+    const ref = await servedReference('search', 'arith', 0, 5);
     let last: any;
     for (const a of ref.actions) last = await ask({ type: 'step', data: a });
     expect(last).toMatchObject({ type: 'observation', data: { reward: 1, done: true } });
