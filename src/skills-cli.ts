@@ -36,7 +36,9 @@ export function skillsCommand(program: Command, deps: Deps): void {
       const format = o.format as ViewFormat;
       if (o.taxonomy) {
         if (format === 'graphml' || format === 'cypher') throw new Error(`--taxonomy prints table, json or dot, not ${format}`);
-        process.stdout.write(ensureNewline(withBridged(formatTaxonomy(format), format)));
+        // With the bridged families the text passes a pipe's buffer: wait until it is handed over,
+        // since the CLI exits right after the action.
+        await new Promise<void>((resolve, reject) => process.stdout.write(ensureNewline(withBridged(formatTaxonomy(format), format)), (e) => (e ? reject(e) : resolve())));
         return;
       }
       if (!(VIEWS as readonly string[]).includes(view)) throw new UserError(`unknown view "${view}" (one of ${VIEWS.join(', ')})`);
