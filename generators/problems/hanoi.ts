@@ -63,10 +63,11 @@ export const hanoi = defineProblemFamily({
   verifier,
   size: (d) => (d as { disks: number }).disks,
   draw(rng, L) {
-    const where = Array.from({ length: L.disks + 1 }, () => (L.mixed ? rng.int(0, 2) : 0));
+    // A tower on one peg (any of the three), or at mixed levels each disk on any peg.
+    const start = rng.int(0, 2);
+    const where = Array.from({ length: L.disks + 1 }, () => (L.mixed ? rng.int(0, 2) : start));
     // The largest disk is not on the goal peg yet, so there is always something to do.
-    const goal = L.mixed ? (where[L.disks]! + rng.int(1, 2)) % 3 : rng.int(1, 2);
-    if (!L.mixed) where.fill(0);
+    const goal = (where[L.disks]! + rng.int(1, 2)) % 3;
     const pegs: number[][] = [[], [], []];
     for (let d = L.disks; d >= 1; d--) pegs[where[d]!]!.push(d);
     const moves: Move[] = [];

@@ -22,7 +22,7 @@ interface Level extends Record<string, number> {
 }
 
 const LEVELS: Level[] = [
-  { rows: 3, cols: 3 },
+  { rows: 3, cols: 5 },
   { rows: 5, cols: 5 },
   { rows: 7, cols: 7 },
   { rows: 9, cols: 9 },
