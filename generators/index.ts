@@ -1,5 +1,6 @@
-// The generator registry (DESIGN.md, "Tasks" and "Skills"): the families, their skill taxonomy,
-// and turning a draft into a validated Task through the sandbox.
+// The generator registry (DESIGN.md, "Tasks" and "Skills"): the families (code families here,
+// problem families in problems/), their skill taxonomy, and turning a draft into a validated Task
+// through the sandbox.
 import type { Rng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type AnyDraft, type Example, type Json, type ProblemDraft, type Skill, type Task, type TaskDraft, type TaskType } from '../core/task.js';
 import type { FailureReason, Sandbox } from '../sandbox/index.js';
@@ -257,7 +258,8 @@ function question(type: TaskType, inputs: Json[][], outputs: Json[], visibleCoun
 /**
  * Validates a draft in the sandbox and builds the Task: every input runs twice in fresh contexts
  * (limits, determinism), outputs must be JSON-like, induction must be non-trivial, and the task
- * must not be in `seen` (which is updated on success). Never throws for a bad draft.
+ * must not be in `seen` (which is updated on success). A problem draft goes to problems/validate.ts
+ * (its verifier must score the witness 1 and every failure < 1). Never throws for a bad draft.
  */
 export async function materialise(sandbox: Sandbox, draft: AnyDraft, seen?: Set<string>): Promise<Materialised> {
   if (draft && typeof draft === 'object' && draft.type === 'problem') return materialiseProblem(sandbox, draft as ProblemDraft, seen);
