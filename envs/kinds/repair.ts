@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { Rng } from '../../core/rng.js';
 import type { InductionTask } from '../../core/task.js';
-import { mutate } from '../../generators/index.js';
+import { applicableOps, mutate } from '../../generators/index.js';
 import type { RepairSpec } from '../types.js';
 import { action, clip, exampleText, isHostile, programArg, programShapeError, resultText, runAll, scoreProgram, submitOutcome, type KindImpl } from './common.js';
 import { deepEqual, normaliseProgram } from '../../sandbox/index.js';
@@ -32,7 +32,9 @@ export const repair: KindImpl<RepairSpec> = {
   budgets: (level) => ({ calls: 3 + level, turns: 4 + level }),
   async build(sandbox, task, base, rng) {
     if (task.type !== 'induction') return 'repair is built from an induction task';
-    const bug = rng.pick(BUG_OPS);
+    const ops = applicableOps(task).filter((op): op is (typeof BUG_OPS)[number] => (BUG_OPS as readonly string[]).includes(op));
+    if (ops.length === 0) return 'no bug operator applies (no integer literal, no operator with a sibling)';
+    const bug = rng.pick(ops);
     let buggy: string;
     try {
       buggy = mutate(rng, task, bug).program;

@@ -1,0 +1,124 @@
+// npm run bench:agentic — the environments' own cost and floor (issue 23, "Measured"): for each kind
+// (probe, repair, search) at each level asked for, over the same generated environments:
+//   make       environments generated and validated per second (generateEnv: a source task drawn and
+//              validated in the sandbox, the kind's build, the reference policy played once)
+//   reference  episodes per second with the scripted reference policy, and its success rate (1 by
+//              construction: validation plays it)
+//   random     episodes per second with the random valid-action policy (schema and types hold; it
+//              submits when its calls run out), its success rate (reward 1) and mean reward: the
+//              floor a trained solver must beat
+// Episodes run one after another on a sandbox of one worker (an episode's steps are sequential), so
+// the rates are per core. This machine is shared: compare kinds within one run, and repeat runs.
+// The built-in solver's success after multi-turn training (the issue's other figure) is not measured
+// here: that solver does not play environments yet.
+//   npm run bench:agentic [-- --levels 0,1] [--envs 30] [--random-seeds 3] [--families arith,str,array,loop]
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { loadavg, cpus } from 'node:os';
+import { join } from 'node:path';
+import { createRng } from '../core/rng.js';
+import { createSandbox } from '../sandbox/index.js';
+import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Policy } from '../envs/index.js';
+
+const arg = (name: string, def: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : def;
+};
+const levels = arg('levels', '0,1').split(',').map(Number);
+const perKind = Number(arg('envs', '30'));
+const randomSeeds = Number(arg('random-seeds', '3'));
+const families = arg('families', 'arith,str,array,loop').split(',');
+
+interface Row {
+  kind: EnvKind;
+  level: number;
+  envs: number;
+  makePerSec: number;
+  reference: { episodes: number; perSec: number; success: number; meanTurns: number };
+  random: { episodes: number; perSec: number; success: number; meanReward: number; meanTurns: number; endings: Record<string, number> };
+  /** Families that made no environment of this kind in 30 tries. */
+  skipped?: string[];
+}
+
+const sb = await createSandbox({ workers: 1 });
+const rows: Row[] = [];
+// Warm-up (the worker's first programs, JIT): one environment of each kind, untimed.
+for (const kind of ENV_KINDS) {
+  const s = await generateEnv(sb, { kind, family: 'arith', level: 0, rng: createRng(`warm/${kind}`) });
+  await playEpisode(new Env(s, sb), referencePolicy(s), 0);
+}
+
+async function play(specs: EnvSpec[], policyOf: (s: EnvSpec, k: number) => Policy, rounds: number) {
+  const rewards: number[] = [];
+  const turns: number[] = [];
+  const endings: Record<string, number> = {};
+  const t0 = performance.now();
+  for (let k = 0; k < rounds; k++) {
+    for (const s of specs) {
+      const t = await playEpisode(new Env(s, sb), policyOf(s, k), k);
+      rewards.push(t.reward);
+      turns.push(t.steps.length);
+      const end = t.reward === 1 ? 'solved' : (t.reason ?? 'wrong').split(':')[0]!;
+      endings[end] = (endings[end] ?? 0) + 1;
+    }
+  }
+  const secs = (performance.now() - t0) / 1000;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { episodes: rewards.length, perSec: rewards.length / secs, success: rewards.filter((r) => r === 1).length / rewards.length, meanReward: mean(rewards), meanTurns: mean(turns), endings };
+}
+
+for (const level of levels) {
+  for (const kind of ENV_KINDS) {
+    const seen = new Set<string>();
+    const specs: EnvSpec[] = [];
+    const skipped = new Set<string>();
+    const t0 = performance.now();
+    for (let i = 0; specs.length < perKind && skipped.size < families.length; i++) {
+      const family = families[i % families.length]!;
+      if (skipped.has(family)) continue;
+      try {
+        specs.push(await generateEnv(sb, { kind, family, level, rng: createRng(`bench/${kind}/${level}/${i}`), seen }));
+      } catch (e) {
+        // A family whose programs rarely make this kind (repair needs an operator or literal to break).
+        skipped.add(family);
+        console.log(`  ${kind} L${level}: ${family} skipped (${(e as Error).message.split('(')[1]?.split(';')[0] ?? 'no environment'})`);
+      }
+    }
+    const makePerSec = specs.length / ((performance.now() - t0) / 1000);
+    const ref = await play(specs, (s) => referencePolicy(s), 3);
+    const rnd = await play(specs, (s, k) => randomPolicy(s, createRng(`random/${s.id}/${k}`)), randomSeeds);
+    const row: Row = {
+      kind,
+      level,
+      envs: specs.length,
+      makePerSec,
+      reference: { episodes: ref.episodes, perSec: ref.perSec, success: ref.success, meanTurns: ref.meanTurns },
+      random: { episodes: rnd.episodes, perSec: rnd.perSec, success: rnd.success, meanReward: rnd.meanReward, meanTurns: rnd.meanTurns, endings: rnd.endings },
+    };
+    if (skipped.size) row.skipped = [...skipped];
+    rows.push(row);
+    console.log(
+      `${kind.padEnd(7)} L${level}  make ${makePerSec.toFixed(1).padStart(6)}/s  reference ${ref.perSec.toFixed(1).padStart(6)} ep/s success ${ref.success.toFixed(2)}  random ${rnd.perSec.toFixed(1).padStart(6)} ep/s success ${rnd.success.toFixed(2)} mean reward ${rnd.meanReward.toFixed(2)} (${Object.entries(rnd.endings).map(([k, n]) => `${k} ${n}`).join(', ')})`,
+    );
+  }
+}
+await sb.close();
+
+const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))), levels, envsPerKind: perKind, randomSeeds, families, sandboxWorkers: 1 };
+const dir = join(import.meta.dirname, 'results');
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, 'agentic.json'), JSON.stringify({ meta, rows }, null, 2) + '\n');
+const f = (x: number, d = 1) => x.toFixed(d);
+const md = [
+  '# bench:agentic',
+  '',
+  `Generated by \`npm run bench:agentic\` on ${meta.date.slice(0, 10)}: ${perKind} environments per kind and level (families ${families.join(', ')}), the reference policy 3 times over them, the random valid-action policy ${randomSeeds} times (seeded). One sandbox worker, episodes one after another; ${meta.cpus} cores, load ${meta.loadavg.join(' / ')} (shared machine: compare within the table).`,
+  '',
+  '| kind | level | make env/s | reference ep/s | reference success | random ep/s | random success | random mean reward | random endings |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...rows.map((r) => `| ${r.kind} | ${r.level} | ${f(r.makePerSec)} | ${f(r.reference.perSec)} | ${f(r.reference.success, 2)} | ${f(r.random.perSec)} | ${f(r.random.success, 2)} | ${f(r.random.meanReward, 2)} | ${Object.entries(r.random.endings).map(([k, n]) => `${k} ${n}`).join(', ')}${r.skipped ? ` (families skipped: ${r.skipped.join(', ')})` : ''} |`),
+  '',
+  'Not measured: the built-in tfjs solver after multi-turn training beside the untrained model (the issue\'s target of ≥ 0.5 success on two kinds, ≥ 30 points above untrained). The built-in solver does not play environments yet.',
+  '',
+].join('\n');
+writeFileSync(join(dir, 'agentic.md'), md);
+console.log(`wrote bench/results/agentic.json and agentic.md`);
