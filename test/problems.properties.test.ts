@@ -52,6 +52,34 @@ describe('problem families in the sandbox', () => {
   });
 });
 
+describe('every problem verifier against hostile answers', () => {
+  // Wrong types, huge values and prototype keys: 0 with a reason from every family, never a throw
+  // out of the sandbox, never 1.
+  const hostile = [
+    'null',
+    '-1',
+    '1e300',
+    '"' + 'A'.repeat(100_000) + '"',
+    JSON.stringify(Array.from({ length: 20_000 }, () => [0, 0])),
+    '[[[[[[[[[[[[]]]]]]]]]]]]',
+    '{"__proto__": {"length": 2, "0": 1}}',
+    '{"colouring": {"__proto__": []}, "oddCycle": null}',
+    '[null, null, null]',
+    'not a literal',
+  ];
+  it.each(problemFamilies.map((f) => f.id))('%s', async (family) => {
+    const f = problemFamilies.find((x) => x.id === family)!;
+    for (const level of [0, f.levels - 1]) {
+      const task = await generateTask(sb, { family, level, type: 'problem', rng: createRng(`hostile:${family}:${level}`) });
+      const verdicts = await verifyMany(sb, hostile.map((answer) => ({ task, answer })));
+      verdicts.forEach((v, i) => {
+        expect(v.reward, `${family} L${level}: ${hostile[i]!.slice(0, 30)}`).toBe(0);
+        expect(v.reason).toBeTruthy();
+      });
+    }
+  });
+});
+
 describe('the problem registry', () => {
   it('has at least 24 families in at least 6 domains, each with >= 5 levels, skills with known prerequisites', () => {
     expect(problemFamilies.length).toBeGreaterThanOrEqual(24);
