@@ -209,3 +209,40 @@ describe('determinism', () => {
     expect(b).toEqual(a);
   });
 });
+
+describe('properties', () => {
+  it('generation: any kind, family, level and seed gives a valid spec (reference reaches 1, plain data, same seed same spec)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ENV_KINDS), fc.constantFrom('arith', 'array', 'loop', 'bits'), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 1e6 }), async (kind, family, level, seed) => {
+        const s = await generateEnv(sb, { kind, family, level, rng: createRng(seed) });
+        expect(s).toMatchObject({ kind, family, level });
+        expect(JSON.parse(JSON.stringify(s))).toEqual(s);
+        expect((await playEpisode(new Env(s, sb), referencePolicy(s), seed)).reward).toBe(1);
+        expect((await generateEnv(sb, { kind, family, level, rng: createRng(seed) })).id).toBe(s.id);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('any action at all (arbitrary names and arguments) never throws: the episode goes on with reward 0, or ends with a reward in [0, 1] and a reason below 1', async () => {
+    const anyAction = fc.record({
+      name: fc.oneof(fc.constantFrom('call', 'submit', 'run_tests'), fc.string({ maxLength: 20 })),
+      arguments: fc.oneof(fc.string({ maxLength: 60 }), fc.json().map((j) => j), fc.dictionary(fc.constantFrom('args', 'x', 'program'), fc.jsonValue())),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ENV_KINDS), fc.array(anyAction, { minLength: 1, maxLength: 6 }), async (kind, actions) => {
+        const env = new Env(spec(kind), sb);
+        env.reset(0);
+        for (const a of actions) {
+          const r = await env.step(a as EnvAction);
+          expect(r.reward).toBeGreaterThanOrEqual(0);
+          expect(r.reward).toBeLessThanOrEqual(1);
+          if (!r.done) expect(r.reward).toBe(0);
+          if (r.done && r.reward < 1) expect(r.info.reason).toEqual(expect.any(String));
+          if (r.done) break;
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
