@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
-import { answerKind, answerShape, referenceAnswer, valueType, type ProblemTask } from '../core/task.js';
+import { answerKind, answerShape, referenceAnswer, valueType, type Json, type ProblemTask } from '../core/task.js';
 import { createSandbox, verifyMany, type Sandbox } from '../sandbox/index.js';
 import { DOMAINS, generateTask, problemFamilies, renderCompact, renderNatural, taxonomy } from '../generators/index.js';
 
@@ -48,6 +48,45 @@ describe('problem families in the sandbox', () => {
         expect(natural).toMatch(/Answer with a single JSON literal of this shape, e\.g\. \S/);
       }),
       { numRuns: 4 },
+    );
+  });
+});
+
+describe('verifiers check answers, they do not compare them with the witness', () => {
+  // Another valid answer, made from the witness by a change that keeps it valid, scores 1 too.
+  const other: Record<string, (t: ProblemTask) => Json> = {
+    'graph-colouring': (t) => (t.witness as number[]).map((c) => ((t.data as { colours: number }).colours - 1 - c)),
+    components: (t) => (t.witness as number[]).map((c) => c + 100),
+    bezout: (t) => {
+      const { a, b } = t.data as { a: number; b: number };
+      const [x, y] = t.witness as [number, number];
+      let g = a;
+      for (let h = b; h; ) [g, h] = [h, g % h];
+      return [x + b / g, y - a / g];
+    },
+    'subset-sum': (t) => [...(t.witness as number[])].reverse(),
+    'topological-order': (t) => {
+      // Swapping two neighbours that no pair orders keeps the order valid.
+      const w = [...(t.witness as number[])];
+      const edges = (t.data as { edges: number[][] }).edges;
+      for (let i = 0; i + 1 < w.length; i++) {
+        if (!edges.some(([a, b]) => a === w[i] && b === w[i + 1])) {
+          [w[i], w[i + 1]] = [w[i + 1]!, w[i]!];
+          break;
+        }
+      }
+      return w;
+    },
+  };
+  it.each(Object.keys(other))('%s', async (family) => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 0, max: 4 }), async (seed, level) => {
+        const task = (await generateTask(sb, { family, level, type: 'problem', rng: createRng(seed), attempts: 5 })) as ProblemTask;
+        const answer = other[family]!(task);
+        const [v] = await verifyMany(sb, [{ task, answer: JSON.stringify(answer) }]);
+        expect(v!.reward, JSON.stringify({ witness: task.witness, answer })).toBe(1);
+      }),
+      { numRuns: 10 },
     );
   });
 });
