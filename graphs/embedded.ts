@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS graph_runs (
   id TEXT PRIMARY KEY, preset TEXT, config TEXT, started_at TEXT, ended_at TEXT, status TEXT);
 CREATE TABLE IF NOT EXISTS graph_tasks (
   id TEXT PRIMARY KEY, type TEXT, family TEXT, level INTEGER, program TEXT, hash TEXT, prompt TEXT,
-  solve_rate REAL);
+  solve_rate REAL, proposer TEXT);
 CREATE INDEX IF NOT EXISTS graph_tasks_family_level ON graph_tasks (family, level);
 CREATE TABLE IF NOT EXISTS graph_exercises (
   task_id TEXT NOT NULL, skill_id TEXT NOT NULL, PRIMARY KEY (task_id, skill_id)) WITHOUT ROWID;
@@ -75,6 +75,7 @@ interface TaskRow {
   hash: string | null;
   prompt: string | null;
   solve_rate: number | null;
+  proposer: string | null;
 }
 interface RunRow {
   id: string;
@@ -110,6 +111,9 @@ export class EmbeddedSkillGraph implements SkillGraph {
     for (const column of ['baseline', 'until_baseline']) {
       if (!columns.has(column)) this.db.exec(`ALTER TABLE graph_mastered ADD COLUMN ${column} REAL`);
     }
+    // ... and before tasks recorded their proposer.
+    const taskColumns = new Set((this.db.prepare('PRAGMA table_info(graph_tasks)').all() as { name: string }[]).map((c) => c.name));
+    if (!taskColumns.has('proposer')) this.db.exec('ALTER TABLE graph_tasks ADD COLUMN proposer TEXT');
     this.stmts = this.prepare();
   }
 
@@ -133,11 +137,12 @@ export class EmbeddedSkillGraph implements SkillGraph {
       ),
       runStub: d.prepare('INSERT OR IGNORE INTO graph_runs (id) VALUES (?)'),
       task: d.prepare(
-        `INSERT INTO graph_tasks (id, type, family, level, program, hash, prompt, solve_rate)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO graph_tasks (id, type, family, level, program, hash, prompt, solve_rate, proposer)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET type = excluded.type, family = excluded.family, level = excluded.level,
            program = excluded.program, hash = excluded.hash, prompt = excluded.prompt,
-           solve_rate = coalesce(excluded.solve_rate, graph_tasks.solve_rate)`,
+           solve_rate = coalesce(excluded.solve_rate, graph_tasks.solve_rate),
+           proposer = coalesce(excluded.proposer, graph_tasks.proposer)`,
       ),
       taskStub: d.prepare('INSERT OR IGNORE INTO graph_tasks (id) VALUES (?)'),
       proposed: d.prepare('INSERT OR IGNORE INTO graph_proposed (run_id, task_id, step) VALUES (?, ?, ?)'),
@@ -192,7 +197,7 @@ export class EmbeddedSkillGraph implements SkillGraph {
         return;
       case 'task': {
         const t = e.task;
-        s.task.run(t.id, t.type, t.family, Math.trunc(t.level), t.program, t.hash, t.prompt, t.solveRate);
+        s.task.run(t.id, t.type, t.family, Math.trunc(t.level), t.program, t.hash, t.prompt, t.solveRate, t.proposer ?? null);
         s.runStub.run(e.runId);
         s.proposed.run(e.runId, t.id, Math.trunc(e.step));
         for (const k of new Set(t.skills)) {
@@ -280,6 +285,8 @@ export class EmbeddedSkillGraph implements SkillGraph {
       prompt: r.prompt ?? '',
       parent: parent ? { id: parent.id, op: parent.op ?? '' } : null,
       solveRate: r.solve_rate,
+      // Absent (not null) where the graph has none: graphs written before proposers were recorded.
+      ...(r.proposer ? { proposer: r.proposer } : {}),
     };
   }
 

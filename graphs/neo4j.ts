@@ -45,7 +45,8 @@ SET r.preset = row.preset, r.config = row.config, r.startedAt = row.startedAt, r
 UNWIND $rows AS row
 MERGE (t:Task {id: row.id})
 SET t.type = row.type, t.family = row.family, t.level = row.level, t.program = row.program,
-    t.hash = row.hash, t.prompt = row.prompt, t.solveRate = coalesce(row.solveRate, t.solveRate)
+    t.hash = row.hash, t.prompt = row.prompt, t.solveRate = coalesce(row.solveRate, t.solveRate),
+    t.proposer = coalesce(row.proposer, t.proposer)
 MERGE (r:Run {id: row.runId})
 MERGE (r)-[:PROPOSED {step: row.step}]->(t)
 FOREACH (sid IN row.skills | MERGE (s:Skill {id: sid}) MERGE (t)-[:EXERCISES]->(s))
@@ -125,6 +126,7 @@ function rowsFor(seg: Segment): { query: string; rows: Record<string, unknown>[]
             hash: t.hash,
             prompt: t.prompt,
             solveRate: t.solveRate,
+            proposer: t.proposer ?? null,
             skills: [...new Set(t.skills)],
             parentId: t.parent?.id ?? null,
             parentOp: t.parent?.op ?? null,
@@ -461,5 +463,6 @@ function toTask(t: Record<string, unknown>, skills: string[], parentId: string |
     prompt: str(t.prompt) ?? '',
     parent: parentId ? { id: parentId, op: op ?? '' } : null,
     solveRate: num(t.solveRate),
+    ...(str(t.proposer) ? { proposer: str(t.proposer) } : {}),
   };
 }

@@ -64,7 +64,8 @@ export interface SkillDetail {
   prerequisites: { skillId: string; name: string; state: SkillState | null }[];
   dependents: { skillId: string; name: string; state: SkillState | null }[];
   intervals: Mastery[];
-  exemplars: Pick<GraphTask, 'id' | 'type' | 'family' | 'level' | 'solveRate' | 'program' | 'parent'>[];
+  /** Tasks that exercise the skill, each with the proposer that wrote it. */
+  exemplars: (Pick<GraphTask, 'id' | 'type' | 'family' | 'level' | 'solveRate' | 'program' | 'parent'> & { proposer: string | null })[];
 }
 
 export interface CompareRow {
@@ -181,7 +182,7 @@ export async function showSkill(
     prerequisites: skill.requires.map(ref),
     dependents: skills.filter((k) => k.requires.includes(skillId)).map((k) => ref(k.id)),
     intervals,
-    exemplars: tasks.map(({ id, type, family, level, solveRate, program, parent }) => ({
+    exemplars: tasks.map(({ id, type, family, level, solveRate, program, parent, proposer }) => ({
       id,
       type,
       family,
@@ -189,6 +190,7 @@ export async function showSkill(
       solveRate,
       program,
       parent,
+      proposer: proposer ?? null,
     })),
   };
 }
@@ -299,12 +301,13 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
       return (
         text +
         formatTable(
-          ['task', 'type', 'level', 'solve rate', 'parent', 'program'],
+          ['task', 'type', 'level', 'solve rate', 'proposer', 'parent', 'program'],
           detail.exemplars.map((t) => [
             t.id,
             t.type,
             t.level,
             pct(t.solveRate),
+            t.proposer,
             t.parent ? `${t.parent.op} ${t.parent.id}` : null,
             t.program.replace(/\s+/g, ' ').slice(0, 60),
           ]),

@@ -10,6 +10,7 @@ import { loadPreset, startRun } from '../src/index.js';
 import { exportRun } from '../src/export.js';
 import { formatProposerReport, proposerReport } from '../src/proposer-cli.js';
 import { RunStore } from '../src/store.js';
+import { openSkillGraph, renderSkills, showSkill } from '../graphs/index.js';
 import { LEARNED_PROPOSER } from '../proposers/index.js';
 import { tempDir } from './helpers.js';
 
@@ -92,6 +93,17 @@ describe('a run with the learned proposer', () => {
       expect(t0.completion[0]!.content).toBe(recs[0]!.output);
       expect(t0.label).toBe(t0.reward > 0);
       expect(await exportRun(store, 'proposals', join(runsDir, 'proposals.parquet'), 'parquet')).toBe(a.proposals.length);
+
+      // The skill graph knows which proposer wrote the tasks that exercise (and so teach) a skill.
+      const graph = await openSkillGraph({ kind: 'embedded', db: store.db });
+      await graph.init();
+      const detail = await showSkill(graph, 'logic.and', { runId: 'full', exemplars: 50 });
+      expect(detail.exemplars.length).toBeGreaterThan(0);
+      const byId = new Map(a.tasks.map((t) => [(t as unknown as { id: string }).id, t.proposer]));
+      for (const t of detail.exemplars) expect(t.proposer).toBe(byId.get(t.id));
+      expect(detail.exemplars.some((t) => t.proposer === LEARNED_PROPOSER)).toBe(true);
+      const shown = await renderSkills(graph, { view: 'show', skill: 'logic.and', runId: 'full', format: 'table' });
+      expect(shown).toMatch(/proposer[\s\S]*learned:grammar@1/);
     } finally {
       store.close();
     }
