@@ -3,7 +3,11 @@
 import { createHash } from 'node:crypto';
 import { families, drawReference } from '../../generators/index.js';
 import { createRng } from '../../core/rng.js';
-import { CODE_TASK_TYPES } from '../../core/task.js';
+import * as taskModel from '../../core/task.js';
+
+// The code task types (problem families have a registry of their own); check.sh copies this file
+// into older commits too, which have only TASK_TYPES (then the same three types).
+const CODE_TASK_TYPES = ((taskModel as Record<string, unknown>).CODE_TASK_TYPES ?? taskModel.TASK_TYPES) as readonly ('deduction' | 'abduction' | 'induction')[];
 
 const out: Record<string, string> = {};
 for (const f of families) {
