@@ -22,7 +22,8 @@
 //
 // The 1,000/s target is the code families' (issue #4); problem families are reported per level.
 //
-//   npm run bench:generators [-- --n 300 --workers 2 --levels 0-4 --families arith,logic,sudoku --kinds code,problem --out FILE]
+//   npm run bench:generators [-- --n 300 --workers 2 --levels 0-4 --families arith,logic,sudoku --kinds code,problem,rg --rg-seconds 0.4 --out FILE]
+//   (rg: the bridged Reasoning Gym families, when `cogen setup reasoning-gym` was run: bench/results/reasoning-gym.{json,md})
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRng } from '../core/rng.js';
@@ -30,6 +31,7 @@ import type { Rng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type AnyDraft } from '../core/task.js';
 import { createSandbox } from '../sandbox/index.js';
 import { families, materialise, problemFamilies } from '../generators/index.js';
+import { runReasoningGymBench } from '../bridges/index.js';
 
 const arg = (name: string, def: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,7 +44,7 @@ if (!/^\d+(-\d+)?$/.test(levels)) throw new Error(`--levels takes N or LO-HI (e.
 const [lo, hi = lo] = levels.split('-').map(Number) as [number, number?];
 const only = arg('families', '');
 const OUT = arg('out', 'bench/results/generators.json');
-const kinds = arg('kinds', 'code,problem').split(',');
+const kinds = arg('kinds', 'code,problem,rg').split(',');
 const BATCH = 64;
 const loadAtStart = loadavg();
 
@@ -177,25 +179,32 @@ console.log(
     'bound new/s by the size of the space, not by the speed of generation.',
 );
 
-mkdirSync('bench/results', { recursive: true });
-writeFileSync(
-  OUT,
-  JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      node: process.version,
-      cores: cpus().length,
-      // 1, 5 and 15 minute load averages before the run (the run itself adds about 2 on 2 cores)
-      loadAverageAtStart: loadAtStart.map((x) => Math.round(x * 100) / 100),
-      workers: WORKERS,
-      draftsPerCell: N,
-      warmUp: { draftsPerCell: WARM_UP, poolTasks: POOL_WARM_UP },
-      target: 'validatedPerSec >= 1000 at levels 0-2 for code families (newPerSec is bounded by the size of the task space)',
-      familiesAvailable,
-      rows,
-    },
-    null,
-    2,
-  ) + '\n',
-);
-console.log(`wrote ${OUT}`);
+// (--kinds rg alone measures no native family: it leaves the native results as they are)
+if (rows.length > 0) {
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(
+    OUT,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        cores: cpus().length,
+        // 1, 5 and 15 minute load averages before the run (the run itself adds about 2 on 2 cores)
+        loadAverageAtStart: loadAtStart.map((x) => Math.round(x * 100) / 100),
+        workers: WORKERS,
+        draftsPerCell: N,
+        warmUp: { draftsPerCell: WARM_UP, poolTasks: POOL_WARM_UP },
+        target: 'validatedPerSec >= 1000 at levels 0-2 for code families (newPerSec is bounded by the size of the task space)',
+        familiesAvailable,
+        rows,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  console.log(`wrote ${OUT}`);
+}
+
+// The bridged Reasoning Gym families (bridges/): validated tasks/s per level against Reasoning Gym's
+// own generate + score in the same worker, and the families available with them.
+if (kinds.includes('rg')) await runReasoningGymBench({ nativeFamilies: familiesAvailable, outDir: 'bench/results', seconds: Number(arg('rg-seconds', '0.4')) });

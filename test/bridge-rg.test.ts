@@ -14,6 +14,7 @@ import {
   drawBridged,
   findBridgedFamily,
   loadCatalogue,
+  materialiseBridged,
   notSetUpLine,
   scoreBridged,
 } from '../bridges/index.js';
@@ -50,6 +51,28 @@ describe('a run without the bridge set up', () => {
       else process.env.COGEN_RG_VENV = before;
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('materialiseBridged (no worker needed)', () => {
+  const family = { dataset: 'countdown', category: 'games', doc: '', curriculum: true, levels: [{ config: { seed: 0, size: 8 }, tried: 8, served: 8 }] };
+  const item = { index: 3, question: 'make 10 from 4, 6', answer: '4 + 6', entry: { question: 'make 10 from 4, 6', answer: '4 + 6', metadata: {} }, witness: 1, failures: ['', '4 + 7'] };
+  it('serves an item whose witness scores 1 and whose near misses score < 1, as a problem the bridge verifies', () => {
+    const m = materialiseBridged(family, 0, item);
+    expect(m.ok).toBe(true);
+    const t = (m as { ok: true; task: ProblemTask }).task;
+    expect(t).toMatchObject({ type: 'problem', family: 'rg.countdown', level: 0, skills: ['rg.countdown.solve'], verifier: 'reasoning-gym:countdown', witness: '4 + 6', failures: ['', '4 + 7'], statement: item.question });
+    expect(t.data).toEqual({ dataset: 'countdown', config: { seed: 0, size: 8 }, index: 3, entry: item.entry });
+    expect(materialiseBridged(family, 0, { ...item }).ok && (materialiseBridged(family, 0, { ...item }) as { task: ProblemTask }).task.id).toBe(t.id);
+  });
+  it('refuses an item whose own answer does not score 1, one no near miss fails, one with no text answer, a duplicate', () => {
+    expect(materialiseBridged(family, 0, { ...item, witness: 0.99 })).toMatchObject({ ok: false, reason: 'unverified' });
+    expect(materialiseBridged(family, 0, { ...item, failures: [] })).toMatchObject({ ok: false, reason: 'unverified', detail: expect.stringMatching(/accepts every near miss/) });
+    expect(materialiseBridged(family, 0, { ...item, answer: null })).toMatchObject({ ok: false, reason: 'unverified' });
+    expect(materialiseBridged(family, 1, item)).toMatchObject({ ok: false, reason: 'invalid' });
+    const seen = new Set<string>();
+    expect(materialiseBridged(family, 0, item, seen).ok).toBe(true);
+    expect(materialiseBridged(family, 0, item, seen)).toMatchObject({ ok: false, reason: 'duplicate' });
   });
 });
 
@@ -203,21 +226,31 @@ describe.skipIf(!READY && !CI)('Reasoning Gym bridge (real package)', () => {
     }
   });
 
+  /** A served item's witness scores 1 and every near miss < 1, scored as a run scores answers. */
+  async function checkServed(family: string, level: number, seed: number): Promise<void> {
+    let task: ProblemTask;
+    try {
+      task = await draw(family, level, seed);
+    } catch (e) {
+      // A level may give no served item in 20 draws; then it serves nothing, which is allowed.
+      expect(String(e)).toMatch(/no served item/);
+      return;
+    }
+    expect(task.level).toBe(level);
+    expect((await scoreBridged(worker, task, task.witness as string)).reward).toBe(1);
+    for (const f of task.failures) expect((await scoreBridged(worker, task, f as string)).reward).toBeLessThan(1);
+  }
+
+  it('every bridged family and level (one item each, at a random seed) serves only items whose witness verifies', async () => {
+    const seed = fc.sample(fc.integer({ min: 0, max: 2 ** 31 - 1 }), 1)[0]!;
+    for (const fam of bridgedFamilies()) for (let level = 0; level < fam.levels; level++) await checkServed(fam.id, level, seed + level);
+  }, 600_000);
+
   it('property: over bridged families × levels, no served item has a witness that fails or a near miss that passes', async () => {
-    const fams = bridgedFamilies().filter((f) => !['rg.sokoban', 'rg.knight_swap', 'rg.zebra_puzzles', 'rg.jugs'].includes(f.id));
+    const fams = bridgedFamilies();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...fams), fc.nat(), fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (fam, l, seed) => {
-        const level = l % fam.levels;
-        let task: ProblemTask;
-        try {
-          task = await draw(fam.id, level, seed);
-        } catch (e) {
-          // A level may fail to give a served item in 20 draws; then it serves nothing, which is allowed.
-          expect(String(e)).toMatch(/no served item/);
-          return;
-        }
-        expect((await scoreBridged(worker, task, task.witness as string)).reward).toBe(1);
-        for (const f of task.failures) expect((await scoreBridged(worker, task, f as string)).reward).toBeLessThan(1);
+        await checkServed(fam.id, l % fam.levels, seed);
       }),
       { numRuns: 40 },
     );

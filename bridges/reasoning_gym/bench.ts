@@ -2,6 +2,8 @@
 // per bridged family and level, validated tasks/s through the bridge (a draw: one request, the item
 // generated, its witness and near misses scored, the task built in Node) against RG's own
 // generate + score_answer of the reference in the same Python process, with no cogen in the way.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRng } from '../../core/rng.js';
 import { bridgedFamilies, findBridgedFamily, loadCatalogue } from './catalogue.js';
 import { notSetUpLine } from './paths.js';
@@ -40,27 +42,37 @@ export async function benchBridged(worker: RgWorker, opts: BenchOptions = {}): P
     if (!fam) continue;
     for (const [level, { config }] of fam.levels.entries()) {
       if (opts.maxLevel !== undefined && level > opts.maxLevel) break;
-      // Reasoning Gym alone, in Python: generate + score the reference, for `seconds`.
-      const own = await worker.request<{ seconds: number; items: number }>('bench', { dataset: fam.dataset, config, n: 100_000, seconds, start: 1_000 });
-      // Through the bridge: validated tasks, for about as long.
-      const rng = createRng(level + 1);
-      const seen = new Set<string>();
-      let served = 0;
-      let rejected = 0;
-      const t0 = performance.now();
-      while ((performance.now() - t0) / 1000 < seconds) {
-        try {
-          await drawBridged(worker, { family: id, level, rng, seen, attempts: 1 });
-          served++;
-        } catch {
-          rejected++;
+      const space = typeof config.size === 'number' && config.size > 0 ? config.size : 2 ** 20;
+      try {
+        // Reasoning Gym alone, in Python: generate + score the reference, for `seconds`, over items
+        // drawn as the bridge draws them (random indices of the level).
+        const pick = createRng(`${id}/${level}/rg`);
+        const indices = Array.from({ length: 20_000 }, () => pick.int(0, space - 1));
+        // one untimed item first: a dataset's first item may load its data
+        await worker.request('bench', { dataset: fam.dataset, config, indices: indices.slice(0, 1), seconds });
+        const own = await worker.request<{ seconds: number; items: number }>('bench', { dataset: fam.dataset, config, indices, seconds });
+        // Through the bridge: validated tasks, one draw at a time, for about as long.
+        const rng = createRng(`${id}/${level}/bridge`);
+        const seen = new Set<string>();
+        let served = 0;
+        let rejected = 0;
+        const t0 = performance.now();
+        while ((performance.now() - t0) / 1000 < seconds) {
+          try {
+            await drawBridged(worker, { family: id, level, rng, seen, attempts: 1 });
+            served++;
+          } catch {
+            rejected++;
+          }
         }
+        const elapsed = (performance.now() - t0) / 1000;
+        const bridged = served / elapsed;
+        const native = own.items / own.seconds;
+        rows.push({ family: id, level, bridged, native, ratio: native > 0 ? bridged / native : 0, rejected });
+        opts.log?.(`${id} L${level}: ${bridged.toFixed(1)}/s bridged, ${native.toFixed(1)}/s Reasoning Gym alone (${(bridged / native).toFixed(2)}×)`);
+      } catch (e) {
+        opts.log?.(`${id} L${level}: not measured (${(e as Error).message})`);
       }
-      const elapsed = (performance.now() - t0) / 1000;
-      const bridged = served / elapsed;
-      const native = own.items / own.seconds;
-      rows.push({ family: id, level, bridged, native, ratio: native > 0 ? bridged / native : 0, rejected });
-      opts.log?.(`${id} L${level}: ${bridged.toFixed(1)}/s bridged, ${native.toFixed(1)}/s Reasoning Gym alone (${(bridged / native).toFixed(2)}×)`);
     }
   }
   return rows;
@@ -129,4 +141,28 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
     '',
   ].join('\n');
   return { rows, table, markdown };
+}
+
+/**
+ * bench:generators' Reasoning Gym part: benchReasoningGym with its own worker, the table printed,
+ * `<outDir>/reasoning-gym.{json,md}` written. Nothing but one line when the bridge is not set up.
+ */
+export async function runReasoningGymBench(opts: BenchOptions & { nativeFamilies: { code: number; problem: number }; outDir: string }): Promise<BridgedBenchReport> {
+  const { RgWorker } = await import('./process.js');
+  const worker = new RgWorker();
+  try {
+    const report = await benchReasoningGym(worker, opts);
+    console.log(report.table);
+    if (report.rows.length > 0) {
+      mkdirSync(opts.outDir, { recursive: true });
+      const catalogue = loadCatalogue()!;
+      const json = { date: new Date().toISOString(), reasoningGym: catalogue.reasoningGym, secondsPerMeasurement: opts.seconds ?? 0.5, familiesAvailable: { ...opts.nativeFamilies, bridged: catalogue.families.length }, excluded: catalogue.excluded, rows: report.rows };
+      writeFileSync(join(opts.outDir, 'reasoning-gym.json'), `${JSON.stringify(json, null, 2)}\n`);
+      writeFileSync(join(opts.outDir, 'reasoning-gym.md'), report.markdown);
+      console.log(`wrote ${join(opts.outDir, 'reasoning-gym.{json,md}')}`);
+    }
+    return report;
+  } finally {
+    worker.close();
+  }
 }

@@ -66,6 +66,12 @@ export interface DrawOptions {
   attempts?: number;
 }
 
+/**
+ * Kill timeout of generating and checking one item. Most take milliseconds; some generators spin on
+ * some seeds (arc_1d's hardest level did for minutes in bench:generators), and a run must not wait.
+ */
+const GENERATE_TIMEOUT_MS = 30_000;
+
 /** The index space of a level: its config's `size` (the worker sets it), else 2^20. */
 const indexSpace = (config: { [key: string]: Json }): number => (typeof config.size === 'number' && config.size > 0 ? config.size : 2 ** 20);
 
@@ -80,7 +86,17 @@ export async function drawBridged(worker: RgWorker, opts: DrawOptions): Promise<
   let last = '';
   for (let i = 0; i < attempts; i++) {
     const index = opts.rng.int(0, indexSpace(config) - 1);
-    const { items } = await worker.request<{ items: GeneratedItem[] }>('generate', { dataset: family.dataset, config, indices: [index] });
+    let items: GeneratedItem[];
+    try {
+      ({ items } = await worker.request<{ items: GeneratedItem[] }>('generate', { dataset: family.dataset, config, indices: [index] }, GENERATE_TIMEOUT_MS));
+    } catch (e) {
+      // An item that does not generate in time is skipped like one that does not verify (the
+      // worker was killed and restarts); other failures (no Python, a crash) end the draw.
+      if (!(e instanceof WorkerFailure && e.reason === 'timeout')) throw e;
+      reasons.set('timeout', (reasons.get('timeout') ?? 0) + 1);
+      last = e.message;
+      continue;
+    }
     const m = materialiseBridged(family, opts.level, items[0]!, opts.seen);
     if (m.ok) return m.task;
     reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
