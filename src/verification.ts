@@ -72,6 +72,7 @@ let warned = false;
  * with one line (the run goes on with the native families); none left is an error.
  */
 export function availableFamilies(families: string[], log: (line: string) => void = (l) => process.stderr.write(`cogen: ${l}\n`)): string[] {
+  if (!families.some(isBridgedFamily)) return families;
   const known = new Set(bridgeReady() ? bridgedFamilies().map((f) => f.id) : []);
   const missing = families.filter((id) => isBridgedFamily(id) && !known.has(id));
   if (missing.length === 0) return families;
