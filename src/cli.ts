@@ -13,6 +13,7 @@ import { createProgress, formatDuration } from './progress.js';
 import { RunStore, StoreError } from './store.js';
 import { skillsCommand } from './skills-cli.js';
 import { formatProposerReport, proposerReport } from './proposer-cli.js';
+import { ENV_POLICIES, parseKinds, playEnvs, type EnvPolicy } from './envs-cli.js';
 import { UserError } from '../core/errors.js';
 
 const USER_ERRORS = [UserError, ConfigError, StoreError];
@@ -148,6 +149,7 @@ function buildProgram(): Command {
     .option('--host <host>', 'address to bind (any other than loopback needs COGEN_TOKEN)', '127.0.0.1')
     .option('--port <n>', 'port (0: any free one)', parseIntArg, 8787)
     .option('--ttl <seconds>', 'time-to-live of sampled tasks (overrides serve.ttlSeconds)', parseFloatArg)
+    .addOption(new Option('--proposer <kind>', 'who proposes fresh tasks: generator, or learned (the grammar proposer that learns from the trainer\'s solve rates)').choices(['generator', 'learned']))
     .addOption(new Option('--graph <kind>', 'skill graph store (the embedded one is always written too)').choices(['embedded', 'neo4j']))
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-served-seed)')
@@ -165,6 +167,7 @@ function buildProgram(): Command {
           curriculum: { controller: o.curriculum, gating: o.gating },
           graph: { kind: o.graph, uri: o.neo4jUri },
           serve: o.ttl === undefined ? undefined : { ttlSeconds: o.ttl },
+          proposer: o.proposer === 'learned' ? { learned: { enabled: true } } : undefined,
         });
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -200,6 +203,40 @@ function buildProgram(): Command {
       } finally {
         store.close();
       }
+    });
+
+  program
+    .command('envs')
+    .description('play agentic environments (probe, repair, search) with the reference policy, a random valid-action policy or a chat model, and record the episodes in a run (export them with --what trajectories)')
+    .option('--kind <kinds>', 'comma-separated kinds', 'probe,repair,search')
+    .option('--families <list>', 'comma-separated generator families the environments are made from', 'arith')
+    .option('--level <n>', 'level (the program\'s difficulty and the budgets)', parseIntArg, 0)
+    .option('--episodes <n>', 'episodes per kind, each on a new environment', parseIntArg, 10)
+    .option('--seed <n>', 'seed (the same seed makes the same environments)', parseIntArg, 0)
+    .addOption(new Option('--policy <name>', 'reference (the scripted solution), random (valid actions), or llm (a chat model through tool calling)').choices(ENV_POLICIES).default('reference'))
+    .addOption(new Option('--provider <name>', 'with --policy llm: the LLM provider').choices(['openai', 'ollama', 'scripted']))
+    .option('--model <name>', 'with --policy llm: model name')
+    .option('--base-url <url>', 'with --policy llm: OpenAI-compatible endpoint')
+    .option('--script <file>', 'with --provider scripted: a JSON script of replies')
+    .option('--run-id <id>', 'name the run (default: envs-<time>-<policy>)')
+    .addOption(runsDirOption())
+    .option('--json', 'the summary as JSON on stdout')
+    .action(async (o) => {
+      const model = { provider: o.provider, model: o.model, baseUrl: o.baseUrl, scriptPath: o.script ? resolve(String(o.script)) : undefined };
+      const summary = await playEnvs({
+        kinds: parseKinds(o.kind),
+        families: String(o.families).split(',').map((f: string) => f.trim()).filter(Boolean),
+        level: o.level,
+        episodes: o.episodes,
+        seed: o.seed,
+        policy: o.policy as EnvPolicy,
+        model: Object.fromEntries(Object.entries(model).filter(([, v]) => v !== undefined)),
+        runsDir: resolve(o.runsDir),
+        runId: o.runId,
+        log: o.json ? undefined : (line) => process.stderr.write(`${line}\n`),
+      });
+      if (o.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      else process.stderr.write(`run ${summary.runId} in ${summary.dir}\nexport:   cogen export --run ${summary.runId} --what trajectories --out trajectories.jsonl\n`);
     });
 
   program
