@@ -3,6 +3,7 @@
 // after an uncheckpointed step resumes to exactly the run that was never stopped: the same tasks,
 // metrics, proposals and the same preferences in the last checkpoint.
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +79,14 @@ describe('a run with the learned proposer', () => {
       expect(report.arms.some((x) => x.points.some((p) => p.moved > 0))).toBe(true);
       expect(formatProposerReport(report, 'table')).toMatch(/logic\/0\/deduction .*\n\s+prod:bool\s+moved/);
       expect(JSON.parse(formatProposerReport(report, 'json'))).toEqual(report);
+      // ... and through the CLI, with one clear line for a run that does not use it.
+      const cli = (...argv: string[]) => spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'cogen.js'), ...argv, '--runs-dir', runsDir], { encoding: 'utf8' });
+      const shown = cli('proposer', '--run', 'full', '--format', 'json');
+      expect(shown.status).toBe(0);
+      expect(JSON.parse(shown.stdout)).toEqual(report);
+      const missing = cli('proposer', '--run', 'nope');
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
 
       // cogen export --what proposals: every draft with its prompt (arm + choice trace), program and reward.
       const out = join(runsDir, 'proposals.jsonl');
@@ -102,8 +111,8 @@ describe('a run with the learned proposer', () => {
       const byId = new Map(a.tasks.map((t) => [(t as unknown as { id: string }).id, t.proposer]));
       for (const t of detail.exemplars) expect(t.proposer).toBe(byId.get(t.id));
       expect(detail.exemplars.some((t) => t.proposer === LEARNED_PROPOSER)).toBe(true);
-      const shown = await renderSkills(graph, { view: 'show', skill: 'logic.and', runId: 'full', format: 'table' });
-      expect(shown).toMatch(/proposer[\s\S]*learned:grammar@1/);
+      const skillsShown = await renderSkills(graph, { view: 'show', skill: 'logic.and', runId: 'full', format: 'table' });
+      expect(skillsShown).toMatch(/proposer[\s\S]*learned:grammar@1/);
     } finally {
       store.close();
     }

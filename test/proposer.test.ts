@@ -9,6 +9,7 @@ import { TASK_TYPES, type Task } from '../core/task.js';
 import { canonicalHash, drawReference, families, FIXED_CHOOSER, materialise, tokenize } from '../generators/index.js';
 import { buckets, LEARNED_PROPOSER, LearnedProposer, learnedProposerConfigSchema, preferenceRows, probabilities, TracingChooser } from '../proposers/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
+import { loadPreset } from '../src/config.js';
 
 const BASE_TYPES = TASK_TYPES.filter((t) => t === 'deduction' || t === 'abduction' || t === 'induction');
 const config = (over: object = {}) => learnedProposerConfigSchema.parse({ enabled: true, ...over });
@@ -168,20 +169,30 @@ describe('learning', () => {
   });
 
   it('keeps drafting programs the sandbox accepts about as often as the fixed generators do', async () => {
-    const p = new LearnedProposer(config({ lr: 0.3 }));
-    await train(p, createRng(3), 8, new Set());
-    const trained = p.state();
-    let ok = { learned: 0, fixed: 0 };
-    const n = 60;
-    for (let i = 0; i < n; i++) {
-      const chooser = new TracingChooser(trained.arms['arith/1/deduction']!.prefs);
-      const l = drawReference(arm.family, createRng(`v${i}`), arm.level, arm.type, chooser).draft;
-      const f = drawReference(arm.family, createRng(`v${i}`), arm.level, arm.type).draft;
-      ok = {
-        learned: ok.learned + ((await materialise(sandbox, l)).ok ? 1 : 0),
-        fixed: ok.fixed + ((await materialise(sandbox, f)).ok ? 1 : 0),
-      };
-    }
-    expect(ok.learned / n).toBeGreaterThanOrEqual(ok.fixed / n - 0.1);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
+        const p = new LearnedProposer(config({ lr: 0.3 }));
+        await train(p, createRng(seed), 6, new Set());
+        const prefs = p.state().arms['arith/1/deduction']!.prefs;
+        let ok = { learned: 0, fixed: 0 };
+        const n = 40;
+        for (let i = 0; i < n; i++) {
+          const l = drawReference(arm.family, createRng(`${seed}/${i}`), arm.level, arm.type, new TracingChooser(prefs)).draft;
+          const f = drawReference(arm.family, createRng(`${seed}/${i}`), arm.level, arm.type).draft;
+          ok = {
+            learned: ok.learned + ((await materialise(sandbox, l)).ok ? 1 : 0),
+            fixed: ok.fixed + ((await materialise(sandbox, f)).ok ? 1 : 0),
+          };
+        }
+        expect(ok.learned / n).toBeGreaterThanOrEqual(ok.fixed / n - 0.1);
+      }),
+      { numRuns: 3 },
+    );
+  });
+
+  it('rejects a bad proposer config naming the field', () => {
+    expect(() => loadPreset('smoke', { proposer: { learned: { enabled: true, lr: -1 } } })).toThrow(/proposer\.learned\.lr/);
+    expect(() => loadPreset('smoke', { proposer: { learnd: {} } })).toThrow(/proposer/);
+    expect(loadPreset('smoke').proposer).toBeUndefined();
   });
 });
