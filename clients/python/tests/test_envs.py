@@ -13,12 +13,13 @@ import pytest
 
 from cogen_client.envs import ENV_CLASSES, CogenProbeEnv, CogenSearchEnv
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, node
 
 
 def reference(kind: str, family: str, level: int, seed: int):
     """The reference actions for the environment a request makes (computed by the engine itself)."""
-    out = subprocess.run(["npx", "tsx", "clients/python/tests/env_reference.ts", kind, family, str(level), str(seed)], cwd=REPO_ROOT, check=True, capture_output=True, text=True, timeout=120)
+    tsx = REPO_ROOT / "node_modules" / "tsx" / "dist" / "cli.mjs"
+    out = subprocess.run([node(), str(tsx), "clients/python/tests/env_reference.ts", kind, family, str(level), str(seed)], cwd=REPO_ROOT, check=True, capture_output=True, text=True, timeout=120)
     return json.loads(out.stdout)
 
 
