@@ -1,7 +1,7 @@
 // An episode as a chat in the OpenAI messages format: the prompt as a user message, each action as
 // an assistant message with one tool call, each result as a tool message answering that call's id.
 // One home for this shape: the export, the LLM solver and the served sessions all use it.
-import type { ToolSchema, Trajectory } from './types.js';
+import type { Trajectory } from './types.js';
 
 export const ENV_SYSTEM_PROMPT =
   'You are an agent in a programming environment. Act only through the tools you are given: call them to explore, and end the episode with submit.';
@@ -32,5 +32,3 @@ export function trajectoryMessages(t: Pick<Trajectory, 'prompt' | 'steps'>): Env
   });
   return messages;
 }
-
-export type { ToolSchema };
