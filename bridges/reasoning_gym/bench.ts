@@ -19,8 +19,10 @@ export interface BridgedBenchRow {
   native: number;
   /** bridged / native: the bridge's overhead as a ratio (validation scores ~4 answers per item, RG 1). */
   ratio: number;
-  /** Items drawn that were not served (their own answer did not verify). */
+  /** Draws that gave no task: a duplicate of one drawn before in the row, or an item that did not verify. */
   rejected: number;
+  /** Why the row could not be measured (then the rates are 0). */
+  error?: string;
 }
 
 export interface BenchOptions {
@@ -71,6 +73,7 @@ export async function benchBridged(worker: RgWorker, opts: BenchOptions = {}): P
         rows.push({ family: id, level, bridged, native, ratio: native > 0 ? bridged / native : 0, rejected });
         opts.log?.(`${id} L${level}: ${bridged.toFixed(1)}/s bridged, ${native.toFixed(1)}/s Reasoning Gym alone (${(bridged / native).toFixed(2)}×)`);
       } catch (e) {
+        rows.push({ family: id, level, bridged: 0, native: 0, ratio: 0, rejected: 0, error: (e as Error).message });
         opts.log?.(`${id} L${level}: not measured (${(e as Error).message})`);
       }
     }
@@ -101,7 +104,9 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
     const line = `${notSetUpLine()}: no bridged rows`;
     return { rows: [], table: line, markdown: `${line}\n` };
   }
-  const rows = await benchBridged(worker, opts);
+  const all = await benchBridged(worker, opts);
+  const rows = all.filter((r) => r.error === undefined);
+  const unmeasured = all.filter((r) => r.error !== undefined);
   const fams = new Set(rows.map((r) => r.family));
   const ratios = rows.filter((r) => r.native > 0).map((r) => r.ratio);
   const n = opts.nativeFamilies;
@@ -123,9 +128,12 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
     '',
     'Written by `npm run bench:generators` (bridges/reasoning_gym/bench.ts). Per bridged family and level, in one run:',
     '**bridged** = validated tasks/s through the bridge (a draw is one request: the item generated, its reference',
-    'answer and up to 4 near misses scored by its own `score_answer`, the task built in Node; items that do not',
-    'verify count as time and are listed as rejected); **RG** = Reasoning Gym\'s own generate + `score_answer` of the',
+    'answer and up to 4 near misses scored by its own `score_answer`, the task built in Node; draws that give no',
+    'task, a duplicate of one drawn before in the row or an item that does not verify, count as time and are listed',
+    'as rejected); **RG** = Reasoning Gym\'s own generate + `score_answer` of the',
     'reference in the same worker process, no cogen in the way. The ratio is the bridge\'s cost including validation.',
+    'Each side runs for a short window over different random items, and some datasets\' item costs are heavy-tailed,',
+    'so a single row\'s ratio is noisy (rows above 1 are that noise); the medians over all rows are the figure.',
     '',
     ...summary.map((s) => `- ${s}`),
     '',
@@ -133,6 +141,7 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
     '',
     ...catalogue.excluded.map((x) => `- \`rg.${x.dataset}\`: ${x.reason}`),
     '',
+    ...(unmeasured.length ? ['## Not measured', '', ...unmeasured.map((r) => `- \`${r.family}\` level ${r.level}: ${r.error}`), ''] : []),
     '## Per family and level',
     '',
     '| family | level | bridged/s | RG/s | ratio | rejected |',
