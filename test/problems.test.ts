@@ -15,6 +15,8 @@ import { startServer, type RunningServer } from '../src/server/index.js';
 import { cogen, tempDir } from './helpers.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { servedTask } from '../src/server/types.js';
+import { answerOf } from '../src/verification.js';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -266,4 +268,21 @@ describe('the CLI with problem families', () => {
     expect(new Set(records.map((r) => r.type))).toEqual(new Set(['deduction', 'problem']));
     for (const r of records) if (r.type === 'problem') expect(['sudoku', 'bezout']).toContain(r.family);
   }, 240_000);
+});
+
+describe('a bridged problem served to a trainer', () => {
+  const bridged: ProblemTask = {
+    id: 'b1', type: 'problem', family: 'rg.countdown', level: 0, skills: ['rg.countdown.solve'], program: '', hash: 'h', parent: null, proposer: 'reasoning-gym',
+    statement: 'Using 3, 4 and 5 once each, make 23.', data: { dataset: 'countdown' }, witness: '3*5+4*2', failures: [''], verifier: 'reasoning-gym:countdown',
+  };
+  it('asks for the answer as text on an ANSWER line, and takes it from there', () => {
+    const served = servedTask(bridged);
+    expect(served.prompt[0]!.content).toMatch(/answer is text.*ANSWER: <answer>/);
+    expect(served.prompt[0]!.content).not.toMatch(/JSON literal/);
+    expect(answerOf('Let me see: 3*5 = 15.\nANSWER: 3*5+4*2', bridged)).toBe('3*5+4*2');
+  });
+  it('keeps the JSON-literal instructions for a native problem', () => {
+    const native: ProblemTask = { ...bridged, family: 'bezout', verifier: 'program', witness: [1, -1] };
+    expect(servedTask(native).prompt[0]!.content).toMatch(/JSON literal/);
+  });
 });

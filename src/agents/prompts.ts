@@ -137,10 +137,12 @@ export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>
 /** The prompt text as recorded in the run store: system and user parts, labelled. */
 export const promptText = (p: Prompt): string => `[system]\n${p.system}\n\n[user]\n${p.user}`;
 
-/** Instructions for an LLM solver, by the kind of answer the task expects. */
-export function solverSystemPrompt(kind: AnswerKind): string {
+/** Instructions for an LLM solver, by the kind of answer the task expects ('text': a bridged problem's free-text answer). */
+export function solverSystemPrompt(kind: AnswerKind | 'text'): string {
   const what = kind === 'program'
     ? 'The answer is a JavaScript function declaration named `f` (pure, deterministic, no I/O). Put it in a fenced ```javascript block.'
-    : 'The answer is a JSON literal (a number, string, boolean, null, array or object; for an input, the JSON array of arguments). Put it in a fenced ```json block, or on a last line of the form `ANSWER: <json>`.';
+    : kind === 'text'
+      ? 'The answer is text, written exactly as the problem asks for it. Put it on a last line of the form `ANSWER: <answer>`.'
+      : 'The answer is a JSON literal (a number, string, boolean, null, array or object; for an input, the JSON array of arguments). Put it in a fenced ```json block, or on a last line of the form `ANSWER: <json>`.';
   return `You solve programming puzzles exactly. Reason briefly if you need to, then give your final answer. ${what} Give exactly one final answer.`;
 }

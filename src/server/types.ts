@@ -2,7 +2,7 @@
 // reports, and a task rendered as chat messages.
 import { renderNatural } from '../../generators/index.js';
 import { solverSystemPrompt } from '../agents/index.js';
-import { answerKind, answerShape, type Task } from '../../core/task.js';
+import { answerKind, answerShape, isBridgedProblem, type Task } from '../../core/task.js';
 
 export interface ChatMessage {
   role: 'system' | 'user';
@@ -57,7 +57,7 @@ export function servedTask(task: Task): ServedTask {
     level: task.level,
     skills: task.skills,
     prompt: [
-      { role: 'system', content: solverSystemPrompt(kind) },
+      { role: 'system', content: solverSystemPrompt(isBridgedProblem(task) ? 'text' : kind) },
       { role: 'user', content: renderNatural(task) },
     ],
     answer_kind: kind,
