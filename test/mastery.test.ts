@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binomialTail, createMasteryTracker, emptyMastery, masterable, masteryConfigSchema, masteryStep, minProbes, passes } from '../curricula/mastery.js';
 import { createRng } from '../core/rng.js';
-import { CODE_TASK_TYPES, type CodeTask, type Json, type Skill, type Task } from '../core/task.js';
-import { allSkills, families, renderCompact } from '../generators/index.js';
+import { CODE_TASK_TYPES, type CodeTask, type Json, type ProblemTask, type Skill, type Task } from '../core/task.js';
+import { allSkills, families, problemFamilies, renderCompact } from '../generators/index.js';
 import { openSkillGraph, renderSkills, type GraphEvent } from '../graphs/index.js';
 import { createSandbox, verifyMany, type Sandbox } from '../sandbox/index.js';
 import { parseConfig } from '../src/config.js';
@@ -184,6 +184,39 @@ describe('no trivial policy is ever learned (property)', () => {
       // sort's seed 0 once found a constant argument list of another shape (extra arguments are
       // ignored) that beat the per-shape baseline; it stays as a fixed example.
       { numRuns: 1, examples: family === 'sort' ? [[0]] : [] },
+    );
+  }, 240_000);
+});
+
+describe('no trivial policy is ever learned on verified problems (property)', () => {
+  // A problem's answer is checked by its verifier, so several answers can be right: the trivial
+  // policies are constants (each witness of the set, the most common one, plain values), scored by
+  // the same verifiers as the solver's answers.
+  const PLAIN: Json[] = [0, 1, '', 'a', true, false, null, [], {}, [0], [[0]]];
+  it.each(problemFamilies.map((f) => ({ family: f.id, levels: f.levels })))('$family, every level', async ({ family, levels }) => {
+    const skills = familySkills(family);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
+        for (let level = 0; level < levels; level++) {
+          const probes = await buildProbes(sandbox, [{ family, level, type: 'problem' }], skills, { perArm: 2, mastery: defaults }, createRng(seed), new Set(), renderCompact);
+          expect(probes.length, `${family} L${level}: no probes`).toBeGreaterThan(0);
+          for (const skill of skills) {
+            const set = skillProbeSet(skill, probes).map((i) => probes[i]!);
+            if (set.length === 0) continue;
+            const witnesses = [...new Map(set.map((p) => [canonical((p.task as ProblemTask).witness), (p.task as ProblemTask).witness])).values()].slice(0, 16);
+            const constants = [...witnesses, ...PLAIN];
+            const plays = constants.map((c) => set.map((p) => ({ task: p.task, answer: JSON.stringify(c) })));
+            const verdicts = await verifyMany(sandbox, plays.flat());
+            plays.forEach((_, k) => {
+              const scores = probeScores(set, verdicts.slice(k * set.length, (k + 1) * set.length), [skill]);
+              const result = scores.perSkill.get(skill.id)!;
+              expect(result.accuracy, `${skill.id} L${level}: constant ${canonical(constants[k]!)}`).toBeLessThanOrEqual(result.baseline + 1e-9);
+              expect(masteryStep(emptyMastery(), 1, scores.perSkill, defaults).events).toEqual([]);
+            });
+          }
+        }
+      }),
+      { numRuns: 1 },
     );
   }, 240_000);
 });
