@@ -105,29 +105,21 @@ export interface Taxonomy {
   roots: string[];
 }
 
+const taxonomyEntry = (f: Family | ProblemFamily) => ({
+  id: f.id,
+  name: f.name,
+  description: f.description,
+  levels: f.levels,
+  knobs: [...f.knobs],
+  skills: f.skills.map((s) => s.id),
+});
+
 export function taxonomy(): Taxonomy {
   const skills = allSkills();
   return {
     families: [
-      ...REGISTRY.map((f) => ({
-        id: f.id,
-        name: f.name,
-        description: f.description,
-        levels: f.levels,
-        knobs: [...f.knobs],
-        skills: f.skills.map((s) => s.id),
-        types: [...CODE_TASK_TYPES],
-      })),
-      ...PROBLEM_FAMILIES.map((f) => ({
-        id: f.id,
-        name: f.name,
-        description: f.description,
-        levels: f.levels,
-        knobs: [...f.knobs],
-        skills: f.skills.map((s) => s.id),
-        types: ['problem' as const],
-        domain: f.domain,
-      })),
+      ...REGISTRY.map((f) => ({ ...taxonomyEntry(f), types: [...CODE_TASK_TYPES] })),
+      ...PROBLEM_FAMILIES.map((f) => ({ ...taxonomyEntry(f), types: ['problem' as const], domain: f.domain })),
     ],
     skills: skills.map((s) => ({ ...s, requires: [...s.requires] })),
     roots: skills.filter((s) => s.requires.length === 0).map((s) => s.id),

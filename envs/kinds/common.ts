@@ -95,18 +95,23 @@ export async function runAll(sandbox: Sandbox, program: string, inputs: Json[][]
 export const resultText = (r: RunResult): string => (r.ok ? show(r.value) : `error (${r.reason}: ${clip(r.detail, 160)})`);
 
 /** Verifies a submitted program on tests with the sandbox's induction verifier (passed / total). */
+/** The single-turn task fields of a spec, for verifying an answer the way a task's answer is verified. */
+export const taskBase = (spec: EnvSpec) => ({
+  id: spec.id,
+  family: spec.family,
+  level: spec.level,
+  skills: spec.skills,
+  program: spec.program,
+  hash: spec.hash,
+  parent: null,
+  proposer: 'env',
+  budget: spec.stepBudget,
+});
+
 export async function scoreProgram(sandbox: Sandbox, spec: EnvSpec, tests: Example[], answer: string): Promise<DetailedVerdict> {
   const task: InductionTask = {
-    id: spec.id,
+    ...taskBase(spec),
     type: 'induction',
-    family: spec.family,
-    level: spec.level,
-    skills: spec.skills,
-    program: spec.program,
-    hash: spec.hash,
-    parent: null,
-    proposer: 'env',
-    budget: spec.stepBudget,
     visible: [],
     hidden: tests,
     message: '',

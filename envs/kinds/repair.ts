@@ -6,7 +6,7 @@ import type { Rng } from '../../core/rng.js';
 import type { InductionTask } from '../../core/task.js';
 import { applicableOps, mutate } from '../../generators/index.js';
 import type { RepairSpec } from '../types.js';
-import { action, clip, exampleText, isHostile, programArg, programShapeError, resultText, runAll, scoreProgram, submitOutcome, type KindImpl } from './common.js';
+import { action, clip, exampleText, isHostile, programArg, programShapeError, resultText, runAll, scoreProgram, submitOutcome, taskBase, type KindImpl } from './common.js';
 import { deepEqual, normaliseProgram } from '../../sandbox/index.js';
 
 /** The bug-planting operators: they change behaviour in place (wrap and change-input do not plant a bug). */
@@ -14,7 +14,7 @@ export const BUG_OPS = ['swap-operator', 'perturb-constant'] as const;
 
 /** A random edit of the buggy program, the random policy's candidate (sometimes it is the fix). */
 function randomEdit(spec: RepairSpec, rng: Rng): string {
-  const task: InductionTask = { id: spec.id, type: 'induction', family: spec.family, level: spec.level, skills: spec.skills, program: spec.buggy, hash: spec.hash, parent: null, proposer: 'env', visible: spec.visible, hidden: [], message: '' };
+  const task: InductionTask = { ...taskBase(spec), type: 'induction', program: spec.buggy, visible: spec.visible, hidden: [], message: '' };
   try {
     return mutate(rng, task, rng.pick(BUG_OPS)).program;
   } catch {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AbductionTask, Json } from '../../core/task.js';
 import { verifyAnswer } from '../../sandbox/index.js';
 import type { SearchSpec } from '../types.js';
-import { action, argList, callHidden, callText, checkArgList, clip, isHostile, randomArgs, resultText, type KindImpl } from './common.js';
+import { action, argList, callHidden, callText, checkArgList, clip, isHostile, randomArgs, resultText, taskBase, type KindImpl } from './common.js';
 
 export const search: KindImpl<SearchSpec> = {
   kind: 'search',
@@ -29,16 +29,8 @@ export const search: KindImpl<SearchSpec> = {
     const x = args.x as Json[];
     if (name === 'call') return { text: `${callText(x)} = ${resultText(await callHidden(sandbox, spec, x))}` };
     const task: AbductionTask = {
-      id: spec.id,
+      ...taskBase(spec),
       type: 'abduction',
-      family: spec.family,
-      level: spec.level,
-      skills: spec.skills,
-      program: spec.program,
-      hash: spec.hash,
-      parent: null,
-      proposer: 'env',
-      budget: spec.stepBudget,
       input: spec.answer,
       output: spec.target,
     };
