@@ -9,8 +9,9 @@
 // paired: per controller the mean with a 95 % bootstrap interval, and against uniform the paired
 // difference with its interval and a sign-flip test (bench/stats.ts). `--under-test <controller>`
 // names the controller the target is judged on (name it before the final run; the others are
-// exploratory). Sized for a 2-core machine (≈ 15 min idle per seed with every controller): 120
-// steps, deduction only, levels 0–2 of arith and logic, the default small solver.
+// exploratory). Sized for a 2-core machine (≈ 5 min idle per seed with all seven controllers, so
+// ≈ 40 min for 8 seeds): 120 steps, deduction only, levels 0–2 of arith and logic, the default
+// small solver.
 //
 //   npm run bench:curriculum [-- --steps 120 --seeds random:8 --under-test learnability --controllers uniform,learnability --out bench/results]
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
