@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPreset, RunStore, startRun } from '../src/index.js';
-import { drawSeeds } from './stats.js';
+import { drawSeeds, mean as meanOf, median as medianOf } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,13 +56,10 @@ interface SeedRun {
   curve: Record<string, number>[];
 }
 
-const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-function median(xs: number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+/** A statistic of no values is null in the JSON (NaN is not JSON). */
+const orNull = (f: (xs: number[]) => number) => (xs: number[]): number | null => (xs.length ? f(xs) : null);
+const mean = orNull(meanOf);
+const median = orNull(medianOf);
 
 async function runSeed(seed: number): Promise<SeedRun> {
   const config = loadPreset(args.preset, { seed, ...(args.steps ? { steps: Number(args.steps) } : {}), solver: { backend: args.backend } });

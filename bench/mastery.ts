@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPreset, startRun, type RunSummary } from '../src/index.js';
+import { drawSeeds, median } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,7 +28,7 @@ const { values: args } = parseArgs({
 });
 
 const list = (s: string): number[] => (s.trim() === '' ? [] : s.split(',').map(Number));
-const seeds = args.seeds ? list(args.seeds) : Array.from({ length: Number(args.n) }, () => Math.floor(Math.random() * 1_000_000));
+const seeds = args.seeds ? list(args.seeds) : drawSeeds(Number(args.n));
 const scales = args.quick ? [1] : list(args.scales);
 const peerScales = args.quick ? [] : list(args['peer-scales']);
 const base = loadPreset(args.preset, { solver: { backend: 'wasm' } });
@@ -71,12 +72,6 @@ async function one(seed: number, scale: number, rehearsal: number | undefined): 
   };
 }
 
-const median = (xs: number[]): number => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const range = (xs: number[]): string => (xs.length === 0 ? '-' : `${Math.min(...xs)}–${Math.max(...xs)}`);
 const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
 

@@ -12,14 +12,10 @@ import { createRng } from '../core/rng.js';
 import { families, generateTask } from '../generators/index.js';
 // @ts-expect-error plain JS module without type declarations
 import { INTRINSICS } from '../sandbox/engine.mjs';
+import { median } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
 
 // ---------------------------------------------------------------- the hostile mix (issue 15)
 const HOSTILE_KINDS: { kind: string; answer: string }[] = [

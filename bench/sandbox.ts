@@ -67,7 +67,8 @@ import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 // @ts-expect-error plain JS module without type declarations
 import { INTRINSICS } from '../sandbox/engine.mjs';
-import { hostileJson, hostileMix, hostileOnly, hostileTable, median } from './sandbox-hostile.js';
+import { hostileJson, hostileMix, hostileOnly, hostileTable } from './sandbox-hostile.js';
+import { median } from './stats.js';
 
 const require = createRequire(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

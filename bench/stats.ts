@@ -15,6 +15,13 @@ export function drawSeeds(n: number): number[] {
 
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
+/** The median (NaN for no values). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 /** The q-quantile (0 ≤ q ≤ 1) of sorted values, by linear interpolation. */
 function quantile(sorted: readonly number[], q: number): number {
   const i = (sorted.length - 1) * q;

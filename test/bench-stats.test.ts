@@ -2,7 +2,7 @@
 // symmetric, and seeds are drawn, distinct.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bootstrapMean, drawSeeds, mean, pairedDifference, signFlipTest } from '../bench/stats.js';
+import { bootstrapMean, drawSeeds, mean, median, pairedDifference, signFlipTest } from '../bench/stats.js';
 import { createRng } from '../core/rng.js';
 
 const sample = fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 1, maxLength: 12 });
@@ -77,5 +77,13 @@ describe('drawSeeds', () => {
     const seeds = drawSeeds(8);
     expect(new Set(seeds).size).toBe(8);
     for (const s of seeds) expect(s).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('median', () => {
+  it('is the middle value, or the mean of the two middle ones; NaN for none', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
   });
 });
