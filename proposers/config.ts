@@ -6,8 +6,11 @@ export const learnedProposerConfigSchema = z
   .object({
     /** Sample the grammar's choices from learned preferences instead of the fixed weights. */
     enabled: z.boolean().default(false),
-    /** REINFORCE step size on the preferences (logits added to the fixed weights' log). */
-    lr: z.number().positive().max(10).default(0.1),
+    /**
+     * REINFORCE step size on the preferences (logits added to the fixed weights' log). The update
+     * is the mean over an arm's drafts of a round, so one round moves a logit by at most ~lr.
+     */
+    lr: z.number().positive().max(10).default(0.5),
     /** Reward for a task whose canonical hash the run has not seen before. */
     novelty: z.number().min(0).max(10).default(0.2),
     /** Reward for a draft the sandbox accepts (it runs, is deterministic, is no duplicate). */

@@ -14,7 +14,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import { probabilities, TracingChooser, traceText, type Choice, type Preferences } from './chooser.js';
 import type { LearnedProposerConfig } from './config.js';
 
-export const LEARNED_VERSION = 1;
+export const LEARNED_VERSION = 2;
 /** The `proposer` of every task the learned grammar proposer draws. */
 export const LEARNED_PROPOSER = `learned:grammar@${LEARNED_VERSION}`;
 
@@ -151,7 +151,10 @@ export class LearnedProposer {
     for (const { d, r } of ready) {
       const a = this.arm(d.arm);
       const baseline = a.baseline ?? mean(rewardsByArm.get(d.arm)!);
-      const adv = r - baseline;
+      // The mean over the arm's drafts of this round, not the sum: a draw that the interpreter
+      // refused eight times before it found a program would otherwise move its arm ~9× as far as a
+      // draw found at once, and the step size would depend on how many picks the arm got.
+      const adv = (r - baseline) / rewardsByArm.get(d.arm)!.length;
       const g = grads.get(d.arm) ?? grads.set(d.arm, {}).get(d.arm)!;
       const fixed = (this.fixed[d.arm] ??= {});
       for (const c of d.trace) {

@@ -61,7 +61,7 @@ describe('a run with the learned proposer', () => {
     const b = rows(resumed.dir);
     expect(b).toEqual(a);
     expect(lastProposerState(resumed.dir)).toEqual(lastProposerState(full.dir));
-    expect(lastProposerState(full.dir)).toMatchObject({ version: 1, pending: [] });
+    expect(lastProposerState(full.dir)).toMatchObject({ version: 2, pending: [] });
 
     // cogen proposer: per arm, its choice points with learned against fixed probabilities.
     const store = RunStore.open(full.dir, { create: false });
@@ -112,7 +112,7 @@ describe('a run with the learned proposer', () => {
       for (const t of detail.exemplars) expect(t.proposer).toBe(byId.get(t.id));
       expect(detail.exemplars.some((t) => t.proposer === LEARNED_PROPOSER)).toBe(true);
       const skillsShown = await renderSkills(graph, { view: 'show', skill: 'logic.and', runId: 'full', format: 'table' });
-      expect(skillsShown).toMatch(/proposer[\s\S]*learned:grammar@1/);
+      expect(skillsShown).toMatch(/proposer[\s\S]*learned:grammar@2/);
     } finally {
       store.close();
     }

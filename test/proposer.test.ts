@@ -165,7 +165,7 @@ describe('learning', () => {
   });
 
   it('refuses a state that is not its own, naming what it got', () => {
-    expect(() => new LearnedProposer(config()).restore({ version: 99 })).toThrow(/version 1 \(got version 99\)/);
+    expect(() => new LearnedProposer(config()).restore({ version: 99 })).toThrow(/version 2 \(got version 99\)/);
   });
 
   it('keeps drafting programs the sandbox accepts about as often as the fixed generators do', async () => {
