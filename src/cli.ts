@@ -60,7 +60,7 @@ function buildProgram(): Command {
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); the password comes from NEO4J_PASSWORD')
     .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')
-    .addOption(new Option('--proposer <kind>', 'who proposes fresh tasks: generator, llm for a share of them, or learned (the grammar proposer that learns, proposer.learned)').choices(['generator', 'llm', 'learned']))
+    .addOption(new Option('--proposer <kind>', 'who proposes fresh tasks: generator, llm for a share of them, learned (the grammar proposer that learns, proposer.learned), or self-play (experimental: the solver\'s own network writes them under the grammar, proposer.selfPlay)').choices(['generator', 'llm', 'learned', 'self-play']))
     .option('--share <x>', 'with --proposer llm: fraction of fresh tasks the LLM writes (default 0.5)', parseFloatArg)
     .addOption(new Option('--solver <kind>', 'builtin (the tfjs policy, trained) or llm (a chat model, evaluated)').choices(['builtin', 'llm']))
     .addOption(new Option('--provider <name>', 'LLM provider for --proposer/--solver llm').choices(['openai', 'ollama', 'scripted']))
@@ -86,7 +86,7 @@ function buildProgram(): Command {
           solver: o.backend ? { backend: o.backend } : undefined,
           graph: { kind: o.graph, uri: o.neo4jUri, user: o.neo4jUser, database: o.neo4jDatabase },
           agents: agentOverrides(o),
-          proposer: o.proposer === 'learned' ? { learned: { enabled: true } } : undefined,
+          proposer: o.proposer === 'learned' ? { learned: { enabled: true } } : o.proposer === 'self-play' ? { selfPlay: { enabled: true } } : undefined,
         });
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -16,7 +16,8 @@ import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type
 import { buildProbes, masterySummary, probeScores, probeSets, type MasterySummary, type Probe } from './probes.js';
 import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
-import type { Policy } from './solver/index.js';
+import type { Policy, TransformerPolicy } from './solver/index.js';
+import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
 import { RunStore, StoreError } from './store.js';
 import { answerKind, answerShape, type Task, type Skill } from '../core/task.js';
 import { trainingReward } from './reward.js';
@@ -103,7 +104,10 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const sandbox = await setup(() => sandboxOf(config));
   opened.push(() => sandbox.close());
   const llmSolver = config.agents.solver.enabled ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver })) : null;
-  const policy: Policy = llmSolver ?? (await setup(() => createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log })));
+  // Self-play grows the positions to hold the proposer's choice tokens (its runs' weights only).
+  const proposalLen = selfPlayConfigOf(config)?.maxChoices;
+  const transformer = llmSolver ? null : await setup(() => createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log, ...(proposalLen ? { proposalLen } : {}) }));
+  const policy: Policy = llmSolver ?? transformer!;
   if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;
@@ -115,6 +119,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const mastery = createMasteryTracker(config.curriculum.mastery);
   const learned = learnedProposerOf(config);
   if (learned) log('proposer: the learned grammar proposer draws the fresh tasks (proposer.learned)');
+  const selfPlay = await setup(async () => selfPlayOf(config, transformer as TransformerPolicy | null));
+  if (selfPlay) log('proposer: self-play (experimental): the solver\'s network writes the fresh tasks under the grammar (proposer.selfPlay)');
   let rng = createRng(config.seed);
   /** Cumulative (solved, attempts) per task over the run: the solver's measured solve rate. */
   const tally = new Map<string, { solved: number; attempts: number }>();
@@ -136,6 +142,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         controller.restore(state.controller);
         mastery.restore(state.mastery);
         if (learned && state.proposer !== undefined) learned.restore(state.proposer);
+        if (selfPlay && state.proposer !== undefined) selfPlay.proposer.restore(state.proposer);
         rng = createRng(state.rng);
         store.truncateAfter(ck.step);
         firstStep = ck.step + 1;
@@ -147,6 +154,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         seen.add(seenKey(row.task));
         tally.set(row.task.id, { solved: row.solved, attempts: row.attempts });
         learned?.note(row.task);
+        selfPlay?.proposer.note(row.task);
       }
       store.setMeta({ status: 'running', probePlan: JSON.stringify(plan) });
       log(`resuming run ${runId} at step ${firstStep}`);
@@ -164,13 +172,16 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       const t0 = Date.now();
       const open = gate.open(arms, mastery.mastered());
       const mastered = masteredSkills(mastery.mastered(), skills, open);
-      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills, learned };
+      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills, learned, selfPlay };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
         tally.set(s.taskId, { solved: t.solved + s.solved, attempts: t.attempts + s.attempts });
       }
-      for (const t of res.newTasks) learned?.note(t);
+      for (const t of res.newTasks) {
+        learned?.note(t);
+        selfPlay?.proposer.note(t);
+      }
       let probeAccuracy = last.probeAccuracy;
       let probeArms: Record<string, number> = {};
       const events: StepEvents = { skillEvents: [], outbox: [] };
@@ -201,7 +212,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       });
       const interrupted = opts.signal?.aborted === true;
       if (step % config.checkpointEvery === 0 || step === config.steps || interrupted) {
-        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state(), ...(learned ? { proposer: learned.state() } : {}) });
+        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state(), ...(learned ? { proposer: learned.state() } : {}), ...(selfPlay ? { proposer: selfPlay.proposer.state() } : {}) });
       }
       const backlog = await flushGraphs(graphs, store, config.graph.batchSize, log);
       last = { solveRate: Number(res.metrics.solveRate), probeAccuracy };
@@ -298,9 +309,15 @@ async function runStep(ctx: StepContext) {
   controller.update(results);
   // The learned proposer's REINFORCE round on the learnability of the tasks it drew (proposers/).
   const learnedStats = ctx.learned ? ctx.learned.learn(results) : undefined;
+  // Self-play: the proposer role's choice tokens with their task-relative advantages (proposers/).
+  const selfPlayRound = ctx.selfPlay ? ctx.selfPlay.proposer.learn(results) : undefined;
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them),
-  // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off).
-  const stats = await policy.update(rollout, verdicts.map((group, g) => group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward))));
+  // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off); in
+  // self-play, on the proposer role's rows as well, in the same step.
+  const shaped = verdicts.map((group, g) => group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward)));
+  const stats = ctx.selfPlay
+    ? await ctx.selfPlay.policy.update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, selfPlayRound?.rows ?? [], ctx.selfPlay.proposer.config.weight)
+    : await policy.update(rollout, shaped);
 
   // The proposer's reward: the learnability of each task it wrote, recorded with its prompt.
   for (const p of proposals) {
@@ -325,6 +342,7 @@ async function runStep(ctx: StepContext) {
       ...stats,
       ...agentMetrics(ctx, proposals, rewards),
       ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
+      ...(selfPlayRound === undefined ? {} : selfPlayMetrics(selfPlayRound?.stats ?? null)),
     },
   };
 }

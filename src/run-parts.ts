@@ -12,7 +12,8 @@ import type { Rng } from '../core/rng.js';
 import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
 import type { Skill, Task } from '../core/task.js';
-import { LEARNED_PROPOSER, LearnedProposer, type LearnedDraft, type LearnStats } from '../proposers/index.js';
+import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnedDraft, type LearnStats } from '../proposers/index.js';
+import { referenceTask, selfPlayRecord, type SelfPlay } from './self-play.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
@@ -49,6 +50,8 @@ export interface ProposeContext {
   skills: Skill[];
   /** The learned grammar proposer, when the config turns it on: it draws the fresh tasks the generators would. */
   learned?: LearnedProposer | null;
+  /** Self-play (experimental): the solver's own network writes the fresh tasks the generators would. */
+  selfPlay?: SelfPlay | null;
 }
 
 /** The learned grammar proposer of a config, or null when it is off (the default). */
@@ -106,6 +109,10 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     }
   }
   try {
+    if (ctx.selfPlay && !isBridgedArm(pick.arm)) {
+      const { proposer: sp, model } = ctx.selfPlay;
+      return await sp.generate(sandbox, pick.arm, rng, seen, 20, model, referenceTask(archive, pick.arm), (d) => proposals.push(selfPlayRecord(ctx.step, SELF_PLAY_PROPOSER, d)));
+    }
     if (ctx.learned && !isBridgedArm(pick.arm)) return await ctx.learned.generate(sandbox, pick.arm, rng, seen, 20, (d) => proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)));
     return await drawTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
   } catch (e) {

@@ -1,0 +1,61 @@
+// The self-play mode's glue (issue 24, experimental): the built-in solver's transformer is also the
+// proposer (proposers/self-play.ts). Here the two meet: the config's switch, the model as the
+// decoder's ChoiceModel, the reference task of a prompt, and the proposals' rows and metrics.
+import type { Task } from '../core/task.js';
+import type { Arm } from '../curricula/index.js';
+import { SelfPlayProposer, type ChoiceModel, type SelfPlayDraft, type SelfPlayStats } from '../proposers/index.js';
+import type { ProposalRecord } from './agents/index.js';
+import type { RunConfig } from './config.js';
+import type { TransformerPolicy } from './solver/index.js';
+
+/** The self-play proposer and the policy it shares with the solver role. */
+export interface SelfPlay {
+  proposer: SelfPlayProposer;
+  model: ChoiceModel;
+  policy: TransformerPolicy;
+}
+
+/** The self-play config of a run, or null when the mode is off (the default). */
+export function selfPlayConfigOf(config: RunConfig): NonNullable<RunConfig['proposer']>['selfPlay'] | null {
+  const cfg = config.proposer?.selfPlay;
+  return cfg?.enabled ? cfg : null;
+}
+
+/** Self-play on `policy` (the built-in solver; a chat-model solver cannot propose this way). */
+export function selfPlayOf(config: RunConfig, policy: TransformerPolicy | null): SelfPlay | null {
+  const cfg = selfPlayConfigOf(config);
+  if (!cfg) return null;
+  if (!policy) throw new Error('proposer.selfPlay needs the built-in solver (it proposes with the solver\'s own network); turn off agents.solver');
+  return { proposer: new SelfPlayProposer(cfg), model: { open: (prompt) => policy.openChoices(prompt) }, policy };
+}
+
+/** The reference task of a prompt: the newest archived task of the arm (none at first). */
+export function referenceTask(archive: Map<string, Task>, arm: Arm): Task | undefined {
+  let ref: Task | undefined;
+  for (const t of archive.values()) if (t.family === arm.family && t.level === arm.level && t.type === arm.type) ref = t;
+  return ref;
+}
+
+/** A self-play draft as a proposals row (prompt: the arm, the prompt and the choice tokens; raw: the program). */
+export function selfPlayRecord(step: number, proposer: string, d: SelfPlayDraft): ProposalRecord {
+  return {
+    step, family: d.arm.family, level: d.arm.level, type: d.arm.type, proposer, prompt: d.prompt, raw: d.program,
+    outcome: d.outcome, detail: d.detail, taskId: d.taskId, inputTokens: 0, outputTokens: 0, tokensEstimated: false, ms: 0, learnability: null,
+  };
+}
+
+/** The proposer role's round as step metrics. */
+export function selfPlayMetrics(stats: (SelfPlayStats & { candidates: number; overflow: number }) | null): Record<string, number> {
+  if (!stats) return { 'selfPlay.drafts': 0 };
+  return {
+    'selfPlay.drafts': stats.drafts,
+    'selfPlay.refused': stats.refused,
+    'selfPlay.candidates': stats.candidates,
+    'selfPlay.overflow': stats.overflow,
+    'selfPlay.validity': stats.validity,
+    'selfPlay.novelty': stats.novelty,
+    'selfPlay.learnable': stats.learnable,
+    'selfPlay.reward': stats.reward,
+    'selfPlay.tokens': stats.tokens,
+  };
+}

@@ -1,0 +1,105 @@
+// The transformer as a proposer (self-play, proposers/self-play.ts): one prompt run once (prefill),
+// then candidates of choice tokens after it, each token one decode step from the KV cache, the
+// model's logits read synchronously (the grammar's sampler asks for a choice in the middle of a
+// synchronous draw). Its rows train with the solver's loss: the masks are the allowed options, so
+// the proposer's log-probs are of its own choice tokens only, renormalised over the options.
+import type * as tf from '@tensorflow/tfjs-core';
+import { decodeStep, disposeCache, prefill, type KVCache, type ModelConfig, type Params } from './model.js';
+import { BOS, SEP, VOCAB_SIZE, charId, encode } from './tokenizer.js';
+import type { TrainRow } from './train-step.js';
+
+/** A proposer role's row (structurally proposers' ChoiceRow): prompt, choice tokens, masks, log-probs, advantage. */
+export interface ChoiceRow {
+  prompt: string;
+  tokens: string;
+  allowed: string[];
+  logp: number[];
+  adv: number;
+}
+
+/** Prompt ids cut from the left to maxPromptLen, as the solver's prompts are. */
+export const promptIdsOf = (text: string, maxPromptLen: number): number[] => {
+  const ids = encode(text);
+  return ids.length > maxPromptLen ? ids.slice(ids.length - maxPromptLen) : ids;
+};
+
+/** Decodes choice tokens after one prompt; every candidate restarts right after it. */
+export class ChoiceDecoder {
+  private readonly base: KVCache;
+  private readonly promptLogits: Float32Array;
+  private cache: KVCache;
+  private logits: Float32Array;
+  /** The token pushed but not yet run through the model (run when the next scores are asked for). */
+  private queued: number | null = null;
+  private length = 0;
+
+  constructor(
+    private readonly params: Params,
+    private readonly mc: ModelConfig,
+    private readonly maxPromptLen: number,
+    /** Answer positions this model has (maxPositions − maxPromptLen − 2). */
+    private readonly maxLen: number,
+    private readonly temperature: number,
+    prompt: string,
+  ) {
+    const ids = promptIdsOf(prompt, maxPromptLen);
+    const S = ids.length + 1;
+    const tokens = new Int32Array([BOS, ...ids, SEP]);
+    const out = prefill(params, mc, { tokens, N: 1, T: S + 1, pad: new Int32Array(1), posOffset: maxPromptLen + 1 - S }, 1);
+    this.promptLogits = out.logits.dataSync() as Float32Array;
+    out.logits.dispose();
+    this.base = out.cache;
+    this.cache = this.fresh();
+    this.logits = this.promptLogits;
+  }
+
+  private fresh(): KVCache {
+    return { ...this.base, layers: this.base.layers.map((l) => ({ pk: l.pk, k: null, v: null })), length: 0 };
+  }
+
+  restart(): void {
+    for (const l of this.cache.layers) { l.k?.dispose(); l.v?.dispose(); }
+    this.cache = this.fresh();
+    this.logits = this.promptLogits;
+    this.queued = null;
+    this.length = 0;
+  }
+
+  scores(allowed: string): number[] {
+    if (this.queued !== null) {
+      if (this.length > this.maxLen) throw new Error(`choice decoder: more than ${this.maxLen} choice tokens (the positions were grown for fewer)`);
+      // choice token k sits at position maxPromptLen + 2 + k, as answer tokens do
+      const out: { logits: tf.Tensor2D; cache: KVCache } = decodeStep(this.params, this.mc, this.cache, new Int32Array([this.queued]), this.maxPromptLen + 1 + this.length);
+      this.cache = out.cache;
+      this.logits = out.logits.dataSync() as Float32Array;
+      out.logits.dispose();
+      this.queued = null;
+    }
+    const T = this.temperature > 0 ? this.temperature : 1;
+    return [...allowed].map((ch) => this.logits[charId(ch)]! / T);
+  }
+
+  push(token: string): void {
+    this.queued = charId(token);
+    this.length++;
+  }
+
+  close(): void {
+    disposeCache(this.cache);
+  }
+}
+
+/** Proposer rows as training rows (each its own group of one; the advantage is the row's). */
+export function choiceTrainRows(rows: readonly ChoiceRow[], maxPromptLen: number): TrainRow[] {
+  return rows.map((r) => ({
+    prompt: promptIdsOf(r.prompt, maxPromptLen),
+    answer: encode(r.tokens),
+    oldLogp: Float32Array.from(r.logp),
+    allowed: r.allowed.map((a) => {
+      const m = new Uint8Array(VOCAB_SIZE);
+      for (const ch of a) m[charId(ch)] = 1;
+      return m;
+    }),
+    adv: r.adv,
+  }));
+}

@@ -1,0 +1,67 @@
+// Self-play inside a run (issue 24, experimental): the fresh tasks carry `self-play@<version>`, the
+// drafts are proposals rows, the proposer role's metrics are logged, and a run stopped after an
+// uncheckpointed step resumes to exactly the run that was never stopped (tasks, metrics, proposals,
+// checkpointed weights).
+import Database from 'better-sqlite3';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadPreset, startRun } from '../src/index.js';
+import { SELF_PLAY_PROPOSER } from '../proposers/index.js';
+import { tempDir } from './helpers.js';
+
+const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
+
+const config = loadPreset('smoke', { steps: 6, batch: 6, checkpointEvery: 2, maxLevel: 1, probes: { every: 3, perArm: 2 }, solver: { backend: 'wasm', workers: 1 }, proposer: { selfPlay: { enabled: true, maxChoices: 24 } } });
+
+function rows(dir: string) {
+  const db = new Database(join(dir, 'run.db'), { readonly: true });
+  const out = {
+    tasks: db.prepare('SELECT id, step, attempts, solved, proposer FROM tasks ORDER BY step, id').all() as { proposer: string }[],
+    metrics: (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => {
+      const { ms: _ms, ...rest } = JSON.parse(r.data) as Record<string, number>;
+      return rest;
+    }),
+    proposals: db.prepare('SELECT step, family, level, type, proposer, prompt, raw, outcome, task_id, learnability FROM proposals ORDER BY id').all() as { proposer: string; outcome: string; learnability: number | null }[],
+  };
+  db.close();
+  return out;
+}
+
+const lastCheckpoint = (dir: string): string => {
+  const ck = join(dir, 'checkpoints');
+  return join(ck, readdirSync(ck).filter((d) => !d.endsWith('.tmp')).sort().at(-1)!);
+};
+
+describe('a self-play run', () => {
+  it('marks, records and logs its drafts, and resumes exactly after a kill', async () => {
+    const runsDir = tempDir('cogen-self-play-');
+    const full = await startRun(config, { runsDir, preset: 'smoke', runId: 'full' });
+    const cut = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 3 });
+    expect(cut.steps).toBe(3);
+    const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
+    expect(resumed.steps).toBe(6);
+
+    const a = rows(full.dir);
+    const fresh = a.tasks.filter((t) => t.proposer === SELF_PLAY_PROPOSER);
+    expect(fresh.length).toBeGreaterThan(a.tasks.length / 2);
+    expect(a.proposals.every((p) => p.proposer === SELF_PLAY_PROPOSER)).toBe(true);
+    expect(a.proposals.filter((p) => p.outcome === 'accepted').every((p) => p.learnability !== null)).toBe(true);
+    for (const m of a.metrics) {
+      expect(m['selfPlay.drafts']).toBeGreaterThan(0);
+      expect(m['selfPlay.validity']).toBeGreaterThan(0);
+    }
+    expect(a.metrics.some((m) => (m['selfPlay.tokens'] ?? 0) > 0)).toBe(true);
+
+    expect(rows(resumed.dir)).toEqual(a);
+    const [x, y] = [lastCheckpoint(full.dir), lastCheckpoint(resumed.dir)];
+    expect(readFileSync(join(y, 'model.safetensors')).equals(readFileSync(join(x, 'model.safetensors')))).toBe(true);
+    expect(JSON.parse(readFileSync(join(y, 'loop.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(join(x, 'loop.json'), 'utf8')));
+  }, 300_000);
+
+  it('needs the built-in solver, and cannot run beside the learned grammar proposer', async () => {
+    expect(() => loadPreset('smoke', { proposer: { selfPlay: { enabled: true }, learned: { enabled: true } } })).toThrow(/selfPlay\.enabled.*enable one|enable one/);
+    const llm = loadPreset('smoke', { steps: 1, agents: { solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm' } }, proposer: { selfPlay: { enabled: true } } });
+    await expect(startRun(llm, { runsDir: tempDir('cogen-self-play-llm-'), preset: 'smoke' })).rejects.toThrow(/needs the built-in solver/);
+  });
+});
