@@ -109,7 +109,7 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
 }
 
 /** Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under softmax(logits/T) restricted to the allowed tokens. */
-function pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean, sampling: DecodeOptions['sampling'], rng: { next(): number }): { token: number; logp: number } {
+export function pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean, sampling: DecodeOptions['sampling'], rng: { next(): number }): { token: number; logp: number } {
   const { temperature, topK, topP } = sampling;
   const T = temperature > 0 ? temperature : 1;
   const cand: number[] = [];

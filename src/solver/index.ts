@@ -11,13 +11,13 @@ import { isZeroVariance } from '../../core/rules.js';
 import { initBackend } from './backend.js';
 import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
+import { decodeActions, turnRows, type ActionTool, type EpisodeRows } from './episodes.js';
 import { grammarFor } from './grammar.js';
 import { advantages, overlongPenalty } from './loss.js';
 import { initWeights, makeParams, setVariable, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate, type OptimConfig } from './optim.js';
 import { ShardPool, readArrays } from './accel/index.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
-import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
@@ -29,7 +29,7 @@ import type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
 export type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
-export type { ChoiceDecoder, ChoiceRow } from './choices.js';
+export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
 
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
 /**
@@ -56,13 +56,12 @@ export interface SolverRollout extends Rollout {
 
 type Weights = Map<string, NamedTensor>;
 
-function modelConfig(cfg: SolverConfig, proposalLen = 0): ModelConfig {
+function modelConfig(cfg: SolverConfig): ModelConfig {
   const m = cfg.model;
   return {
     vocabSize: VOCAB_SIZE, dModel: m.dModel, layers: m.layers, heads: m.heads, mlpRatio: m.mlpRatio,
-    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen (or the
-    // self-play proposer's choice tokens, when it writes more)
-    maxPositions: m.maxPromptLen + Math.max(m.maxAnswerLen, proposalLen) + 2,
+    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen
+    maxPositions: m.maxPromptLen + m.maxAnswerLen + 2,
   };
 }
 
@@ -88,10 +87,9 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   /** kept answers for self-imitation; null when it is off */
   private replay: AnswerReplay | null;
 
-  /** proposalLen: choice tokens a self-play proposer writes (proposers/self-play.ts); 0 without one. */
-  constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void, proposalLen = 0) {
+  constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void) {
     this.backend = backend;
-    this.mc = modelConfig(cfg, proposalLen);
+    this.mc = modelConfig(cfg);
     this.setup = shardSetup(cfg, this.mc);
     this.pool = new ShardPool(updateThreads(cfg.workers, backend), backend, TRAIN_STEP_MODULE, this.setup, log);
     this.replay = cfg.selfImitation ? new AnswerReplay() : null;
@@ -246,23 +244,17 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     return { rows: out.rows, rewards: out.rewards };
   }
 
-  /** The model as a proposer (self-play): a decoder of choice tokens after `prompt`, at the sampling temperature. */
-  openChoices(prompt: string): ChoiceDecoder {
-    const m = this.cfg.model;
-    return new ChoiceDecoder(this.params, this.mc, m.maxPromptLen, this.mc.maxPositions - m.maxPromptLen - 2, this.cfg.sampling.temperature, prompt);
-  }
-
-  /**
-   * `proposals` (self-play): the proposer role's rows, each with its own advantage; their loss
-   * (times `proposalWeight`) is added to the solver role's in the same step (one policy, two roles).
-   */
-  async update(rollout: SolverRollout, rewards: number[][], proposals: readonly ChoiceRow[] = [], proposalWeight = 1): Promise<TrainStats> {
+  async update(rollout: SolverRollout, rewards: number[][]): Promise<TrainStats> {
     const kept = await this.withKeptAnswers(rollout, rewards);
     const prep = this.prepare(kept.rows, kept.rewards);
-    if (proposals.length > 0) return this.jointUpdate(prep, rollout.temperature, proposals, proposalWeight);
-    const rows = prep.groups.flat();
+    return this.applyGroups(prep.groups, rollout.temperature, prep.meanReward);
+  }
+
+  /** The μ inner iterations of an update on groups of rows with their advantages. */
+  private async applyGroups(groups: TrainRow[][], temperature: number, meanReward: number): Promise<TrainStats> {
+    const rows = groups.flat();
     if (rows.length === 0) {
-      return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.schedule), reward: prep.meanReward };
+      return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.schedule), reward: meanReward };
     }
     const mu = this.cfg.loss.mu;
     // the stats' mean over the μ inner iterations
@@ -270,7 +262,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     let lr = 0;
     let gradNorm = 0;
     for (let it = 0; it < mu; it++) {
-      const { grads, stats } = await this.iterationGrads(prep.groups, rollout.temperature);
+      const { grads, stats } = await this.iterationGrads(groups, temperature);
       const r = this.opt.apply(grads);
       lr = r.lr;
       gradNorm = (await r.gradNorm.data())[0]!;
@@ -280,52 +272,38 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     return {
       ...mean,
       meanAbsAdvantage: rows.reduce((a, r) => a + Math.abs(r.adv), 0) / rows.length,
-      tokens: rows.reduce((a, r) => a + r.answer.length, 0), groups: prep.groups.length, lr, reward: prep.meanReward, gradNorm,
+      tokens: rows.reduce((a, r) => a + r.answer.length, 0), groups: groups.length, lr, reward: meanReward, gradNorm,
     };
+  }
+
+  // ------------------------------------------------------------------ multi-turn (episodes.ts)
+  /** One action per context (its text cut from the left to maxPromptLen), decoded under its tools' action grammar. */
+  async decodeActions(prompts: { text: string; tools: readonly ActionTool[] }[], greedy: boolean): Promise<RolloutRow[]> {
+    if (!prompts.length) return [];
+    const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
+    const aps = prompts.map((p, b) => ({ ids: this.promptIds(p.text), tools: p.tools, seed: `${seed}/${b}` }));
+    return decodeActions(this.params, this.mc, this.setup.decode, aps, greedy);
   }
 
   /**
-   * One step on the solver role's groups (if any) and the proposer role's rows (groups of one: each
-   * has its own prompt) together: each role's loss is reduced over its own rows, and they add.
+   * One multi-turn GRPO update: groups[g] are the episodes of one environment, each with its turns'
+   * rows and its final reward (episodes.ts turnRows); the loss covers the agent's tokens only.
    */
-  private async jointUpdate(prep: { meanReward: number; groups: TrainRow[][] }, temperature: number, proposals: readonly ChoiceRow[], weight: number): Promise<TrainStats> {
-    const rows = prep.groups.flat();
-    const extra = choiceTrainRows(proposals, this.cfg.model.maxPromptLen).map((r) => [{ ...r, adv: r.adv * weight }]);
-    const mu = this.cfg.loss.mu;
-    const mean: ShardStats = { loss: 0, clipFraction: 0, kl: 0, entropy: 0 };
-    let lr = 0;
-    let gradNorm = 0;
-    for (let it = 0; it < mu; it++) {
-      const solve = rows.length > 0 ? await this.iterationGrads(prep.groups, temperature) : null;
-      const propose = shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, temperature));
-      const grads = propose.grads;
-      for (const [n, g] of solve?.grads ?? []) {
-        const p = grads.get(n);
-        grads.set(n, p ? tf.add(p, g) : g);
-        if (p) { p.dispose(); g.dispose(); }
-      }
-      const r = this.opt.apply(grads);
-      tf.dispose([...grads.values()]);
-      lr = r.lr;
-      gradNorm = (await r.gradNorm.data())[0]!;
-      r.gradNorm.dispose();
-      for (const k of Object.keys(mean) as (keyof ShardStats)[]) mean[k] += ((solve?.stats[k] ?? 0) + propose.stats[k]) / mu;
-    }
-    const all = [...rows, ...extra.flat()];
-    return {
-      ...mean,
-      meanAbsAdvantage: all.reduce((a, r) => a + Math.abs(r.adv), 0) / all.length,
-      tokens: all.reduce((a, r) => a + r.answer.length, 0), groups: prep.groups.length, lr, reward: prep.meanReward, gradNorm,
-    };
+  async updateEpisodes(groups: EpisodeRows[][], temperature: number): Promise<TrainStats> {
+    const lc = this.cfg.loss;
+    const rewards = groups.flat().map((e) => e.reward);
+    const meanReward = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
+    return this.applyGroups(turnRows(groups, lc.scale, lc.dynamicSampling), temperature, meanReward);
   }
 
-  /** Loss and gradients of the proposer role's rows alone, without stepping (for tests). */
-  async choiceGrads(proposals: readonly ChoiceRow[]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
-    const extra = choiceTrainRows(proposals, this.cfg.model.maxPromptLen).map((r) => [r]);
-    const { grads: g, stats } = shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, this.cfg.sampling.temperature));
-    const out = new Map<string, Float32Array>();
-    for (const [n, t] of g) { out.set(n, (await t.data()) as Float32Array); t.dispose(); }
-    return { loss: stats.loss, grads: out };
+  /** The multi-turn loss only (for tests of its mask). */
+  async episodesLoss(groups: EpisodeRows[][], temperature: number): Promise<number> {
+    return this.groupsLoss(turnRows(groups, this.cfg.loss.scale, false), temperature);
+  }
+
+  /** Each turn row's log-probs under the current weights (equal to the sampling ones before an update). */
+  async turnLogProbs(rows: RolloutRow[], temperature: number): Promise<number[][]> {
+    return (await this.currentLogProbs(rows.map((r) => [r]), temperature)).map((g) => Array.from(g[0]!));
   }
 
   /** Loss and gradients on a rollout without stepping, on this thread (for gradient checks). */
@@ -340,9 +318,12 @@ export class TransformerPolicy implements Policy<SolverRollout> {
 
   /** The loss only (for finite differences). */
   async lossOnly(rollout: SolverRollout, rewards: number[][]): Promise<number> {
-    const { groups } = this.prepare(rollout.rows, rewards);
+    return this.groupsLoss(this.prepare(rollout.rows, rewards).groups, rollout.temperature);
+  }
+
+  private async groupsLoss(groups: TrainRow[][], temperature: number): Promise<number> {
     if (groups.length === 0) throw new Error('no group with a gradient');
-    const input = this.trainInput(groups, rollout.temperature);
+    const input = this.trainInput(groups, temperature);
     const ref = refLogProbs(this.ref, this.setup, input);
     const kept: { stats?: ShardStatTensors } = {};
     const l = tf.tidy(() => shardObjective(this.params, this.setup, input, ref, (s) => { kept.stats = s; })());
@@ -453,9 +434,9 @@ function shardSetup(cfg: SolverConfig, mc: ModelConfig): ShardSetup {
 }
 
 /** A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). */
-export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number }): Promise<TransformerPolicy> {
+export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void }): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);
   const backend = await initBackend(parsed.backend, { threads: parsed.threads, log });
-  return new TransformerPolicy(parsed, backend, opts.seed, opts.totalSteps, log, opts.proposalLen);
+  return new TransformerPolicy(parsed, backend, opts.seed, opts.totalSteps, log);
 }

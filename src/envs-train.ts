@@ -1,0 +1,132 @@
+// The built-in solver plays agentic environments (issue 23): where the environment room (envs/) and
+// the solver (src/solver/) meet. The solver reads a compact first prompt (the same information as
+// the environment's prompt, in the compact rendering it reads tasks in), writes actions in its
+// action language (episodes.ts: `call([3])`, `submit(a=>a+1)`, `run_tests(...)`), each turned into
+// the environment's tool call here; the environment's tool results are appended verbatim. Multi-turn
+// GRPO trains it on groups of episodes of the same environment, rewarded at the end.
+import { createRng } from '../core/rng.js';
+import type { Json } from '../core/task.js';
+import { Env, type EnvAction, type EnvSpec, type Trajectory } from '../envs/index.js';
+import { compactProgram } from '../generators/index.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { parseAction, turnContext, type ActionTool, type EpisodeRows, type TransformerPolicy, type Turn } from './solver/index.js';
+
+const ascii = (s: string): string => s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const args = (xs: Json[]): string => xs.map((x) => JSON.stringify(x)).join(',');
+
+/** The tools as the solver writes them: argument lists as typed literals (f's argument types), programs as program text. */
+export function solverTools(spec: EnvSpec): ActionTool[] {
+  const list = `[${spec.argTypes.join(',')}]`;
+  switch (spec.kind) {
+    case 'probe':
+      return [{ name: 'call', arg: list }, { name: 'submit', arg: 'program' }];
+    case 'search':
+      return [{ name: 'call', arg: list }, { name: 'submit', arg: list }];
+    case 'repair':
+      return [{ name: 'run_tests', arg: 'program' }, { name: 'submit', arg: 'program' }];
+  }
+}
+
+/**
+ * The first prompt in the compact rendering (generators/render.ts): a one-letter kind, the program
+ * or what is shown of it, `@`, the target or examples as `in>out`. Episode `seed` picks probe's
+ * shown example as the environment's own prompt does.
+ */
+export function solverPrompt(spec: EnvSpec, seed: number): string {
+  switch (spec.kind) {
+    case 'search':
+      return ascii(`S:${compactProgram(spec.program)}@${JSON.stringify(spec.target)}`);
+    case 'probe': {
+      const shown = spec.tests[Math.abs(Math.trunc(seed)) % spec.tests.length]!;
+      return ascii(`P:${spec.argTypes.join(',')}@${args(shown.input)}>${JSON.stringify(shown.output)}`);
+    }
+    case 'repair':
+      return ascii(`R:${compactProgram(spec.buggy)}@${spec.visible.map((e) => `${args(e.input)}>${JSON.stringify(e.output)}`).join(';')}`);
+  }
+}
+
+/** The environment's action for an action the solver wrote (text outside the language: an unknown tool, which ends the episode as malformed). */
+export function toEnvAction(spec: EnvSpec, text: string): EnvAction {
+  const a = parseAction(solverTools(spec), text);
+  if (!a) return { name: text.slice(0, 40), arguments: '{}' };
+  if (a.tool === 'submit' && spec.kind !== 'search') return { name: 'submit', arguments: JSON.stringify({ program: a.arg }) };
+  if (a.tool === 'run_tests') return { name: 'run_tests', arguments: JSON.stringify({ program: a.arg }) };
+  // an argument list, written as a JSON literal: it goes into the arguments' JSON as it is
+  return { name: a.tool, arguments: `{"${spec.kind === 'probe' ? 'args' : 'x'}":${a.arg}}` };
+}
+
+/** A played episode: the rows the update trains on, and the environment's trajectory. */
+export interface SolverEpisode extends EpisodeRows {
+  trajectory: Trajectory;
+  turns: Turn[];
+}
+
+/**
+ * Plays `group` episodes of each spec together (one batched decode per turn over every episode still
+ * running), greedy or sampled. Episode seeds are `seed` (probe's shown example); the policy's own
+ * random stream draws the actions, so a fixed policy seed replays the same episodes.
+ */
+export async function playSolver(policy: TransformerPolicy, sandbox: Sandbox, specs: EnvSpec[], group: number, o: { greedy: boolean; seed?: number }): Promise<SolverEpisode[][]> {
+  const seed = o.seed ?? 0;
+  const eps = specs.map((spec) => Array.from({ length: group }, () => {
+    const env = new Env(spec, sandbox);
+    env.reset(seed);
+    return { spec, env, prompt: solverPrompt(spec, seed), tools: solverTools(spec), rows: [] as EpisodeRows['rows'], turns: [] as Turn[] };
+  }));
+  for (;;) {
+    const live = eps.flat().filter((e) => !e.env.done);
+    if (live.length === 0) break;
+    const rows = await policy.decodeActions(live.map((e) => ({ text: turnContext(e.prompt, e.turns), tools: e.tools })), o.greedy);
+    for (const [i, e] of live.entries()) {
+      const row = rows[i]!;
+      const r = await e.env.step(toEnvAction(e.spec, row.text));
+      e.rows.push(row);
+      e.turns.push({ action: row.text, observation: r.observation });
+    }
+  }
+  return eps.map((g) => g.map((e) => {
+    const trajectory = e.env.trajectory();
+    return { rows: e.rows, reward: trajectory.reward, trajectory, turns: e.turns };
+  }));
+}
+
+export interface AgenticTrainOptions {
+  steps: number;
+  /** environments per update, drawn from the pool */
+  envsPerStep: number;
+  /** episodes per environment (the GRPO group) */
+  group: number;
+  seed: number;
+  onStep?: (s: { step: number; reward: number; success: number; loss: number; groups: number; ms: number }) => void;
+}
+
+/** Multi-turn GRPO on a pool of environments: each step plays groups of episodes and updates once. */
+export async function trainAgentic(policy: TransformerPolicy, sandbox: Sandbox, pool: EnvSpec[], o: AgenticTrainOptions): Promise<void> {
+  const rng = createRng(`agentic/${o.seed}`);
+  for (let step = 0; step < o.steps; step++) {
+    const t0 = performance.now();
+    const specs = Array.from({ length: o.envsPerStep }, () => rng.pick(pool));
+    const groups = await playSolver(policy, sandbox, specs, o.group, { greedy: false, seed: rng.int(0, 1000) });
+    const stats = await policy.updateEpisodes(groups, policy.cfg.sampling.temperature);
+    const flat = groups.flat();
+    o.onStep?.({
+      step, reward: stats.reward ?? 0, success: flat.filter((e) => e.reward === 1).length / flat.length,
+      loss: stats.loss, groups: stats.groups, ms: performance.now() - t0,
+    });
+  }
+}
+
+/** Success rate (reward 1) and mean reward of the greedy policy, one episode per spec. */
+export async function evaluateSolver(policy: TransformerPolicy, sandbox: Sandbox, specs: EnvSpec[]): Promise<{ success: number; meanReward: number; endings: Record<string, number> }> {
+  const eps = (await playSolver(policy, sandbox, specs, 1, { greedy: true })).flat();
+  const endings: Record<string, number> = {};
+  for (const e of eps) {
+    const end = e.reward === 1 ? 'solved' : (e.trajectory.reason ?? 'wrong').split(':')[0]!;
+    endings[end] = (endings[end] ?? 0) + 1;
+  }
+  return {
+    success: eps.filter((e) => e.reward === 1).length / eps.length,
+    meanReward: eps.reduce((a, e) => a + e.reward, 0) / eps.length,
+    endings,
+  };
+}

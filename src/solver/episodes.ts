@@ -1,0 +1,210 @@
+// Multi-turn episodes for the built-in solver (issue 23): actions decoded under an action grammar,
+// and the rows a multi-turn GRPO update trains on.
+//
+// An episode is a transcript: the first prompt, then turns of (the action the agent wrote, the text
+// the environment answered). Turn k is decoded as one row `<bos> context <sep> action <eos>`, where
+// the context is the transcript before it (the prompt and every earlier action and observation as
+// plain characters, cut from the left to maxPromptLen as any prompt). So the agent's tokens are the
+// rows' answers, and the environment's tokens appear only as context: they are never a target, the
+// loss is masked to the agent's own tokens. Positions follow the solver's rule (the <sep> at
+// maxPromptLen + 1), so decoding a turn and training on it run the same sequence.
+//
+// The action language: `name(<argument>)`, one tool per action, its argument decoded in the tool's
+// answer grammar (a typed literal such as `[int]`, or program text). The glue that plays an
+// environment (src/agent.ts) names the tools and turns the text into the environment's action.
+import { createRng } from '../../core/rng.js';
+import type { AnswerShape } from '../../core/task.js';
+import { pick, type DecodedRow, type DecodeOptions } from './decode.js';
+import { grammarFor, type Grammar } from './grammar.js';
+import { advantages } from './loss.js';
+import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';
+import { BOS, EOS, SEP, VOCAB_SIZE, charId, decode, idChar } from './tokenizer.js';
+import type { TrainRow } from './train-step.js';
+
+/** A tool as the solver writes it: `name(<argument>)`, the argument in the `arg` grammar. */
+export interface ActionTool {
+  name: string;
+  arg: AnswerShape;
+}
+
+interface ActionState {
+  /** the tool being written, once its `name(` is complete */
+  tool: number;
+  /** characters of `name(` written so far (before the tool is known) */
+  head: string;
+  inner: unknown;
+  closed: boolean;
+}
+
+const PRINTABLE: string[] = [];
+for (let c = 32; c <= 126; c++) PRINTABLE.push(String.fromCharCode(c));
+
+/**
+ * The grammar of one action `name(<arg>)` over the given tools. Inside the argument the tool's own
+ * grammar has the first say; `)` closes the action only where that grammar cannot take it and the
+ * argument is complete, so every text has one reading (parseAction).
+ */
+export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState> {
+  const heads = tools.map((t) => `${t.name}(`);
+  const inner = tools.map((t) => grammarFor(t.arg));
+  return {
+    start: () => ({ tool: -1, head: '', inner: null, closed: false }),
+    next(s, c) {
+      if (s.closed) return null;
+      if (s.tool < 0) {
+        const head = s.head + c;
+        const i = heads.indexOf(head);
+        if (i >= 0) return { tool: i, head, inner: inner[i]!.start(), closed: false };
+        return heads.some((h) => h.startsWith(head)) ? { ...s, head } : null;
+      }
+      const g = inner[s.tool]!;
+      const n = g.next(s.inner, c);
+      if (n !== null) return { ...s, inner: n };
+      return c === ')' && g.canEnd(s.inner) ? { ...s, closed: true } : null;
+    },
+    minRemaining(s) {
+      if (s.closed) return 0;
+      if (s.tool >= 0) return inner[s.tool]!.minRemaining(s.inner) + 1;
+      let best = Infinity;
+      heads.forEach((h, i) => {
+        if (h.startsWith(s.head)) best = Math.min(best, h.length - s.head.length + inner[i]!.minRemaining(inner[i]!.start()) + 1);
+      });
+      return best;
+    },
+    canEnd: (s) => s.closed,
+    key: (s) => (s.tool < 0 ? `h${s.head}` : `${s.tool}|${s.closed}|${inner[s.tool]!.key(s.inner)}`),
+  };
+}
+
+/** Allowed next tokens of an action: characters that leave it completable in `charsLeft - 1`, <eos> once closed. */
+function allowedAction(g: Grammar<ActionState>, state: ActionState, charsLeft: number): Uint8Array {
+  const m = new Uint8Array(VOCAB_SIZE);
+  if (g.canEnd(state)) m[EOS] = 1;
+  if (charsLeft > 0) {
+    for (const ch of PRINTABLE) {
+      const n = g.next(state, ch);
+      if (n !== null && g.minRemaining(n) <= charsLeft - 1) m[charId(ch)] = 1;
+    }
+  }
+  return m;
+}
+
+/** An action's tool and argument text, or null when the text is not one action of these tools. */
+export function parseAction(tools: readonly ActionTool[], text: string): { tool: string; arg: string } | null {
+  const g = actionGrammar(tools);
+  let s = g.start();
+  for (const ch of text) {
+    const n = g.next(s, ch);
+    if (n === null) return null;
+    s = n;
+  }
+  if (!g.canEnd(s)) return null;
+  const name = tools[s.tool]!.name;
+  return { tool: name, arg: text.slice(name.length + 1, -1) };
+}
+
+/** One turn to decode: the context's ids (already cut to maxPromptLen), the tools, a random stream. */
+export interface ActionPrompt {
+  ids: number[];
+  tools: readonly ActionTool[];
+  seed: string;
+}
+
+/**
+ * One action per prompt (rows[b]), as decode.ts decodes answers (prefill, KV-cache steps, the same
+ * sampling and log-probs) but each token masked by the action grammar of its prompt's tools.
+ */
+export async function decodeActions(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: ActionPrompt[], greedy: boolean): Promise<DecodedRow[]> {
+  const maxA = o.maxAnswerLen;
+  const B = prompts.length;
+  if (B === 0) return [];
+  const S = Math.max(...prompts.map((x) => x.ids.length)) + 1;
+  const P = S + 1;
+  const tokens = new Int32Array(B * P);
+  const pad = new Int32Array(B);
+  prompts.forEach(({ ids }, b) => {
+    pad[b] = S - 1 - ids.length;
+    tokens[b * P + pad[b]!] = BOS;
+    tokens.set(ids, b * P + pad[b]! + 1);
+    tokens[b * P + S] = SEP;
+  });
+  const batch: Batch = { tokens, N: B, T: P, pad, posOffset: o.maxPromptLen + 1 - S };
+  let { logits, cache } = prefill(params, mc, batch, 1);
+  const argmax = greedy || o.sampling.temperature === 0;
+  const rngs = prompts.map((p) => createRng(p.seed));
+  const grammars = prompts.map((p) => actionGrammar(p.tools));
+  const states = grammars.map((g) => g.start());
+  const rows: DecodedRow[] = prompts.map((p) => ({ prompt: p.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' }));
+  const done = new Uint8Array(B);
+  let remaining = B;
+  try {
+    for (let k = 0; k <= maxA; k++) {
+      const l = (await logits.data()) as Float32Array;
+      logits.dispose();
+      const next = new Int32Array(B);
+      for (let b = 0; b < B; b++) {
+        if (done[b]) continue;
+        const allowed = allowedAction(grammars[b]!, states[b]!, maxA - k);
+        if (!allowed.some((x) => x)) throw new Error(`no action fits in ${maxA} characters (maxAnswerLen too small for these tools)`);
+        const { token, logp } = pick(l.subarray(b * VOCAB_SIZE, (b + 1) * VOCAB_SIZE), allowed, argmax, o.sampling, rngs[b]!);
+        const row = rows[b]!;
+        row.answer.push(token);
+        row.oldLogp[k] = logp;
+        row.allowed.push(allowed);
+        if (token === EOS) {
+          done[b] = 1;
+          remaining--;
+        } else {
+          states[b] = grammars[b]!.next(states[b]!, idChar(token))!;
+          next[b] = token;
+        }
+      }
+      if (remaining === 0) break;
+      ({ logits, cache } = decodeStep(params, mc, cache, next, o.maxPromptLen + 2 + k));
+    }
+  } finally {
+    if (!logits.isDisposed) logits.dispose();
+    disposeCache(cache);
+  }
+  for (const row of rows) {
+    row.oldLogp = row.oldLogp.slice(0, row.answer.length);
+    row.text = decode(row.answer);
+  }
+  return rows;
+}
+
+/** One turn of a transcript: what the agent wrote and what the environment answered. */
+export interface Turn {
+  action: string;
+  observation: string;
+}
+
+/**
+ * The context an agent's turn k is decoded from: the first prompt, then every earlier turn as
+ * `\n>action\n` + the environment's text. (The agent's own earlier actions are context here too;
+ * they were targets in their own turn's row.)
+ */
+export const turnContext = (prompt: string, turns: readonly Turn[]): string =>
+  prompt + turns.map((t) => `\n>${t.action}\n${t.observation}`).join('');
+
+/** A played episode as training sees it: one decoded row per agent turn and the final reward. */
+export interface EpisodeRows {
+  rows: DecodedRow[];
+  reward: number;
+}
+
+/**
+ * Multi-turn GRPO's batch: groups[g] holds the episodes of one environment; each episode's final
+ * reward gives one advantage (against its group, scaled as `scale`), shared by all its turns. A
+ * group whose rewards are all equal carries no gradient and is dropped when `dropFlat`. Returns
+ * every agent turn as a training group of one row (turns of one episode have different contexts).
+ */
+export function turnRows(groups: EpisodeRows[][], scale: 'group' | 'batch' | 'none', dropFlat: boolean): TrainRow[][] {
+  const adv = advantages(groups.map((g) => g.map((e) => e.reward)), scale);
+  const out: TrainRow[][] = [];
+  groups.forEach((g, b) => {
+    if (dropFlat && g.every((e) => e.reward === g[0]!.reward)) return;
+    g.forEach((e, i) => { for (const row of e.rows) out.push([{ ...row, adv: adv[b]![i]! }]); });
+  });
+  return out;
+}

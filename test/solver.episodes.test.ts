@@ -1,0 +1,140 @@
+// The built-in solver playing environments (issue 23): the action language, sampling log-probs on
+// multi-turn transcripts, the loss masked to the agent's own tokens, and a deterministic run.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRng } from '../core/rng.js';
+import { createSandbox, type Sandbox } from '../sandbox/index.js';
+import { generateEnv, type EnvKind, type EnvSpec, type SearchSpec } from '../envs/index.js';
+import { createPolicy, parseAction, solverConfigSchema, turnContext, type ActionTool, type EpisodeRows, type SolverConfigInput } from '../src/solver/index.js';
+import { actionGrammar } from '../src/solver/episodes.js';
+import { EOS, encode } from '../src/solver/tokenizer.js';
+import { playSolver, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
+
+const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
+  backend: 'cpu',
+  workers: 1,
+  model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 96, maxAnswerLen: 16 },
+  optim: { lr: 1e-2, warmupSteps: 0 },
+  ...over,
+});
+const quiet = { log: () => {}, totalSteps: 10 };
+
+let sb: Sandbox;
+const specs: Partial<Record<EnvKind, EnvSpec>> = {};
+beforeAll(async () => {
+  sb = await createSandbox({ workers: 1 });
+  for (const kind of ['search', 'probe', 'repair'] as const) specs[kind] = await generateEnv(sb, { kind, family: 'arith', level: 0, rng: createRng(`episodes-test/${kind}`) });
+});
+afterAll(async () => { await sb?.close(); });
+
+describe('action language', () => {
+  const tools: ActionTool[] = [{ name: 'call', arg: '[int,str]' }, { name: 'submit', arg: 'program' }];
+  it('reads back what it writes (property)', () => {
+    fc.assert(fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.stringMatching(/^[a-z]{0,5}$/), (n, s) => {
+      const arg = JSON.stringify([n, s]);
+      expect(parseAction(tools, `call(${arg})`)).toEqual({ tool: 'call', arg });
+    }));
+    expect(parseAction(tools, 'submit(a=>(a+1)*2)')).toEqual({ tool: 'submit', arg: 'a=>(a+1)*2' });
+  });
+  it('refuses text outside the language', () => {
+    for (const bad of ['call([1])', 'call(["a",1])', 'call([1,"a"]', 'calls([1,"a"])', 'submit()', 'submit(a=>a))', 'run(a=>a)', '']) expect(parseAction(tools, bad)).toBeNull();
+  });
+  it('every prefix the grammar accepts completes to a parsable action (property)', () => {
+    const g = actionGrammar(tools);
+    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 1e9 }), { maxLength: 30 }), (picks) => {
+      let s = g.start();
+      let text = '';
+      for (const p of picks) {
+        if (g.canEnd(s)) break;
+        const opts = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => g.next(s, c) !== null);
+        expect(opts.length).toBeGreaterThan(0);
+        const c = opts[p % opts.length]!;
+        s = g.next(s, c)!;
+        text += c;
+      }
+      if (g.canEnd(s)) expect(parseAction(tools, text)).not.toBeNull();
+    }));
+  });
+  it('turns into the environment\'s tool calls', () => {
+    const s = specs.search as SearchSpec;
+    expect(toEnvAction(s, `call(${JSON.stringify(s.answer)})`)).toEqual({ name: 'call', arguments: JSON.stringify({ x: s.answer }) });
+    expect(toEnvAction(specs.probe!, 'submit(a=>a+1)')).toEqual({ name: 'submit', arguments: JSON.stringify({ program: 'a=>a+1' }) });
+    expect(toEnvAction(specs.repair!, 'run_tests(a=>a)')).toEqual({ name: 'run_tests', arguments: JSON.stringify({ program: 'a=>a' }) });
+    expect(solverTools(specs.probe!).map((t) => t.name)).toEqual(['call', 'submit']);
+  });
+});
+
+/** Every token of an episode's final transcript, marked by who wrote it (the agent: its actions and their <eos>). */
+function authored(prompt: string, e: SolverEpisode): { ids: number[]; agent: boolean[] } {
+  const ids = encode(prompt);
+  const agent = ids.map(() => false);
+  for (const t of e.turns) {
+    for (const id of encode('\n>')) { ids.push(id); agent.push(false); }
+    for (const id of [...encode(t.action), EOS]) { ids.push(id); agent.push(true); }
+    for (const id of encode(`\n${t.observation}`)) { ids.push(id); agent.push(false); }
+  }
+  return { ids, agent };
+}
+
+describe('multi-turn episodes', () => {
+  it('sampling log-probs equal training log-probs on multi-turn transcripts, past the context cut too', async () => {
+    for (const maxPromptLen of [96, 24]) {
+      const p = await createPolicy(tiny({ model: { dModel: 16, layers: 1, heads: 2, maxPromptLen, maxAnswerLen: 16 } }), { seed: 3, ...quiet });
+      const groups = await playSolver(p, sb, [specs.search!, specs.probe!], 8, { greedy: false });
+      const rows = groups.flat().flatMap((e) => e.rows);
+      expect(groups.flat().some((e) => e.turns.length >= 2)).toBe(true);
+      const re = await p.turnLogProbs(rows, p.cfg.sampling.temperature);
+      let maxDiff = 0;
+      rows.forEach((r, i) => r.oldLogp.forEach((v, k) => { maxDiff = Math.max(maxDiff, Math.abs(v - re[i]![k]!)); }));
+      expect(maxDiff).toBeLessThan(1e-5);
+      p.dispose();
+    }
+  });
+
+  it('the loss is masked to the agent\'s tokens: each is a target once, the environment\'s never', async () => {
+    const p = await createPolicy(tiny(), { seed: 5, ...quiet });
+    const played = [specs.search!, specs.repair!];
+    const groups = await playSolver(p, sb, played, 3, { greedy: false });
+    groups.forEach((g, s) => g.forEach((e) => {
+      const prompt = solverPrompt(played[s]!, 0);
+      // the rows' targets, in order, are exactly the agent-written tokens of the whole transcript
+      const { ids, agent } = authored(prompt, e);
+      expect(e.rows.flatMap((r) => r.answer)).toEqual(ids.filter((_, i) => agent[i]));
+      // each turn's context is the transcript before it, cut from the left to maxPromptLen: the
+      // environment's text is only ever read, never predicted
+      e.rows.forEach((r, k) => expect(r.prompt).toEqual(encode(turnContext(prompt, e.turns.slice(0, k))).slice(-96)));
+    }));
+    p.dispose();
+  });
+
+  it('gradient: changing what the environment wrote after the last action leaves the loss as it is; changing an agent token does not', async () => {
+    const p = await createPolicy(tiny(), { seed: 7, ...quiet });
+    const groups = await playSolver(p, sb, [specs.search!], 4, { greedy: false });
+    const asRows = (gs: SolverEpisode[][]): EpisodeRows[][] => gs.map((g) => g.map((e, i) => ({ rows: e.rows, reward: i % 2 })));
+    const base = await p.episodesLoss(asRows(groups), 1);
+    // the final observation: tokens only the environment wrote, nothing reads them
+    const otherObs = groups.map((g) => g.map((e) => ({ ...e, turns: e.turns.map((t, k) => (k === e.turns.length - 1 ? { ...t, observation: 'passed 0 of 99 hidden tests' } : t)) })));
+    expect(await p.episodesLoss(asRows(otherObs), 1)).toBe(base);
+    // one agent token changed (the first action's first character): the loss moves
+    const flipped = groups.map((g) => g.map((e, i) => (i > 0 ? e : { ...e, rows: e.rows.map((r, k) => (k > 0 ? r : { ...r, answer: [r.answer[0] === EOS ? r.answer[0]! : r.answer[0]! ^ 1, ...r.answer.slice(1)] })) })));
+    expect(await p.episodesLoss(asRows(flipped), 1)).not.toBe(base);
+    p.dispose();
+  });
+
+  it('a training run with a fixed seed gives the same result twice', async () => {
+    const run = async () => {
+      const p = await createPolicy(tiny(), { seed: 11, ...quiet });
+      const curve: number[] = [];
+      let updated = 0;
+      await trainAgentic(p, sb, [specs.search!, specs.probe!], { steps: 3, envsPerStep: 2, group: 4, seed: 2, onStep: (s) => { curve.push(s.reward, s.loss); updated += s.groups; } });
+      expect(updated).toBeGreaterThan(0); // some group had a gradient: the run did learn something
+      const w = await p.weights();
+      p.dispose();
+      return { curve, w: [...w].map(([n, t]) => [n, Array.from(t.data)]) };
+    };
+    const a = await run();
+    const b = await run();
+    expect(b.curve).toEqual(a.curve);
+    expect(b.w).toEqual(a.w);
+  });
+});
