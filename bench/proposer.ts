@@ -1,48 +1,53 @@
-// Proposer benchmark (issue 24): the learned grammar proposer against the fixed generators, on the
-// same preset, controller, budget and seeds (paired runs; seeds drawn at random and printed, --seeds
-// replays them). Per run, from its run store:
+// Proposer benchmark (issue 24). Two parts, each on paired runs (same preset, controller, budget
+// and seed; seeds drawn at random with bench/stats.ts drawSeeds and printed, --seeds replays them):
+//
+// grammar    the learned grammar proposer against the fixed generators. Per run, from its store:
 //   learnable share  fresh tasks whose first group (the solver's G answers in the step the task was
 //                    drawn) had a solve rate strictly between 0 and 1
 //   distinct         distinct programs (canonical hashes) among the fresh tasks: collapse shows here
 //   mastered, probe  skills mastered at the end and held-out probe accuracy (the run's summary)
-// and across seeds the learned/fixed ratio of learnable shares and the paired differences of the
-// rest with a 95 % interval (t distribution, n − 1 degrees of freedom). Targets (the issue):
-// learnable share ≥ 1.5×, distinct ≥ 90 % of the fixed, mastered and probe accuracy not lower beyond
-// the interval. Writes bench/results/proposer.json (after every run) and proposer.md.
+//   and across seeds the learned/fixed ratio of learnable shares and the paired differences of the
+//   rest with a 95 % interval (t distribution, n − 1 degrees of freedom). Targets (the issue):
+//   learnable share ≥ 1.5×, distinct ≥ 90 % of the fixed, mastered and probe accuracy not lower
+//   beyond the interval.
+// self-play  the solver's own network proposing (experimental) against a generators-only run of the
+//   same length: valid-proposal rate (target ≥ 90 %), learnable share by thirds of the run,
+//   novelty (distinct programs, duplicates refused), held-out probe accuracy (paired difference).
 //
-//   npm run bench:proposer [-- --seeds 3,17,42 | --n 3] [--preset smoke] [--steps 30] [--max-level 0] [--out bench/results]
+// Writes bench/results/proposer.json (after every run; the other part's record is kept) and
+// proposer.md (both parts).
+//
+//   npm run bench:proposer [-- --part grammar|self-play] [--seeds 3,17,42 | --n 3] [--preset smoke] [--steps 30] [--max-level 2] [--out bench/results] [--rerender]
 import Database from 'better-sqlite3';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPreset, startRun } from '../src/index.js';
+import { drawSeeds } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
+    part: { type: 'string', default: 'grammar' },
     seeds: { type: 'string' },
     n: { type: 'string', default: '3' },
     preset: { type: 'string', default: 'smoke' },
     steps: { type: 'string' },
-    'max-level': { type: 'string' },
+    'max-level': { type: 'string', default: '2' },
     out: { type: 'string', default: 'bench/results' },
+    rerender: { type: 'boolean', default: false },
   },
 });
-
-const seeds = args.seeds ? args.seeds.split(',').map(Number) : Array.from({ length: Number(args.n) }, () => Math.floor(Math.random() * 1_000_000));
-const over = { solver: { backend: 'wasm' }, ...(args.steps ? { steps: Number(args.steps) } : {}), ...(args['max-level'] ? { maxLevel: Number(args['max-level']) } : {}) };
-const base = loadPreset(args.preset, over);
-console.log(`bench:proposer — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
+if (args.part !== 'grammar' && args.part !== 'self-play') throw new Error(`--part is grammar or self-play (got ${args.part})`);
 
 /** Two-sided 97.5 % quantiles of Student's t for 1…10 degrees of freedom (z beyond). */
 const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
 
-const PROPOSERS = ['fixed', 'learned'] as const;
-type Proposer = (typeof PROPOSERS)[number];
+interface Setup { preset: string; steps: number; batch: number; group: number; maxLevel: number; controller: string; seeds: number[] }
 
-interface Row {
+interface GrammarRow {
   seed: number;
-  proposer: Proposer;
+  proposer: 'fixed' | 'learned';
   freshTasks: number;
   learnableShare: number;
   distinctPrograms: number;
@@ -51,67 +56,81 @@ interface Row {
   wallS: number;
 }
 
-/** Fresh tasks, the share whose first group was learnable, and their distinct programs. */
-function measure(dir: string): Pick<Row, 'freshTasks' | 'learnableShare' | 'distinctPrograms'> {
+interface SelfPlayRow {
+  seed: number;
+  proposer: 'generators' | 'self-play';
+  freshTasks: number;
+  /** the learnable share of the fresh tasks drawn in each third of the run */
+  learnableByThird: number[];
+  learnableShare: number;
+  distinctPrograms: number;
+  probeAccuracy: number;
+  /** self-play only: drafts the sandbox saw, those it found valid (accepted or duplicate), those it accepted */
+  drafts?: number;
+  valid?: number;
+  accepted?: number;
+  /** self-play only: candidates decoded, and drafts whose candidates all failed the reference interpreter */
+  candidates?: number;
+  exhausted?: number;
+  /** self-play only: fresh tasks that came from the generators' fallback (no self-play draft passed) */
+  fallback?: number;
+  wallS: number;
+}
+
+interface Record_ {
+  grammar?: Setup & { rows: GrammarRow[]; summary: ReturnType<typeof summariseGrammar> };
+  selfPlay?: Setup & { rows: SelfPlayRow[]; summary: ReturnType<typeof summariseSelfPlay> };
+}
+
+const jsonPath = join(args.out, 'proposer.json');
+mkdirSync(args.out, { recursive: true });
+const stored = existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, 'utf8')) as Record_ & { rows?: unknown }) : {};
+// A record written before the self-play part holds the grammar part at its top level.
+const record: Record_ = 'rows' in stored ? { grammar: stored as unknown as Record_['grammar'] } : stored;
+const save = () => writeFileSync(jsonPath, JSON.stringify(record, null, 2) + '\n');
+
+/** Fresh tasks (each with its first group's solve), from a run's store. */
+function freshTasks(dir: string) {
   const db = new Database(join(dir, 'run.db'), { readonly: true });
   try {
-    const rows = db
+    return db
       .prepare(
-        `SELECT t.id, t.hash, s.solved, s.attempts FROM tasks t
+        `SELECT t.id, t.hash, t.step, t.proposer, s.solved, s.attempts FROM tasks t
          JOIN task_scores s ON s.id = (SELECT MIN(id) FROM task_scores WHERE task_id = t.id)`,
       )
-      .all() as { id: string; hash: string; solved: number; attempts: number }[];
-    const learnable = rows.filter((r) => r.solved > 0 && r.solved < r.attempts).length;
-    return { freshTasks: rows.length, learnableShare: rows.length ? learnable / rows.length : 0, distinctPrograms: new Set(rows.map((r) => r.hash)).size };
+      .all() as { id: string; hash: string; step: number; proposer: string; solved: number; attempts: number }[];
   } finally {
     db.close();
   }
 }
 
-const rows: Row[] = [];
-const runsDir = join(tmpdir(), `cogen-bench-proposer-${process.pid}`);
-mkdirSync(runsDir, { recursive: true });
-mkdirSync(args.out, { recursive: true });
-const jsonPath = join(args.out, 'proposer.json');
-const save = () => writeFileSync(jsonPath, JSON.stringify({ preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: base.maxLevel, controller: base.curriculum.controller, seeds, rows, summary: summarise() }, null, 2) + '\n');
+const learnable = (rs: { solved: number; attempts: number }[]): number => (rs.length ? rs.filter((r) => r.solved > 0 && r.solved < r.attempts).length / rs.length : 0);
 
-for (const seed of seeds) {
-  for (const proposer of PROPOSERS) {
-    const config = loadPreset(args.preset, { ...over, seed, ...(proposer === 'learned' ? { proposer: { learned: { enabled: true } } } : {}) });
-    const t0 = Date.now();
-    const summary = await startRun(config, { runsDir, preset: args.preset, runId: `${proposer}-${seed}` });
-    const row: Row = { seed, proposer, ...measure(summary.dir), mastered: summary.skillsMastered.length, probeAccuracy: summary.probeAccuracy, wallS: (Date.now() - t0) / 1000 };
-    rows.push(row);
-    console.log(`seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}%  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%  ${row.wallS.toFixed(0)} s`);
-    rmSync(summary.dir, { recursive: true, force: true });
-    save();
-  }
-}
-rmSync(runsDir, { recursive: true, force: true });
-
-function paired(metric: (r: Row) => number): { mean: number; lo: number; hi: number; n: number } {
+function paired<R extends { seed: number; proposer: string }>(rows: R[], seeds: number[], a: string, b: string, metric: (r: R) => number) {
   const diffs = seeds.flatMap((s) => {
-    const f = rows.find((r) => r.seed === s && r.proposer === 'fixed');
-    const l = rows.find((r) => r.seed === s && r.proposer === 'learned');
-    return f && l ? [metric(l) - metric(f)] : [];
+    const x = rows.find((r) => r.seed === s && r.proposer === a);
+    const y = rows.find((r) => r.seed === s && r.proposer === b);
+    return x && y ? [metric(y) - metric(x)] : [];
   });
   const n = diffs.length;
-  const mean = n ? diffs.reduce((a, b) => a + b, 0) / n : 0;
+  const mean = n ? diffs.reduce((p, q) => p + q, 0) / n : 0;
   if (n < 2) return { mean, lo: NaN, hi: NaN, n };
-  const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - mean) ** 2, 0) / (n - 1));
+  const sd = Math.sqrt(diffs.reduce((p, d) => p + (d - mean) ** 2, 0) / (n - 1));
   const half = (T975[n - 2] ?? 1.96) * (sd / Math.sqrt(n));
   return { mean, lo: mean - half, hi: mean + half, n };
 }
 
-function summarise() {
-  const of = (p: Proposer, m: (r: Row) => number) => {
-    const xs = rows.filter((r) => r.proposer === p).map(m);
-    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
-  };
+const meanOf = <R extends { proposer: string }>(rows: R[], p: string, m: (r: R) => number): number => {
+  const xs = rows.filter((r) => r.proposer === p).map(m);
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
+};
+
+function summariseGrammar(rows: GrammarRow[], seeds: number[]) {
+  const of = (p: string, m: (r: GrammarRow) => number) => meanOf(rows, p, m);
   const ratio = of('learned', (r) => r.learnableShare) / of('fixed', (r) => r.learnableShare);
   const distinct = of('learned', (r) => r.distinctPrograms) / of('fixed', (r) => r.distinctPrograms);
-  const mastered = paired((r) => r.mastered);
-  const probe = paired((r) => r.probeAccuracy);
+  const mastered = paired(rows, seeds, 'fixed', 'learned', (r) => r.mastered);
+  const probe = paired(rows, seeds, 'fixed', 'learned', (r) => r.probeAccuracy);
   return {
     learnableShare: { fixed: of('fixed', (r) => r.learnableShare), learned: of('learned', (r) => r.learnableShare), ratio, target: 1.5, met: ratio >= 1.5 },
     distinctPrograms: { fixed: of('fixed', (r) => r.distinctPrograms), learned: of('learned', (r) => r.distinctPrograms), ratio: distinct, target: 0.9, met: distinct >= 0.9 },
@@ -121,25 +140,134 @@ function summarise() {
   };
 }
 
-const s = summarise();
+function summariseSelfPlay(rows: SelfPlayRow[], seeds: number[]) {
+  const sp = rows.filter((r) => r.proposer === 'self-play');
+  const sum = (m: (r: SelfPlayRow) => number) => sp.reduce((a, r) => a + m(r), 0);
+  const validRate = sum((r) => r.valid ?? 0) / Math.max(1, sum((r) => r.drafts ?? 0));
+  return {
+    validRate: { value: validRate, target: 0.9, met: validRate >= 0.9 },
+    acceptedRate: sum((r) => r.accepted ?? 0) / Math.max(1, sum((r) => r.drafts ?? 0)),
+    candidatesPerDraft: sum((r) => r.candidates ?? 0) / Math.max(1, sum((r) => (r.drafts ?? 0) + (r.exhausted ?? 0))),
+    learnableByThird: {
+      generators: [0, 1, 2].map((k) => meanOf(rows, 'generators', (r) => r.learnableByThird[k]!)),
+      selfPlay: [0, 1, 2].map((k) => meanOf(rows, 'self-play', (r) => r.learnableByThird[k]!)),
+    },
+    distinctPrograms: { generators: meanOf(rows, 'generators', (r) => r.distinctPrograms), selfPlay: meanOf(rows, 'self-play', (r) => r.distinctPrograms) },
+    probeAccuracy: { generators: meanOf(rows, 'generators', (r) => r.probeAccuracy), selfPlay: meanOf(rows, 'self-play', (r) => r.probeAccuracy), paired: paired(rows, seeds, 'generators', 'self-play', (r) => r.probeAccuracy) },
+  };
+}
+
+async function runPart(): Promise<void> {
+  const seeds = args.seeds ? args.seeds.split(',').map(Number) : drawSeeds(Number(args.n));
+  const over = { solver: { backend: 'wasm' }, maxLevel: Number(args['max-level']), ...(args.steps ? { steps: Number(args.steps) } : {}) };
+  const base = loadPreset(args.preset, over);
+  const setup: Setup = { preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: base.maxLevel, controller: base.curriculum.controller, seeds };
+  console.log(`bench:proposer --part ${args.part} — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
+  const runsDir = join(tmpdir(), `cogen-bench-proposer-${process.pid}`);
+  mkdirSync(runsDir, { recursive: true });
+  const arms = args.part === 'grammar' ? (['fixed', 'learned'] as const) : (['generators', 'self-play'] as const);
+  const grammarRows: GrammarRow[] = [];
+  const selfPlayRows: SelfPlayRow[] = [];
+  for (const seed of seeds) {
+    for (const proposer of arms) {
+      const proposerConfig = proposer === 'learned' ? { proposer: { learned: { enabled: true } } } : proposer === 'self-play' ? { proposer: { selfPlay: { enabled: true } } } : {};
+      const config = loadPreset(args.preset, { ...over, seed, ...proposerConfig });
+      const t0 = Date.now();
+      const summary = await startRun(config, { runsDir, preset: args.preset, runId: `${proposer}-${seed}` });
+      const wallS = (Date.now() - t0) / 1000;
+      const tasks = freshTasks(summary.dir);
+      const common = { seed, freshTasks: tasks.length, learnableShare: learnable(tasks), distinctPrograms: new Set(tasks.map((r) => r.hash)).size, probeAccuracy: summary.probeAccuracy, wallS };
+      if (proposer === 'fixed' || proposer === 'learned') {
+        const row: GrammarRow = { ...common, proposer, mastered: summary.skillsMastered.length };
+        grammarRows.push(row);
+        record.grammar = { ...setup, rows: grammarRows, summary: summariseGrammar(grammarRows, seeds) };
+        console.log(`seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}%  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%  ${wallS.toFixed(0)} s`);
+      } else {
+        const third = (k: number) => tasks.filter((t) => Math.min(2, Math.floor(((t.step - 1) * 3) / base.steps)) === k);
+        const row: SelfPlayRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))) };
+        if (proposer === 'self-play') Object.assign(row, selfPlayCounts(summary.dir, tasks));
+        selfPlayRows.push(row);
+        record.selfPlay = { ...setup, rows: selfPlayRows, summary: summariseSelfPlay(selfPlayRows, seeds) };
+        console.log(`seed ${seed} ${proposer.padEnd(10)}  fresh ${row.freshTasks}  learnable ${row.learnableByThird.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')}  distinct ${row.distinctPrograms}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${row.drafts !== undefined ? `  valid ${row.valid}/${row.drafts}  accepted ${row.accepted}  candidates ${row.candidates}  fallback ${row.fallback}` : ''}  ${wallS.toFixed(0)} s`);
+      }
+      rmSync(summary.dir, { recursive: true, force: true });
+      save();
+    }
+  }
+  rmSync(runsDir, { recursive: true, force: true });
+}
+
+/** A self-play run's drafts by outcome (proposals rows) and its decoding counts (metrics). */
+function selfPlayCounts(dir: string, tasks: { proposer: string }[]): Partial<SelfPlayRow> {
+  const db = new Database(join(dir, 'run.db'), { readonly: true });
+  try {
+    const outcomes = db.prepare('SELECT outcome, COUNT(*) AS n FROM proposals GROUP BY outcome').all() as { outcome: string; n: number }[];
+    const n = (o: string) => outcomes.find((x) => x.outcome === o)?.n ?? 0;
+    const sent = outcomes.filter((x) => x.outcome !== 'exhausted').reduce((a, x) => a + x.n, 0);
+    const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data) as Record<string, number>);
+    return {
+      drafts: sent,
+      valid: n('accepted') + n('duplicate'),
+      accepted: n('accepted'),
+      exhausted: n('exhausted'),
+      candidates: metrics.reduce((a, m) => a + (m['selfPlay.candidates'] ?? 0), 0),
+      fallback: tasks.filter((t) => t.proposer !== 'self-play@1').length,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+if (!args.rerender) await runPart();
 save();
 const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '-');
-const md = [
-  '# bench:proposer — learned grammar proposer against the fixed generators',
-  '',
-  `Preset \`${args.preset}\` (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}, wasm), seeds ${seeds.join(', ')} (random, printed; \`npm run bench:proposer -- --seeds ${seeds.join(',')}\` replays them). Generated by bench/proposer.ts; ${new Date().toISOString().slice(0, 10)}.`,
-  '',
-  '| seed | proposer | fresh tasks | learnable share | distinct programs | mastered | probe accuracy | wall s |',
-  '|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${(100 * r.learnableShare).toFixed(1)}% | ${r.distinctPrograms} | ${r.mastered} | ${(100 * r.probeAccuracy).toFixed(1)}% | ${r.wallS.toFixed(0)} |`),
-  '',
-  '| measure | fixed | learned | learned vs fixed | target | met |',
-  '|---|---|---|---|---|---|',
-  `| learnable share (mean) | ${f(s.learnableShare.fixed)} | ${f(s.learnableShare.learned)} | ×${f(s.learnableShare.ratio, 2)} | ≥ ×1.5 | ${s.learnableShare.met ? 'yes' : 'no'} |`,
-  `| distinct programs (mean) | ${f(s.distinctPrograms.fixed, 1)} | ${f(s.distinctPrograms.learned, 1)} | ×${f(s.distinctPrograms.ratio, 2)} | ≥ ×0.9 | ${s.distinctPrograms.met ? 'yes' : 'no'} |`,
-  `| skills mastered, paired difference | | | ${f(s.mastered.mean, 2)} [${f(s.mastered.lo, 2)}, ${f(s.mastered.hi, 2)}] | interval reaches ≥ 0 | ${s.mastered.met ? 'yes' : 'no'} |`,
-  `| probe accuracy, paired difference | | | ${f(s.probeAccuracy.mean)} [${f(s.probeAccuracy.lo)}, ${f(s.probeAccuracy.hi)}] | interval reaches ≥ 0 | ${s.probeAccuracy.met ? 'yes' : 'no'} |`,
-  '',
-];
+const pc = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '-');
+const setupLine = (s: Setup) => `Preset \`${s.preset}\` (${s.steps} steps × ${s.batch} tasks × ${s.group} answers, maxLevel ${s.maxLevel}, controller ${s.controller}, wasm), seeds ${s.seeds.join(', ')} (drawn at random; \`--seeds ${s.seeds.join(',')}\` replays them).`;
+const md = ['# bench:proposer — proposers that learn against the fixed generators', '', `Generated by bench/proposer.ts (\`npm run bench:proposer -- --part grammar|self-play\`); ${new Date().toISOString().slice(0, 10)}.`, ''];
+const g = record.grammar;
+if (g) {
+  const s = g.summary;
+  md.push(
+    '## Learned grammar proposer against the fixed generators',
+    '',
+    setupLine(g),
+    '',
+    '| seed | proposer | fresh tasks | learnable share | distinct programs | mastered | probe accuracy | wall s |',
+    '|---|---|---|---|---|---|---|---|',
+    ...g.rows.map((r) => `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${pc(r.learnableShare)} | ${r.distinctPrograms} | ${r.mastered} | ${pc(r.probeAccuracy)} | ${r.wallS.toFixed(0)} |`),
+    '',
+    '| measure | fixed | learned | learned vs fixed | target | met |',
+    '|---|---|---|---|---|---|',
+    `| learnable share (mean) | ${f(s.learnableShare.fixed)} | ${f(s.learnableShare.learned)} | ×${f(s.learnableShare.ratio, 2)} | ≥ ×1.5 | ${s.learnableShare.met ? 'yes' : 'no'} |`,
+    `| distinct programs (mean) | ${f(s.distinctPrograms.fixed, 1)} | ${f(s.distinctPrograms.learned, 1)} | ×${f(s.distinctPrograms.ratio, 2)} | ≥ ×0.9 | ${s.distinctPrograms.met ? 'yes' : 'no'} |`,
+    `| skills mastered, paired difference | | | ${f(s.mastered.mean, 2)} [${f(s.mastered.lo, 2)}, ${f(s.mastered.hi, 2)}] | interval reaches ≥ 0 | ${s.mastered.met ? 'yes' : 'no'} |`,
+    `| probe accuracy, paired difference | | | ${f(s.probeAccuracy.mean)} [${f(s.probeAccuracy.lo)}, ${f(s.probeAccuracy.hi)}] | interval reaches ≥ 0 | ${s.probeAccuracy.met ? 'yes' : 'no'} |`,
+    '',
+  );
+}
+const sp = record.selfPlay;
+if (sp) {
+  const s = sp.summary;
+  md.push(
+    '## Self-play (experimental): the solver\'s network proposes, against a generators-only run',
+    '',
+    setupLine(sp),
+    '',
+    '| seed | proposer | fresh tasks | learnable share, thirds of the run | distinct programs | probe accuracy | drafts valid / sent | accepted (new) | candidates decoded | fresh tasks from the fallback | wall s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...sp.rows.map((r) => `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${r.learnableByThird.map(pc).join(' / ')} | ${r.distinctPrograms} | ${pc(r.probeAccuracy)} | ${r.drafts === undefined ? '' : `${r.valid} / ${r.drafts}`} | ${r.accepted ?? ''} | ${r.candidates ?? ''} | ${r.fallback ?? ''} | ${r.wallS.toFixed(0)} |`),
+    '',
+    '| measure | generators | self-play | target | met |',
+    '|---|---|---|---|---|',
+    `| valid-proposal rate (sandbox: runs, deterministic, in limits; duplicates count as valid) | | ${pc(s.validRate.value)} | ≥ 90% | ${s.validRate.met ? 'yes' : 'no'} |`,
+    `| accepted as new tasks (no duplicate) / drafts sent | | ${pc(s.acceptedRate)} | | |`,
+    `| candidates decoded per draft (the rest refused by the reference interpreter) | | ${f(s.candidatesPerDraft, 2)} | | |`,
+    ...[0, 1, 2].map((k) => `| learnable share, third ${k + 1} of the run (mean) | ${pc(s.learnableByThird.generators[k]!)} | ${pc(s.learnableByThird.selfPlay[k]!)} | | |`),
+    `| distinct programs among fresh tasks (mean) | ${f(s.distinctPrograms.generators, 1)} | ${f(s.distinctPrograms.selfPlay, 1)} | | |`,
+    `| held-out probe accuracy (mean) | ${pc(s.probeAccuracy.generators)} | ${pc(s.probeAccuracy.selfPlay)} | | |`,
+    `| probe accuracy, paired difference self-play − generators | | ${f(s.probeAccuracy.paired.mean)} [${f(s.probeAccuracy.paired.lo)}, ${f(s.probeAccuracy.paired.hi)}] | reported | |`,
+    '',
+  );
+}
 writeFileSync(join(args.out, 'proposer.md'), md.join('\n'));
-console.log(md.slice(4).join('\n'));
+console.log(md.join('\n'));

@@ -18,6 +18,7 @@ import { initWeights, makeParams, setVariable, type ModelConfig, type Params } f
 import { AdamW, learningRate, type OptimConfig } from './optim.js';
 import { ShardPool, readArrays } from './accel/index.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
+import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
@@ -29,6 +30,7 @@ import type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
 export type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
+export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
 
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
@@ -56,12 +58,13 @@ export interface SolverRollout extends Rollout {
 
 type Weights = Map<string, NamedTensor>;
 
-function modelConfig(cfg: SolverConfig): ModelConfig {
+function modelConfig(cfg: SolverConfig, proposalLen = 0): ModelConfig {
   const m = cfg.model;
   return {
     vocabSize: VOCAB_SIZE, dModel: m.dModel, layers: m.layers, heads: m.heads, mlpRatio: m.mlpRatio,
-    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen
-    maxPositions: m.maxPromptLen + m.maxAnswerLen + 2,
+    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen (or the
+    // self-play proposer's choice tokens, when it writes more)
+    maxPositions: m.maxPromptLen + Math.max(m.maxAnswerLen, proposalLen) + 2,
   };
 }
 
@@ -87,9 +90,10 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   /** kept answers for self-imitation; null when it is off */
   private replay: AnswerReplay | null;
 
-  constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void) {
+  /** proposalLen: choice tokens a self-play proposer writes (proposers/self-play.ts); 0 without one. */
+  constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void, proposalLen = 0) {
     this.backend = backend;
-    this.mc = modelConfig(cfg);
+    this.mc = modelConfig(cfg, proposalLen);
     this.setup = shardSetup(cfg, this.mc);
     this.pool = new ShardPool(updateThreads(cfg.workers, backend), backend, TRAIN_STEP_MODULE, this.setup, log);
     this.replay = cfg.selfImitation ? new AnswerReplay() : null;
@@ -244,9 +248,20 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     return { rows: out.rows, rewards: out.rewards };
   }
 
-  async update(rollout: SolverRollout, rewards: number[][]): Promise<TrainStats> {
+  /** The model as a proposer (self-play): a decoder of choice tokens after `prompt`, at the sampling temperature. */
+  openChoices(prompt: string): ChoiceDecoder {
+    const m = this.cfg.model;
+    return new ChoiceDecoder(this.params, this.mc, m.maxPromptLen, this.mc.maxPositions - m.maxPromptLen - 2, this.cfg.sampling.temperature, prompt);
+  }
+
+  /**
+   * `proposals` (self-play): the proposer role's rows, each with its own advantage; their loss
+   * (times `proposalWeight`) is added to the solver role's in the same step (one policy, two roles).
+   */
+  async update(rollout: SolverRollout, rewards: number[][], proposals: readonly ChoiceRow[] = [], proposalWeight = 1): Promise<TrainStats> {
     const kept = await this.withKeptAnswers(rollout, rewards);
     const prep = this.prepare(kept.rows, kept.rewards);
+    if (proposals.length > 0) return this.jointUpdate(prep, rollout.temperature, proposals, proposalWeight);
     return this.applyGroups(prep.groups, rollout.temperature, prep.meanReward);
   }
 
@@ -304,6 +319,50 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   /** Each turn row's log-probs under the current weights (equal to the sampling ones before an update). */
   async turnLogProbs(rows: RolloutRow[], temperature: number): Promise<number[][]> {
     return (await this.currentLogProbs(rows.map((r) => [r]), temperature)).map((g) => Array.from(g[0]!));
+  }
+
+  /**
+   * One step on the solver role's groups (if any) and the proposer role's rows (groups of one: each
+   * has its own prompt) together: each role's loss is reduced over its own rows, and they add.
+   */
+  private async jointUpdate(prep: { meanReward: number; groups: TrainRow[][] }, temperature: number, proposals: readonly ChoiceRow[], weight: number): Promise<TrainStats> {
+    const rows = prep.groups.flat();
+    const extra = choiceTrainRows(proposals, this.cfg.model.maxPromptLen).map((r) => [{ ...r, adv: r.adv * weight }]);
+    const mu = this.cfg.loss.mu;
+    const mean: ShardStats = { loss: 0, clipFraction: 0, kl: 0, entropy: 0 };
+    let lr = 0;
+    let gradNorm = 0;
+    for (let it = 0; it < mu; it++) {
+      const solve = rows.length > 0 ? await this.iterationGrads(prep.groups, temperature) : null;
+      const propose = shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, temperature));
+      const grads = propose.grads;
+      for (const [n, g] of solve?.grads ?? []) {
+        const p = grads.get(n);
+        grads.set(n, p ? tf.add(p, g) : g);
+        if (p) { p.dispose(); g.dispose(); }
+      }
+      const r = this.opt.apply(grads);
+      tf.dispose([...grads.values()]);
+      lr = r.lr;
+      gradNorm = (await r.gradNorm.data())[0]!;
+      r.gradNorm.dispose();
+      for (const k of Object.keys(mean) as (keyof ShardStats)[]) mean[k] += ((solve?.stats[k] ?? 0) + propose.stats[k]) / mu;
+    }
+    const all = [...rows, ...extra.flat()];
+    return {
+      ...mean,
+      meanAbsAdvantage: all.reduce((a, r) => a + Math.abs(r.adv), 0) / all.length,
+      tokens: all.reduce((a, r) => a + r.answer.length, 0), groups: prep.groups.length, lr, reward: prep.meanReward, gradNorm,
+    };
+  }
+
+  /** Loss and gradients of the proposer role's rows alone, without stepping (for tests). */
+  async choiceGrads(proposals: readonly ChoiceRow[]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
+    const extra = choiceTrainRows(proposals, this.cfg.model.maxPromptLen).map((r) => [r]);
+    const { grads: g, stats } = shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, this.cfg.sampling.temperature));
+    const out = new Map<string, Float32Array>();
+    for (const [n, t] of g) { out.set(n, (await t.data()) as Float32Array); t.dispose(); }
+    return { loss: stats.loss, grads: out };
   }
 
   /** Loss and gradients on a rollout without stepping, on this thread (for gradient checks). */
@@ -434,9 +493,9 @@ function shardSetup(cfg: SolverConfig, mc: ModelConfig): ShardSetup {
 }
 
 /** A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). */
-export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void }): Promise<TransformerPolicy> {
+export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number }): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);
   const backend = await initBackend(parsed.backend, { threads: parsed.threads, log });
-  return new TransformerPolicy(parsed, backend, opts.seed, opts.totalSteps, log);
+  return new TransformerPolicy(parsed, backend, opts.seed, opts.totalSteps, log, opts.proposalLen);
 }
