@@ -9,14 +9,19 @@
 //              floor a trained solver must beat
 // Episodes run one after another on a sandbox of one worker (an episode's steps are sequential), so
 // the rates are per core. This machine is shared: compare kinds within one run, and repeat runs.
-// The built-in solver's success after multi-turn training (the issue's other figure) is not measured
-// here: that solver does not play environments yet.
+//   trained    the built-in solver at level 0 (bench/agentic-train.ts): greedy success untrained and
+//              after multi-turn GRPO, on its training pool and on held-out environments, with the
+//              learning curve; and what the longer context costs per update
 //   npm run bench:agentic [-- --levels 0,1] [--envs 30] [--random-seeds 3] [--families arith,str,array,loop]
+//                         [--train-steps 150] [--pool 16] [--held-out 16] [--group 8] [--envs-per-step 4] [--seed N]
+// --train-steps 0 leaves the trained section out; the seed is drawn (and printed) unless given.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { createRng } from '../core/rng.js';
 import { createSandbox } from '../sandbox/index.js';
+import { drawSeeds } from './stats.js';
+import { contextCost, trainKind, AGENTIC_SOLVER, type TrainedRow } from './agentic-train.js';
 import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Policy } from '../envs/index.js';
 
 const arg = (name: string, def: string): string => {
@@ -27,6 +32,10 @@ const levels = arg('levels', '0,1').split(',').map(Number);
 const perKind = Number(arg('envs', '30'));
 const randomSeeds = Number(arg('random-seeds', '3'));
 const families = arg('families', 'arith,str,array,loop').split(',');
+const train = {
+  steps: Number(arg('train-steps', '150')), poolSize: Number(arg('pool', '16')), heldOut: Number(arg('held-out', '16')),
+  group: Number(arg('group', '8')), envsPerStep: Number(arg('envs-per-step', '4')), seed: Number(arg('seed', String(drawSeeds(1)[0]))), families,
+};
 
 interface Row {
   kind: EnvKind;
@@ -101,12 +110,24 @@ for (const level of levels) {
     );
   }
 }
+const trained: TrainedRow[] = [];
+let cost: Awaited<ReturnType<typeof contextCost>> = [];
+if (train.steps > 0) {
+  console.log(`trained section: seed ${train.seed}, ${train.steps} steps, pool ${train.poolSize}, held-out ${train.heldOut}, ${train.envsPerStep} environments x ${train.group} episodes a step`);
+  for (const kind of ENV_KINDS) {
+    const r = await trainKind(sb, kind, train, console.log);
+    trained.push(r);
+    console.log(`${kind.padEnd(7)} L0  untrained pool ${r.untrained.pool.toFixed(2)} held-out ${r.untrained.heldOut.toFixed(2)}  trained pool ${r.trained.pool.toFixed(2)} held-out ${r.trained.heldOut.toFixed(2)} (${r.seconds.toFixed(0)} s)`);
+  }
+  cost = await contextCost(sb, train);
+  for (const c of cost) console.log(`context ${c.maxPromptLen}+${c.maxAnswerLen}: ${c.msPerUpdate.toFixed(0)} ms per update (mean prompt ${c.promptChars.toFixed(0)} chars)`);
+}
 await sb.close();
 
-const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))), levels, envsPerKind: perKind, randomSeeds, families, sandboxWorkers: 1 };
+const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))), levels, envsPerKind: perKind, randomSeeds, families, sandboxWorkers: 1, train: train.steps > 0 ? { ...train, solver: AGENTIC_SOLVER } : null };
 const dir = join(import.meta.dirname, 'results');
 mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'agentic.json'), JSON.stringify({ meta, rows }, null, 2) + '\n');
+writeFileSync(join(dir, 'agentic.json'), JSON.stringify({ meta, rows, trained, contextCost: cost }, null, 2) + '\n');
 const f = (x: number, d = 1) => x.toFixed(d);
 const md = [
   '# bench:agentic',
@@ -117,8 +138,43 @@ const md = [
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...rows.map((r) => `| ${r.kind} | ${r.level} | ${f(r.makePerSec)} | ${f(r.reference.perSec)} | ${f(r.reference.success, 2)} | ${f(r.random.perSec)} | ${f(r.random.success, 2)} | ${f(r.random.meanReward, 2)} | ${Object.entries(r.random.endings).map(([k, n]) => `${k} ${n}`).join(', ')}${r.skipped ? ` (families skipped: ${r.skipped.join(', ')})` : ''} |`),
   '',
-  'Not measured: the built-in tfjs solver after multi-turn training beside the untrained model (the issue\'s target of ≥ 0.5 success on two kinds, ≥ 30 points above untrained). The built-in solver does not play environments yet.',
-  '',
+  ...trainedSection(),
 ].join('\n');
 writeFileSync(join(dir, 'agentic.md'), md);
 console.log(`wrote bench/results/agentic.json and agentic.md`);
+
+/** The trained section of the report: success beside the untrained model and the random policy, curves, context cost. */
+function trainedSection(): string[] {
+  if (trained.length === 0) return ['Not measured in this run: the built-in solver after training (--train-steps 0).', ''];
+  const rnd = (k: string) => rows.find((r) => r.kind === k && r.level === 0)?.random.success;
+  const curveLine = (r: TrainedRow): string => {
+    const w = Math.max(1, Math.floor(r.curve.length / 10));
+    const pts: string[] = [];
+    for (let i = 0; i < r.curve.length; i += w) {
+      const win = r.curve.slice(i, i + w);
+      pts.push(`${i}-${i + win.length - 1}: ${f(win.reduce((a, c) => a + c.success, 0) / win.length, 2)}`);
+    }
+    return `- ${r.kind}: ${pts.join(', ')}`;
+  };
+  const t = trained[0]!;
+  return [
+    '## The built-in solver after multi-turn GRPO (level 0)',
+    '',
+    `Seed ${t.seed}; ${t.steps} steps of ${train.envsPerStep} environments x ${train.group} episodes drawn from a pool of ${t.poolSize} per kind, model ${JSON.stringify(AGENTIC_SOLVER.model)}, optimiser ${JSON.stringify(AGENTIC_SOLVER.optim)}, loss ${JSON.stringify(AGENTIC_SOLVER.loss)}. Success is reward 1 with greedy decoding, one episode per environment, on the training pool and on ${t.heldOut} held-out environments of the kind; the random valid-action policy is the table above's (its own environments, level 0).`,
+    '',
+    '| kind | untrained pool | untrained held-out | trained pool | trained held-out | random (above) | train s | held-out endings after training |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...trained.map((r) => `| ${r.kind} | ${f(r.untrained.pool, 2)} | ${f(r.untrained.heldOut, 2)} | ${f(r.trained.pool, 2)} | ${f(r.trained.heldOut, 2)} | ${rnd(r.kind) === undefined ? '-' : f(rnd(r.kind)!, 2)} | ${f(r.seconds, 0)} | ${Object.entries(r.trained.heldOutEndings).map(([k, n]) => `${k} ${n}`).join(', ')} |`),
+    '',
+    'Learning curves (sampled success of the training batches, mean over windows of steps; every step in agentic.json):',
+    '',
+    ...trained.map(curveLine),
+    '',
+    'What the longer context costs: one multi-turn update on the same played search episodes (prompts cut from the left to the context), median of 5:',
+    '',
+    '| context (prompt + answer chars) | ms per update | mean prompt chars |',
+    '| --- | --- | --- |',
+    ...cost.map((c) => `| ${c.maxPromptLen} + ${c.maxAnswerLen} | ${f(c.msPerUpdate, 0)} | ${f(c.promptChars, 0)} |`),
+    '',
+  ];
+}

@@ -7,7 +7,7 @@
 import { createRng } from '../core/rng.js';
 import type { Json } from '../core/task.js';
 import { Env, type EnvAction, type EnvSpec, type Trajectory } from '../envs/index.js';
-import { compactProgram } from '../generators/index.js';
+import { compactProgram, tokenize } from '../generators/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { parseAction, turnContext, type ActionTool, type EpisodeRows, type TransformerPolicy, type Turn } from './solver/index.js';
 
@@ -22,9 +22,31 @@ export function solverTools(spec: EnvSpec): ActionTool[] {
       return [{ name: 'call', arg: list }, { name: 'submit', arg: 'program' }];
     case 'search':
       return [{ name: 'call', arg: list }, { name: 'submit', arg: list }];
-    case 'repair':
-      return [{ name: 'run_tests', arg: 'program' }, { name: 'submit', arg: 'program' }];
+    case 'repair': {
+      const oneOf = oneTokenEdits(compactProgram(spec.buggy));
+      return [{ name: 'run_tests', arg: 'program', oneOf }, { name: 'submit', arg: 'program', oneOf }];
+    }
   }
+}
+
+/** Binary operators a one-token edit may put in place of another (a wider set than the bug operators' siblings). */
+const EDIT_OPERATORS = ['+', '-', '*', '/', '%', '<', '<=', '>', '>=', '===', '!==', '&&', '||'];
+
+/**
+ * Repair's programs as the solver writes them: the shown program with one token changed (a binary
+ * operator into another of EDIT_OPERATORS, an integer literal moved by 1 to 3), so that writing a
+ * candidate fix is choosing an edit and copying the rest, as the random valid-action policy's
+ * candidates are random edits. The environment still receives, runs and verifies the whole program.
+ */
+export function oneTokenEdits(program: string): string[] {
+  const out = new Set<string>();
+  for (const t of tokenize(program)) {
+    const put = (text: string) => out.add(program.slice(0, t.at) + text + program.slice(t.at + t.text.length));
+    if (EDIT_OPERATORS.includes(t.text)) for (const op of EDIT_OPERATORS) if (op !== t.text) put(op);
+    if (t.kind === 'num' && /^\d+$/.test(t.text)) for (const d of [-3, -2, -1, 1, 2, 3]) if (Number(t.text) + d >= 0) put(String(Number(t.text) + d));
+  }
+  out.delete(program);
+  return [...out].sort();
 }
 
 /**

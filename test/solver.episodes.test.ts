@@ -4,11 +4,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { generateEnv, type EnvKind, type EnvSpec, type SearchSpec } from '../envs/index.js';
+import { generateEnv, type EnvKind, type EnvSpec, type RepairSpec, type SearchSpec } from '../envs/index.js';
+import { compactProgram } from '../generators/index.js';
 import { createPolicy, parseAction, solverConfigSchema, turnContext, type ActionTool, type EpisodeRows, type SolverConfigInput } from '../src/solver/index.js';
 import { actionGrammar } from '../src/solver/episodes.js';
 import { EOS, encode } from '../src/solver/tokenizer.js';
-import { playSolver, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
+import { oneTokenEdits, playSolver, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
 
 const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
   backend: 'cpu',
@@ -55,11 +56,30 @@ describe('action language', () => {
       if (g.canEnd(s)) expect(parseAction(tools, text)).not.toBeNull();
     }));
   });
+  it('a oneOf argument is exactly one of its options (property)', () => {
+    fc.assert(fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z+()=>-]{1,8}$/), { minLength: 1, maxLength: 6 }), fc.nat(), (options, i) => {
+      const t: ActionTool[] = [{ name: 'submit', arg: 'program', oneOf: options }];
+      const o = options[i % options.length]!;
+      if (options.some((x) => x !== o && (x.startsWith(`${o})`) || o.startsWith(`${x})`)))) return; // `)` would end one inside the other
+      expect(parseAction(t, `submit(${o})`)).toEqual({ tool: 'submit', arg: o });
+      expect(parseAction(t, `submit(${o}q)`)).toBeNull();
+    }));
+  });
+  it('repair\'s candidate programs are the shown program with one token changed, the fix among them', () => {
+    const s = specs.repair as RepairSpec;
+    const edits = oneTokenEdits(compactProgram(s.buggy));
+    expect(edits).toContain(compactProgram(s.program));
+    expect(edits).not.toContain(compactProgram(s.buggy));
+    expect(oneTokenEdits('a=>a+4')).toEqual(expect.arrayContaining(['a=>a-4', 'a=>a*4', 'a=>a+1', 'a=>a+7']));
+    expect(oneTokenEdits('a=>a+4')).not.toContain('a=>a+0');
+  });
   it('turns into the environment\'s tool calls', () => {
     const s = specs.search as SearchSpec;
     expect(toEnvAction(s, `call(${JSON.stringify(s.answer)})`)).toEqual({ name: 'call', arguments: JSON.stringify({ x: s.answer }) });
     expect(toEnvAction(specs.probe!, 'submit(a=>a+1)')).toEqual({ name: 'submit', arguments: JSON.stringify({ program: 'a=>a+1' }) });
-    expect(toEnvAction(specs.repair!, 'run_tests(a=>a)')).toEqual({ name: 'run_tests', arguments: JSON.stringify({ program: 'a=>a' }) });
+    const fix = compactProgram(specs.repair!.program);
+    expect(toEnvAction(specs.repair!, `run_tests(${fix})`)).toEqual({ name: 'run_tests', arguments: JSON.stringify({ program: fix }) });
+    expect(toEnvAction(specs.repair!, 'run_tests(a=>a)').name).toBe('run_tests(a=>a)'); // not a one-token edit: outside the language, malformed
     expect(solverTools(specs.probe!).map((t) => t.name)).toEqual(['call', 'submit']);
   });
 });

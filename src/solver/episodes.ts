@@ -21,10 +21,29 @@ import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type P
 import { BOS, EOS, SEP, VOCAB_SIZE, charId, decode, idChar } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 
-/** A tool as the solver writes it: `name(<argument>)`, the argument in the `arg` grammar. */
+/**
+ * A tool as the solver writes it: `name(<argument>)`, the argument in the `arg` grammar, or (with
+ * `oneOf`) exactly one of the given texts, as a choice among candidates the glue lists.
+ */
 export interface ActionTool {
   name: string;
   arg: AnswerShape;
+  oneOf?: readonly string[];
+}
+
+/** The grammar of exactly one of `options` (a trie over their characters). */
+export function choiceGrammar(options: readonly string[]): Grammar<string> {
+  // the fewest characters left after each prefix of some option
+  const left = new Map<string, number>();
+  for (const o of options) for (let i = 0; i <= o.length; i++) left.set(o.slice(0, i), Math.min(left.get(o.slice(0, i)) ?? Infinity, o.length - i));
+  const whole = new Set(options);
+  return {
+    start: () => '',
+    next: (s, c) => (left.has(s + c) ? s + c : null),
+    minRemaining: (s) => left.get(s) ?? Infinity,
+    canEnd: (s) => whole.has(s),
+    key: (s) => s,
+  };
 }
 
 interface ActionState {
@@ -46,7 +65,7 @@ for (let c = 32; c <= 126; c++) PRINTABLE.push(String.fromCharCode(c));
  */
 export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState> {
   const heads = tools.map((t) => `${t.name}(`);
-  const inner = tools.map((t) => grammarFor(t.arg));
+  const inner = tools.map((t) => (t.oneOf ? (choiceGrammar(t.oneOf) as Grammar) : grammarFor(t.arg)));
   return {
     start: () => ({ tool: -1, head: '', inner: null, closed: false }),
     next(s, c) {
