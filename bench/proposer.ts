@@ -23,6 +23,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createRng } from '../core/rng.js';
+import { drawReference, families as FAMILIES, FIXED_CHOOSER, type Chooser } from '../generators/index.js';
 import { loadPreset, startRun } from '../src/index.js';
 import { drawSeeds } from './stats.js';
 
@@ -34,6 +36,7 @@ const { values: args } = parseArgs({
     preset: { type: 'string', default: 'smoke' },
     steps: { type: 'string' },
     'max-level': { type: 'string', default: '2' },
+    controller: { type: 'string' },
     out: { type: 'string', default: 'bench/results' },
     rerender: { type: 'boolean', default: false },
   },
@@ -50,6 +53,8 @@ interface GrammarRow {
   proposer: 'fixed' | 'learned';
   freshTasks: number;
   learnableShare: number;
+  /** the learnable share of the fresh tasks drawn in each third of the run (absent in older records) */
+  learnableByThird?: number[];
   distinctPrograms: number;
   mastered: number;
   probeAccuracy: number;
@@ -77,8 +82,11 @@ interface SelfPlayRow {
   wallS: number;
 }
 
+type GrammarRecord = Setup & { rows: GrammarRow[]; summary: ReturnType<typeof summariseGrammar> };
+
 interface Record_ {
-  grammar?: Setup & { rows: GrammarRow[]; summary: ReturnType<typeof summariseGrammar> };
+  /** One record per setting (preset, steps, maxLevel, controller); a rerun of a setting replaces its record. */
+  grammar?: GrammarRecord[];
   selfPlay?: Setup & { rows: SelfPlayRow[]; summary: ReturnType<typeof summariseSelfPlay> };
 }
 
@@ -86,7 +94,9 @@ const jsonPath = join(args.out, 'proposer.json');
 mkdirSync(args.out, { recursive: true });
 const stored = existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, 'utf8')) as Record_ & { rows?: unknown }) : {};
 // A record written before the self-play part holds the grammar part at its top level.
-const record: Record_ = 'rows' in stored ? { grammar: stored as unknown as Record_['grammar'] } : stored;
+const record: Record_ = 'rows' in stored ? { grammar: [stored as unknown as GrammarRecord] } : stored;
+if (record.grammar && !Array.isArray(record.grammar)) record.grammar = [record.grammar as GrammarRecord];
+const sameSetting = (a: Setup, b: Setup): boolean => a.preset === b.preset && a.steps === b.steps && a.maxLevel === b.maxLevel && a.controller === b.controller;
 const save = () => writeFileSync(jsonPath, JSON.stringify(record, null, 2) + '\n');
 
 /** Fresh tasks (each with its first group's solve), from a run's store. */
@@ -131,8 +141,13 @@ function summariseGrammar(rows: GrammarRow[], seeds: number[]) {
   const distinct = of('learned', (r) => r.distinctPrograms) / of('fixed', (r) => r.distinctPrograms);
   const mastered = paired(rows, seeds, 'fixed', 'learned', (r) => r.mastered);
   const probe = paired(rows, seeds, 'fixed', 'learned', (r) => r.probeAccuracy);
+  // over the seeds whose rows have thirds (older records do not)
+  const withThirds = rows.filter((r) => r.learnableByThird);
+  const last = (p: string) => meanOf(withThirds, p, (r) => r.learnableByThird![2]!);
   return {
     learnableShare: { fixed: of('fixed', (r) => r.learnableShare), learned: of('learned', (r) => r.learnableShare), ratio, target: 1.5, met: ratio >= 1.5 },
+    /** The same in the last third of the run, when the learned proposer has learned (not the target's measure). */
+    learnableShareLastThird: { fixed: last('fixed'), learned: last('learned'), ratio: last('learned') / last('fixed'), n: withThirds.length / 2 },
     distinctPrograms: { fixed: of('fixed', (r) => r.distinctPrograms), learned: of('learned', (r) => r.distinctPrograms), ratio: distinct, target: 0.9, met: distinct >= 0.9 },
     // "Not lower beyond the interval": the interval of the paired difference reaches 0 or above.
     mastered: { ...mastered, met: !(mastered.hi < 0) },
@@ -140,7 +155,30 @@ function summariseGrammar(rows: GrammarRow[], seeds: number[]) {
   };
 }
 
-function summariseSelfPlay(rows: SelfPlayRow[], seeds: number[]) {
+/**
+ * Candidates the fixed generators decode per draft (the reference interpreter refuses the rest), over
+ * the code arms of the setting drawn evenly: the baseline for the self-play decoder's count. (A run's
+ * controller weighs arms unevenly, so this is an approximation of the same mix.)
+ */
+function generatorCandidatesPerDraft(preset: string, maxLevel: number): number {
+  const config = loadPreset(preset, { maxLevel });
+  let candidates = 0;
+  let drafts = 0;
+  const counting: Chooser = { ...FIXED_CHOOSER, begin: () => { candidates++; } };
+  for (const fam of FAMILIES.filter((x) => config.families.includes(x.id))) {
+    for (let level = 0; level <= Math.min(maxLevel, fam.levels - 1); level++) {
+      for (const type of config.types) {
+        for (let i = 0; i < 100; i++) {
+          drawReference(fam.id, createRng(`candidates/${fam.id}/${level}/${type}/${i}`), level, type, counting);
+          drafts++;
+        }
+      }
+    }
+  }
+  return candidates / Math.max(1, drafts);
+}
+
+function summariseSelfPlay(rows: SelfPlayRow[], seeds: number[], generatorCandidates: number) {
   const sp = rows.filter((r) => r.proposer === 'self-play');
   const sum = (m: (r: SelfPlayRow) => number) => sp.reduce((a, r) => a + m(r), 0);
   const validRate = sum((r) => r.valid ?? 0) / Math.max(1, sum((r) => r.drafts ?? 0));
@@ -148,6 +186,9 @@ function summariseSelfPlay(rows: SelfPlayRow[], seeds: number[]) {
     validRate: { value: validRate, target: 0.9, met: validRate >= 0.9 },
     acceptedRate: sum((r) => r.accepted ?? 0) / Math.max(1, sum((r) => r.drafts ?? 0)),
     candidatesPerDraft: sum((r) => r.candidates ?? 0) / Math.max(1, sum((r) => (r.drafts ?? 0) + (r.exhausted ?? 0))),
+    /** Share of the programs decoded (candidates) that the reference interpreter and the sandbox found valid. */
+    validPerCandidate: sum((r) => r.valid ?? 0) / Math.max(1, sum((r) => r.candidates ?? 0)),
+    generatorCandidatesPerDraft: generatorCandidates,
     learnableByThird: {
       generators: [0, 1, 2].map((k) => meanOf(rows, 'generators', (r) => r.learnableByThird[k]!)),
       selfPlay: [0, 1, 2].map((k) => meanOf(rows, 'self-play', (r) => r.learnableByThird[k]!)),
@@ -159,7 +200,7 @@ function summariseSelfPlay(rows: SelfPlayRow[], seeds: number[]) {
 
 async function runPart(): Promise<void> {
   const seeds = args.seeds ? args.seeds.split(',').map(Number) : drawSeeds(Number(args.n));
-  const over = { solver: { backend: 'wasm' }, maxLevel: Number(args['max-level']), ...(args.steps ? { steps: Number(args.steps) } : {}) };
+  const over = { solver: { backend: 'wasm' }, maxLevel: Number(args['max-level']), ...(args.steps ? { steps: Number(args.steps) } : {}), ...(args.controller ? { curriculum: { controller: args.controller } } : {}) };
   const base = loadPreset(args.preset, over);
   const setup: Setup = { preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: base.maxLevel, controller: base.curriculum.controller, seeds };
   console.log(`bench:proposer --part ${args.part} — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
@@ -177,17 +218,18 @@ async function runPart(): Promise<void> {
       const wallS = (Date.now() - t0) / 1000;
       const tasks = freshTasks(summary.dir);
       const common = { seed, freshTasks: tasks.length, learnableShare: learnable(tasks), distinctPrograms: new Set(tasks.map((r) => r.hash)).size, probeAccuracy: summary.probeAccuracy, wallS };
+      const third = (k: number) => tasks.filter((t) => Math.min(2, Math.floor(((t.step - 1) * 3) / base.steps)) === k);
       if (proposer === 'fixed' || proposer === 'learned') {
-        const row: GrammarRow = { ...common, proposer, mastered: summary.skillsMastered.length };
+        const row: GrammarRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))), mastered: summary.skillsMastered.length };
         grammarRows.push(row);
-        record.grammar = { ...setup, rows: grammarRows, summary: summariseGrammar(grammarRows, seeds) };
-        console.log(`seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}%  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%  ${wallS.toFixed(0)} s`);
+        const rec: GrammarRecord = { ...setup, rows: grammarRows, summary: summariseGrammar(grammarRows, seeds) };
+        record.grammar = [...(record.grammar ?? []).filter((r) => !sameSetting(r, setup)), rec];
+        console.log(`seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}% (${row.learnableByThird!.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')})  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%  ${wallS.toFixed(0)} s`);
       } else {
-        const third = (k: number) => tasks.filter((t) => Math.min(2, Math.floor(((t.step - 1) * 3) / base.steps)) === k);
         const row: SelfPlayRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))) };
         if (proposer === 'self-play') Object.assign(row, selfPlayCounts(summary.dir, tasks));
         selfPlayRows.push(row);
-        record.selfPlay = { ...setup, rows: selfPlayRows, summary: summariseSelfPlay(selfPlayRows, seeds) };
+        record.selfPlay = { ...setup, rows: selfPlayRows, summary: summariseSelfPlay(selfPlayRows, seeds, generatorCandidatesPerDraft(args.preset, base.maxLevel)) };
         console.log(`seed ${seed} ${proposer.padEnd(10)}  fresh ${row.freshTasks}  learnable ${row.learnableByThird.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')}  distinct ${row.distinctPrograms}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${row.drafts !== undefined ? `  valid ${row.valid}/${row.drafts}  accepted ${row.accepted}  candidates ${row.candidates}  fallback ${row.fallback}` : ''}  ${wallS.toFixed(0)} s`);
       }
       rmSync(summary.dir, { recursive: true, force: true });
@@ -219,26 +261,31 @@ function selfPlayCounts(dir: string, tasks: { proposer: string }[]): Partial<Sel
 }
 
 if (!args.rerender) await runPart();
+else {
+  // the summaries again from the rows (records merged by hand, or written by an older version)
+  for (const g of record.grammar ?? []) g.summary = summariseGrammar(g.rows, g.seeds);
+  if (record.selfPlay) record.selfPlay.summary = summariseSelfPlay(record.selfPlay.rows, record.selfPlay.seeds, generatorCandidatesPerDraft(record.selfPlay.preset, record.selfPlay.maxLevel));
+}
 save();
 const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const pc = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '-');
 const setupLine = (s: Setup) => `Preset \`${s.preset}\` (${s.steps} steps × ${s.batch} tasks × ${s.group} answers, maxLevel ${s.maxLevel}, controller ${s.controller}, wasm), seeds ${s.seeds.join(', ')} (drawn at random; \`--seeds ${s.seeds.join(',')}\` replays them).`;
 const md = ['# bench:proposer — proposers that learn against the fixed generators', '', `Generated by bench/proposer.ts (\`npm run bench:proposer -- --part grammar|self-play\`); ${new Date().toISOString().slice(0, 10)}.`, ''];
-const g = record.grammar;
-if (g) {
+for (const g of record.grammar ?? []) {
   const s = g.summary;
   md.push(
-    '## Learned grammar proposer against the fixed generators',
+    `## Learned grammar proposer against the fixed generators (controller ${g.controller})`,
     '',
     setupLine(g),
     '',
-    '| seed | proposer | fresh tasks | learnable share | distinct programs | mastered | probe accuracy | wall s |',
-    '|---|---|---|---|---|---|---|---|',
-    ...g.rows.map((r) => `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${pc(r.learnableShare)} | ${r.distinctPrograms} | ${r.mastered} | ${pc(r.probeAccuracy)} | ${r.wallS.toFixed(0)} |`),
+    '| seed | proposer | fresh tasks | learnable share | by thirds of the run | distinct programs | mastered | probe accuracy | wall s |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...g.rows.map((r) => `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${pc(r.learnableShare)} | ${r.learnableByThird?.map(pc).join(' / ') ?? '-'} | ${r.distinctPrograms} | ${r.mastered} | ${pc(r.probeAccuracy)} | ${r.wallS.toFixed(0)} |`),
     '',
     '| measure | fixed | learned | learned vs fixed | target | met |',
     '|---|---|---|---|---|---|',
-    `| learnable share (mean) | ${f(s.learnableShare.fixed)} | ${f(s.learnableShare.learned)} | ×${f(s.learnableShare.ratio, 2)} | ≥ ×1.5 | ${s.learnableShare.met ? 'yes' : 'no'} |`,
+    `| learnable share (mean over the run) | ${f(s.learnableShare.fixed)} | ${f(s.learnableShare.learned)} | ×${f(s.learnableShare.ratio, 2)} | ≥ ×1.5 | ${s.learnableShare.met ? 'yes' : 'no'} |`,
+    ...(s.learnableShareLastThird ? [`| learnable share, last third of the run (${s.learnableShareLastThird.n} seeds with thirds; not the target's measure) | ${f(s.learnableShareLastThird.fixed)} | ${f(s.learnableShareLastThird.learned)} | ×${f(s.learnableShareLastThird.ratio, 2)} | | |`] : []),
     `| distinct programs (mean) | ${f(s.distinctPrograms.fixed, 1)} | ${f(s.distinctPrograms.learned, 1)} | ×${f(s.distinctPrograms.ratio, 2)} | ≥ ×0.9 | ${s.distinctPrograms.met ? 'yes' : 'no'} |`,
     `| skills mastered, paired difference | | | ${f(s.mastered.mean, 2)} [${f(s.mastered.lo, 2)}, ${f(s.mastered.hi, 2)}] | interval reaches ≥ 0 | ${s.mastered.met ? 'yes' : 'no'} |`,
     `| probe accuracy, paired difference | | | ${f(s.probeAccuracy.mean)} [${f(s.probeAccuracy.lo)}, ${f(s.probeAccuracy.hi)}] | interval reaches ≥ 0 | ${s.probeAccuracy.met ? 'yes' : 'no'} |`,
@@ -261,7 +308,8 @@ if (sp) {
     '|---|---|---|---|---|',
     `| valid-proposal rate (sandbox: runs, deterministic, in limits; duplicates count as valid) | | ${pc(s.validRate.value)} | ≥ 90% | ${s.validRate.met ? 'yes' : 'no'} |`,
     `| accepted as new tasks (no duplicate) / drafts sent | | ${pc(s.acceptedRate)} | | |`,
-    `| candidates decoded per draft (the rest refused by the reference interpreter) | | ${f(s.candidatesPerDraft, 2)} | | |`,
+    `| candidates decoded per draft (the rest refused by the reference interpreter; generators: drawn evenly over the arms) | ${f(s.generatorCandidatesPerDraft, 2)} | ${f(s.candidatesPerDraft, 2)} | | |`,
+    `| valid programs / programs decoded (candidate level: the interpreter's refusals count as invalid; generators: drafts / candidates) | ${pc(1 / s.generatorCandidatesPerDraft)} | ${pc(s.validPerCandidate)} | ≥ 90% | ${s.validPerCandidate >= 0.9 ? 'yes' : 'no'} |`,
     ...[0, 1, 2].map((k) => `| learnable share, third ${k + 1} of the run (mean) | ${pc(s.learnableByThird.generators[k]!)} | ${pc(s.learnableByThird.selfPlay[k]!)} | | |`),
     `| distinct programs among fresh tasks (mean) | ${f(s.distinctPrograms.generators, 1)} | ${f(s.distinctPrograms.selfPlay, 1)} | | |`,
     `| held-out probe accuracy (mean) | ${pc(s.probeAccuracy.generators)} | ${pc(s.probeAccuracy.selfPlay)} | | |`,
