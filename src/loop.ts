@@ -73,6 +73,8 @@ interface Checkpoint {
   mastery: unknown;
   /** The learned proposer's preferences and baselines (only when it is on). */
   proposer?: unknown;
+  /** The self-play proposer's drafts waiting for a reward (only in self-play). */
+  selfPlay?: unknown;
 }
 
 /** Sets up every part, runs the steps, and leaves the run in `runs/<id>/`. */
@@ -142,7 +144,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         controller.restore(state.controller);
         mastery.restore(state.mastery);
         if (learned && state.proposer !== undefined) learned.restore(state.proposer);
-        if (selfPlay && state.proposer !== undefined) selfPlay.proposer.restore(state.proposer);
+        if (selfPlay && state.selfPlay !== undefined) selfPlay.proposer.restore(state.selfPlay);
         rng = createRng(state.rng);
         store.truncateAfter(ck.step);
         firstStep = ck.step + 1;
@@ -212,7 +214,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       });
       const interrupted = opts.signal?.aborted === true;
       if (step % config.checkpointEvery === 0 || step === config.steps || interrupted) {
-        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state(), ...(learned ? { proposer: learned.state() } : {}), ...(selfPlay ? { proposer: selfPlay.proposer.state() } : {}) });
+        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state(), ...(learned ? { proposer: learned.state() } : {}), ...(selfPlay ? { selfPlay: selfPlay.proposer.state() } : {}) });
       }
       const backlog = await flushGraphs(graphs, store, config.graph.batchSize, log);
       last = { solveRate: Number(res.metrics.solveRate), probeAccuracy };

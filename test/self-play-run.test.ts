@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { SELF_PLAY_PROPOSER } from '../proposers/index.js';
+import { proposerReport } from '../src/proposer-cli.js';
+import { RunStore } from '../src/store.js';
 import { tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
@@ -56,7 +58,16 @@ describe('a self-play run', () => {
     expect(rows(resumed.dir)).toEqual(a);
     const [x, y] = [lastCheckpoint(full.dir), lastCheckpoint(resumed.dir)];
     expect(readFileSync(join(y, 'model.safetensors')).equals(readFileSync(join(x, 'model.safetensors')))).toBe(true);
-    expect(JSON.parse(readFileSync(join(y, 'loop.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(join(x, 'loop.json'), 'utf8')));
+    const loop = JSON.parse(readFileSync(join(x, 'loop.json'), 'utf8')) as { selfPlay?: unknown; proposer?: unknown };
+    expect(JSON.parse(readFileSync(join(y, 'loop.json'), 'utf8'))).toEqual(loop);
+    expect(loop.selfPlay).toEqual({ version: 1, pending: [] });
+    // cogen proposer is about the learned grammar proposer: a self-play run has none (one clear line)
+    const store = RunStore.open(full.dir, { create: false });
+    try {
+      expect(() => proposerReport(store)).toThrow(/does not use the learned proposer/);
+    } finally {
+      store.close();
+    }
   }, 300_000);
 
   it('needs the built-in solver, and cannot run beside the learned grammar proposer', async () => {
