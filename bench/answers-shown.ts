@@ -8,8 +8,10 @@
 //
 //   npx tsx bench/answers-shown.ts [--family arith --steps 800 --tasks 64 --group 2 --lr 3e-3 --wd 0.3 --seed 1]
 //
-// Held-out: 40 tasks drawn first and never trained on (a random draw, not the run's balanced probes;
-// the best trivial policy's accuracy on them is printed, as mastery's margin is measured from it).
+// Held-out: the run's own probes for the family's level 0 (src/probes.ts: balanced against trivial
+// policies, at least 40, each case type held out only while training keeps more of it), drawn first
+// and never trained on; the best trivial policy's accuracy on them is printed, as mastery's margin is
+// measured from it.
 // Prints greedy exact-match every 50 steps and writes bench/results/answers-shown.json
 // (answers-shown-<family>.json for another family).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,7 +23,9 @@ import { allowedTokens, grammarFor } from '../src/solver/grammar.js';
 import { createPolicy, initBackend, solverConfigSchema, type RolloutRow } from '../src/solver/index.js';
 import { charId, EOS } from '../src/solver/tokenizer.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
-import { trivialBaseline, trivialKeys } from '../src/probes.js';
+import { buildProbes, trivialBaseline } from '../src/probes.js';
+import { allSkills } from '../generators/index.js';
+import { masteryConfigSchema } from '../curricula/mastery.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,8 +43,10 @@ if (G < 2) throw new Error('--group must be at least 2: the shown answer needs a
 
 const sandbox = await createSandbox({});
 const rng = createRng(`${args.seed}/answers-shown`);
-const all: Task[] = [];
 const seen = new Set<string>();
+const skills = allSkills().filter((s) => s.family === args.family);
+const probes = await buildProbes(sandbox, [{ family: args.family, level: 0, type: 'deduction' }], skills, { perArm: 40, mastery: masteryConfigSchema.parse({}) }, createRng(`${args.seed}/probes`), seen, renderCompact);
+const all: Task[] = [];
 for (;;) {
   try {
     all.push(await generateTask(sandbox, { family: args.family, level: 0, type: 'deduction', rng, seen, attempts: 200 }));
@@ -48,9 +54,9 @@ for (;;) {
     break; // the level's task space is exhausted
   }
 }
-const shuffled = all.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k).map((x) => x.t);
-const heldOut = shuffled.slice(0, 40), train = shuffled.slice(40);
-const baseline = trivialBaseline((await trivialKeys(sandbox, heldOut)).map((trivial) => ({ trivial })));
+const heldOut = probes.map((p) => p.task);
+const train = all.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k).map((x) => x.t);
+const baseline = trivialBaseline(probes);
 
 await initBackend('wasm');
 const cfg = solverConfigSchema.parse({
@@ -85,7 +91,7 @@ function showAnswer(row: RolloutRow, task: Task): void {
 
 const curve: { step: number; seconds: number; heldOut: number; train: number }[] = [];
 const started = Date.now();
-console.log(`${all.length} tasks: ${heldOut.length} held out (trivial baseline ${baseline.toFixed(3)}); ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}`);
+console.log(`${all.length + heldOut.length} tasks: ${heldOut.length} held out (trivial baseline ${baseline.toFixed(3)}); ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}`);
 console.log('| step | s | held-out | train (80) |');
 console.log('| --- | --- | --- | --- |');
 for (let step = 1; step <= steps; step++) {
@@ -104,7 +110,7 @@ for (let step = 1; step <= steps; step++) {
 }
 mkdirSync('bench/results', { recursive: true });
 const out = args.family === 'arith' ? 'bench/results/answers-shown.json' : `bench/results/answers-shown-${args.family}.json`;
-writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), args, tasks: all.length, heldOut: heldOut.length, baseline, curve }, null, 2));
+writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), args, tasks: all.length + heldOut.length, heldOut: heldOut.length, baseline, curve }, null, 2));
 console.log(`wrote ${out}`);
 await sandbox.close();
 process.exit(0);

@@ -6,10 +6,14 @@
 // accuracy, the mean of the last 500 steps); the summary is the median over seeds, and seeds that
 // miss are counted, not dropped. The held-out set is the loop's probe set (drawn first, balanced
 // against trivial policies, excluded from training by dedup). Writes bench/results/learn-seeds.json
-// after every seed (bench/results/learn.json is the recorded single-seed run of issue 5).
+// after every seed, and every 50 steps of a seed under way (its row marked partial, from the steps
+// done), so that a run stopped early still reports what it reached (bench/results/learn.json is the
+// recorded single-seed run of issue 5). Seeds in parallel: one process per seed, each with its own
+// --out, then --merge those folders into one learn-seeds.json (the summary over all their seeds).
 //
 //   npm run bench:learn [-- --seeds random:3 --steps N (default: the preset's) --backend wasm --preset learn]
-import { mkdirSync, writeFileSync } from 'node:fs';
+//   npx tsx bench/learn.ts --merge DIR,DIR,... [--out bench/results]
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +27,7 @@ const { values: args } = parseArgs({
     backend: { type: 'string', default: 'auto' },
     preset: { type: 'string', default: 'learn' },
     out: { type: 'string', default: 'bench/results' },
+    merge: { type: 'string' },
   },
 });
 
@@ -33,10 +38,10 @@ const TARGETS = [
 /** The window of the "mean of the last steps" column, in solver steps. */
 const TAIL = 500;
 
-const drawn = /^random:(\d+)$/.exec(args.seeds);
-const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds.split(',').map(Number);
-if (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s))) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
-console.log(`bench:learn: preset ${args.preset}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}`);
+const drawn = args.merge ? null : /^random:(\d+)$/.exec(args.seeds);
+const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.merge ? [] : args.seeds.split(',').map(Number);
+if (!args.merge && (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s)))) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+if (!args.merge) console.log(`bench:learn: preset ${args.preset}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}`);
 
 interface TargetRow {
   task: string;
@@ -51,6 +56,9 @@ interface SeedRun {
   seed: number;
   backend: string;
   steps: number;
+  /** Steps done: less than `steps` in a partial row (the seed still running, or stopped). */
+  stepsDone: number;
+  partial: boolean;
   wallSeconds: number;
   results: TargetRow[];
   curve: Record<string, number>[];
@@ -65,16 +73,25 @@ async function runSeed(seed: number): Promise<SeedRun> {
   const config = loadPreset(args.preset, { seed, ...(args.steps ? { steps: Number(args.steps) } : {}), solver: { backend: args.backend } });
   const runsDir = join(tmpdir(), `cogen-bench-learn-${process.pid}`);
   const started = Date.now();
+  const runId = `learn-${seed}`;
+  process.stderr.write(`seed ${seed}: run store ${join(runsDir, runId)}\n`);
   const summary = await startRun(config, {
     runsDir,
     preset: args.preset,
-    runId: `learn-${seed}`,
+    runId,
     log: (line) => process.stderr.write(`${line}\n`),
     onProgress: (p) => {
-      if (p.step % 50 === 0) process.stderr.write(`seed ${seed} step ${p.step}: reward ${p.meanReward.toFixed(3)} solve ${(100 * p.solveRate).toFixed(1)}%\n`);
+      if (p.step % 50 !== 0) return;
+      process.stderr.write(`seed ${seed} step ${p.step}: reward ${p.meanReward.toFixed(3)} solve ${(100 * p.solveRate).toFixed(1)}%\n`);
+      write([...runs, seedRow(seed, join(runsDir, runId), { backend: '', steps: config.steps, started, partial: true })]);
     },
   });
-  const store = RunStore.open(summary.dir, { create: false });
+  return seedRow(seed, summary.dir, { backend: summary.backend, steps: summary.steps, started, partial: false });
+}
+
+/** A seed's row, read from its run store (while the run goes on, too: the store is SQLite in WAL mode). */
+function seedRow(seed: number, dir: string, o: { backend: string; steps: number; started: number; partial: boolean }): SeedRun {
+  const store = RunStore.open(dir, { create: false });
   const metrics = store.metrics();
   store.close();
   // Wall time per step is in the metrics (ms); the curve's clock is their running sum.
@@ -100,13 +117,14 @@ async function runSeed(seed: number): Promise<SeedRun> {
       reachedAfterSeconds: hit?.seconds ?? null,
     };
   });
-  return { seed, backend: summary.backend, steps: summary.steps, wallSeconds: (Date.now() - started) / 1000, results, curve };
+  const stepsDone = metrics.length ? Number(metrics.at(-1)!.step) : 0;
+  return { seed, backend: o.backend, steps: o.steps, stepsDone, partial: o.partial, wallSeconds: (Date.now() - o.started) / 1000, results, curve };
 }
 
 const f3 = (x: number | null): string => (x === null ? '-' : x.toFixed(3));
 const runs: SeedRun[] = [];
 const startedAll = Date.now();
-const summarise = () =>
+const summarise = (runs: SeedRun[]) =>
   TARGETS.map((t) => {
     const rows = runs.map((r) => r.results.find((x) => x.task === t.label)!);
     const reached = rows.filter((r) => r.reachedAtStep !== null);
@@ -121,22 +139,53 @@ const summarise = () =>
       medianStepReached: reached.length * 2 > rows.length ? median(rows.map((r) => r.reachedAtStep ?? Infinity)) : null,
     };
   });
-for (const seed of seeds) {
-  const run = await runSeed(seed);
-  runs.push(run);
-  console.log(`\nseed ${seed}: ${run.steps} steps, ${run.backend}, ${run.wallSeconds.toFixed(0)} s wall`);
+interface Report {
+  date: string;
+  preset: string;
+  seeds: number[];
+  seedsDrawn: boolean;
+  wallSeconds: number;
+  summary: ReturnType<typeof summarise>;
+  runs: SeedRun[];
+}
+
+function write(rows: SeedRun[], wallSeconds = (Date.now() - startedAll) / 1000, seedsDrawn = drawn !== null): void {
+  const report: Report = { date: new Date().toISOString(), preset: args.preset, seeds: rows.map((r) => r.seed), seedsDrawn, wallSeconds, summary: summarise(rows), runs: rows };
+  mkdirSync(args.out, { recursive: true });
+  writeFileSync(join(args.out, 'learn-seeds.json'), JSON.stringify(report, null, 2) + '\n');
+}
+
+function printSeed(run: SeedRun): void {
+  const done = run.partial ? `${run.stepsDone} of ${run.steps} steps (partial)` : `${run.steps} steps`;
+  console.log(`\nseed ${run.seed}: ${done}, ${run.backend || 'backend not recorded yet'}, ${run.wallSeconds.toFixed(0)} s wall`);
   console.log('| held-out set | target | final | best | mean of last 500 steps | reached at step | after (s) |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const r of run.results) console.log(`| ${r.task} | ${r.target} | ${f3(r.final)} | ${f3(r.best)} | ${f3(r.tailMean)} | ${r.reachedAtStep ?? 'not reached'} | ${r.reachedAfterSeconds ?? '-'} |`);
-  mkdirSync(args.out, { recursive: true });
-  writeFileSync(
-    join(args.out, 'learn-seeds.json'),
-    JSON.stringify({ date: new Date().toISOString(), preset: args.preset, seeds, seedsDrawn: drawn !== null, wallSeconds: (Date.now() - startedAll) / 1000, summary: summarise(), runs }, null, 2) + '\n',
-  );
 }
 
-console.log(`\nbench:learn over ${runs.length} seeds (${seeds.join(', ')}), ${((Date.now() - startedAll) / 1000).toFixed(0)} s wall in all`);
-console.log('| held-out set | target | seeds that reached it | median step reached | median final | median mean of last 500 steps |');
-console.log('| --- | --- | --- | --- | --- | --- |');
-for (const s of summarise()) console.log(`| ${s.task} | ${s.target} | ${s.reachedBy} of ${s.seeds} | ${s.medianStepReached ?? 'not reached by most'} | ${f3(s.medianFinal)} | ${f3(s.medianTailMean)} |`);
-console.log(`wrote ${join(args.out, 'learn-seeds.json')}`);
+function printSummary(rows: SeedRun[], wallSeconds: number): void {
+  console.log(`\nbench:learn over ${rows.length} seeds (${rows.map((r) => r.seed).join(', ')}), ${wallSeconds.toFixed(0)} s wall in all${rows.some((r) => r.partial) ? '; partial rows count as far as they got' : ''}`);
+  console.log('| held-out set | target | seeds that reached it | median step reached | median final | median mean of last 500 steps |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const s of summarise(rows)) console.log(`| ${s.task} | ${s.target} | ${s.reachedBy} of ${s.seeds} | ${s.medianStepReached ?? 'not reached by most'} | ${f3(s.medianFinal)} | ${f3(s.medianTailMean)} |`);
+  console.log(`wrote ${join(args.out, 'learn-seeds.json')}`);
+}
+
+if (args.merge) {
+  // Seeds run in parallel, one process and --out folder each: their rows in one report; the wall
+  // time is the longest of theirs (they ran side by side).
+  const reports = args.merge.split(',').map((dir) => JSON.parse(readFileSync(join(dir, 'learn-seeds.json'), 'utf8')) as Report);
+  const rows = reports.flatMap((r) => r.runs);
+  const wall = Math.max(...reports.map((r) => r.wallSeconds));
+  write(rows, wall, reports.every((r) => r.seedsDrawn));
+  rows.forEach(printSeed);
+  printSummary(rows, wall);
+} else {
+  for (const seed of seeds) {
+    const run = await runSeed(seed);
+    runs.push(run);
+    printSeed(run);
+    write(runs);
+  }
+  printSummary(runs, (Date.now() - startedAll) / 1000);
+}

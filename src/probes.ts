@@ -15,8 +15,9 @@
 //
 // buildProbes draws a pool of candidates per arm and keeps a subset in which every skill has at
 // least minProbes probes at its own level and, where the pool allows, a baseline at most
-// learnAt − margin (so that the mastery threshold is learnAt itself). Candidates left out stay
-// available to training.
+// learnAt − margin (so that the mastery threshold is learnAt itself), and holds a candidate out only
+// while another candidate of its case type (src/case-type.ts) stays with training: every case a probe
+// asks for is one training covers. Candidates left out stay available to training.
 import { masterable, minProbes, type MasteryOptions, type MasteryState, type SkillProbe } from '../curricula/index.js';
 import type { Arm } from '../curricula/index.js';
 import type { ProbeSets } from '../graphs/index.js';
@@ -26,6 +27,7 @@ import type { Rng } from '../core/rng.js';
 import { answerShape, valueType, type Json, type Skill, type Task, type Verdict } from '../core/task.js';
 import { isSolved } from '../core/rules.js';
 import { mean } from './run-parts.js';
+import { caseType } from './case-type.js';
 
 export interface Probe {
   task: Task;
@@ -213,6 +215,10 @@ interface Candidate {
   /** The skills of its family at its own level that it exercises. */
   targets: string[];
   trivial: string[];
+  /** Its arm and case type: a probe needs a twin of this key left in training. */
+  twinKey: string;
+  /** Whether the pool holds its arm's whole space (the arm ran dry). */
+  whole: boolean;
 }
 
 /** Rounds of drawing while a skill of the block has fewer than twice its quota in the pool. */
@@ -245,19 +251,28 @@ export async function buildProbes(
     // more rounds follow while a skill is rare in the pool (one in twenty tasks, say).
     const round = opts.perArm + Math.ceil((2 * quota * Math.max(1, targets.length)) / armIds.length);
     const pool = new Pool(sandbox, arms, armIds, rng, seen);
+    const twinKey = (c: { task: Task; arm: number }) => `${c.arm} ${caseType(c.task)}`;
+    const holdableFor = (s: string) => holdable(pool.tasks.filter((c) => c.task.skills.includes(s)).map((c) => ({ twinKey: twinKey(c), whole: pool.dry.has(c.arm) })));
     for (let r = 1; r <= MAX_ROUNDS; r++) {
       await pool.draw(r * round);
       // (a skill no task of the pool exercises is left alone: it is absent at this level, or too rare)
       const counts = targets.map((s) => pool.tasks.filter((c) => !pool.dry.has(c.arm) && c.task.skills.includes(s)).length);
-      const short = counts.some((n) => n > 0 && n < 2 * quota);
+      const short = counts.some((n) => n > 0 && n < 2 * quota) || targets.some((s, i) => counts[i]! > 0 && holdableFor(s) < quota);
       if (!short || armIds.every((a) => pool.dry.has(a))) break;
     }
     const trivial = await trivialKeys(sandbox, pool.tasks.map((c) => c.task), POOL_CONSTANTS);
-    const candidates: Candidate[] = pool.tasks.map((c, i) => ({ ...c, targets: c.task.skills.filter((s) => targets.includes(s)), trivial: trivial[i]! }));
+    const candidates: Candidate[] = pool.tasks.map((c, i) => ({
+      ...c,
+      targets: c.task.skills.filter((s) => targets.includes(s)),
+      trivial: trivial[i]!,
+      twinKey: twinKey(c),
+      whole: pool.dry.has(c.arm),
+    }));
     // An arm whose space ran dry gives at most a quarter of it, so that training keeps the rest; a
-    // skill the pool cannot give its quota is not chased (it cannot show mastery either way).
+    // skill the pool cannot give its quota (within each case type's holdLimit) is not chased (it
+    // cannot show mastery either way).
     const caps = new Map(armIds.map((a) => [a, pool.dry.has(a) ? Math.max(1, Math.floor(pool.tasks.filter((c) => c.arm === a).length / 4)) : Infinity]));
-    const reachable = targets.filter((s) => candidates.filter((c) => c.targets.includes(s) && !pool.dry.has(c.arm)).length >= quota);
+    const reachable = targets.filter((s) => holdableFor(s) >= quota);
     const chosen = chooseBalanced(candidates, reachable, armIds, { quota, perArm: opts.perArm, caps, aim: opts.mastery.learnAt - opts.mastery.margin }).sort((x, y) => x.arm - y.arm);
     // The recorded keys try every argument list of the chosen probes as a constant, not only the
     // pool's most common ones.
@@ -268,6 +283,23 @@ export async function buildProbes(
     });
   }
   return probes;
+}
+
+/**
+ * How many of a case type's `n` candidates in the pool may be held out: at least one of two or more,
+ * never the last, and where the pool is the arm's whole space (`whole`: the arm ran dry) a quarter (as
+ * of the arm): training then keeps three of each case type for every one held out. Where the pool is
+ * a sample of a larger space, half of it: training keeps at least as many as are held out, and more
+ * from the rest of the space. (All but one would let a rare case type, `a * a` in arithmetic level 0,
+ * be held out nearly whole: 7 of its 9 tasks, on seed 23.)
+ */
+export const holdLimit = (n: number, whole: boolean): number => (n < 2 ? 0 : Math.max(1, Math.floor(n / (whole ? 4 : 2))));
+
+/** How many of these candidates may be held out, case type by case type (holdLimit). */
+function holdable(candidates: readonly Pick<Candidate, 'twinKey' | 'whole'>[]): number {
+  const perKey = new Map<string, { n: number; whole: boolean }>();
+  for (const c of candidates) perKey.set(c.twinKey, { n: (perKey.get(c.twinKey)?.n ?? 0) + 1, whole: c.whole });
+  return [...perKey.values()].reduce((n, k) => n + holdLimit(k.n, k.whole), 0);
 }
 
 /** Constant argument lists tried per group when keying a whole pool: its most common ones. */
@@ -307,7 +339,7 @@ class Pool {
 }
 
 /**
- * Greedy choice from the pool (in its random order): first, while an arm lacks perArm probes or a
+ * Greedy choice from the pool (in its random order), within each case type's holdLimit: first, while an arm lacks perArm probes or a
  * skill lacks its quota, the candidate that fills the most of those needs and raises the fewest
  * trivial baselines; then, while a skill's baseline is above the aim, candidates that lower it
  * without lifting another skill's above the aim (at most as many again).
@@ -322,7 +354,12 @@ function chooseBalanced(
   const perArm = new Map(armIds.map((a) => [a, 0]));
   const chosen: Candidate[] = [];
   const left = new Set(pool.map((c) => ({ ...c, targets: c.targets.filter((s) => tallies.has(s)) })));
+  // Per case type, how many more may be held out (holdLimit of its candidates in the pool).
+  const room = new Map<string, number>();
+  for (const c of pool) room.set(c.twinKey, (room.get(c.twinKey) ?? 0) + 1);
+  for (const [k, n] of room) room.set(k, holdLimit(n, pool.find((c) => c.twinKey === k)!.whole));
   const take = (c: Candidate) => {
+    room.set(c.twinKey, room.get(c.twinKey)! - 1);
     for (const s of c.targets) tallies.get(s)!.add(c.trivial);
     perArm.set(c.arm, perArm.get(c.arm)! + 1);
     chosen.push(c);
@@ -332,7 +369,7 @@ function chooseBalanced(
     let top: Candidate | undefined;
     let topScore = -Infinity;
     for (const c of left) {
-      if (perArm.get(c.arm)! >= o.caps.get(c.arm)!) continue;
+      if (perArm.get(c.arm)! >= o.caps.get(c.arm)! || room.get(c.twinKey)! < 1) continue;
       const s = score(c);
       if (s !== null && s > topScore) [top, topScore] = [c, s];
     }
