@@ -1,6 +1,7 @@
 // In a served run the learned grammar proposer learns from the trainer's solve rates: the score
 // requests are its rewards, as the built-in solver's groups are in an autonomous run, and its state
 // (drafts still waiting for their scores included) is committed with every request and resumed.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset } from '../src/config.js';
@@ -56,4 +57,11 @@ describe('a served run with the learned proposer', () => {
       await again.close();
     }
   }, 300_000);
+
+  it('refuses the self-play proposer with one line, before it writes anything', async () => {
+    const runsDir = tempDir('cogen-proposer-serve-sp-');
+    const sp = loadPreset('smoke', { proposer: { selfPlay: { enabled: true } } });
+    await expect(ServedRun.open(sp, { runsDir, preset: 'smoke', runId: 'sp' })).rejects.toThrow(/^cogen serve takes no self-play proposer: .*\(use --proposer learned, or none\)$/);
+    expect(existsSync(join(runsDir, 'sp'))).toBe(false);
+  });
 });

@@ -115,6 +115,8 @@ export class ServedRun {
     if (config.agents.proposer.share > 0 || config.agents.solver.enabled) {
       throw new UserError('cogen serve takes no LLM agents: the trainer is the solver, and LLM proposals are not served yet (set agents.proposer.share to 0)');
     }
+    // Self-play proposes with the built-in solver's own network, which a served run does not have.
+    if (config.proposer?.selfPlay.enabled) throw new UserError('cogen serve takes no self-play proposer: it proposes with the built-in solver, and the trainer is the solver here (use --proposer learned, or none)');
     const runId = opts.runId ?? newRunId(config, true);
     const dir = join(opts.runsDir, runId);
     if (!opts.resume && existsSync(join(dir, 'run.db'))) {
