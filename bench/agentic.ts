@@ -13,7 +13,7 @@
 //              after multi-turn GRPO, on its training pool and on held-out environments, with the
 //              learning curve; and what the longer context costs per update
 //   npm run bench:agentic [-- --levels 0,1] [--envs 30] [--random-seeds 3] [--families arith,str,array,loop]
-//                         [--train-steps 150] [--pool 16] [--held-out 16] [--group 8] [--envs-per-step 4] [--seed N]
+//                         [--train-steps 150 | probe:100,repair:300,search:800] [--pool 16] [--held-out 16] [--group 8] [--envs-per-step 4] [--seed N]
 // --train-steps 0 leaves the trained section out; the seed is drawn (and printed) unless given.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { loadavg, cpus } from 'node:os';
@@ -32,8 +32,12 @@ const levels = arg('levels', '0,1').split(',').map(Number);
 const perKind = Number(arg('envs', '30'));
 const randomSeeds = Number(arg('random-seeds', '3'));
 const families = arg('families', 'arith,str,array,loop').split(',');
+// --train-steps N, or per kind: probe:100,repair:300,search:800 (a kind left out trains 0 steps: none)
+const stepsArg = arg('train-steps', '150');
+const stepsOf = (kind: EnvKind): number =>
+  /^\d+$/.test(stepsArg) ? Number(stepsArg) : Number(stepsArg.split(',').find((x) => x.startsWith(`${kind}:`))?.split(':')[1] ?? 0);
 const train = {
-  steps: Number(arg('train-steps', '150')), poolSize: Number(arg('pool', '16')), heldOut: Number(arg('held-out', '16')),
+  steps: Math.max(...ENV_KINDS.map(stepsOf)), poolSize: Number(arg('pool', '16')), heldOut: Number(arg('held-out', '16')),
   group: Number(arg('group', '8')), envsPerStep: Number(arg('envs-per-step', '4')), seed: Number(arg('seed', String(drawSeeds(1)[0]))), families,
 };
 
@@ -113,9 +117,10 @@ for (const level of levels) {
 const trained: TrainedRow[] = [];
 let cost: Awaited<ReturnType<typeof contextCost>> = [];
 if (train.steps > 0) {
-  console.log(`trained section: seed ${train.seed}, ${train.steps} steps, pool ${train.poolSize}, held-out ${train.heldOut}, ${train.envsPerStep} environments x ${train.group} episodes a step`);
+  console.log(`trained section: seed ${train.seed}, steps ${ENV_KINDS.map((k) => `${k} ${stepsOf(k)}`).join(', ')}, pool ${train.poolSize}, held-out ${train.heldOut}, ${train.envsPerStep} environments x ${train.group} episodes a step`);
   for (const kind of ENV_KINDS) {
-    const r = await trainKind(sb, kind, train, console.log);
+    if (stepsOf(kind) === 0) continue;
+    const r = await trainKind(sb, kind, { ...train, steps: stepsOf(kind) }, console.log);
     trained.push(r);
     console.log(`${kind.padEnd(7)} L0  untrained pool ${r.untrained.pool.toFixed(2)} held-out ${r.untrained.heldOut.toFixed(2)}  trained pool ${r.trained.pool.toFixed(2)} held-out ${r.trained.heldOut.toFixed(2)} (${r.seconds.toFixed(0)} s)`);
   }
@@ -160,11 +165,11 @@ function trainedSection(): string[] {
   return [
     '## The built-in solver after multi-turn GRPO (level 0)',
     '',
-    `Seed ${t.seed}; ${t.steps} steps of ${train.envsPerStep} environments x ${train.group} episodes drawn from a pool of ${t.poolSize} per kind, model ${JSON.stringify(AGENTIC_SOLVER.model)}, optimiser ${JSON.stringify(AGENTIC_SOLVER.optim)}, loss ${JSON.stringify(AGENTIC_SOLVER.loss)}. Success is reward 1 with greedy decoding, one episode per environment, on the training pool and on ${t.heldOut} held-out environments of the kind; the random valid-action policy is the table above's (its own environments, level 0).`,
+    `Seed ${t.seed}; ${trained.map((r) => `${r.kind} ${r.steps}`).join(', ')} steps of ${train.envsPerStep} environments x ${train.group} episodes drawn from a pool of ${t.poolSize} per kind, model ${JSON.stringify(AGENTIC_SOLVER.model)}, optimiser ${JSON.stringify(AGENTIC_SOLVER.optim)}, loss ${JSON.stringify(AGENTIC_SOLVER.loss)}. Success is reward 1 with greedy decoding, one episode per environment, on the training pool and on ${t.heldOut} held-out environments of the kind; the random valid-action policy is the table above's (its own environments, level 0).`,
     '',
-    '| kind | untrained pool | untrained held-out | trained pool | trained held-out | random (above) | train s | held-out endings after training |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...trained.map((r) => `| ${r.kind} | ${f(r.untrained.pool, 2)} | ${f(r.untrained.heldOut, 2)} | ${f(r.trained.pool, 2)} | ${f(r.trained.heldOut, 2)} | ${rnd(r.kind) === undefined ? '-' : f(rnd(r.kind)!, 2)} | ${f(r.seconds, 0)} | ${Object.entries(r.trained.heldOutEndings).map(([k, n]) => `${k} ${n}`).join(', ')} |`),
+    '| kind | steps | untrained pool | untrained held-out | trained pool | trained held-out | random (above) | train s | held-out endings after training |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...trained.map((r) => `| ${r.kind} | ${r.steps} | ${f(r.untrained.pool, 2)} | ${f(r.untrained.heldOut, 2)} | ${f(r.trained.pool, 2)} | ${f(r.trained.heldOut, 2)} | ${rnd(r.kind) === undefined ? '-' : f(rnd(r.kind)!, 2)} | ${f(r.seconds, 0)} | ${Object.entries(r.trained.heldOutEndings).map(([k, n]) => `${k} ${n}`).join(', ')} |`),
     '',
     'Learning curves (sampled success of the training batches, mean over windows of steps; every step in agentic.json):',
     '',

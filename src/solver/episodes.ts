@@ -7,11 +7,13 @@
 // plain characters, cut from the left to maxPromptLen as any prompt). So the agent's tokens are the
 // rows' answers, and the environment's tokens appear only as context: they are never a target, the
 // loss is masked to the agent's own tokens. Positions follow the solver's rule (the <sep> at
-// maxPromptLen + 1), so decoding a turn and training on it run the same sequence.
+// maxPromptLen + 1), so decoding a turn and training on it run the same sequence. The price: each
+// turn's row reads its whole context again (no cache across turns), so an update costs about
+// turns x context, and its attention about turns x context² (bench/results/agentic.md measures it).
 //
 // The action language: `name(<argument>)`, one tool per action, its argument decoded in the tool's
 // answer grammar (a typed literal such as `[int]`, or program text). The glue that plays an
-// environment (src/agent.ts) names the tools and turns the text into the environment's action.
+// environment (src/envs-train.ts) names the tools and turns the text into the environment's action.
 import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
 import { pick, type DecodedRow, type DecodeOptions } from './decode.js';
