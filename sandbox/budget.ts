@@ -3,8 +3,9 @@
 // counter: one step per loop back-edge, call, regexp backtrack, …), so a verdict never depends on
 // the machine's load. Validation measures the reference's cost in steps (runTwice's first pass: the
 // program loaded in a fresh context and called on every input in order, as an induction answer is
-// verified); the task carries budget = clamp(factor × cost, floor, cap). The wall-clock deadline
-// per call stays as a safety net for work the counter does not see (long native calls).
+// verified); the task carries budget = clamp(factor × cost, floor, cap). Each call also has a
+// deadline, counted in steps as well (steps.mjs), and a wall-clock safety net for work the counter
+// does not see (long native calls).
 //
 // Scale, measured on this engine (2 cores): a busy loop takes ~7 ns a step, string building ~100 ns;
 // the generated induction tasks' references take 14 to ~57,000 steps (median 65, 99th percentile

@@ -2,7 +2,7 @@
 // through this thread's global Date (gettimeofday, localtime, tzset), so freezing it here freezes
 // QuickJS's Date.now(), new Date(), local time (UTC) and the seed of Math.random (taken from the
 // clock when a context is made), at no cost per call. Nothing in a worker needs the real wall
-// clock: deadlines use performance.now().
+// clock: deadlines are counted in steps, and only the safety net reads performance.now().
 const FIXED_NOW = Date.UTC(2025, 0, 1);
 let clockFrozen = false;
 

@@ -14,7 +14,7 @@ export const budgetSchema = z
 export const sandboxConfigSchema = z
   .strictObject({
     workers: z.number().int().positive().optional(),
-    /** Wall-clock deadline per call (ms): a safety net; answers are bounded by their budget. */
+    /** Deadline per call (ms), counted in steps at a fixed rate (10,000 a ms, steps.mjs), with a wall-clock safety net 20× it; answers are bounded by their budget too. */
     timeoutMs: z.number().int().positive().default(50),
     memoryBytes: z.number().int().positive().default(16 * 1024 * 1024),
     /** Set on each task when it is validated, from the reference's cost. */

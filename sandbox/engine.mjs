@@ -4,7 +4,8 @@
 // engine in a message loop. Its parts, one job each:
 //   engine.mjs   a task's calls in contexts: builtins taken first, arguments in, results out,
 //                retries and the end of a job (this file)
-//   steps.mjs    step budgets and deadlines, counted from QuickJS's interrupt counter
+//   steps.mjs    step budgets and deadlines, counted from QuickJS's interrupt counter, and the
+//                wall-clock safety net
 //   readout.mjs  strings and exceptions read out of a context, cut inside it; failure verdicts
 //   runtime.mjs  the WASM module and the runtime under the contexts: loading, recycling, traps
 //   repeat.mjs   a String.prototype.repeat the step counter can see
@@ -25,7 +26,8 @@ import {
   interrupted,
   leaveContext,
   overBudget,
-  restoreOverBudget,
+  overWall,
+  restoreInterrupt,
   starved,
 } from './steps.mjs';
 
@@ -45,6 +47,9 @@ export const INTRINSICS = {
 export function runJob(program, argsJson, limits) {
   return runTask(program, [argsJson], limits)[0];
 }
+
+/** The deadline (and wall-clock safety net) of the engine's own work: parsing arguments, compiling the replacer (ms; pool.ts's OWN_DEADLINE_MS). */
+const OWN_MS = 1000;
 
 /** Most characters of arguments (JSON) parsed with one JSON.parse inside the context. */
 const BATCH_ARGS = 64 * 1024;
@@ -143,7 +148,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
       if (isHardLimit(out[0])) {
         if (!job.failed && !retried) {
           if ((out[0] === 'memory' || out[0] === 'stack') && ran > 0) return k;
-          if (out[0] === 'timeout' && !budgetOut && starved(limits) && job.extra === 0) {
+          if (out[0] === 'timeout' && !budgetOut && starved() && job.extra === 0) {
             job.extra = 1;
             extendAllowance(job.budget);
             return k;
@@ -154,7 +159,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
       job.failed = true;
     } else if (isLimit(out[0]) && !budgetOut) {
       if (ran > 0) return k;
-      if (out[0] === 'timeout' && !retried && starved(limits)) return k;
+      if (out[0] === 'timeout' && !retried && starved()) return k;
     }
     results[k] = out;
     return k + 1;
@@ -175,7 +180,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
     const stringCtor = hold(ctx.getProp(g, 'String'));
     const stringProto = hold(ctx.getProp(stringCtor, 'prototype'));
     const slice = hold(ctx.getProp(stringProto, 'slice'));
-    const tools = { slice, budget: job.budget };
+    const tools = { slice, budget: job.budget, canThrow: /\bthrow\b/.test(program) };
     if (FAST_REPEAT) installRepeat(ctx, stringProto, hold);
     let replacer = null;
 
@@ -186,7 +191,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
       const out = failure(ctx, r, res.error, limits, undefined, tools);
       res.error.dispose();
       if (out[0] === 'memory') dirty = true;
-      if (out[0] === 'timeout' && !overBudget && !retried && starved(limits)) return k;
+      if (out[0] === 'timeout' && !overBudget && !retried && starved()) return k;
       // The program's top level runs the same way in every context: every call fails alike.
       for (let i = k; i < n; i++) results[i] = out;
       return n;
@@ -219,7 +224,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
       let size = argsList[k].length;
       while (b < n && size + argsList[b].length < BATCH_ARGS) size += argsList[b++].length;
       const text = b === k + 1 ? '[' + argsList[k] + ']' : '[' + argsList.slice(k, b).join(',') + ']';
-      arm(Math.max(1000, limits.timeoutMs));
+      arm(Math.max(OWN_MS, limits.timeoutMs), Math.max(OWN_MS, limits.timeoutMs));
       const sh = ctx.newString(text);
       const pr = ctx.callFunction(parse, json, sh);
       sh.dispose();
@@ -250,6 +255,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
           const v = cr.value;
           const late = interrupted;
           const lateBudget = overBudget;
+          const lateWall = overWall;
           let out;
           try {
             const t = ctx.typeof(v);
@@ -294,7 +300,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
           // The deadline passed during the call even though it returned (an async f turns the
           // interrupt into a rejected promise): a timeout all the same.
           if (late || interrupted) {
-            if (late) restoreOverBudget(lateBudget);
+            if (late) restoreInterrupt(lateBudget, lateWall);
             out = timeoutOut(limits, job.budget);
           }
           if (out[0] !== 0) {
@@ -335,7 +341,7 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
 
 /** The result-rule replacer, built from the builtins captured before the program ran. */
 function makeReplacer(ctx, isArray, protoOf, objectProto) {
-  arm(1000);
+  arm(OWN_MS, OWN_MS);
   const fr = ctx.evalCode(REPLACER, 'cogen.js');
   if (fr.error) {
     fr.error.dispose();

@@ -3,8 +3,9 @@
 //
 // A task (runTasks) is a program and the argument lists of its calls: the program is loaded once
 // in a fresh context and every call runs there, in order (run and runMany: a task of one call).
-// Each call has its own wall-clock deadline (a safety net); a task may also carry a budget of
-// interpreter steps, shared by its calls or given to each (budget.ts; verify.ts gives every answer
+// Each call has its own deadline, counted in interpreter steps like budgets (timeoutMs × a fixed
+// rate, steps.mjs; the wall clock is only a safety net 20× longer), so no verdict depends on the
+// machine's load; a task may also carry a budget of interpreter steps, shared by its calls or given to each (budget.ts; verify.ts gives every answer
 // one). Without a budget, a call that meets a limit after others ran in its context is retried
 // alone in a fresh context, so limits apply as if each call ran alone. Text that comes out of a
 // context (results, error messages, thrown values) is measured and cut inside it first. The plumbing inside
@@ -54,6 +55,8 @@ export interface CreateSandboxOptions extends SandboxOptions {
   graceMs?: number;
   /** Most jobs per worker message. */
   maxChunk?: number;
+  /** Tests only: simulated starvation, the workers' wall clock jumps forward by the next of these (ms) at every read. */
+  clockJumpsMs?: number[];
 }
 
 /** Merges limits over a base and clamps them to sane ranges (non-numbers fall back to the base). */
@@ -74,7 +77,7 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
   const limits = Object.freeze(resolveLimits(DEFAULT_LIMITS, opts.limits));
   const budget = Object.freeze(resolveBudget(opts.budget));
   const workers = Math.max(1, Math.floor(opts.workers ?? defaultWorkerCount()));
-  const pool = new Pool({ workers, graceMs: opts.graceMs ?? 1000, maxChunk: opts.maxChunk ?? 128 });
+  const pool = new Pool({ workers, graceMs: opts.graceMs ?? 1000, maxChunk: opts.maxChunk ?? 128, clockJumpsMs: opts.clockJumpsMs });
   await pool.ready();
   const baseKey = limitsKey(limits);
 

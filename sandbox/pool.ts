@@ -6,7 +6,8 @@
 // consecutive jobs that share the same limits (about queued calls / (4 × workers), so the load
 // stays balanced and per-message costs vanish). A watchdog reads each busy worker's progress (a
 // shared Int32Array: message id, job index, and a step counter the engine bumps before every
-// deadline it arms); if nothing moved for longer than twice the deadline plus a grace period the
+// deadline it arms); if nothing moved for longer than twice the wall-clock safety net (steps.mjs:
+// WALL_FACTOR × the deadline, or the engine's own 1 s, whichever is longer) plus a grace period the
 // thread is wedged: it is terminated, that job's calls fail with 'timeout', the rest of its chunk
 // goes back to the head of the queue, and a fresh worker takes its place. A worker that dies fails
 // its current job with 'worker-crashed' the same way. close() fails everything still pending with
@@ -15,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { FailureReason, Limits, RunResult } from './types.js';
 import type { Json } from '../core/task.js';
+import { WALL_FACTOR } from './steps.mjs';
 
 export interface PoolOptions {
   workers: number;
@@ -22,6 +24,8 @@ export interface PoolOptions {
   graceMs: number;
   /** Largest number of jobs sent to a worker in one message. */
   maxChunk: number;
+  /** Tests only: the workers' safety-net clock jumps forward by the next of these (ms) at every read (worker.mjs). */
+  clockJumpsMs?: number[];
 }
 
 interface Item {
@@ -127,7 +131,7 @@ export class Pool {
   private spawn(): Slot {
     const shared = new SharedArrayBuffer(12);
     const worker = new Worker(WORKER_URL, {
-      workerData: { progress: shared },
+      workerData: { progress: shared, clockJumpsMs: this.opts.clockJumpsMs },
       // The engine lives in WASM memory; the JS heap only holds messages. A deeper native stack
       // keeps QuickJS's own stack check (stackBytes) the one that fires first.
       resourceLimits: { maxOldGenerationSizeMb: 512, stackSizeMb: 16 },
@@ -259,9 +263,10 @@ export class Pool {
         busy.lastChange = now;
         continue;
       }
-      const limit = Math.max(busy.items[0]!.limits.timeoutMs, OWN_DEADLINE_MS) * 2 + this.opts.graceMs;
+      const wallMs = busy.items[0]!.limits.timeoutMs * WALL_FACTOR;
+      const limit = Math.max(wallMs, OWN_DEADLINE_MS) * 2 + this.opts.graceMs;
       if (now - busy.lastChange > limit) {
-        this.lost(slot, 'timeout', `job ran past its ${busy.items[0]!.limits.timeoutMs} ms deadline without yielding; its worker was replaced`);
+        this.lost(slot, 'timeout', `job ran past its ${wallMs} ms wall-clock safety net without yielding; its worker was replaced`);
       }
     }
     if (!this.slots.some((s) => s.busy)) this.stopWatchdog();

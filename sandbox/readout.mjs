@@ -4,7 +4,7 @@
 // run, on a little room and time of their own) and named: timeout, memory, stack, syntax,
 // forbidden, a result-rule code, or a runtime error.
 import { SUFFIX_CODES } from './prelude.mjs';
-import { arm, interrupted, overBudget } from './steps.mjs';
+import { STEPS_PER_MS, WALL_FACTOR, arm, interrupted, overBudget, overWall } from './steps.mjs';
 
 const DETAIL_MAX = 300;
 /**
@@ -29,9 +29,13 @@ export function takeTextCut() {
 
 export const clip = (s) => (s.length > DETAIL_MAX ? s.slice(0, DETAIL_MAX) + '…' : s);
 
-/** The verdict of a call stopped by its budget or its deadline (whichever the last interrupt was). */
+/** The verdict of a call stopped by its budget, its deadline or the safety net (whichever the last interrupt was). */
 export const timeoutOut = (limits, budget) =>
-  overBudget ? ['timeout', `exceeded its budget of ${budget} steps`] : ['timeout', `exceeded the ${limits.timeoutMs} ms deadline`];
+  overBudget
+    ? ['timeout', `exceeded its budget of ${budget} steps`]
+    : overWall
+      ? ['timeout', `ran past the ${limits.timeoutMs * WALL_FACTOR} ms wall-clock safety net`]
+      : ['timeout', `exceeded the ${limits.timeoutMs} ms deadline (${limits.timeoutMs * STEPS_PER_MS} steps)`];
 
 /** The length of a string handle, read inside the context (-1 if it cannot be read). */
 export function lengthOf(ctx, h) {
@@ -113,7 +117,7 @@ function nearLimit(r, limits) {
  * Why a call failed: the exception that escaped the script, read carefully. callPhase: 0 parsing
  * the arguments, 2 calling f, 3 serialising its result, undefined for the program's top level
  * (read from the phase marker, see prelude.mjs). tools: { slice (String.prototype.slice as taken
- * before the program ran), budget }.
+ * before the program ran), budget, canThrow (whether the program's text has a `throw`) }.
  */
 export function failure(ctx, r, err, limits, callPhase, tools) {
   clearTextCut();
@@ -133,8 +137,10 @@ export function failure(ctx, r, err, limits, callPhase, tools) {
     }
     detail = `thrown: ${JSON.stringify(s)}`;
   } else if (type === 'object' && isNull(ctx, err)) {
-    // QuickJS throws null when it runs out of memory while creating the 'out of memory' error.
-    if (nearLimit(r, limits)) return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
+    // QuickJS throws null when it runs out of memory while creating the 'out of memory' error. By
+    // the time it is read here the unwinding may have freed the memory (reference counting frees a
+    // dropped frame's objects at once), so a program with no `throw` of its own is out of memory too.
+    if (nearLimit(r, limits) || !tools.canThrow) return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
     detail = 'thrown: null';
   } else if (type === 'object' || type === 'function') {
     const name = str(ctx, err, 'name', tools.slice);

@@ -1,29 +1,50 @@
-// Steps: the budget unit (DESIGN.md, "Sandbox"), counted and enforced here, with a wall-clock
-// deadline as a safety net. This file is the only one that reads or writes QuickJS's interrupt
-// counter, so the accounting that decides 'timeout' verdicts can be read in one place. A worker
-// thread runs one job at a time, so the accounting is this module's state: the engine marks jobs,
-// calls and contexts through the functions below and reads `interrupted`, `overBudget` and `spent`
-// (exported bindings are live; only this file assigns them).
+// Steps: the budget unit (DESIGN.md, "Sandbox"), counted and enforced here. This file is the only
+// one that reads or writes QuickJS's interrupt counter, so the accounting that decides 'timeout'
+// verdicts can be read in one place. A worker thread runs one job at a time, so the accounting is
+// this module's state: the engine marks jobs, calls and contexts through the functions below and
+// reads `interrupted`, `overBudget`, `overWall` and `spent` (exported bindings are live; only this
+// file assigns them).
 //
 // The interrupt counter lives in the context's struct in WASM memory (JSContext.interrupt_counter);
 // findCounter() finds it and checks that it behaves as expected (exact = true). Then every step a
-// job takes is read from it, and it is lowered so that the handler runs exactly when a budget is
-// spent. If the check fails (another QuickJS build), steps are counted in whole handler calls
-// (10,000 each) and a budget is enforced at that granularity: still deterministic, only coarser.
+// job takes is read from it, and it is lowered so that the handler runs exactly when an allowance
+// is spent. If the check fails (another QuickJS build), steps are counted in whole handler calls
+// (10,000 each) and allowances are enforced at that granularity: still deterministic, only coarser.
 //
-// The deadline is wall-clock time. QuickJS calls the interrupt handler every 10,000 interpreter
-// steps (polls of its interrupt counter: loop back-edges, calls, regexp backtracking); the number
-// of calls during a job measures the work it did. A job that times out after doing almost no work
-// (fewer steps than half a deadline of busy-looping allows, as calibrated at start-up) was starved
-// of CPU by a busy machine rather than slow, and is run once more.
+// The deadline (limits.timeoutMs) is counted in steps too, so that no verdict depends on the
+// machine's load: a call armed with timeoutMs may take timeoutMs × STEPS_PER_MS steps, a fixed
+// rate, never the rate measured at start-up (which depends on the machine and on its load when the
+// worker started). Past that it is a 'timeout' exactly as a spent budget is. The wall clock stays
+// only as a safety net for work the counter does not see (long native calls): WALL_FACTOR times
+// the deadline. A call stopped by the safety net (overWall) was either starved of CPU or stuck in
+// native code; it is run once more (starved()), and only a second stop counts.
 const COUNTER_INIT = 10_000;
 const COUNTER_OFFSET = 232;
+/**
+ * Steps per millisecond of deadline, a fixed rate. A step's cost varies ~15×: QuickJS busy-loops at
+ * 110,000-140,000 steps per ms here (calibration() below), while allocating or string-building
+ * code runs ~10,000 (~100 ns a step, budget.ts). The slow rate keeps a call's wall time near what
+ * the 50 ms wall deadline allowed on an idle machine for any kind of work (500,000 steps; a memory
+ * bomb still times out before it fills the cap, a busy loop stops sooner). Generated references
+ * take at most ~57,000 steps, so none comes near it; a budget above it (the cap is 5,000,000) is
+ * bounded per call by the deadline as well.
+ */
+export const STEPS_PER_MS = 10_000;
+/** The wall-clock safety net: this many times a call's deadline (pool.ts scales its watchdog with it). */
+export const WALL_FACTOR = 20;
 
-let deadline = 0;
+/** The clock the safety net reads; a test can make it jump or run slow (setClockForTest). */
+let now = () => performance.now();
+/** The wall-clock safety net of the last arm() (a now() time). */
+let wallDeadline = 0;
+/** The step the deadline of the last arm() allows up to (Infinity: none). */
+let deadlineSteps = Infinity;
 /** Whether the last armed deadline or budget was hit. */
 export let interrupted = false;
-/** Whether the last interrupt was the budget's (else the wall-clock deadline's). */
+/** Whether the last interrupt was the budget's (else the deadline's). */
 export let overBudget = false;
+/** Whether the last interrupt was the wall-clock safety net's (not counted steps). */
+export let overWall = false;
 /** Steps taken by the current job so far, in all its contexts. */
 export let spent = 0;
 let calls = 0;
@@ -37,8 +58,6 @@ let ctxPtr = 0;
 let lastSet = 0;
 /** The job may take steps up to here (Infinity: no budget). */
 let allowance = Infinity;
-/** Steps at the last arm(), for the starvation check. */
-let armSpent = 0;
 /** Steps taken by the last job (all its contexts). */
 let lastSteps = 0;
 /** The worker's progress array: [message id, job index, step]; the step moves at every arm(). */
@@ -70,17 +89,17 @@ function sync() {
 
 /**
  * Sets the counter so that the handler runs within COUNTER_INIT steps, or at the first step past
- * the allowance (a job may take `allowance` steps; the attempt at one more stops it).
+ * the allowance or the deadline (a job may take `allowance` steps; the attempt at one more stops it).
  */
 function setCounter() {
   if (!exact || !ctxPtr) return;
-  const left = allowance - spent + 1;
+  const left = Math.min(allowance, deadlineSteps) - spent + 1;
   const next = left >= COUNTER_INIT ? COUNTER_INIT : Math.max(1, left);
   counterView()[(ctxPtr + COUNTER_OFFSET) >> 2] = next;
   lastSet = next;
 }
 
-/** The runtime's interrupt handler: counts the steps since the last call, then stops past the allowance or the deadline. */
+/** The runtime's interrupt handler: counts the steps since the last call, then stops past the allowance, the deadline or the safety net. */
 export function onInterrupt() {
   calls++;
   if (exact && ctxPtr) {
@@ -99,7 +118,13 @@ export function onInterrupt() {
     interrupted = true;
     return true;
   }
-  if (performance.now() > deadline) {
+  if (spent > deadlineSteps) {
+    if (exact && ctxPtr) spent = Math.max(deadlineSteps, spent - 1);
+    interrupted = true;
+    return true;
+  }
+  if (now() > wallDeadline) {
+    overWall = true;
     interrupted = true;
     return true;
   }
@@ -107,16 +132,20 @@ export function onInterrupt() {
   return false;
 }
 
-/** Starts a deadline of timeoutMs from now (clearing the last interrupt) and brings the counter up to date. */
-export function arm(timeoutMs) {
+/**
+ * Starts a deadline of timeoutMs (timeoutMs × STEPS_PER_MS steps from here), with its wall-clock
+ * safety net (wallMs from now), clearing the last interrupt, and brings the counter up to date.
+ */
+export function arm(timeoutMs, wallMs = timeoutMs * WALL_FACTOR) {
   if (progress) Atomics.add(progress, 2, 1);
   interrupted = false;
   overBudget = false;
+  overWall = false;
   calls = 0;
   sync();
-  armSpent = spent;
+  deadlineSteps = spent + timeoutMs * STEPS_PER_MS;
   setCounter();
-  deadline = performance.now() + timeoutMs;
+  wallDeadline = now() + wallMs;
 }
 
 /** A job starts: no steps yet, and `allowance` steps to take in all (Infinity: no budget). */
@@ -145,9 +174,10 @@ export function extendAllowance(budget) {
   allowance += budget;
 }
 
-/** Sets whether the interrupt was the budget's again, as it was read before later work re-armed. */
-export function restoreOverBudget(flag) {
-  overBudget = flag;
+/** Sets which limit the interrupt was again, as read before later work re-armed. */
+export function restoreInterrupt(budgetFlag, wallFlag) {
+  overBudget = budgetFlag;
+  overWall = wallFlag;
 }
 
 /** Counting moves to a fresh context (its pointer: the context's struct in WASM memory). */
@@ -167,10 +197,12 @@ export function forgetContext() {
   ctxPtr = 0;
 }
 
-/** Whether the deadline passed after the job did very little work (a CPU-starved thread). */
-export function starved(limits) {
-  sync();
-  return spent - armSpent < Math.max(2 * COUNTER_INIT, stepsPerMs * limits.timeoutMs * 0.5);
+/**
+ * Whether the last interrupt was the wall-clock safety net's: the call had not spent its deadline's
+ * steps, so the thread was starved of CPU (or stuck in native code) and the call gets one more try.
+ */
+export function starved() {
+  return overWall;
 }
 
 /**
@@ -186,7 +218,8 @@ export function findCounter(newContext) {
     const at = (p + COUNTER_OFFSET) >> 2;
     if (p <= 0 || (p + COUNTER_OFFSET) % 4 !== 0 || counterView()[at] !== 0) return;
     const run = (code) => {
-      deadline = performance.now() + 10_000;
+      wallDeadline = now() + 10_000;
+      deadlineSteps = Infinity;
       calls = 0;
       const res = ctx.evalCode(code, 'cogen.js');
       const ok = !res.error;
@@ -210,10 +243,19 @@ export function findCounter(newContext) {
     ctx?.dispose();
     ctxPtr = 0;
     allowance = Infinity;
+    deadlineSteps = Infinity;
   }
 }
 
-/** Records interpreter progress per millisecond on a busy loop, as measured at start-up. */
+/**
+ * For tests: replaces the clock the safety net reads (null: the real one), to simulate a starved
+ * thread whose wall time passes while it does no work (worker.mjs takes it from workerData).
+ */
+export function setClockForTest(clock) {
+  now = clock ?? (() => performance.now());
+}
+
+/** Records interpreter progress per millisecond on a busy loop, as measured at start-up (diagnostics only: it decides nothing). */
 export function setStepsPerMs(rate) {
   stepsPerMs = rate;
 }

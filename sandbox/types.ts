@@ -2,7 +2,7 @@
 import type { Json } from '../core/task.js';
 
 export interface Limits {
-  /** CPU deadline per call, in milliseconds (interrupt handler). */
+  /** Deadline per call, in milliseconds counted as steps at a fixed rate (steps.mjs); the wall-clock safety net is 20× it. */
   timeoutMs: number;
   /** Memory cap of the QuickJS runtime, in bytes. */
   memoryBytes: number;
@@ -52,7 +52,7 @@ export interface TaskJob {
    * for all the task's calls together ('task', the default: one answer verified on many inputs) or
    * for each call ('call': each call is an answer of its own). Spending it is a 'timeout'. With a
    * 'task' budget, the first limit failure (timeout, memory, stack, output size) ends the task: the
-   * remaining calls fail without running. None: no budget, only the wall-clock deadline per call.
+   * remaining calls fail without running. None: no budget, only the deadline per call.
    */
   budget?: number;
   budgetPer?: 'task' | 'call';

@@ -1,7 +1,7 @@
 // A worker thread's start-up, before it says it is ready: find QuickJS's interrupt counter (so that
 // steps are counted exactly), run a few representative calls so that V8 has compiled the engine
-// before real deadlines apply, and measure interpreter progress per millisecond (the starvation
-// check in steps.mjs compares a timed-out job's steps against it).
+// before real work arrives, and measure interpreter progress per millisecond (for diagnostics:
+// deadlines use a fixed rate, steps.mjs, never this measurement, which depends on the load).
 import { INTRINSICS, runJob, runTask } from './engine.mjs';
 import { dropRuntime, runtime } from './runtime.mjs';
 import { findCounter, lastJobSteps, setStepsPerMs } from './steps.mjs';

@@ -17,11 +17,19 @@ import { freezeClock } from './clock.mjs';
 import { runTask } from './engine.mjs';
 import { clip } from './readout.mjs';
 import { engineLoaded, loadModule, resetEngine } from './runtime.mjs';
-import { lastJobSteps, setProgress } from './steps.mjs';
+import { lastJobSteps, setClockForTest, setProgress } from './steps.mjs';
 import { warmUp } from './warmup.mjs';
 
 const progress = new Int32Array(workerData.progress);
 setProgress(progress);
+// Tests only (createSandbox's clockJumpsMs): the safety net's clock jumps forward by the next of
+// these at every read, as a thread starved of CPU sees it.
+if (Array.isArray(workerData.clockJumpsMs) && workerData.clockJumpsMs.length > 0) {
+  const jumps = workerData.clockJumpsMs;
+  let offset = 0;
+  let i = 0;
+  setClockForTest(() => performance.now() + (offset += jumps[i++ % jumps.length]));
+}
 
 /** Runs jobs[start..] until done or until the engine must be reloaded; returns the next index. */
 function runFrom(jobs, start, limits, results, steps) {
