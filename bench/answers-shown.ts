@@ -7,13 +7,14 @@
 // bench/results/learn.md and mastery.md.
 //
 //   npx tsx bench/answers-shown.ts [--family arith --steps 800 --tasks 64 --group 2 --lr 3e-3 --wd 0.3 --seed 1]
+//                                  [--model '{"dModel":128,"layers":4}' --out FILE]
 //
 // Held-out: the run's own probes for the family's level 0 (src/probes.ts: balanced against trivial
 // policies, at least 40, each case type held out only while training keeps more of it), drawn first
 // and never trained on; the best trivial policy's accuracy on them is printed, as mastery's margin is
 // measured from it.
 // Prints greedy exact-match every 50 steps and writes bench/results/answers-shown.json
-// (answers-shown-<family>.json for another family).
+// (answers-shown-<family>.json for another family; --out another file).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createSandbox } from '../sandbox/index.js';
@@ -36,6 +37,9 @@ const { values: args } = parseArgs({
     wd: { type: 'string', default: '0.3' },
     seed: { type: 'string', default: '1' },
     family: { type: 'string', default: 'arith' },
+    /** The solver's model settings over the default (JSON), to ask whether a larger model learns what the default one does not. */
+    model: { type: 'string', default: '{}' },
+    out: { type: 'string' },
   },
 });
 const steps = Number(args.steps), perStep = Number(args.tasks), G = Number(args.group);
@@ -63,6 +67,7 @@ const cfg = solverConfigSchema.parse({
   backend: 'wasm',
   optim: { lr: Number(args.lr), weightDecay: Number(args.wd), warmupSteps: 20 },
   loss: { dynamicSampling: false, scale: 'none' },
+  model: JSON.parse(args.model!),
 });
 const policy = await createPolicy(cfg, { seed: Number(args.seed), totalSteps: steps, log: (line) => process.stderr.write(`${line}\n`) });
 const prompt = (t: Task) => ({ text: renderCompact(t), kind: 'literal' as const, shape: answerShape(t) });
@@ -91,7 +96,7 @@ function showAnswer(row: RolloutRow, task: Task): void {
 
 const curve: { step: number; seconds: number; heldOut: number; train: number }[] = [];
 const started = Date.now();
-console.log(`${all.length + heldOut.length} tasks: ${heldOut.length} held out (trivial baseline ${baseline.toFixed(3)}); ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}`);
+console.log(`${all.length + heldOut.length} tasks: ${heldOut.length} held out (trivial baseline ${baseline.toFixed(3)}); ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}, model ${JSON.stringify(cfg.model)}`);
 console.log('| step | s | held-out | train (80) |');
 console.log('| --- | --- | --- | --- |');
 for (let step = 1; step <= steps; step++) {
@@ -109,7 +114,7 @@ for (let step = 1; step <= steps; step++) {
   }
 }
 mkdirSync('bench/results', { recursive: true });
-const out = args.family === 'arith' ? 'bench/results/answers-shown.json' : `bench/results/answers-shown-${args.family}.json`;
+const out = args.out ?? (args.family === 'arith' ? 'bench/results/answers-shown.json' : `bench/results/answers-shown-${args.family}.json`);
 writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), args, tasks: all.length + heldOut.length, heldOut: heldOut.length, baseline, curve }, null, 2));
 console.log(`wrote ${out}`);
 await sandbox.close();
