@@ -41,6 +41,39 @@ export interface DecodedRow {
 
 /** G answers per prompt (rows[b][i]: answer i to prompt b), or the argmax answer when greedy. */
 export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: DecodePrompt[], G: number, greedy: boolean): Promise<DecodedRow[][]> {
+  const rows = await decodeMasked(params, mc, o, prompts, G, greedy, (b) => {
+    const grammar = grammarFor(prompts[b]!.grammar);
+    let state = grammar.start();
+    return {
+      allowed: (charsLeft) => allowedTokens(prompts[b]!.grammar, state, charsLeft),
+      next: (token) => {
+        state = grammar.next(state, idChar(token));
+      },
+    };
+  });
+  return prompts.map((_, b) => rows.slice(b * G, (b + 1) * G));
+}
+
+/** One answer's grammar as decoding walks it: the tokens allowed with `charsLeft` characters left, and the step on a token (never <eos>). */
+export interface RowGrammar {
+  allowed(charsLeft: number): Uint8Array;
+  next(token: number): void;
+}
+
+/**
+ * The decoding loop that answers and agentic actions share: G rows per prompt (row r answers prompt
+ * ⌊r / G⌋ and draws from that prompt's random stream), each token masked by its row's grammar
+ * (grammarOf(b), one per row).
+ */
+export async function decodeMasked(
+  params: Params,
+  mc: ModelConfig,
+  o: DecodeOptions,
+  prompts: readonly { ids: number[]; seed: string }[],
+  G: number,
+  greedy: boolean,
+  grammarOf: (b: number) => RowGrammar,
+): Promise<DecodedRow[]> {
   const maxA = o.maxAnswerLen;
   const B = prompts.length;
   if (B === 0) return [];
@@ -63,11 +96,10 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
   // one batch of N = B·G rows: row r is answer r mod G to prompt ⌊r / G⌋
   const promptOf = (r: number): number => Math.floor(r / G);
   const rows: DecodedRow[] = [];
-  const states: unknown[] = [];
+  const grammars: RowGrammar[] = [];
   for (let r = 0; r < N; r++) {
-    const b = promptOf(r);
-    rows.push({ prompt: prompts[b]!.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
-    states.push(grammarFor(prompts[b]!.grammar).start());
+    rows.push({ prompt: prompts[promptOf(r)]!.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
+    grammars.push(grammarOf(promptOf(r)));
   }
   const done = new Uint8Array(N);
   let remaining = N;
@@ -79,8 +111,7 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
       for (let r = 0; r < N; r++) {
         if (done[r]) continue;
         const row = rows[r]!;
-        const kind = prompts[promptOf(r)]!.grammar;
-        const allowed = allowedTokens(kind, states[r], maxA - k);
+        const allowed = grammars[r]!.allowed(maxA - k);
         const { token, logp } = pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, argmax, o.sampling, rngs[promptOf(r)]!);
         row.answer.push(token);
         row.oldLogp[k] = logp;
@@ -89,7 +120,7 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
           done[r] = 1;
           remaining--;
         } else {
-          states[r] = grammarFor(kind).next(states[r], idChar(token));
+          grammars[r]!.next(token);
           next[r] = token;
         }
       }
@@ -105,7 +136,7 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
     row.oldLogp = row.oldLogp.slice(0, row.answer.length);
     row.text = decode(row.answer);
   }
-  return prompts.map((_, b) => rows.slice(b * G, (b + 1) * G));
+  return rows;
 }
 
 /** Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under softmax(logits/T) restricted to the allowed tokens. */

@@ -14,13 +14,12 @@
 // The action language: `name(<argument>)`, one tool per action, its argument decoded in the tool's
 // answer grammar (a typed literal such as `[int]`, or program text). The glue that plays an
 // environment (src/envs-train.ts) names the tools and turns the text into the environment's action.
-import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
-import { pick, type DecodedRow, type DecodeOptions } from './decode.js';
+import { decodeMasked, type DecodedRow, type DecodeOptions } from './decode.js';
 import { grammarFor, type Grammar } from './grammar.js';
 import { advantages } from './loss.js';
-import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';
-import { BOS, EOS, SEP, VOCAB_SIZE, charId, decode, idChar } from './tokenizer.js';
+import type { ModelConfig, Params } from './model.js';
+import { EOS, VOCAB_SIZE, charId, idChar } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 
 /**
@@ -132,66 +131,24 @@ export interface ActionPrompt {
 }
 
 /**
- * One action per prompt (rows[b]), as decode.ts decodes answers (prefill, KV-cache steps, the same
+ * One action per prompt (rows[b]), decoded by decode.ts's loop for answers (prefill, KV-cache steps, the same
  * sampling and log-probs) but each token masked by the action grammar of its prompt's tools.
  */
 export async function decodeActions(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: ActionPrompt[], greedy: boolean): Promise<DecodedRow[]> {
-  const maxA = o.maxAnswerLen;
-  const B = prompts.length;
-  if (B === 0) return [];
-  const S = Math.max(...prompts.map((x) => x.ids.length)) + 1;
-  const P = S + 1;
-  const tokens = new Int32Array(B * P);
-  const pad = new Int32Array(B);
-  prompts.forEach(({ ids }, b) => {
-    pad[b] = S - 1 - ids.length;
-    tokens[b * P + pad[b]!] = BOS;
-    tokens.set(ids, b * P + pad[b]! + 1);
-    tokens[b * P + S] = SEP;
+  return decodeMasked(params, mc, o, prompts, 1, greedy, (b) => {
+    const grammar = actionGrammar(prompts[b]!.tools);
+    let state = grammar.start();
+    return {
+      allowed: (charsLeft) => {
+        const allowed = allowedAction(grammar, state, charsLeft);
+        if (!allowed.some((x) => x)) throw new Error(`no action fits in ${o.maxAnswerLen} characters (maxAnswerLen too small for these tools)`);
+        return allowed;
+      },
+      next: (token) => {
+        state = grammar.next(state, idChar(token))!;
+      },
+    };
   });
-  const batch: Batch = { tokens, N: B, T: P, pad, posOffset: o.maxPromptLen + 1 - S };
-  let { logits, cache } = prefill(params, mc, batch, 1);
-  const argmax = greedy || o.sampling.temperature === 0;
-  const rngs = prompts.map((p) => createRng(p.seed));
-  const grammars = prompts.map((p) => actionGrammar(p.tools));
-  const states = grammars.map((g) => g.start());
-  const rows: DecodedRow[] = prompts.map((p) => ({ prompt: p.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' }));
-  const done = new Uint8Array(B);
-  let remaining = B;
-  try {
-    for (let k = 0; k <= maxA; k++) {
-      const l = (await logits.data()) as Float32Array;
-      logits.dispose();
-      const next = new Int32Array(B);
-      for (let b = 0; b < B; b++) {
-        if (done[b]) continue;
-        const allowed = allowedAction(grammars[b]!, states[b]!, maxA - k);
-        if (!allowed.some((x) => x)) throw new Error(`no action fits in ${maxA} characters (maxAnswerLen too small for these tools)`);
-        const { token, logp } = pick(l.subarray(b * VOCAB_SIZE, (b + 1) * VOCAB_SIZE), allowed, argmax, o.sampling, rngs[b]!);
-        const row = rows[b]!;
-        row.answer.push(token);
-        row.oldLogp[k] = logp;
-        row.allowed.push(allowed);
-        if (token === EOS) {
-          done[b] = 1;
-          remaining--;
-        } else {
-          states[b] = grammars[b]!.next(states[b]!, idChar(token))!;
-          next[b] = token;
-        }
-      }
-      if (remaining === 0) break;
-      ({ logits, cache } = decodeStep(params, mc, cache, next, o.maxPromptLen + 2 + k));
-    }
-  } finally {
-    if (!logits.isDisposed) logits.dispose();
-    disposeCache(cache);
-  }
-  for (const row of rows) {
-    row.oldLogp = row.oldLogp.slice(0, row.answer.length);
-    row.text = decode(row.answer);
-  }
-  return rows;
 }
 
 /** One turn of a transcript: what the agent wrote and what the environment answered. */
