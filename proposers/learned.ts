@@ -2,17 +2,17 @@
 // preferences over the grammar's choices, samples drafts with them (TracingChooser), and learns by
 // REINFORCE with a per-arm baseline from each draft's reward:
 //   r = learnability(p) + novelty · [canonical hash new to the run] + validity · [the sandbox accepted it]
-// (p: the solver's group solve rate on the task; a refused draft scores 0). Its whole state is
-// plain numbers, so it checkpoints as JSON and resumes exactly; it draws only from the rng it is
+// (p: the solver's group solve rate on the task; a refused draft scores 0; reward.ts holds the rule,
+// for self-play too). Its whole state is plain numbers, so it checkpoints as JSON and resumes exactly; it draws only from the rng it is
 // handed (the pick's fork), so it has no stream of its own.
 import type { Rng } from '../core/rng.js';
-import { learnability, solveRate } from '../core/rules.js';
 import type { Task } from '../core/task.js';
 import { armKey, type Arm } from '../curricula/index.js';
 import { drawReference, materialise } from '../generators/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { probabilities, TracingChooser, traceText, type Choice, type Preferences } from './chooser.js';
 import type { LearnedProposerConfig } from './config.js';
+import { scoreDrafts } from './reward.js';
 
 export const LEARNED_VERSION = 2;
 /** The `proposer` of every task the learned grammar proposer draws. */
@@ -132,16 +132,7 @@ export class LearnedProposer {
    * hands tasks out before the trainer answers) keep waiting.
    */
   learn(groups: readonly { taskId: string; rewards: readonly number[] }[]): LearnStats | null {
-    const byTask = new Map(groups.map((g) => [g.taskId, g.rewards]));
-    const ready: { d: Pending; r: number; p: number | null }[] = [];
-    const waiting: Pending[] = [];
-    for (const d of this.pending) {
-      if (!d.valid) ready.push({ d, r: 0, p: null });
-      else if (byTask.has(d.taskId!)) {
-        const p = solveRate(byTask.get(d.taskId!)!);
-        ready.push({ d, r: learnability(p) + this.config.novelty * (d.novel ? 1 : 0) + this.config.validity, p });
-      } else waiting.push(d);
-    }
+    const { ready, waiting } = scoreDrafts(this.pending, groups, this.config);
     this.pending = waiting;
     if (ready.length === 0) return null;
     // Gradients first, all against the preferences the drafts were sampled with; then one step.

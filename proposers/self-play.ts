@@ -8,17 +8,17 @@
 // validity, determinism and duplicates as for any proposal.
 //
 // The proposer role's reward is AZR's: learnability(p) + novelty · [canonical hash new to the run] +
-// validity · [the sandbox accepted it] (refused candidates score 0), and its advantage is the
+// validity · [the sandbox accepted it] (refused candidates score 0; reward.ts), and its advantage is the
 // reward's z-score among the round's drafts of the same task type (task-relative REINFORCE++: one
 // baseline per role and task type; the solver role keeps its per-task group baseline). It learns
 // from the log-probs of its own choice tokens only; the loop adds those rows to the solver's update.
 import type { Rng } from '../core/rng.js';
-import { learnability, solveRate } from '../core/rules.js';
 import type { Task, TaskType } from '../core/task.js';
 import { armKey, type Arm } from '../curricula/index.js';
 import { drawReference, materialise, type Chooser, type Production } from '../generators/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { SelfPlayConfig } from './config.js';
+import { scoreDrafts } from './reward.js';
 
 export const SELF_PLAY_VERSION = 1;
 /** The `proposer` of every task the self-play proposer writes. */
@@ -242,16 +242,7 @@ export class SelfPlayProposer {
    * training rows with their task-relative advantages, and the round's stats.
    */
   learn(groups: readonly { taskId: string; rewards: readonly number[] }[]): { rows: ChoiceRow[]; stats: SelfPlayStats & { candidates: number; overflow: number } } | null {
-    const byTask = new Map(groups.map((g) => [g.taskId, g.rewards]));
-    const ready: { d: Pending; r: number; p: number | null }[] = [];
-    const waiting: Pending[] = [];
-    for (const d of this.pending) {
-      if (!d.valid) ready.push({ d, r: 0, p: null });
-      else if (byTask.has(d.taskId!)) {
-        const p = solveRate(byTask.get(d.taskId!)!);
-        ready.push({ d, r: learnability(p) + this.config.novelty * (d.novel ? 1 : 0) + this.config.validity, p });
-      } else waiting.push(d);
-    }
+    const { ready, waiting } = scoreDrafts(this.pending, groups, this.config);
     this.pending = waiting;
     const counts = this.counts;
     this.counts = { candidates: 0, overflow: 0 };
