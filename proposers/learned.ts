@@ -3,8 +3,8 @@
 // REINFORCE with a per-arm baseline from each draft's reward:
 //   r = learnability(p) + novelty · [canonical hash new to the run] + validity · [the sandbox accepted it]
 // (p: the solver's group solve rate on the task; a refused draft scores 0; reward.ts holds the rule,
-// for self-play too). Its whole state is plain numbers, so it checkpoints as JSON and resumes exactly; it draws only from the rng it is
-// handed (the pick's fork), so it has no stream of its own.
+// for self-play too). Its whole state is plain numbers, so it checkpoints as JSON and resumes
+// exactly; it draws only from the rng it is handed (the pick's fork), so it has no stream of its own.
 import type { Rng } from '../core/rng.js';
 import type { Task } from '../core/task.js';
 import { armKey, type Arm } from '../curricula/index.js';
