@@ -1,4 +1,5 @@
-// Shared helpers for the end-to-end tests: run the real CLI as a user would, in a temp directory.
+// Shared helpers for the end-to-end tests: run the real CLI as a user would, in a temp directory, and read a run store back.
+import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,21 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'bin', 'cogen.js');
+
+/** A run store's tasks, metrics (without wall time) and proposals, for comparing a run with its resumed twin. */
+export function runRows(dir: string) {
+  const db = new Database(join(dir, 'run.db'), { readonly: true });
+  const out = {
+    tasks: db.prepare('SELECT id, step, attempts, solved, proposer FROM tasks ORDER BY step, id').all() as { proposer: string }[],
+    metrics: (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => {
+      const { ms: _ms, ...rest } = JSON.parse(r.data) as Record<string, number>;
+      return rest;
+    }),
+    proposals: db.prepare('SELECT step, family, level, type, proposer, prompt, raw, outcome, task_id, learnability FROM proposals ORDER BY id').all() as { proposer: string; outcome: string; learnability: number | null }[],
+  };
+  db.close();
+  return out;
+}
 
 export function tempDir(prefix = 'cogen-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -2,7 +2,6 @@
 // recorded as proposals with their learnability, its per-step metrics are logged, and a run stopped
 // after an uncheckpointed step resumes to exactly the run that was never stopped: the same tasks,
 // metrics, proposals and the same preferences in the last checkpoint.
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,23 +12,9 @@ import { formatProposerReport, proposerReport } from '../src/proposer-cli.js';
 import { RunStore } from '../src/store.js';
 import { openSkillGraph, renderSkills, showSkill } from '../graphs/index.js';
 import { LEARNED_PROPOSER } from '../proposers/index.js';
-import { tempDir } from './helpers.js';
+import { runRows, tempDir } from './helpers.js';
 
 const config = loadPreset('smoke', { steps: 8, batch: 8, checkpointEvery: 3, probes: { every: 4, perArm: 2 }, proposer: { learned: { enabled: true } } });
-
-function rows(dir: string) {
-  const db = new Database(join(dir, 'run.db'), { readonly: true });
-  const out = {
-    tasks: db.prepare('SELECT id, step, attempts, solved, proposer FROM tasks ORDER BY step, id').all() as { proposer: string }[],
-    metrics: (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => {
-      const { ms: _ms, ...rest } = JSON.parse(r.data) as Record<string, number>;
-      return rest;
-    }),
-    proposals: db.prepare('SELECT step, family, level, type, proposer, prompt, raw, outcome, task_id, learnability FROM proposals ORDER BY id').all() as { proposer: string; outcome: string; learnability: number | null }[],
-  };
-  db.close();
-  return out;
-}
 
 function lastProposerState(dir: string): unknown {
   const ckDir = join(dir, 'checkpoints');
@@ -46,7 +31,7 @@ describe('a run with the learned proposer', () => {
     const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
     expect(resumed.steps).toBe(8);
 
-    const a = rows(full.dir);
+    const a = runRows(full.dir);
     const fresh = a.tasks.filter((t) => t.proposer === LEARNED_PROPOSER);
     expect(fresh.length).toBeGreaterThan(a.tasks.length / 2);
     expect(a.proposals.length).toBeGreaterThanOrEqual(fresh.length);
@@ -58,7 +43,7 @@ describe('a run with the learned proposer', () => {
       expect(m['proposer.reward']).toBeGreaterThanOrEqual(0);
     }
 
-    const b = rows(resumed.dir);
+    const b = runRows(resumed.dir);
     expect(b).toEqual(a);
     expect(lastProposerState(resumed.dir)).toEqual(lastProposerState(full.dir));
     expect(lastProposerState(full.dir)).toMatchObject({ version: 2, pending: [] });

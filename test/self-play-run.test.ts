@@ -2,7 +2,6 @@
 // drafts are proposals rows, the proposer role's metrics are logged, and a run stopped after an
 // uncheckpointed step resumes to exactly the run that was never stopped (tasks, metrics, proposals,
 // checkpointed weights).
-import Database from 'better-sqlite3';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,25 +9,11 @@ import { loadPreset, startRun } from '../src/index.js';
 import { SELF_PLAY_PROPOSER } from '../proposers/index.js';
 import { proposerReport } from '../src/proposer-cli.js';
 import { RunStore } from '../src/store.js';
-import { tempDir } from './helpers.js';
+import { runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
 const config = loadPreset('smoke', { steps: 6, batch: 6, checkpointEvery: 2, maxLevel: 1, probes: { every: 3, perArm: 2 }, solver: { backend: 'wasm', workers: 1 }, proposer: { selfPlay: { enabled: true, maxChoices: 24 } } });
-
-function rows(dir: string) {
-  const db = new Database(join(dir, 'run.db'), { readonly: true });
-  const out = {
-    tasks: db.prepare('SELECT id, step, attempts, solved, proposer FROM tasks ORDER BY step, id').all() as { proposer: string }[],
-    metrics: (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => {
-      const { ms: _ms, ...rest } = JSON.parse(r.data) as Record<string, number>;
-      return rest;
-    }),
-    proposals: db.prepare('SELECT step, family, level, type, proposer, prompt, raw, outcome, task_id, learnability FROM proposals ORDER BY id').all() as { proposer: string; outcome: string; learnability: number | null }[],
-  };
-  db.close();
-  return out;
-}
 
 const lastCheckpoint = (dir: string): string => {
   const ck = join(dir, 'checkpoints');
@@ -44,7 +29,7 @@ describe('a self-play run', () => {
     const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
     expect(resumed.steps).toBe(6);
 
-    const a = rows(full.dir);
+    const a = runRows(full.dir);
     const fresh = a.tasks.filter((t) => t.proposer === SELF_PLAY_PROPOSER);
     expect(fresh.length).toBeGreaterThan(a.tasks.length / 2);
     expect(a.proposals.every((p) => p.proposer === SELF_PLAY_PROPOSER)).toBe(true);
@@ -55,7 +40,7 @@ describe('a self-play run', () => {
     }
     expect(a.metrics.some((m) => (m['selfPlay.tokens'] ?? 0) > 0)).toBe(true);
 
-    expect(rows(resumed.dir)).toEqual(a);
+    expect(runRows(resumed.dir)).toEqual(a);
     const [x, y] = [lastCheckpoint(full.dir), lastCheckpoint(resumed.dir)];
     expect(readFileSync(join(y, 'model.safetensors')).equals(readFileSync(join(x, 'model.safetensors')))).toBe(true);
     const loop = JSON.parse(readFileSync(join(x, 'loop.json'), 'utf8')) as { selfPlay?: unknown; proposer?: unknown };
