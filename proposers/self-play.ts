@@ -18,6 +18,7 @@ import { armKey, type Arm } from '../curricula/index.js';
 import { drawReference, materialise, type Chooser, type Production } from '../generators/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { SelfPlayConfig } from './config.js';
+import type { LearnedDraft } from './learned.js';
 import { scoreDrafts } from './reward.js';
 
 export const SELF_PLAY_VERSION = 1;
@@ -158,15 +159,8 @@ export interface SelfPlayState {
   pending: Pending[];
 }
 
-/** One draft as the exports see it. */
-export interface SelfPlayDraft {
-  arm: Arm;
-  prompt: string;
-  program: string;
-  outcome: string;
-  detail: string | null;
-  taskId: string | null;
-}
+/** One draft as the exports see it: the learned proposer's record, with the model's context as the prompt. */
+export type SelfPlayDraft = LearnedDraft;
 
 /** What one round saw; null when it had nothing to learn from. */
 export interface SelfPlayStats {
