@@ -6,6 +6,7 @@
 // them over gradients.ts's); TensorFlow's threads follow TF_NUM_INTRAOP_THREADS /
 // TF_NUM_INTEROP_THREADS (default here: solver.threads, or 1), read once when the package loads.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from './config.js';
@@ -132,4 +133,14 @@ export async function initBackend(name: BackendName = 'auto', opts: { threads?: 
     skipped.push(`${b}: ${why}`);
   }
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
+}
+
+/**
+ * Threads for an update: `workers` when set; else (0) one per core, at most 4, on wasm, whose
+ * kernels use one core each, and 1 elsewhere (tfjs-node and webgpu parallelise inside their ops).
+ */
+export function updateThreads(workers: number, backend: string): number {
+  if (backend !== 'wasm' && backend !== 'cpu') return 1;
+  if (workers > 0) return workers;
+  return backend === 'wasm' ? Math.min(4, availableParallelism()) : 1;
 }

@@ -1,14 +1,13 @@
 // The solver: a small transformer policy trained with the GRPO family (DESIGN.md, "Solver and the
 // GRPO family"). createPolicy() is what the loop uses; TransformerPolicy adds hooks for tests.
 import { promises as fs } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
 import type { AnswerShape } from '../../core/task.js';
 import { createRng, type Rng } from '../../core/rng.js';
 import { isZeroVariance } from '../../core/rules.js';
-import { initBackend } from './backend.js';
+import { initBackend, updateThreads } from './backend.js';
 import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
 import { decodeActions, turnRows, type ActionTool, type EpisodeRows } from './episodes.js';
@@ -467,16 +466,6 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     if (this.ref) for (const v of this.ref.values()) v.dispose();
     this.opt.dispose();
   }
-}
-
-/**
- * Threads for an update: `workers` when set; else (0) one per core, at most 4, on wasm, whose
- * kernels use one core each, and 1 elsewhere (tfjs-node and webgpu parallelise inside their ops).
- */
-function updateThreads(workers: number, backend: string): number {
-  if (backend !== 'wasm' && backend !== 'cpu') return 1;
-  if (workers > 0) return workers;
-  return backend === 'wasm' ? Math.min(4, availableParallelism()) : 1;
 }
 
 /** Whether rewards[g][i] holds one reward for each row rows[g][i]. */
