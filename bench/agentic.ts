@@ -14,6 +14,7 @@
 //              learning curve; and what the longer context costs per update
 //   npm run bench:agentic [-- --levels 0,1] [--envs 30] [--random-seeds 3] [--families arith,str,array,loop]
 //                         [--train-steps 150 | probe:100,repair:300,search:800] [--pool 16] [--held-out 16] [--group 8] [--envs-per-step 4] [--seed N]
+//                         [--out DIR (default bench/results)]
 // --train-steps 0 leaves the trained section out; the seed is drawn (and printed) unless given.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { loadavg, cpus } from 'node:os';
@@ -130,7 +131,7 @@ if (train.steps > 0) {
 await sb.close();
 
 const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))), levels, envsPerKind: perKind, randomSeeds, families, sandboxWorkers: 1, train: train.steps > 0 ? { ...train, solver: AGENTIC_SOLVER } : null };
-const dir = join(import.meta.dirname, 'results');
+const dir = arg('out', join(import.meta.dirname, 'results'));
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'agentic.json'), JSON.stringify({ meta, rows, trained, contextCost: cost }, null, 2) + '\n');
 const f = (x: number, d = 1) => x.toFixed(d);
@@ -146,7 +147,7 @@ const md = [
   ...trainedSection(),
 ].join('\n');
 writeFileSync(join(dir, 'agentic.md'), md);
-console.log(`wrote bench/results/agentic.json and agentic.md`);
+console.log(`wrote ${join(dir, 'agentic.json')} and agentic.md`);
 
 /** The trained section of the report: success beside the untrained model and the random policy, curves, context cost. */
 function trainedSection(): string[] {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { controllerNames, type ControllerName } from '../curricula/index.js';
-import { armKey, type Arm } from '../curricula/types.js';
+import { armKey, type TaskArm } from '../curricula/types.js';
 import { simMarkdown, simSection } from './curriculum-sim.js';
 import { bootstrapMean, drawSeeds, formatInterval, pairedDifference, type Interval, type Paired } from './stats.js';
 import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, RunStore, startRun, verifyMany, createRng, answerKind, answerShape, type RunConfig, type Task } from '../src/index.js';
@@ -113,12 +113,12 @@ function auc(curve: [number, number][]): number {
   return area / (curve[curve.length - 1]![0] - curve[0]![0]);
 }
 
-async function buildHeldout(arms: Arm[], perArm: number): Promise<{ arm: Arm; task: Task }[]> {
+async function buildHeldout(arms: TaskArm[], perArm: number): Promise<{ arm: TaskArm; task: Task }[]> {
   const sandbox = await createSandbox({});
   try {
     const rng = createRng('bench/heldout');
     const seen = new Set<string>();
-    const out: { arm: Arm; task: Task }[] = [];
+    const out: { arm: TaskArm; task: Task }[] = [];
     for (const arm of arms)
       for (let i = 0; i < perArm; i++) {
         const task = await generateTask(sandbox, { ...arm, rng: rng.fork(`${armKey(arm)}/${i}`), seen });
@@ -130,7 +130,7 @@ async function buildHeldout(arms: Arm[], perArm: number): Promise<{ arm: Arm; ta
   }
 }
 
-async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm: Arm; task: Task }[]) {
+async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm: TaskArm; task: Task }[]) {
   const policy = await createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log: () => {} });
   const sandbox = await createSandbox({});
   try {
@@ -153,7 +153,7 @@ async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm
   }
 }
 
-async function runOne(controller: ControllerName, seed: number, heldout: { arm: Arm; task: Task }[], runsDir: string): Promise<RunRecord> {
+async function runOne(controller: ControllerName, seed: number, heldout: { arm: TaskArm; task: Task }[], runsDir: string): Promise<RunRecord> {
   const config = configFor(controller, seed);
   const runId = `bench-${controller}-${seed}`;
   const summary = await startRun(config, { runsDir, preset: 'bench', runId });
@@ -392,8 +392,8 @@ async function main(): Promise<void> {
   const runsDir = join(tmpdir(), `cogen-bench-curriculum-${process.pid}`);
   mkdirSync(runsDir, { recursive: true });
   mkdirSync(args.out, { recursive: true });
-  const arms: Arm[] = families.flatMap((family) =>
-    Array.from({ length: maxLevel + 1 }, (_, level) => types.map((type) => ({ family, level, type }) as Arm)).flat(),
+  const arms: TaskArm[] = families.flatMap((family) =>
+    Array.from({ length: maxLevel + 1 }, (_, level) => types.map((type) => ({ family, level, type }) as TaskArm)).flat(),
   );
   const heldout = await buildHeldout(arms, Number(args['heldout-per-arm']));
   console.log(`held-out set: ${heldout.length} tasks over ${arms.length} arms`);

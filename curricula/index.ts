@@ -80,8 +80,8 @@ export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller
   return withRehearsal(withExploration(inner, baseline ? 0 : cfg.explore), baseline ? 0 : cfg.rehearsal);
 }
 
-export type { Arm, ArmResult, Controller, MasteredSkill, Pick, PickContext } from './types.js';
-export { armKey } from './types.js';
+export type { Arm, ArmResult, ArmType, Controller, MasteredSkill, Pick, PickContext, TaskArm } from './types.js';
+export { armKey, isTaskArm } from './types.js';
 export { createGate, type Gate, openArms, newlyOpened, unlockedSkills, isArmOpen, type GateSkill, type GatingInput } from './gating.js';
 export {
   createMasteryTracker,

@@ -1,13 +1,24 @@
 // The curriculum interface (DESIGN.md, "Curricula"). Controllers see per-arm statistics only.
 import type { Rng } from '../core/rng.js';
-import type { TaskType } from '../core/task.js';
+import { TASK_TYPES, type TaskType } from '../core/task.js';
+import type { EnvKind } from '../envs/index.js';
 
-/** An arm is one (family, level, task type) cell of the task space. */
+/** What an arm serves: a task type, or an environment kind (envs/). The two sets of names are disjoint. */
+export type ArmType = TaskType | EnvKind;
+
+/** An arm is one (family, level, task type or environment kind) cell of the task space. */
 export interface Arm {
   family: string;
   level: number;
+  type: ArmType;
+}
+/** An arm that serves tasks (the generators' and proposers' arms). */
+export interface TaskArm extends Arm {
   type: TaskType;
 }
+
+export const isTaskArm = (arm: Arm): arm is TaskArm => (TASK_TYPES as readonly string[]).includes(arm.type);
+
 export const armKey = (a: Arm): string => `${a.family}/${a.level}/${a.type}`;
 
 /** What the controller asks the proposer for: a fresh task of an arm, or a replay/mutation of an archived one. */

@@ -27,6 +27,11 @@ export interface GenerateEnvOptions {
   seen?: Set<string>;
   /** Source tasks to try before giving up (default 30). */
   attempts?: number;
+  /**
+   * Task ids a source task must not be (a run's held-out probes); the source tasks drawn are added
+   * to it (generators/index.ts generateTask's `seen`).
+   */
+  tasksSeen?: Set<string>;
 }
 
 export type ValidatedEnv = { ok: true; spec: EnvSpec } | { ok: false; reason: string };
@@ -47,7 +52,7 @@ export async function generateEnv(sandbox: Sandbox, opts: GenerateEnvOptions): P
   let last = '';
   const settings = sandboxBudget(sandbox);
   for (let i = 0; i < attempts; i++) {
-    const task = await generateTask(sandbox, { family: opts.family, level: opts.level, type: impl.source, rng: opts.rng });
+    const task = await generateTask(sandbox, { family: opts.family, level: opts.level, type: impl.source, rng: opts.rng, ...(opts.tasksSeen ? { seen: opts.tasksSeen } : {}) });
     const firstInput = task.type === 'induction' ? task.visible[0]!.input : task.type === 'abduction' ? task.input : [];
     const base: SpecBase = {
       id: '',
@@ -93,6 +98,14 @@ export const ENV_SKILLS: readonly Skill[] = Object.freeze([
   { id: 'env.repair', family: 'env', name: 'repair a planted bug', description: 'run candidate fixes of a buggy program against tests, then submit the repaired program', requires: ['arith.add', 'logic.compare'], level: 0 },
   { id: 'env.search', family: 'env', name: 'search for an input', description: 'call f to find an argument list that gives a target output', requires: ['arith.add'], level: 0 },
 ]);
+
+/** The task type an environment kind is made from (a family that makes it can make the kind). */
+export const envSourceType = (kind: EnvKind): 'induction' | 'abduction' => KINDS[kind].source;
+
+/** The environment skills of `kinds`, their prerequisites cut to the skills a run has (`present`). */
+export function envSkills(kinds: readonly EnvKind[], present: ReadonlySet<string>): Skill[] {
+  return ENV_SKILLS.filter((s) => kinds.some((k) => s.id === `env.${k}`)).map((s) => ({ ...s, requires: s.requires.filter((r) => present.has(r)) }));
+}
 
 /** An environment arm, as a curriculum would pick it: (family, level, kind). */
 export interface EnvArm {

@@ -7,7 +7,7 @@
 // exactly; it draws only from the rng it is handed (the pick's fork), so it has no stream of its own.
 import type { Rng } from '../core/rng.js';
 import type { Task } from '../core/task.js';
-import { armKey, type Arm } from '../curricula/index.js';
+import { armKey, type TaskArm } from '../curricula/index.js';
 import { drawReference, materialise } from '../generators/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { probabilities, TracingChooser, traceText, type Choice, type Preferences } from './chooser.js';
@@ -50,7 +50,7 @@ export interface LearnedState {
 
 /** One draft as the exports see it: the arm and the choice trace (the "prompt"), the program, the outcome. */
 export interface LearnedDraft {
-  arm: Arm;
+  arm: TaskArm;
   prompt: string;
   program: string;
   outcome: string;
@@ -107,7 +107,7 @@ export class LearnedProposer {
    * Draws drafts of `arm` with the learned choices until one passes the sandbox (as generateTask
    * does with the fixed weights); every draft, accepted or not, waits in `pending` for its reward.
    */
-  async generate(sandbox: Sandbox, arm: Arm, rng: Rng, seen: Set<string>, attempts: number, onDraft?: (d: LearnedDraft) => void): Promise<Task> {
+  async generate(sandbox: Sandbox, arm: TaskArm, rng: Rng, seen: Set<string>, attempts: number, onDraft?: (d: LearnedDraft) => void): Promise<Task> {
     const key = armKey(arm);
     const reasons = new Map<string, number>();
     for (let i = 0; i < attempts; i++) {

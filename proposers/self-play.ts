@@ -14,7 +14,7 @@
 // from the log-probs of its own choice tokens only; the loop adds those rows to the solver's update.
 import type { Rng } from '../core/rng.js';
 import type { Task, TaskType } from '../core/task.js';
-import { armKey, type Arm } from '../curricula/index.js';
+import { armKey, type TaskArm } from '../curricula/index.js';
 import { drawReference, materialise, type Chooser, type Production } from '../generators/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { SelfPlayConfig } from './config.js';
@@ -140,7 +140,7 @@ function drawIndex(rng: Rng, w: readonly number[]): number {
 }
 
 /** The proposer's prompt: a reference task's program, then the arm (last, so a left cut keeps it). */
-export const selfPlayPrompt = (arm: Arm, reference?: Pick<Task, 'program'>): string =>
+export const selfPlayPrompt = (arm: TaskArm, reference?: Pick<Task, 'program'>): string =>
   `${reference ? `ref ${reference.program.replace(/\s+/g, ' ')} ` : ''}| ${arm.family} L${arm.level} ${arm.type} >`;
 
 interface Pending {
@@ -194,7 +194,7 @@ export class SelfPlayProposer {
    * Drafts of `arm` written by the model until one passes the sandbox; every draft and the refused
    * candidates inside it wait in `pending` for their reward.
    */
-  async generate(sandbox: Sandbox, arm: Arm, rng: Rng, seen: Set<string>, attempts: number, model: ChoiceModel, reference?: Task, onDraft?: (d: SelfPlayDraft) => void): Promise<Task> {
+  async generate(sandbox: Sandbox, arm: TaskArm, rng: Rng, seen: Set<string>, attempts: number, model: ChoiceModel, reference?: Task, onDraft?: (d: SelfPlayDraft) => void): Promise<Task> {
     const prompt = selfPlayPrompt(arm, reference);
     const session = model.open(prompt);
     const reasons = new Map<string, number>();

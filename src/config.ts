@@ -13,6 +13,7 @@ import { rewardConfigSchema } from './reward.js';
 import { serveConfigSchema } from './server/config.js';
 import { solverConfigSchema } from './solver/config.js';
 import { CODE_TASK_TYPES, TASK_TYPES } from '../core/task.js';
+import { ENV_KINDS } from '../envs/index.js';
 
 export class ConfigError extends Error {}
 
@@ -46,6 +47,11 @@ export const runConfigSchema = z
     /** Highest level the curriculum may reach (levels 0 … maxLevel). */
     maxLevel: z.number().int().min(0).default(1),
     types: z.array(z.enum(TASK_TYPES)).min(1).default([...CODE_TASK_TYPES]),
+    /**
+     * Environment kinds (envs/) the curriculum may pick beside the task types: each family × level ×
+     * kind is an arm, played by the built-in solver over several turns (src/run-envs.ts). None by default.
+     */
+    environments: z.array(z.enum(ENV_KINDS)).default([]),
     curriculum: curriculumConfigSchema.default(curriculumConfigSchema.parse({})),
     solver: solverConfigSchema.default(solverConfigSchema.parse({})),
     /** Reward shaping for the policy update (src/reward.ts); the recorded rewards stay exact. */

@@ -4,8 +4,8 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../curricula/index.js';
-import { solvedCount, solveRate } from '../core/rules.js';
-import type { Arm, ArmResult, Controller, MasteredSkill } from '../curricula/index.js';
+import { isSolved, solvedCount, solveRate } from '../core/rules.js';
+import { isTaskArm, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent } from '../graphs/index.js';
 import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
@@ -19,6 +19,8 @@ import { createPolicy } from './solver/index.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
 import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
 import { RunStore, StoreError } from './store.js';
+import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, scoreEnvProbes, type EnvArchive, type EnvProbe, type PlayedEnvs } from './run-envs.js';
+import { ConfigError } from './config.js';
 import { answerKind, answerShape, type Task, type Skill } from '../core/task.js';
 import { trainingReward } from './reward.js';
 
@@ -82,7 +84,10 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const log = opts.log ?? (() => {});
   const runId = opts.runId ?? newRunId(config);
   const dir = join(opts.runsDir, runId);
-  const { arms, skills, armSkills } = taskSpace(config);
+  const space = taskSpace(config);
+  const envs = envSpace(config, space.skills);
+  const skills = [...space.skills, ...envs.skills];
+  const armSkills = (arm: Arm): string[] => (isTaskArm(arm) ? space.armSkills(arm) : [envArmSkill(arm)]);
   if (!opts.resume && existsSync(join(dir, 'run.db'))) {
     throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
   }
@@ -106,6 +111,9 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const sandbox = await setup(() => sandboxOf(config));
   opened.push(() => sandbox.close());
   const llmSolver = config.agents.solver.enabled ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver })) : null;
+  if (llmSolver && envs.arms.length > 0) {
+    await setup(async () => { throw new ConfigError('environments: in `cogen run` the built-in solver plays them; a chat model plays them with `cogen envs --policy llm` or through `cogen serve`'); });
+  }
   // Self-play grows the positions to hold the proposer's choice tokens (its runs' weights only).
   const proposalLen = selfPlayConfigOf(config)?.maxChoices;
   const transformer = llmSolver ? null : await setup(() => createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log, ...(proposalLen ? { proposalLen } : {}) }));
@@ -116,7 +124,6 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   opened.push(() => policy.dispose());
   const proposer = await setup(async () => createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer }));
   if (proposer) log(`proposer: ${proposer.label} for ${Math.round(100 * proposer.share)}% of fresh tasks, generators for the rest`);
-  const controller = createController(config.curriculum, arms);
   const gate = createGate({ skills, armSkills, enabled: config.curriculum.gating });
   const mastery = createMasteryTracker(config.curriculum.mastery);
   const learned = learnedProposerOf(config);
@@ -132,9 +139,16 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   try {
     // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
     // training task ever duplicates one; balanced so that no trivial policy passes them (src/probes.ts).
-    const probes = await buildProbes(sandbox, arms, skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, render);
+    const probes = await buildProbes(sandbox, space.arms, space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, render);
     const probeIds = new Set(probes.map((p) => p.task.id));
-    const plan = probeSets(probes, skills, mastery.opts);
+    // Environment arms (src/run-envs.ts): held-out environments from their own stream, whose source
+    // tasks join `seen`; an arm that makes none is left out. No environment is made from a held-out task.
+    const envProbes = await buildEnvProbes(sandbox, envs.arms, { perArm: config.probes.perArm, mastery: mastery.opts, log }, createRng(`${config.seed}/env-probes`), seen);
+    const envArchive: EnvArchive = { specs: new Map(), held: new Set(seen) };
+    const arms: Arm[] = [...space.arms, ...envProbes.arms];
+    const controller = createController(config.curriculum, arms);
+    const plan = probeSets(probes, space.skills, mastery.opts);
+    Object.assign(plan.skills, envProbeSets(envProbes.probes, envs.skills, mastery.opts));
     let firstStep = 1;
     if (opts.resume) {
       const ck = store.latestCheckpoint();
@@ -151,6 +165,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       } else {
         store.truncateAfter(0);
       }
+      for (const row of store.envEpisodes()) envArchive.specs.set(row.spec.id, row.spec);
       for (const row of store.tasks()) {
         archive.set(row.task.id, row.task);
         seen.add(seenKey(row.task));
@@ -167,14 +182,16 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         runEvent(store, 'running'),
       ]);
     }
-    log(`run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}, curriculum ${controller.name}${config.curriculum.gating ? ' + gating' : ''}`);
+    log(`run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}${envProbes.arms.length ? `, environments ${config.environments.join(', ')} (${envProbes.arms.length} arms)` : ''}, curriculum ${controller.name}${config.curriculum.gating ? ' + gating' : ''}`);
 
-    let last = { solveRate: 0, probeAccuracy: 0 };
+    // A resumed run carries on from its last step's probe accuracy, as the run that never stopped does.
+    const lastRow = opts.resume ? store.metrics().at(-1) : undefined;
+    let last = { solveRate: Number(lastRow?.solveRate ?? 0), probeAccuracy: Number(lastRow?.probeAccuracy ?? 0) };
     for (let step = firstStep; step <= config.steps; step++) {
       const t0 = Date.now();
       const open = gate.open(arms, mastery.mastered());
       const mastered = masteredSkills(mastery.mastered(), skills, open);
-      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills, learned, selfPlay };
+      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills, learned, selfPlay, envArchive };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
@@ -188,7 +205,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       let probeArms: Record<string, number> = {};
       const events: StepEvents = { skillEvents: [], outbox: [] };
       if (step % config.probes.every === 0 || step === config.steps) {
-        const probe = await runProbes(policy, sandbox, probes, skills);
+        const probe = await runProbes(policy, sandbox, probes, envProbes.probes, skills);
         probeAccuracy = probe.overall;
         probeArms = probe.perArm;
         for (const ev of mastery.observe(step, probe.perSkill)) {
@@ -203,6 +220,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         newTasks: res.newTasks.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
         scored: res.scored,
         episodes: res.episodes,
+        envEpisodes: res.envEpisodes,
         metrics: { ...res.metrics, probeAccuracy, ...probeArms, skillsMastered: mastery.mastered().size, ms: Date.now() - t0 },
         proposals: res.proposals,
         skillEvents: events.skillEvents,
@@ -273,6 +291,7 @@ interface StepContext extends ProposeContext {
   armSkills: (arm: Arm) => string[];
   render: (task: Task) => string;
   llmSolver: LlmPolicy | null;
+  envArchive: EnvArchive;
 }
 
 interface StepEvents {
@@ -283,14 +302,21 @@ interface StepEvents {
 /** Steps 1–6 of DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */
 async function runStep(ctx: StepContext) {
   const { config, step, rng, sandbox, policy, controller } = ctx;
-  // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing mastered skills).
+  // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing
+  // mastered skills); environment arms among them are played in 3b.
   const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms, mastered: ctx.mastered });
-  // 2. The proposer materialises each pick as a validated task.
+  // 2. The proposer materialises each task pick as a validated task.
   const tasks: Task[] = [];
   const newTasks: Task[] = [];
   const proposals: ProposalRecord[] = [];
+  const envPicks: { pick: Pick; rng: Rng }[] = [];
   for (const [i, pick] of picks.entries()) {
-    const task = await propose(ctx, pick, rng.fork(`${step}/${i}`), proposals);
+    const pickRng = rng.fork(`${step}/${i}`);
+    if (!isTaskArm(pick.arm)) {
+      envPicks.push({ pick, rng: pickRng });
+      continue;
+    }
+    const task = await propose(ctx, pick, pickRng, proposals);
     if (!ctx.archive.has(task.id)) {
       ctx.archive.set(task.id, task);
       newTasks.push(task);
@@ -303,23 +329,29 @@ async function runStep(ctx: StepContext) {
   // 4. The sandbox verifies every answer: verdicts[g][i] for answer i to task g.
   const verdicts = await verifyGroups(sandbox, tasks, answers);
   const rewards = verdicts.map((group) => group.map((v) => v.reward));
+  // 3b. Each environment pick: G episodes, played by the built-in solver turn by turn and rewarded at
+  // the end by the environment (src/run-envs.ts).
+  const played = await playEnvPicks(policy as TransformerPolicy, sandbox, envPicks.map((e) => e.pick), envPicks.map((e) => e.rng), ctx.envArchive, config.group, step);
   // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
   const results: ArmResult[] = tasks.map((t, g) => {
     const r = rewards[g]!;
     return { arm: { family: t.family, level: t.level, type: t.type }, taskId: t.id, step, rewards: r, solveRate: solveRate(r), meanAbsAdvantage: meanAbsAdvantage(r, true) };
   });
-  controller.update(results);
+  controller.update([...results, ...played.results]);
   // The learned proposer's REINFORCE round on the learnability of the tasks it drew (proposers/).
   const learnedStats = ctx.learned ? ctx.learned.learn(results) : undefined;
   // Self-play: the proposer role's choice tokens with their task-relative advantages (proposers/).
   const selfPlayRound = ctx.selfPlay ? ctx.selfPlay.proposer.learn(results) : undefined;
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them),
-  // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off); in
+  // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off), and on
+  // the environment episodes (one advantage per episode, the loss on the agent's tokens); in
   // self-play, on the proposer role's rows as well, in the same step.
   const shaped = verdicts.map((group, g) => group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward)));
   const stats = ctx.selfPlay
-    ? await ctx.selfPlay.policy.update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, selfPlayRound?.rows ?? [], ctx.selfPlay.proposer.config.weight)
-    : await policy.update(rollout, shaped);
+    ? await ctx.selfPlay.policy.update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, { proposals: selfPlayRound?.rows ?? [], proposalWeight: ctx.selfPlay.proposer.config.weight, episodes: played.groups })
+    : played.groups.length > 0
+      ? await (policy as TransformerPolicy).update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, { episodes: played.groups })
+      : await policy.update(rollout, shaped);
 
   // The proposer's reward: the learnability of each task it wrote, recorded with its prompt.
   for (const p of proposals) {
@@ -330,6 +362,7 @@ async function runStep(ctx: StepContext) {
   return {
     newTasks,
     proposals,
+    envEpisodes: played.records,
     scored: results.map((r) => ({ taskId: r.taskId, attempts: r.rewards.length, solved: solvedCount(r.rewards) })),
     episodes: verdicts.flatMap((group, g) =>
       group.map((v, i) => ({ taskId: tasks[g]!.id, answer: answers[g]![i]!, reward: v.reward, reason: v.reason ?? null })),
@@ -343,6 +376,7 @@ async function runStep(ctx: StepContext) {
       newTasks: newTasks.length,
       ...stats,
       ...agentMetrics(ctx, proposals, rewards),
+      ...(played.groups.length > 0 ? envMetrics(played) : {}),
       ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
       ...(selfPlayRound === undefined ? {} : selfPlayMetrics(selfPlayRound?.stats ?? null)),
     },
@@ -356,11 +390,32 @@ async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]
   return answers.map((group) => group.map(() => flat[next++]!));
 }
 
-/** Greedy decoding on the held-out probes: accuracy overall and per skill (with its trivial baseline). */
-async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], skills: Skill[]) {
+/**
+ * Greedy decoding on the held-out probes, and greedy episodes on the held-out environments:
+ * accuracy overall and per skill (with its trivial baseline), and per arm.
+ */
+async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], envProbes: EnvProbe[], skills: Skill[]) {
   const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })));
   const verdicts = await verifyTasks(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
-  return probeScores(probes, verdicts, skills);
+  const scores = probeScores(probes, verdicts, skills);
+  if (envProbes.length === 0) return scores;
+  const env = await scoreEnvProbes(policy as TransformerPolicy, sandbox, envProbes);
+  return {
+    overall: mean([...verdicts.map((v) => (isSolved(v.reward) ? 1 : 0)), ...env.solved]),
+    perSkill: new Map([...scores.perSkill, ...env.perSkill]),
+    perArm: { ...scores.perArm, ...env.perArm },
+  };
+}
+
+/** A step's environment episodes in its metrics: how many, their mean reward and solve rate, turns per episode. */
+function envMetrics(played: PlayedEnvs): Record<string, number> {
+  const eps = played.groups.flat();
+  return {
+    'env.episodes': eps.length,
+    'env.meanReward': mean(eps.map((e) => e.reward)),
+    'env.solveRate': mean(played.results.map((r) => r.solveRate)),
+    'env.turns': mean(eps.map((e) => e.turns.length)),
+  };
 }
 
 async function checkpoint(store: RunStore, policy: Policy, runId: string, step: number, state: Checkpoint): Promise<void> {

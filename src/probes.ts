@@ -19,7 +19,7 @@
 // while another candidate of its case type (src/case-type.ts) stays with training: every case a probe
 // asks for is one training covers. Candidates left out stay available to training.
 import { masterable, minProbes, type MasteryOptions, type MasteryState, type SkillProbe } from '../curricula/index.js';
-import type { Arm } from '../curricula/index.js';
+import type { TaskArm } from '../curricula/index.js';
 import type { ProbeSets } from '../graphs/index.js';
 import { deepEqual, type Sandbox } from '../sandbox/index.js';
 import { drawTask, verifyTasks } from './verification.js';
@@ -230,7 +230,7 @@ const MAX_ROUNDS = 8;
  */
 export async function buildProbes(
   sandbox: Sandbox,
-  arms: Arm[],
+  arms: TaskArm[],
   skills: readonly Skill[],
   opts: ProbeOptions,
   rng: Rng,
@@ -313,7 +313,7 @@ class Pool {
   private readonly next = new Map<number, number>();
   constructor(
     private readonly sandbox: Sandbox,
-    private readonly arms: Arm[],
+    private readonly arms: TaskArm[],
     private readonly armIds: number[],
     private readonly rng: Rng,
     seen: Set<string>,

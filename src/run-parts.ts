@@ -1,7 +1,7 @@
 // The parts of a run that the built-in loop (src/loop.ts) and a served run (src/server/) share:
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/probes.ts.
-import type { Arm, Pick } from '../curricula/index.js';
+import { armKey, isTaskArm, type Arm, type TaskArm, type Pick } from '../curricula/index.js';
 import { materialise, mutate, renderNatural } from '../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
 import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/index.js';
@@ -17,13 +17,13 @@ import { referenceTask, selfPlayRecord, type SelfPlay } from './self-play.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
 /** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
-export function taskSpace(config: RunConfig): { arms: Arm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
+export function taskSpace(config: RunConfig): { arms: TaskArm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
   // Bridged families (rg.<dataset>) whose bridge is not set up are left out with one line.
   const families = availableFamilies(config.families);
   const fams = families.map((id) => spaceFamily(id));
   // A family's arms are the config's types that it makes (code families: deduction, abduction,
   // induction; problem families: problem).
-  const arms: Arm[] = fams.flatMap((f) =>
+  const arms: TaskArm[] = fams.flatMap((f) =>
     Array.from({ length: Math.min(config.maxLevel, f.levels - 1) + 1 }, (_, level) =>
       config.types.filter((type) => f.types.includes(type)).map((type) => ({ family: f.id, level, type })),
     ).flat(),
@@ -84,10 +84,12 @@ export function learnedMetrics(stats: LearnStats | null): Record<string, number>
 /** Materialises one pick: a fresh task of its arm (from the LLM proposer for its share, else the generators), an archived task, or a mutation of one. */
 export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposals: ProposalRecord[]): Promise<Task> {
   const { sandbox, seen, archive, proposer } = ctx;
+  const arm = pick.arm;
+  if (!isTaskArm(arm)) throw new Error(`propose: ${armKey(arm)} is an environment arm; src/run-envs.ts makes those`);
   if (pick.kind === 'new' && proposer && rng.next() < proposer.share) {
     const req = {
-      ...pick.arm,
-      skills: ctx.skills.filter((s) => s.family === pick.arm.family && s.level <= pick.arm.level),
+      ...arm,
+      skills: ctx.skills.filter((s) => s.family === arm.family && s.level <= arm.level),
       references: [...archive.values()],
       seed: rng.int(0, 2 ** 31 - 1),
     };
@@ -109,19 +111,19 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     }
   }
   try {
-    if (ctx.selfPlay && !isBridgedArm(pick.arm)) {
+    if (ctx.selfPlay && !isBridgedArm(arm)) {
       const { proposer: sp, model } = ctx.selfPlay;
-      return await sp.generate(sandbox, pick.arm, rng, seen, 20, model, referenceTask(archive, pick.arm), (d) => proposals.push(selfPlayRecord(ctx.step, SELF_PLAY_PROPOSER, d)));
+      return await sp.generate(sandbox, arm, rng, seen, 20, model, referenceTask(archive, arm), (d) => proposals.push(selfPlayRecord(ctx.step, SELF_PLAY_PROPOSER, d)));
     }
-    if (ctx.learned && !isBridgedArm(pick.arm)) return await ctx.learned.generate(sandbox, pick.arm, rng, seen, 20, (d) => proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)));
-    return await drawTask(sandbox, { ...pick.arm, rng, seen, attempts: 20 });
+    if (ctx.learned && !isBridgedArm(arm)) return await ctx.learned.generate(sandbox, arm, rng, seen, 20, (d) => proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)));
+    return await drawTask(sandbox, { ...arm, rng, seen, attempts: 20 });
   } catch (e) {
     // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
     // archived tasks; with none archived yet, draw again allowing anything but a held-out probe.
-    const own = [...archive.values()].filter((t) => t.family === pick.arm.family && t.level === pick.arm.level && t.type === pick.arm.type);
+    const own = [...archive.values()].filter((t) => t.family === arm.family && t.level === arm.level && t.type === arm.type);
     if (own.length > 0) return rng.pick(own);
     try {
-      return await drawTask(sandbox, { ...pick.arm, rng, seen: new Set(ctx.probeIds) });
+      return await drawTask(sandbox, { ...arm, rng, seen: new Set(ctx.probeIds) });
     } catch {
       throw e;
     }

@@ -2,7 +2,7 @@
 // proposer (proposers/self-play.ts). Here the two meet: the config's switch, the model as the
 // decoder's ChoiceModel, the reference task of a prompt, and the proposals' rows and metrics.
 import type { Task } from '../core/task.js';
-import type { Arm } from '../curricula/index.js';
+import type { TaskArm } from '../curricula/index.js';
 import { SelfPlayProposer, type ChoiceModel, type SelfPlayDraft, type SelfPlayStats } from '../proposers/index.js';
 import type { ProposalRecord } from './agents/index.js';
 import type { RunConfig } from './config.js';
@@ -30,7 +30,7 @@ export function selfPlayOf(config: RunConfig, policy: TransformerPolicy | null):
 }
 
 /** The reference task of a prompt: the newest archived task of the arm (none at first). */
-export function referenceTask(archive: Map<string, Task>, arm: Arm): Task | undefined {
+export function referenceTask(archive: Map<string, Task>, arm: TaskArm): Task | undefined {
   let ref: Task | undefined;
   for (const t of archive.values()) if (t.family === arm.family && t.level === arm.level && t.type === arm.type) ref = t;
   return ref;

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatTaxonomy } from '../generators/index.js';
+import { ENV_SKILLS } from '../envs/index.js';
 import { bridgedFamilies, formatBridgedTable, loadCatalogue } from '../bridges/index.js';
 import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../graphs/index.js';
 import type { ProbeSets, SkillGraph } from '../graphs/index.js';
@@ -38,7 +39,7 @@ export function skillsCommand(program: Command, deps: Deps): void {
         if (format === 'graphml' || format === 'cypher') throw new Error(`--taxonomy prints table, json or dot, not ${format}`);
         // With the bridged families the text passes a pipe's buffer: wait until it is handed over,
         // since the CLI exits right after the action.
-        await new Promise<void>((resolve, reject) => process.stdout.write(ensureNewline(withBridged(formatTaxonomy(format), format)), (e) => (e ? reject(e) : resolve())));
+        await new Promise<void>((resolve, reject) => process.stdout.write(ensureNewline(withBridged(withEnvs(formatTaxonomy(format), format), format)), (e) => (e ? reject(e) : resolve())));
         return;
       }
       if (!(VIEWS as readonly string[]).includes(view)) throw new UserError(`unknown view "${view}" (one of ${VIEWS.join(', ')})`);
@@ -123,6 +124,28 @@ function required<T>(v: T | undefined, message: string): T {
 }
 
 const ensureNewline = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
+
+/**
+ * The taxonomy with the environment skills added (envs/ builds on generators/, so the generators'
+ * taxonomy cannot list them itself): one `env.<kind>` skill per environment kind, at level 0, with
+ * its prerequisites among the code skills.
+ */
+function withEnvs(native: string, format: string): string {
+  if (format === 'json') {
+    const t = JSON.parse(native) as { families: unknown[]; skills: unknown[]; roots: string[] };
+    t.families.push({ id: 'env', name: 'agentic environments', description: 'multi-turn tool-using environments made from the code families (envs/): probe, repair, search', levels: 1, knobs: ['the source family\'s level sets the program and the budgets'], skills: ENV_SKILLS.map((s) => s.id) });
+    t.skills.push(...ENV_SKILLS);
+    return JSON.stringify(t, null, 2);
+  }
+  if (format === 'dot') {
+    const lines = ['  subgraph "cluster_env" {', '    label="agentic environments";', ...ENV_SKILLS.map((s) => `    ${JSON.stringify(s.id)} [label=${JSON.stringify(`${s.name}\n(${s.id}, L0)`)}];`), '  }'];
+    for (const s of ENV_SKILLS) for (const r of s.requires) lines.push(`  ${JSON.stringify(s.id)} -> ${JSON.stringify(r)} [label="requires"];`);
+    return native.replace(/\}\s*$/, `${lines.join('\n')}\n}`);
+  }
+  const rows = [['SKILL', 'LEVEL', 'REQUIRES', 'NAME'], ...ENV_SKILLS.map((s) => [s.id, '0', s.requires.join(','), s.name])];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return [native, '', 'agentic environments (envs/; arms of a run with `environments: [...]`):', ...rows.map((r) => r.map((x, c) => x.padEnd(widths[c]!)).join('  ').trimEnd())].join('\n');
+}
 
 /** The native taxonomy with the bridged Reasoning Gym families added, when the bridge is set up. */
 function withBridged(native: string, format: string): string {

@@ -36,6 +36,8 @@ export interface StepRecord {
   scoredIssues?: number[];
   /** A served request's idempotency key: a retry gets this step's episodes back as its response. */
   request?: StoredRequest;
+  /** Environment episodes the step played (its environment arms), each with the spec it played. */
+  envEpisodes?: { spec: EnvSpec; trajectory: Trajectory }[];
 }
 
 export interface StoredRequest {
@@ -178,6 +180,7 @@ export class RunStore {
         insScore.run(rec.step, s.taskId, s.solved, s.attempts);
       }
       this.insertEpisodes(rec.step, rec.episodes);
+      this.insertEnvEpisodes(rec.step, rec.envEpisodes ?? []);
       insMetric.run(rec.step, JSON.stringify({ step: rec.step, ...rec.metrics }));
       this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
       this.putMeta({ ...rec.meta, lastStep: String(rec.step) });
@@ -278,12 +281,14 @@ export class RunStore {
 
   /** Records played environment episodes (observations, actions, tool results, rewards) in one transaction. */
   addEnvEpisodes(step: number, episodes: { spec: EnvSpec; trajectory: Trajectory }[]): void {
+    this.db.transaction(() => this.insertEnvEpisodes(step, episodes))();
+  }
+
+  private insertEnvEpisodes(step: number, episodes: readonly { spec: EnvSpec; trajectory: Trajectory }[]): void {
     const insert = this.sql('INSERT INTO env_episodes (step, env_id, kind, family, level, seed, reward, reason, spec, trajectory) VALUES (?,?,?,?,?,?,?,?,?,?)');
-    this.db.transaction(() => {
-      for (const { spec, trajectory: t } of episodes) {
-        insert.run(step, spec.id, spec.kind, spec.family, spec.level, t.seed, t.reward, t.reason ?? null, JSON.stringify(spec), JSON.stringify(t));
-      }
-    })();
+    for (const { spec, trajectory: t } of episodes) {
+      insert.run(step, spec.id, spec.kind, spec.family, spec.level, t.seed, t.reward, t.reason ?? null, JSON.stringify(spec), JSON.stringify(t));
+    }
   }
 
   /** Every recorded environment episode, in the order recorded (none in a run made before environments). */

@@ -141,6 +141,32 @@ describe('multi-turn episodes', () => {
     p.dispose();
   });
 
+  it('an update trains on environment episodes beside the rollout (a run\'s environment arms): with flat task groups, as updateEpisodes alone', async () => {
+    const make = () => createPolicy(tiny(), { seed: 13, ...quiet });
+    const [a, b] = [await make(), await make()];
+    const groups = await playSolver(a, sb, [specs.search!], 4, { greedy: false });
+    const episodes: EpisodeRows[][] = groups.map((g) => g.map((e, i) => ({ rows: e.rows, reward: i % 2 })));
+    const prompts = [{ text: 'D:a=>a+1@[1]', kind: 'literal' as const, shape: 'int' as const }];
+    // the rollout's all-equal rewards carry no gradient
+    const ra = await a.sample(prompts, 2);
+    const sa = await a.update(ra, [[1, 1]], { episodes });
+    const sb2 = await b.updateEpisodes(episodes, b.cfg.sampling.temperature);
+    expect(sa.groups).toBe(sb2.groups);
+    expect(sa.groups).toBeGreaterThan(0);
+    const [wa, wb] = [await a.weights(), await b.weights()];
+    for (const [n, t] of wa) expect(Array.from(t.data)).toEqual(Array.from(wb.get(n)!.data));
+    // and they moved: the episodes carried the gradient
+    const c = await make();
+    const wc = await c.weights();
+    expect([...wa].some(([n, t]) => t.data.some((v, i) => v !== wc.get(n)!.data[i]))).toBe(true);
+    // a rollout group with a gradient beside the episodes: two batches of different group sizes in one step
+    const rc = await c.sample(prompts, 2);
+    const both = await c.update(rc, [[1, 0]], { episodes });
+    expect(both.groups).toBe(sa.groups + 1);
+    expect(Number.isFinite(both.loss)).toBe(true);
+    for (const p of [a, b, c]) p.dispose();
+  });
+
   it('a training run with a fixed seed gives the same result twice', async () => {
     const run = async () => {
       const p = await createPolicy(tiny(), { seed: 11, ...quiet });

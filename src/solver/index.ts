@@ -73,6 +73,18 @@ async function readWeights(p: Params): Promise<Weights> {
   return out;
 }
 
+/** What an update trains on beside the rollout's answers. */
+export interface UpdateAlso {
+  /**
+   * Self-play: the proposer role's rows, each with its own advantage; their loss (times
+   * `proposalWeight`, default 1) is added to the solver role's (one policy, two roles).
+   */
+  proposals?: readonly ChoiceRow[];
+  proposalWeight?: number;
+  /** Environment arms' episodes, one group per environment (multi-turn GRPO's rows, episodes.ts turnRows). */
+  episodes?: EpisodeRows[][];
+}
+
 export class TransformerPolicy implements Policy<SolverRollout> {
   readonly backend: string;
   readonly mc: ModelConfig;
@@ -253,19 +265,42 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     return new ChoiceDecoder(this.params, this.mc, m.maxPromptLen, this.mc.maxPositions - m.maxPromptLen - 2, this.cfg.sampling.temperature, prompt);
   }
 
-  /**
-   * `proposals` (self-play): the proposer role's rows, each with its own advantage; their loss
-   * (times `proposalWeight`) is added to the solver role's in the same step (one policy, two roles).
-   */
-  async update(rollout: SolverRollout, rewards: number[][], proposals: readonly ChoiceRow[] = [], proposalWeight = 1): Promise<TrainStats> {
+  /** One update on the rollout's groups, and on `also`'s rows in the same optimiser step. */
+  async update(rollout: SolverRollout, rewards: number[][], also: UpdateAlso = {}): Promise<TrainStats> {
     const kept = await this.withKeptAnswers(rollout, rewards);
     const prep = this.prepare(kept.rows, kept.rewards);
-    if (proposals.length > 0) return this.jointUpdate(prep, rollout.temperature, proposals, proposalWeight);
-    return this.applyGroups(prep.groups, rollout.temperature, prep.meanReward);
+    // episodes' turn rows are groups of one, the rollout's are groups of G: two batches, whose losses add
+    const parts = also.episodes?.length ? [prep.groups, turnRows(also.episodes, this.cfg.loss.scale, this.cfg.loss.dynamicSampling)] : [prep.groups];
+    if (also.proposals?.length) return this.jointUpdate(parts, prep.meanReward, rollout.temperature, also.proposals, also.proposalWeight ?? 1);
+    return this.applyGroups(parts, rollout.temperature, prep.meanReward);
   }
 
-  /** The μ inner iterations of an update on groups of rows with their advantages. */
-  private async applyGroups(groups: TrainRow[][], temperature: number, meanReward: number): Promise<TrainStats> {
+  /**
+   * One iteration's gradients over `parts`, summed: each part is a batch of groups of one size
+   * (buildBatch's form), whose loss is reduced over its own rows. Null when every part is empty.
+   */
+  private async partsGrads(parts: TrainRow[][][], temperature: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats } | null> {
+    let out: { grads: Map<string, tf.Tensor>; stats: ShardStats } | null = null;
+    for (const groups of parts) {
+      if (groups.length === 0) continue;
+      const r = await this.iterationGrads(groups, temperature);
+      if (!out) {
+        out = r;
+        continue;
+      }
+      for (const [n, g] of r.grads) {
+        const prev = out.grads.get(n);
+        out.grads.set(n, prev ? tf.add(prev, g) : g);
+        if (prev) tf.dispose([prev, g]);
+      }
+      for (const k of Object.keys(out.stats) as (keyof ShardStats)[]) out.stats[k] += r.stats[k];
+    }
+    return out;
+  }
+
+  /** The μ inner iterations of an update on parts (partsGrads) of groups of rows with their advantages. */
+  private async applyGroups(parts: TrainRow[][][], temperature: number, meanReward: number): Promise<TrainStats> {
+    const groups = parts.flat();
     const rows = groups.flat();
     if (rows.length === 0) {
       return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.schedule), reward: meanReward };
@@ -276,7 +311,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     let lr = 0;
     let gradNorm = 0;
     for (let it = 0; it < mu; it++) {
-      const { grads, stats } = await this.iterationGrads(groups, temperature);
+      const { grads, stats } = (await this.partsGrads(parts, temperature))!;
       const r = this.opt.apply(grads);
       lr = r.lr;
       gradNorm = (await r.gradNorm.data())[0]!;
@@ -307,7 +342,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const lc = this.cfg.loss;
     const rewards = groups.flat().map((e) => e.reward);
     const meanReward = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
-    return this.applyGroups(turnRows(groups, lc.scale, lc.dynamicSampling), temperature, meanReward);
+    return this.applyGroups([turnRows(groups, lc.scale, lc.dynamicSampling)], temperature, meanReward);
   }
 
   /** The multi-turn loss only (for tests of its mask). */
@@ -324,15 +359,16 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * One step on the solver role's groups (if any) and the proposer role's rows (groups of one: each
    * has its own prompt) together: each role's loss is reduced over its own rows, and they add.
    */
-  private async jointUpdate(prep: { meanReward: number; groups: TrainRow[][] }, temperature: number, proposals: readonly ChoiceRow[], weight: number): Promise<TrainStats> {
-    const rows = prep.groups.flat();
+  private async jointUpdate(parts: TrainRow[][][], meanReward: number, temperature: number, proposals: readonly ChoiceRow[], weight: number): Promise<TrainStats> {
+    const groups = parts.flat();
+    const rows = groups.flat();
     const extra = choiceTrainRows(proposals, this.cfg.model.maxPromptLen).map((r) => [{ ...r, adv: r.adv * weight }]);
     const mu = this.cfg.loss.mu;
     const mean: ShardStats = { loss: 0, clipFraction: 0, kl: 0, entropy: 0 };
     let lr = 0;
     let gradNorm = 0;
     for (let it = 0; it < mu; it++) {
-      const solve = rows.length > 0 ? await this.iterationGrads(prep.groups, temperature) : null;
+      const solve = await this.partsGrads(parts, temperature);
       const propose = shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, temperature));
       const grads = propose.grads;
       for (const [n, g] of solve?.grads ?? []) {
@@ -351,7 +387,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     return {
       ...mean,
       meanAbsAdvantage: all.reduce((a, r) => a + Math.abs(r.adv), 0) / all.length,
-      tokens: all.reduce((a, r) => a + r.answer.length, 0), groups: prep.groups.length, lr, reward: prep.meanReward, gradNorm,
+      tokens: all.reduce((a, r) => a + r.answer.length, 0), groups: groups.length, lr, reward: meanReward, gradNorm,
     };
   }
 
