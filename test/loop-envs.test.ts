@@ -8,8 +8,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { minProbes } from '../curricula/index.js';
+import { existsSync } from 'node:fs';
 import { loadPreset, startRun } from '../src/index.js';
-import { runRows, tempDir } from './helpers.js';
+import { ServedRun } from '../src/server/served-run.js';
+import { cogen, runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
@@ -86,6 +88,34 @@ describe('environment arms in a run', () => {
   it('needs the built-in solver (one line)', async () => {
     const llm = loadPreset('smoke', { steps: 1, environments: ['search'], agents: { solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm' } } });
     await expect(startRun(llm, { runsDir: tempDir('cogen-loop-envs-llm-'), preset: 'smoke' })).rejects.toThrow(/^environments: in `cogen run` the built-in solver plays them/);
+  });
+
+  it('from the CLI: the taxonomy lists the env skills, a preset with environments runs, and its episodes export as chats', () => {
+    const tax = cogen(['skills', '--taxonomy']);
+    expect(tax.code, tax.stderr).toBe(0);
+    expect(tax.stdout).toMatch(/env\.repair\s+0\s+arith\.add,logic\.compare\s+repair a planted bug/);
+    const dir = tempDir('cogen-loop-envs-cli-');
+    const runs = join(dir, 'runs');
+    const run = cogen(['run', '--preset', 'agentic', '--steps', '2', '--backend', 'wasm', '--runs-dir', runs, '--run-id', 'a', '--no-progress']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/environments repair, search \(4 arms\)/);
+    expect(run.stdout).toMatch(/run a finished: 2 steps/);
+    const out = join(dir, 'chats.jsonl');
+    const exp = cogen(['export', '--run', 'a', '--runs-dir', runs, '--what', 'trajectories', '--out', out]);
+    expect(exp.code, exp.stderr).toBe(0);
+    const chats = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; messages: { role: string; tool_calls?: unknown[] }[] });
+    expect(chats.length).toBe(envRows(join(runs, 'a')).length);
+    for (const c of chats) {
+      expect(['repair', 'search']).toContain(c.kind);
+      expect(c.messages.slice(0, 2).map((m) => m.role)).toEqual(['system', 'user']);
+      expect(c.messages.some((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) === 1)).toBe(true);
+    }
+  }, 240_000);
+
+  it('is refused by cogen serve with one line, before it writes anything', async () => {
+    const runsDir = tempDir('cogen-loop-envs-serve-');
+    await expect(ServedRun.open(loadPreset('smoke', { environments: ['search'] }), { runsDir, preset: 'smoke', runId: 's' })).rejects.toThrow(/^cogen serve takes no `environments` in its config: /);
+    expect(existsSync(join(runsDir, 's'))).toBe(false);
   });
 
   it('refuses an unknown environment kind in a config (one line naming it)', () => {

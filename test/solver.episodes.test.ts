@@ -8,6 +8,7 @@ import { generateEnv, type EnvKind, type EnvSpec, type RepairSpec, type SearchSp
 import { compactProgram } from '../generators/index.js';
 import { createPolicy, parseAction, solverConfigSchema, turnContext, type ActionTool, type EpisodeRows, type SolverConfigInput } from '../src/solver/index.js';
 import { actionGrammar } from '../src/solver/episodes.js';
+import { memoryChunks, type TrainRow } from '../src/solver/train-step.js';
 import { EOS, encode } from '../src/solver/tokenizer.js';
 import { oneTokenEdits, playSolver, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
 
@@ -182,5 +183,22 @@ describe('multi-turn episodes', () => {
     const b = await run();
     expect(b.curve).toEqual(a.curve);
     expect(b.w).toEqual(a.w);
+  });
+});
+
+describe('a training batch in memory-bounded chunks', () => {
+  const row = (p: number, a: number): TrainRow => ({ prompt: Array<number>(p).fill(5), answer: Array<number>(a).fill(6), oldLogp: new Float32Array(a), allowed: [], adv: 1 });
+  const m = { layers: 2, heads: 4 };
+  it('keeps every group, whole and in order; a single-turn batch is one chunk; long multi-turn batches are split (property)', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 600 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 8, max: 336 }), fc.integer({ min: 2, max: 80 }), (n, g, p, a) => {
+      const groups = Array.from({ length: n }, (_, i) => Array.from({ length: g }, () => row(1 + ((p * (i + 1)) % p), a)));
+      const chunks = memoryChunks(groups, m);
+      expect(chunks.flat()).toEqual(groups);
+      expect(chunks.every((c) => c.length > 0)).toBe(true);
+    }), { numRuns: 60 });
+    // the learn preset's batch: 64 prompts of 128 characters, 4 answers of 40
+    expect(memoryChunks(Array.from({ length: 64 }, () => Array.from({ length: 4 }, () => row(128, 41))), m)).toHaveLength(1);
+    // 400 agent turns at a 256-character context
+    expect(memoryChunks(Array.from({ length: 400 }, () => [row(256, 80)]), m).length).toBeGreaterThan(2);
   });
 });

@@ -21,7 +21,7 @@ import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
-  buildBatch, logProbs, refLogProbs, shardDecode, shardGrads, shardObjective,
+  buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective,
   type ShardInput, type ShardSetup, type ShardStats, type ShardStatTensors, type TrainRow,
 } from './train-step.js';
 import type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
@@ -224,6 +224,26 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * shard workers when there are any and at least two groups to split.
    */
   private async iterationGrads(groups: TrainRow[][], temperature: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
+    const chunks = memoryChunks(groups, this.cfg.model);
+    if (chunks.length > 1) {
+      // one after another, each normalised by the whole batch (as the pool's shards are): the sums are the batch's
+      const rows = groups.flat();
+      const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
+      let out: { grads: Map<string, tf.Tensor>; stats: ShardStats } | null = null;
+      for (const chunk of chunks) {
+        const r = shardGrads(this.params, this.ref, this.setup, { ...this.trainInput(chunk, temperature), norm });
+        if (!out) out = r;
+        else {
+          for (const [n, g] of r.grads) {
+            const prev = out.grads.get(n)!;
+            out.grads.set(n, tf.add(prev, g));
+            tf.dispose([prev, g]);
+          }
+          for (const k of Object.keys(out.stats) as (keyof ShardStats)[]) out.stats[k] += r.stats[k];
+        }
+      }
+      return out!;
+    }
     if (groups.length >= 2) {
       const out = await this.pool.run(async (workers) => {
         // contiguous runs of whole groups, as even as the group count allows; each normalised by the whole batch
