@@ -88,6 +88,9 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const envs = envSpace(config, space.skills);
   const skills = [...space.skills, ...envs.skills];
   const armSkills = (arm: Arm): string[] => (isTaskArm(arm) ? space.armSkills(arm) : [envArmSkill(arm)]);
+  if (config.agents.solver.enabled && envs.arms.length > 0) {
+    throw new ConfigError('environments: in `cogen run` the built-in solver plays them; a chat model plays them with `cogen envs --policy llm` or through `cogen serve`');
+  }
   if (!opts.resume && existsSync(join(dir, 'run.db'))) {
     throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
   }
@@ -111,9 +114,6 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const sandbox = await setup(() => sandboxOf(config));
   opened.push(() => sandbox.close());
   const llmSolver = config.agents.solver.enabled ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver })) : null;
-  if (llmSolver && envs.arms.length > 0) {
-    await setup(async () => { throw new ConfigError('environments: in `cogen run` the built-in solver plays them; a chat model plays them with `cogen envs --policy llm` or through `cogen serve`'); });
-  }
   // Self-play grows the positions to hold the proposer's choice tokens (its runs' weights only).
   const proposalLen = selfPlayConfigOf(config)?.maxChoices;
   const transformer = llmSolver ? null : await setup(() => createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log, ...(proposalLen ? { proposalLen } : {}) }));
@@ -303,7 +303,7 @@ interface StepEvents {
 async function runStep(ctx: StepContext) {
   const { config, step, rng, sandbox, policy, controller } = ctx;
   // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing
-  // mastered skills); environment arms among them are played in 3b.
+  // mastered skills); environment arms among them are played in 4b.
   const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms, mastered: ctx.mastered });
   // 2. The proposer materialises each task pick as a validated task.
   const tasks: Task[] = [];
@@ -329,8 +329,8 @@ async function runStep(ctx: StepContext) {
   // 4. The sandbox verifies every answer: verdicts[g][i] for answer i to task g.
   const verdicts = await verifyGroups(sandbox, tasks, answers);
   const rewards = verdicts.map((group) => group.map((v) => v.reward));
-  // 3b. Each environment pick: G episodes, played by the built-in solver turn by turn and rewarded at
-  // the end by the environment (src/run-envs.ts).
+  // 4b. Each environment pick: G episodes, played by the built-in solver turn by turn and rewarded
+  // at the end by the environment, which verifies in the sandbox (src/run-envs.ts).
   const played = await playEnvPicks(policy as TransformerPolicy, sandbox, envPicks.map((e) => e.pick), envPicks.map((e) => e.rng), ctx.envArchive, config.group, step);
   // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
   const results: ArmResult[] = tasks.map((t, g) => {

@@ -85,9 +85,11 @@ describe('environment arms in a run', () => {
     expect(readFileSync(join(y, 'model.safetensors')).equals(readFileSync(join(x, 'model.safetensors')))).toBe(true);
   }, 400_000);
 
-  it('needs the built-in solver (one line)', async () => {
+  it('needs the built-in solver (one line, nothing written)', async () => {
     const llm = loadPreset('smoke', { steps: 1, environments: ['search'], agents: { solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm' } } });
-    await expect(startRun(llm, { runsDir: tempDir('cogen-loop-envs-llm-'), preset: 'smoke' })).rejects.toThrow(/^environments: in `cogen run` the built-in solver plays them/);
+    const runsDir = tempDir('cogen-loop-envs-llm-');
+    await expect(startRun(llm, { runsDir, preset: 'smoke', runId: 'l' })).rejects.toThrow(/^environments: in `cogen run` the built-in solver plays them/);
+    expect(existsSync(join(runsDir, 'l'))).toBe(false);
   });
 
   it('from the CLI: the taxonomy lists the env skills, a preset with environments runs, and its episodes export as chats', () => {
