@@ -18,7 +18,12 @@ export interface TrainOptions {
   envsPerStep: number;
   seed: number;
   families: string[];
+  /** Optimiser settings over AGENTIC_SOLVER's (bench:agentic --optim '{"lr":1e-3}'). */
+  optim?: Record<string, number>;
 }
+
+/** The solver a run trains: AGENTIC_SOLVER with the run's optimiser settings. */
+export const solverOf = (o: Pick<TrainOptions, 'optim'>): SolverConfigInput => ({ ...AGENTIC_SOLVER, optim: { ...AGENTIC_SOLVER.optim, ...o.optim } });
 
 /** The agentic solver: the default model with a context long enough for a level-0 transcript. */
 export const AGENTIC_SOLVER: SolverConfigInput = {
@@ -59,7 +64,7 @@ export async function trainKind(sb: Sandbox, kind: EnvKind, o: TrainOptions, log
   const seen = new Set<string>();
   const pool = await makeSpecs(sb, kind, o.poolSize, o.families, `agentic-train/${o.seed}/${kind}/pool`, seen);
   const held = await makeSpecs(sb, kind, o.heldOut, o.families, `agentic-train/${o.seed}/${kind}/held`, seen);
-  const policy = await createPolicy(solverConfigSchema.parse(AGENTIC_SOLVER), { seed: o.seed, totalSteps: o.steps, log: () => {} });
+  const policy = await createPolicy(solverConfigSchema.parse(solverOf(o)), { seed: o.seed, totalSteps: o.steps, log: () => {} });
   const untrained = { pool: (await evaluateSolver(policy, sb, pool)).success, heldOut: (await evaluateSolver(policy, sb, held)).success };
   const curve: CurvePoint[] = [];
   const t0 = performance.now();

@@ -14,6 +14,7 @@
 //              learning curve; and what the longer context costs per update
 //   npm run bench:agentic [-- --levels 0,1] [--envs 30] [--random-seeds 3] [--families arith,str,array,loop]
 //                         [--train-steps 150 | probe:100,repair:300,search:800] [--pool 16] [--held-out 16] [--group 8] [--envs-per-step 4] [--seed N]
+//                         [--optim '{"lr":1e-3}' (over the agentic solver's optimiser settings)]
 //                         [--out DIR (default bench/results)]
 // --train-steps 0 leaves the trained section out; the seed is drawn (and printed) unless given.
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { join } from 'node:path';
 import { createRng } from '../core/rng.js';
 import { createSandbox } from '../sandbox/index.js';
 import { drawSeeds } from './stats.js';
-import { contextCost, trainKind, AGENTIC_SOLVER, type TrainedRow } from './agentic-train.js';
+import { contextCost, solverOf, trainKind, type TrainedRow } from './agentic-train.js';
 import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Policy } from '../envs/index.js';
 
 const arg = (name: string, def: string): string => {
@@ -40,7 +41,9 @@ const stepsOf = (kind: EnvKind): number =>
 const train = {
   steps: Math.max(...ENV_KINDS.map(stepsOf)), poolSize: Number(arg('pool', '16')), heldOut: Number(arg('held-out', '16')),
   group: Number(arg('group', '8')), envsPerStep: Number(arg('envs-per-step', '4')), seed: Number(arg('seed', String(drawSeeds(1)[0]))), families,
+  optim: JSON.parse(arg('optim', '{}')) as Record<string, number>,
 };
+const solver = solverOf(train);
 
 interface Row {
   kind: EnvKind;
@@ -130,7 +133,7 @@ if (train.steps > 0) {
 }
 await sb.close();
 
-const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))), levels, envsPerKind: perKind, randomSeeds, families, sandboxWorkers: 1, train: train.steps > 0 ? { ...train, solver: AGENTIC_SOLVER } : null };
+const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))), levels, envsPerKind: perKind, randomSeeds, families, sandboxWorkers: 1, train: train.steps > 0 ? { ...train, solver } : null };
 const dir = arg('out', join(import.meta.dirname, 'results'));
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'agentic.json'), JSON.stringify({ meta, rows, trained, contextCost: cost }, null, 2) + '\n');
@@ -166,7 +169,7 @@ function trainedSection(): string[] {
   return [
     '## The built-in solver after multi-turn GRPO (level 0)',
     '',
-    `Seed ${t.seed}; ${trained.map((r) => `${r.kind} ${r.steps}`).join(', ')} steps of ${train.envsPerStep} environments x ${train.group} episodes drawn from a pool of ${t.poolSize} per kind, model ${JSON.stringify(AGENTIC_SOLVER.model)}, optimiser ${JSON.stringify(AGENTIC_SOLVER.optim)}, loss ${JSON.stringify(AGENTIC_SOLVER.loss)}. Success is reward 1 with greedy decoding, one episode per environment, on the training pool and on ${t.heldOut} held-out environments of the kind; the random valid-action policy is the table above's (its own environments, level 0).`,
+    `Seed ${t.seed}; ${trained.map((r) => `${r.kind} ${r.steps}`).join(', ')} steps of ${train.envsPerStep} environments x ${train.group} episodes drawn from a pool of ${t.poolSize} per kind, model ${JSON.stringify(solver.model)}, optimiser ${JSON.stringify(solver.optim)}, loss ${JSON.stringify(solver.loss)}. Success is reward 1 with greedy decoding, one episode per environment, on the training pool and on ${t.heldOut} held-out environments of the kind; the random valid-action policy is the table above's (its own environments, level 0).`,
     '',
     '| kind | steps | untrained pool | untrained held-out | trained pool | trained held-out | random (above) | train s | held-out endings after training |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',

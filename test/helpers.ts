@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end tests: run the real CLI as a user would, in a temp directory, and read a run store back.
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -21,6 +21,12 @@ export function runRows(dir: string) {
   };
   db.close();
   return out;
+}
+
+/** A run's last finished checkpoint directory. */
+export function lastCheckpoint(dir: string): string {
+  const ck = join(dir, 'checkpoints');
+  return join(ck, readdirSync(ck).filter((d) => !d.endsWith('.tmp')).sort().at(-1)!);
 }
 
 export function tempDir(prefix = 'cogen-'): string {

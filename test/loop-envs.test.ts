@@ -4,14 +4,13 @@
 // valid-action policy; and a run stopped after an uncheckpointed step resumes to exactly the run
 // that was never stopped.
 import Database from 'better-sqlite3';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { minProbes } from '../curricula/index.js';
-import { existsSync } from 'node:fs';
 import { loadPreset, startRun } from '../src/index.js';
 import { ServedRun } from '../src/server/served-run.js';
-import { cogen, runRows, tempDir } from './helpers.js';
+import { cogen, lastCheckpoint, runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
@@ -30,10 +29,6 @@ const envRows = (dir: string): EnvRow[] => {
   }
 };
 
-const lastCheckpoint = (dir: string): string => {
-  const ck = join(dir, 'checkpoints');
-  return join(ck, readdirSync(ck).filter((d) => !d.endsWith('.tmp')).sort().at(-1)!);
-};
 
 describe('environment arms in a run', () => {
   it('plays, records and probes them, leaves out an arm that makes none, and resumes exactly', async () => {

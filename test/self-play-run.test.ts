@@ -2,23 +2,19 @@
 // drafts are proposals rows, the proposer role's metrics are logged, and a run stopped after an
 // uncheckpointed step resumes to exactly the run that was never stopped (tasks, metrics, proposals,
 // checkpointed weights).
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { SELF_PLAY_PROPOSER } from '../proposers/index.js';
 import { proposerReport } from '../src/proposer-cli.js';
 import { RunStore } from '../src/store.js';
-import { runRows, tempDir } from './helpers.js';
+import { lastCheckpoint, runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
 const config = loadPreset('smoke', { steps: 6, batch: 6, checkpointEvery: 2, maxLevel: 1, probes: { every: 3, perArm: 2 }, solver: { backend: 'wasm', workers: 1 }, proposer: { selfPlay: { enabled: true, maxChoices: 24 } } });
 
-const lastCheckpoint = (dir: string): string => {
-  const ck = join(dir, 'checkpoints');
-  return join(ck, readdirSync(ck).filter((d) => !d.endsWith('.tmp')).sort().at(-1)!);
-};
 
 describe('a self-play run', () => {
   it('marks, records and logs its drafts, and resumes exactly after a kill', async () => {
