@@ -201,4 +201,21 @@ describe('a training batch in memory-bounded chunks', () => {
     // 400 agent turns at a 256-character context
     expect(memoryChunks(Array.from({ length: 400 }, () => [row(256, 80)]), m).length).toBeGreaterThan(2);
   });
+
+  it('an update in chunks, each normalised by the whole batch, lands where the one-batch update does', async () => {
+    const make = (batchFloats?: number) => createPolicy(tiny(), { seed: 17, ...quiet, ...(batchFloats ? { batchFloats } : {}) });
+    const [whole, chunked] = [await make(), await make(1)];
+    const groups = await playSolver(whole, sb, [specs.search!, specs.repair!], 4, { greedy: false });
+    const episodes: EpisodeRows[][] = groups.map((g) => g.map((e, i) => ({ rows: e.rows, reward: i % 2 })));
+    const a = await whole.updateEpisodes(episodes, 1);
+    const b = await chunked.updateEpisodes(episodes, 1);
+    expect(b.groups).toBe(a.groups);
+    expect(b.loss).toBeCloseTo(a.loss, 5);
+    const [wa, wb] = [await whole.weights(), await chunked.weights()];
+    let maxDiff = 0;
+    for (const [n, t] of wa) t.data.forEach((v, i) => { maxDiff = Math.max(maxDiff, Math.abs(v - wb.get(n)!.data[i]!)); });
+    expect(maxDiff).toBeLessThan(1e-5);
+    whole.dispose();
+    chunked.dispose();
+  });
 });

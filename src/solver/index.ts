@@ -21,7 +21,7 @@ import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VOCAB_SIZE, encode } from './tokenizer.js';
 import {
-  buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective,
+  BATCH_FLOATS, buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective,
   type ShardInput, type ShardSetup, type ShardStats, type ShardStatTensors, type TrainRow,
 } from './train-step.js';
 import type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
@@ -102,6 +102,9 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   private replay: AnswerReplay | null;
 
   /** proposalLen: choice tokens a self-play proposer writes (proposers/self-play.ts); 0 without one. */
+  /** Attention and logit floats one training batch may hold (memoryChunks). */
+  batchFloats = BATCH_FLOATS;
+
   constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void, proposalLen = 0) {
     this.backend = backend;
     this.mc = modelConfig(cfg, proposalLen);
@@ -224,7 +227,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * shard workers when there are any and at least two groups to split.
    */
   private async iterationGrads(groups: TrainRow[][], temperature: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
-    const chunks = memoryChunks(groups, this.cfg.model);
+    const chunks = memoryChunks(groups, this.cfg.model, this.batchFloats);
     if (chunks.length > 1) {
       // one after another, each normalised by the whole batch (as the pool's shards are): the sums are the batch's
       const rows = groups.flat();
@@ -538,9 +541,12 @@ function shardSetup(cfg: SolverConfig, mc: ModelConfig): ShardSetup {
 }
 
 /** A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). */
-export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number }): Promise<TransformerPolicy> {
+/** `batchFloats`: a training batch's memory budget (memoryChunks; default BATCH_FLOATS, lowered by tests to check the chunked path). */
+export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number; batchFloats?: number }): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);
   const backend = await initBackend(parsed.backend, { threads: parsed.threads, log });
-  return new TransformerPolicy(parsed, backend, opts.seed, opts.totalSteps, log, opts.proposalLen);
+  const policy = new TransformerPolicy(parsed, backend, opts.seed, opts.totalSteps, log, opts.proposalLen);
+  if (opts.batchFloats !== undefined) policy.batchFloats = opts.batchFloats;
+  return policy;
 }

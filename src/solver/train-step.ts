@@ -64,25 +64,25 @@ export interface ShardInput {
 }
 
 /** Attention and logit floats one training batch may hold at once, summed over layers and heads (~256 MB). */
-const BATCH_FLOATS = 2 ** 26;
+export const BATCH_FLOATS = 2 ** 26;
 
 /**
  * A batch split into runs of whole groups whose attention fits BATCH_FLOATS: long multi-turn contexts
  * (hundreds of one-row groups of 256 + 80 positions) would pass wasm's 4 GiB heap in one batch. A
  * batch that fits (every single-turn preset's) is one chunk, run as before.
  */
-export function memoryChunks(groups: TrainRow[][], m: { layers: number; heads: number }): TrainRow[][][] {
+export function memoryChunks(groups: TrainRow[][], m: { layers: number; heads: number }, budget = BATCH_FLOATS): TrainRow[][][] {
   // a batch pads every group to its longest prompt and answer: each group is priced at those
   const tp = Math.max(...groups.map((g) => g[0]!.prompt.length)) + 2;
   const a = Math.max(...groups.flat().map((r) => r.answer.length));
   const priced = (g: TrainRow[]) => m.layers * m.heads * (tp * tp + g.length * a * (tp + a)) + g.length * a * VOCAB_SIZE;
   const total = groups.reduce((sum, g) => sum + priced(g), 0);
-  if (total <= BATCH_FLOATS) return [groups];
+  if (total <= budget) return [groups];
   const out: TrainRow[][][] = [[]];
   let used = 0;
   for (const g of groups) {
     const c = priced(g);
-    if (used + c > BATCH_FLOATS && out.at(-1)!.length > 0) {
+    if (used + c > budget && out.at(-1)!.length > 0) {
       out.push([]);
       used = 0;
     }
