@@ -73,6 +73,9 @@ async function readWeights(p: Params): Promise<Weights> {
   return out;
 }
 
+/** Contexts one action decode holds at once (decodeActions). */
+const DECODE_ROWS = 256;
+
 /** What an update trains on beside the rollout's answers. */
 export interface UpdateAlso {
   /**
@@ -354,7 +357,11 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     if (!prompts.length) return [];
     const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
     const aps = prompts.map((p, b) => ({ ids: this.promptIds(p.text), tools: p.tools, seed: `${seed}/${b}` }));
-    return decodeActions(this.params, this.mc, this.setup.decode, aps, greedy);
+    // In chunks of DECODE_ROWS contexts (each row has its own seed, so the rows are the same):
+    // the prefill's attention over thousands of long transcripts would pass wasm's 4 GiB heap.
+    const out: RolloutRow[] = [];
+    for (let i = 0; i < aps.length; i += DECODE_ROWS) out.push(...(await decodeActions(this.params, this.mc, this.setup.decode, aps.slice(i, i + DECODE_ROWS), greedy)));
+    return out;
   }
 
   /**
