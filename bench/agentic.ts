@@ -22,9 +22,11 @@ import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { createRng } from '../core/rng.js';
 import { createSandbox } from '../sandbox/index.js';
-import { drawSeeds } from './stats.js';
+import { drawSeeds, median } from './stats.js';
+import { compactProgram } from '../generators/index.js';
+import { oneTokenEdits } from '../src/envs-train.js';
 import { contextCost, solverOf, trainKind, type TrainedRow } from './agentic-train.js';
-import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Policy } from '../envs/index.js';
+import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Policy, type RepairSpec } from '../envs/index.js';
 
 const arg = (name: string, def: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -54,6 +56,12 @@ interface Row {
   random: { episodes: number; perSec: number; success: number; meanReward: number; meanTurns: number; endings: Record<string, number> };
   /** Families that made no environment of this kind in 30 tries. */
   skipped?: string[];
+  /**
+   * Repair: the share of environments whose fix is one of the one-token edits the built-in solver
+   * writes (src/envs-train.ts oneTokenEdits), and the median count of those edits: what bounds its
+   * success with a budget of a few test runs.
+   */
+  oneEdit?: { share: number; medianEdits: number };
 }
 
 const sb = await createSandbox({ workers: 1 });
@@ -112,6 +120,12 @@ for (const level of levels) {
       random: { episodes: rnd.episodes, perSec: rnd.perSec, success: rnd.success, meanReward: rnd.meanReward, meanTurns: rnd.meanTurns, endings: rnd.endings },
     };
     if (skipped.size) row.skipped = [...skipped];
+    if (kind === 'repair') {
+      const edits = specs.map((s) => oneTokenEdits(compactProgram((s as RepairSpec).buggy)));
+      const fixed = specs.filter((s, i) => edits[i]!.includes(compactProgram(s.program))).length;
+      row.oneEdit = { share: fixed / specs.length, medianEdits: median(edits.map((e) => e.length)) };
+      console.log(`  repair L${level}: the fix is a one-token edit in ${fixed} of ${specs.length} environments (median ${row.oneEdit.medianEdits} edits, budget ${specs[0]?.budgets.calls} test runs)`);
+    }
     rows.push(row);
     console.log(
       `${kind.padEnd(7)} L${level}  make ${makePerSec.toFixed(1).padStart(6)}/s  reference ${ref.perSec.toFixed(1).padStart(6)} ep/s success ${ref.success.toFixed(2)}  random ${rnd.perSec.toFixed(1).padStart(6)} ep/s success ${rnd.success.toFixed(2)} mean reward ${rnd.meanReward.toFixed(2)} (${Object.entries(rnd.endings).map(([k, n]) => `${k} ${n}`).join(', ')})`,
@@ -146,6 +160,8 @@ const md = [
   '| kind | level | make env/s | reference ep/s | reference success | random ep/s | random success | random mean reward | random endings |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...rows.map((r) => `| ${r.kind} | ${r.level} | ${f(r.makePerSec)} | ${f(r.reference.perSec)} | ${f(r.reference.success, 2)} | ${f(r.random.perSec)} | ${f(r.random.success, 2)} | ${f(r.random.meanReward, 2)} | ${Object.entries(r.random.endings).map(([k, n]) => `${k} ${n}`).join(', ')}${r.skipped ? ` (families skipped: ${r.skipped.join(', ')})` : ''} |`),
+  '',
+  ...rows.filter((r) => r.oneEdit).map((r) => `Repair level ${r.level}: the fix is one of the one-token edits the built-in solver writes in ${f(100 * r.oneEdit!.share, 0)} % of the environments (median ${r.oneEdit!.medianEdits} edits to choose from).`),
   '',
   ...trainedSection(),
 ].join('\n');
