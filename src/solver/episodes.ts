@@ -135,6 +135,17 @@ export interface ActionPrompt {
  * sampling and log-probs) but each token masked by the action grammar of its prompt's tools.
  */
 export async function decodeActions(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: ActionPrompt[], greedy: boolean): Promise<DecodedRow[]> {
+  // In chunks of DECODE_ROWS contexts (each row has its own seed, so the rows are the same): the
+  // prefill's attention over thousands of long transcripts would pass wasm's 4 GiB heap.
+  const out: DecodedRow[] = [];
+  for (let i = 0; i < prompts.length; i += DECODE_ROWS) out.push(...(await decodeChunk(params, mc, o, prompts.slice(i, i + DECODE_ROWS), greedy)));
+  return out;
+}
+
+/** Contexts one action decode holds at once. */
+const DECODE_ROWS = 256;
+
+function decodeChunk(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: ActionPrompt[], greedy: boolean): Promise<DecodedRow[]> {
   return decodeMasked(params, mc, o, prompts, 1, greedy, (b) => {
     const grammar = actionGrammar(prompts[b]!.tools);
     let state = grammar.start();

@@ -8,7 +8,7 @@ import type { AnswerShape } from '../../core/task.js';
 import { createRng, type Rng } from '../../core/rng.js';
 import { isZeroVariance } from '../../core/rules.js';
 import { initBackend, updateThreads } from './backend.js';
-import { clipRange, solverConfigSchema, type SolverConfig } from './config.js';
+import { solverConfigSchema, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
 import { decodeActions, turnRows, type ActionTool, type EpisodeRows } from './episodes.js';
 import { grammarFor } from './grammar.js';
@@ -19,16 +19,16 @@ import { ShardPool, readArrays } from './accel/index.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
 import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
-import { VOCAB_SIZE, encode } from './tokenizer.js';
+import { encode } from './tokenizer.js';
 import {
-  BATCH_FLOATS, buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective,
-  type ShardInput, type ShardSetup, type ShardStats, type ShardStatTensors, type TrainRow,
+  BATCH_FLOATS, addShard, batchNorm, buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective, shardSetupOf,
+  type ShardGrads, type ShardInput, type ShardSetup, type ShardStats, type ShardStatTensors, type TrainRow,
 } from './train-step.js';
-import type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
+import type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './types.js';
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
-export type { Policy, PolicyPrompt, Rollout, TrainStats } from './types.js';
+export type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './types.js';
 export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
 
@@ -57,35 +57,10 @@ export interface SolverRollout extends Rollout {
 
 type Weights = Map<string, NamedTensor>;
 
-function modelConfig(cfg: SolverConfig, proposalLen = 0): ModelConfig {
-  const m = cfg.model;
-  return {
-    vocabSize: VOCAB_SIZE, dModel: m.dModel, layers: m.layers, heads: m.heads, mlpRatio: m.mlpRatio,
-    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen (or the
-    // self-play proposer's choice tokens, when it writes more)
-    maxPositions: m.maxPromptLen + Math.max(m.maxAnswerLen, proposalLen) + 2,
-  };
-}
-
 async function readWeights(p: Params): Promise<Weights> {
   const out: Weights = new Map();
   for (const [name, v] of p) out.set(name, { shape: v.shape.slice(), data: (await v.data()) as Float32Array });
   return out;
-}
-
-/** Contexts one action decode holds at once (decodeActions). */
-const DECODE_ROWS = 256;
-
-/** What an update trains on beside the rollout's answers. */
-export interface UpdateAlso {
-  /**
-   * Self-play: the proposer role's rows, each with its own advantage; their loss (times
-   * `proposalWeight`, default 1) is added to the solver role's (one policy, two roles).
-   */
-  proposals?: readonly ChoiceRow[];
-  proposalWeight?: number;
-  /** Environment arms' episodes, one group per environment (multi-turn GRPO's rows, episodes.ts turnRows). */
-  episodes?: EpisodeRows[][];
 }
 
 export class TransformerPolicy implements Policy<SolverRollout> {
@@ -110,8 +85,8 @@ export class TransformerPolicy implements Policy<SolverRollout> {
 
   constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void, proposalLen = 0) {
     this.backend = backend;
-    this.mc = modelConfig(cfg, proposalLen);
-    this.setup = shardSetup(cfg, this.mc);
+    this.setup = shardSetupOf(cfg, proposalLen);
+    this.mc = this.setup.mc;
     this.pool = new ShardPool(updateThreads(cfg.workers, backend), backend, TRAIN_STEP_MODULE, this.setup, log);
     this.replay = cfg.selfImitation ? new AnswerReplay() : null;
     const base = createRng(seed);
@@ -229,33 +204,18 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * Gradients and stats of one inner iteration: on this thread alone, or split by group over the
    * shard workers when there are any and at least two groups to split.
    */
-  private async iterationGrads(groups: TrainRow[][], temperature: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats }> {
+  private async iterationGrads(groups: TrainRow[][], temperature: number): Promise<ShardGrads> {
     const chunks = memoryChunks(groups, this.cfg.model, this.batchFloats);
     if (chunks.length > 1) {
       // one after another, each normalised by the whole batch (as the pool's shards are): the sums are the batch's
-      const rows = groups.flat();
-      const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
-      let out: { grads: Map<string, tf.Tensor>; stats: ShardStats } | null = null;
-      for (const chunk of chunks) {
-        const r = shardGrads(this.params, this.ref, this.setup, { ...this.trainInput(chunk, temperature), norm });
-        if (!out) out = r;
-        else {
-          for (const [n, g] of r.grads) {
-            const prev = out.grads.get(n)!;
-            out.grads.set(n, tf.add(prev, g));
-            tf.dispose([prev, g]);
-          }
-          for (const k of Object.keys(out.stats) as (keyof ShardStats)[]) out.stats[k] += r.stats[k];
-        }
-      }
-      return out!;
+      const norm = batchNorm(groups);
+      return chunks.reduce<ShardGrads | null>((sum, chunk) => addShard(shardGrads(this.params, this.ref, this.setup, { ...this.trainInput(chunk, temperature), norm }), sum), null)!;
     }
     if (groups.length >= 2) {
       const out = await this.pool.run(async (workers) => {
         // contiguous runs of whole groups, as even as the group count allows; each normalised by the whole batch
         const shards = Math.min(workers.size + 1, groups.length);
-        const rows = groups.flat();
-        const norm = { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
+        const norm = batchNorm(groups);
         const inputs: ShardInput[] = Array.from({ length: shards }, (_, i) => ({
           ...this.trainInput(groups.slice(Math.floor((i * groups.length) / shards), Math.floor(((i + 1) * groups.length) / shards)), temperature),
           norm,
@@ -305,22 +265,9 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * One iteration's gradients over `parts`, summed: each part is a batch of groups of one size
    * (buildBatch's form), whose loss is reduced over its own rows. Null when every part is empty.
    */
-  private async partsGrads(parts: TrainRow[][][], temperature: number): Promise<{ grads: Map<string, tf.Tensor>; stats: ShardStats } | null> {
-    let out: { grads: Map<string, tf.Tensor>; stats: ShardStats } | null = null;
-    for (const groups of parts) {
-      if (groups.length === 0) continue;
-      const r = await this.iterationGrads(groups, temperature);
-      if (!out) {
-        out = r;
-        continue;
-      }
-      for (const [n, g] of r.grads) {
-        const prev = out.grads.get(n);
-        out.grads.set(n, prev ? tf.add(prev, g) : g);
-        if (prev) tf.dispose([prev, g]);
-      }
-      for (const k of Object.keys(out.stats) as (keyof ShardStats)[]) out.stats[k] += r.stats[k];
-    }
+  private async partsGrads(parts: TrainRow[][][], temperature: number): Promise<ShardGrads | null> {
+    let out: ShardGrads | null = null;
+    for (const groups of parts) if (groups.length > 0) out = out ? addShard(out, await this.iterationGrads(groups, temperature)) : await this.iterationGrads(groups, temperature);
     return out;
   }
 
@@ -357,11 +304,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     if (!prompts.length) return [];
     const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
     const aps = prompts.map((p, b) => ({ ids: this.promptIds(p.text), tools: p.tools, seed: `${seed}/${b}` }));
-    // In chunks of DECODE_ROWS contexts (each row has its own seed, so the rows are the same):
-    // the prefill's attention over thousands of long transcripts would pass wasm's 4 GiB heap.
-    const out: RolloutRow[] = [];
-    for (let i = 0; i < aps.length; i += DECODE_ROWS) out.push(...(await decodeActions(this.params, this.mc, this.setup.decode, aps.slice(i, i + DECODE_ROWS), greedy)));
-    return out;
+    return decodeActions(this.params, this.mc, this.setup.decode, aps, greedy);
   }
 
   /**
@@ -399,19 +342,13 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     let gradNorm = 0;
     for (let it = 0; it < mu; it++) {
       const solve = await this.partsGrads(parts, temperature);
-      const propose = shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, temperature));
-      const grads = propose.grads;
-      for (const [n, g] of solve?.grads ?? []) {
-        const p = grads.get(n);
-        grads.set(n, p ? tf.add(p, g) : g);
-        if (p) { p.dispose(); g.dispose(); }
-      }
+      const { grads, stats } = addShard(shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, temperature)), solve);
       const r = this.opt.apply(grads);
       tf.dispose([...grads.values()]);
       lr = r.lr;
       gradNorm = (await r.gradNorm.data())[0]!;
       r.gradNorm.dispose();
-      for (const k of Object.keys(mean) as (keyof ShardStats)[]) mean[k] += ((solve?.stats[k] ?? 0) + propose.stats[k]) / mu;
+      for (const k of Object.keys(mean) as (keyof ShardStats)[]) mean[k] += stats[k] / mu;
     }
     const all = [...rows, ...extra.flat()];
     return {
@@ -540,15 +477,10 @@ function oneRewardPerRow(rows: RolloutRow[][], rewards: number[][]): boolean {
 }
 
 /** What every shard of this policy's updates and decodes shares (sent to a shard worker once). */
-function shardSetup(cfg: SolverConfig, mc: ModelConfig): ShardSetup {
-  const { epsLow, epsHigh } = clipRange(cfg.loss);
-  const loss = { type: cfg.loss.type, epsLow, epsHigh, beta: cfg.loss.beta, maxLen: cfg.model.maxAnswerLen + 1 };
-  const m = cfg.model;
-  return { mc, loss, entropy: cfg.loss.entropy, decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: cfg.sampling } };
-}
-
-/** A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). */
-/** `batchFloats`: a training batch's memory budget (memoryChunks; default BATCH_FLOATS, lowered by tests to check the chunked path). */
+/**
+ * A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). `batchFloats`:
+ * a training batch's memory budget (memoryChunks; default BATCH_FLOATS, lowered by tests to check the chunked path).
+ */
 export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number; batchFloats?: number }): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);

@@ -7,6 +7,7 @@
 // losses, and so of their gradients, is then the loss of the whole batch (loss.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
+import { clipRange, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodeOptions, type DecodePrompt } from './decode.js';
 import { policyLoss, type LossNorm, type LossOptions } from './loss.js';
 import { groupedWindowLogits, paramShapes, type GroupedBatch, type ModelConfig, type Params } from './model.js';
@@ -196,8 +197,32 @@ export function gradsByName(params: Params, f: () => tf.Scalar): Map<string, tf.
   return out;
 }
 
+/** A shard's gradients and stats. */
+export interface ShardGrads {
+  grads: Map<string, tf.Tensor>;
+  stats: ShardStats;
+}
+
+/** A batch's normalisers (its rows and answer tokens), which every shard of it is divided by. */
+export function batchNorm(groups: readonly TrainRow[][]): LossNorm {
+  const rows = groups.flat();
+  return { rows: rows.length, tokens: rows.reduce((a, r) => a + r.answer.length, 0) };
+}
+
+/** `a` with `b` added in (gradients a + b, stats summed); the tensors replaced are disposed. Shards normalised by one batch add up to it. */
+export function addShard(a: ShardGrads, b: ShardGrads | null): ShardGrads {
+  if (!b) return a;
+  for (const [n, g] of b.grads) {
+    const prev = a.grads.get(n);
+    a.grads.set(n, prev ? tf.add(prev, g) : g);
+    if (prev) tf.dispose([prev, g]);
+  }
+  for (const k of Object.keys(a.stats) as (keyof ShardStats)[]) a.stats[k] += b.stats[k];
+  return a;
+}
+
 /** One shard's gradients and stats (normalised by input.norm; without it, the shard is the whole batch). */
-export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>): { grads: Map<string, tf.Tensor>; stats: ShardStats } {
+export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>): ShardGrads {
   const refLp = refLogProbs(ref, setup, input);
   const kept: { stats?: ShardStatTensors } = {};
   try {
@@ -209,6 +234,20 @@ export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup
     refLp?.dispose();
     if (kept.stats) tf.dispose(Object.values(kept.stats));
   }
+}
+
+/** A solver config's shard setup: the model's shape, the loss's and the decoder's settings (`proposalLen`: self-play's choice tokens). */
+export function shardSetupOf(cfg: SolverConfig, proposalLen = 0): ShardSetup {
+  const m = cfg.model;
+  const mc: ModelConfig = {
+    vocabSize: VOCAB_SIZE, dModel: m.dModel, layers: m.layers, heads: m.heads, mlpRatio: m.mlpRatio,
+    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen (or the
+    // self-play proposer's choice tokens, when it writes more)
+    maxPositions: m.maxPromptLen + Math.max(m.maxAnswerLen, proposalLen) + 2,
+  };
+  const { epsLow, epsHigh } = clipRange(cfg.loss);
+  const loss = { type: cfg.loss.type, epsLow, epsHigh, beta: cfg.loss.beta, maxLen: m.maxAnswerLen + 1 };
+  return { mc, loss, entropy: cfg.loss.entropy, decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: cfg.sampling } };
 }
 
 /** Parameter shapes of a shard's model (for a worker's own copy). */

@@ -1,5 +1,7 @@
 // The solver's interface as the loop sees it (DESIGN.md, "Solver and the GRPO family").
 import type { AnswerKind, AnswerShape } from '../../core/task.js';
+import type { ChoiceRow } from './choices.js';
+import type { EpisodeRows } from './episodes.js';
 
 /**
  * What sample() returns and update() takes back: the G answers to each prompt, and whatever else the
@@ -46,4 +48,16 @@ export interface Policy<R extends Rollout = Rollout> {
   save(dir: string): Promise<void>;
   load(dir: string): Promise<void>;
   dispose(): void;
+}
+
+/** What an update trains on beside the rollout's answers. */
+export interface UpdateAlso {
+  /**
+   * Self-play: the proposer role's rows, each with its own advantage; their loss (times
+   * `proposalWeight`, default 1) is added to the solver role's (one policy, two roles).
+   */
+  proposals?: readonly ChoiceRow[];
+  proposalWeight?: number;
+  /** Environment arms' episodes, one group per environment (multi-turn GRPO's rows, episodes.ts turnRows). */
+  episodes?: EpisodeRows[][];
 }
