@@ -79,10 +79,10 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   /** kept answers for self-imitation; null when it is off */
   private replay: AnswerReplay | null;
 
-  /** proposalLen: choice tokens a self-play proposer writes (proposers/self-play.ts); 0 without one. */
   /** Attention and logit floats one training batch may hold (memoryChunks). */
   batchFloats = BATCH_FLOATS;
 
+  /** proposalLen: choice tokens a self-play proposer writes (proposers/self-play.ts); 0 without one. */
   constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void, proposalLen = 0) {
     this.backend = backend;
     this.setup = shardSetupOf(cfg, proposalLen);
@@ -267,7 +267,11 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    */
   private async partsGrads(parts: TrainRow[][][], temperature: number): Promise<ShardGrads | null> {
     let out: ShardGrads | null = null;
-    for (const groups of parts) if (groups.length > 0) out = out ? addShard(out, await this.iterationGrads(groups, temperature)) : await this.iterationGrads(groups, temperature);
+    for (const groups of parts) {
+      if (groups.length === 0) continue;
+      const g = await this.iterationGrads(groups, temperature);
+      out = out ? addShard(out, g) : g;
+    }
     return out;
   }
 
@@ -476,7 +480,6 @@ function oneRewardPerRow(rows: RolloutRow[][], rewards: number[][]): boolean {
   return rewards.length === rows.length && rewards.every((g, b) => g.length === rows[b]!.length);
 }
 
-/** What every shard of this policy's updates and decodes shares (sent to a shard worker once). */
 /**
  * A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). `batchFloats`:
  * a training batch's memory budget (memoryChunks; default BATCH_FLOATS, lowered by tests to check the chunked path).

@@ -236,7 +236,10 @@ export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup
   }
 }
 
-/** A solver config's shard setup: the model's shape, the loss's and the decoder's settings (`proposalLen`: self-play's choice tokens). */
+/**
+ * What every shard of a policy's updates and decodes shares (sent to a shard worker once), from its
+ * config: the model's shape, the loss's and the decoder's settings (`proposalLen`: self-play's choice tokens).
+ */
 export function shardSetupOf(cfg: SolverConfig, proposalLen = 0): ShardSetup {
   const m = cfg.model;
   const mc: ModelConfig = {
