@@ -106,14 +106,3 @@ export const envSourceType = (kind: EnvKind): 'induction' | 'abduction' => KINDS
 export function envSkills(kinds: readonly EnvKind[], present: ReadonlySet<string>): Skill[] {
   return ENV_SKILLS.filter((s) => kinds.some((k) => s.id === `env.${k}`)).map((s) => ({ ...s, requires: s.requires.filter((r) => present.has(r)) }));
 }
-
-/** An environment arm, as a curriculum would pick it: (family, level, kind). */
-export interface EnvArm {
-  family: string;
-  level: number;
-  kind: EnvKind;
-}
-
-export function envArms(families: readonly string[], maxLevel: number, kinds: readonly EnvKind[] = ENV_KINDS): EnvArm[] {
-  return families.flatMap((family) => Array.from({ length: maxLevel + 1 }, (_, level) => kinds.map((kind) => ({ family, level, kind }))).flat());
-}

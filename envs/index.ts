@@ -2,7 +2,7 @@
 // the same programs as the tasks, checked by the same sandbox. Enter through here.
 export * from './types.js';
 export { Env, toolsOf } from './env.js';
-export { ENV_SKILLS, envArms, envId, envSkills, envSourceType, generateEnv, validateEnv, type EnvArm, type GenerateEnvOptions, type ValidatedEnv } from './generate.js';
+export { ENV_SKILLS, envId, envSkills, envSourceType, generateEnv, validateEnv, type GenerateEnvOptions, type ValidatedEnv } from './generate.js';
 export { playEpisode, randomPolicy, referenceActions, referencePolicy, replay, type Policy } from './policies.js';
 export { MAX_OBSERVATION_CHARS, MAX_PROGRAM_CHARS } from './kinds/common.js';
 export { ENV_SYSTEM_PROMPT, toolCallId, trajectoryMessages, type EnvMessage, type ToolCall } from './chat.js';

@@ -17,5 +17,5 @@ export { RunStore } from './store.js';
 export { exportTasks, exportRun, toRecord, EXPORT_FORMATS, EXPORT_KINDS } from './export.js';
 export { createRng, type Rng } from '../core/rng.js';
 export * from '../core/task.js';
-export { Env, ENV_KINDS, ENV_SKILLS, envArms, generateEnv, validateEnv, playEpisode, referenceActions, referencePolicy, randomPolicy, replay, playWithChatModel, ScriptedToolModel, trajectoryMessages, EnvSessions } from '../envs/index.js';
+export { Env, ENV_KINDS, ENV_SKILLS, generateEnv, validateEnv, playEpisode, referenceActions, referencePolicy, randomPolicy, replay, playWithChatModel, ScriptedToolModel, trajectoryMessages, EnvSessions } from '../envs/index.js';
 export type { EnvSpec, EnvKind, EnvAction, EnvObservation, StepResult, Trajectory, ToolSchema, EnvMessage, Policy as EnvPolicy } from '../envs/index.js';

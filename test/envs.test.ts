@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { ENV_KINDS, ENV_SKILLS, Env, envArms, generateEnv, playEpisode, randomPolicy, referencePolicy, replay, type EnvAction, type EnvKind, type EnvSpec } from '../envs/index.js';
+import { ENV_KINDS, ENV_SKILLS, Env, envSkills, generateEnv, playEpisode, randomPolicy, referencePolicy, replay, type EnvAction, type EnvKind, type EnvSpec } from '../envs/index.js';
 import { allSkills } from '../generators/index.js';
 
 let sb: Sandbox;
@@ -68,10 +68,10 @@ describe('generation', () => {
     await expect(generateEnv(sb, { kind: 'probe', family: 'nope', level: 0, rng: createRng(1) })).rejects.toThrow(/unknown task family 'nope'/);
   });
 
-  it('skills and arms: env skills require code skills that exist; arms cover families × levels × kinds', () => {
+  it('skills: env skills require code skills that exist; a run keeps its kinds\' skills, their prerequisites cut to the skills it has', () => {
     const ids = new Set(allSkills().map((s) => s.id));
     for (const s of ENV_SKILLS) for (const r of s.requires) expect(ids.has(r), `${s.id} requires ${r}`).toBe(true);
-    expect(envArms(['arith', 'str'], 1)).toHaveLength(2 * 2 * 3);
+    expect(envSkills(['repair', 'search'], new Set(['arith.add'])).map((s) => [s.id, s.requires])).toEqual([['env.repair', ['arith.add']], ['env.search', ['arith.add']]]);
   });
 });
 
