@@ -6,6 +6,9 @@
 //                    drawn) had a solve rate strictly between 0 and 1
 //   distinct         distinct programs (canonical hashes) among the fresh tasks: collapse shows here
 //   mastered, probe  skills mastered at the end and held-out probe accuracy (the run's summary)
+//   forked share     at checkpoints of the learned run, both proposers draw fresh tasks for every
+//                    arm and that run's solver answers both sets (bench/proposer-fork.ts): the
+//                    learnable share against the same solver, arms and step, without the run noise
 //   and across seeds the learned/fixed ratio of learnable shares and the paired differences of the
 //   rest with a 95 % interval (t distribution, n − 1 degrees of freedom). Targets (the issue):
 //   learnable share ≥ 1.5×, distinct ≥ 90 % of the fixed, mastered and probe accuracy not lower
@@ -17,7 +20,7 @@
 // Writes bench/results/proposer.json (after every run; the other part's record is kept) and
 // proposer.md (both parts).
 //
-//   npm run bench:proposer [-- --part grammar|self-play] [--seeds 3,17,42 | --n 3] [--preset smoke] [--steps 30] [--max-level 2] [--out bench/results] [--rerender]
+//   npm run bench:proposer [-- --part grammar|self-play] [--seeds 3,17,42 | --n 3] [--preset smoke] [--steps 30] [--max-level 2] [--fork-every 30] [--out bench/results] [--rerender]
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { createRng } from '../core/rng.js';
 import { drawReference, families as FAMILIES, FIXED_CHOOSER, type Chooser } from '../generators/index.js';
 import { loadPreset, startRun } from '../src/index.js';
+import { forkedShares, type ForkPoint } from './proposer-fork.js';
 import { drawSeeds } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -37,6 +41,8 @@ const { values: args } = parseArgs({
     steps: { type: 'string' },
     'max-level': { type: 'string', default: '2' },
     controller: { type: 'string' },
+    /** Steps between the forked measure's checkpoints (a multiple of the preset's checkpointEvery); default: five points over the run. */
+    'fork-every': { type: 'string' },
     out: { type: 'string', default: 'bench/results' },
     rerender: { type: 'boolean', default: false },
   },
@@ -58,6 +64,8 @@ interface GrammarRow {
   distinctPrograms: number;
   mastered: number;
   probeAccuracy: number;
+  /** learned rows: the forked measure at the run's checkpoints (absent in older records) */
+  forked?: { learned: number; fixed: number; points: ForkPoint[] };
   wallS: number;
 }
 
@@ -152,7 +160,24 @@ function summariseGrammar(rows: GrammarRow[], seeds: number[]) {
     // "Not lower beyond the interval": the interval of the paired difference reaches 0 or above.
     mastered: { ...mastered, met: !(mastered.hi < 0) },
     probeAccuracy: { ...probe, met: !(probe.hi < 0) },
+    forked: summariseForked(rows),
   };
+}
+
+/** The forked measure over the seeds that have it: means, their ratio, the paired difference, and per arm pooled over seeds and checkpoints. */
+function summariseForked(rows: GrammarRow[]) {
+  const fs = rows.flatMap((r) => (r.forked ? [r.forked] : []));
+  if (fs.length === 0) return undefined;
+  const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const learned = m(fs.map((f) => f.learned));
+  const fixed = m(fs.map((f) => f.fixed));
+  const diff = paired(fs.flatMap((f, i) => [{ seed: i, proposer: 'fixed', v: f.fixed }, { seed: i, proposer: 'learned', v: f.learned }]), fs.map((_, i) => i), 'fixed', 'learned', (r) => r.v);
+  const arms = [...new Set(fs.flatMap((f) => f.points.flatMap((p) => Object.keys(p.byArm))))].sort();
+  const pooled = (arm: string, k: keyof ForkPoint['byArm'][string]) => m(fs.flatMap((f) => f.points.map((p) => p.byArm[arm]?.[k] ?? NaN)).filter(Number.isFinite));
+  const byArm = Object.fromEntries(arms.map((a) => [a, {
+    learned: pooled(a, 'learned'), fixed: pooled(a, 'fixed'), learnedNone: pooled(a, 'learnedNone'), fixedNone: pooled(a, 'fixedNone'), learnedAll: pooled(a, 'learnedAll'), fixedAll: pooled(a, 'fixedAll'),
+  }]));
+  return { n: fs.length, learned, fixed, ratio: learned / fixed, paired: diff, byArm };
 }
 
 /**
@@ -217,14 +242,15 @@ async function runPart(): Promise<void> {
       const summary = await startRun(config, { runsDir, preset: args.preset, runId: `${proposer}-${seed}` });
       const wallS = (Date.now() - t0) / 1000;
       const tasks = freshTasks(summary.dir);
+      const forked = proposer === 'learned' ? await forked_(summary.dir, config) : undefined;
       const common = { seed, freshTasks: tasks.length, learnableShare: learnable(tasks), distinctPrograms: new Set(tasks.map((r) => r.hash)).size, probeAccuracy: summary.probeAccuracy, wallS };
       const third = (k: number) => tasks.filter((t) => Math.min(2, Math.floor(((t.step - 1) * 3) / base.steps)) === k);
       if (proposer === 'fixed' || proposer === 'learned') {
-        const row: GrammarRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))), mastered: summary.skillsMastered.length };
+        const row: GrammarRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))), mastered: summary.skillsMastered.length, ...(forked ? { forked } : {}) };
         grammarRows.push(row);
         const rec: GrammarRecord = { ...setup, rows: grammarRows, summary: summariseGrammar(grammarRows, seeds) };
         record.grammar = [...(record.grammar ?? []).filter((r) => !sameSetting(r, setup)), rec];
-        console.log(`seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}% (${row.learnableByThird!.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')})  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%  ${wallS.toFixed(0)} s`);
+        console.log(`seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}% (${row.learnableByThird!.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')})  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${forked ? `  forked: learned ${(100 * forked.learned).toFixed(1)}% fixed ${(100 * forked.fixed).toFixed(1)}%` : ''}  ${wallS.toFixed(0)} s`);
       } else {
         const row: SelfPlayRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))) };
         if (proposer === 'self-play') Object.assign(row, selfPlayCounts(summary.dir, tasks));
@@ -237,6 +263,14 @@ async function runPart(): Promise<void> {
     }
   }
   rmSync(runsDir, { recursive: true, force: true });
+}
+
+/** The forked measure of a learned run (bench/proposer-fork.ts), 32 draws per arm and proposer at each point. */
+async function forked_(dir: string, config: ReturnType<typeof loadPreset>): Promise<GrammarRow['forked']> {
+  const every = args['fork-every'] ? Number(args['fork-every']) : config.checkpointEvery * Math.max(1, Math.ceil(config.steps / 5 / config.checkpointEvery));
+  const points = await forkedShares(dir, config, { perArm: 32, every });
+  const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  return { learned: m(points.map((p) => p.learned)), fixed: m(points.map((p) => p.fixed)), points };
 }
 
 /** A self-play run's drafts by outcome (proposals rows) and its decoding counts (metrics). */
@@ -290,8 +324,32 @@ for (const g of record.grammar ?? []) {
     `| skills mastered, paired difference | | | ${f(s.mastered.mean, 2)} [${f(s.mastered.lo, 2)}, ${f(s.mastered.hi, 2)}] | interval reaches ≥ 0 | ${s.mastered.met ? 'yes' : 'no'} |`,
     `| probe accuracy, paired difference | | | ${f(s.probeAccuracy.mean)} [${f(s.probeAccuracy.lo)}, ${f(s.probeAccuracy.hi)}] | interval reaches ≥ 0 | ${s.probeAccuracy.met ? 'yes' : 'no'} |`,
     '',
+    ...forkedLines(g),
   );
 }
+/** The forked measure's tables: per seed and checkpoint, and per arm pooled (band, no answer right, all right). */
+function forkedLines(g: GrammarRecord): string[] {
+  const s = g.summary.forked;
+  if (!s) return [];
+  const rows = g.rows.filter((r) => r.forked);
+  return [
+    `Forked measure (${s.n} seeds): at checkpoints of each learned run, 32 fresh tasks per arm from each proposer (the learned one in its state at that step), answered by that run's solver at that step (${g.group} samples each).`,
+    '',
+    '| seed | learnable share at each checkpoint, learned / fixed | mean learned | mean fixed |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.seed} | ${r.forked!.points.map((p) => `${p.step}: ${pc(p.learned)} / ${pc(p.fixed)}`).join(', ')} | ${pc(r.forked!.learned)} | ${pc(r.forked!.fixed)} |`),
+    '',
+    '| arm (pooled over seeds and checkpoints) | learnable, learned / fixed | none right, learned / fixed | all right, learned / fixed |',
+    '|---|---|---|---|',
+    ...Object.entries(s.byArm).map(([a, v]) => `| ${a} | ${pc(v.learned)} / ${pc(v.fixed)} | ${pc(v.learnedNone)} / ${pc(v.fixedNone)} | ${pc(v.learnedAll)} / ${pc(v.fixedAll)} |`),
+    '',
+    '| measure | fixed | learned | learned vs fixed | paired difference (95 %) |',
+    '|---|---|---|---|---|',
+    `| forked learnable share (mean over checkpoints and seeds) | ${f(s.fixed)} | ${f(s.learned)} | ×${f(s.ratio, 2)} | ${f(s.paired.mean)} [${f(s.paired.lo)}, ${f(s.paired.hi)}] |`,
+    '',
+  ];
+}
+
 const sp = record.selfPlay;
 if (sp) {
   const s = sp.summary;
