@@ -20,7 +20,11 @@
 // Writes bench/results/proposer.json (after every run; the other part's record is kept) and
 // proposer.md (both parts).
 //
-//   npm run bench:proposer [-- --part grammar|self-play] [--seeds 3,17,42 | --n 3] [--preset smoke] [--steps 30] [--max-level 2] [--fork-every 30] [--out bench/results] [--rerender]
+//   npm run bench:proposer [-- --part grammar|self-play] [--seeds 3,17,42 | --n 3] [--preset smoke] [--steps 30] [--max-level 2] [--fork-every 30] [--init <checkpoint dir>] [--out bench/results] [--rerender]
+//
+// --init starts every run's solver from a checkpoint (solver.init), for example a `learn` run's: the
+// proposer can only move the share where the solver's solve rate depends on the task, which a solver
+// that guesses (the smoke preset's from random weights) does not show.
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +47,7 @@ const { values: args } = parseArgs({
     controller: { type: 'string' },
     /** Steps between the forked measure's checkpoints (a multiple of the preset's checkpointEvery); default: five points over the run. */
     'fork-every': { type: 'string' },
+    init: { type: 'string' },
     out: { type: 'string', default: 'bench/results' },
     rerender: { type: 'boolean', default: false },
   },
@@ -52,7 +57,7 @@ if (args.part !== 'grammar' && args.part !== 'self-play') throw new Error(`--par
 /** Two-sided 97.5 % quantiles of Student's t for 1…10 degrees of freedom (z beyond). */
 const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
 
-interface Setup { preset: string; steps: number; batch: number; group: number; maxLevel: number; controller: string; seeds: number[] }
+interface Setup { preset: string; steps: number; batch: number; group: number; maxLevel: number; controller: string; seeds: number[]; /** solver.init of every run (--init) */ init?: string }
 
 interface GrammarRow {
   seed: number;
@@ -104,7 +109,7 @@ const stored = existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, 'utf8')
 // A record written before the self-play part holds the grammar part at its top level.
 const record: Record_ = 'rows' in stored ? { grammar: [stored as unknown as GrammarRecord] } : stored;
 if (record.grammar && !Array.isArray(record.grammar)) record.grammar = [record.grammar as GrammarRecord];
-const sameSetting = (a: Setup, b: Setup): boolean => a.preset === b.preset && a.steps === b.steps && a.maxLevel === b.maxLevel && a.controller === b.controller;
+const sameSetting = (a: Setup, b: Setup): boolean => a.preset === b.preset && a.steps === b.steps && a.maxLevel === b.maxLevel && a.controller === b.controller && a.init === b.init;
 const save = () => writeFileSync(jsonPath, JSON.stringify(record, null, 2) + '\n');
 
 /** Fresh tasks (each with its first group's solve), from a run's store. */
@@ -225,9 +230,9 @@ function summariseSelfPlay(rows: SelfPlayRow[], seeds: number[], generatorCandid
 
 async function runPart(): Promise<void> {
   const seeds = args.seeds ? args.seeds.split(',').map(Number) : drawSeeds(Number(args.n));
-  const over = { solver: { backend: 'wasm' }, maxLevel: Number(args['max-level']), ...(args.steps ? { steps: Number(args.steps) } : {}), ...(args.controller ? { curriculum: { controller: args.controller } } : {}) };
+  const over = { solver: { backend: 'wasm', ...(args.init ? { init: args.init } : {}) }, maxLevel: Number(args['max-level']), ...(args.steps ? { steps: Number(args.steps) } : {}), ...(args.controller ? { curriculum: { controller: args.controller } } : {}) };
   const base = loadPreset(args.preset, over);
-  const setup: Setup = { preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: base.maxLevel, controller: base.curriculum.controller, seeds };
+  const setup: Setup = { preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: base.maxLevel, controller: base.curriculum.controller, seeds, ...(args.init ? { init: args.init } : {}) };
   console.log(`bench:proposer --part ${args.part} — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
   const runsDir = join(tmpdir(), `cogen-bench-proposer-${process.pid}`);
   mkdirSync(runsDir, { recursive: true });
@@ -303,12 +308,12 @@ else {
 save();
 const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const pc = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '-');
-const setupLine = (s: Setup) => `Preset \`${s.preset}\` (${s.steps} steps × ${s.batch} tasks × ${s.group} answers, maxLevel ${s.maxLevel}, controller ${s.controller}, wasm), seeds ${s.seeds.join(', ')} (drawn at random; \`--seeds ${s.seeds.join(',')}\` replays them).`;
+const setupLine = (s: Setup) => `Preset \`${s.preset}\` (${s.steps} steps × ${s.batch} tasks × ${s.group} answers, maxLevel ${s.maxLevel}, controller ${s.controller}, wasm${s.init ? `, solver from ${s.init}` : ''}), seeds ${s.seeds.join(', ')} (drawn at random; \`--seeds ${s.seeds.join(',')}\` replays them).`;
 const md = ['# bench:proposer — proposers that learn against the fixed generators', '', `Generated by bench/proposer.ts (\`npm run bench:proposer -- --part grammar|self-play\`); ${new Date().toISOString().slice(0, 10)}.`, ''];
 for (const g of record.grammar ?? []) {
   const s = g.summary;
   md.push(
-    `## Learned grammar proposer against the fixed generators (controller ${g.controller})`,
+    `## Learned grammar proposer against the fixed generators (controller ${g.controller}${g.init ? ', solver started from a checkpoint' : ''})`,
     '',
     setupLine(g),
     '',

@@ -91,6 +91,9 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   if (config.agents.solver.enabled && envs.arms.length > 0) {
     throw new ConfigError('environments: in `cogen run` the built-in solver plays them; a chat model plays them with `cogen envs --policy llm` or through `cogen serve`');
   }
+  if (config.agents.solver.enabled && config.solver.init) {
+    throw new ConfigError('solver.init: a chat-model solver (agents.solver) replaces the built-in one, whose weights solver.init sets; drop one of the two');
+  }
   if (!opts.resume && existsSync(join(dir, 'run.db'))) {
     throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
   }
@@ -117,6 +120,14 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   // Self-play grows the positions to hold the proposer's choice tokens (its runs' weights only).
   const proposalLen = selfPlayConfigOf(config)?.maxChoices;
   const transformer = llmSolver ? null : await setup(() => createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log, ...(proposalLen ? { proposalLen } : {}) }));
+  // solver.init: another run's weights as the start (a resumed run's own checkpoint replaces them below).
+  const init = config.solver.init;
+  if (transformer && init) {
+    await setup(() => transformer.loadWeights(init).catch((e: Error) => {
+      throw new ConfigError(`solver.init: cannot start from ${init}: ${e.message.split('\n')[0]}`);
+    }));
+    log(`solver: starts from the weights of ${init} (solver.init)`);
+  }
   const policy: Policy = llmSolver ?? transformer!;
   if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.

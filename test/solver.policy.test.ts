@@ -230,6 +230,46 @@ for (const backend of ['cpu', 'tensorflow'] as const) describe(`policy on ${back
   });
 });
 
+describe('solver.init: another checkpoint\'s weights as the start', () => {
+  it('loadWeights takes the weights and the KL reference, not the optimiser step or the sampling stream', async () => {
+    const cfg = tinyOn({ loss: { type: 'grpo', beta: 0.05 } });
+    const a = await createPolicy(cfg, { seed: 5, ...quiet });
+    for (let s = 0; s < 2; s++) {
+      const ro = await a.sample(prompts, 4);
+      await a.update(ro, ro.answers.map((g) => g.map(rewardOf)));
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'cogen-solver-'));
+    dirs.push(dir);
+    await a.save(dir);
+    const b = await createPolicy(cfg, { seed: 999, ...quiet });
+    const fresh = await createPolicy(cfg, { seed: 999, ...quiet });
+    await b.loadWeights(dir);
+    const [wa, wb] = [await a.weights(), await b.weights()];
+    for (const [name, t] of wa) expect(Array.from(wb.get(name)!.data), name).toEqual(Array.from(t.data));
+    expect(b.step).toBe(0);
+    // the sampling stream is b's own: the same draws as a fresh policy of b's seed would make, from a's weights
+    const ro = await b.sample(prompts, 4);
+    await fresh.loadWeights(dir);
+    expect((await fresh.sample(prompts, 4)).answers).toEqual(ro.answers);
+    // the reference is the loaded weights: the first update's KL starts at 0
+    const stats = await b.update(ro, ro.answers.map((g) => g.map(rewardOf)));
+    expect(stats.kl).toBeCloseTo(0, 6);
+    for (const p of [a, b, fresh]) p.dispose();
+  });
+
+  it('refuses a checkpoint of another model shape, naming the field', async () => {
+    const a = await createPolicy(tinyOn(), { seed: 1, ...quiet });
+    const dir = mkdtempSync(path.join(tmpdir(), 'cogen-solver-'));
+    dirs.push(dir);
+    await a.save(dir);
+    a.dispose();
+    const wide = await createPolicy(tinyOn({ model: { dModel: 32, layers: 1, heads: 2, maxPromptLen: 12, maxAnswerLen: 6 } }), { seed: 1, ...quiet });
+    await expect(wide.loadWeights(dir)).rejects.toThrow(/model\.dModel = 16, this policy has 32/);
+    await expect(wide.loadWeights(path.join(dir, 'nowhere'))).rejects.toThrow(/ENOENT/);
+    wide.dispose();
+  });
+});
+
 describe('checkpoint format', () => {
   it('safetensors layout: u64 header length, JSON header, aligned F32 data', () => {
     const buf = encodeSafetensors(new Map([['x', { shape: [2, 2], data: new Float32Array([1, -2, 3.5, 0]) }], ['y', { shape: [1], data: new Float32Array([7]) }]]));

@@ -115,8 +115,9 @@ export class ServedRun {
     if (config.agents.proposer.share > 0 || config.agents.solver.enabled) {
       throw new UserError('cogen serve takes no LLM agents: the trainer is the solver, and LLM proposals are not served yet (set agents.proposer.share to 0)');
     }
-    // Self-play proposes with the built-in solver's own network, which a served run does not have.
     if (config.environments.length > 0) throw new UserError('cogen serve takes no `environments` in its config: a trainer plays environments through /reset with `env` and /step (OpenEnv), outside the served curriculum');
+    if (config.solver.init) throw new UserError('cogen serve takes no `solver.init`: the trainer\'s model answers a served run, not the built-in solver');
+    // Self-play proposes with the built-in solver's own network, which a served run does not have.
     if (config.proposer?.selfPlay.enabled) throw new UserError('cogen serve takes no self-play proposer: it proposes with the built-in solver, and the trainer is the solver here (use --proposer learned, or none)');
     const runId = opts.runId ?? newRunId(config, true);
     const dir = join(opts.runsDir, runId);

@@ -96,6 +96,13 @@ export const solverConfigSchema = z.strictObject({
    * learn to spell a literal; bench/results/learn.md has the counts).
    */
   typedAnswers: z.boolean().default(true),
+  /**
+   * A checkpoint directory (`runs/<id>/checkpoints/step-…`) whose model weights start this solver
+   * instead of random ones: to go on training a solver under another curriculum or proposer. Only
+   * the weights: the optimiser, its schedule and the sampling stream start fresh. The model shape
+   * must be the checkpoint's.
+   */
+  init: z.string().min(1).optional(),
 });
 
 export type SolverConfig = z.infer<typeof solverConfigSchema>;

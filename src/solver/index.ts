@@ -434,29 +434,16 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   }
 
   async load(dir: string): Promise<void> {
-    const state = JSON.parse(await fs.readFile(path.join(dir, 'state.json'), 'utf8')) as {
-      format: string; model: ModelConfig; optimizer: { step: number }; rng: [number, number, number, number];
-    };
-    if (state.format !== CHECKPOINT_FORMAT) throw new Error(`checkpoint format ${state.format}, expected ${CHECKPOINT_FORMAT}`);
-    for (const k of Object.keys(this.mc) as (keyof ModelConfig)[]) {
-      if (state.model[k] !== this.mc[k]) throw new Error(`checkpoint model.${k} = ${state.model[k]}, this policy has ${this.mc[k]}`);
-    }
-    const assign = (into: Map<string, tf.Variable>, from: Map<string, NamedTensor>, prefix = ''): void => {
-      for (const [n, v] of into) {
-        const t = from.get(prefix + n);
-        if (!t) throw new Error(`checkpoint lacks ${prefix + n}`);
-        setVariable(v, t.data);
-      }
-    };
-    assign(this.params, decodeSafetensors(await fs.readFile(path.join(dir, 'model.safetensors'))).tensors);
+    const state = await this.checkpointState(dir);
+    assignAll(this.params, decodeSafetensors(await fs.readFile(path.join(dir, 'model.safetensors'))).tensors);
     const mom = decodeSafetensors(await fs.readFile(path.join(dir, 'optimizer.safetensors'))).tensors;
-    assign(this.opt.m, mom, 'm.');
-    assign(this.opt.v, mom, 'v.');
+    assignAll(this.opt.m, mom, 'm.');
+    assignAll(this.opt.v, mom, 'v.');
     this.opt.step = state.optimizer.step;
     if (this.ref) {
       const refFile = path.join(dir, 'reference.safetensors');
       const src = await fs.readFile(refFile).catch(() => null);
-      assign(this.ref, decodeSafetensors(src ?? (await fs.readFile(path.join(dir, 'model.safetensors')))).tensors);
+      assignAll(this.ref, decodeSafetensors(src ?? (await fs.readFile(path.join(dir, 'model.safetensors')))).tensors);
     }
     if (this.replay) {
       // a checkpoint written without self-imitation has no kept answers: start with none
@@ -465,6 +452,28 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     }
     this.rng = createRng(state.rng);
     this.pool.resetRef();
+  }
+
+  /**
+   * A checkpoint's model weights as this policy's starting point (solver.init), and as its KL
+   * reference where it keeps one; the optimiser and the sampling stream stay as created.
+   */
+  async loadWeights(dir: string): Promise<void> {
+    await this.checkpointState(dir);
+    const weights = decodeSafetensors(await fs.readFile(path.join(dir, 'model.safetensors'))).tensors;
+    assignAll(this.params, weights);
+    if (this.ref) assignAll(this.ref, weights);
+    this.pool.resetRef();
+  }
+
+  /** A checkpoint's state.json, checked against this policy (format, model shape). */
+  private async checkpointState(dir: string): Promise<{ format: string; model: ModelConfig; optimizer: { step: number }; rng: [number, number, number, number] }> {
+    const state = JSON.parse(await fs.readFile(path.join(dir, 'state.json'), 'utf8')) as Awaited<ReturnType<TransformerPolicy['checkpointState']>>;
+    if (state.format !== CHECKPOINT_FORMAT) throw new Error(`checkpoint format ${state.format}, expected ${CHECKPOINT_FORMAT}`);
+    for (const k of Object.keys(this.mc) as (keyof ModelConfig)[]) {
+      if (state.model[k] !== this.mc[k]) throw new Error(`checkpoint model.${k} = ${state.model[k]}, this policy has ${this.mc[k]}`);
+    }
+    return state;
   }
 
   dispose(): void {
@@ -484,6 +493,15 @@ function oneRewardPerRow(rows: RolloutRow[][], rewards: number[][]): boolean {
  * A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). `batchFloats`:
  * a training batch's memory budget (memoryChunks; default BATCH_FLOATS, lowered by tests to check the chunked path).
  */
+/** Overwrites every variable of `into` from a checkpoint's tensors (names prefixed by `prefix` there). */
+function assignAll(into: Map<string, tf.Variable>, from: Map<string, NamedTensor>, prefix = ''): void {
+  for (const [n, v] of into) {
+    const t = from.get(prefix + n);
+    if (!t) throw new Error(`checkpoint lacks ${prefix + n}`);
+    setVariable(v, t.data);
+  }
+}
+
 export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number; batchFloats?: number }): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);
