@@ -12,14 +12,20 @@
 //     against the local Node.js headers;
 //  4. --gpu: the CUDA libraries from the nvidia-*-cu12 wheels the tensorflow wheel names for its
 //     `and-cuda` extra, `pip install --no-deps --target deps/` (where libtensorflow looks for them);
-//     the driver comes from the host.
-// Idempotent: a set-up package that loads is left as it is; re-run after any `npm ci`.
+//     the driver comes from the host;
+//  5. the CPU package only: the solver's fused ops (src/solver/accel/tf-ops.cc), compiled against the
+//     wheel's C++ headers (extracted once into the cache, ~155 MB) into deps/lib/cogen_tf_ops.node.
+// Idempotent: a set-up package that loads is left as it is (its fused ops are built again when
+// tf-ops.cc changed); re-run after any `npm ci`.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UserError } from '../core/errors.js';
+import { TF_OPS_ADDON, tfOpsPath } from './solver/accel/index.js';
 
 export const TFJS_NODE_VERSION = '4.22.0';
 /** 2.15.1: all of tfjs-core's op tests pass on it; 2.21.0 fails int32 round (a kernel bug). */
@@ -184,6 +190,70 @@ console.log('tfjs-node ' + tf.version['tfjs-node'] + ', TensorFlow ' + tf.backen
   return { ok: r.ok, line: r.ok ? lastLine(r.stdout) : lastLine(r.out) };
 }
 
+// Extracts the wheel's C++ headers (tensorflow/include/**), the ones a custom op compiles against.
+const EXTRACT_INCLUDE_PY = String.raw`
+import os, shutil, sys, zipfile
+whl, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(whl) as z:
+    for info in z.infolist():
+        if not info.filename.startswith('tensorflow/include/') or info.is_dir():
+            continue
+        out = os.path.join(dest, info.filename[len('tensorflow/include/'):])
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with z.open(info) as src, open(out, 'wb') as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+`;
+
+const OPS_SOURCE = fileURLToPath(new URL('./solver/accel/tf-ops.cc', import.meta.url));
+/** What a build of the ops is made from: the source and the wheel whose headers it compiles against. */
+const opsStamp = (): string => createHash('sha256').update(readFileSync(OPS_SOURCE)).update(TF_WHEEL_VERSION).digest('hex').slice(0, 16);
+const opsMarker = (pkgDir: string): string => join(pkgDir, 'deps', 'cogen-ops.json');
+const opsBuilt = (pkgDir: string): boolean =>
+  existsSync(tfOpsPath(pkgDir)) && existsSync(opsMarker(pkgDir)) && readFileSync(opsMarker(pkgDir), 'utf8').trim() === opsStamp();
+
+/** Loads the addon and the ops in a child process and runs one; returns the error line, or null. */
+function probeOps(pkg: string, root: string, addon: string): string | null {
+  const code = `const tf = require(${JSON.stringify(pkg)});
+require(${JSON.stringify(addon)});
+const y = tf.backend().executeMultipleOutputs('CogenGelu', [], [tf.tensor1d([1])], 1)[0].dataSync()[0];
+if (Math.abs(y - 0.8411920) > 1e-5) throw new Error('CogenGelu(1) = ' + y);`;
+  const r = run(process.execPath, ['-e', code], { cwd: root, env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } });
+  return r.ok ? null : lastLine(r.out);
+}
+
+/**
+ * Compiles tf-ops.cc into deps/lib/cogen_tf_ops.node: a Node.js addon (so that Node keeps it loaded)
+ * linked to the libtensorflow_framework.so.2 beside it, whose op registry it adds to. -march=native:
+ * the addon is built on the machine that runs it (setup runs on each).
+ */
+function buildOps(pkgDir: string, whl: string, o: { python: string; nodedir: string; cache: string; root: string; log: (l: string) => void }): void {
+  const include = join(o.cache, `tensorflow-${TF_WHEEL_VERSION}-include`);
+  if (!existsSync(join(include, 'tensorflow', 'core', 'framework', 'op_kernel.h'))) {
+    o.log(`extracting the wheel's C++ headers (~155 MB) into ${include}`);
+    const tmp = `${include}.part`;
+    rmSync(tmp, { recursive: true, force: true });
+    const r = run(o.python, ['-c', EXTRACT_INCLUDE_PY, whl, tmp]);
+    if (!r.ok) fail(`could not extract the headers from ${whl}: ${lastLine(r.out)}`);
+    rmSync(include, { recursive: true, force: true });
+    renameSync(tmp, include);
+  }
+  const lib = join(pkgDir, 'deps', 'lib');
+  const out = tfOpsPath(pkgDir);
+  const cxx = process.env.CXX ?? 'g++';
+  o.log(`compiling the solver's fused ops (${OPS_SOURCE}) into ${out}`);
+  const r = run(cxx, ['-std=c++17', '-O3', '-march=native', '-shared', '-fPIC', '-D_GLIBCXX_USE_CXX11_ABI=1', '-DEIGEN_MAX_ALIGN_BYTES=64',
+    `-DNODE_GYP_MODULE_NAME=${TF_OPS_ADDON.replace(/\.node$/, '')}`, `-I${include}`, `-I${join(o.nodedir, 'include', 'node')}`, OPS_SOURCE,
+    `-L${lib}`, '-l:libtensorflow_framework.so.2', '-Wl,-rpath,$ORIGIN', '-o', `${out}.part`]);
+  if (!r.ok) fail(`compiling ${OPS_SOURCE} failed: ${lastLine(r.out)}`);
+  renameSync(`${out}.part`, out);
+  const bad = probeOps(CPU.pkg, o.root, out);
+  if (bad) {
+    rmSync(out, { force: true });
+    fail(`the fused ops were built but do not run: ${bad}`);
+  }
+  writeFileSync(opsMarker(pkgDir), opsStamp() + '\n');
+}
+
 export function tensorflowPackageDir(gpu = false): string {
   return join(nodeModulesDir(), (gpu ? GPU : CPU).pkg);
 }
@@ -201,7 +271,12 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
   if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === JSON.stringify(want)) {
     const p = probe(f.pkg, root);
     if (p.ok) {
-      log(`${f.pkg} is set up (${p.line}); nothing to do`);
+      if (!opts.gpu && !opsBuilt(pkgDir)) {
+        const { pip, nodedir, python } = checkPrerequisites();
+        const cache = opts.cacheDir ?? process.env.COGEN_CACHE_DIR ?? join(homedir(), '.cache', 'cogen');
+        buildOps(pkgDir, wheel(pip, f.wheel, TF_WHEEL_VERSION, cache, f.approxMb, log), { python, nodedir, cache, root, log });
+      }
+      log(`${f.pkg} is set up (${p.line}${opts.gpu ? '' : ', fused ops built'}); nothing more to do`);
       return p.line;
     }
     log(`${f.pkg} is set up but does not load (${p.line}); building it again`);
@@ -278,6 +353,8 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
     rmSync(marker, { force: true });
     fail(`${f.pkg} was built but does not load: ${p.line}`);
   }
+  // 5. the fused ops (CPU kernels; the GPU build keeps the composites)
+  if (!opts.gpu) buildOps(pkgDir, whl, { python, nodedir, cache, root, log });
   log(`${f.pkg} is set up (${p.line}); ${mb(duBytes(pkgDir))} in ${pkgDir}`);
   return p.line;
 }

@@ -1,7 +1,7 @@
 // LayerNorm and GELU (hand-written gradients, and the fused wasm kernels) against float64 references
 // and finite differences; the accel/simd.ts module (with and without FMA) against float64 references;
 // every kernel accel/wasm-kernels.ts registers against the cpu backend; the model's logits on wasm (and on
-// tensorflow: test/solver-backends.ts says when) against cpu.
+// tensorflow: test/solver-backends.ts says when) against cpu; on tensorflow, that the native fused ops run.
 import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { initBackend } from '../src/solver/backend.js';
 import '../src/solver/gradients.js';
 import { gelu, initWeights, layerNorm, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
 import { assembleSimdModule, instantiateSimd } from '../src/solver/accel/simd.js';
+import { fusedOp } from '../src/solver/fused.js';
 
 /** Checks f's value and gradient (tf.grads) against ref (float64) and its central differences, for loss = Σ w·f. */
 async function checkGrad(
@@ -281,8 +282,21 @@ describe('wasm kernels (accel/wasm-kernels.ts)', () => {
 
 // Last in the file: loading tfjs-node registers tfjs's gradients over ours for the rest of the process.
 describe('on tensorflow', () => {
-  itOn('tensorflow')(named('tensorflow', 'LayerNorm and GELU (tfjs\'s own gradients) match float64 references and finite differences'), async () => {
+  itOn('tensorflow')(named('tensorflow', 'LayerNorm and GELU (the native fused ops, accel/tf-ops.cc) match float64 references and finite differences'), async () => {
     await useBackend('tensorflow');
     await layerNormAndGelu();
+  });
+
+  itOn('tensorflow')(named('tensorflow', 'LayerNorm, GELU and AdamW run as one TensorFlow kernel each; Softmax\'s gradient stays tfjs-node\'s'), async () => {
+    await useBackend('tensorflow');
+    expect(fusedOp('layerNorm', 6)).not.toBeNull();
+    expect(fusedOp('gelu', 24)).not.toBeNull();
+    expect(fusedOp('adamw', 24)).not.toBeNull();
+    expect(fusedOp('softmaxGrad')).toBeNull();
+    const [x, g, b] = [tf.randomNormal([4, 6], 0, 1, 'float32', 1), tf.ones([6]), tf.zeros([6])];
+    const prof = await tf.profile(() => tf.grads((a: tf.Tensor) => tf.sum(gelu(layerNorm(a, g, b))))([x]));
+    const names = new Set(prof.kernels.map((k) => k.name));
+    for (const k of ['CogenLayerNorm', 'CogenLayerNormGrad', 'CogenGelu', 'CogenGeluGrad']) expect(names, k).toContain(k);
+    tf.dispose([x, g, b]);
   });
 });

@@ -1,13 +1,14 @@
-// The fused ops of fused.ts on wasm: each is one tfjs kernel of our own running one pass of the SIMD
-// module (simd.ts) where the composite ops in model.ts and optim.ts make 7–14 kernels, and the
-// tfjs-level op around it (with its gradient) that model.ts and optim.ts get through fused.ts.
+// The fused ops of fused.ts: each is one tfjs kernel of our own where the composite ops in model.ts
+// and optim.ts make 7–16 kernels, and the tfjs-level op around it (with its gradient) that model.ts
+// and optim.ts get through fused.ts. On wasm the kernels run one pass of the SIMD module (simd.ts,
+// registered here); on tensorflow, TensorFlow kernels of our own (tf-ops.cc, registered by tf-ops.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import { plugFusedOps, type FusedOpName, type FusedOps } from '../fused.js';
 import { fastKernelsOn, prod, ptr, simdFor, type WasmBackend } from './heap.js';
 import type { SimdKernels } from './simd.js';
 
-/** Kernel names of the fused ops (registered for wasm only). */
-const FUSED = {
+/** Kernel names of the fused ops (the same on both backends that have them). */
+export const FUSED = {
   gelu: 'CogenGelu', // {x} → y
   geluGrad: 'CogenGeluGrad', // {x, dy} → dx
   layerNorm: 'CogenLayerNorm', // {x [R, C], g, b} → [y, mean [R], rstd [R]]
@@ -19,15 +20,17 @@ const FUSED = {
 /** The kernel each op runs first. */
 const KERNEL_OF: Record<FusedOpName, string> = { layerNorm: FUSED.layerNorm, gelu: FUSED.gelu, softmaxGrad: FUSED.softmaxGrad, adamw: FUSED.adamw };
 
-/** Whether the current backend has op's kernel, and `size` floats fit its 4-wide loops. */
+/** Whether the current backend has op's kernel; on wasm, also that the fast kernels are on and `size` floats fit its 4-wide loops. */
 function applies(op: FusedOpName, size: number): boolean {
-  return fastKernelsOn() && size % 4 === 0 && tf.getKernel(KERNEL_OF[op], tf.getBackend()) !== undefined;
+  const backend = tf.getBackend();
+  if (tf.getKernel(KERNEL_OF[op], backend) === undefined) return false;
+  return backend !== 'wasm' || (fastKernelsOn() && size % 4 === 0);
 }
 
 const run = (name: string, inputs: tf.NamedTensorMap, attrs?: object): tf.Tensor | tf.Tensor[] =>
   tf.engine().runKernel(name, inputs, attrs as tf.NamedAttrMap) as tf.Tensor | tf.Tensor[];
 
-const wasmFusedOps: FusedOps = {
+const fusedOps: FusedOps = {
   layerNorm(x, g, b) {
     const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
       const [x, g, b] = args as tf.Tensor[];
@@ -104,5 +107,10 @@ export function registerFusedKernels(): void {
       a.lr!, a.beta1!, 1 - a.beta1!, a.beta2!, 1 - a.beta2!, a.eps!, a.decay!, a.bc1!, a.bc2!);
     return [po!, mo!, vo!];
   });
-  plugFusedOps(wasmFusedOps, applies);
+  plugFusedKernels();
+}
+
+/** Hands fused.ts the ops above; each applies where its backend has the kernels registered. */
+export function plugFusedKernels(): void {
+  plugFusedOps(fusedOps, applies);
 }

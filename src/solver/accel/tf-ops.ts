@@ -1,0 +1,70 @@
+// The fused ops on the tensorflow backend: TensorFlow CPU kernels of our own (tf-ops.cc, compiled by
+// `cogen setup tensorflow` into an addon beside tfjs-node's libraries), run through tfjs-node as
+// tfjs kernels of the same names as the wasm ones (fused-kernels.ts), so fused.ts hands out the same
+// ops on both backends: LayerNorm, GELU and AdamW (Softmax's gradient is tfjs-node's own there).
+// Without the addon (or on the GPU build) the composites run.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { FUSED, plugFusedKernels } from './fused-kernels.js';
+
+/** The addon's file name; setup.ts builds it into `<tfjs-node>/deps/lib`, beside libtensorflow_framework.so.2. */
+export const TF_OPS_ADDON = 'cogen_tf_ops.node';
+
+export const tfOpsPath = (pkgDir: string): string => join(pkgDir, 'deps', 'lib', TF_OPS_ADDON);
+
+/** What tfjs-node's backend offers to run any TensorFlow op by name. */
+interface NodeBackend {
+  executeMultipleOutputs(name: string, attrs: unknown[], inputs: tf.TensorInfo[], numOutputs: number): tf.Tensor[];
+}
+
+/** Each kernel: the TensorFlow op's inputs in its order, and how many outputs it has. */
+const KERNELS: [name: string, inputs: string[], outputs: number][] = [
+  [FUSED.gelu, ['x'], 1],
+  [FUSED.geluGrad, ['x', 'dy'], 1],
+  [FUSED.layerNorm, ['x', 'g', 'b'], 3],
+  [FUSED.layerNormGrad, ['x', 'g', 'mean', 'rstd', 'dy'], 3],
+  [FUSED.adamw, ['p', 'g', 'm', 'v', 'scale'], 3],
+];
+
+/**
+ * Loads the addon of the tfjs-node package `pkg` and registers its kernels for tensorflow; returns
+ * why it could not (one phrase), or null.
+ */
+export function registerTensorflowOps(pkg: string): string | null {
+  const req = createRequire(import.meta.url);
+  let file: string;
+  try {
+    file = tfOpsPath(dirname(req.resolve(`${pkg}/package.json`)));
+  } catch {
+    return `${pkg} not found`;
+  }
+  if (!existsSync(file)) return 'not built (cogen setup tensorflow builds them)';
+  try {
+    req(file);
+  } catch (e) {
+    return `failed to load (${String((e as Error).message).split('\n')[0]})`;
+  }
+  for (const [kernelName, names, outputs] of KERNELS) {
+    if (tf.getKernel(kernelName, 'tensorflow')) continue;
+    const kernelFunc = ({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> }) => {
+      const be = backend as NodeBackend;
+      const args = names.map((n) => inputs[n]!);
+      // AdamW's scalars, as the float32 values the composite would upload (optim.ts)
+      const hyper = kernelName === FUSED.adamw ? tf.tensor1d(adamwHyper(attrs!), 'float32') : null;
+      try {
+        const out = be.executeMultipleOutputs(kernelName, [], hyper ? [...args, hyper] : args, outputs);
+        return outputs === 1 ? out[0]! : out;
+      } finally {
+        hyper?.dispose();
+      }
+    };
+    tf.registerKernel({ kernelName, backendName: 'tensorflow', kernelFunc: kernelFunc as unknown as tf.KernelFunc });
+  }
+  plugFusedKernels();
+  return null;
+}
+
+const adamwHyper = (a: Record<string, number>): Float32Array =>
+  Float32Array.of(a.lr!, a.beta1!, 1 - a.beta1!, a.beta2!, 1 - a.beta2!, a.eps!, a.decay!, a.bc1!, a.bc2!);
