@@ -7,7 +7,8 @@
 //     policy's updates run; bench/shape-shard.ts), and the same model/batch/loss in PyTorch CPU on
 //     all cores and on one (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that
 //     has it). Each torch figure is compared with ours on as many threads. The same step on the
-//     tensorflow backend (`cogen setup tensorflow`), in a child process per thread count, since
+//     tensorflow backend (`cogen setup tensorflow`), with its native fused ops and with the composites
+//     in their place (the fused ops' kernels unregistered), in a child process per thread count, since
 //     TensorFlow reads its thread settings (TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS) once,
 //     and since loading tfjs-node puts tfjs's gradients in place of ours for the whole process.
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
@@ -201,7 +202,7 @@ function torchStep(steps: number, threads = 0): TorchResult {
 }
 
 /** tensorflow on `threads` intra-op threads, in a child process; null with the reason when it cannot run. */
-type TfResult = { threads: number; interOp: number; shapeStepMs: number; shapeTokensPerS: number; parallelThreads?: number; parallelShapeStepMs?: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
+type TfResult = { threads: number; interOp: number; shapeStepMs: number; shapeTokensPerS: number; compositeStepMs?: number; parallelThreads?: number; parallelShapeStepMs?: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
 function tensorflowStep(threads: number, withPolicy: boolean): TfResult {
   const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--tf-child', String(threads), ...(withPolicy ? ['--policy'] : []), ...(quick ? ['--quick'] : [])],
     { encoding: 'utf8', timeout: 900_000, env: { ...process.env, TF_NUM_INTRAOP_THREADS: String(threads), TF_NUM_INTEROP_THREADS: String(TF_INTEROP(threads)), TF_CPP_MIN_LOG_LEVEL: '2' } });
@@ -214,17 +215,32 @@ function TF_INTEROP(threads: number): number {
   return Number(process.env.BENCH_TF_INTEROP ?? threads);
 }
 
+/** Runs f with the native fused ops' kernels unregistered (null when they were not registered), then registers them again. */
+async function withoutTensorflowOps(f: () => Promise<number>): Promise<number | null> {
+  const kernels = tf.getKernelsForBackend('tensorflow').filter((k) => k.kernelName.startsWith('Cogen'));
+  if (kernels.length === 0) return null;
+  for (const k of kernels) tf.unregisterKernel(k.kernelName, 'tensorflow');
+  try {
+    return await f();
+  } finally {
+    for (const k of kernels) tf.registerKernel(k);
+  }
+}
+
 if (process.argv.includes('--tf-child')) {
   const threads = Number(process.argv[process.argv.indexOf('--tf-child') + 1]);
   const used = await initBackend('tensorflow', { log: (l) => console.error(l) });
   if (used !== 'tensorflow') throw new Error(`tensorflow did not start (got ${used}); run \`cogen setup tensorflow\``);
   const n = quick ? 3 : 10;
   const ms = await shapeStepMs('fused', n);
+  // the same step with the composites in place of the native fused ops (accel/tf-ops.cc): without
+  // their kernels registered, fused.ts hands out none
+  const composite = await withoutTensorflowOps(() => shapeStepMs('fused', n));
   // one TensorFlow thread each on THREADS JS threads (shard workers, as on wasm)
   const par = threads === 1 && THREADS > 1 ? await shapeStepParallelMs(THREADS, n) : undefined;
   const pol = process.argv.includes('--policy') ? await policyThroughput(quick ? 1 : 3) : undefined;
   const b = tf.backend() as unknown as { binding: { TF_Version: string } };
-  console.log(JSON.stringify({ threads, interOp: TF_INTEROP(threads), shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(par ? { parallelThreads: THREADS, parallelShapeStepMs: par } : {}), ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
+  console.log(JSON.stringify({ threads, interOp: TF_INTEROP(threads), shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(composite !== null ? { compositeStepMs: composite } : {}), ...(par ? { parallelThreads: THREADS, parallelShapeStepMs: par } : {}), ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
   process.exit(0);
 }
 
@@ -258,6 +274,7 @@ for (const r of tfRuns) {
   const wasm = results.wasm as { shapeStepMs: number; parallelShapeStepMs?: number } | undefined;
   const w = r.threads === 1 ? wasm?.shapeStepMs : wasm?.parallelShapeStepMs;
   rows.push([`tensorflow ${r.tf} (${r.threads} thread${r.threads === 1 ? '' : 's'}): shape step`, `${fmt(r.shapeStepMs)} ms`, `${fmt(r.shapeTokensPerS)} tok/s${w ? `; wasm/tensorflow time ratio ${(w / r.shapeStepMs).toFixed(2)}` : ''}`]);
+  if (r.compositeStepMs) rows.push([`tensorflow (${r.threads} thread${r.threads === 1 ? '' : 's'}), composites instead of the native fused ops: shape step`, `${fmt(r.compositeStepMs)} ms`, `native fused ops ${(r.compositeStepMs / r.shapeStepMs).toFixed(2)}x faster`]);
   if (r.parallelShapeStepMs) rows.push([`tensorflow (data-parallel, ${r.parallelThreads} threads × 1 TensorFlow thread): shape step`, `${fmt(r.parallelShapeStepMs)} ms`, `${fmt((SHAPE.batch * SHAPE.seq * 1000) / r.parallelShapeStepMs)} tok/s`]);
   if (r.policy) {
     rows.push([`tensorflow: policy update B=8 G=8`, `${fmt(r.policy.updateMs)} ms`, `${fmt(r.policy.trainTokensPerS)} train tok/s`]);
