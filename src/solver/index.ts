@@ -1,7 +1,5 @@
 // The solver: a small transformer policy trained with the GRPO family (DESIGN.md, "Solver and the
 // GRPO family"). createPolicy() is what the loop uses; TransformerPolicy adds hooks for tests.
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
 import type { AnswerShape } from '../../core/task.js';
@@ -16,9 +14,9 @@ import { advantages, overlongPenalty } from './loss.js';
 import { initWeights, makeParams, setVariable, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate, type OptimConfig } from './optim.js';
 import { ShardPool, readArrays } from './accel/index.js';
-import { AnswerReplay, type KeptJson } from './replay.js';
+import { AnswerReplay } from './replay.js';
 import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
-import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
+import { loadCheckpoint, loadModelWeights, readWeights, writeCheckpoint, type PolicyParts, type Weights } from './checkpoint.js';
 import { encode } from './tokenizer.js';
 import {
   BATCH_FLOATS, addShard, batchNorm, buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective, shardSetupOf,
@@ -32,7 +30,6 @@ export type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './ty
 export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
 
-const CHECKPOINT_FORMAT = 'cogen-solver/1';
 /**
  * Fewest answers per call worth decoding on the shard workers. A decode step is mostly per-op
  * overhead, the same for a chunk as for the whole batch, and each call sends the weights: on 2 cores,
@@ -53,14 +50,6 @@ export interface SolverRollout extends Rollout {
   /** rows[g][i] holds answers[g][i] */
   readonly rows: RolloutRow[][];
   readonly temperature: number;
-}
-
-type Weights = Map<string, NamedTensor>;
-
-async function readWeights(p: Params): Promise<Weights> {
-  const out: Weights = new Map();
-  for (const [name, v] of p) out.set(name, { shape: v.shape.slice(), data: (await v.data()) as Float32Array });
-  return out;
 }
 
 export class TransformerPolicy implements Policy<SolverRollout> {
@@ -411,46 +400,25 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     setVariable(v, d);
   }
 
-  // ------------------------------------------------------------------ checkpoints
+  // ------------------------------------------------------------------ checkpoints (checkpoint.ts)
+  private parts(): PolicyParts {
+    return { params: this.params, ref: this.ref, opt: this.opt, replay: this.replay };
+  }
+
   async save(dir: string): Promise<void> {
-    await fs.mkdir(dir, { recursive: true });
-    await writeAtomic(path.join(dir, 'model.safetensors'), encodeSafetensors(await readWeights(this.params), { format: 'pt', producer: 'cogen' }));
-    const moments: Weights = new Map();
-    for (const [n, t] of this.opt.m) moments.set(`m.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
-    for (const [n, t] of this.opt.v) moments.set(`v.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
-    await writeAtomic(path.join(dir, 'optimizer.safetensors'), encodeSafetensors(moments));
-    if (this.ref) await writeAtomic(path.join(dir, 'reference.safetensors'), encodeSafetensors(await readWeights(this.ref)));
-    if (this.replay) await writeAtomic(path.join(dir, 'replay.json'), JSON.stringify(this.replay));
-    const state = {
-      format: CHECKPOINT_FORMAT,
+    await writeCheckpoint(dir, this.parts(), {
       config: this.cfg,
       model: this.mc,
       optimizer: { type: 'adamw', step: this.opt.step, ...this.schedule, moments: 'optimizer.safetensors' },
       rng: this.rng.state(),
       backend: this.backend,
-    };
-    // written last: a checkpoint without state.json is incomplete
-    await writeAtomic(path.join(dir, 'state.json'), JSON.stringify(state, null, 2));
+    });
   }
 
   async load(dir: string): Promise<void> {
-    const state = await this.checkpointState(dir);
-    assignAll(this.params, decodeSafetensors(await fs.readFile(path.join(dir, 'model.safetensors'))).tensors);
-    const mom = decodeSafetensors(await fs.readFile(path.join(dir, 'optimizer.safetensors'))).tensors;
-    assignAll(this.opt.m, mom, 'm.');
-    assignAll(this.opt.v, mom, 'v.');
-    this.opt.step = state.optimizer.step;
-    if (this.ref) {
-      const refFile = path.join(dir, 'reference.safetensors');
-      const src = await fs.readFile(refFile).catch(() => null);
-      assignAll(this.ref, decodeSafetensors(src ?? (await fs.readFile(path.join(dir, 'model.safetensors')))).tensors);
-    }
-    if (this.replay) {
-      // a checkpoint written without self-imitation has no kept answers: start with none
-      const kept = await fs.readFile(path.join(dir, 'replay.json'), 'utf8').catch(() => '[]');
-      this.replay = AnswerReplay.fromJSON(JSON.parse(kept) as [string, KeptJson][]);
-    }
-    this.rng = createRng(state.rng);
+    const { rng, replay } = await loadCheckpoint(dir, this.parts(), this.mc);
+    this.replay = replay;
+    this.rng = createRng(rng);
     this.pool.resetRef();
   }
 
@@ -459,21 +427,8 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * reference where it keeps one; the optimiser and the sampling stream stay as created.
    */
   async loadWeights(dir: string): Promise<void> {
-    await this.checkpointState(dir);
-    const weights = decodeSafetensors(await fs.readFile(path.join(dir, 'model.safetensors'))).tensors;
-    assignAll(this.params, weights);
-    if (this.ref) assignAll(this.ref, weights);
+    await loadModelWeights(dir, this.parts(), this.mc);
     this.pool.resetRef();
-  }
-
-  /** A checkpoint's state.json, checked against this policy (format, model shape). */
-  private async checkpointState(dir: string): Promise<{ format: string; model: ModelConfig; optimizer: { step: number }; rng: [number, number, number, number] }> {
-    const state = JSON.parse(await fs.readFile(path.join(dir, 'state.json'), 'utf8')) as Awaited<ReturnType<TransformerPolicy['checkpointState']>>;
-    if (state.format !== CHECKPOINT_FORMAT) throw new Error(`checkpoint format ${state.format}, expected ${CHECKPOINT_FORMAT}`);
-    for (const k of Object.keys(this.mc) as (keyof ModelConfig)[]) {
-      if (state.model[k] !== this.mc[k]) throw new Error(`checkpoint model.${k} = ${state.model[k]}, this policy has ${this.mc[k]}`);
-    }
-    return state;
   }
 
   dispose(): void {
@@ -493,15 +448,6 @@ function oneRewardPerRow(rows: RolloutRow[][], rewards: number[][]): boolean {
  * A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). `batchFloats`:
  * a training batch's memory budget (memoryChunks; default BATCH_FLOATS, lowered by tests to check the chunked path).
  */
-/** Overwrites every variable of `into` from a checkpoint's tensors (names prefixed by `prefix` there). */
-function assignAll(into: Map<string, tf.Variable>, from: Map<string, NamedTensor>, prefix = ''): void {
-  for (const [n, v] of into) {
-    const t = from.get(prefix + n);
-    if (!t) throw new Error(`checkpoint lacks ${prefix + n}`);
-    setVariable(v, t.data);
-  }
-}
-
 export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number; batchFloats?: number }): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);
