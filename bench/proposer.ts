@@ -247,7 +247,7 @@ async function runPart(): Promise<void> {
       const summary = await startRun(config, { runsDir, preset: args.preset, runId: `${proposer}-${seed}` });
       const wallS = (Date.now() - t0) / 1000;
       const tasks = freshTasks(summary.dir);
-      const forked = proposer === 'learned' ? await forked_(summary.dir, config) : undefined;
+      const forked = proposer === 'learned' ? await forkedMeasure(summary.dir, config) : undefined;
       const common = { seed, freshTasks: tasks.length, learnableShare: learnable(tasks), distinctPrograms: new Set(tasks.map((r) => r.hash)).size, probeAccuracy: summary.probeAccuracy, wallS };
       const third = (k: number) => tasks.filter((t) => Math.min(2, Math.floor(((t.step - 1) * 3) / base.steps)) === k);
       if (proposer === 'fixed' || proposer === 'learned') {
@@ -271,7 +271,7 @@ async function runPart(): Promise<void> {
 }
 
 /** The forked measure of a learned run (bench/proposer-fork.ts), 32 draws per arm and proposer at each point. */
-async function forked_(dir: string, config: ReturnType<typeof loadPreset>): Promise<GrammarRow['forked']> {
+async function forkedMeasure(dir: string, config: ReturnType<typeof loadPreset>): Promise<GrammarRow['forked']> {
   const every = args['fork-every'] ? Number(args['fork-every']) : config.checkpointEvery * Math.max(1, Math.ceil(config.steps / 5 / config.checkpointEvery));
   const points = await forkedShares(dir, config, { perArm: 32, every });
   const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

@@ -40,7 +40,7 @@ export function registerTensorflowOps(pkg: string): string | null {
   } catch {
     return `${pkg} not found`;
   }
-  if (!existsSync(file)) return 'not built (cogen setup tensorflow builds them)';
+  if (!existsSync(file)) return 'not built (`cogen setup tensorflow` builds them for the CPU package)';
   try {
     req(file);
   } catch (e) {
