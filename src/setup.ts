@@ -355,7 +355,7 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
   }
   // 5. the fused ops (CPU kernels; the GPU build keeps the composites)
   if (!opts.gpu) buildOps(pkgDir, whl, { python, nodedir, cache, root, log });
-  log(`${f.pkg} is set up (${p.line}); ${mb(duBytes(pkgDir))} in ${pkgDir}`);
+  log(`${f.pkg} is set up (${p.line}${opts.gpu ? '' : ', fused ops built'}); ${mb(duBytes(pkgDir))} in ${pkgDir}`);
   return p.line;
 }
 
