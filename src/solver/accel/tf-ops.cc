@@ -2,10 +2,11 @@
 // pass each where the composites in model.ts and optim.ts dispatch 7-16 TensorFlow ops (LayerNorm and
 // GELU with their gradients, the AdamW step). The same formulas as the composites and as the wasm
 // module (simd-wat.ts). The fourth, Softmax's gradient, is not here: loading tfjs-node registers
-// tfjs's own gradients over gradients.ts's, so its fused hook is never reached on this backend. `cogen setup tensorflow` compiles this file against the headers
-// of the wheel it takes libtensorflow from (src/setup.ts), into a Node.js addon beside the libraries:
-// loading it registers the ops (static initialisers), and tf-ops.ts registers tfjs kernels that run
-// them through tfjs-node. CPU kernels only: the GPU build keeps the composites.
+// tfjs's own gradients over gradients.ts's, so its fused hook is never reached on this backend.
+// `cogen setup tensorflow` compiles this file against the headers of the wheel it takes libtensorflow
+// from (src/setup.ts), into a Node.js addon beside the libraries: loading it registers the ops (static
+// initialisers), and tf-ops.ts registers tfjs kernels that run them through tfjs-node. CPU kernels
+// only: the GPU build keeps the composites.
 #include <cmath>
 #include <vector>
 
