@@ -19,6 +19,13 @@ export interface AdamWStep {
   bc2: number;
 }
 
+/**
+ * The step's scalars in the order both fused kernels take them (the wasm module's adamw, tf-ops.cc's
+ * CogenAdamW): lr, β1, 1 − β1, β2, 1 − β2, ε, decay, bc1, bc2 — 1 − β computed here, in double, as
+ * the composite computes it before uploading.
+ */
+export const adamwScalars = (a: AdamWStep): [number, number, number, number, number, number, number, number, number] => [a.lr, a.beta1, 1 - a.beta1, a.beta2, 1 - a.beta2, a.eps, a.decay, a.bc1, a.bc2];
+
 export interface FusedOps {
   /** LayerNorm over the last axis, with its gradient (model.ts's layerNorm). */
   layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor;

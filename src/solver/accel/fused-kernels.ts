@@ -3,7 +3,7 @@
 // and optim.ts get through fused.ts. On wasm the kernels run one pass of the SIMD module (simd.ts,
 // registered here); on tensorflow, TensorFlow kernels of our own (tf-ops.cc, registered by tf-ops.ts).
 import * as tf from '@tensorflow/tfjs-core';
-import { plugFusedOps, type FusedOpName, type FusedOps } from '../fused.js';
+import { adamwScalars, plugFusedOps, type AdamWStep, type FusedOpName, type FusedOps } from '../fused.js';
 import { fastKernelsOn, prod, ptr, simdFor, type WasmBackend } from './heap.js';
 import type { SimdKernels } from './simd.js';
 
@@ -104,7 +104,7 @@ export function registerFusedKernels(): void {
   add(FUSED.adamw, (be, k, { p, g, m, v, scale }, a) => {
     const [po, mo, vo] = [p!, m!, v!].map((t) => be.makeOutput(t.shape, 'float32'));
     k.adamw(ptr(be, p!), ptr(be, g!), ptr(be, m!), ptr(be, v!), ptr(be, po!), ptr(be, mo!), ptr(be, vo!), prod(p!.shape), ptr(be, scale!),
-      a.lr!, a.beta1!, 1 - a.beta1!, a.beta2!, 1 - a.beta2!, a.eps!, a.decay!, a.bc1!, a.bc2!);
+      ...adamwScalars(a as unknown as AdamWStep));
     return [po!, mo!, vo!];
   });
   plugFusedKernels();

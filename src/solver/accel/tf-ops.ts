@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
+import { adamwScalars, type AdamWStep } from '../fused.js';
 import { FUSED, plugFusedKernels } from './fused-kernels.js';
 
 /** The addon's file name; setup.ts builds it into `<tfjs-node>/deps/lib`, beside libtensorflow_framework.so.2. */
@@ -52,7 +53,7 @@ export function registerTensorflowOps(pkg: string): string | null {
       const be = backend as NodeBackend;
       const args = names.map((n) => inputs[n]!);
       // AdamW's scalars, as the float32 values the composite would upload (optim.ts)
-      const hyper = kernelName === FUSED.adamw ? tf.tensor1d(adamwHyper(attrs!), 'float32') : null;
+      const hyper = kernelName === FUSED.adamw ? tf.tensor1d(adamwScalars(attrs as unknown as AdamWStep), 'float32') : null;
       try {
         const out = be.executeMultipleOutputs(kernelName, [], hyper ? [...args, hyper] : args, outputs);
         return outputs === 1 ? out[0]! : out;
@@ -65,6 +66,3 @@ export function registerTensorflowOps(pkg: string): string | null {
   plugFusedKernels();
   return null;
 }
-
-const adamwHyper = (a: Record<string, number>): Float32Array =>
-  Float32Array.of(a.lr!, a.beta1!, 1 - a.beta1!, a.beta2!, 1 - a.beta2!, a.eps!, a.decay!, a.bc1!, a.bc2!);
