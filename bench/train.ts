@@ -13,6 +13,8 @@
 //     and since loading tfjs-node puts tfjs's gradients in place of ours for the whole process.
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
 //     tokens/s and update tokens/s.
+//  3. The tensorflow/PyTorch ratio in paired rounds (--rounds, default 3): tensorflow's step, then
+//     torch's, back to back, per thread count; the median and range of the rounds' ratios.
 // Prints a table and writes bench/results/train.json. Ratios within one run are what count.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -203,8 +205,8 @@ function torchStep(steps: number, threads = 0): TorchResult {
 
 /** tensorflow on `threads` intra-op threads, in a child process; null with the reason when it cannot run. */
 type TfResult = { threads: number; interOp: number; shapeStepMs: number; shapeTokensPerS: number; compositeStepMs?: number; parallelThreads?: number; parallelShapeStepMs?: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
-function tensorflowStep(threads: number, withPolicy: boolean): TfResult {
-  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--tf-child', String(threads), ...(withPolicy ? ['--policy'] : []), ...(quick ? ['--quick'] : [])],
+function tensorflowStep(threads: number, withPolicy: boolean, stepOnly = false): TfResult {
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--tf-child', String(threads), ...(withPolicy ? ['--policy'] : []), ...(stepOnly ? ['--step-only'] : []), ...(quick ? ['--quick'] : [])],
     { encoding: 'utf8', timeout: 900_000, env: { ...process.env, TF_NUM_INTRAOP_THREADS: String(threads), TF_NUM_INTEROP_THREADS: String(TF_INTEROP(threads)), TF_CPP_MIN_LOG_LEVEL: '2' } });
   const last = r.stdout?.trim().split('\n').pop() ?? '';
   if (r.status !== 0 || !last.startsWith('{')) return { error: `tensorflow child: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
@@ -235,9 +237,10 @@ if (process.argv.includes('--tf-child')) {
   const ms = await shapeStepMs('fused', n);
   // the same step with the composites in place of the native fused ops (accel/tf-ops.cc): without
   // their kernels registered, fused.ts hands out none
-  const composite = await withoutTensorflowOps(() => shapeStepMs('fused', n));
+  const stepOnly = process.argv.includes('--step-only');
+  const composite = stepOnly ? null : await withoutTensorflowOps(() => shapeStepMs('fused', n));
   // one TensorFlow thread each on THREADS JS threads (shard workers, as on wasm)
-  const par = threads === 1 && THREADS > 1 ? await shapeStepParallelMs(THREADS, n) : undefined;
+  const par = !stepOnly && threads === 1 && THREADS > 1 ? await shapeStepParallelMs(THREADS, n) : undefined;
   const pol = process.argv.includes('--policy') ? await policyThroughput(quick ? 1 : 3) : undefined;
   const b = tf.backend() as unknown as { binding: { TF_Version: string } };
   console.log(JSON.stringify({ threads, interOp: TF_INTEROP(threads), shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(composite !== null ? { compositeStepMs: composite } : {}), ...(par ? { parallelThreads: THREADS, parallelShapeStepMs: par } : {}), ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
@@ -299,6 +302,27 @@ for (const torch of torchRuns) {
       `wasm (${oursThreads} thread${oursThreads === 1 ? '' : 's'})/torch time ratio ${(ours / torch.stepMs).toFixed(2)}${tfr ? `; tensorflow/torch ${(tfr.shapeStepMs / torch.stepMs).toFixed(2)}` : ''}`]);
   } else {
     rows.push(['torch CPU', 'n/a', torch.error]);
+  }
+}
+// The tensorflow/PyTorch ratio again in ROUNDS paired rounds: each round measures the tensorflow
+// step and then torch's on as many threads, back to back, so that the load of a shared machine,
+// which drifts over minutes, weighs on both sides of each ratio alike.
+const ROUNDS = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : quick ? 1 : 3;
+if (!only && tfRuns.some((r) => !('error' in r)) && torchRuns.some((r) => 'stepMs' in r)) {
+  const paired: Record<number, number[]> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const threads of [...new Set([1, THREADS])]) {
+      const t = tensorflowStep(threads, false, true);
+      const p = torchStep(quick ? 3 : 8, threads);
+      if ('error' in t || 'error' in p) continue;
+      (paired[threads] ??= []).push(t.shapeStepMs / p.stepMs);
+    }
+  }
+  results.pairedTensorflowTorch = paired;
+  for (const [threads, r] of Object.entries(paired)) {
+    const sorted = [...r].sort((a, b) => a - b);
+    rows.push([`tensorflow/torch (${threads} thread${threads === '1' ? '' : 's'}), ${r.length} paired rounds`, '',
+      `median ${sorted[sorted.length >> 1]!.toFixed(2)}, range ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}`]);
   }
 }
 console.log('\n| what | time | figure |\n| --- | --- | --- |');

@@ -287,16 +287,82 @@ describe('on tensorflow', () => {
     await layerNormAndGelu();
   });
 
-  itOn('tensorflow')(named('tensorflow', 'LayerNorm, GELU and AdamW run as one TensorFlow kernel each; Softmax\'s gradient stays tfjs-node\'s'), async () => {
+  itOn('tensorflow')(named('tensorflow', 'the fused product with a bias (accel/tf-ops.cc) matches a float64 reference and finite differences, across row blocks'), async () => {
+    await useBackend('tensorflow');
+    const linear = fusedOp('linear');
+    expect(linear).not.toBeNull();
+    const rng = createRng(41);
+    // 300 rows: one full block of 256 and a partial one, whose dw and db are summed with the first's
+    const n = 300, k = 3, m = 2;
+    const rnd = (shape: number[]): { data: Float32Array; shape: number[] } => ({ data: new Float32Array(shape.reduce((a, b) => a * b, 1)).map(() => rng.next() * 2 - 1), shape });
+    await checkGrad(([x, w, b]) => linear!(x as tf.Tensor2D, w!, b!), ([x, w, b]) =>
+      Float64Array.from({ length: n * m }, (_, i) => {
+        const r = Math.floor(i / m), c = i % m;
+        let s = b![c]!;
+        for (let j = 0; j < k; j++) s += x![r * k + j]! * w![j * m + c]!;
+        return s;
+      }), [rnd([n, k]), rnd([k, m]), rnd([m])], 42);
+  });
+
+  itOn('tensorflow')(named('tensorflow', 'fused attention (accel/tf-ops.cc) matches a float64 reference and finite differences, per-row and shared masks'), async () => {
+    await useBackend('tensorflow');
+    const attention = fusedOp('attention');
+    expect(attention).not.toBeNull();
+    const rng = createRng(31);
+    const N = 2, T = 5, H = 2, d = 6, dh = d / H, NEG = -1e9;
+    // causal; in the per-row mask row 1 also hides key 1 from queries 2.. (no query sees no key: a
+    // fully masked row's scores round to the same float32 value and have no float64 reference)
+    const masks = [1, N].map((Nm) => {
+      const m = new Float32Array(Nm * T * T);
+      for (let n = 0; n < Nm; n++) for (let t = 0; t < T; t++) for (let l = 0; l < T; l++) if (l > t || (n === 1 && l === 1 && t >= 2)) m[(n * T + t) * T + l] = NEG;
+      return { data: m, Nm };
+    });
+    for (const { data: m, Nm } of masks) {
+      const ref = ([q, k, v]: Float64Array[]): Float64Array => {
+        const o = new Float64Array(N * T * d);
+        for (let n = 0; n < N; n++) for (let h = 0; h < H; h++) for (let t = 0; t < T; t++) {
+          const at = (r: number, j: number): number => (n * T + r) * d + h * dh + j;
+          const s = Array.from({ length: T }, (_, l) => {
+            let dot = 0;
+            for (let j = 0; j < dh; j++) dot += q![at(t, j)]! * k![at(l, j)]!;
+            return dot / Math.sqrt(dh) + m[((Nm === 1 ? 0 : n) * T + t) * T + l]!;
+          });
+          const mx = Math.max(...s);
+          const e = s.map((x) => Math.exp(x - mx));
+          const z = e.reduce((a, x) => a + x, 0);
+          for (let j = 0; j < dh; j++) o[at(t, j)] = e.reduce((a, x, l) => a + (x / z) * v![at(l, j)]!, 0);
+        }
+        return o;
+      };
+      const mask = tf.tensor(m, [Nm, 1, T, T]);
+      const qkv = { data: new Float32Array(N * T * 3 * d).map(() => rng.next() * 2 - 1), shape: [N * T, 3 * d] };
+      // the reference takes q, k and v apart from qkv's columns
+      const cols = (x: Float64Array, from: number): Float64Array => Float64Array.from({ length: N * T * d }, (_, i) => x[Math.floor(i / d) * 3 * d + from + (i % d)]!);
+      await checkGrad(([x]) => attention!(x as tf.Tensor2D, mask, H), ([x]) => ref([cols(x!, 0), cols(x!, d), cols(x!, 2 * d)]), [qkv], 32 + Nm);
+      mask.dispose();
+    }
+  });
+
+  itOn('tensorflow')(named('tensorflow', 'LayerNorm, GELU, AdamW, attention and the product with a bias run as one TensorFlow kernel each; Softmax\'s gradient stays tfjs-node\'s'), async () => {
     await useBackend('tensorflow');
     expect(fusedOp('layerNorm', 6)).not.toBeNull();
     expect(fusedOp('gelu', 24)).not.toBeNull();
     expect(fusedOp('adamw', 24)).not.toBeNull();
+    expect(fusedOp('attention')).not.toBeNull();
+    expect(fusedOp('linear')).not.toBeNull();
     expect(fusedOp('softmaxGrad')).toBeNull();
     const [x, g, b] = [tf.randomNormal([4, 6], 0, 1, 'float32', 1), tf.ones([6]), tf.zeros([6])];
     const prof = await tf.profile(() => tf.grads((a: tf.Tensor) => tf.sum(gelu(layerNorm(a, g, b))))([x]));
     const names = new Set(prof.kernels.map((k) => k.name));
     for (const k of ['CogenLayerNorm', 'CogenLayerNormGrad', 'CogenGelu', 'CogenGeluGrad']) expect(names, k).toContain(k);
     tf.dispose([x, g, b]);
+    // the model's attention runs the fused op where no cache is kept (training), and its products with a bias run fused
+    const mc: ModelConfig = { vocabSize: 12, dModel: 8, layers: 1, heads: 2, mlpRatio: 2, maxPositions: 8 };
+    const params = makeParams(initWeights(mc, createRng(7)));
+    const batch = { tokens: new Int32Array(2 * 6).fill(3), N: 2, T: 6, pad: new Int32Array([0, 2]), posOffset: 0 };
+    const att = await tf.profile(() => tf.variableGrads(() => tf.sum(windowLogits(params, mc, batch, 1, 4, false))).value);
+    const attNames = new Set(att.kernels.map((k) => k.name));
+    for (const k of ['CogenAttention', 'CogenAttentionGrad', 'CogenLinear', 'CogenLinearGrad']) expect(attNames, k).toContain(k);
+    for (const p of params.values()) p.dispose();
   });
 });

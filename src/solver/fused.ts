@@ -1,9 +1,11 @@
 // The one seam where faster kernels plug in. model.ts, optim.ts and gradients.ts write every op in
-// plain tfjs. Four of those ops are many small kernels each (LayerNorm and GELU with their
-// gradients, Softmax's gradient, the AdamW step); accel/ has each as one fused pass on wasm and plugs
-// it in here. A caller asks for the fused op first and runs its own composite when there is none: on
-// other backends, without the SIMD module, or with the fast kernels switched off. Both compute the
-// same formulas (the tests check both against float64 references).
+// plain tfjs. Some of those ops are many small kernels each (LayerNorm and GELU with their
+// gradients, Softmax's gradient, the AdamW step, attention, a product with a bias); accel/ has them as
+// fused passes and plugs them in here: the first four on wasm, all but Softmax's gradient on
+// tensorflow. A caller
+// asks for the fused op first and runs its own composite when there is none: on other backends,
+// without the native code, or with the fast kernels switched off. Both compute the same formulas (the
+// tests check both against float64 references).
 import type * as tf from '@tensorflow/tfjs-core';
 
 /** One AdamW step's scalars (optim.ts). */
@@ -33,6 +35,14 @@ export interface FusedOps {
   gelu(x: tf.Tensor): tf.Tensor;
   /** Softmax's gradient over the last axis, y·(dy − Σ dy·y) (gradients.ts). */
   softmaxGrad(y: tf.Tensor, dy: tf.Tensor): tf.Tensor;
+  /** x·w + b, x [n, k], w [k, m], b [m] (model.ts's linear), with the gradients of all three. */
+  linear(x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D;
+  /**
+   * Causal self-attention of qkv [N·T, 3d] (q, k and v side by side, as c_attn makes them) split into
+   * `heads` heads, merged back into [N·T, d] (model.ts's attention without a cache):
+   * softmax(q·kᵀ/√dh + mask)·v, mask [N|1, 1, T, T] additive and without gradient; with qkv's gradient.
+   */
+  attention(qkv: tf.Tensor2D, mask: tf.Tensor, heads: number): tf.Tensor2D;
   /** One AdamW step of one parameter, in optim.ts's operation order: [p', m', v']. */
   adamw(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, scale: tf.Tensor, step: AdamWStep): tf.Tensor[];
 }

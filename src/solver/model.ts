@@ -143,9 +143,13 @@ export function gelu(x: tf.Tensor): tf.Tensor {
   return f(x);
 }
 
-// x·w + b as one op (on wasm, accel/'s SIMD matMul starts its sums from the bias; the gradient is
-// tfjs-core's: two matMuls and a sum over rows for the bias).
-const linear = (x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D => tf.fused.matMul({ a: x, b: w as tf.Tensor2D, bias: b }) as tf.Tensor2D;
+// x·w + b as one op: fused (fused.ts) where the backend has it; else tfjs's fused matMul (on wasm,
+// accel/'s SIMD matMul starts its sums from the bias; the gradient is tfjs-core's: two matMuls and a
+// sum over rows for the bias).
+function linear(x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
+  const fused = fusedOp('linear');
+  return fused ? fused(x, w, b) : tf.fused.matMul({ a: x, b: w as tf.Tensor2D, bias: b }) as tf.Tensor2D;
+}
 
 /** Token embeddings of int ids [n]: one-hot matMul where tf.gather has no gradient (wasm), gather elsewhere. */
 // (wasm's OneHot ignores a float dtype, hence int32 + cast)
@@ -171,30 +175,30 @@ function splitHeads(x: tf.Tensor2D, N: number, T: number, c: ModelConfig): tf.Te
 }
 
 /**
- * One block. `mask` is added to attention scores ([N|1, 1, T, L]); `past` holds cached keys and
- * values [N, heads, Lpast, dh] (decode). Returns the new residual stream and this step's k, v.
+ * One block. `mask` is added to attention scores ([N|1, 1, T, T]). Returns the new residual stream,
+ * and with keepKV this step's keys and values [N, heads, T, dh] (the prompt's cache).
  */
 function block(
-  p: Params, i: number, c: ModelConfig, x: tf.Tensor2D, N: number, T: number, mask: tf.Tensor,
-  past?: { k: tf.Tensor4D; v: tf.Tensor4D },
-): { x: tf.Tensor2D; k: tf.Tensor4D; v: tf.Tensor4D } {
+  p: Params, i: number, c: ModelConfig, x: tf.Tensor2D, N: number, T: number, mask: tf.Tensor, keepKV: boolean,
+): { x: tf.Tensor2D; k?: tf.Tensor4D; v?: tf.Tensor4D } {
   const h = `h.${i}.`;
   const d = c.dModel;
   const a = layerNorm(x, P(p, h + 'ln_1.weight'), P(p, h + 'ln_1.bias')) as tf.Tensor2D;
-  const [q2, k2, v2] = qkvProj(p, h, a, c.dModel);
-  const q = splitHeads(q2!, N, T, c);
-  let k = splitHeads(k2!, N, T, c);
-  let v = splitHeads(v2!, N, T, c);
-  if (past) {
-    k = tf.concat([past.k, k], 2);
-    v = tf.concat([past.v, v], 2);
+  // fused (fused.ts) when nothing needs the keys and values split into heads: one product with the
+  // whole c_attn, its [n, 3d] result read in place
+  const fused = keepKV ? null : fusedOp('attention');
+  let merged: tf.Tensor2D, k: tf.Tensor4D | undefined, v: tf.Tensor4D | undefined;
+  if (fused) merged = fused(linear(a, P(p, h + 'attn.c_attn.weight'), P(p, h + 'attn.c_attn.bias')), mask, c.heads);
+  else {
+    const [q2, k2, v2] = qkvProj(p, h, a, c.dModel);
+    const q = splitHeads(q2!, N, T, c);
+    k = splitHeads(k2!, N, T, c);
+    v = splitHeads(v2!, N, T, c);
+    // Causal attention over all T keys: splitting the queries in two halves (the first skipping the
+    // keys it cannot see) paid off with tfjs-wasm's scalar batched matMul, not with the SIMD one.
+    const att = tf.matMul(tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(d / c.heads)), mask)), v); // [N, heads, T, dh]
+    merged = tf.reshape(tf.transpose(att, [0, 2, 1, 3]), [N * T, d]) as tf.Tensor2D;
   }
-  const attend = (qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, m: tf.Tensor): tf.Tensor =>
-    tf.matMul(tf.softmax(tf.add(tf.mul(tf.matMul(qq, kk, false, true), 1 / Math.sqrt(d / c.heads)), m)), vv);
-  // Causal attention over all T keys: splitting the queries in two halves (the first skipping the
-  // keys it cannot see) paid off with tfjs-wasm's scalar batched matMul, not with the SIMD one.
-  const att = attend(q, k, v, mask); // [N, heads, T, dh]
-  const merged = tf.reshape(tf.transpose(att, [0, 2, 1, 3]), [N * T, d]) as tf.Tensor2D;
   x = tf.add(x, linear(merged, P(p, h + 'attn.c_proj.weight'), P(p, h + 'attn.c_proj.bias')));
   const m = layerNorm(x, P(p, h + 'ln_2.weight'), P(p, h + 'ln_2.bias')) as tf.Tensor2D;
   const f = gelu(linear(m, P(p, h + 'mlp.c_fc.weight'), P(p, h + 'mlp.c_fc.bias'))) as tf.Tensor2D;
@@ -245,9 +249,9 @@ export function hidden(
   const mask = tf.add(causalMask(T), padMask(b.pad, N, T));
   const kv: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
   for (let i = 0; i < c.layers; i++) {
-    const o = block(p, i, c, x, N, T, mask);
+    const o = block(p, i, c, x, N, T, mask, keepKV);
     x = o.x;
-    if (keepKV) kv.push({ k: o.k, v: o.v });
+    if (keepKV) kv.push({ k: o.k!, v: o.v! });
   }
   return { h: layerNorm(x, P(p, 'ln_f.weight'), P(p, 'ln_f.bias')) as tf.Tensor2D, kv };
 }

@@ -15,10 +15,16 @@ export const FUSED = {
   layerNormGrad: 'CogenLayerNormGrad', // {x, g, mean, rstd, dy} → [dx, dg, db]
   adamw: 'CogenAdamW', // {p, g, m, v, scale []}, {lr, beta1, beta2, eps, decay, bc1, bc2} → [p', m', v']
   softmaxGrad: 'CogenSoftmaxGrad', // {y, dy} → dx over the last axis
+  linear: 'CogenLinear', // {x [n, k], w [k, m], b [m]} → x·w + b
+  linearGrad: 'CogenLinearGrad', // {x, w, dy} → [dx, dw, db]
+  attention: 'CogenAttention', // {qkv [N·T, 3d], mask [N|1, 1, T, T]}, {heads} → [o [N·T, d], p [N, heads, T, T]]
+  attentionGrad: 'CogenAttentionGrad', // {qkv, p, do}, {heads} → dqkv
 } as const;
 
 /** The kernel each op runs first. */
-const KERNEL_OF: Record<FusedOpName, string> = { layerNorm: FUSED.layerNorm, gelu: FUSED.gelu, softmaxGrad: FUSED.softmaxGrad, adamw: FUSED.adamw };
+const KERNEL_OF: Record<FusedOpName, string> = {
+  layerNorm: FUSED.layerNorm, gelu: FUSED.gelu, softmaxGrad: FUSED.softmaxGrad, adamw: FUSED.adamw, attention: FUSED.attention, linear: FUSED.linear,
+};
 
 /** Whether the current backend has op's kernel; on wasm, also that the fast kernels are on and `size` floats fit its 4-wide loops. */
 function applies(op: FusedOpName, size: number): boolean {
@@ -60,6 +66,32 @@ const fusedOps: FusedOps = {
     return f(x);
   },
   softmaxGrad: (y, dy) => run(FUSED.softmaxGrad, { y, dy }) as tf.Tensor,
+  linear(x, w, b) {
+    const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+      const [x, w, b] = args as tf.Tensor[];
+      const save = args[3] as tf.GradSaveFunc;
+      save([x!, w!]);
+      return {
+        value: run(FUSED.linear, { x: x!, w: w!, b: b! }) as tf.Tensor,
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => run(FUSED.linearGrad, { x: saved[0]!, w: saved[1]!, dy: dy as tf.Tensor }) as tf.Tensor[],
+      };
+    });
+    return f(x, w, b) as tf.Tensor2D;
+  },
+  attention(qkv, mask, heads) {
+    // mask is a constant of the batch (no gradient), so it is closed over, not an input
+    const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+      const qkv = args[0] as tf.Tensor;
+      const save = args[1] as tf.GradSaveFunc;
+      const [o, p] = run(FUSED.attention, { qkv, mask }, { heads }) as tf.Tensor[];
+      save([qkv, p!]);
+      return {
+        value: o!,
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [run(FUSED.attentionGrad, { qkv: saved[0]!, p: saved[1]!, do: dy as tf.Tensor }, { heads }) as tf.Tensor],
+      };
+    });
+    return f(qkv) as tf.Tensor2D;
+  },
   adamw: (p, g, m, v, scale, step) => run(FUSED.adamw, { p, g, m, v, scale }, step) as tf.Tensor[],
 };
 

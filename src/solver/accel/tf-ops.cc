@@ -7,7 +7,9 @@
 // from (src/setup.ts), into a Node.js addon beside the libraries: loading it registers the ops (static
 // initialisers), and tf-ops.ts registers tfjs kernels that run them through tfjs-node. CPU kernels
 // only: the GPU build keeps the composites.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include <node_api.h>
@@ -17,6 +19,7 @@
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/shape_inference.h"
+#include "tensorflow/core/platform/threadpool.h"
 
 using namespace tensorflow;
 using shape_inference::InferenceContext;
@@ -33,6 +36,10 @@ Status SameAsInput0(InferenceContext* c) {
 }
 
 using Floats = Eigen::Map<const Eigen::ArrayXf>;
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+// one head's [T, dh] block of a [N·T, d] activation: rows d apart
+using HeadIn = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
+using HeadOut = Eigen::Map<RowMat, 0, Eigen::OuterStride<>>;
 using FloatsOut = Eigen::Map<Eigen::ArrayXf>;
 
 // σ(c·x·(1 + 0.044715·x²)) as an Eigen expression: Eigen's exp is vectorised, a scalar loop of
@@ -48,6 +55,32 @@ void Rows(const Tensor& x, int64_t* R, int64_t* C) {
   *R = *C == 0 ? 0 : x.NumElements() / *C;
 }
 
+// Runs fn(begin, end) over [0, total) on the op's intra-op threads (TF_NUM_INTRAOP_THREADS). Only for
+// work whose every output is written by one unit, so the result does not depend on how it is split.
+void ForEach(OpKernelContext* ctx, int64_t total, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
+  ctx->device()->tensorflow_cpu_worker_threads()->workers->ParallelFor(total, cost_per_unit, fn);
+}
+
+// The attention's shapes from qkv [N·T, 3d] and mask [Nm, 1, T, T] (Nm = 1 or N), checked.
+struct AttentionShape {
+  int64_t N, T, d, H, dh, Nm;
+};
+
+Status AttentionShapeOf(const Tensor& qkv, const Tensor& mask, int64_t heads, AttentionShape* s) {
+  if (qkv.dims() != 2 || mask.dims() != 4 || mask.dim_size(1) != 1 || mask.dim_size(2) != mask.dim_size(3))
+    return errors::InvalidArgument("Cogen attention: qkv must be [N*T, 3d] and mask [N or 1, 1, T, T]");
+  s->T = mask.dim_size(2);
+  s->d = qkv.dim_size(1) / 3;
+  s->H = heads;
+  if (s->T == 0 || heads <= 0 || qkv.dim_size(0) % s->T != 0 || qkv.dim_size(1) % 3 != 0 || s->d % heads != 0)
+    return errors::InvalidArgument("Cogen attention: qkv's rows must be a multiple of T, its columns of 3, and d of heads");
+  s->N = qkv.dim_size(0) / s->T;
+  s->dh = s->d / heads;
+  s->Nm = mask.dim_size(0);
+  if (s->Nm != 1 && s->Nm != s->N) return errors::InvalidArgument("Cogen attention: mask's first axis must be 1 or N");
+  return OkStatus();
+}
+
 }  // namespace
 
 REGISTER_OP("CogenGelu").Input("x: float").Output("y: float").SetShapeFn(SameAsInput0);
@@ -60,6 +93,172 @@ REGISTER_OP("CogenLayerNormGrad").Input("x: float").Input("g: float").Input("mea
 REGISTER_OP("CogenAdamW").Input("p: float").Input("g: float").Input("m: float").Input("v: float").Input("scale: float").Input("hyper: float")
     .Output("p_out: float").Output("m_out: float").Output("v_out: float");
 
+// x·w + b, x [n, k], w [k, m], b [m] (model.ts's linear): one op where tfjs's fused matMul runs five
+// on this backend (reshapes to rank 3, the product, the bias add) and its gradient ten. Eigen's
+// products, built for this machine, are as fast as TensorFlow's own at these shapes. Rows go in
+// blocks of a fixed size, so the result does not depend on the number of threads.
+REGISTER_OP("CogenLinear").Input("x: float").Input("w: float").Input("b: float").Output("y: float");
+// dx = dy·wᵀ, dw = xᵀ·dy, db = Σ dy over rows (dw and db summed per row block, then over the blocks in order)
+REGISTER_OP("CogenLinearGrad").Input("x: float").Input("w: float").Input("dy: float")
+    .Output("dx: float").Output("dw: float").Output("db: float");
+
+constexpr int64_t kLinearRows = 256;
+
+static Status LinearShapes(const Tensor& x, const Tensor& w, int64_t m, const char* op) {
+  if (x.dims() != 2 || w.dims() != 2 || w.dim_size(0) != x.dim_size(1) || w.dim_size(1) != m)
+    return errors::InvalidArgument(op, ": x must be [n, k], w [k, m], and the bias or dy have m columns");
+  return OkStatus();
+}
+
+class CogenLinear : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor &x = ctx->input(0), &w = ctx->input(1), &b = ctx->input(2);
+    OP_REQUIRES(ctx, b.dims() == 1, errors::InvalidArgument("CogenLinear: b must be [m]"));
+    const int64_t m = b.dim_size(0);
+    OP_REQUIRES_OK(ctx, LinearShapes(x, w, m, "CogenLinear"));
+    const int64_t n = x.dim_size(0), k = x.dim_size(1);
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({n, m}), &y));
+    const float *xp = x.flat<float>().data(), *wp = w.flat<float>().data(), *bp = b.flat<float>().data();
+    float* yp = y->flat<float>().data();
+    const Eigen::Map<const RowMat> W(wp, k, m);
+    const Eigen::Map<const Eigen::RowVectorXf> B(bp, m);
+    ForEach(ctx, (n + kLinearRows - 1) / kLinearRows, 2 * kLinearRows * k * m, [&](int64_t first, int64_t last) {
+      for (int64_t blk = first; blk < last; blk++) {
+        const int64_t r0 = blk * kLinearRows, rn = std::min(kLinearRows, n - r0);
+        Eigen::Map<RowMat> Y(yp + r0 * m, rn, m);
+        Y.rowwise() = B;
+        Y.noalias() += Eigen::Map<const RowMat>(xp + r0 * k, rn, k) * W;
+      }
+    });
+  }
+};
+
+class CogenLinearGrad : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor &x = ctx->input(0), &w = ctx->input(1), &dy = ctx->input(2);
+    OP_REQUIRES(ctx, dy.dims() == 2 && dy.dim_size(0) == x.dim_size(0), errors::InvalidArgument("CogenLinearGrad: dy must be [n, m]"));
+    const int64_t m = dy.dim_size(1);
+    OP_REQUIRES_OK(ctx, LinearShapes(x, w, m, "CogenLinearGrad"));
+    const int64_t n = x.dim_size(0), k = x.dim_size(1), blocks = (n + kLinearRows - 1) / kLinearRows;
+    Tensor *dx = nullptr, *dw = nullptr, *db = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, w.shape(), &dw));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({m}), &db));
+    const float *xp = x.flat<float>().data(), *wp = w.flat<float>().data(), *dyp = dy.flat<float>().data();
+    float* dxp = dx->flat<float>().data();
+    const Eigen::Map<const RowMat> W(wp, k, m);
+    std::vector<RowMat> pw(blocks);
+    std::vector<Eigen::RowVectorXf> pb(blocks);
+    ForEach(ctx, blocks, 4 * kLinearRows * k * m, [&](int64_t first, int64_t last) {
+      for (int64_t blk = first; blk < last; blk++) {
+        const int64_t r0 = blk * kLinearRows, rn = std::min(kLinearRows, n - r0);
+        const Eigen::Map<const RowMat> X(xp + r0 * k, rn, k), dY(dyp + r0 * m, rn, m);
+        Eigen::Map<RowMat>(dxp + r0 * k, rn, k).noalias() = dY * W.transpose();
+        pw[blk].noalias() = X.transpose() * dY;
+        pb[blk] = dY.colwise().sum();
+      }
+    });
+    Eigen::Map<RowMat> dW(dw->flat<float>().data(), k, m);
+    Eigen::Map<Eigen::RowVectorXf> dB(db->flat<float>().data(), m);
+    dW.setZero();
+    dB.setZero();
+    for (int64_t blk = 0; blk < blocks; blk++) {
+      dW += pw[blk];
+      dB += pb[blk];
+    }
+  }
+};
+
+// Causal self-attention over the heads of qkv [N·T, 3d] (q, k, v side by side, as one product with
+// c_attn makes them; head h in columns h·dh .. h·dh + dh of each), as model.ts's composite:
+// p = softmax(q·kᵀ·scale + mask) per (row, head), o = p·v, merged into [N·T, d]. p [N, H, T, T] is
+// kept for the gradient. One (row, head) pair per unit of work: no split of qkv, no transposes to
+// split and merge the heads, and the pairs run on the intra-op threads.
+REGISTER_OP("CogenAttention").Input("qkv: float").Input("mask: float").Attr("heads: int").Output("o: float").Output("p: float");
+// dv = pᵀ·do; ds = p ⊙ (do·vᵀ − rowsum(p ⊙ do·vᵀ)); dq = ds·k·scale; dk = dsᵀ·q·scale, into dqkv [N·T, 3d]
+REGISTER_OP("CogenAttentionGrad").Input("qkv: float").Input("p: float").Input("do: float").Attr("heads: int").Output("dqkv: float");
+
+class CogenAttention : public OpKernel {
+ public:
+  explicit CogenAttention(OpKernelConstruction* c) : OpKernel(c) { OP_REQUIRES_OK(c, c->GetAttr("heads", &heads_)); }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor &qkv = ctx->input(0), &mask = ctx->input(1);
+    AttentionShape s;
+    OP_REQUIRES_OK(ctx, AttentionShapeOf(qkv, mask, heads_, &s));
+    Tensor *o = nullptr, *p = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({s.N * s.T, s.d}), &o));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({s.N, s.H, s.T, s.T}), &p));
+    const float *in = qkv.flat<float>().data(), *mp = mask.flat<float>().data();
+    float *op = o->flat<float>().data(), *pp = p->flat<float>().data();
+    const float scale = 1.0f / std::sqrt(static_cast<float>(s.dh));
+    const int64_t T = s.T, TT = T * T, d = s.d, dh = s.dh;
+    ForEach(ctx, s.N * s.H, 6 * TT * dh, [&](int64_t begin, int64_t end) {
+      const Eigen::OuterStride<> st3(3 * d), st(d);
+      for (int64_t u = begin; u < end; u++) {
+        const int64_t n = u / s.H, h = u % s.H, at = n * T * 3 * d + h * dh;
+        const HeadIn Q(in + at, T, dh, st3), K(in + at + d, T, dh, st3), V(in + at + 2 * d, T, dh, st3);
+        Eigen::Map<RowMat> P(pp + u * TT, T, T);
+        P.noalias() = Q * K.transpose();
+        P *= scale;
+        P += Eigen::Map<const RowMat>(mp + (s.Nm == 1 ? 0 : n) * TT, T, T);
+        for (int64_t t = 0; t < T; t++) {
+          auto row = P.row(t).array();
+          row = (row - row.maxCoeff()).exp();
+          row /= row.sum();
+        }
+        HeadOut(op + n * T * d + h * dh, T, dh, st).noalias() = P * V;
+      }
+    });
+  }
+
+ private:
+  int64_t heads_;
+};
+
+class CogenAttentionGrad : public OpKernel {
+ public:
+  explicit CogenAttentionGrad(OpKernelConstruction* c) : OpKernel(c) { OP_REQUIRES_OK(c, c->GetAttr("heads", &heads_)); }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor &qkv = ctx->input(0), &p = ctx->input(1), &dout = ctx->input(2);
+    OP_REQUIRES(ctx, qkv.dims() == 2 && qkv.dim_size(1) % 3 == 0 && p.dims() == 4 && p.dim_size(1) == heads_ && p.dim_size(2) == p.dim_size(3),
+                errors::InvalidArgument("CogenAttentionGrad: qkv must be [N*T, 3d] and p [N, heads, T, T]"));
+    const int64_t N = p.dim_size(0), T = p.dim_size(2), d = qkv.dim_size(1) / 3, H = heads_, dh = d / H, TT = T * T;
+    OP_REQUIRES(ctx, qkv.dim_size(0) == N * T && d % H == 0 && dout.dims() == 2 && dout.dim_size(0) == N * T && dout.dim_size(1) == d,
+                errors::InvalidArgument("CogenAttentionGrad: inputs of mismatched shapes"));
+    Tensor* dqkv = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, qkv.shape(), &dqkv));
+    const float *in = qkv.flat<float>().data(), *pp = p.flat<float>().data(), *dop = dout.flat<float>().data();
+    float* g = dqkv->flat<float>().data();
+    const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+    ForEach(ctx, N * H, 10 * TT * dh, [&](int64_t begin, int64_t end) {
+      const Eigen::OuterStride<> st3(3 * d), st(d);
+      RowMat dS(T, T);
+      for (int64_t u = begin; u < end; u++) {
+        const int64_t n = u / H, h = u % H, at = n * T * 3 * d + h * dh;
+        const HeadIn Q(in + at, T, dh, st3), K(in + at + d, T, dh, st3), V(in + at + 2 * d, T, dh, st3);
+        const HeadIn dO(dop + n * T * d + h * dh, T, dh, st);
+        const Eigen::Map<const RowMat> P(pp + u * TT, T, T);
+        HeadOut(g + at + 2 * d, T, dh, st3).noalias() = P.transpose() * dO;
+        dS.noalias() = dO * V.transpose();
+        for (int64_t t = 0; t < T; t++) {
+          const float c = (P.row(t).array() * dS.row(t).array()).sum();
+          dS.row(t).array() = P.row(t).array() * (dS.row(t).array() - c) * scale;
+        }
+        HeadOut(g + at, T, dh, st3).noalias() = dS * K;
+        HeadOut(g + at + d, T, dh, st3).noalias() = dS.transpose() * Q;
+      }
+    });
+  }
+
+ private:
+  int64_t heads_;
+};
+
 class CogenGelu : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -67,8 +266,12 @@ class CogenGelu : public OpKernel {
     const Tensor& x = ctx->input(0);
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
-    const Floats xs(x.flat<float>().data(), x.NumElements());
-    FloatsOut(y->flat<float>().data(), x.NumElements()) = xs * Gate(xs);
+    const float* xp = x.flat<float>().data();
+    float* yp = y->flat<float>().data();
+    ForEach(ctx, x.NumElements(), 30, [&](int64_t begin, int64_t end) {
+      const Floats xs(xp + begin, end - begin);
+      FloatsOut(yp + begin, end - begin) = xs * Gate(xs);
+    });
   }
 };
 
@@ -82,10 +285,13 @@ class CogenGeluGrad : public OpKernel {
     OP_REQUIRES(ctx, x.shape() == dy.shape(), errors::InvalidArgument("CogenGeluGrad: x and dy differ in shape"));
     Tensor* dx = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
-    const int64_t n = x.NumElements();
-    const Floats xs(x.flat<float>().data(), n), dys(dy.flat<float>().data(), n);
-    const Eigen::ArrayXf s = Gate(xs);
-    FloatsOut(dx->flat<float>().data(), n) = dys * (s + xs * s * (1.0f - s) * (kGeluC * (1.0f + 3.0f * 0.044715f * xs.square())));
+    const float *xp = x.flat<float>().data(), *dyp = dy.flat<float>().data();
+    float* dxp = dx->flat<float>().data();
+    ForEach(ctx, x.NumElements(), 40, [&](int64_t begin, int64_t end) {
+      const Floats xs(xp + begin, end - begin), dys(dyp + begin, end - begin);
+      const Eigen::ArrayXf s = Gate(xs);
+      FloatsOut(dxp + begin, end - begin) = dys * (s + xs * s * (1.0f - s) * (kGeluC * (1.0f + 3.0f * 0.044715f * xs.square())));
+    });
   }
 };
 
@@ -107,19 +313,21 @@ class CogenLayerNorm : public OpKernel {
     const float* xp = x.flat<float>().data();
     const float* g = ctx->input(1).flat<float>().data();
     const float* b = ctx->input(2).flat<float>().data();
-    float* yp = y->flat<float>().data();
-    for (int64_t r = 0; r < R; r++) {
-      const float* row = xp + r * C;
-      double s = 0;
-      for (int64_t c = 0; c < C; c++) s += row[c];
-      const float mu = static_cast<float>(s / C);
-      double q = 0;
-      for (int64_t c = 0; c < C; c++) q += static_cast<double>(row[c] - mu) * (row[c] - mu);
-      const float rs = 1.0f / std::sqrt(static_cast<float>(q / C) + kLayerNormEps);
-      for (int64_t c = 0; c < C; c++) yp[r * C + c] = (row[c] - mu) * rs * g[c] + b[c];
-      mean->flat<float>()(r) = mu;
-      rstd->flat<float>()(r) = rs;
-    }
+    float *yp = y->flat<float>().data(), *mp = mean->flat<float>().data(), *rp = rstd->flat<float>().data();
+    ForEach(ctx, R, 8 * C, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; r++) {
+        const float* row = xp + r * C;
+        double s = 0;
+        for (int64_t c = 0; c < C; c++) s += row[c];
+        const float mu = static_cast<float>(s / C);
+        double q = 0;
+        for (int64_t c = 0; c < C; c++) q += static_cast<double>(row[c] - mu) * (row[c] - mu);
+        const float rs = 1.0f / std::sqrt(static_cast<float>(q / C) + kLayerNormEps);
+        for (int64_t c = 0; c < C; c++) yp[r * C + c] = (row[c] - mu) * rs * g[c] + b[c];
+        mp[r] = mu;
+        rp[r] = rs;
+      }
+    });
   }
 };
 
@@ -146,28 +354,41 @@ class CogenLayerNormGrad : public OpKernel {
     const float* rstd = ctx->input(3).flat<float>().data();
     const float* dyp = dy.flat<float>().data();
     float* dxp = dx->flat<float>().data();
-    std::vector<double> sg(C, 0.0), sb(C, 0.0);
-    for (int64_t r = 0; r < R; r++) {
-      const float* row = xp + r * C;
-      const float* d = dyp + r * C;
-      const float mu = mean[r], rs = rstd[r];
-      double a = 0, bsum = 0;
-      for (int64_t c = 0; c < C; c++) {
-        const float xh = (row[c] - mu) * rs, gdy = g[c] * d[c];
-        a += gdy;
-        bsum += static_cast<double>(gdy) * xh;
-        sg[c] += static_cast<double>(d[c]) * xh;
-        sb[c] += d[c];
+    // dg and db are sums over rows: each of a fixed number of row blocks sums its own, and the blocks
+    // are added in order, so the result does not depend on the number of threads
+    const int64_t blocks = std::min<int64_t>(R, 32), per = blocks == 0 ? 0 : (R + blocks - 1) / blocks;
+    std::vector<double> sg(blocks * C, 0.0), sb(blocks * C, 0.0);
+    ForEach(ctx, blocks, per * 12 * C, [&](int64_t first, int64_t last) {
+      for (int64_t k = first; k < last; k++) {
+        double *bg = sg.data() + k * C, *bb = sb.data() + k * C;
+        for (int64_t r = k * per; r < std::min(R, (k + 1) * per); r++) {
+          const float* row = xp + r * C;
+          const float* d = dyp + r * C;
+          const float mu = mean[r], rs = rstd[r];
+          double a = 0, bsum = 0;
+          for (int64_t c = 0; c < C; c++) {
+            const float xh = (row[c] - mu) * rs, gdy = g[c] * d[c];
+            a += gdy;
+            bsum += static_cast<double>(gdy) * xh;
+            bg[c] += static_cast<double>(d[c]) * xh;
+            bb[c] += d[c];
+          }
+          const float ma = static_cast<float>(a / C), mb = static_cast<float>(bsum / C);
+          for (int64_t c = 0; c < C; c++) {
+            const float xh = (row[c] - mu) * rs;
+            dxp[r * C + c] = (g[c] * d[c] - ma - xh * mb) * rs;
+          }
+        }
       }
-      const float ma = static_cast<float>(a / C), mb = static_cast<float>(bsum / C);
-      for (int64_t c = 0; c < C; c++) {
-        const float xh = (row[c] - mu) * rs;
-        dxp[r * C + c] = (g[c] * d[c] - ma - xh * mb) * rs;
-      }
-    }
+    });
     for (int64_t c = 0; c < C; c++) {
-      dg->flat<float>()(c) = static_cast<float>(sg[c]);
-      db->flat<float>()(c) = static_cast<float>(sb[c]);
+      double tg = 0, tb = 0;
+      for (int64_t k = 0; k < blocks; k++) {
+        tg += sg[k * C + c];
+        tb += sb[k * C + c];
+      }
+      dg->flat<float>()(c) = static_cast<float>(tg);
+      db->flat<float>()(c) = static_cast<float>(tb);
     }
   }
 };
@@ -210,6 +431,10 @@ REGISTER_KERNEL_BUILDER(Name("CogenGeluGrad").Device(DEVICE_CPU), CogenGeluGrad)
 REGISTER_KERNEL_BUILDER(Name("CogenLayerNorm").Device(DEVICE_CPU), CogenLayerNorm);
 REGISTER_KERNEL_BUILDER(Name("CogenLayerNormGrad").Device(DEVICE_CPU), CogenLayerNormGrad);
 REGISTER_KERNEL_BUILDER(Name("CogenAdamW").Device(DEVICE_CPU), CogenAdamW);
+REGISTER_KERNEL_BUILDER(Name("CogenLinear").Device(DEVICE_CPU), CogenLinear);
+REGISTER_KERNEL_BUILDER(Name("CogenLinearGrad").Device(DEVICE_CPU), CogenLinearGrad);
+REGISTER_KERNEL_BUILDER(Name("CogenAttention").Device(DEVICE_CPU), CogenAttention);
+REGISTER_KERNEL_BUILDER(Name("CogenAttentionGrad").Device(DEVICE_CPU), CogenAttentionGrad);
 
 // An addon with nothing to export: loading it is what registers the ops above.
 static napi_value Init(napi_env, napi_value exports) { return exports; }

@@ -1,7 +1,8 @@
 // The fused ops on the tensorflow backend: TensorFlow CPU kernels of our own (tf-ops.cc, compiled by
 // `cogen setup tensorflow` into an addon beside tfjs-node's libraries), run through tfjs-node as
 // tfjs kernels of the same names as the wasm ones (fused-kernels.ts), so fused.ts hands out the same
-// ops on both backends: LayerNorm, GELU and AdamW (Softmax's gradient is tfjs-node's own there).
+// ops on both backends: LayerNorm, GELU, AdamW, and here also attention and the product with a bias
+// (Softmax's gradient is tfjs-node's own there).
 // Without the addon (or on the GPU build) the composites run.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,16 +18,21 @@ export const tfOpsPath = (pkgDir: string): string => join(pkgDir, 'deps', 'lib',
 
 /** What tfjs-node's backend offers to run any TensorFlow op by name. */
 interface NodeBackend {
-  executeMultipleOutputs(name: string, attrs: unknown[], inputs: tf.TensorInfo[], numOutputs: number): tf.Tensor[];
+  binding: { TF_ATTR_INT: number };
+  executeMultipleOutputs(name: string, attrs: { name: string; type: number; value: number }[], inputs: tf.TensorInfo[], numOutputs: number): tf.Tensor[];
 }
 
-/** Each kernel: the TensorFlow op's inputs in its order, and how many outputs it has. */
-const KERNELS: [name: string, inputs: string[], outputs: number][] = [
-  [FUSED.gelu, ['x'], 1],
-  [FUSED.geluGrad, ['x', 'dy'], 1],
-  [FUSED.layerNorm, ['x', 'g', 'b'], 3],
-  [FUSED.layerNormGrad, ['x', 'g', 'mean', 'rstd', 'dy'], 3],
-  [FUSED.adamw, ['p', 'g', 'm', 'v', 'scale'], 3],
+/** Each kernel: the TensorFlow op's inputs in its order, how many outputs it has, and its int attributes. */
+const KERNELS: [name: string, inputs: string[], outputs: number, intAttrs: string[]][] = [
+  [FUSED.gelu, ['x'], 1, []],
+  [FUSED.geluGrad, ['x', 'dy'], 1, []],
+  [FUSED.layerNorm, ['x', 'g', 'b'], 3, []],
+  [FUSED.layerNormGrad, ['x', 'g', 'mean', 'rstd', 'dy'], 3, []],
+  [FUSED.adamw, ['p', 'g', 'm', 'v', 'scale'], 3, []],
+  [FUSED.linear, ['x', 'w', 'b'], 1, []],
+  [FUSED.linearGrad, ['x', 'w', 'dy'], 3, []],
+  [FUSED.attention, ['qkv', 'mask'], 2, ['heads']],
+  [FUSED.attentionGrad, ['qkv', 'p', 'do'], 1, ['heads']],
 ];
 
 /**
@@ -47,7 +53,7 @@ export function registerTensorflowOps(pkg: string): string | null {
   } catch (e) {
     return `failed to load (${String((e as Error).message).split('\n')[0]})`;
   }
-  for (const [kernelName, names, outputs] of KERNELS) {
+  for (const [kernelName, names, outputs, intAttrs] of KERNELS) {
     if (tf.getKernel(kernelName, 'tensorflow')) continue;
     const kernelFunc = ({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> }) => {
       const be = backend as NodeBackend;
@@ -55,7 +61,8 @@ export function registerTensorflowOps(pkg: string): string | null {
       // AdamW's scalars, as the float32 values the composite would upload (optim.ts)
       const hyper = kernelName === FUSED.adamw ? tf.tensor1d(adamwScalars(attrs as unknown as AdamWStep), 'float32') : null;
       try {
-        const out = be.executeMultipleOutputs(kernelName, [], hyper ? [...args, hyper] : args, outputs);
+        const opAttrs = intAttrs.map((name) => ({ name, type: be.binding.TF_ATTR_INT, value: attrs![name]! }));
+        const out = be.executeMultipleOutputs(kernelName, opAttrs, hyper ? [...args, hyper] : args, outputs);
         return outputs === 1 ? out[0]! : out;
       } finally {
         hyper?.dispose();
