@@ -1,6 +1,7 @@
 // AdamW (optim.ts) against a float64 reference written from torch.optim.AdamW's update rule, with
 // global-norm clipping engaged and weight decay on matrices only; on cpu (composite ops) and wasm
-// (the fused SIMD kernel), and on tensorflow (composite ops; test/solver-backends.ts says when).
+// (the fused SIMD kernel), and on tensorflow (the native AdamW op of accel/tf-ops.cc; test/solver-backends.ts
+// says when).
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect } from 'vitest';
 import { itOn, named, useBackend } from './solver-backends.js';

@@ -288,9 +288,15 @@ class CogenGeluGrad : public OpKernel {
     const float *xp = x.flat<float>().data(), *dyp = dy.flat<float>().data();
     float* dxp = dx->flat<float>().data();
     ForEach(ctx, x.NumElements(), 40, [&](int64_t begin, int64_t end) {
-      const Floats xs(xp + begin, end - begin), dys(dyp + begin, end - begin);
-      const Eigen::ArrayXf s = Gate(xs);
-      FloatsOut(dxp + begin, end - begin) = dys * (s + xs * s * (1.0f - s) * (kGeluC * (1.0f + 3.0f * 0.044715f * xs.square())));
+      // σ in chunks that stay in the L1 cache (and on the stack), not in a temporary of the whole range
+      constexpr int64_t kChunk = 1024;
+      Eigen::Array<float, Eigen::Dynamic, 1, 0, kChunk, 1> s;
+      for (int64_t at = begin; at < end; at += kChunk) {
+        const int64_t len = std::min(kChunk, end - at);
+        const Floats xs(xp + at, len), dys(dyp + at, len);
+        s = Gate(xs);
+        FloatsOut(dxp + at, len) = dys * (s + xs * s * (1.0f - s) * (kGeluC * (1.0f + 3.0f * 0.044715f * xs.square())));
+      }
     });
   }
 };
@@ -314,16 +320,14 @@ class CogenLayerNorm : public OpKernel {
     const float* g = ctx->input(1).flat<float>().data();
     const float* b = ctx->input(2).flat<float>().data();
     float *yp = y->flat<float>().data(), *mp = mean->flat<float>().data(), *rp = rstd->flat<float>().data();
+    const Floats G(g, C), B(b, C);
     ForEach(ctx, R, 8 * C, [&](int64_t begin, int64_t end) {
+      // per row, in float with Eigen's vectorised sums (a row is short: C = d)
       for (int64_t r = begin; r < end; r++) {
-        const float* row = xp + r * C;
-        double s = 0;
-        for (int64_t c = 0; c < C; c++) s += row[c];
-        const float mu = static_cast<float>(s / C);
-        double q = 0;
-        for (int64_t c = 0; c < C; c++) q += static_cast<double>(row[c] - mu) * (row[c] - mu);
-        const float rs = 1.0f / std::sqrt(static_cast<float>(q / C) + kLayerNormEps);
-        for (int64_t c = 0; c < C; c++) yp[r * C + c] = (row[c] - mu) * rs * g[c] + b[c];
+        const Floats row(xp + r * C, C);
+        const float mu = row.sum() / C;
+        const float rs = 1.0f / std::sqrt((row - mu).square().sum() / C + kLayerNormEps);
+        FloatsOut(yp + r * C, C) = (row - mu) * rs * G + B;
         mp[r] = mu;
         rp[r] = rs;
       }
@@ -354,38 +358,31 @@ class CogenLayerNormGrad : public OpKernel {
     const float* rstd = ctx->input(3).flat<float>().data();
     const float* dyp = dy.flat<float>().data();
     float* dxp = dx->flat<float>().data();
-    // dg and db are sums over rows: each of a fixed number of row blocks sums its own, and the blocks
-    // are added in order, so the result does not depend on the number of threads
+    // dg and db are sums over rows: each of a fixed number of row blocks sums its own (in float), and
+    // the blocks are added in order (in double), so the result does not depend on the number of threads
     const int64_t blocks = std::min<int64_t>(R, 32), per = blocks == 0 ? 0 : (R + blocks - 1) / blocks;
-    std::vector<double> sg(blocks * C, 0.0), sb(blocks * C, 0.0);
+    Eigen::ArrayXXf sg = Eigen::ArrayXXf::Zero(C, blocks), sb = Eigen::ArrayXXf::Zero(C, blocks);
+    const Floats G(g, C);
     ForEach(ctx, blocks, per * 12 * C, [&](int64_t first, int64_t last) {
+      Eigen::ArrayXf xh(C), gdy(C);
       for (int64_t k = first; k < last; k++) {
-        double *bg = sg.data() + k * C, *bb = sb.data() + k * C;
         for (int64_t r = k * per; r < std::min(R, (k + 1) * per); r++) {
-          const float* row = xp + r * C;
-          const float* d = dyp + r * C;
-          const float mu = mean[r], rs = rstd[r];
-          double a = 0, bsum = 0;
-          for (int64_t c = 0; c < C; c++) {
-            const float xh = (row[c] - mu) * rs, gdy = g[c] * d[c];
-            a += gdy;
-            bsum += static_cast<double>(gdy) * xh;
-            bg[c] += static_cast<double>(d[c]) * xh;
-            bb[c] += d[c];
-          }
-          const float ma = static_cast<float>(a / C), mb = static_cast<float>(bsum / C);
-          for (int64_t c = 0; c < C; c++) {
-            const float xh = (row[c] - mu) * rs;
-            dxp[r * C + c] = (g[c] * d[c] - ma - xh * mb) * rs;
-          }
+          const Floats row(xp + r * C, C), d(dyp + r * C, C);
+          const float rs = rstd[r];
+          xh = (row - mean[r]) * rs;
+          gdy = G * d;
+          const float ma = gdy.sum() / C, mb = (gdy * xh).sum() / C;
+          FloatsOut(dxp + r * C, C) = (gdy - ma - xh * mb) * rs;
+          sg.col(k) += d * xh;
+          sb.col(k) += d;
         }
       }
     });
     for (int64_t c = 0; c < C; c++) {
       double tg = 0, tb = 0;
       for (int64_t k = 0; k < blocks; k++) {
-        tg += sg[k * C + c];
-        tb += sb[k * C + c];
+        tg += sg(c, k);
+        tb += sb(c, k);
       }
       dg->flat<float>()(c) = static_cast<float>(tg);
       db->flat<float>()(c) = static_cast<float>(tb);
