@@ -13,9 +13,10 @@
 //     and since loading tfjs-node puts tfjs's gradients in place of ours for the whole process.
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
 //     tokens/s and update tokens/s.
-//  3. The tensorflow/PyTorch ratio in paired rounds (--rounds, default 3): tensorflow's step, then
+//  3. The tensorflow/PyTorch ratio in paired rounds (--rounds, default 5): tensorflow's step, then
 //     torch's, back to back, per thread count; the median and range of the rounds' ratios.
-// Prints a table and writes bench/results/train.json. Ratios within one run are what count.
+// Shape-step times are the median step of each measurement (torch's too). Prints a table and writes
+// bench/results/train.json. Ratios within one run are what count.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +93,9 @@ function naiveLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shape
   return tf.matMul(hN, P('wte.weight') as tf.Tensor2D, false, true);
 }
 
+/** Step times are medians over the timed steps: on a shared machine a burst of load hits single steps. */
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
 async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<number> {
   const { mc, params } = shapeModel();
   const b = shapeBatch();
@@ -117,9 +121,13 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
     value.dispose();
   };
   await one();
-  const t0 = performance.now();
-  for (let i = 0; i < steps; i++) await one();
-  const ms = (performance.now() - t0) / steps;
+  const times: number[] = [];
+  for (let i = 0; i < steps; i++) {
+    const t0 = performance.now();
+    await one();
+    times.push(performance.now() - t0);
+  }
+  const ms = median(times);
   if (explicitWas !== null) setExplicitTranspose(explicitWas);
   setFastWasmKernels(true);
   old.dispose(); mask.dispose(); adv.dispose(); opt.dispose();
@@ -156,9 +164,13 @@ async function shapeStepParallelMs(threads: number, steps: number): Promise<numb
   };
   try {
     await one();
-    const t0 = performance.now();
-    for (let i = 0; i < steps; i++) await one();
-    return (performance.now() - t0) / steps;
+    const times: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      const t0 = performance.now();
+      await one();
+      times.push(performance.now() - t0);
+    }
+    return median(times);
   } finally {
     await workers.close();
     opt.dispose();
@@ -307,7 +319,7 @@ for (const torch of torchRuns) {
 // The tensorflow/PyTorch ratio again in ROUNDS paired rounds: each round measures the tensorflow
 // step and then torch's on as many threads, back to back, so that the load of a shared machine,
 // which drifts over minutes, weighs on both sides of each ratio alike.
-const ROUNDS = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : quick ? 1 : 3;
+const ROUNDS = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : quick ? 1 : 5;
 if (!only && tfRuns.some((r) => !('error' in r)) && torchRuns.some((r) => 'stepMs' in r)) {
   const paired: Record<number, number[]> = {};
   for (let round = 0; round < ROUNDS; round++) {

@@ -82,11 +82,13 @@ def step():
 
 for _ in range(2):
     step()
-sync()
-t0 = time.perf_counter()
+# the median step, as bench/train.ts reports its own: on a shared machine a burst of load hits single steps
+times = []
 for _ in range(cfg["steps"]):
+    t0 = time.perf_counter()
     step()
-sync()
-dt = (time.perf_counter() - t0) / cfg["steps"]
+    sync()
+    times.append(time.perf_counter() - t0)
+dt = sorted(times)[len(times) // 2]
 print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "stepMs": dt * 1000,
                   "tokensPerS": B * T / dt, "device": str(dev)}))
