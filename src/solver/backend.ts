@@ -3,7 +3,7 @@
 // `cogen setup tensorflow [--gpu]` (src/setup.ts; optional peers, which a plain `npm ci` leaves
 // out); webgpu needs the optional `webgpu` package (Dawn) and a hardware adapter (software adapters
 // are skipped under auto). On tensorflow every kernel's gradient is tfjs's own (loading tfjs-node
-// registers them over gradients.ts's), and LayerNorm, GELU and AdamW run as TensorFlow kernels of our
+// registers them over gradients.ts's), and LayerNorm, GELU, attention, x·w + b and AdamW run as TensorFlow kernels of our
 // own where setup built them (accel/tf-ops.cc); TensorFlow's threads follow TF_NUM_INTRAOP_THREADS /
 // TF_NUM_INTEROP_THREADS (default here: solver.threads, or 1), read once when the package loads.
 import { existsSync } from 'node:fs';
@@ -35,7 +35,7 @@ async function tryTensorflow(threads: number, notes: string[]): Promise<string |
       if (await tf.setBackend('tensorflow')) {
         const b = tf.backend() as unknown as { isUsingGpuDevice?: boolean; binding?: { TF_Version?: string } };
         const gpu = pkg.endsWith('-gpu') ? (b.isUsingGpuDevice ? ', on the GPU' : ', GPU build but TensorFlow found no GPU: on the CPU') : '';
-        // LayerNorm, GELU and AdamW as one TensorFlow kernel each (accel/tf-ops.cc); CPU kernels only
+        // the fused ops as one TensorFlow kernel each (accel/tf-ops.cc); CPU kernels only
         const ops = b.isUsingGpuDevice ? 'composites on the GPU' : (registerTensorflowOps(pkg) ?? 'native');
         notes.push(`${pkg}, TensorFlow ${b.binding?.TF_Version ?? '?'}${gpu}, fused ops ${ops}`, ...reasons);
         // TensorFlow's MatMul takes transpose flags natively
