@@ -1,11 +1,10 @@
 // The one seam where faster kernels plug in. model.ts, optim.ts and gradients.ts write every op in
 // plain tfjs. Some of those ops are many small kernels each (LayerNorm and GELU with their
-// gradients, Softmax's gradient, the AdamW step, attention, a product with a bias); accel/ has them as
-// fused passes and plugs them in here: the first four on wasm, all but Softmax's gradient on
-// tensorflow. A caller
-// asks for the fused op first and runs its own composite when there is none: on other backends,
-// without the native code, or with the fast kernels switched off. Both compute the same formulas (the
-// tests check both against float64 references).
+// gradients, Softmax's gradient, the AdamW step, attention, a product with a bias); accel/ has them
+// as fused passes and plugs them in here: the first four on wasm, all but Softmax's gradient on
+// tensorflow. A caller asks for the fused op first and runs its own composite when there is none: on
+// other backends, without the native code, or with the fast kernels switched off. Both compute the
+// same formulas (the tests check both against float64 references).
 import type * as tf from '@tensorflow/tfjs-core';
 
 /** One AdamW step's scalars (optim.ts). */
