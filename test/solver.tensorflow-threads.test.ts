@@ -1,10 +1,12 @@
 // The tensorflow backend on two intra-op threads (the backend's default is one): at the default
 // model's size TensorFlow splits matMuls and reductions over its thread pool, and two runs from one
 // seed must still agree to the bit, and resume must stay exact, as on one thread
-// (solver.policy.test.ts). TensorFlow reads its thread settings once, when tfjs-node loads: this
+// (solver.policy.test.ts); the native ops (accel/tf-ops.cc) must give the same bits as on one
+// thread. TensorFlow reads its thread settings once, when tfjs-node loads: this
 // file sets them first, and vitest runs each test file in a process of its own.
 process.env.TF_NUM_INTRAOP_THREADS = '2';
 process.env.TF_NUM_INTEROP_THREADS = '2';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
 import { itOn, named, useBackend } from './solver-backends.js';
+import { tfOpsDigest } from './tf-ops-digest.js';
 
 const loadedBefore = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('tfjs-node'));
 const prompts = [
@@ -53,5 +56,15 @@ describe('tensorflow on two threads', () => {
       for (const [name, x] of wa) expect(Array.from(w.get(name)!.data), name).toEqual(Array.from(x.data));
     }
     for (const p of [a, c, d]) p.dispose();
+  }, 120_000);
+
+  itOn('tensorflow')(named('tensorflow', 'the native ops give the same bits on two threads as on one (forward and gradients)'), async () => {
+    const two = await tfOpsDigest();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'tf-ops-digest.ts')], {
+      encoding: 'utf8', env: { ...process.env, TF_NUM_INTRAOP_THREADS: '1', TF_NUM_INTEROP_THREADS: '1', TF_CPP_MIN_LOG_LEVEL: '2' }, timeout: 120_000,
+    });
+    expect(child.status, child.stderr).toBe(0);
+    expect(two).toMatch(/^[0-9a-f]{64}$/);
+    expect(child.stdout.trim()).toBe(two);
   }, 120_000);
 });

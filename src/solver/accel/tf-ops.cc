@@ -1,7 +1,8 @@
-// Three of the fused ops of ../fused.ts as TensorFlow CPU kernels, for the tensorflow backend: one
-// pass each where the composites in model.ts and optim.ts dispatch 7-16 TensorFlow ops (LayerNorm and
-// GELU with their gradients, the AdamW step). The same formulas as the composites and as the wasm
-// module (simd-wat.ts). The fourth, Softmax's gradient, is not here: loading tfjs-node registers
+// The fused ops of ../fused.ts as TensorFlow CPU kernels, for the tensorflow backend: one pass each
+// where tfjs dispatches 5-16 TensorFlow ops. LayerNorm and GELU with their gradients and the AdamW
+// step (tfjs has no such op), with the same formulas as the composites and as the wasm module
+// (simd-wat.ts); and, for their many small ops, causal attention over the c_attn product and
+// x·w + b, each with its gradient. Softmax's gradient is not here: loading tfjs-node registers
 // tfjs's own gradients over gradients.ts's, so its fused hook is never reached on this backend.
 // `cogen setup tensorflow` compiles this file against the headers of the wheel it takes libtensorflow
 // from (src/setup.ts), into a Node.js addon beside the libraries: loading it registers the ops (static
@@ -55,10 +56,21 @@ void Rows(const Tensor& x, int64_t* R, int64_t* C) {
   *R = *C == 0 ? 0 : x.NumElements() / *C;
 }
 
-// Runs fn(begin, end) over [0, total) on the op's intra-op threads (TF_NUM_INTRAOP_THREADS). Only for
-// work whose every output is written by one unit, so the result does not depend on how it is split.
+// Runs fn(begin, end) over units [0, total) on the op's intra-op threads (TF_NUM_INTRAOP_THREADS).
+// Each caller makes its units such that a unit's result does not depend on which others share its
+// range, so an op's result does not depend on the number of threads.
 void ForEach(OpKernelContext* ctx, int64_t total, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
   ctx->device()->tensorflow_cpu_worker_threads()->workers->ParallelFor(total, cost_per_unit, fn);
+}
+
+// Elementwise work in blocks of kBlock floats at fixed offsets: fn(at, len) for each, on the
+// intra-op threads. Fixed, so that each element goes through the same code (Eigen's vectorised body
+// or its scalar edges, whose exp can differ in the last bit) whatever the number of threads.
+constexpr int64_t kBlock = 1024;
+void ForEachBlock(OpKernelContext* ctx, int64_t n, int64_t cost_per_element, const std::function<void(int64_t, int64_t)>& fn) {
+  ForEach(ctx, (n + kBlock - 1) / kBlock, cost_per_element * kBlock, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; b++) fn(b * kBlock, std::min(kBlock, n - b * kBlock));
+  });
 }
 
 // The attention's shapes from qkv [N·T, 3d] and mask [Nm, 1, T, T] (Nm = 1 or N), checked.
@@ -268,9 +280,9 @@ class CogenGelu : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     const float* xp = x.flat<float>().data();
     float* yp = y->flat<float>().data();
-    ForEach(ctx, x.NumElements(), 30, [&](int64_t begin, int64_t end) {
-      const Floats xs(xp + begin, end - begin);
-      FloatsOut(yp + begin, end - begin) = xs * Gate(xs);
+    ForEachBlock(ctx, x.NumElements(), 30, [&](int64_t at, int64_t len) {
+      const Floats xs(xp + at, len);
+      FloatsOut(yp + at, len) = xs * Gate(xs);
     });
   }
 };
@@ -287,16 +299,12 @@ class CogenGeluGrad : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
     const float *xp = x.flat<float>().data(), *dyp = dy.flat<float>().data();
     float* dxp = dx->flat<float>().data();
-    ForEach(ctx, x.NumElements(), 40, [&](int64_t begin, int64_t end) {
-      // σ in chunks that stay in the L1 cache (and on the stack), not in a temporary of the whole range
-      constexpr int64_t kChunk = 1024;
-      Eigen::Array<float, Eigen::Dynamic, 1, 0, kChunk, 1> s;
-      for (int64_t at = begin; at < end; at += kChunk) {
-        const int64_t len = std::min(kChunk, end - at);
-        const Floats xs(xp + at, len), dys(dyp + at, len);
-        s = Gate(xs);
-        FloatsOut(dxp + at, len) = dys * (s + xs * s * (1.0f - s) * (kGeluC * (1.0f + 3.0f * 0.044715f * xs.square())));
-      }
+    ForEachBlock(ctx, x.NumElements(), 40, [&](int64_t at, int64_t len) {
+      // σ of one block, on the stack: it stays in the L1 cache
+      Eigen::Array<float, Eigen::Dynamic, 1, 0, kBlock, 1> s;
+      const Floats xs(xp + at, len), dys(dyp + at, len);
+      s = Gate(xs);
+      FloatsOut(dxp + at, len) = dys * (s + xs * s * (1.0f - s) * (kGeluC * (1.0f + 3.0f * 0.044715f * xs.square())));
     });
   }
 };
