@@ -9,12 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
-import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
-import { solverConfigSchema } from '../src/solver/index.js';
-import { policyLoss } from '../src/solver/loss.js';
-import { initWeights, makeParams, type ModelConfig } from '../src/solver/model.js';
 import { AdamW } from '../src/solver/optim.js';
+import { grpoStep, shapeBatch, shapeModel, shapeOptim } from './shape.js';
 import { shapeLogp } from './shape-shard.js';
 
 const off = (process.argv.slice(2).find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'CogenAttention').split(',');
@@ -22,25 +19,15 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length
 
 if (process.argv.includes('--child')) {
   if ((await initBackend('tensorflow', { log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start; run `cogen setup tensorflow`');
-  const mc: ModelConfig = { vocabSize: 64, dModel: 64, layers: 2, heads: 4, mlpRatio: 4, maxPositions: 48 };
-  const params = makeParams(initWeights(mc, createRng(2)));
-  const rng = createRng(1);
-  const N = 64, T = 48;
-  const b = { N, T, tokens: new Int32Array(N * T).map(() => rng.int(0, 63)), targets: new Int32Array(N * T).map(() => rng.int(0, 63)), adv: new Float32Array(N).map(() => rng.next() * 2 - 1) };
-  const opt = new AdamW(params, { ...solverConfigSchema.parse({}).optim, totalSteps: 5000 });
+  const { mc, params } = shapeModel();
+  const b = shapeBatch();
+  const opt = new AdamW(params, shapeOptim);
   const old = tf.tidy(() => shapeLogp(params, mc, b));
-  const mask = tf.ones([N, T]) as tf.Tensor2D;
+  const mask = tf.ones([b.N, b.T]) as tf.Tensor2D;
   const adv = tf.tensor1d(b.adv);
   const step = async (): Promise<number> => {
     const t0 = performance.now();
-    const { value, grads } = tf.variableGrads(() => policyLoss({ logp: shapeLogp(params, mc, b), old, mask, adv }, { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: T }).loss, [...params.values()]);
-    await value.data();
-    const byName = new Map<string, tf.Tensor>();
-    for (const [n, v] of params) byName.set(n, grads[v.name]!);
-    const r = opt.apply(byName);
-    await r.gradNorm.data();
-    r.gradNorm.dispose();
-    value.dispose();
+    await grpoStep(params, opt, () => shapeLogp(params, mc, b), old, mask, adv);
     return performance.now() - t0;
   };
   const kernels = tf.getKernelsForBackend('tensorflow').filter((k) => off.some((o) => k.kernelName.startsWith(o)));

@@ -27,12 +27,11 @@ import { initBackend } from '../src/solver/backend.js';
 import { ShardWorkers, readArrays, setFastWasmKernels } from '../src/solver/accel/index.js';
 import { setExplicitTranspose } from '../src/solver/gradients.js';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
-import { policyLoss } from '../src/solver/loss.js';
-import { initWeights, makeParams, type ModelConfig, type Params } from '../src/solver/model.js';
+import type { ModelConfig, Params } from '../src/solver/model.js';
+import { grpoStep, SHAPE, shapeBatch, shapeModel, shapeOptim } from './shape.js';
 import { shapeLogp, shardGrads, type ShapeRows } from './shape-shard.js';
 import { AdamW } from '../src/solver/optim.js';
 
-const SHAPE = { vocab: 64, d: 64, layers: 2, heads: 4, seq: 48, batch: 64 };
 /** Threads of the data-parallel step: one per core, as torch's default, at most 4 (the policy's cap). */
 const THREADS = Math.min(4, os.availableParallelism());
 const quick = process.argv.includes('--quick');
@@ -40,22 +39,6 @@ const quick = process.argv.includes('--quick');
 // recorded run measures wasm, cpu and tensorflow)
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const log = (l: string): void => console.log(l);
-
-function shapeBatch() {
-  const rng = createRng(1);
-  const N = SHAPE.batch, T = SHAPE.seq;
-  const tokens = new Int32Array(N * T).map(() => rng.int(0, SHAPE.vocab - 1));
-  const targets = new Int32Array(N * T).map(() => rng.int(0, SHAPE.vocab - 1));
-  const adv = new Float32Array(N).map(() => rng.next() * 2 - 1);
-  return { N, T, tokens, targets, adv };
-}
-
-function shapeModel(): { mc: ModelConfig; params: Params } {
-  const mc: ModelConfig = { vocabSize: SHAPE.vocab, dModel: SHAPE.d, layers: SHAPE.layers, heads: SHAPE.heads, mlpRatio: 4, maxPositions: SHAPE.seq };
-  return { mc, params: makeParams(initWeights(mc, createRng(2))) };
-}
-
-const optim = { ...solverConfigSchema.parse({}).optim, totalSteps: 5000 };
 
 /** A naïve transformer as one would first write it in tfjs: per-head projections and attention. */
 function naiveLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shapeBatch>): tf.Tensor2D {
@@ -99,7 +82,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length
 async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<number> {
   const { mc, params } = shapeModel();
   const b = shapeBatch();
-  const opt = new AdamW(params, optim);
+  const opt = new AdamW(params, shapeOptim);
   // naive: tfjs-wasm's own kernels and transpose flags; fused: whatever the backend set up
   const explicitWas = variant === 'naive' ? setExplicitTranspose(false) : null;
   if (variant === 'naive') setFastWasmKernels(false);
@@ -111,15 +94,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   const old = tf.tidy(logp);
   const mask = tf.ones([b.N, b.T]) as tf.Tensor2D;
   const adv = tf.tensor1d(b.adv);
-  const one = async (): Promise<void> => {
-    const { value, grads } = tf.variableGrads(() => policyLoss({ logp: logp(), old, mask, adv }, { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: b.T }).loss, [...params.values()]);
-    const byName = new Map<string, tf.Tensor>();
-    for (const [n, v] of params) byName.set(n, grads[v.name]!);
-    const r = opt.apply(byName);
-    await r.gradNorm.data();
-    r.gradNorm.dispose();
-    value.dispose();
-  };
+  const one = (): Promise<void> => grpoStep(params, opt, logp, old, mask, adv);
   await one();
   const times: number[] = [];
   for (let i = 0; i < steps; i++) {
@@ -142,7 +117,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
 async function shapeStepParallelMs(threads: number, steps: number): Promise<number> {
   const { mc, params } = shapeModel();
   const b = shapeBatch();
-  const opt = new AdamW(params, optim);
+  const opt = new AdamW(params, shapeOptim);
   const old = tf.tidy(() => shapeLogp(params, mc, b));
   const oldData = (await old.data()) as Float32Array;
   old.dispose();
