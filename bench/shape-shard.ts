@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { policyLoss, type LossNorm } from '../src/solver/loss.js';
 import { head, hidden, paramShapes, type ModelConfig, type Params } from '../src/solver/model.js';
-import { gradsByName } from '../src/solver/train-step.js';
+import { gradsByName, targetLogp } from '../src/solver/train-step.js';
 
 export interface ShapeSetup { mc: ModelConfig }
 
@@ -23,8 +23,7 @@ export interface ShapeRows {
 /** Log-probs [N, T] of the targets: our model (fused qkv matMul, batched attention, accel/'s kernels on wasm). */
 export function shapeLogp(params: Params, mc: ModelConfig, b: ShapeRows): tf.Tensor2D {
   const { h } = hidden(params, mc, { tokens: b.tokens, N: b.N, T: b.T, pad: new Int32Array(b.N), posOffset: 0 }, true);
-  const lsm = tf.logSoftmax(head(params, h));
-  return tf.reshape(tf.sum(tf.mul(lsm, tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), mc.vocabSize), 'float32')), 1), [b.N, b.T]) as tf.Tensor2D;
+  return tf.reshape(targetLogp(head(params, h), b.targets, false).logp, [b.N, b.T]) as tf.Tensor2D;
 }
 
 export const shardParamShapes = (s: ShapeSetup): [string, number[]][] => paramShapes(s.mc);

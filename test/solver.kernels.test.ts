@@ -12,6 +12,7 @@ import '../src/solver/gradients.js';
 import { gelu, initWeights, layerNorm, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
 import { assembleSimdModule, instantiateSimd } from '../src/solver/accel/simd.js';
 import { fusedOp } from '../src/solver/fused.js';
+import { targetLogp } from '../src/solver/train-step.js';
 
 /** Checks f's value and gradient (tf.grads) against ref (float64) and its central differences, for loss = Σ w·f. */
 async function checkGrad(
@@ -304,6 +305,33 @@ describe('on tensorflow', () => {
       }), [rnd([n, k]), rnd([k, m]), rnd([m])], 42);
   });
 
+  itOn('tensorflow')(named('tensorflow', 'the targets\' log-probs and entropies (accel/tf-ops.cc) match a float64 reference and finite differences, masked logits too'), async () => {
+    await useBackend('tensorflow');
+    expect(fusedOp('targetLogp')).not.toBeNull();
+    const rng = createRng(61);
+    const n = 7, V = 9;
+    const targets = Int32Array.from({ length: n }, (_, r) => r % V);
+    // one logit per row masked as the grammar masks them (never the target's)
+    const z = new Float32Array(n * V).map(() => (rng.next() * 2 - 1) * 3);
+    for (let r = 0; r < n; r++) z[r * V + ((targets[r]! + 3) % V)] = -1e9;
+    const ref = ([x]: Float64Array[]): Float64Array => {
+      const out = new Float64Array(2 * n);
+      for (let r = 0; r < n; r++) {
+        const row = Array.from(x!.subarray(r * V, (r + 1) * V));
+        const m = Math.max(...row);
+        const lse = m + Math.log(row.reduce((a, v) => a + Math.exp(v - m), 0));
+        out[r] = row[targets[r]!]! - lse;
+        out[n + r] = -row.reduce((a, v) => a + Math.exp(v - lse) * (v - lse), 0);
+      }
+      return out;
+    };
+    await checkGrad(([x]) => {
+      const { logp, ent } = targetLogp(x as tf.Tensor2D, targets);
+      return tf.concat([logp, ent!]);
+    }, ref, [{ data: z, shape: [n, V] }], 62);
+    expect(() => tf.tidy(() => targetLogp(tf.zeros([2, V]) as tf.Tensor2D, Int32Array.from([0, V])))).toThrow(/outside \[0, 9\)/);
+  });
+
   itOn('tensorflow')(named('tensorflow', 'fused attention (accel/tf-ops.cc) matches a float64 reference and finite differences, per-row and shared masks'), async () => {
     await useBackend('tensorflow');
     const attention = fusedOp('attention');
@@ -350,6 +378,7 @@ describe('on tensorflow', () => {
     expect(fusedOp('adamw', 24)).not.toBeNull();
     expect(fusedOp('attention')).not.toBeNull();
     expect(fusedOp('linear')).not.toBeNull();
+    expect(fusedOp('targetLogp')).not.toBeNull();
     expect(fusedOp('softmaxGrad')).toBeNull();
     const [x, g, b] = [tf.randomNormal([4, 6], 0, 1, 'float32', 1), tf.ones([6]), tf.zeros([6])];
     const prof = await tf.profile(() => tf.grads((a: tf.Tensor) => tf.sum(gelu(layerNorm(a, g, b))))([x]));

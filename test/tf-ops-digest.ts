@@ -18,7 +18,7 @@ export async function tfOpsDigest(): Promise<string> {
   const causal = new Float32Array(T * T).map((_, i) => (i % T > Math.floor(i / T) ? -1e9 : 0));
   const mask = tf.tensor(causal, [1, 1, T, T]);
   const [x, g, b, w, wb, h] = [rnd(n, d), rnd(d), rnd(d), rnd(d, 3 * d), rnd(3 * d), rnd(n, 4 * d)];
-  const ops = ['layerNorm', 'gelu', 'linear', 'attention'] as const;
+  const ops = ['layerNorm', 'gelu', 'linear', 'attention', 'targetLogp'] as const;
   for (const op of ops) if (!fusedOp(op)) throw new Error(`no native ${op}`);
   // each op and the gradient of Σ (its output · fixed weights) with respect to its inputs
   const outs = tf.tidy(() => {
@@ -28,7 +28,10 @@ export async function tfOpsDigest(): Promise<string> {
     const li = tf.grads((a: tf.Tensor, ww: tf.Tensor, bb: tf.Tensor) => wsum(fusedOp('linear')!(a as tf.Tensor2D, ww, bb)))([x, w, wb]);
     const qkv = fusedOp('linear')!(x as tf.Tensor2D, w, wb);
     const at = tf.grads((q: tf.Tensor) => wsum(fusedOp('attention')!(q as tf.Tensor2D, mask, heads)))([qkv]);
-    return [fusedOp('layerNorm')!(x, g, b), fusedOp('gelu')!(h), qkv, fusedOp('attention')!(qkv, mask, heads), ...ln, ...ge, ...li, ...at];
+    const targets = tf.tensor1d(Int32Array.from({ length: n }, (_, i) => i % (3 * d)), 'int32');
+    const [lp, en] = fusedOp('targetLogp')!(qkv, targets);
+    const tl = tf.grads((q: tf.Tensor) => wsum(tf.stack(fusedOp('targetLogp')!(q as tf.Tensor2D, targets))))([qkv]);
+    return [fusedOp('layerNorm')!(x, g, b), fusedOp('gelu')!(h), qkv, fusedOp('attention')!(qkv, mask, heads), lp!, en!, ...ln, ...ge, ...li, ...at, ...tl];
   });
   const hash = createHash('sha256');
   for (const t of outs) hash.update(new Uint8Array(((await t.data()) as Float32Array).buffer));

@@ -1,6 +1,7 @@
 // The one seam where faster kernels plug in. model.ts, optim.ts and gradients.ts write every op in
 // plain tfjs. Some of those ops are many small kernels each (LayerNorm and GELU with their
-// gradients, Softmax's gradient, the AdamW step, attention, a product with a bias); accel/ has them
+// gradients, Softmax's gradient, the AdamW step, attention, a product with a bias, the targets'
+// log-probs); accel/ has them
 // as fused passes and plugs them in here: the first four on wasm, all but Softmax's gradient on
 // tensorflow. A caller asks for the fused op first and runs its own composite when there is none: on
 // other backends, without the native code, or with the fast kernels switched off. Both compute the
@@ -34,6 +35,11 @@ export interface FusedOps {
   gelu(x: tf.Tensor): tf.Tensor;
   /** Softmax's gradient over the last axis, y·(dy − Σ dy·y) (gradients.ts). */
   softmaxGrad(y: tf.Tensor, dy: tf.Tensor): tf.Tensor;
+  /**
+   * The targets' log-probabilities and the rows' entropies of logits z [n, V] (train-step.ts's
+   * targetLogp), as [logp [n], ent [n]]; with z's gradient (targets, ints, have none).
+   */
+  targetLogp(z: tf.Tensor2D, targets: tf.Tensor1D): [tf.Tensor1D, tf.Tensor1D];
   /** x·w + b, x [n, k], w [k, m], b [m] (model.ts's linear), with the gradients of all three. */
   linear(x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D;
   /**

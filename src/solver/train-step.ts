@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
 import { clipRange, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodeOptions, type DecodePrompt } from './decode.js';
+import { fusedOp } from './fused.js';
 import { policyLoss, type LossNorm, type LossOptions } from './loss.js';
 import { groupedWindowLogits, paramShapes, type GroupedBatch, type ModelConfig, type Params } from './model.js';
 import { BOS, SEP, VOCAB_SIZE } from './tokenizer.js';
@@ -141,12 +142,26 @@ export function logProbs(params: Params, mc: ModelConfig, b: TrainBatch, tempera
   const T = temperature > 0 ? temperature : 1;
   // one-hot matMul for the embedding: tf.gather has no gradient on wasm (gradients.ts)
   const logits = groupedWindowLogits(params, mc, b.batch, true);
-  const z = tf.add(tf.div(logits, T), tf.tensor2d(b.gmask, [b.N * b.A, VOCAB_SIZE]));
+  const z = tf.add(tf.div(logits, T), tf.tensor2d(b.gmask, [b.N * b.A, VOCAB_SIZE])) as tf.Tensor2D;
+  const { logp, ent } = targetLogp(z, b.targets);
+  return { logp: tf.reshape(logp, [b.N, b.A]) as tf.Tensor2D, ent: tf.reshape(ent!, [b.N, b.A]) as tf.Tensor2D };
+}
+
+/**
+ * The targets' log-probs and (unless `entropy` is false) the rows' entropies [n] of logits z [n, V]:
+ * lsm = logSoftmax(z), logp = lsm[target], ent = −Σ exp(lsm)·lsm. Fused (fused.ts) where the backend
+ * has it, which computes both.
+ */
+export function targetLogp(z: tf.Tensor2D, targets: Int32Array, entropy = true): { logp: tf.Tensor1D; ent?: tf.Tensor1D } {
+  const t = tf.tensor1d(targets, 'int32');
+  const fused = fusedOp('targetLogp');
+  if (fused) {
+    const [logp, ent] = fused(z, t);
+    return { logp, ent };
+  }
   const lsm = tf.logSoftmax(z);
-  const onehot = tf.cast(tf.oneHot(tf.tensor1d(b.targets, 'int32'), VOCAB_SIZE), 'float32');
-  const logp = tf.reshape(tf.sum(tf.mul(lsm, onehot), 1), [b.N, b.A]) as tf.Tensor2D;
-  const ent = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), 1)), [b.N, b.A]) as tf.Tensor2D;
-  return { logp, ent };
+  const logp = tf.sum(tf.mul(lsm, tf.cast(tf.oneHot(t, z.shape[1]), 'float32')), 1) as tf.Tensor1D;
+  return { logp, ...(entropy ? { ent: tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), 1)) as tf.Tensor1D } : {}) };
 }
 
 /** Stats of a shard, each already divided by the whole update's normaliser. */

@@ -15,6 +15,8 @@ export const FUSED = {
   layerNormGrad: 'CogenLayerNormGrad', // {x, g, mean, rstd, dy} → [dx, dg, db]
   adamw: 'CogenAdamW', // {p, g, m, v, scale []}, {lr, beta1, beta2, eps, decay, bc1, bc2} → [p', m', v']
   softmaxGrad: 'CogenSoftmaxGrad', // {y, dy} → dx over the last axis
+  targetLogp: 'CogenTargetLogp', // {z [n, V], targets [n] int32} → [stats [2, n] (logp, ent), lsm [n, V]]
+  targetLogpGrad: 'CogenTargetLogpGrad', // {lsm, targets, stats, dstats} → dz
   linear: 'CogenLinear', // {x [n, k], w [k, m], b [m]} → x·w + b
   linearGrad: 'CogenLinearGrad', // {x, w, dy} → [dx, dw, db]
   attention: 'CogenAttention', // {qkv [N·T, 3d], mask [N|1, 1, T, T]}, {heads} → [o [N·T, d], p [N, heads, T, T]]
@@ -24,6 +26,7 @@ export const FUSED = {
 /** The kernel each op runs first. */
 const KERNEL_OF: Record<FusedOpName, string> = {
   layerNorm: FUSED.layerNorm, gelu: FUSED.gelu, softmaxGrad: FUSED.softmaxGrad, adamw: FUSED.adamw, attention: FUSED.attention, linear: FUSED.linear,
+  targetLogp: FUSED.targetLogp,
 };
 
 /** Whether the current backend has op's kernel; on wasm, also that the fast kernels are on and `size` floats fit its 4-wide loops. */
@@ -66,6 +69,21 @@ const fusedOps: FusedOps = {
     return f(x);
   },
   softmaxGrad: (y, dy) => run(FUSED.softmaxGrad, { y, dy }) as tf.Tensor,
+  targetLogp(z, targets) {
+    // targets are ints without a gradient, so they are closed over, not an input (and saved: the
+    // forward pass's scope disposes what it made)
+    const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+      const z = args[0] as tf.Tensor;
+      const save = args[1] as tf.GradSaveFunc;
+      const [stats, lsm] = run(FUSED.targetLogp, { z, targets }) as tf.Tensor[];
+      save([lsm!, stats!, targets]);
+      return {
+        value: stats!,
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [run(FUSED.targetLogpGrad, { lsm: saved[0]!, targets: saved[2]!, stats: saved[1]!, dstats: dy as tf.Tensor }) as tf.Tensor],
+      };
+    });
+    return tf.unstack(f(z)) as [tf.Tensor1D, tf.Tensor1D];
+  },
   linear(x, w, b) {
     const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
       const [x, w, b] = args as tf.Tensor[];

@@ -1,8 +1,8 @@
 // The fused ops of ../fused.ts as TensorFlow CPU kernels, for the tensorflow backend: one pass each
 // where tfjs dispatches 5-16 TensorFlow ops. LayerNorm and GELU with their gradients and the AdamW
 // step (tfjs has no such op), with the same formulas as the composites and as the wasm module
-// (simd-wat.ts); and, for their many small ops, causal attention over the c_attn product and
-// x·w + b, each with its gradient. Softmax's gradient is not here: loading tfjs-node registers
+// (simd-wat.ts); and, for their many small ops, causal attention over the c_attn product, x·w + b
+// and the targets' log-probs, each with its gradient. Softmax's gradient is not here: loading tfjs-node registers
 // tfjs's own gradients over gradients.ts's, so its fused hook is never reached on this backend.
 // `cogen setup tensorflow` compiles this file against the headers of the wheel it takes libtensorflow
 // from (src/setup.ts), into a Node.js addon beside the libraries: loading it registers the ops (static
@@ -183,6 +183,70 @@ class CogenLinearGrad : public OpKernel {
       dW += pw[blk];
       dB += pb[blk];
     }
+  }
+};
+
+// The targets' log-probabilities and the entropies of rows of logits z [n, V] (train-step.ts's
+// logProbs): lsm = z − logsumexp(z), logp = lsm[target], ent = −Σ exp(lsm)·lsm, as stats [2, n]
+// (logp, then ent); lsm is kept for the gradient. One pass per row where tfjs's log-softmax, one-hot
+// pick and entropy take ~12 ops and their gradients as many.
+REGISTER_OP("CogenTargetLogp").Input("z: float").Input("targets: int32").Output("stats: float").Output("lsm: float");
+// dz = dlogp·(onehot − p) − dent·p·(lsm + ent), p = exp(lsm)
+REGISTER_OP("CogenTargetLogpGrad").Input("lsm: float").Input("targets: int32").Input("stats: float").Input("dstats: float")
+    .Output("dz: float");
+
+class CogenTargetLogp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor &z = ctx->input(0), &targets = ctx->input(1);
+    OP_REQUIRES(ctx, z.dims() == 2 && targets.dims() == 1 && targets.dim_size(0) == z.dim_size(0) && z.dim_size(1) > 0,
+                errors::InvalidArgument("CogenTargetLogp: z must be [n, V > 0] and targets [n]"));
+    const int64_t n = z.dim_size(0), V = z.dim_size(1);
+    const int32_t* tp = targets.flat<int32_t>().data();
+    for (int64_t r = 0; r < n; r++)
+      OP_REQUIRES(ctx, tp[r] >= 0 && tp[r] < V, errors::InvalidArgument("CogenTargetLogp: target ", tp[r], " outside [0, ", V, ")"));
+    Tensor *stats = nullptr, *lsm = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({2, n}), &stats));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, z.shape(), &lsm));
+    const float* zp = z.flat<float>().data();
+    float *sp = stats->flat<float>().data(), *lp = lsm->flat<float>().data();
+    ForEach(ctx, n, 20 * V, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; r++) {
+        const Floats row(zp + r * V, V);
+        const float m = row.maxCoeff();
+        FloatsOut out(lp + r * V, V);
+        out = row - (m + std::log((row - m).exp().sum()));
+        sp[r] = out(tp[r]);
+        sp[n + r] = -(out.exp() * out).sum();
+      }
+    });
+  }
+};
+
+class CogenTargetLogpGrad : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor &lsm = ctx->input(0), &targets = ctx->input(1), &stats = ctx->input(2), &dstats = ctx->input(3);
+    OP_REQUIRES(ctx, lsm.dims() == 2 && targets.dims() == 1 && targets.dim_size(0) == lsm.dim_size(0) &&
+                         stats.shape() == TensorShape({2, lsm.dim_size(0)}) && dstats.shape() == stats.shape(),
+                errors::InvalidArgument("CogenTargetLogpGrad: inputs of mismatched shapes"));
+    const int64_t n = lsm.dim_size(0), V = lsm.dim_size(1);
+    Tensor* dz = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, lsm.shape(), &dz));
+    const float *lp = lsm.flat<float>().data(), *sp = stats.flat<float>().data(), *dp = dstats.flat<float>().data();
+    const int32_t* tp = targets.flat<int32_t>().data();
+    float* out = dz->flat<float>().data();
+    ForEach(ctx, n, 10 * V, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; r++) {
+        const Floats row(lp + r * V, V);
+        const float dlogp = dp[r], dent = dp[n + r], ent = sp[n + r];
+        FloatsOut d(out + r * V, V);
+        d = -row.exp() * (dlogp + dent * (row + ent));
+        d(tp[r]) += dlogp;
+      }
+    });
   }
 };
 
@@ -438,6 +502,8 @@ REGISTER_KERNEL_BUILDER(Name("CogenLayerNormGrad").Device(DEVICE_CPU), CogenLaye
 REGISTER_KERNEL_BUILDER(Name("CogenAdamW").Device(DEVICE_CPU), CogenAdamW);
 REGISTER_KERNEL_BUILDER(Name("CogenLinear").Device(DEVICE_CPU), CogenLinear);
 REGISTER_KERNEL_BUILDER(Name("CogenLinearGrad").Device(DEVICE_CPU), CogenLinearGrad);
+REGISTER_KERNEL_BUILDER(Name("CogenTargetLogp").Device(DEVICE_CPU), CogenTargetLogp);
+REGISTER_KERNEL_BUILDER(Name("CogenTargetLogpGrad").Device(DEVICE_CPU), CogenTargetLogpGrad);
 REGISTER_KERNEL_BUILDER(Name("CogenAttention").Device(DEVICE_CPU), CogenAttention);
 REGISTER_KERNEL_BUILDER(Name("CogenAttentionGrad").Device(DEVICE_CPU), CogenAttentionGrad);
 

@@ -1,8 +1,8 @@
 // The fused ops on the tensorflow backend: TensorFlow CPU kernels of our own (tf-ops.cc, compiled by
 // `cogen setup tensorflow` into an addon beside tfjs-node's libraries), run through tfjs-node as
 // tfjs kernels of the same names as the wasm ones (fused-kernels.ts), so fused.ts hands out the same
-// ops on both backends: LayerNorm, GELU, AdamW, and here also attention and the product with a bias
-// (Softmax's gradient is tfjs-node's own there).
+// ops on both backends: LayerNorm, GELU, AdamW, and here also attention, the product with a bias
+// and the targets' log-probs (Softmax's gradient is tfjs-node's own there).
 // Without the addon (or on the GPU build) the composites run.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,6 +29,8 @@ const KERNELS: [name: string, inputs: string[], outputs: number, intAttrs: strin
   [FUSED.layerNorm, ['x', 'g', 'b'], 3, []],
   [FUSED.layerNormGrad, ['x', 'g', 'mean', 'rstd', 'dy'], 3, []],
   [FUSED.adamw, ['p', 'g', 'm', 'v', 'scale'], 3, []],
+  [FUSED.targetLogp, ['z', 'targets'], 2, []],
+  [FUSED.targetLogpGrad, ['lsm', 'targets', 'stats', 'dstats'], 1, []],
   [FUSED.linear, ['x', 'w', 'b'], 1, []],
   [FUSED.linearGrad, ['x', 'w', 'dy'], 3, []],
   [FUSED.attention, ['qkv', 'mask'], 2, ['heads']],
