@@ -13,9 +13,9 @@ import { initBackend } from '../src/solver/backend.js';
 import { AdamW } from '../src/solver/optim.js';
 import { grpoStep, shapeBatch, shapeModel, shapeOptim } from './shape.js';
 import { shapeLogp } from './shape-shard.js';
+import { median } from './stats.js';
 
 const off = (process.argv.slice(2).find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'CogenAttention').split(',');
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 if (process.argv.includes('--child')) {
   if ((await initBackend('tensorflow', { log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start; run `cogen setup tensorflow`');

@@ -30,6 +30,7 @@ import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
 import type { ModelConfig, Params } from '../src/solver/model.js';
 import { grpoStep, SHAPE, shapeBatch, shapeModel, shapeOptim } from './shape.js';
 import { shapeLogp, shardGrads, type ShapeRows } from './shape-shard.js';
+import { median } from './stats.js';
 import { AdamW } from '../src/solver/optim.js';
 
 /** Threads of the data-parallel step: one per core, as torch's default, at most 4 (the policy's cap). */
@@ -76,8 +77,16 @@ function naiveLogits(params: Params, mc: ModelConfig, b: ReturnType<typeof shape
   return tf.matMul(hN, P('wte.weight') as tf.Tensor2D, false, true);
 }
 
-/** Step times are medians over the timed steps: on a shared machine a burst of load hits single steps. */
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+/** The median of `steps` timed calls of one: on a shared machine a burst of load hits single steps. */
+async function medianStepMs(one: () => Promise<void>, steps: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < steps; i++) {
+    const t0 = performance.now();
+    await one();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
 
 async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<number> {
   const { mc, params } = shapeModel();
@@ -96,13 +105,7 @@ async function shapeStepMs(variant: 'fused' | 'naive', steps: number): Promise<n
   const adv = tf.tensor1d(b.adv);
   const one = (): Promise<void> => grpoStep(params, opt, logp, old, mask, adv);
   await one();
-  const times: number[] = [];
-  for (let i = 0; i < steps; i++) {
-    const t0 = performance.now();
-    await one();
-    times.push(performance.now() - t0);
-  }
-  const ms = median(times);
+  const ms = await medianStepMs(one, steps);
   if (explicitWas !== null) setExplicitTranspose(explicitWas);
   setFastWasmKernels(true);
   old.dispose(); mask.dispose(); adv.dispose(); opt.dispose();
@@ -139,13 +142,7 @@ async function shapeStepParallelMs(threads: number, steps: number): Promise<numb
   };
   try {
     await one();
-    const times: number[] = [];
-    for (let i = 0; i < steps; i++) {
-      const t0 = performance.now();
-      await one();
-      times.push(performance.now() - t0);
-    }
-    return median(times);
+    return await medianStepMs(one, steps);
   } finally {
     await workers.close();
     opt.dispose();
@@ -307,9 +304,8 @@ if (!only && tfRuns.some((r) => !('error' in r)) && torchRuns.some((r) => 'stepM
   }
   results.pairedTensorflowTorch = paired;
   for (const [threads, r] of Object.entries(paired)) {
-    const sorted = [...r].sort((a, b) => a - b);
     rows.push([`tensorflow/torch (${threads} thread${threads === '1' ? '' : 's'}), ${r.length} paired rounds`, '',
-      `median ${sorted[sorted.length >> 1]!.toFixed(2)}, range ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}`]);
+      `median ${median(r).toFixed(2)}, range ${Math.min(...r).toFixed(2)}-${Math.max(...r).toFixed(2)}`]);
   }
 }
 console.log('\n| what | time | figure |\n| --- | --- | --- |');

@@ -7,6 +7,7 @@ Optional keys: "threads" (CPU threads), "device" ("cuda" for bench/gpu.sh; defau
 """
 import json
 import math
+import statistics
 import sys
 import time
 
@@ -89,6 +90,6 @@ for _ in range(cfg["steps"]):
     step()
     sync()
     times.append(time.perf_counter() - t0)
-dt = sorted(times)[len(times) // 2]
+dt = statistics.median(times)
 print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "stepMs": dt * 1000,
                   "tokensPerS": B * T / dt, "device": str(dev)}))

@@ -97,7 +97,8 @@ const fusedOps: FusedOps = {
     return f(x, w, b) as tf.Tensor2D;
   },
   attention(qkv, mask, heads) {
-    // mask is a constant of the batch (no gradient), so it is closed over, not an input
+    // mask is a constant of the batch (no gradient), so it is closed over, not an input; the
+    // gradient does not read it (the forward pass's scope disposes what it made)
     const f = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
       const qkv = args[0] as tf.Tensor;
       const save = args[1] as tf.GradSaveFunc;
