@@ -3,7 +3,8 @@
 // step, with every native kernel and with the named ones (prefixes: CogenAttention also drops its
 // gradient) unregistered, so that fused.ts hands out the composites for them: 8 rounds of 4 steps
 // each way, interleaved in one process, so that a shared machine's drifting load weighs on both.
-// One child per thread count (TensorFlow reads TF_NUM_INTRAOP_THREADS once). Prints a table and
+// One child per thread count of the native ops (solver.threads; the composites that stand in for the
+// named ones are TensorFlow's own ops, on one thread, the backend's default). Prints a table and
 // writes bench/results/tf-kernel-ab.json.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,8 @@ import { median } from './stats.js';
 const off = (process.argv.slice(2).find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'CogenAttention').split(',');
 
 if (process.argv.includes('--child')) {
-  if ((await initBackend('tensorflow', { log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start; run `cogen setup tensorflow`');
+  const threads = Number(process.argv[process.argv.indexOf('--child') + 2]);
+  if ((await initBackend('tensorflow', { threads, log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start; run `cogen setup tensorflow`');
   const { mc, params } = shapeModel();
   const b = shapeBatch();
   const opt = new AdamW(params, shapeOptim);
@@ -47,8 +49,8 @@ if (process.argv.includes('--child')) {
 const rows: Record<string, unknown>[] = [];
 console.log(`| threads | native | without ${off.join(', ')} | native faster |\n| --- | --- | --- | --- |`);
 for (const threads of [1, 2]) {
-  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', off.join(',')],
-    { encoding: 'utf8', env: { ...process.env, TF_NUM_INTRAOP_THREADS: String(threads), TF_NUM_INTEROP_THREADS: String(threads), TF_CPP_MIN_LOG_LEVEL: '2' } });
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', off.join(','), String(threads)],
+    { encoding: 'utf8', env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } });
   const last = r.stdout?.trim().split('\n').pop() ?? '';
   if (r.status !== 0 || !last.startsWith('{')) {
     console.log(`| ${threads} | n/a | n/a | ${(r.stderr || '').trim().split('\n').pop()} |`);

@@ -7,10 +7,11 @@
 //     policy's updates run; bench/shape-shard.ts), and the same model/batch/loss in PyTorch CPU on
 //     all cores and on one (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that
 //     has it). Each torch figure is compared with ours on as many threads. The same step on the
-//     tensorflow backend (`cogen setup tensorflow`), with its native fused ops and with the composites
-//     in their place (the fused ops' kernels unregistered), in a child process per thread count, since
-//     TensorFlow reads its thread settings (TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS) once,
-//     and since loading tfjs-node puts tfjs's gradients in place of ours for the whole process.
+//     tensorflow backend (`cogen setup tensorflow`) with its native fused ops on one thread and on
+//     as many as torch (solver.threads; TensorFlow's own ops on one, the backend's default), and on
+//     one thread with the composites in their place (the fused ops' kernels unregistered), in a
+//     child process per thread count, since loading tfjs-node puts tfjs's gradients in place of ours
+//     for the whole process.
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
 //     tokens/s and update tokens/s.
 //  3. The tensorflow/PyTorch ratio in paired rounds (--rounds, default 5): tensorflow's step, then
@@ -187,18 +188,14 @@ function torchStep(steps: number, threads = 0): TorchResult {
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
-/** tensorflow on `threads` intra-op threads, in a child process; null with the reason when it cannot run. */
-type TfResult = { threads: number; interOp: number; shapeStepMs: number; shapeTokensPerS: number; compositeStepMs?: number; parallelThreads?: number; parallelShapeStepMs?: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
+/** tensorflow with its native ops on `threads` threads, in a child process; null with the reason when it cannot run. */
+type TfResult = { threads: number; shapeStepMs: number; shapeTokensPerS: number; compositeStepMs?: number; parallelThreads?: number; parallelShapeStepMs?: number; policy?: Awaited<ReturnType<typeof policyThroughput>>; tf: string } | { error: string };
 function tensorflowStep(threads: number, withPolicy: boolean, stepOnly = false): TfResult {
   const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--tf-child', String(threads), ...(withPolicy ? ['--policy'] : []), ...(stepOnly ? ['--step-only'] : []), ...(quick ? ['--quick'] : [])],
-    { encoding: 'utf8', timeout: 900_000, env: { ...process.env, TF_NUM_INTRAOP_THREADS: String(threads), TF_NUM_INTEROP_THREADS: String(TF_INTEROP(threads)), TF_CPP_MIN_LOG_LEVEL: '2' } });
+    { encoding: 'utf8', timeout: 900_000, env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } });
   const last = r.stdout?.trim().split('\n').pop() ?? '';
   if (r.status !== 0 || !last.startsWith('{')) return { error: `tensorflow child: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
   return JSON.parse(last) as TfResult;
-}
-/** inter-op threads: TensorFlow runs independent ops of an eager step side by side only through this pool */
-function TF_INTEROP(threads: number): number {
-  return Number(process.env.BENCH_TF_INTEROP ?? threads);
 }
 
 /** Runs f with the native fused ops' kernels unregistered (null when they were not registered), then registers them again. */
@@ -215,19 +212,20 @@ async function withoutTensorflowOps(f: () => Promise<number>): Promise<number | 
 
 if (process.argv.includes('--tf-child')) {
   const threads = Number(process.argv[process.argv.indexOf('--tf-child') + 1]);
-  const used = await initBackend('tensorflow', { log: (l) => console.error(l) });
+  const used = await initBackend('tensorflow', { threads, log: (l) => console.error(l) });
   if (used !== 'tensorflow') throw new Error(`tensorflow did not start (got ${used}); run \`cogen setup tensorflow\``);
   const n = quick ? 3 : 10;
   const ms = await shapeStepMs('fused', n);
   // the same step with the composites in place of the native fused ops (accel/tf-ops.cc): without
   // their kernels registered, fused.ts hands out none
   const stepOnly = process.argv.includes('--step-only');
-  const composite = stepOnly ? null : await withoutTensorflowOps(() => shapeStepMs('fused', n));
+  // (on one thread: the composites are TensorFlow's own ops, which stay on one)
+  const composite = stepOnly || threads > 1 ? null : await withoutTensorflowOps(() => shapeStepMs('fused', n));
   // one TensorFlow thread each on THREADS JS threads (shard workers, as on wasm)
   const par = !stepOnly && threads === 1 && THREADS > 1 ? await shapeStepParallelMs(THREADS, n) : undefined;
   const pol = process.argv.includes('--policy') ? await policyThroughput(quick ? 1 : 3) : undefined;
   const b = tf.backend() as unknown as { binding: { TF_Version: string } };
-  console.log(JSON.stringify({ threads, interOp: TF_INTEROP(threads), shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(composite !== null ? { compositeStepMs: composite } : {}), ...(par ? { parallelThreads: THREADS, parallelShapeStepMs: par } : {}), ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
+  console.log(JSON.stringify({ threads, shapeStepMs: ms, shapeTokensPerS: (SHAPE.batch * SHAPE.seq * 1000) / ms, ...(composite !== null ? { compositeStepMs: composite } : {}), ...(par ? { parallelThreads: THREADS, parallelShapeStepMs: par } : {}), ...(pol ? { policy: pol } : {}), tf: b.binding.TF_Version }));
   process.exit(0);
 }
 

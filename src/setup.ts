@@ -206,7 +206,13 @@ with zipfile.ZipFile(whl) as z:
 
 const OPS_SOURCE = fileURLToPath(new URL('./solver/accel/tf-ops.cc', import.meta.url));
 /** What a build of the ops is made from: the source and the wheel whose headers it compiles against. */
-const opsStamp = (): string => createHash('sha256').update(readFileSync(OPS_SOURCE)).update(TF_WHEEL_VERSION).digest('hex').slice(0, 16);
+/**
+ * The compiler's flags for tf-ops.cc. -march=native: the addon is built on the machine that runs it
+ * (setup runs on each). -fopenmp: the ops' threads are an OpenMP team; EIGEN_DONT_PARALLELIZE keeps
+ * Eigen's products inside each unit of work on its one thread.
+ */
+const OPS_FLAGS = ['-std=c++17', '-O3', '-march=native', '-fopenmp', '-DEIGEN_DONT_PARALLELIZE', '-shared', '-fPIC', '-D_GLIBCXX_USE_CXX11_ABI=1', '-DEIGEN_MAX_ALIGN_BYTES=64'];
+const opsStamp = (): string => createHash('sha256').update(readFileSync(OPS_SOURCE)).update(TF_WHEEL_VERSION).update(OPS_FLAGS.join(' ')).digest('hex').slice(0, 16);
 const opsMarker = (pkgDir: string): string => join(pkgDir, 'deps', 'cogen-ops.json');
 const opsBuilt = (pkgDir: string): boolean =>
   existsSync(tfOpsPath(pkgDir)) && existsSync(opsMarker(pkgDir)) && readFileSync(opsMarker(pkgDir), 'utf8').trim() === opsStamp();
@@ -223,8 +229,7 @@ if (Math.abs(y - 0.8411920) > 1e-5) throw new Error('CogenGelu(1) = ' + y);`;
 
 /**
  * Compiles tf-ops.cc into deps/lib/cogen_tf_ops.node: a Node.js addon (so that Node keeps it loaded)
- * linked to the libtensorflow_framework.so.2 beside it, whose op registry it adds to. -march=native:
- * the addon is built on the machine that runs it (setup runs on each).
+ * linked to the libtensorflow_framework.so.2 beside it, whose op registry it adds to.
  */
 function buildOps(pkgDir: string, whl: string, o: { python: string; nodedir: string; cache: string; root: string; log: (l: string) => void }): void {
   const include = join(o.cache, `tensorflow-${TF_WHEEL_VERSION}-include`);
@@ -241,7 +246,7 @@ function buildOps(pkgDir: string, whl: string, o: { python: string; nodedir: str
   const out = tfOpsPath(pkgDir);
   const cxx = process.env.CXX ?? 'g++';
   o.log(`compiling the solver's fused ops (${OPS_SOURCE}) into ${out}`);
-  const r = run(cxx, ['-std=c++17', '-O3', '-march=native', '-shared', '-fPIC', '-D_GLIBCXX_USE_CXX11_ABI=1', '-DEIGEN_MAX_ALIGN_BYTES=64',
+  const r = run(cxx, [...OPS_FLAGS,
     `-DNODE_GYP_MODULE_NAME=${TF_OPS_ADDON.replace(/\.node$/, '')}`, `-I${include}`, `-I${join(o.nodedir, 'include', 'node')}`, OPS_SOURCE,
     `-L${lib}`, '-l:libtensorflow_framework.so.2', '-Wl,-rpath,$ORIGIN', '-o', `${out}.part`]);
   if (!r.ok) fail(`compiling ${OPS_SOURCE} failed: ${lastLine(r.out)}`);

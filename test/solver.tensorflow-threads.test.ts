@@ -1,9 +1,10 @@
-// The tensorflow backend on two intra-op threads (the backend's default is one): at the default
-// model's size TensorFlow splits matMuls and reductions over its thread pool, and two runs from one
-// seed must still agree to the bit, and resume must stay exact, as on one thread
-// (solver.policy.test.ts); the native ops (accel/tf-ops.cc) must give the same bits as on one
-// thread. TensorFlow reads its thread settings once, when tfjs-node loads: this
-// file sets them first, and vitest runs each test file in a process of its own.
+// The tensorflow backend on two threads (the backend's default is one): the native ops
+// (accel/tf-ops.cc) on two (solver.threads), and TensorFlow's own on two intra-op threads (the
+// environment's override), which split matMuls and reductions at the default model's size. Two
+// runs from one seed must still agree to the bit, and resume must stay exact, as on one thread
+// (solver.policy.test.ts); the native ops must give the same bits as on one thread. TensorFlow
+// reads its thread settings once, when tfjs-node loads: this file sets them first, and vitest runs
+// each test file in a process of its own.
 process.env.TF_NUM_INTRAOP_THREADS = '2';
 process.env.TF_NUM_INTEROP_THREADS = '2';
 import { spawnSync } from 'node:child_process';
@@ -30,7 +31,7 @@ describe('tensorflow on two threads', () => {
   itOn('tensorflow')(named('tensorflow', 'default-size updates are bit-identical run to run, and resume is exact'), async () => {
     expect(loadedBefore, 'tfjs-node was loaded before this file set its threads').toBe(false);
     await useBackend('tensorflow');
-    const cfg = solverConfigSchema.parse({ backend: 'tensorflow', loss: { type: 'grpo', beta: 0.05 } });
+    const cfg = solverConfigSchema.parse({ backend: 'tensorflow', threads: 2, loss: { type: 'grpo', beta: 0.05 } });
     const steps = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
       for (let s = 0; s < n; s++) {
         const ro = await p.sample(prompts, 8);
@@ -59,8 +60,8 @@ describe('tensorflow on two threads', () => {
   }, 120_000);
 
   itOn('tensorflow')(named('tensorflow', 'the native ops give the same bits on two threads as on one (forward and gradients)'), async () => {
-    const two = await tfOpsDigest();
-    const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'tf-ops-digest.ts')], {
+    const two = await tfOpsDigest(2);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'tf-ops-digest.ts'), '1'], {
       encoding: 'utf8', env: { ...process.env, TF_NUM_INTRAOP_THREADS: '1', TF_NUM_INTEROP_THREADS: '1', TF_CPP_MIN_LOG_LEVEL: '2' }, timeout: 120_000,
     });
     expect(child.status, child.stderr).toBe(0);

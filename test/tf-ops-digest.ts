@@ -1,8 +1,8 @@
 // The native ops of src/solver/accel/tf-ops.cc (forward and gradient) on fixed inputs large enough
-// for TensorFlow's intra-op threads to split them, as one sha256 of their output bytes.
+// for their threads to split them, as one sha256 of their output bytes.
 // solver.tensorflow-threads.test.ts compares this process's digest (two threads) with one from a
 // child on one thread: the ops' results must not depend on the thread count. Run directly
-// (`node --import tsx test/tf-ops-digest.ts`), it prints the digest.
+// (`node --import tsx test/tf-ops-digest.ts [threads]`, default 1), it prints the digest.
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
@@ -10,8 +10,8 @@ import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import { fusedOp } from '../src/solver/fused.js';
 
-export async function tfOpsDigest(): Promise<string> {
-  if ((await initBackend('tensorflow', { log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start');
+export async function tfOpsDigest(threads: number): Promise<string> {
+  if ((await initBackend('tensorflow', { threads, log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start');
   const rng = createRng(51);
   const rnd = (...shape: number[]): tf.Tensor => tf.tensor(new Float32Array(shape.reduce((a, b) => a * b, 1)).map(() => rng.next() * 2 - 1), shape);
   const N = 32, T = 48, d = 64, heads = 4, n = N * T;
@@ -39,4 +39,4 @@ export async function tfOpsDigest(): Promise<string> {
   return hash.digest('hex');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(await tfOpsDigest());
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(await tfOpsDigest(Number(process.argv[2] ?? 1)));

@@ -4,15 +4,16 @@
 // out); webgpu needs the optional `webgpu` package (Dawn) and a hardware adapter (software adapters
 // are skipped under auto). On tensorflow every kernel's gradient is tfjs's own (loading tfjs-node
 // registers them over gradients.ts's), and LayerNorm, GELU, attention, x·w + b and AdamW run as TensorFlow kernels of our
-// own where setup built them (accel/tf-ops.cc); TensorFlow's threads follow TF_NUM_INTRAOP_THREADS /
-// TF_NUM_INTEROP_THREADS (default here: solver.threads, or 1), read once when the package loads.
+// own where setup built them (accel/tf-ops.cc), on solver.threads threads (default 1); TensorFlow's
+// own ops follow TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS (default here: 1), read once when
+// the package loads.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from './config.js';
 import { setExplicitTranspose } from './gradients.js';
-import { patchWasmKernels, registerTensorflowOps } from './accel/index.js';
+import { patchWasmKernels, registerTensorflowOps, setTensorflowOpsThreads } from './accel/index.js';
 
 type Concrete = Exclude<BackendName, 'auto'>;
 // Specifiers in variables: these packages may be absent, and TypeScript must not resolve them.
@@ -23,11 +24,11 @@ async function tryTensorflow(threads: number, notes: string[]): Promise<string |
   const reasons: string[] = [];
   // TensorFlow's INFO lines (oneDNN, CPU features) would come before ours; warnings stay
   process.env.TF_CPP_MIN_LOG_LEVEL ??= '1';
-  // TensorFlow's thread pools, read once when the package loads. The model's ops are small: on 2
-  // cores one intra-op thread decoded 1.7x faster than two (270-510 against 560-690 ms for B=8 G=8)
-  // and trained as fast (96-110 against 106-129 ms a reference step), so one unless solver.threads
-  // or the environment says otherwise.
-  process.env.TF_NUM_INTRAOP_THREADS ??= String(threads > 0 ? threads : 1);
+  // TensorFlow's thread pools, read once when the package loads: one thread for TensorFlow's own
+  // ops unless the environment says otherwise. The model's ops are small: on 2 cores one intra-op
+  // thread decoded 1.7x faster than two, and a second pool thread slowed the native ops' spinning
+  // team (accel/tf-ops.cc), which is where solver.threads goes.
+  process.env.TF_NUM_INTRAOP_THREADS ??= '1';
   process.env.TF_NUM_INTEROP_THREADS ??= '1';
   for (const pkg of TFJS_NODE) {
     try {
@@ -36,7 +37,7 @@ async function tryTensorflow(threads: number, notes: string[]): Promise<string |
         const b = tf.backend() as unknown as { isUsingGpuDevice?: boolean; binding?: { TF_Version?: string } };
         const gpu = pkg.endsWith('-gpu') ? (b.isUsingGpuDevice ? ', on the GPU' : ', GPU build but TensorFlow found no GPU: on the CPU') : '';
         // the fused ops as one TensorFlow kernel each (accel/tf-ops.cc); CPU kernels only
-        const ops = b.isUsingGpuDevice ? 'composites on the GPU' : (registerTensorflowOps(pkg) ?? 'native');
+        const ops = b.isUsingGpuDevice ? 'composites on the GPU' : (registerTensorflowOps(pkg) ?? nativeOpsOn(threads));
         notes.push(`${pkg}, TensorFlow ${b.binding?.TF_Version ?? '?'}${gpu}, fused ops ${ops}`, ...reasons);
         // TensorFlow's MatMul takes transpose flags natively
         setExplicitTranspose(false);
@@ -49,6 +50,13 @@ async function tryTensorflow(threads: number, notes: string[]): Promise<string |
     }
   }
   return reasons.join('; ');
+}
+
+/** Sets the native ops' threads (solver.threads; 0: one) and says so. */
+function nativeOpsOn(threads: number): string {
+  const n = threads > 0 ? threads : 1;
+  setTensorflowOpsThreads(n);
+  return `native on ${n} thread${n === 1 ? '' : 's'}`;
 }
 
 /** Dawn reaches GPUs through Vulkan on Linux; without the loader it only prints a native warning. */
@@ -118,7 +126,11 @@ export async function initBackend(name: BackendName = 'auto', opts: { threads?: 
     : name === 'tensorflow' ? ['tensorflow', 'wasm', 'cpu']
     : name === 'webgpu' ? ['webgpu', 'wasm', 'cpu']
     : name === 'wasm' ? ['wasm', 'cpu'] : ['cpu'];
-  if (current && current === order[0] && tf.getBackend() === current) return current;
+  if (current && current === order[0] && tf.getBackend() === current) {
+    // the native ops' threads can change while TensorFlow runs (its own pools cannot)
+    if (current === 'tensorflow' && (opts.threads ?? 0) > 0) setTensorflowOpsThreads(opts.threads!);
+    return current;
+  }
   const skipped: string[] = [];
   const notes: string[] = [];
   for (const b of order) {

@@ -72,7 +72,10 @@ export const samplingSchema = z.strictObject({
 
 export const solverConfigSchema = z.strictObject({
   backend: z.enum(BACKENDS).default('auto'),
-  /** wasm threads, or TensorFlow's intra-op threads; 0 = the backend's default (tensorflow: 1). */
+  /**
+   * wasm threads, or the tensorflow backend's native ops' threads (TensorFlow's own ops keep
+   * TF_NUM_INTRAOP_THREADS, default 1); 0 = the backend's default (tensorflow: 1).
+   */
   threads: z.number().int().min(0).default(0),
   /**
    * Threads an update runs on (data-parallel gradients, parallel.ts), on the wasm and cpu backends;

@@ -6,7 +6,7 @@
 // - data parallelism: shard workers that compute shards of an update, or chunks of a decode, on
 //   other threads (parallel.ts).
 export { patchWasmKernels } from './wasm-kernels.js';
-export { registerTensorflowOps, tfOpsPath, TF_OPS_ADDON } from './tf-ops.js';
+export { registerTensorflowOps, setTensorflowOpsThreads, tfOpsPath, TF_OPS_ADDON } from './tf-ops.js';
 export { setFastWasmKernels } from './heap.js';
 export { ShardWorkers, readArrays, type ShardModule, type WeightArrays } from './parallel.js';
 export { ShardPool } from './shard-pool.js';

@@ -9,18 +9,19 @@
 // initialisers), and tf-ops.ts registers tfjs kernels that run them through tfjs-node. CPU kernels
 // only: the GPU build keeps the composites.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <vector>
 
 #include <node_api.h>
+#include <omp.h>
 
 #include "Eigen/Core"
 
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/shape_inference.h"
-#include "tensorflow/core/platform/threadpool.h"
 
 using namespace tensorflow;
 using shape_inference::InferenceContext;
@@ -56,19 +57,39 @@ void Rows(const Tensor& x, int64_t* R, int64_t* C) {
   *R = *C == 0 ? 0 : x.NumElements() / *C;
 }
 
-// Runs fn(begin, end) over units [0, total) on the op's intra-op threads (TF_NUM_INTRAOP_THREADS).
-// Each caller makes its units such that a unit's result does not depend on which others share its
-// range, so an op's result does not depend on the number of threads.
-void ForEach(OpKernelContext* ctx, int64_t total, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
-  ctx->device()->tensorflow_cpu_worker_threads()->workers->ParallelFor(total, cost_per_unit, fn);
+// The threads our ops split their work over (setThreads below; solver.threads). An OpenMP team, not
+// TensorFlow's intra-op pool: OpenMP's workers spin a while between parallel regions, as PyTorch's
+// do, where the pool's park and must be woken for each of a step's ~100 small ops; on 2 cores a
+// reference step took 36-40 ms this way against 50-51 ms on the pool (TensorFlow's own ops on one
+// thread beside it in both; the pool's spare thread and a spinning team slowed each other).
+std::atomic<int> g_threads{1};
+
+// Work under this many cost units (~cycles) runs on the calling thread: a fork and join costs more.
+constexpr int64_t kSerialCost = 100000;
+
+// Runs fn(begin, end) over units [0, total) in contiguous ranges, one per thread. Each caller makes
+// its units such that a unit's result does not depend on which others share its range, so an op's
+// result does not depend on the number of threads.
+void ForEach(int64_t total, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
+  const int threads = static_cast<int>(std::min<int64_t>(g_threads.load(std::memory_order_relaxed), total));
+  if (threads <= 1 || total * cost_per_unit < kSerialCost) {
+    if (total > 0) fn(0, total);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+    const int64_t begin = total * t / n, end = total * (t + 1) / n;
+    if (begin < end) fn(begin, end);
+  }
 }
 
 // Elementwise work in blocks of kBlock floats at fixed offsets: fn(at, len) for each, on the
-// intra-op threads. Fixed, so that each element goes through the same code (Eigen's vectorised body
+// ops' threads. Fixed, so that each element goes through the same code (Eigen's vectorised body
 // or its scalar edges, whose exp can differ in the last bit) whatever the number of threads.
 constexpr int64_t kBlock = 1024;
-void ForEachBlock(OpKernelContext* ctx, int64_t n, int64_t cost_per_element, const std::function<void(int64_t, int64_t)>& fn) {
-  ForEach(ctx, (n + kBlock - 1) / kBlock, cost_per_element * kBlock, [&](int64_t first, int64_t last) {
+void ForEachBlock(int64_t n, int64_t cost_per_element, const std::function<void(int64_t, int64_t)>& fn) {
+  ForEach((n + kBlock - 1) / kBlock, cost_per_element * kBlock, [&](int64_t first, int64_t last) {
     for (int64_t b = first; b < last; b++) fn(b * kBlock, std::min(kBlock, n - b * kBlock));
   });
 }
@@ -137,7 +158,7 @@ class CogenLinear : public OpKernel {
     float* yp = y->flat<float>().data();
     const Eigen::Map<const RowMat> W(wp, k, m);
     const Eigen::Map<const Eigen::RowVectorXf> B(bp, m);
-    ForEach(ctx, (n + kLinearRows - 1) / kLinearRows, 2 * kLinearRows * k * m, [&](int64_t first, int64_t last) {
+    ForEach((n + kLinearRows - 1) / kLinearRows, 2 * kLinearRows * k * m, [&](int64_t first, int64_t last) {
       for (int64_t blk = first; blk < last; blk++) {
         const int64_t r0 = blk * kLinearRows, rn = std::min(kLinearRows, n - r0);
         Eigen::Map<RowMat> Y(yp + r0 * m, rn, m);
@@ -166,7 +187,7 @@ class CogenLinearGrad : public OpKernel {
     const Eigen::Map<const RowMat> W(wp, k, m);
     std::vector<RowMat> pw(blocks);
     std::vector<Eigen::RowVectorXf> pb(blocks);
-    ForEach(ctx, blocks, 4 * kLinearRows * k * m, [&](int64_t first, int64_t last) {
+    ForEach(blocks, 4 * kLinearRows * k * m, [&](int64_t first, int64_t last) {
       for (int64_t blk = first; blk < last; blk++) {
         const int64_t r0 = blk * kLinearRows, rn = std::min(kLinearRows, n - r0);
         const Eigen::Map<const RowMat> X(xp + r0 * k, rn, k), dY(dyp + r0 * m, rn, m);
@@ -211,7 +232,7 @@ class CogenTargetLogp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(1, z.shape(), &lsm));
     const float* zp = z.flat<float>().data();
     float *sp = stats->flat<float>().data(), *lp = lsm->flat<float>().data();
-    ForEach(ctx, n, 20 * V, [&](int64_t begin, int64_t end) {
+    ForEach(n, 20 * V, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; r++) {
         const Floats row(zp + r * V, V);
         const float m = row.maxCoeff();
@@ -238,7 +259,7 @@ class CogenTargetLogpGrad : public OpKernel {
     const float *lp = lsm.flat<float>().data(), *sp = stats.flat<float>().data(), *dp = dstats.flat<float>().data();
     const int32_t* tp = targets.flat<int32_t>().data();
     float* out = dz->flat<float>().data();
-    ForEach(ctx, n, 10 * V, [&](int64_t begin, int64_t end) {
+    ForEach(n, 10 * V, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; r++) {
         const Floats row(lp + r * V, V);
         const float dlogp = dp[r], dent = dp[n + r], ent = sp[n + r];
@@ -254,7 +275,7 @@ class CogenTargetLogpGrad : public OpKernel {
 // c_attn makes them; head h in columns h·dh .. h·dh + dh of each), as model.ts's composite:
 // p = softmax(q·kᵀ·scale + mask) per (row, head), o = p·v, merged into [N·T, d]. p [N, H, T, T] is
 // kept for the gradient. One (row, head) pair per unit of work: no split of qkv, no transposes to
-// split and merge the heads, and the pairs run on the intra-op threads.
+// split and merge the heads, and the pairs run on the ops' threads.
 REGISTER_OP("CogenAttention").Input("qkv: float").Input("mask: float").Attr("heads: int").Output("o: float").Output("p: float");
 // dv = pᵀ·do; ds = p ⊙ (do·vᵀ − rowsum(p ⊙ do·vᵀ)); dq = ds·k·scale; dk = dsᵀ·q·scale, into dqkv [N·T, 3d]
 REGISTER_OP("CogenAttentionGrad").Input("qkv: float").Input("p: float").Input("do: float").Attr("heads: int").Output("dqkv: float");
@@ -273,7 +294,7 @@ class CogenAttention : public OpKernel {
     float *op = o->flat<float>().data(), *pp = p->flat<float>().data();
     const float scale = 1.0f / std::sqrt(static_cast<float>(s.dh));
     const int64_t T = s.T, TT = T * T, d = s.d, dh = s.dh;
-    ForEach(ctx, s.N * s.H, 6 * TT * dh, [&](int64_t begin, int64_t end) {
+    ForEach(s.N * s.H, 6 * TT * dh, [&](int64_t begin, int64_t end) {
       const Eigen::OuterStride<> st3(3 * d), st(d);
       for (int64_t u = begin; u < end; u++) {
         const int64_t n = u / s.H, h = u % s.H, at = n * T * 3 * d + h * dh;
@@ -311,7 +332,7 @@ class CogenAttentionGrad : public OpKernel {
     const float *in = qkv.flat<float>().data(), *pp = p.flat<float>().data(), *dop = dout.flat<float>().data();
     float* g = dqkv->flat<float>().data();
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-    ForEach(ctx, N * H, 10 * TT * dh, [&](int64_t begin, int64_t end) {
+    ForEach(N * H, 10 * TT * dh, [&](int64_t begin, int64_t end) {
       const Eigen::OuterStride<> st3(3 * d), st(d);
       RowMat dS(T, T);
       for (int64_t u = begin; u < end; u++) {
@@ -344,7 +365,7 @@ class CogenGelu : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     const float* xp = x.flat<float>().data();
     float* yp = y->flat<float>().data();
-    ForEachBlock(ctx, x.NumElements(), 30, [&](int64_t at, int64_t len) {
+    ForEachBlock(x.NumElements(), 30, [&](int64_t at, int64_t len) {
       const Floats xs(xp + at, len);
       FloatsOut(yp + at, len) = xs * Gate(xs);
     });
@@ -363,7 +384,7 @@ class CogenGeluGrad : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
     const float *xp = x.flat<float>().data(), *dyp = dy.flat<float>().data();
     float* dxp = dx->flat<float>().data();
-    ForEachBlock(ctx, x.NumElements(), 40, [&](int64_t at, int64_t len) {
+    ForEachBlock(x.NumElements(), 40, [&](int64_t at, int64_t len) {
       // σ of one block, on the stack: it stays in the L1 cache
       Eigen::Array<float, Eigen::Dynamic, 1, 0, kBlock, 1> s;
       const Floats xs(xp + at, len), dys(dyp + at, len);
@@ -393,7 +414,7 @@ class CogenLayerNorm : public OpKernel {
     const float* b = ctx->input(2).flat<float>().data();
     float *yp = y->flat<float>().data(), *mp = mean->flat<float>().data(), *rp = rstd->flat<float>().data();
     const Floats G(g, C), B(b, C);
-    ForEach(ctx, R, 8 * C, [&](int64_t begin, int64_t end) {
+    ForEach(R, 8 * C, [&](int64_t begin, int64_t end) {
       // per row, in float with Eigen's vectorised sums (a row is short: C = d)
       for (int64_t r = begin; r < end; r++) {
         const Floats row(xp + r * C, C);
@@ -435,7 +456,7 @@ class CogenLayerNormGrad : public OpKernel {
     const int64_t blocks = std::min<int64_t>(R, 32), per = blocks == 0 ? 0 : (R + blocks - 1) / blocks;
     Eigen::ArrayXXf sg = Eigen::ArrayXXf::Zero(C, blocks), sb = Eigen::ArrayXXf::Zero(C, blocks);
     const Floats G(g, C);
-    ForEach(ctx, blocks, per * 12 * C, [&](int64_t first, int64_t last) {
+    ForEach(blocks, per * 12 * C, [&](int64_t first, int64_t last) {
       Eigen::ArrayXf xh(C), gdy(C);
       for (int64_t k = first; k < last; k++) {
         for (int64_t r = k * per; r < std::min(R, (k + 1) * per); r++) {
@@ -507,6 +528,24 @@ REGISTER_KERNEL_BUILDER(Name("CogenTargetLogpGrad").Device(DEVICE_CPU), CogenTar
 REGISTER_KERNEL_BUILDER(Name("CogenAttention").Device(DEVICE_CPU), CogenAttention);
 REGISTER_KERNEL_BUILDER(Name("CogenAttentionGrad").Device(DEVICE_CPU), CogenAttentionGrad);
 
-// An addon with nothing to export: loading it is what registers the ops above.
-static napi_value Init(napi_env, napi_value exports) { return exports; }
+// Loading the addon registers the ops above. It exports setThreads(n): the threads the ops split
+// their work over from then on (n ≥ 1).
+static napi_value SetThreads(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  int32_t n = 0;
+  if (napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr) != napi_ok || argc != 1 || napi_get_value_int32(env, arg, &n) != napi_ok || n < 1) {
+    napi_throw_range_error(env, nullptr, "setThreads takes one integer ≥ 1");
+    return nullptr;
+  }
+  g_threads.store(n);
+  return nullptr;
+}
+
+static napi_value Init(napi_env env, napi_value exports) {
+  napi_value fn;
+  if (napi_create_function(env, "setThreads", NAPI_AUTO_LENGTH, SetThreads, nullptr, &fn) == napi_ok)
+    napi_set_named_property(env, exports, "setThreads", fn);
+  return exports;
+}
 NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

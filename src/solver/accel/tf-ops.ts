@@ -37,6 +37,19 @@ const KERNELS: [name: string, inputs: string[], outputs: number, intAttrs: strin
   [FUSED.attentionGrad, ['qkv', 'p', 'do'], 1, ['heads']],
 ];
 
+/** The loaded addon: setThreads(n) sets the threads its ops split their work over (an OpenMP team). */
+let addon: { setThreads(n: number): void } | null = null;
+
+/**
+ * The threads the native ops split their work over from now on (≥ 1; their results do not depend
+ * on it); false when the ops are not loaded.
+ */
+export function setTensorflowOpsThreads(n: number): boolean {
+  if (!addon) return false;
+  addon.setThreads(n);
+  return true;
+}
+
 /**
  * Loads the addon of the tfjs-node package `pkg` and registers its kernels for tensorflow; returns
  * why it could not (one phrase), or null.
@@ -51,7 +64,7 @@ export function registerTensorflowOps(pkg: string): string | null {
   }
   if (!existsSync(file)) return 'not built (`cogen setup tensorflow` builds them for the CPU package)';
   try {
-    req(file);
+    addon = req(file) as typeof addon;
   } catch (e) {
     return `failed to load (${String((e as Error).message).split('\n')[0]})`;
   }
