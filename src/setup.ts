@@ -205,13 +205,13 @@ with zipfile.ZipFile(whl) as z:
 `;
 
 const OPS_SOURCE = fileURLToPath(new URL('./solver/accel/tf-ops.cc', import.meta.url));
-/** What a build of the ops is made from: the source and the wheel whose headers it compiles against. */
 /**
  * The compiler's flags for tf-ops.cc. -march=native: the addon is built on the machine that runs it
  * (setup runs on each). -fopenmp: the ops' threads are an OpenMP team; EIGEN_DONT_PARALLELIZE keeps
  * Eigen's products inside each unit of work on its one thread.
  */
 const OPS_FLAGS = ['-std=c++17', '-O3', '-march=native', '-fopenmp', '-DEIGEN_DONT_PARALLELIZE', '-shared', '-fPIC', '-D_GLIBCXX_USE_CXX11_ABI=1', '-DEIGEN_MAX_ALIGN_BYTES=64'];
+/** What a build of the ops is made from: the source, the wheel whose headers it compiles against, the flags. */
 const opsStamp = (): string => createHash('sha256').update(readFileSync(OPS_SOURCE)).update(TF_WHEEL_VERSION).update(OPS_FLAGS.join(' ')).digest('hex').slice(0, 16);
 const opsMarker = (pkgDir: string): string => join(pkgDir, 'deps', 'cogen-ops.json');
 const opsBuilt = (pkgDir: string): boolean =>
