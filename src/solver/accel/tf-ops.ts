@@ -64,7 +64,10 @@ export function registerTensorflowOps(pkg: string): string | null {
   }
   if (!existsSync(file)) return 'not built (`cogen setup tensorflow` builds them for the CPU package)';
   try {
-    addon = req(file) as typeof addon;
+    const loaded = req(file) as Partial<NonNullable<typeof addon>>;
+    // a build from before the ops had threads of their own: its kernels' inputs may differ too
+    if (typeof loaded.setThreads !== 'function') return 'built by an older cogen (re-run `cogen setup tensorflow`)';
+    addon = loaded as NonNullable<typeof addon>;
   } catch (e) {
     return `failed to load (${String((e as Error).message).split('\n')[0]})`;
   }
