@@ -31,7 +31,9 @@ export const AGENTIC_SOLVER: SolverConfigInput = {
   workers: 1,
   model: { maxPromptLen: 256, maxAnswerLen: 80 },
   optim: { lr: 3e-3, warmupSteps: 5, weightDecay: 0.1 },
-  loss: { type: 'bnpo' },
+  // an entropy bonus keeps test runs among the sampled actions: without it the policy settles on
+  // submitting at once within ~50 steps and never learns to use what a run shows (agentic.md)
+  loss: { type: 'bnpo', entropy: 0.01 },
 };
 
 export interface CurvePoint { step: number; reward: number; success: number; loss: number; ms: number; poolSuccess?: number }

@@ -45,6 +45,11 @@ export interface RepairSpec extends SpecBase {
   /** The mutation operator that planted the bug. */
   bug: string;
   visible: Example[];
+  /**
+   * What `buggy` returns on each visible test it fails (resultText), null where it passes: the
+   * failing report a bug comes with. Absent in specs stored by an older cogen (their prompts show none).
+   */
+  got?: (string | null)[];
   tests: Example[];
 }
 

@@ -2,7 +2,8 @@
 // the solver (src/solver/) meet. The solver reads a compact first prompt (the same information as
 // the environment's prompt, in the compact rendering it reads tasks in), writes actions in its
 // action language (episodes.ts: `call([3])`, `submit(a=>a+1)`, `run_tests(...)`), each turned into
-// the environment's tool call here; the environment's tool results are appended verbatim. Multi-turn
+// the environment's tool call here; the environment's tool results are appended in a compact
+// rendering (solverObservation), the trajectory keeping the environment's own text. Multi-turn
 // GRPO trains it on groups of episodes of the same environment, rewarded at the end.
 import { createRng } from '../core/rng.js';
 import type { Json } from '../core/task.js';
@@ -14,8 +15,26 @@ import { parseAction, turnContext, type ActionTool, type EpisodeRows, type Trans
 const ascii = (s: string): string => s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const args = (xs: Json[]): string => xs.map((x) => JSON.stringify(x)).join(',');
 
-/** The tools as the solver writes them: argument lists as typed literals (f's argument types), programs as program text. */
-export function solverTools(spec: EnvSpec): ActionTool[] {
+/**
+ * The tools as the solver writes them after the turns played so far: argument lists as typed
+ * literals (f's argument types), programs as program text. Once the calls are spent, or on the last
+ * turn, submit alone: a call then would end the episode over budget, and the solver writes valid
+ * actions only, as the random valid-action policy does (every turn so far was a call: a submit ends
+ * the episode). A candidate program already run is not offered to run again: the episode is
+ * deterministic, so its result is already in the transcript.
+ */
+export function solverTools(spec: EnvSpec, turns: readonly Turn[] = []): ActionTool[] {
+  const all = toolsAt(spec);
+  if (turns.length >= Math.min(spec.budgets.calls, spec.budgets.turns - 1)) return all.filter((t) => t.name === 'submit');
+  const run = new Set(turns.map((t) => parseAction(all, t.action)?.arg));
+  return all.flatMap((t) => {
+    if (t.name === 'submit' || !t.oneOf) return [t];
+    const oneOf = t.oneOf.filter((o) => !run.has(o));
+    return oneOf.length > 0 ? [{ ...t, oneOf }] : [];
+  });
+}
+
+function toolsAt(spec: EnvSpec): ActionTool[] {
   const list = `[${spec.argTypes.join(',')}]`;
   switch (spec.kind) {
     case 'probe':
@@ -51,8 +70,8 @@ export function oneTokenEdits(program: string): string[] {
 
 /**
  * The first prompt in the compact rendering (generators/render.ts): a one-letter kind, the program
- * or what is shown of it, `@`, the target or examples as `in>out`. Episode `seed` picks probe's
- * shown example as the environment's own prompt does.
+ * or what is shown of it, `@`, the target or examples as `in>out` (repair's failing ones as
+ * `in>out!got`). Episode `seed` picks probe's shown example as the environment's own prompt does.
  */
 export function solverPrompt(spec: EnvSpec, seed: number): string {
   switch (spec.kind) {
@@ -62,14 +81,29 @@ export function solverPrompt(spec: EnvSpec, seed: number): string {
       const shown = spec.tests[Math.abs(Math.trunc(seed)) % spec.tests.length]!;
       return ascii(`P:${spec.argTypes.join(',')}@${args(shown.input)}>${JSON.stringify(shown.output)}`);
     }
-    case 'repair':
-      return ascii(`R:${compactProgram(spec.buggy)}@${spec.visible.map((e) => `${args(e.input)}>${JSON.stringify(e.output)}`).join(';')}`);
+    case 'repair': // a failing test as `in>expected!got`, as the environment reports it
+      return ascii(`R:${compactProgram(spec.buggy)}@${spec.visible.map((e, i) => `${args(e.input)}>${JSON.stringify(e.output)}${spec.got?.[i] == null ? '' : `!${spec.got[i]}`}`).join(';')}`);
   }
+}
+
+/**
+ * A tool result as the solver reads it, compact as its first prompt is, so that a transcript of
+ * several calls fits its context: a call's `f(x) = y` becomes `=y`; a test run's report becomes one
+ * mark per visible test in the prompt's order, `+` for a pass and `!got` for a failure (the prompt's
+ * own notation). Other text (what ends an episode, which no later turn reads) stays as it is.
+ */
+export function solverObservation(text: string): string {
+  const lines = text.split('\n');
+  if (/^\d+ of \d+ visible tests pass$/.test(lines[0]!)) {
+    return ascii(lines.slice(1).map((l) => (/^test \d+: pass /.test(l) ? '+' : `!${l.slice(l.lastIndexOf(', got ') + 6)}`)).join(';'));
+  }
+  const call = /^f\(.*?\) = ([\s\S]*)$/.exec(text);
+  return ascii(call ? `=${call[1]}` : text);
 }
 
 /** The environment's action for an action the solver wrote (text outside the language: an unknown tool, which ends the episode as malformed). */
 export function toEnvAction(spec: EnvSpec, text: string): EnvAction {
-  const a = parseAction(solverTools(spec), text);
+  const a = parseAction(toolsAt(spec), text);
   if (!a) return { name: text.slice(0, 40), arguments: '{}' };
   if (a.tool === 'submit' && spec.kind !== 'search') return { name: 'submit', arguments: JSON.stringify({ program: a.arg }) };
   if (a.tool === 'run_tests') return { name: 'run_tests', arguments: JSON.stringify({ program: a.arg }) };
@@ -93,17 +127,17 @@ export async function playSolver(policy: TransformerPolicy, sandbox: Sandbox, sp
   const eps = specs.map((spec) => Array.from({ length: group }, () => {
     const env = new Env(spec, sandbox);
     env.reset(seed);
-    return { spec, env, prompt: solverPrompt(spec, seed), tools: solverTools(spec), rows: [] as EpisodeRows['rows'], turns: [] as Turn[] };
+    return { spec, env, prompt: solverPrompt(spec, seed), rows: [] as EpisodeRows['rows'], turns: [] as Turn[] };
   }));
   for (;;) {
     const live = eps.flat().filter((e) => !e.env.done);
     if (live.length === 0) break;
-    const rows = await policy.decodeActions(live.map((e) => ({ text: turnContext(e.prompt, e.turns), tools: e.tools })), o.greedy);
+    const rows = await policy.decodeActions(live.map((e) => ({ text: turnContext(e.prompt, e.turns), tools: solverTools(e.spec, e.turns) })), o.greedy);
     for (const [i, e] of live.entries()) {
       const row = rows[i]!;
       const r = await e.env.step(toEnvAction(e.spec, row.text));
       e.rows.push(row);
-      e.turns.push({ action: row.text, observation: r.observation });
+      e.turns.push({ action: row.text, observation: solverObservation(r.observation) });
     }
   }
   return eps.map((g) => g.map((e) => {

@@ -46,15 +46,19 @@ describe('generation', () => {
     expect(seen.has(c.id)).toBe(true);
   });
 
-  it('a repair spec plants a bug that fails a visible and a hidden test; the buggy program submitted as is scores below 1', async () => {
+  it('a repair spec plants a bug that fails a visible and a hidden test, reported in its prompt as run_tests reports it; the buggy program submitted as is scores below 1', async () => {
     for (const level of [0, 1]) {
       const s = spec('repair', 'arith', level);
       if (s.kind !== 'repair') throw new Error('not repair');
       expect(s.buggy).not.toBe(s.program);
       const env = new Env(s, sb);
-      env.reset(0);
+      const prompt = env.reset(0).text;
       const r = await env.step(call('run_tests', { program: s.buggy }));
       expect(r.observation).toMatch(/FAIL/);
+      // the prompt's "but it returns X" lines are run_tests' "got X" on the buggy program, test for test
+      const failing = r.observation.split('\n').filter((l) => l.includes('FAIL')).map((l) => l.split(', got ')[1]);
+      expect(s.got?.filter((g) => g !== null)).toEqual(failing);
+      for (const g of failing) expect(prompt).toContain(`, but it returns ${g}`);
       expect((await env.step(call('submit', { program: s.buggy }))).reward).toBeLessThan(1);
     }
   });

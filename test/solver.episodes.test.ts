@@ -4,13 +4,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { generateEnv, type EnvKind, type EnvSpec, type RepairSpec, type SearchSpec } from '../envs/index.js';
+import { Env, generateEnv, type EnvKind, type EnvSpec, type RepairSpec, type SearchSpec } from '../envs/index.js';
 import { compactProgram } from '../generators/index.js';
-import { createPolicy, parseAction, solverConfigSchema, turnContext, type ActionTool, type EpisodeRows, type SolverConfigInput } from '../src/solver/index.js';
+import { createPolicy, parseAction, solverConfigSchema, turnContext, type ActionTool, type EpisodeRows, type SolverConfigInput, type Turn } from '../src/solver/index.js';
 import { actionGrammar } from '../src/solver/episodes.js';
 import { memoryChunks, type TrainRow } from '../src/solver/train-step.js';
 import { EOS, encode } from '../src/solver/tokenizer.js';
-import { oneTokenEdits, playSolver, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
+import { oneTokenEdits, playSolver, solverObservation, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
 
 const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
   backend: 'cpu',
@@ -74,6 +74,26 @@ describe('action language', () => {
     expect(oneTokenEdits('a=>a+4')).toEqual(expect.arrayContaining(['a=>a-4', 'a=>a*4', 'a=>a+1', 'a=>a+7']));
     expect(oneTokenEdits('a=>a+4')).not.toContain('a=>a+0');
   });
+  it('repair\'s prompt shows each failing visible test with what the buggy program returns', () => {
+    const s = { ...(specs.repair as RepairSpec), visible: [{ input: [9], output: 1 }, { input: [0], output: 0 }], got: ['72', null] };
+    expect(solverPrompt(s, 0)).toBe(`R:${compactProgram(s.buggy)}@9>1!72;0>0`);
+  });
+  it('reads tool results compactly: a call as =y, a test run as a mark per visible test in the prompt\'s notation', async () => {
+    const r = specs.repair as RepairSpec;
+    const env = new Env(r, sb);
+    env.reset(0);
+    const ran = await env.step(toEnvAction(r, `run_tests(${compactProgram(r.program)})`));
+    expect(solverObservation(ran.observation)).toBe(r.visible.map(() => '+').join(';'));
+    const again = await env.step(toEnvAction(r, `run_tests(${oneTokenEdits(compactProgram(r.buggy)).find((p) => p !== compactProgram(r.program))})`));
+    const marks = solverObservation(again.observation).split(';');
+    expect(marks).toHaveLength(r.visible.length);
+    for (const [i, l] of again.observation.split('\n').slice(1).entries()) expect(marks[i]).toBe(l.includes(' pass ') ? '+' : `!${l.split(', got ')[1]}`);
+    const s = specs.search as SearchSpec;
+    const search = new Env(s, sb);
+    search.reset(0);
+    expect(solverObservation((await search.step(toEnvAction(s, `call(${JSON.stringify(s.answer)})`))).observation)).toBe(`=${JSON.stringify(s.target)}`);
+    expect(solverObservation('unknown tool "x"')).toBe('unknown tool "x"');
+  });
   it('turns into the environment\'s tool calls', () => {
     const s = specs.search as SearchSpec;
     expect(toEnvAction(s, `call(${JSON.stringify(s.answer)})`)).toEqual({ name: 'call', arguments: JSON.stringify({ x: s.answer }) });
@@ -82,6 +102,17 @@ describe('action language', () => {
     expect(toEnvAction(specs.repair!, `run_tests(${fix})`)).toEqual({ name: 'run_tests', arguments: JSON.stringify({ program: fix }) });
     expect(toEnvAction(specs.repair!, 'run_tests(a=>a)').name).toBe('run_tests(a=>a)'); // not a one-token edit: outside the language, malformed
     expect(solverTools(specs.probe!).map((t) => t.name)).toEqual(['call', 'submit']);
+    // once the calls are spent, or on the last turn, a call would end the episode over budget: submit alone
+    const r = specs.repair!;
+    const edits = oneTokenEdits(compactProgram((r as RepairSpec).buggy));
+    const ran = (n: number): Turn[] => edits.slice(0, n).map((p) => ({ action: `run_tests(${p})`, observation: '+' }));
+    expect(solverTools(r, ran(r.budgets.calls - 1)).map((t) => t.name)).toEqual(['run_tests', 'submit']);
+    expect(solverTools(r, ran(r.budgets.calls)).map((t) => t.name)).toEqual(['submit']);
+    expect(solverTools({ ...r, budgets: { calls: 5, turns: 3 } }, ran(2)).map((t) => t.name)).toEqual(['submit']);
+    // a candidate already run is not offered to run again; submit still offers every candidate
+    const [runTests, submit] = solverTools(r, ran(2));
+    expect(runTests!.oneOf).toEqual(edits.slice(2));
+    expect(submit!.oneOf).toEqual(edits);
   });
 });
 
@@ -168,6 +199,21 @@ describe('multi-turn episodes', () => {
     for (const p of [a, b, c]) p.dispose();
   });
 
+  it('an untrained policy\'s sampled episodes never run over a budget: it writes valid actions only', async () => {
+    const p = await createPolicy(tiny({ model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 96, maxAnswerLen: 40 } }), { seed: 5, ...quiet });
+    const tight = (s: EnvSpec): EnvSpec => ({ ...s, budgets: { calls: 1, turns: 3 } }); // a second call would be over budget
+    const eps = (await playSolver(p, sb, [specs.search!, specs.repair!, specs.probe!].map(tight), 32, { greedy: false })).flat();
+    expect(eps.some((e) => e.turns.length > 1)).toBe(true); // some episodes did call before submitting
+    for (const e of eps) expect(e.trajectory.reason ?? '').not.toMatch(/^budget/);
+    // nor runs a repair candidate twice
+    const repairs = (await playSolver(p, sb, [{ ...specs.repair!, budgets: { calls: 6, turns: 7 } }], 32, { greedy: false })).flat();
+    p.dispose();
+    expect(repairs.some((e) => e.turns.length > 2)).toBe(true);
+    for (const e of repairs) {
+      const runs = e.turns.map((t) => t.action).filter((a) => a.startsWith('run_tests('));
+      expect(new Set(runs).size).toBe(runs.length);
+    }
+  });
   it('a training run with a fixed seed gives the same result twice', async () => {
     const run = async () => {
       const p = await createPolicy(tiny(), { seed: 11, ...quiet });

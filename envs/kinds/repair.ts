@@ -43,20 +43,21 @@ export const repair: KindImpl<RepairSpec> = {
     }
     // The bug must show: it fails a visible test (so run_tests reveals it) and a hidden one (so
     // submitting the buggy program unchanged does not pass).
-    const fails = async (tests: InductionTask['visible']) => {
+    const failures = async (tests: InductionTask['visible']) => {
       const rs = await runAll(sandbox, buggy, tests.map((e) => e.input), base.stepBudget);
-      return rs.some((r, i) => !r.ok || !deepEqual(r.value, tests[i]!.output));
+      return rs.map((r, i) => (r.ok && deepEqual(r.value, tests[i]!.output) ? null : resultText(r)));
     };
-    if (!(await fails(task.visible))) return `the ${bug} bug passes every visible test`;
-    if (!(await fails(task.hidden))) return `the ${bug} bug passes every hidden test`;
-    return { spec: { ...base, kind: 'repair', buggy, bug, visible: task.visible, tests: task.hidden }, question: buggy };
+    const got = await failures(task.visible);
+    if (got.every((g) => g === null)) return `the ${bug} bug passes every visible test`;
+    if ((await failures(task.hidden)).every((g) => g === null)) return `the ${bug} bug passes every hidden test`;
+    return { spec: { ...base, kind: 'repair', buggy, bug, visible: task.visible, got, tests: task.hidden }, question: buggy };
   },
   prompt: (spec) =>
     [
       `This JavaScript function has a bug (family ${spec.family}, level ${spec.level}):`,
       spec.buggy,
       `It should pass these tests:`,
-      ...spec.visible.map((e) => `  ${exampleText(e)}`),
+      ...spec.visible.map((e, i) => `  ${exampleText(e)}${spec.got?.[i] == null ? '' : `, but it returns ${spec.got[i]}`}`),
       `Run candidate fixes with run_tests (at most ${spec.budgets.calls} runs), then submit the repaired program; it is checked on ${spec.tests.length} hidden tests.`,
     ].join('\n'),
   check: (_spec, _name, args) => programShapeError(args.program as string),
