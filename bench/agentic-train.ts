@@ -31,8 +31,8 @@ export const AGENTIC_SOLVER: SolverConfigInput = {
   workers: 1,
   model: { maxPromptLen: 256, maxAnswerLen: 80 },
   optim: { lr: 3e-3, warmupSteps: 5, weightDecay: 0.1 },
-  // an entropy bonus keeps test runs among the sampled actions: without it the policy settles on
-  // submitting at once within ~50 steps and never learns to use what a run shows (agentic.md)
+  // an entropy bonus keeps test runs among the sampled actions: without it the sampled policy
+  // stopped running tests within ~50 steps (agentic.md)
   loss: { type: 'bnpo', entropy: 0.01 },
 };
 
