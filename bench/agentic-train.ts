@@ -1,7 +1,7 @@
 // bench:agentic's trained section (issue 23, "Measured"): for each kind at level 0, the built-in
 // solver trained with multi-turn GRPO (src/envs-train.ts) on a pool of generated environments,
-// its greedy success before and after training on that pool and on held-out environments of the same
-// kind, with its learning curve; and the cost of the longer context (ms per agentic training step at
+// its success before and after training on that pool and on held-out environments of the same kind
+// (greedy, and with --eval-samples the sampled policy's), with its learning curve; and the cost of the longer context (ms per agentic training step at
 // the single-turn default context and at the agentic one).
 import { createRng } from '../core/rng.js';
 import { generateEnv, type EnvKind, type EnvSpec } from '../envs/index.js';
@@ -18,6 +18,8 @@ export interface TrainOptions {
   envsPerStep: number;
   seed: number;
   families: string[];
+  /** Sampled episodes per environment for the sampled policy's success (0: greedy only). */
+  evalSamples: number;
   /** Optimiser settings over AGENTIC_SOLVER's (bench:agentic --optim '{"lr":1e-3}'). */
   optim?: Record<string, number>;
 }
@@ -44,8 +46,8 @@ export interface TrainedRow {
   steps: number;
   poolSize: number;
   heldOut: number;
-  untrained: { pool: number; heldOut: number };
-  trained: { pool: number; heldOut: number; poolMeanReward: number; heldOutEndings: Record<string, number> };
+  untrained: { pool: number; heldOut: number; heldOutSampled?: number };
+  trained: { pool: number; heldOut: number; poolMeanReward: number; heldOutEndings: Record<string, number>; poolSampled?: number; heldOutSampled?: number };
   curve: CurvePoint[];
   seconds: number;
 }
@@ -67,7 +69,9 @@ export async function trainKind(sb: Sandbox, kind: EnvKind, o: TrainOptions, log
   const pool = await makeSpecs(sb, kind, o.poolSize, o.families, `agentic-train/${o.seed}/${kind}/pool`, seen);
   const held = await makeSpecs(sb, kind, o.heldOut, o.families, `agentic-train/${o.seed}/${kind}/held`, seen);
   const policy = await createPolicy(solverConfigSchema.parse(solverOf(o)), { seed: o.seed, totalSteps: o.steps, log: () => {} });
+  const sampled = async (specs: EnvSpec[]) => (o.evalSamples > 0 ? (await evaluateSolver(policy, sb, specs, { samples: o.evalSamples })).success : undefined);
   const untrained = { pool: (await evaluateSolver(policy, sb, pool)).success, heldOut: (await evaluateSolver(policy, sb, held)).success };
+  const untrainedSampled = await sampled(held);
   const curve: CurvePoint[] = [];
   const t0 = performance.now();
   const every = Math.max(1, Math.floor(o.steps / 8));
@@ -81,10 +85,12 @@ export async function trainKind(sb: Sandbox, kind: EnvKind, o: TrainOptions, log
   const seconds = (performance.now() - t0) / 1000;
   const p = await evaluateSolver(policy, sb, pool);
   const h = await evaluateSolver(policy, sb, held);
+  const [ps, hs] = [await sampled(pool), await sampled(held)];
   policy.dispose();
   return {
-    kind, seed: o.seed, steps: o.steps, poolSize: pool.length, heldOut: held.length, untrained,
-    trained: { pool: p.success, heldOut: h.success, poolMeanReward: p.meanReward, heldOutEndings: h.endings },
+    kind, seed: o.seed, steps: o.steps, poolSize: pool.length, heldOut: held.length,
+    untrained: { ...untrained, ...(untrainedSampled === undefined ? {} : { heldOutSampled: untrainedSampled }) },
+    trained: { pool: p.success, heldOut: h.success, poolMeanReward: p.meanReward, heldOutEndings: h.endings, ...(hs === undefined ? {} : { poolSampled: ps!, heldOutSampled: hs }) },
     curve, seconds,
   };
 }

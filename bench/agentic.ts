@@ -9,12 +9,13 @@
 //              floor a trained solver must beat
 // Episodes run one after another on a sandbox of one worker (an episode's steps are sequential), so
 // the rates are per core. This machine is shared: compare kinds within one run, and repeat runs.
-//   trained    the built-in solver at level 0 (bench/agentic-train.ts): greedy success untrained and
-//              after multi-turn GRPO, on its training pool and on held-out environments, with the
-//              learning curve; and what the longer context costs per update
+//   trained    the built-in solver at level 0 (bench/agentic-train.ts): success untrained and after
+//              multi-turn GRPO, greedy and sampled (--eval-samples episodes per environment), on its
+//              training pool and on held-out environments, with the learning curve; and what the
+//              longer context costs per update
 //   npm run bench:agentic [-- --levels 0,1] [--envs 30] [--random-seeds 3] [--families arith,str,array,loop]
 //                         [--train-steps 150 | probe:100,repair:300,search:800] [--pool 16] [--held-out 16] [--group 8] [--envs-per-step 4] [--seed N]
-//                         [--optim '{"lr":1e-3}' (over the agentic solver's optimiser settings)]
+//                         [--optim '{"lr":1e-3}' (over the agentic solver's optimiser settings)] [--eval-samples 8 (0: greedy only)]
 //                         [--out DIR (default bench/results)]
 // --train-steps 0 leaves the trained section out; the seed is drawn (and printed) unless given.
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -43,7 +44,7 @@ const stepsOf = (kind: EnvKind): number =>
 const train = {
   steps: Math.max(...ENV_KINDS.map(stepsOf)), poolSize: Number(arg('pool', '16')), heldOut: Number(arg('held-out', '16')),
   group: Number(arg('group', '8')), envsPerStep: Number(arg('envs-per-step', '4')), seed: Number(arg('seed', String(drawSeeds(1)[0]))), families,
-  optim: JSON.parse(arg('optim', '{}')) as Record<string, number>,
+  optim: JSON.parse(arg('optim', '{}')) as Record<string, number>, evalSamples: Number(arg('eval-samples', '8')),
 };
 const solver = solverOf(train);
 
@@ -140,7 +141,8 @@ if (train.steps > 0) {
     if (stepsOf(kind) === 0) continue;
     const r = await trainKind(sb, kind, { ...train, steps: stepsOf(kind) }, console.log);
     trained.push(r);
-    console.log(`${kind.padEnd(7)} L0  untrained pool ${r.untrained.pool.toFixed(2)} held-out ${r.untrained.heldOut.toFixed(2)}  trained pool ${r.trained.pool.toFixed(2)} held-out ${r.trained.heldOut.toFixed(2)} (${r.seconds.toFixed(0)} s)`);
+    const s = (x?: number) => (x === undefined ? '' : ` (sampled ${x.toFixed(2)})`);
+    console.log(`${kind.padEnd(7)} L0  untrained pool ${r.untrained.pool.toFixed(2)} held-out ${r.untrained.heldOut.toFixed(2)}${s(r.untrained.heldOutSampled)}  trained pool ${r.trained.pool.toFixed(2)}${s(r.trained.poolSampled)} held-out ${r.trained.heldOut.toFixed(2)}${s(r.trained.heldOutSampled)} (${r.seconds.toFixed(0)} s)`);
   }
   cost = await contextCost(sb, train);
   for (const c of cost) console.log(`context ${c.maxPromptLen}+${c.maxAnswerLen}: ${c.msPerUpdate.toFixed(0)} ms per update (mean prompt ${c.promptChars.toFixed(0)} chars)`);
@@ -172,6 +174,7 @@ console.log(`wrote ${join(dir, 'agentic.json')} and agentic.md`);
 function trainedSection(): string[] {
   if (trained.length === 0) return ['Not measured in this run: the built-in solver after training (--train-steps 0).', ''];
   const rnd = (k: string) => rows.find((r) => r.kind === k && r.level === 0)?.random.success;
+  const opt = (x?: number) => (x === undefined ? '-' : f(x, 2));
   const curveLine = (r: TrainedRow): string => {
     const w = Math.max(1, Math.floor(r.curve.length / 10));
     const pts: string[] = [];
@@ -185,11 +188,11 @@ function trainedSection(): string[] {
   return [
     '## The built-in solver after multi-turn GRPO (level 0)',
     '',
-    `Seed ${t.seed}; ${trained.map((r) => `${r.kind} ${r.steps}`).join(', ')} steps of ${train.envsPerStep} environments x ${train.group} episodes drawn from a pool of ${t.poolSize} per kind, model ${JSON.stringify(solver.model)}, optimiser ${JSON.stringify(solver.optim)}, loss ${JSON.stringify(solver.loss)}. Success is reward 1 with greedy decoding, one episode per environment, on the training pool and on ${t.heldOut} held-out environments of the kind; the random valid-action policy is the table above's (its own environments, level 0).`,
+    `Seed ${t.seed}; ${trained.map((r) => `${r.kind} ${r.steps}`).join(', ')} steps of ${train.envsPerStep} environments x ${train.group} episodes drawn from a pool of ${t.poolSize} per kind, model ${JSON.stringify(solver.model)}, optimiser ${JSON.stringify(solver.optim)}, loss ${JSON.stringify(solver.loss)}. Success is reward 1 with greedy decoding, one episode per environment, on the training pool and on ${t.heldOut} held-out environments of the kind${train.evalSamples > 0 ? `; sampled: the sampled policy (the one GRPO trains), ${train.evalSamples} episodes per environment` : ''}; the random valid-action policy is the table above's (its own environments, level 0).`,
     '',
-    '| kind | steps | untrained pool | untrained held-out | trained pool | trained held-out | random (above) | train s | held-out endings after training |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...trained.map((r) => `| ${r.kind} | ${r.steps} | ${f(r.untrained.pool, 2)} | ${f(r.untrained.heldOut, 2)} | ${f(r.trained.pool, 2)} | ${f(r.trained.heldOut, 2)} | ${rnd(r.kind) === undefined ? '-' : f(rnd(r.kind)!, 2)} | ${f(r.seconds, 0)} | ${Object.entries(r.trained.heldOutEndings).map(([k, n]) => `${k} ${n}`).join(', ')} |`),
+    '| kind | steps | untrained pool | untrained held-out | untrained held-out, sampled | trained pool | trained pool, sampled | trained held-out | trained held-out, sampled | random (above) | train s | held-out endings after training |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...trained.map((r) => `| ${r.kind} | ${r.steps} | ${f(r.untrained.pool, 2)} | ${f(r.untrained.heldOut, 2)} | ${opt(r.untrained.heldOutSampled)} | ${f(r.trained.pool, 2)} | ${opt(r.trained.poolSampled)} | ${f(r.trained.heldOut, 2)} | ${opt(r.trained.heldOutSampled)} | ${rnd(r.kind) === undefined ? '-' : f(rnd(r.kind)!, 2)} | ${f(r.seconds, 0)} | ${Object.entries(r.trained.heldOutEndings).map(([k, n]) => `${k} ${n}`).join(', ')} |`),
     '',
     'Learning curves (sampled success of the training batches, mean over windows of steps; every step in agentic.json):',
     '',

@@ -172,9 +172,13 @@ export async function trainAgentic(policy: TransformerPolicy, sandbox: Sandbox, 
   }
 }
 
-/** Success rate (reward 1) and mean reward of the greedy policy, one episode per spec. */
-export async function evaluateSolver(policy: TransformerPolicy, sandbox: Sandbox, specs: EnvSpec[]): Promise<{ success: number; meanReward: number; endings: Record<string, number> }> {
-  const eps = (await playSolver(policy, sandbox, specs, 1, { greedy: true })).flat();
+/**
+ * Success rate (reward 1) and mean reward: of the greedy policy, one episode per spec, or with
+ * `samples` of the sampled policy (the one GRPO trains; greedy decoding is one reading of it), that
+ * many episodes per spec.
+ */
+export async function evaluateSolver(policy: TransformerPolicy, sandbox: Sandbox, specs: EnvSpec[], o: { samples?: number } = {}): Promise<{ success: number; meanReward: number; endings: Record<string, number> }> {
+  const eps = (await playSolver(policy, sandbox, specs, o.samples ?? 1, { greedy: !o.samples })).flat();
   const endings: Record<string, number> = {};
   for (const e of eps) {
     const end = e.reward === 1 ? 'solved' : (e.trajectory.reason ?? 'wrong').split(':')[0]!;

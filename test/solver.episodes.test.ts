@@ -10,7 +10,7 @@ import { createPolicy, parseAction, solverConfigSchema, turnContext, type Action
 import { actionGrammar } from '../src/solver/episodes.js';
 import { memoryChunks, type TrainRow } from '../src/solver/train-step.js';
 import { EOS, encode } from '../src/solver/tokenizer.js';
-import { oneTokenEdits, playSolver, solverObservation, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
+import { evaluateSolver, oneTokenEdits, playSolver, solverObservation, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
 
 const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
   backend: 'cpu',
@@ -92,6 +92,9 @@ describe('action language', () => {
     const search = new Env(s, sb);
     search.reset(0);
     expect(solverObservation((await search.step(toEnvAction(s, `call(${JSON.stringify(s.answer)})`))).observation)).toBe(`=${JSON.stringify(s.target)}`);
+    const miss = (await search.step(toEnvAction(s, `call(${JSON.stringify(s.argTypes.map(() => 123))})`))).observation;
+    expect(miss).toMatch(/^f\(123\) = /);
+    expect(solverObservation(miss)).toBe(`=${miss.slice(miss.indexOf(' = ') + 3)}`);
     expect(solverObservation('unknown tool "x"')).toBe('unknown tool "x"');
   });
   it('turns into the environment\'s tool calls', () => {
@@ -213,6 +216,17 @@ describe('multi-turn episodes', () => {
       const runs = e.turns.map((t) => t.action).filter((a) => a.startsWith('run_tests('));
       expect(new Set(runs).size).toBe(runs.length);
     }
+  });
+  it('evaluation: the greedy policy one episode per environment, the sampled policy `samples` each', async () => {
+    const p = await createPolicy(tiny(), { seed: 3, ...quiet });
+    const envs = [specs.search!, specs.repair!, specs.probe!];
+    const count = (e: Record<string, number>) => Object.values(e).reduce((a, n) => a + n, 0);
+    const greedy = await evaluateSolver(p, sb, envs);
+    const sampled = await evaluateSolver(p, sb, envs, { samples: 4 });
+    p.dispose();
+    expect(count(greedy.endings)).toBe(3);
+    expect(count(sampled.endings)).toBe(12);
+    expect(sampled.success).toBe((sampled.endings.solved ?? 0) / 12);
   });
   it('a training run with a fixed seed gives the same result twice', async () => {
     const run = async () => {

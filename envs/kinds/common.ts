@@ -94,7 +94,6 @@ export async function runAll(sandbox: Sandbox, program: string, inputs: Json[][]
 
 export const resultText = (r: RunResult): string => (r.ok ? show(r.value) : `error (${r.reason}: ${clip(r.detail, 160)})`);
 
-/** Verifies a submitted program on tests with the sandbox's induction verifier (passed / total). */
 /** The single-turn task fields of a spec, for verifying an answer the way a task's answer is verified. */
 export const taskBase = (spec: EnvSpec) => ({
   id: spec.id,
