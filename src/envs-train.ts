@@ -20,16 +20,17 @@ const args = (xs: Json[]): string => xs.map((x) => JSON.stringify(x)).join(',');
  * literals (f's argument types), programs as program text. Once the calls are spent, or on the last
  * turn, submit alone: a call then would end the episode over budget, and the solver writes valid
  * actions only, as the random valid-action policy does (every turn so far was a call: a submit ends
- * the episode). A candidate program already run is not offered to run again: the episode is
- * deterministic, so its result is already in the transcript.
+ * the episode). A candidate program already run, or an argument list already called, is not
+ * offered again: the episode is deterministic, so its result is already in the transcript.
  */
 export function solverTools(spec: EnvSpec, turns: readonly Turn[] = []): ActionTool[] {
   const all = toolsAt(spec);
   if (turns.length >= Math.min(spec.budgets.calls, spec.budgets.turns - 1)) return all.filter((t) => t.name === 'submit');
-  const run = new Set(turns.map((t) => parseAction(all, t.action)?.arg));
+  const run = turns.flatMap((t) => parseAction(all, t.action)?.arg ?? []);
   return all.flatMap((t) => {
-    if (t.name === 'submit' || !t.oneOf) return [t];
-    const oneOf = t.oneOf.filter((o) => !run.has(o));
+    if (t.name === 'submit') return [t];
+    if (!t.oneOf) return [run.length > 0 ? { ...t, except: run } : t];
+    const oneOf = t.oneOf.filter((o) => !run.includes(o));
     return oneOf.length > 0 ? [{ ...t, oneOf }] : [];
   });
 }

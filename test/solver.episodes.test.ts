@@ -57,6 +57,32 @@ describe('action language', () => {
       if (g.canEnd(s)) expect(parseAction(tools, text)).not.toBeNull();
     }));
   });
+  it('an argument in except is never written, and every prefix the grammar allows still completes within its budget (property)', () => {
+    const chars = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
+    fc.assert(fc.property(fc.array(fc.integer({ min: -15, max: 15 }), { maxLength: 8 }), fc.array(fc.integer({ min: 0, max: 1e9 }), { minLength: 1, maxLength: 20 }), (xs, picks) => {
+      const except = xs.map((x) => `[${x}]`);
+      const tools: ActionTool[] = [{ name: 'call', arg: '[int]', except }, { name: 'submit', arg: '[int]' }];
+      const g = actionGrammar(tools);
+      const budget = 16;
+      let s = g.start();
+      let text = '';
+      for (let i = 0; !g.canEnd(s); i++) {
+        const opts = chars.filter((c) => { const n = g.next(s, c); return n !== null && g.minRemaining(n) <= budget - text.length - 1; });
+        expect(opts.length).toBeGreaterThan(0);
+        const c = opts[picks[i % picks.length]! % opts.length]!;
+        s = g.next(s, c)!;
+        text += c;
+      }
+      const a = parseAction(tools, text)!;
+      expect(a).not.toBeNull();
+      if (a.tool === 'call') expect(except).not.toContain(a.arg);
+    }));
+    // a prefix whose only completion is refused is itself refused: after `call([`, no `0` once [0] was called
+    const g = actionGrammar([{ name: 'call', arg: '[int]', except: ['[0]'] }]);
+    const open = [...'call(['].reduce((s, c) => g.next(s, c)!, g.start());
+    expect(g.minRemaining(g.next(open, '0')!)).toBe(Infinity);
+    expect(g.minRemaining(g.next(open, '1')!)).toBe(2);
+  });
   it('a oneOf argument is exactly one of its options (property)', () => {
     fc.assert(fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z+()=>-]{1,8}$/), { minLength: 1, maxLength: 6 }), fc.nat(), (options, i) => {
       const t: ActionTool[] = [{ name: 'submit', arg: 'program', oneOf: options }];
@@ -105,6 +131,13 @@ describe('action language', () => {
     expect(toEnvAction(specs.repair!, `run_tests(${fix})`)).toEqual({ name: 'run_tests', arguments: JSON.stringify({ program: fix }) });
     expect(toEnvAction(specs.repair!, 'run_tests(a=>a)').name).toBe('run_tests(a=>a)'); // not a one-token edit: outside the language, malformed
     expect(solverTools(specs.probe!).map((t) => t.name)).toEqual(['call', 'submit']);
+    // an argument list already called is not offered again (its result is in the transcript)
+    const three = JSON.stringify(s.argTypes.map(() => 3));
+    const four = JSON.stringify(s.argTypes.map(() => 4));
+    const after = solverTools(s, [{ action: `call(${three})`, observation: '=9' }]);
+    expect(parseAction(after, `call(${three})`)).toBeNull();
+    expect(parseAction(after, `call(${four})`)).toEqual({ tool: 'call', arg: four });
+    expect(parseAction(after, `submit(${three})`)).toEqual({ tool: 'submit', arg: three });
     // once the calls are spent, or on the last turn, a call would end the episode over budget: submit alone
     const r = specs.repair!;
     const edits = oneTokenEdits(compactProgram((r as RepairSpec).buggy));
@@ -208,7 +241,11 @@ describe('multi-turn episodes', () => {
     const eps = (await playSolver(p, sb, [specs.search!, specs.repair!, specs.probe!].map(tight), 32, { greedy: false })).flat();
     expect(eps.some((e) => e.turns.length > 1)).toBe(true); // some episodes did call before submitting
     for (const e of eps) expect(e.trajectory.reason ?? '').not.toMatch(/^budget/);
-    // nor runs a repair candidate twice
+    // nor calls f on an argument list twice, nor runs a repair candidate twice
+    for (const e of (await playSolver(p, sb, [{ ...specs.search!, budgets: { calls: 6, turns: 7 } }], 32, { greedy: false })).flat()) {
+      const calls = e.turns.map((t) => t.action).filter((a) => a.startsWith('call('));
+      expect(new Set(calls).size).toBe(calls.length);
+    }
     const repairs = (await playSolver(p, sb, [{ ...specs.repair!, budgets: { calls: 6, turns: 7 } }], 32, { greedy: false })).flat();
     p.dispose();
     expect(repairs.some((e) => e.turns.length > 2)).toBe(true);

@@ -24,12 +24,59 @@ import type { TrainRow } from './train-step.js';
 
 /**
  * A tool as the solver writes it: `name(<argument>)`, the argument in the `arg` grammar, or (with
- * `oneOf`) exactly one of the given texts, as a choice among candidates the glue lists.
+ * `oneOf`) exactly one of the given texts, as a choice among candidates the glue lists; `except`
+ * lists argument texts the grammar refuses (calls already made, whose results the transcript holds).
  */
 export interface ActionTool {
   name: string;
   arg: AnswerShape;
   oneOf?: readonly string[];
+  except?: readonly string[];
+}
+
+const PRINTABLE: string[] = [];
+for (let c = 32; c <= 126; c++) PRINTABLE.push(String.fromCharCode(c));
+
+interface ExceptState {
+  inner: unknown;
+  /** the text so far while it is a prefix of some refused text; null once it left them all */
+  text: string | null;
+}
+
+/**
+ * `g` without the texts in `except`. Only a prefix of a refused text can lead to one, so the fewest
+ * characters left is searched along those prefixes alone (a prefix every completion of which is
+ * refused, such as `[0` when `[0]` is, is a dead end: Infinity).
+ */
+export function exceptGrammar(g: Grammar, except: readonly string[]): Grammar<ExceptState> {
+  const refused = new Set(except);
+  const prefixes = new Set(except.flatMap((t) => Array.from({ length: t.length + 1 }, (_, i) => t.slice(0, i))));
+  const step = (s: ExceptState, c: string): ExceptState | null => {
+    const inner = g.next(s.inner, c);
+    if (inner === null) return null;
+    const text = s.text !== null && prefixes.has(s.text + c) ? s.text + c : null;
+    return { inner, text };
+  };
+  const memo = new Map<string, number>();
+  const minRemaining = (s: ExceptState): number => {
+    if (s.text === null) return g.minRemaining(s.inner);
+    const known = memo.get(s.text);
+    if (known !== undefined) return known;
+    let best = g.canEnd(s.inner) && !refused.has(s.text) ? 0 : Infinity;
+    for (const c of PRINTABLE) {
+      const n = best > 0 ? step(s, c) : null;
+      if (n !== null) best = Math.min(best, 1 + minRemaining(n));
+    }
+    memo.set(s.text, best);
+    return best;
+  };
+  return {
+    start: () => ({ inner: g.start(), text: refused.size > 0 ? '' : null }),
+    next: step,
+    minRemaining,
+    canEnd: (s) => g.canEnd(s.inner) && !(s.text !== null && refused.has(s.text)),
+    key: (s) => `${s.text === null ? '' : `${s.text}\u0000`}${g.key(s.inner)}`,
+  };
 }
 
 /** The grammar of exactly one of `options` (a trie over their characters). */
@@ -56,9 +103,6 @@ interface ActionState {
   closed: boolean;
 }
 
-const PRINTABLE: string[] = [];
-for (let c = 32; c <= 126; c++) PRINTABLE.push(String.fromCharCode(c));
-
 /**
  * The grammar of one action `name(<arg>)` over the given tools. Inside the argument the tool's own
  * grammar has the first say; `)` closes the action only where that grammar cannot take it and the
@@ -66,7 +110,10 @@ for (let c = 32; c <= 126; c++) PRINTABLE.push(String.fromCharCode(c));
  */
 export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState> {
   const heads = tools.map((t) => `${t.name}(`);
-  const inner = tools.map((t) => (t.oneOf ? (choiceGrammar(t.oneOf) as Grammar) : grammarFor(t.arg)));
+  const inner = tools.map((t) => {
+    const g = t.oneOf ? (choiceGrammar(t.oneOf) as Grammar) : grammarFor(t.arg);
+    return (t.except?.length ? exceptGrammar(g, t.except) : g) as Grammar;
+  });
   return {
     start: () => ({ tool: -1, head: '', inner: null, closed: false }),
     next(s, c) {
