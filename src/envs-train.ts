@@ -27,12 +27,8 @@ export function solverTools(spec: EnvSpec, turns: readonly Turn[] = []): ActionT
   const all = toolsAt(spec);
   if (turns.length >= Math.min(spec.budgets.calls, spec.budgets.turns - 1)) return all.filter((t) => t.name === 'submit');
   const run = turns.flatMap((t) => parseAction(all, t.action)?.arg ?? []);
-  return all.flatMap((t) => {
-    if (t.name === 'submit') return [t];
-    if (!t.oneOf) return [run.length > 0 ? { ...t, except: run } : t];
-    const oneOf = t.oneOf.filter((o) => !run.includes(o));
-    return oneOf.length > 0 ? [{ ...t, oneOf }] : [];
-  });
+  // a tool whose every candidate was run is refused whole (the grammar finds no completion)
+  return all.map((t) => (t.name === 'submit' || run.length === 0 ? t : { ...t, except: run }));
 }
 
 function toolsAt(spec: EnvSpec): ActionTool[] {

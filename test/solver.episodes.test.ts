@@ -146,9 +146,15 @@ describe('action language', () => {
     expect(solverTools(r, ran(r.budgets.calls)).map((t) => t.name)).toEqual(['submit']);
     expect(solverTools({ ...r, budgets: { calls: 5, turns: 3 } }, ran(2)).map((t) => t.name)).toEqual(['submit']);
     // a candidate already run is not offered to run again; submit still offers every candidate
-    const [runTests, submit] = solverTools(r, ran(2));
-    expect(runTests!.oneOf).toEqual(edits.slice(2));
-    expect(submit!.oneOf).toEqual(edits);
+    const twice = solverTools(r, ran(2));
+    for (const [i, p] of edits.entries()) {
+      expect(parseAction(twice, `run_tests(${p})`)).toEqual(i < 2 ? null : { tool: 'run_tests', arg: p });
+      expect(parseAction(twice, `submit(${p})`)).toEqual({ tool: 'submit', arg: p });
+    }
+    // every candidate run: run_tests has no completion left, so the decoder never starts it
+    const g = actionGrammar(solverTools({ ...r, budgets: { calls: 99, turns: 100 } }, ran(edits.length)));
+    expect(g.minRemaining([...'run_tests('].reduce((st, c) => g.next(st, c)!, g.start()))).toBe(Infinity);
+    expect(g.minRemaining(g.start())).toBeLessThan(Infinity);
   });
 });
 

@@ -25,7 +25,7 @@ import type { TrainRow } from './train-step.js';
 /**
  * A tool as the solver writes it: `name(<argument>)`, the argument in the `arg` grammar, or (with
  * `oneOf`) exactly one of the given texts, as a choice among candidates the glue lists; `except`
- * lists argument texts the grammar refuses (calls already made, whose results the transcript holds).
+ * lists argument texts the grammar refuses (calls and test runs already made: the transcript holds their results).
  */
 export interface ActionTool {
   name: string;
