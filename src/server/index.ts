@@ -8,9 +8,13 @@ import { UserError } from '../../core/errors.js';
 import { createApp } from './app.js';
 import { createMetrics } from './metrics.js';
 import { openEnvSessions } from './openenv.js';
-import { ServedRun, type ServedRunOptions } from './served-run.js';
+import type { ServedRun } from './served-run.js';
+import { openServedRun, type ServedRunOptions } from './served-open.js';
 
 export { ServedRun, ServeError } from './served-run.js';
+export { openServedRun, type ServedRunOptions } from './served-open.js';
+export { localVerifier, VerificationUnavailable, type Verifier, type QueueStats } from './verifier.js';
+export { mainThreadBusySeconds } from './metrics.js';
 export { servedTask } from './types.js';
 export type { ProbeReport, ScoreItem, ScoreResponse, ScoreResult, ServedTask } from './types.js';
 export { serveConfigSchema, type ServeConfig } from './config.js';
@@ -36,9 +40,11 @@ export async function startServer(config: RunConfig, opts: ServeOptions): Promis
   if (!isLoopback(opts.host) && !opts.token) {
     throw new UserError(`refusing to serve on ${opts.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`);
   }
-  const run = await ServedRun.open(config, opts);
+  const run = await openServedRun(config, opts);
   const metrics = createMetrics();
-  const app = createApp({ run, metrics, token: opts.token, log, dashboardRunsDir: opts.runsDir });
+  run.timings = { verified: metrics.verified, committed: metrics.committed };
+  // The dashboard reads the run's SQLite file; a PostgreSQL run has none here.
+  const app = createApp({ run, metrics, token: opts.token, log, dashboardRunsDir: run.records.kind === 'sqlite' ? opts.runsDir : undefined });
   const sessions = openEnvSessions(app, { run, metrics, maxSessions: config.serve.maxSessions, maxMessageBytes: config.serve.maxBodyBytes });
   let server: ServerType;
   try {

@@ -115,6 +115,7 @@ export const StatsSchema = z
   .openapi('Stats');
 
 export const HealthSchema = z.object({ status: z.literal('healthy'), run_id: z.string() }).openapi('Health');
+export const UnavailableSchema = z.object({ status: z.literal('unavailable'), run_id: z.string(), reason: z.string() }).openapi('Unavailable');
 
 // OpenEnv's simulation-mode shapes (openenv-core: ResetRequest, StepResponse, State).
 export const ResetRequestSchema = z.object({ seed: z.number().int().nullable().optional(), episode_id: z.string().nullable().optional() }).openapi('ResetRequest');
