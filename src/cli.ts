@@ -1,4 +1,4 @@
-// The `cogen` command line: run, serve, skills, export, setup, presets, runs, dashboard, plot. Errors are one line on stderr and a
+// The `cogen` command line: run, serve, worker, skills, export, setup, presets, runs, dashboard, plot. Errors are one line on stderr and a
 // non-zero exit (1: the command failed, 2: bad usage); --verbose adds the stack trace.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { RunStore, StoreError } from './store.js';
 import { skillsCommand } from './skills-cli.js';
 import { formatProposerReport, proposerReport } from './proposer-cli.js';
 import { ENV_POLICIES, parseKinds, playEnvs, type EnvPolicy } from './envs-cli.js';
+import { workerCommand } from './worker-cli.js';
 import { UserError } from '../core/errors.js';
 
 const USER_ERRORS = [UserError, ConfigError, StoreError];
@@ -154,12 +155,14 @@ function buildProgram(): Command {
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-served-seed)')
     .option('--resume <id>', 'go on serving a served run where it stopped')
+    .option('--store <url>', 'postgres://user@host[:port]/db: keep the run in PostgreSQL, where several replicas serve it (each names it with --run-id; the first creates it, the others join; the password comes from PGPASSWORD). Default: the run\'s SQLite file in --runs-dir (docs/scale-out.md)')
+    .option('--verify <url>', 'nats://host[:port]: send answers to the verification workers (cogen worker) behind this NATS JetStream queue instead of this process\'s sandbox pool (docs/scale-out.md)')
     .addOption(runsDirOption())
     .action(async (o) => {
       const runsDir = resolve(o.runsDir);
       let config;
       let preset = o.preset as string;
-      if (o.resume) {
+      if (o.resume && !o.store) {
         ({ config, preset } = storedConfig(runsDir, o.resume, 'served'));
       } else {
         config = loadPreset(o.preset, {
@@ -171,8 +174,9 @@ function buildProgram(): Command {
         });
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
-      const server = await startServer(config, { runsDir, preset, runId: o.resume ?? o.runId, resume: Boolean(o.resume), host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined, log });
-      log(`serving run ${server.run.runId} at ${server.url} (OpenAPI: ${server.url}/openapi.json; Ctrl-C stops, --resume ${server.run.runId} goes on)`);
+      const server = await startServer(config, { runsDir, preset, runId: o.resume ?? o.runId, resume: Boolean(o.resume), host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined, log, store: o.store, verify: o.verify });
+      const goesOn = o.store ? `any replica with --store ${server.run.records.where} --run-id ${server.run.runId} goes on` : `--resume ${server.run.runId} goes on`;
+      log(`serving run ${server.run.runId} at ${server.url} (OpenAPI: ${server.url}/openapi.json; Ctrl-C stops, ${goesOn})`);
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);
@@ -186,6 +190,7 @@ function buildProgram(): Command {
     });
 
   skillsCommand(program, { openRun, runsDirOption });
+  workerCommand(program, { int: parseIntArg, float: parseFloatArg });
 
   program
     .command('export')

@@ -6,6 +6,7 @@ import { serve as listen, type ServerType } from '@hono/node-server';
 import type { RunConfig } from '../config.js';
 import { UserError } from '../../core/errors.js';
 import { createApp } from './app.js';
+import { queueVerifier } from '../workers/remote.js';
 import { createMetrics } from './metrics.js';
 import { openEnvSessions } from './openenv.js';
 import type { ServedRun } from './served-run.js';
@@ -22,6 +23,8 @@ export { serveConfigSchema, type ServeConfig } from './config.js';
 export interface ServeOptions extends ServedRunOptions {
   host: string;
   port: number;
+  /** nats://…: verification by the workers behind this queue instead of this process's sandbox pool. */
+  verify?: string;
   /** Bearer token required on every route but /health; required for a non-loopback host. */
   token?: string;
 }
@@ -40,7 +43,14 @@ export async function startServer(config: RunConfig, opts: ServeOptions): Promis
   if (!isLoopback(opts.host) && !opts.token) {
     throw new UserError(`refusing to serve on ${opts.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`);
   }
-  const run = await openServedRun(config, opts);
+  // Workers verify with the run's sandbox settings: the store's, once the run is open (a joining replica takes the run's config).
+  let sandbox = config.sandbox;
+  const verifier = opts.verify ? await queueVerifier(opts.verify, { sandbox: () => sandbox, log }) : undefined;
+  const run = await openServedRun(config, { ...opts, verifier }).catch(async (e) => {
+    await verifier?.close();
+    throw e;
+  });
+  sandbox = run.config.sandbox;
   const metrics = createMetrics();
   run.timings = { verified: metrics.verified, committed: metrics.committed };
   // The dashboard reads the run's SQLite file; a PostgreSQL run has none here.

@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS ${s}.tasks (
   seq BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, step INTEGER NOT NULL, type TEXT NOT NULL, family TEXT NOT NULL,
   level INTEGER NOT NULL, skills TEXT NOT NULL, program TEXT NOT NULL, hash TEXT NOT NULL,
   parent_id TEXT, parent_op TEXT, proposer TEXT NOT NULL, data TEXT NOT NULL,
-  compact TEXT NOT NULL, natural TEXT NOT NULL,
+  compact TEXT NOT NULL, "natural" TEXT NOT NULL,
   attempts INTEGER NOT NULL DEFAULT 0, solved INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS tasks_step ON ${s}.tasks(step);
 CREATE TABLE IF NOT EXISTS ${s}.episodes (

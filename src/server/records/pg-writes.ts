@@ -14,7 +14,7 @@ async function insert(c: Client, table: string, cols: [name: string, type: strin
   if (rows.length === 0) return;
   const arrays = cols.map((_, i) => rows.map((r) => r[i]));
   const args = cols.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  await c.query(`INSERT INTO ${table} (${cols.map(([n]) => n).join(', ')}) SELECT * FROM unnest(${args}) ${tail}`, arrays);
+  await c.query(`INSERT INTO ${table} (${cols.map(([n]) => `"${n}"`).join(', ')}) SELECT * FROM unnest(${args}) ${tail}`, arrays);
 }
 
 const text = (s: string | null): string | null => (s === null ? null : storableText(s));
