@@ -22,6 +22,9 @@ export interface QueueVerifierOptions {
   log?: (line: string) => void;
 }
 
+/** How long a request waits for its verdicts by default: a batch of hostile answers, each run to its budget, takes seconds. */
+export const DEFAULT_VERIFY_TIMEOUT_MS = 60_000;
+
 interface Waiting {
   verdicts: (DetailedVerdict | undefined)[];
   left: number;
@@ -31,7 +34,7 @@ interface Waiting {
 
 export async function queueVerifier(url: string, opts: QueueVerifierOptions): Promise<Verifier> {
   const log = opts.log ?? (() => {});
-  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
   const { nc, display } = await connectNats(url, 'cogen-serve');
   let jsm: JetStreamManager;
   try {

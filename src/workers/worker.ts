@@ -120,10 +120,10 @@ class BatchHandler {
   async handle(m: JsMsg): Promise<void> {
     const read = readBatch(m.data, m.headers);
     if ('refused' in read) {
-      // Never delivered again: no worker could do more with it.
+      // Never delivered again: no worker could do more with it. (No reason with +TERM: servers before 2.10 ignore such an ack.)
       this.metrics.refused.inc();
       this.opts.log(`refused a message on ${m.subject}: ${read.refused}`);
-      m.term(read.refused);
+      m.term();
       return;
     }
     const { batch, reply, msgId, inherited } = read;
