@@ -9,8 +9,8 @@
 // answers. A server killed at any moment has lost nothing it acknowledged: `resume` (SQLite) or any
 // other replica (PostgreSQL, docs/scale-out.md) goes on from the store.
 import type { EnvSpec, Trajectory } from '../../envs/index.js';
-import { masteredSkills, meanAbsAdvantage } from '../../curricula/index.js';
-import type { ArmResult, Gate } from '../../curricula/index.js';
+import { masteredSkills } from '../../curricula/index.js';
+import type { Gate } from '../../curricula/index.js';
 import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
 import { masteryTable, frontier, timeline } from '../../graphs/index.js';
@@ -18,15 +18,15 @@ import type { Sandbox } from '../../sandbox/index.js';
 import { answerOf } from '../verification.js';
 import type { RunConfig } from '../config.js';
 import { masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
-import { graphTask, learnedMetrics, mean, propose, type GraphSink, type taskSpace } from '../run-parts.js';
+import { graphTask, propose, type GraphSink, type taskSpace } from '../run-parts.js';
 import { StoreError, type IssueRecord, type StoredRequest } from '../store.js';
 import type { Skill, Task } from '../../core/task.js';
 import { Committer } from './committer.js';
+import { scoreChange } from './served-score.js';
 import type { ServedRecords } from './records/types.js';
 import type { Curriculum } from './served-state.js';
 import type { Verifier } from './verifier.js';
 import { servedTask, type ProbeReport, type ScoreItem, type ScoreResponse, type ServedTask } from './types.js';
-import { solvedCount, solveRate } from '../../core/rules.js';
 
 /** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
 export class ServeError extends Error {
@@ -188,55 +188,7 @@ export class ServedRun {
       apply: async (view) => {
         const stored = idempotency && view.request(idempotency.key);
         if (stored) return { result: { stored }, ops: [] };
-        // From here on nothing awaits: the request is applied whole, or not at all.
-        const step = cur.state.step + 1;
-        const fed: ArmResult[] = [];
-        const scoredIssues: number[] = [];
-        const scored: { taskId: string; solved: number; attempts: number }[] = [];
-        for (const [taskId, idx] of groups) {
-          const t = tasks[idx[0]!]!;
-          const rewards = idx.map((i) => verdicts[i]!.reward);
-          scored.push({ taskId, solved: solvedCount(rewards), attempts: rewards.length });
-          const issue = view.takeOpenIssue(taskId);
-          if (issue === undefined) continue;
-          scoredIssues.push(issue);
-          fed.push({ arm: { family: t.family, level: t.level, type: t.type }, taskId, step, rewards, solveRate: solveRate(rewards), meanAbsAdvantage: meanAbsAdvantage(rewards, true) });
-        }
-        cur.controller.update(fed);
-        // Every scored group is a solve rate of the trainer's model: the learned proposer's reward for the tasks it drew.
-        const learnedStats = cur.learned?.learn([...groups].map(([taskId, idx]) => ({ taskId, rewards: idx.map((i) => verdicts[i]!.reward) })));
-        const rewards = verdicts.map((v) => v.reward);
-        Object.assign(cur.state, {
-          step,
-          groups: cur.state.groups + fed.length,
-          unfed: cur.state.unfed + groups.size - fed.length,
-          completions: cur.state.completions + items.length,
-          solved: cur.state.solved + solvedCount(rewards),
-        });
-        const response: ScoreResponse = {
-          step,
-          results: items.map((it, i) => ({ task_id: it.task_id, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason, answer: answers[i]! })),
-          replayed: false,
-        };
-        const metrics = {
-          completions: items.length,
-          groups: groups.size,
-          fedGroups: fed.length,
-          meanReward: mean(rewards),
-          solveRate: mean(fed.map((r) => r.solveRate)),
-          meanLevel: mean(fed.map((r) => r.arm.level)),
-          ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
-        };
-        const outbox = scored.map((s): GraphEvent => {
-          const row = view.score(s.taskId);
-          view.addScore(s.taskId, s.solved, s.attempts);
-          return { kind: 'solve-rate', taskId: s.taskId, solveRate: (row.solved + s.solved) / Math.max(1, row.attempts + s.attempts) };
-        });
-        const episodes = items.map((it, i) => ({ taskId: it.task_id, answer: answers[i]!, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason }));
-        return {
-          result: { response },
-          ops: [{ op: 'step' as const, record: { step, newTasks: [], scored, episodes, metrics, skillEvents: [], outbox, scoredIssues, request: idempotency ? { ...idempotency, step } : undefined } }],
-        };
+        return scoreChange(cur, view, { items, tasks, answers, verdicts, groups, request: idempotency });
       },
     });
     return 'stored' in out ? this.replay(out.stored, idempotency!.digest) : out.response;

@@ -128,7 +128,10 @@ class BatchHandler {
     }
     const { batch, reply, msgId, inherited } = read;
     const deliveries = m.info.deliveryCount;
-    if (deliveries > 1) this.metrics.redeliveries.inc();
+    if (deliveries > 1) {
+      this.metrics.redeliveries.inc();
+      this.opts.log(`batch ${msgId} delivered again (delivery ${deliveries}): the worker that had it died or stalled`);
+    }
     const known = this.answered.get(msgId);
     if (known) {
       this.nc.publish(reply, encode(known));
