@@ -5,8 +5,6 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, listPresets, loadPreset, parseConfig } from './config.js';
 import { EXPORT_FORMATS, EXPORT_KINDS, exportRun, type ExportFormat, type ExportKind } from './export.js';
-import { startRun } from './loop.js';
-import { startServer } from './server/index.js';
 import { controllerNames } from '../curricula/index.js';
 import { BACKENDS } from './solver/config.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -100,6 +98,8 @@ function buildProgram(): Command {
         abort.abort();
       };
       process.on('SIGINT', onSigint);
+      // Imported here, not at the top: the solver (tfjs) is for `run` alone, and `serve` and `worker` start faster without it.
+      const { startRun } = await import('./loop.js');
       const summary = await startRun(config, {
         signal: abort.signal,
         runsDir,
@@ -174,6 +174,7 @@ function buildProgram(): Command {
         });
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
+      const { startServer } = await import('./server/index.js');
       const server = await startServer(config, { runsDir, preset, runId: o.resume ?? o.runId, resume: Boolean(o.resume), host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined, log, store: o.store, verify: o.verify });
       const goesOn = o.store ? `any replica with --store ${server.run.records.where} --run-id ${server.run.runId} goes on` : `--resume ${server.run.runId} goes on`;
       log(`serving run ${server.run.runId} at ${server.url} (OpenAPI: ${server.url}/openapi.json; Ctrl-C stops, ${goesOn})`);

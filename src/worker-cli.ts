@@ -16,11 +16,12 @@ export function workerCommand(program: Command, parse: { int: (v: string) => num
     .option('--host <host>', 'address of /health and /metrics (any other than loopback needs COGEN_TOKEN)', '127.0.0.1')
     .option('--port <n>', 'port of /health and /metrics (0: any free one)', parse.int, 8788)
     .addOption(new Option('--crash-on <text>', 'fault injection for tests and benches: the worker kills itself on a batch with an answer containing this text').env('COGEN_WORKER_CRASH_ON').hideHelp())
+    .addOption(new Option('--trace', 'log a line when a batch is taken and when it is answered').env('COGEN_WORKER_TRACE').hideHelp())
     .action(async (o) => {
       if (!(o.ackWait > 0)) throw new UserError('--ack-wait must be a positive number of seconds');
       if (o.concurrency < 1) throw new UserError('--concurrency must be at least 1');
       const log = (line: string) => process.stderr.write(`${line}\n`);
-      const worker = await startWorker({ nats: o.nats, ackWaitS: o.ackWait, concurrency: o.concurrency, sandboxWorkers: o.sandboxWorkers, log, crashOn: o.crashOn });
+      const worker = await startWorker({ nats: o.nats, ackWaitS: o.ackWait, concurrency: o.concurrency, sandboxWorkers: o.sandboxWorkers, log, crashOn: o.crashOn, trace: Boolean(o.trace) });
       const http = await serveWorkerHttp(worker, { host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined }).catch(async (e) => {
         await worker.close();
         throw e;

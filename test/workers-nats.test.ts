@@ -11,7 +11,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { loadPreset } from '../src/config.js';
 import { openServedRun, type ServedRun, type Verifier } from '../src/server/index.js';
-import { verifyTasks } from '../src/verification.js';
+import { scoreHere } from '../src/server/verifier.js';
 import { queueVerifier } from '../src/workers/remote.js';
 import { startWorker, type RunningWorker } from '../src/workers/worker.js';
 import { DEAD_STREAM, STREAM, SUBJECTS, queueStats } from '../src/workers/nats.js';
@@ -52,11 +52,11 @@ describe('verification workers on NATS JetStream', () => {
   it('give the verdicts of the replica\'s own sandbox, hostile answers included', async () => {
     const remote = await queueVerifier(url!, { sandbox: () => heavy.sandbox });
     try {
-      const items = tasks.flatMap((task) => answersFor(task).map((answer) => ({ task, answer })));
-      const [viaQueue, local] = await Promise.all([remote.verify(items), verifyTasks(run.sandboxHandle, items)]);
+      const items = tasks.flatMap((task) => answersFor(task).map((completion) => ({ task, completion })));
+      const [viaQueue, local] = await Promise.all([remote.score(items), scoreHere(run.sandboxHandle, items)]);
       expect(viaQueue).toEqual(local);
-      expect(local.filter((v) => v.reward === 1).length).toBeGreaterThanOrEqual(tasks.length);
-      expect(local.some((v) => /budget|memory|steps/i.test(v.reason ?? ''))).toBe(true);
+      expect(local.filter((v) => v.verdict.reward === 1).length).toBeGreaterThanOrEqual(tasks.length);
+      expect(local.some((v) => /budget|memory|steps/i.test(v.verdict.reason ?? ''))).toBe(true);
       expect(await drained(async () => (await remote.queueStats!())!)).toMatchObject({ pending: 0, ackPending: 0 });
     } finally {
       await remote.close();
@@ -76,7 +76,7 @@ describe('verification workers on NATS JetStream', () => {
       for await (const m of heard) if (m.subject !== SUBJECTS.native) published++;
     })();
     await js.publish(SUBJECTS.native, new TextEncoder().encode('{"v": 1, "batch": "x"'), { headers: batchHeaders('cogen.verdict.junk', 'junk-1') });
-    await js.publish(SUBJECTS.native, encode({ v: 1, batch: 'x', sandbox: {}, items: [{ i: 0, task: tasks[0], answer: '1' }] }), { headers: elsewhere });
+    await js.publish(SUBJECTS.native, encode({ v: 2, batch: 'x', sandbox: {}, tasks: [tasks[0]], items: [{ i: 0, t: 0, completion: '1' }] }), { headers: elsewhere });
     const deadline = Date.now() + 20_000;
     let refused = Number(before ?? 0);
     while (Date.now() < deadline) {
@@ -104,8 +104,8 @@ describe('verification workers on NATS JetStream', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.array(fc.record({ k: fc.nat(tasks.length - 1), answer: fc.string() }), { minLength: 1, maxLength: 20 }), fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), fc.nat(5), (picked, rid, crashes) => {
-        const batch = { v: 1 as const, batch: `b-${rid}`, sandbox: heavy.sandbox, items: picked.map((p, i) => ({ i, task: tasks[p.k]!, answer: p.answer })) };
+      fc.property(fc.array(fc.record({ k: fc.nat(tasks.length - 1), completion: fc.string() }), { minLength: 1, maxLength: 20 }), fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), fc.nat(5), (picked, rid, crashes) => {
+        const batch = { v: 2 as const, batch: `b-${rid}`, sandbox: heavy.sandbox, tasks, items: picked.map((p, i) => ({ i, t: p.k, completion: p.completion })) };
         const r = readBatch(encode(batch), batchHeaders(`cogen.verdict.${rid}`, `id-${rid}`, crashes));
         expect(r).toEqual({ batch: JSON.parse(JSON.stringify(batch)), reply: `cogen.verdict.${rid}`, msgId: `id-${rid}`, inherited: crashes });
       }),
@@ -117,7 +117,7 @@ describe('verification workers on NATS JetStream', () => {
     await worker.close();
     const remote: Verifier = await queueVerifier(url!, { sandbox: () => heavy.sandbox, timeoutMs: 1500 });
     try {
-      await expect(remote.verify([{ task: tasks[0]!, answer: referenceAnswer(tasks[0]!) }])).rejects.toThrow(/^no verification worker answered within 1\.5 s \(is a `cogen worker --nats nats:\/\/127\.0\.0\.1:\d+` running\?\)$/);
+      await expect(remote.score([{ task: tasks[0]!, completion: referenceAnswer(tasks[0]!) }])).rejects.toThrow(/^no verification worker answered within 1\.5 s \(is a `cogen worker --nats nats:\/\/127\.0\.0\.1:\d+` running\?\)$/);
     } finally {
       await remote.close();
     }
@@ -139,10 +139,10 @@ describe('verification workers on NATS JetStream', () => {
     const workers = [superviseWorker(url!), superviseWorker(url!)];
     const remote = await queueVerifier(url!, { sandbox: () => heavy.sandbox, timeoutMs: 90_000 });
     try {
-      const good = tasks.slice(0, 5).map((task) => ({ task, answer: referenceAnswer(task) }));
-      const poisoned = { task: tasks[5]!, answer: `${referenceAnswer(tasks[5]!)} /* CRASH-ME */` };
+      const good = tasks.slice(0, 5).map((task) => ({ task, completion: referenceAnswer(task) }));
+      const poisoned = { task: tasks[5]!, completion: `${referenceAnswer(tasks[5]!)} /* CRASH-ME */` };
       const items = [...good.slice(0, 2), poisoned, ...good.slice(2)];
-      const verdicts = await remote.verify(items);
+      const verdicts = (await remote.score(items)).map((x) => x.verdict);
       expect(verdicts.map((v) => v.reward)).toEqual([1, 1, 0, 1, 1, 1]);
       expect(verdicts[2]!.reason).toMatch(/^dead-letter: this answer crashed a verification worker 3 times/);
       expect(workers.reduce((n, w) => n + w.deaths(), 0)).toBe(3);

@@ -6,7 +6,6 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { answerOf } from '../verification.js';
 import type { Task } from '../../core/task.js';
 import type { Metrics } from './metrics.js';
 import { StoreError } from '../store.js';
@@ -178,9 +177,8 @@ export function createApp(opts: AppOptions) {
       const b = c.req.valid('json');
       const task = parseTask(b.task);
       if (typeof task === 'string') throw new HTTPException(400, { message: task });
-      const answer = answerOf(b.completion, task);
-      const [v] = await run.verifier.verify([{ task, answer }]);
-      return c.json({ reward: v!.reward, reason: v!.reason ?? null, answer }, 200);
+      const [{ answer, verdict }] = (await run.verifier.score([{ task, completion: b.completion }])) as [{ answer: string; verdict: { reward: number; reason?: string } }];
+      return c.json({ reward: verdict.reward, reason: verdict.reason ?? null, answer }, 200);
     },
   );
 

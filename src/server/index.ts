@@ -1,7 +1,7 @@
 // `cogen serve`: a served run behind HTTP (DESIGN.md, "Serving trainers"). Loopback by default; any
 // other address needs a bearer token from the environment (COGEN_TOKEN), which is never logged,
 // stored or returned.
-import { isIP } from 'node:net';
+import { isLoopback } from './loopback.js';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import type { RunConfig } from '../config.js';
 import { UserError } from '../../core/errors.js';
@@ -35,8 +35,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+export { isLoopback };
 
 export async function startServer(config: RunConfig, opts: ServeOptions): Promise<RunningServer> {
   const log = opts.log ?? (() => {});

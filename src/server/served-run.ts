@@ -15,7 +15,6 @@ import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
 import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { answerOf } from '../verification.js';
 import type { RunConfig } from '../config.js';
 import { masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
 import { graphTask, propose, type GraphSink, type taskSpace } from '../run-parts.js';
@@ -175,9 +174,10 @@ export class ServedRun {
   private async applyScore(items: ScoreItem[], idempotency?: { key: string; digest: string }): Promise<ScoreResponse> {
     const { cur, records } = this.p;
     const tasks = await Promise.all(items.map((it) => this.runTask(it.task_id)));
-    const answers = items.map((it, i) => records.text(answerOf(it.completion, tasks[i]!)));
     const t0 = performance.now();
-    const verdicts = (await this.p.verifier.verify(items.map((_, i) => ({ task: tasks[i]!, answer: answers[i]! })))).map((v) => ({ ...v, reason: v.reason === undefined ? null : records.text(v.reason) }));
+    const scored = await this.p.verifier.score(items.map((it, i) => ({ task: tasks[i]!, completion: it.completion })));
+    const answers = scored.map((x) => records.text(x.answer));
+    const verdicts = scored.map(({ verdict: v }) => ({ ...v, reason: v.reason === undefined ? null : records.text(v.reason) }));
     this.timings.verified?.((performance.now() - t0) / 1000, items.length);
     this.assertOpen();
     const groups = new Map<string, number[]>();
@@ -217,7 +217,7 @@ export class ServedRun {
     if (round <= cur.state.probeRound) return refuse(`round ${round} was reported already`);
     const completions = new Array<string>(probes.length).fill('');
     for (const a of answers) completions[byId.get(a.task_id)!] = a.completion;
-    const verdicts = await this.p.verifier.verify(probes.map((x, i) => ({ task: x.task, answer: answerOf(completions[i]!, x.task) })));
+    const verdicts = (await this.p.verifier.score(probes.map((x, i) => ({ task: x.task, completion: completions[i]! })))).map((x) => x.verdict);
     this.assertOpen();
     const scores = probeScores(probes, verdicts, space.skills);
     return this.committer.run({

@@ -1,9 +1,10 @@
 // Who checks a served run's answers: its own sandbox pool (the default), or verification workers
-// behind a NATS JetStream queue (`--verify nats://…`, src/workers/). The served run only asks for
-// verdicts in the order of the items.
+// behind a NATS JetStream queue (`--verify nats://…`, src/workers/). A verifier takes completions
+// and extracts their answers itself (answerOf), so that with workers the coordinator's main thread
+// does neither the extraction nor the verification. Results come in the order of the items.
 import type { DetailedVerdict, Sandbox } from '../../sandbox/index.js';
 import type { Task } from '../../core/task.js';
-import { verifyTasks } from '../verification.js';
+import { answerOf, verifyTasks } from '../verification.js';
 
 /** Verification cannot be had now (the queue is away, or no worker answered in time): a 503, retried. */
 export class VerificationUnavailable extends Error {}
@@ -16,9 +17,15 @@ export interface QueueStats {
   redelivered: number;
 }
 
+/** One completion's answer (as extracted from it) and its verdict. */
+export interface Scored {
+  answer: string;
+  verdict: DetailedVerdict;
+}
+
 export interface Verifier {
   readonly kind: 'local' | 'queue';
-  verify(items: { task: Task; answer: string }[]): Promise<DetailedVerdict[]>;
+  score(items: { task: Task; completion: string }[]): Promise<Scored[]>;
   /** null when verification can be had now, else a one-line reason. */
   ping(): Promise<string | null>;
   /** The queue's depth and redeliveries (a queue verifier only). */
@@ -26,10 +33,16 @@ export interface Verifier {
   close(): Promise<void>;
 }
 
-/** Verification in this process's sandbox pool (bridged problems in the Reasoning Gym bridge). */
+/** Answers extracted and verified in this process (the sandbox pool; bridged problems in the Reasoning Gym bridge). */
+export async function scoreHere(sandbox: Sandbox, items: { task: Task; completion: string }[]): Promise<Scored[]> {
+  const answers = items.map((it) => answerOf(it.completion, it.task));
+  const verdicts = await verifyTasks(sandbox, items.map((it, i) => ({ task: it.task, answer: answers[i]! })));
+  return verdicts.map((verdict, i) => ({ answer: answers[i]!, verdict }));
+}
+
 export const localVerifier = (sandbox: Sandbox): Verifier => ({
   kind: 'local',
-  verify: (items) => verifyTasks(sandbox, items),
+  score: (items) => scoreHere(sandbox, items),
   ping: async () => null,
   close: async () => {},
 });

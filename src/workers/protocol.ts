@@ -1,9 +1,10 @@
-// What travels on the verification queue (docs/scale-out.md). A batch message carries answers to
-// verify, each with its task (the task's budget of interpreter steps with it, so an answer verified
-// by a worker has the budget it would have had in the replica) and the run's sandbox settings; its
-// headers name the replica's verdict subject, the batch's message id (the queue's dedup key) and,
-// for an answer split out of a batch that crashed a worker, the crashes it inherits. A worker
-// answers with verdicts on the verdict subject, one per answer, by index.
+// What travels on the verification queue (docs/scale-out.md). A batch message carries completions
+// to verify and the tasks they answer, each task once (with its budget of interpreter steps, so an
+// answer verified by a worker has the budget it would have had in the replica), and the run's sandbox
+// settings; its headers name the replica's verdict subject, the batch's message id (the queue's
+// dedup key) and, for a completion split out of a batch that crashed a worker, the crashes it
+// inherits. A worker extracts each answer, verifies it, and answers on the verdict subject with one
+// result per completion, by index: the answer it extracted and its verdict.
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { z } from 'zod';
 import { TaskSchema } from '../server/schemas.js';
@@ -19,18 +20,35 @@ export const MAX_BATCH = 256;
 
 export const HEADER = { reply: 'Cogen-Reply', crashes: 'Cogen-Crashes', msgId: 'Nats-Msg-Id' } as const;
 
-const ItemSchema = z.object({ i: z.number().int().nonnegative(), task: TaskSchema, answer: z.string() });
+const ItemSchema = z.object({ i: z.number().int().nonnegative(), t: z.number().int().nonnegative(), completion: z.string() });
 
-export const BatchSchema = z.object({
-  v: z.literal(1),
-  batch: z.string().min(1).max(200),
-  sandbox: sandboxConfigSchema,
-  items: z.array(ItemSchema).min(1).max(MAX_BATCH),
-});
-export type Batch = Omit<z.infer<typeof BatchSchema>, 'items' | 'sandbox'> & { sandbox: SandboxConfig; items: { i: number; task: Task; answer: string }[] };
+export const BatchSchema = z
+  .object({
+    v: z.literal(2),
+    batch: z.string().min(1).max(200),
+    sandbox: sandboxConfigSchema,
+    tasks: z.array(TaskSchema).min(1).max(MAX_BATCH),
+    items: z.array(ItemSchema).min(1).max(MAX_BATCH),
+  })
+  .refine((b) => b.items.every((it) => it.t < b.tasks.length), { message: 'an item names a task the batch does not carry', path: ['items'] });
+export interface BatchItem {
+  i: number;
+  t: number;
+  completion: string;
+}
+export interface Batch {
+  v: 2;
+  batch: string;
+  sandbox: SandboxConfig;
+  tasks: Task[];
+  items: BatchItem[];
+}
 
-const VerdictSchema = z.object({ i: z.number().int().nonnegative(), reward: z.number().min(0).max(1), reason: z.string().nullable(), passed: z.number().optional(), total: z.number().optional() });
-export const VerdictsSchema = z.object({ v: z.literal(1), batch: z.string(), results: z.array(VerdictSchema) });
+/** A batch of one of its items (split out of it), carrying only that item's task. */
+export const single = (b: Batch, item: BatchItem): Batch => ({ ...b, tasks: [b.tasks[item.t]!], items: [{ ...item, t: 0 }] });
+
+const VerdictSchema = z.object({ i: z.number().int().nonnegative(), answer: z.string(), reward: z.number().min(0).max(1), reason: z.string().nullable(), passed: z.number().optional(), total: z.number().optional() });
+export const VerdictsSchema = z.object({ v: z.literal(2), batch: z.string(), results: z.array(VerdictSchema) });
 export type Verdicts = z.infer<typeof VerdictsSchema>;
 
 /** A verdict subject: the prefix and one token of safe characters (a worker publishes nowhere else). */
@@ -63,13 +81,13 @@ export function readBatch(data: Uint8Array, h: MsgHdrs | undefined): { batch: Ba
   return { batch: r.data as unknown as Batch, reply, msgId, inherited };
 }
 
-export function verdictsOf(batch: string, items: { i: number }[], verdicts: DetailedVerdict[]): Verdicts {
+export function verdictsOf(batch: string, items: { i: number }[], scored: { answer: string; verdict: DetailedVerdict }[]): Verdicts {
   return {
-    v: 1,
+    v: 2,
     batch,
     results: items.map((it, k) => {
-      const v = verdicts[k]!;
-      return { i: it.i, reward: v.reward, reason: v.reason ?? null, ...(v.passed === undefined ? {} : { passed: v.passed, total: v.total }) };
+      const { answer, verdict: v } = scored[k]!;
+      return { i: it.i, answer, reward: v.reward, reason: v.reason ?? null, ...(v.passed === undefined ? {} : { passed: v.passed, total: v.total }) };
     }),
   };
 }

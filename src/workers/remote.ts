@@ -6,10 +6,9 @@
 // nothing was recorded, and the trainer sends it again.
 import { randomBytes } from 'node:crypto';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import type { DetailedVerdict } from '../../sandbox/index.js';
 import type { SandboxConfig } from '../../sandbox/config.js';
 import { isBridgedProblem, type Task } from '../../core/task.js';
-import { VerificationUnavailable, type Verifier } from '../server/verifier.js';
+import { VerificationUnavailable, type Scored, type Verifier } from '../server/verifier.js';
 import { DEFAULT_ACK_WAIT_S, SUBJECTS, VERDICT_PREFIX, connectNats, ensureQueue, queueStats } from './nats.js';
 import { MAX_BATCH, VerdictsSchema, batchHeaders, encode } from './protocol.js';
 
@@ -26,7 +25,7 @@ export interface QueueVerifierOptions {
 export const DEFAULT_VERIFY_TIMEOUT_MS = 60_000;
 
 interface Waiting {
-  verdicts: (DetailedVerdict | undefined)[];
+  verdicts: (Scored | undefined)[];
   left: number;
   done: () => void;
   fail: (e: Error) => void;
@@ -65,15 +64,15 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
       if (!w) continue;
       for (const r of parsed.data.results) {
         if (r.i >= w.verdicts.length || w.verdicts[r.i] !== undefined) continue;
-        w.verdicts[r.i] = { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) };
+        w.verdicts[r.i] = { answer: r.answer, verdict: { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) } };
         w.left--;
       }
       if (w.left === 0) w.done();
     }
   })().catch((e: Error) => log(`verdict subscription ended: ${e.message}`));
 
-  /** Publishes one batch and resolves with its verdicts (by index within the batch). */
-  const send = async (items: { task: Task; answer: string }[]): Promise<DetailedVerdict[]> => {
+  /** Publishes one batch (each task once) and resolves with its results (by index within the batch). */
+  const send = async (items: { task: Task; completion: string }[]): Promise<Scored[]> => {
     const batch = `${id}.${seq++}`;
     const lane = isBridgedProblem(items[0]!.task) ? 'bridged' : 'native';
     const w: Waiting = { verdicts: new Array(items.length).fill(undefined), left: items.length, done: () => {}, fail: () => {} };
@@ -81,7 +80,14 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
     waiting.set(batch, w);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const payload = { v: 1, batch, sandbox: opts.sandbox(), items: items.map((it, i) => ({ i, task: it.task, answer: it.answer })) };
+      const tasks: Task[] = [];
+      const at = new Map<string, number>();
+      const refs = items.map((it, i) => {
+        let t = at.get(it.task.id);
+        if (t === undefined) at.set(it.task.id, (t = tasks.push(it.task) - 1));
+        return { i, t, completion: it.completion };
+      });
+      const payload = { v: 2, batch, sandbox: opts.sandbox(), tasks, items: refs };
       await js.publish(SUBJECTS[lane], encode(payload), { msgID: batch, headers: batchHeaders(reply, batch), timeout: 5000 }).catch((e: Error) => {
         throw new VerificationUnavailable(`the verification queue (NATS at ${display}) did not take the batch: ${e.message.split('\n')[0]}`);
       });
@@ -89,7 +95,7 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
         timer = setTimeout(() => reject(new VerificationUnavailable(`no verification worker answered within ${timeoutMs / 1000} s (is a \`cogen worker --nats ${display}\` running?)`)), timeoutMs);
       });
       await Promise.race([answered, late]);
-      return w.verdicts as DetailedVerdict[];
+      return w.verdicts as Scored[];
     } finally {
       clearTimeout(timer);
       waiting.delete(batch);
@@ -98,11 +104,11 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
 
   return {
     kind: 'queue',
-    async verify(items) {
+    async score(items) {
       if (down) throw new VerificationUnavailable(down);
       const lanes = [items.flatMap((it, i) => (isBridgedProblem(it.task) ? [] : [i])), items.flatMap((it, i) => (isBridgedProblem(it.task) ? [i] : []))];
       const chunks = lanes.flatMap((idx) => Array.from({ length: Math.ceil(idx.length / MAX_BATCH) }, (_, k) => idx.slice(k * MAX_BATCH, (k + 1) * MAX_BATCH)));
-      const out: DetailedVerdict[] = new Array(items.length);
+      const out: Scored[] = new Array(items.length);
       await Promise.all(
         chunks.map(async (idx) => {
           const verdicts = await send(idx.map((i) => items[i]!));

@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { UserError } from '../../core/errors.js';
-import { isLoopback } from '../server/index.js';
+import { isLoopback } from '../server/loopback.js';
 import type { RunningWorker } from './worker.js';
 
 export async function serveWorkerHttp(worker: RunningWorker, opts: { host: string; port: number; token?: string }): Promise<{ url: string; close(): Promise<void> }> {

@@ -9,12 +9,12 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { bridgeReady, notSetUpLine } from '../../bridges/index.js';
-import { createSandbox, type DetailedVerdict, type Sandbox } from '../../sandbox/index.js';
+import { createSandbox, type Sandbox } from '../../sandbox/index.js';
 import type { SandboxConfig } from '../../sandbox/config.js';
 import type { Task } from '../../core/task.js';
-import { verifyTasks } from '../verification.js';
+import { scoreHere, type Scored } from '../server/verifier.js';
 import { STREAM, SUBJECTS, connectNats, ensureQueue, type Lane } from './nats.js';
-import { MAX_CRASHES, batchHeaders, encode, readBatch, verdictsOf, type Batch, type Verdicts } from './protocol.js';
+import { MAX_CRASHES, batchHeaders, encode, readBatch, single, verdictsOf, type Batch, type Verdicts } from './protocol.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
 export interface WorkerOptions {
@@ -27,6 +27,8 @@ export interface WorkerOptions {
   log: (line: string) => void;
   /** Fault injection for tests and the chaos bench: the process kills itself (SIGKILL) on a batch with an answer containing this text. */
   crashOn?: string;
+  /** Log a line when a batch is taken and when it is answered (the chaos bench follows batches by these). */
+  trace?: boolean;
 }
 
 export interface RunningWorker {
@@ -89,7 +91,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         await new Promise((r) => setTimeout(r, 250));
         continue;
       }
-      if (m) await handler.handle(m).catch((e: Error) => opts.log(`batch on ${m!.subject}: ${e.message.split('\n')[0]}`));
+      if (!m) continue;
+      metrics.inFlight.inc();
+      await handler.handle(m).catch((e: Error) => opts.log(`batch on ${m!.subject}: ${e.message.split('\n')[0]}`));
+      metrics.inFlight.dec();
     }
   };
   const loops = lanes.flatMap((lane) => Array.from({ length: lane === 'native' ? opts.concurrency : 1 }, () => pull(lane)));
@@ -134,14 +139,17 @@ class BatchHandler {
     }
     const known = this.answered.get(msgId);
     if (known) {
+      // Verified here already; only the acknowledgement was lost.
       this.nc.publish(reply, encode(known));
       await m.ackAck();
       return;
     }
+    if (this.opts.trace) this.opts.log(`took batch ${msgId}`);
     const crashes = inherited + deliveries - 1;
-    if (crashes > 0 && batch.items.length > 1) return this.split(m, batch, reply, msgId, crashes);
-    if (crashes >= MAX_CRASHES) return this.deadLetter(m, batch, reply, msgId, crashes);
-    await this.verify(m, batch, reply, msgId);
+    if (crashes > 0 && batch.items.length > 1) await this.split(m, batch, reply, msgId, crashes);
+    else if (crashes >= MAX_CRASHES) await this.deadLetter(m, batch, reply, msgId, crashes);
+    else await this.verify(m, batch, reply, msgId);
+    if (this.opts.trace) this.opts.log(`answered batch ${msgId}`);
   }
 
   /** A batch that crashed a worker: every answer goes back to the queue alone, with the crash it inherits. */
@@ -149,7 +157,7 @@ class BatchHandler {
     for (const item of batch.items) {
       const id = `${msgId}/${item.i}`;
       // Its message id makes a second split of the same batch (this worker dying half-way) a no-op.
-      await this.js.publish(m.subject, encode({ ...batch, items: [item] }), { msgID: id, headers: batchHeaders(reply, id, crashes) });
+      await this.js.publish(m.subject, encode(single(batch, item)), { msgID: id, headers: batchHeaders(reply, id, crashes) });
     }
     this.metrics.splits.inc();
     this.opts.log(`batch ${msgId} crashed a worker: split into ${batch.items.length} answers, each retried alone`);
@@ -159,7 +167,7 @@ class BatchHandler {
   private async deadLetter(m: JsMsg, batch: Batch, reply: string, msgId: string, crashes: number): Promise<void> {
     const reason = `dead-letter: this answer crashed a verification worker ${crashes} times (subject ${SUBJECTS.dead})`;
     await this.js.publish(SUBJECTS.dead, encode({ ...batch, reason }), { msgID: `dead/${msgId}` });
-    const out = verdictsOf(batch.batch, batch.items, batch.items.map(() => ({ reward: 0, reason })));
+    const out = verdictsOf(batch.batch, batch.items, batch.items.map(() => ({ answer: '', verdict: { reward: 0, reason } })));
     this.answered.set(msgId, out);
     this.nc.publish(reply, encode(out));
     this.metrics.deadLetters.inc();
@@ -171,10 +179,10 @@ class BatchHandler {
     const alive = setInterval(() => m.working(), Math.max(200, (this.opts.ackWaitS * 1000) / 3));
     const t0 = performance.now();
     try {
-      if (this.opts.crashOn && batch.items.some((it) => it.answer.includes(this.opts.crashOn!))) process.kill(process.pid, 'SIGKILL');
+      if (this.opts.crashOn && batch.items.some((it) => it.completion.includes(this.opts.crashOn!))) process.kill(process.pid, 'SIGKILL');
       const sandbox = await this.sandboxFor(batch.sandbox);
-      const verdicts = await verifySafely(sandbox, batch.items);
-      const out = verdictsOf(batch.batch, batch.items, verdicts);
+      const scored = await scoreSafely(sandbox, batch.items.map((it) => ({ task: batch.tasks[it.t]!, completion: it.completion })));
+      const out = verdictsOf(batch.batch, batch.items, scored);
       this.answered.set(msgId, out);
       this.nc.publish(reply, encode(out));
       this.metrics.answered(batch.items.length, (performance.now() - t0) / 1000);
@@ -200,11 +208,11 @@ class BatchHandler {
   }
 }
 
-/** Verdicts in order; an answer whose verification throws (not a crash: an error) scores 0 with the error as its reason. */
-async function verifySafely(sandbox: Sandbox, items: { task: Task; answer: string }[]): Promise<DetailedVerdict[]> {
+/** Results in order; a completion whose verification throws (not a crash: an error) scores 0 with the error as its reason. */
+async function scoreSafely(sandbox: Sandbox, items: { task: Task; completion: string }[]): Promise<Scored[]> {
   try {
-    return await verifyTasks(sandbox, items);
+    return await scoreHere(sandbox, items);
   } catch {
-    return Promise.all(items.map((it) => verifyTasks(sandbox, [it]).then((v) => v[0]!, (e: Error) => ({ reward: 0, reason: `verification failed: ${e.message.split('\n')[0]}` }))));
+    return Promise.all(items.map((it) => scoreHere(sandbox, [it]).then((v) => v[0]!, (e: Error) => ({ answer: '', verdict: { reward: 0, reason: `verification failed: ${e.message.split('\n')[0]}` } }))));
   }
 }

@@ -96,6 +96,9 @@ export async function startPostgres(): Promise<{ url: string; password: string }
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, password };
 }
 
+/** The pids of the servers started here (the benches read their CPU time). */
+export const servicePids: { postgres?: number; nats?: number } = {};
+
 export async function startNats(): Promise<string> {
   const found = spawnSync('nats-server', ['--version'], { encoding: 'utf8' });
   if (found.error) throw new Error(`nats-server is not installed (${INSTALL})`);
@@ -103,6 +106,7 @@ export async function startNats(): Promise<string> {
   dirs.push(dir);
   const port = await freePort();
   const child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
+  servicePids.nats = child.pid;
   stops.push(() => {
     child.kill('SIGTERM');
     return exited(child, 10_000);

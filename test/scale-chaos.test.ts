@@ -1,0 +1,40 @@
+// The short version of bench:scale-chaos (bench/scale/chaos.ts, docs/scale-out.md): 2 replicas on
+// one PostgreSQL run and 3 workers on NATS JetStream, 2 clients scoring with idempotency keys, and a
+// random replica or worker killed with SIGKILL and restarted every 6–9 s for 25 s. Every
+// acknowledged score is in the store exactly once, no key is answered twice with different bodies,
+// clients see only retriable errors, and every restarted process answers within 5 s.
+import { describe, expect, it } from 'vitest';
+import { runChaos } from '../bench/scale/chaos.js';
+import { isCI, natsUrl, postgresUrl } from './services.js';
+import { tempDir } from './helpers.js';
+
+const pg = postgresUrl();
+const nats = natsUrl();
+
+describe('replicas and workers under kill -9', () => {
+  if ((!pg.url || !nats.url) && !isCI) {
+    it.skip(`needs PostgreSQL and nats-server: ${pg.reason}; ${nats.reason}`, () => undefined);
+    return;
+  }
+  it('lose no acknowledged score, answer no key twice differently, and come back within 5 s', async () => {
+    const report = await runChaos({
+      preset: 'smoke',
+      pgUrl: pg.url!,
+      pgPassword: process.env.PGPASSWORD ?? '',
+      nats: nats.url!,
+      replicas: 2,
+      workers: 3,
+      clients: 2,
+      calmSeconds: 3,
+      chaosSeconds: 25,
+      killEvery: [6, 9],
+      ackWaitS: 2,
+      runsDir: tempDir('cogen-chaos-'),
+      log: () => undefined,
+    });
+    expect(report.violations).toEqual([]);
+    expect(report.kills.length).toBeGreaterThanOrEqual(2);
+    expect(report.acked).toBeGreaterThan(10);
+    expect(report.errors.other).toEqual([]);
+  }, 240_000);
+});
