@@ -71,11 +71,11 @@ export function proc(name: string, kind: Proc['kind'], port: number, args: strin
   return p;
 }
 
-/** CPU seconds (user + system, all threads) a process has used so far. */
-export function cpuSeconds(pid: number | undefined): number {
+/** CPU seconds (user + system) a process has used so far: all its threads, or with `mainOnly` its main thread alone (the thread whose id is the pid). */
+export function cpuSeconds(pid: number | undefined, mainOnly = false): number {
   if (!pid) return 0;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICKS;
   } catch {
@@ -88,4 +88,12 @@ export async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : 0;
+}
+
+/** The machine's CPU seconds so far: busy (all processes) and idle, over every core (/proc/stat). */
+export function machineCpu(): { busy: number; idle: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3]! + (fields[4] ?? 0);
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: (total - idle) / TICKS, idle: idle / TICKS };
 }

@@ -14,6 +14,8 @@ export interface PhaseCosts {
   /** Sandbox threads per worker. */
   sandboxThreads: number;
   workers: number;
+  /** Cores this bench's processes had during the phase: their own CPU plus the machine's idle time, per second (other jobs took the rest). */
+  availableCores: number;
 }
 
 export interface Bound {
@@ -35,8 +37,8 @@ export function project(base: PhaseCosts, cores: number) {
   const coordinator = min({ rate: 1 / m, bound: "the coordinator's main thread" }, { rate: cores / (r + q), bound: `the coordinator's ${cores} cores (replica and NATS)` });
   return {
     perWorker,
-    /** Everything on one machine of `cores` cores, as measured here. */
-    sameMachine: (n: number): number => min({ rate: n * perWorker, bound: 'workers' }, { rate: 1 / m, bound: 'main' }, { rate: cores / (r + w + q + c), bound: 'cores' }).rate,
+    /** Everything on one machine that gives these processes `available` cores (as measured in the phase predicted). */
+    sameMachine: (n: number, available: number): number => min({ rate: n * perWorker, bound: 'workers' }, { rate: 1 / m, bound: 'main' }, { rate: available / (r + w + q + c), bound: 'cores' }).rate,
     /** Each worker on a machine of its own (of `cores` cores); clients elsewhere. */
     dedicated: (n: number): Bound => min({ rate: n * perWorker, bound: `${n} workers` }, coordinator),
     saturation: { ...coordinator, workers: coordinator.rate / perWorker },
