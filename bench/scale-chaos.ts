@@ -42,6 +42,7 @@ async function main() {
       ackWaitS: 2,
       runsDir: tmp,
       log: (l) => console.error(l),
+      timed: true,
     });
     const rate = (n: number, s: number) => (s > 0 ? n / s : 0);
     const calm = rate(r.rewards.calm, r.seconds.calm);

@@ -27,6 +27,8 @@ export interface ChaosOptions {
   ackWaitS: number;
   runsDir: string;
   log: (line: string) => void;
+  /** Check the 5 s bounds on restarts and redeliveries (the bench does; the tests time nothing). */
+  timed: boolean;
 }
 
 interface Ack {
@@ -88,7 +90,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const killer = killLoop(o, replicas, workers, calmEnd, end, report);
     await Promise.all([...clients, killer]);
     report.acked = acks.size;
-    await check(db, runId, acks, report);
+    await check(db, runId, acks, report, o.timed);
     return report;
   } finally {
     await Promise.all([...replicas, ...workers].map((p) => p.stop()));
@@ -187,7 +189,7 @@ async function killLoop(o: ChaosOptions, replicas: Proc[], workers: Proc[], calm
 }
 
 /** Reads the store back: every acknowledged key once, with the episodes its response showed; nothing applied twice. */
-async function check(db: pg.Pool, runId: string, acks: Map<string, Ack>, report: ChaosReport): Promise<void> {
+async function check(db: pg.Pool, runId: string, acks: Map<string, Ack>, report: ChaosReport, timed: boolean): Promise<void> {
   const v = report.violations;
   for (const a of acks.values()) if (new Set(a.bodies).size > 1) v.push(`key ${a.key} was answered with ${new Set(a.bodies).size} different bodies`);
   const s = `"${runId}"`;
@@ -214,7 +216,9 @@ async function check(db: pg.Pool, runId: string, acks: Map<string, Ack>, report:
   if (state.completions !== eps.rows.length) v.push(`the run counts ${state.completions} completions, the store holds ${eps.rows.length} episodes`);
   if (state.step !== reqs.rows.length) v.push(`the run is at step ${state.step}, the store holds ${reqs.rows.length} requests`);
   for (const k of report.kills) {
-    if (k.restartMs > 5000) v.push(k.failed ? `${k.name} did not answer after its restart: ${k.failed}` : `${k.name} answered ${(k.restartMs / 1000).toFixed(1)} s after its restart (over 5 s)`);
+    if (k.failed) v.push(`${k.name} did not answer after its restart: ${k.failed}`);
+    if (!timed) continue;
+    if (k.restartMs > 5000 && !k.failed) v.push(`${k.name} answered ${(k.restartMs / 1000).toFixed(1)} s after its restart (over 5 s)`);
     if (k.kind === 'worker' && (k.heldBatches ?? 0) > 0 && (k.redeliveryMs == null || k.redeliveryMs > 5000)) v.push(`${k.name} held ${k.heldBatches} batches and none was delivered again within 5 s`);
   }
   if (report.errors.other.length) v.push(`clients saw ${report.errors.other.length} errors that are not retriable, e.g. ${report.errors.other[0]}`);

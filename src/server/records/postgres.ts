@@ -19,6 +19,9 @@ import type { LockedState, Prefetch, ServedRecords, WriteOp, WriterTx } from './
 
 type Client = pg.PoolClient;
 
+/** How many tables a run's schema has (pg-schema.ts): all of them there means the schema is made. */
+const TABLES = (pgSchema('s').match(/CREATE TABLE/g) ?? []).length;
+
 export class PgRecords implements ServedRecords {
   readonly kind = 'postgres' as const;
   readonly recoverable = true;
@@ -50,12 +53,21 @@ export class PgRecords implements ServedRecords {
       lost = true;
     });
     const records = new PgRecords(pool, target.display, schemaOf(runId), localDir);
-    await records.tx(async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cogen schema ${records.s}`]);
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${records.s}`);
-      await c.query(pgSchema(records.s));
-    });
+    // A replica joining a run whose tables exist runs no DDL: CREATE INDEX IF NOT EXISTS locks its
+    // table before it finds the index there, which would wait for (and can deadlock with) the writers.
+    if ((await records.tableCount()) < TABLES) {
+      await records.tx(async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cogen schema ${records.s}`]);
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${records.s}`);
+        await c.query(pgSchema(records.s));
+      });
+    }
     return records;
+  }
+
+  private async tableCount(): Promise<number> {
+    const r = await this.query<{ n: string }>('SELECT COUNT(*) n FROM information_schema.tables WHERE table_schema = $1', [this.s.slice(1, -1)]);
+    return Number(r.rows[0]!.n);
   }
 
   /**
