@@ -1,6 +1,7 @@
 // `cogen worker`: a verification worker for replicas started with --verify (docs/scale-out.md).
 import { Option, type Command } from 'commander';
 import { UserError } from '../core/errors.js';
+import { isLoopback } from './server/loopback.js';
 import { DEFAULT_ACK_WAIT_S } from './workers/nats.js';
 import { startWorker } from './workers/worker.js';
 import { serveWorkerHttp } from './workers/worker-http.js';
@@ -20,9 +21,11 @@ export function workerCommand(program: Command, parse: { int: (v: string) => num
     .action(async (o) => {
       if (!(o.ackWait > 0)) throw new UserError('--ack-wait must be a positive number of seconds');
       if (o.concurrency < 1) throw new UserError('--concurrency must be at least 1');
+      const token = process.env.COGEN_TOKEN || undefined;
+      if (!isLoopback(o.host) && !token) throw new UserError(`refusing to serve /metrics on ${o.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`);
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const worker = await startWorker({ nats: o.nats, ackWaitS: o.ackWait, concurrency: o.concurrency, sandboxWorkers: o.sandboxWorkers, log, crashOn: o.crashOn, trace: Boolean(o.trace) });
-      const http = await serveWorkerHttp(worker, { host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined }).catch(async (e) => {
+      const http = await serveWorkerHttp(worker, { host: o.host, port: o.port, token }).catch(async (e) => {
         await worker.close();
         throw e;
       });
