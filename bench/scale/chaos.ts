@@ -163,8 +163,9 @@ async function killLoop(o: ChaosOptions, replicas: Proc[], workers: Proc[], calm
     await sleep(wait);
     const p = all[Math.floor(Math.random() * all.length)]!;
     const at = performance.now();
+    const gen = p.gen;
     p.kill9();
-    await new Promise<void>((r) => (p.child!.exitCode !== null || p.child!.signalCode !== null ? r() : p.child!.once('exit', () => r())));
+    await p.closed();
     p.start();
     let failed: string | undefined;
     const restartMs = await p.healthy(60_000).catch((e: Error) => ((failed = e.message), Infinity));
@@ -172,7 +173,7 @@ async function killLoop(o: ChaosOptions, replicas: Proc[], workers: Proc[], calm
     if (p.kind === 'worker') {
       // The batches the killed worker had taken and not answered (its trace lines), and when the first of them was delivered again.
       const taken = new Map<string, boolean>();
-      for (const { line } of p.lines.filter((l) => l.t <= at)) {
+      for (const { line } of p.lines.filter((l) => l.gen === gen)) {
         const m = /^(took|answered) batch (\S+)$/.exec(line);
         if (m) taken.set(m[2]!, m[1] === 'took');
       }

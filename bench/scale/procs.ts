@@ -14,8 +14,12 @@ export interface Proc {
   kind: 'replica' | 'worker';
   url: string;
   child: ChildProcess | null;
-  /** Lines it wrote on stderr, each with the time it arrived (ms, performance.now()). */
-  lines: { t: number; line: string }[];
+  /** Lines it wrote on stderr, each with the time it arrived (ms, performance.now()) and the start it came from (0, 1, …). */
+  lines: { t: number; line: string; gen: number }[];
+  /** How many times it was started, less one: the start the current process is. */
+  gen: number;
+  /** Resolves once the current process exited and its stderr was read to the end. */
+  closed(): Promise<void>;
   start(): void;
   /** ms from start() until /health answered 200. */
   healthy(timeoutMs?: number): Promise<number>;
@@ -31,15 +35,17 @@ export function proc(name: string, kind: Proc['kind'], port: number, args: strin
     url: `http://127.0.0.1:${port}`,
     child: null,
     lines: [],
+    gen: -1,
     start() {
       startedAt = performance.now();
+      const gen = ++p.gen;
       const child = spawn(process.execPath, [CLI, ...args, '--port', String(port)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
       let buf = '';
       child.stderr!.on('data', (d: Buffer) => {
         buf += d.toString();
         const parts = buf.split('\n');
         buf = parts.pop()!;
-        for (const line of parts) p.lines.push({ t: performance.now(), line });
+        for (const line of parts) p.lines.push({ t: performance.now(), line, gen });
       });
       p.child = child;
     },
@@ -59,6 +65,12 @@ export function proc(name: string, kind: Proc['kind'], port: number, args: strin
     kill9() {
       p.child?.kill('SIGKILL');
     },
+    closed: () =>
+      new Promise<void>((r) => {
+        const c = p.child;
+        if (!c || (c.exitCode !== null || c.signalCode !== null) && c.stderr!.readableEnded) return r();
+        c.once('close', () => r());
+      }),
     stop: () =>
       new Promise<void>((done) => {
         const c = p.child;

@@ -141,7 +141,7 @@ class BatchHandler {
     if (known) {
       // Verified here already; only the acknowledgement was lost.
       this.nc.publish(reply, encode(known));
-      await m.ackAck();
+      await this.done(m, msgId);
       return;
     }
     if (this.opts.trace) this.opts.log(`took batch ${msgId}`);
@@ -149,7 +149,12 @@ class BatchHandler {
     if (crashes > 0 && batch.items.length > 1) await this.split(m, batch, reply, msgId, crashes);
     else if (crashes >= MAX_CRASHES) await this.deadLetter(m, batch, reply, msgId, crashes);
     else await this.verify(m, batch, reply, msgId);
+  }
+
+  /** Acknowledges a batch whose verdicts went out (or that went back to the queue split); traced first, so a traced batch not yet answered was never acknowledged. */
+  private async done(m: JsMsg, msgId: string): Promise<void> {
     if (this.opts.trace) this.opts.log(`answered batch ${msgId}`);
+    await m.ackAck();
   }
 
   /** A batch that crashed a worker: every answer goes back to the queue alone, with the crash it inherits. */
@@ -161,7 +166,7 @@ class BatchHandler {
     }
     this.metrics.splits.inc();
     this.opts.log(`batch ${msgId} crashed a worker: split into ${batch.items.length} answers, each retried alone`);
-    await m.ackAck();
+    await this.done(m, msgId);
   }
 
   private async deadLetter(m: JsMsg, batch: Batch, reply: string, msgId: string, crashes: number): Promise<void> {
@@ -172,7 +177,7 @@ class BatchHandler {
     this.nc.publish(reply, encode(out));
     this.metrics.deadLetters.inc();
     this.opts.log(`answer ${msgId} crashed a worker ${crashes} times: sent to ${SUBJECTS.dead}, scored 0`);
-    await m.ackAck();
+    await this.done(m, msgId);
   }
 
   private async verify(m: JsMsg, batch: Batch, reply: string, msgId: string): Promise<void> {
@@ -186,7 +191,7 @@ class BatchHandler {
       this.answered.set(msgId, out);
       this.nc.publish(reply, encode(out));
       this.metrics.answered(batch.items.length, (performance.now() - t0) / 1000);
-      await m.ackAck();
+      await this.done(m, msgId);
     } finally {
       clearInterval(alive);
     }
