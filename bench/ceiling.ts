@@ -27,7 +27,7 @@ import { buildProbes, trivialBaseline } from '../src/probes.js';
 import { taskSpace, sandboxOf } from '../src/run-parts.js';
 import { verifyTasks } from '../src/verification.js';
 import { answerKind, answerShape, createPolicy, createRng, generateTask, loadPreset, referenceAnswer, renderCompact, solverConfigSchema, type RunConfig, type Task } from '../src/index.js';
-import { VOCAB_SIZE } from '../src/solver/tokenizer.js';
+import { TOKENS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
 import { drawSeeds } from './stats.js';
 import { torchPython } from './torch-venv.js';
@@ -97,8 +97,11 @@ async function accuracy(sandbox: Sandbox, answers: string[], tasks: Task[]): Pro
   return verdicts.filter((v) => v.reward >= 1).length / Math.max(1, tasks.length);
 }
 
-/** The peer's curve, from its process (started at once; it runs beside the solver). */
-function runPeer(python: string, job: object): Promise<Point[]> {
+/** The peer's answers at one evaluation, as it prints them. */
+interface PeerAnswers { step: number; heldOut: string[]; train: string[]; sampledHeldOut: string[]; seconds: number }
+
+/** The peer's evaluations, from its process (started at once; it runs beside the solver). */
+function runPeer(python: string, job: object): Promise<PeerAnswers[]> {
   const dir = mkdtempSync(join(tmpdir(), 'cogen-ceiling-'));
   writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
   return new Promise((resolve, reject) => {
@@ -108,7 +111,7 @@ function runPeer(python: string, job: object): Promise<Point[]> {
     child.on('close', (code) => {
       rmSync(dir, { recursive: true, force: true });
       if (code !== 0) reject(new Error(`peer exited ${code}`));
-      else resolve(text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Point));
+      else resolve(text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as PeerAnswers));
     });
   });
 }
@@ -126,7 +129,7 @@ async function runArm(config: RunConfig, preset: string, seed: number, arm: { fa
     return { prompts: rows.map((r) => r.prompt), answers: rows.map((r) => r.answer) };
   };
   const peerRun = 'python' in peer
-    ? runPeer(peer.python, { seed, vocab: VOCAB_SIZE, model: solverCfg.model, optim: solverCfg.optim, steps, every, batches, trainEval: evalTrain.length, train: tok(train), heldOut: tok(held), threads: 1 })
+    ? runPeer(peer.python, { seed, vocab: VOCAB_SIZE, tokens: TOKENS, model: solverCfg.model, optim: solverCfg.optim, steps, every, batches, trainEval: evalTrain.length, train: tok(train), heldOut: tok(held), threads: 1 })
     : Promise.resolve(null);
   const curve: Point[] = [];
   const started = Date.now();
@@ -145,7 +148,12 @@ async function runArm(config: RunConfig, preset: string, seed: number, arm: { fa
     process.stderr.write(`${preset} seed ${seed} ${name} step ${step}: held-out ${point.heldOut.toFixed(3)} train ${point.train.toFixed(3)} sampled ${point.sampledHeldOut.toFixed(3)}\n`);
   }
   policy.dispose();
-  const peerCurve = await peerRun.catch((e: Error) => { process.stderr.write(`peer: ${e.message}\n`); return null; });
+  const peerAnswers = await peerRun.catch((e: Error) => { process.stderr.write(`peer: ${e.message}\n`); return null; });
+  // the peer's answers verified as the solver's are
+  const peerCurve = peerAnswers && await Promise.all(peerAnswers.map(async (a): Promise<Point> => ({
+    step: a.step, seconds: a.seconds,
+    heldOut: await accuracy(sandbox, a.heldOut, held), train: await accuracy(sandbox, a.train, evalTrain), sampledHeldOut: await accuracy(sandbox, a.sampledHeldOut, held),
+  })));
   return { preset, seed, arm: name, backend: policy.backend, trainTasks: train.length, heldOut: held.length, baseline, steps, batch: batchSize, solver: curve, peer: peerCurve, ...(peerCurve ? {} : { peerError: 'python' in peer ? 'the peer failed (its stderr above)' : peer.error }) };
 }
 

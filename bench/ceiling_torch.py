@@ -7,8 +7,10 @@ added to the prompt's last token. AdamW decays matrices and embeddings, not bias
 gains; warm-up then cosine to min_lr_ratio; global-norm clip. Unlike the solver it decodes with no
 answer grammar, and its loss is the plain softmax over the whole vocabulary.
 
-Reads a job (JSON) from the file named by argv[1]; prints one JSON line per evaluation:
-  {"step", "heldOut", "train", "sampledHeldOut", "seconds"}
+Reads a job (JSON) from the file named by argv[1]; prints one JSON line per evaluation with its
+answers as text (the job's token texts joined), which bench/ceiling.ts verifies as it does the
+solver's, so that a right answer written in other tokens still counts:
+  {"step", "heldOut": [...], "train": [...], "sampledHeldOut": [...], "seconds"}
 Needs torch (bench/torch-venv.ts makes the venv; not CI).
 """
 import json
@@ -125,11 +127,11 @@ def decode(model, prompts, sample, gen):
     return out
 
 
-def accuracy(model, split, sample=False, gen=None):
+def answers(model, split, sample=False, gen=None):
     got = []
     for i in range(0, len(split["prompts"]), 256):
         got += decode(model, split["prompts"][i:i + 256], sample, gen)
-    return sum(g == a[:-1] for g, a in zip(got, split["answers"])) / max(1, len(got))
+    return ["".join(job["tokens"][t] for t in ids) for ids in got]
 
 
 model = GPT()
@@ -165,7 +167,7 @@ for step in range(1, steps + 1):
     opt.step()
     if step % job["every"] == 0 or step == steps:
         model.eval()
-        point = {"step": step, "heldOut": accuracy(model, held), "train": accuracy(model, probe),
-                 "sampledHeldOut": accuracy(model, held, True, gen), "seconds": round(time.time() - started, 1)}
+        point = {"step": step, "heldOut": answers(model, held), "train": answers(model, probe),
+                 "sampledHeldOut": answers(model, held, True, gen), "seconds": round(time.time() - started, 1)}
         model.train()
         print(json.dumps(point), flush=True)

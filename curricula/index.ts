@@ -90,6 +90,7 @@ export {
   emptyMastery,
   masteryConfigSchema,
   masterable,
+  masteryBar,
   minProbes,
   passes,
   type MasteryEvent,

@@ -126,6 +126,7 @@ function buildProgram(): Command {
           `run ${summary.runId} ${summary.status}: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
           `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
           `skills mastered (${summary.mastery.length} of ${summary.skillsMasterable} masterable): ${summary.mastery.map((m) => `${m.skillId} ${(100 * m.accuracy).toFixed(0)}% (trivial ${(100 * m.baseline).toFixed(0)}%)`).join(', ') || 'none yet'}`,
+          `progress (last probe / needed, trivial): ${summary.progress.map((p) => `${p.skillId} ${p.accuracy === null ? '-' : `${(100 * p.accuracy).toFixed(0)}%`} / ${(100 * p.bar).toFixed(0)}% (${(100 * p.baseline).toFixed(0)}%)${p.mastered ? ' mastered' : ''}`).join(', ')}`,
           summary.skillsEverLearned.length > 0
             ? `forgotten at the end: ${summary.forgotten.skills.length} of ${summary.skillsEverLearned.length} skills ever learned (${(100 * summary.forgotten.share).toFixed(0)}%)${summary.forgotten.skills.length > 0 ? `: ${summary.forgotten.skills.join(', ')}` : ''}`
             : '',

@@ -13,7 +13,7 @@ import { verifyTasks } from './verification.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, masterySummary, probeScores, probeSets, type MasterySummary, type Probe } from './probes.js';
+import { buildProbes, skillProbeMetrics, masterySummary, probeScores, probeSets, type MasterySummary, type Probe } from './probes.js';
 import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
@@ -218,7 +218,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       if (step % config.probes.every === 0 || step === config.steps) {
         const probe = await runProbes(policy, sandbox, probes, envProbes.probes, skills);
         probeAccuracy = probe.overall;
-        probeArms = probe.perArm;
+        // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest)
+        probeArms = { ...probe.perArm, ...skillProbeMetrics(probe.perSkill) };
         for (const ev of mastery.observe(step, probe.perSkill)) {
           const at = new Date().toISOString();
           events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });

@@ -1,6 +1,6 @@
 // The solver policy: grammar, sampling log-probs, gradients, checkpoints; the policy's tests on the
 // cpu backend and on tensorflow (test/solver-backends.ts says when that one runs).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
@@ -9,7 +9,7 @@ import { itOn, named, TENSORFLOW_SKIP, useBackend, type TestBackend } from './so
 import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
 import { allowedTokens, grammarFor, isWellFormed, stepToken } from '../src/solver/grammar.js';
 import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.js';
-import { EOS, VOCAB_SIZE, decode, encode, tokenText } from '../src/solver/tokenizer.js';
+import { EOS, VIEW, VOCAB_SIZE, decode, encode, tokenText } from '../src/solver/tokenizer.js';
 import { valueType, type AnswerKind, type Json } from '../core/task.js';
 
 const quiet = { log: () => {}, totalSteps: 20 };
@@ -269,7 +269,51 @@ describe('solver.init: another checkpoint\'s weights as the start', () => {
     await expect(wide.loadWeights(path.join(dir, 'nowhere'))).rejects.toThrow(/ENOENT/);
     wide.dispose();
   });
+
+  it('refuses a checkpoint made under another solver view (or before views had names), saying so in one line', async () => {
+    const a = await createPolicy(tinyOn(), { seed: 1, ...quiet });
+    const dir = mkdtempSync(path.join(tmpdir(), 'cogen-solver-'));
+    dirs.push(dir);
+    await a.save(dir);
+    const state = JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as Record<string, unknown>;
+    expect(state.view).toBe(VIEW);
+    for (const old of [{ ...state, view: 'chars' }, Object.fromEntries(Object.entries(state).filter(([k]) => k !== 'view'))]) {
+      writeFileSync(path.join(dir, 'state.json'), JSON.stringify(old));
+      for (const load of [(d: string) => a.load(d), (d: string) => a.loadWeights(d)]) {
+        const err = await load(dir).then(() => null, (e: Error) => e);
+        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-1'/);
+        expect(err?.message).not.toContain('\n');
+      }
+    }
+    a.dispose();
+  });
+
+  it('supervise: the cross-entropy of the given answers in their grammar\'s tokens, and greedy learns them', async () => {
+    const p = await createPolicy(tinyOn({ optim: { lr: 3e-2, warmupSteps: 0 } }), { seed: 4, ...quiet });
+    const shown = [{ text: 'D:true@(p)=>!p', kind: 'literal' as AnswerKind, shape: 'bool' }, { text: 'D:3@a=>a*4', kind: 'literal' as AnswerKind, shape: 'int' }];
+    const answers = ['false', '12'];
+    // the tokens it trains on: the answer grammar's (one word token for false), <eos> last
+    expect(p.tokens(shown[0]!, 'false').answer.map(tokenText)).toEqual(['false', '']);
+    expect(p.tokens(shown[1]!, '12').answer).toEqual([...encode('12'), EOS]);
+    expect(() => p.tokens(shown[0]!, '12')).toThrow(/not a bool answer/);
+    // its loss is the mean negative log-prob of those tokens under the sampling distribution (grammar mask, temperature 1)
+    const ro = await p.sample(shown, 1);
+    const rows = shown.map((s, i) => ({ ...ro.rows[i]![0]!, answer: p.tokens(s, answers[i]!).answer }));
+    const lp = await p.recomputeLogProbs({ ...ro, rows: rows.map((r) => [{ ...r, allowed: r.answer.map((_, k) => allowedTokens(shown[rows.indexOf(r)]!.shape, stateAfter(shown[rows.indexOf(r)]!.shape, r.answer.slice(0, k)), 6 - k)) }]) });
+    const nll = -lp.recomputed.flat(2).reduce((a, b) => a + b, 0) / lp.recomputed.flat(2).length;
+    const first = await p.supervise(shown, answers);
+    expect(first.loss).toBeCloseTo(nll, 4);
+    for (let i = 0; i < 60; i++) await p.supervise(shown, answers);
+    expect(await p.greedy(shown)).toEqual(answers);
+    p.dispose();
+  });
 });
+
+/** The answer grammar's state after these tokens. */
+function stateAfter(shape: string, ids: number[]): unknown {
+  const g = grammarFor(shape);
+  return ids.reduce((s, id) => stepToken(g, s, tokenText(id))!, g.start());
+}
 
 describe('checkpoint format', () => {
   it('safetensors layout: u64 header length, JSON header, aligned F32 data', () => {

@@ -273,6 +273,7 @@ export class ServedRun {
       skills_mastered: [...cur.mastery.mastered()].sort(),
       mastery: m.mastery.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline })),
       skills_masterable: m.skillsMasterable,
+      progress: m.progress.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline, bar: x.bar, mastered: x.mastered })),
       skills_ever_learned: m.skillsEverLearned,
       forgotten: m.forgotten,
     };
