@@ -9,7 +9,8 @@ import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
 import { allowedTokens, grammarFor, stepToken } from './grammar.js';
-import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';
+import { decodeStep, disposeCache, prefill } from './kv-decode.js';
+import type { Batch, ModelConfig, Params } from './model.js';
 import { BOS, EOS, decode, tokenText } from './tokenizer.js';
 
 export interface DecodeOptions {
