@@ -5,19 +5,24 @@
 //     tfjs-wasm's own kernels rather than accel/wasm-kernels.ts's SIMD matMul, Sum, Identity, Slice and
 //     SplitV), our step data-parallel over one thread per core (src/solver/accel/parallel.ts, as the
 //     policy's updates run; bench/shape-shard.ts), and the same model/batch/loss in PyTorch CPU on
-//     all cores and on one (bench/train_torch.py; needs torch — set TORCH_PYTHON to a python that
-//     has it). Each torch figure is compared with ours on as many threads. The same step on the
-//     tensorflow backend (`cogen setup tensorflow`) with its native fused ops on one thread and on
-//     as many as torch (solver.threads; TensorFlow's own ops on one, the backend's default), and on
-//     one thread with the composites in their place (the fused ops' kernels unregistered), in a
-//     child process per thread count, since loading tfjs-node puts tfjs's gradients in place of ours
-//     for the whole process.
+//     all cores and on one (bench/train_torch.py; torch from the shared venv of bench/torch-venv.ts,
+//     made by --setup-torch, or TORCH_PYTHON). Each torch figure is compared with ours on as many
+//     threads. The same step on the tensorflow backend (`cogen setup tensorflow`) with its native
+//     fused ops on one thread and on as many as torch (solver.threads; TensorFlow's own ops on one,
+//     the backend's default), and on one thread with the composites in their place (the fused ops'
+//     kernels unregistered), in a child process per thread count, since loading tfjs-node puts
+//     tfjs's gradients in place of ours for the whole process.
 //  2. The default policy (solverConfigSchema.parse({})): B=8 prompts × G=8 answers, sampling
 //     tokens/s and update tokens/s.
 //  3. The tensorflow/PyTorch ratio in paired rounds (--rounds, default 5): tensorflow's step, then
 //     torch's, back to back, per thread count; the median and range of the rounds' ratios.
-// Shape-step times are the median step of each measurement (torch's too). Prints a table and writes
-// bench/results/train.json. Ratios within one run are what count.
+//  4. Decoding at the shape (bench/decode.ts): the solver's decode path on tensorflow and wasm,
+//     unconstrained and with the typed answer grammar, beside PyTorch's KV-cache decode of the same
+//     model (bench/decode_torch.py), in as many rounds, each of interleaved calls (20, --quick 5);
+//     tensorflow's composite step in one round more.
+// Shape-step times are the median step of each measurement (torch's too), decoding times the median
+// call. Prints a table and writes bench/results/train.json (with the load average at its start and
+// end). Ratios within one run are what count.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -30,15 +35,17 @@ import { setExplicitTranspose } from '../src/solver/gradients.js';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
 import type { ModelConfig, Params } from '../src/solver/model.js';
 import { grpoStep, SHAPE, shapeBatch, shapeModel, shapeOptim } from './shape.js';
+import { decodeRounds } from './decode.js';
 import { shapeLogp, shardGrads, type ShapeRows } from './shape-shard.js';
 import { median } from './stats.js';
+import { torchPython } from './torch-venv.js';
 import { AdamW } from '../src/solver/optim.js';
 
 /** Threads of the data-parallel step: one per core, as torch's default, at most 4 (the policy's cap). */
 const THREADS = Math.min(4, os.availableParallelism());
 const quick = process.argv.includes('--quick');
 // --only wasm|cpu|tensorflow|webgpu: one backend (development, and bench/gpu.sh for webgpu; the
-// recorded run measures wasm, cpu and tensorflow)
+// recorded run measures wasm, cpu and tensorflow); --only decode: the decoding rounds alone
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const log = (l: string): void => console.log(l);
 
@@ -182,7 +189,9 @@ async function policyThroughput(steps: number) {
 type TorchResult = { stepMs: number; tokensPerS: number; torch: string; threads: number } | { error: string };
 /** threads 0: torch's default (one per core). */
 function torchStep(steps: number, threads = 0): TorchResult {
-  const py = process.env.TORCH_PYTHON ?? 'python3';
+  const found = torchPython(process.argv.includes('--setup-torch'));
+  if ('error' in found) return found;
+  const py = found.python;
   const r = spawnSync(py, ['bench/train_torch.py', JSON.stringify({ ...SHAPE, steps, ...(threads ? { threads } : {}) })], { encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) return { error: `${py}: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}` };
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -229,7 +238,7 @@ if (process.argv.includes('--tf-child')) {
   process.exit(0);
 }
 
-const results: Record<string, unknown> = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, shape: SHAPE };
+const results: Record<string, unknown> = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, shape: SHAPE, loadAtStart: os.loadavg() };
 const rows: [string, string, string][] = [];
 const fmt = (x: number): string => x.toFixed(0);
 for (const backend of only === 'webgpu' ? (['webgpu'] as const) : (['wasm', 'cpu'] as const).filter((b) => !only || b === only)) {
@@ -272,7 +281,7 @@ for (const r of tfRuns) {
 const torchRuns = only ? [] : [torchStep(quick ? 3 : 8, THREADS), torchStep(quick ? 3 : 8, 1)];
 results.torch = torchRuns[0] ?? { error: 'skipped (--only)' };
 results.torch1 = torchRuns[1] ?? { error: 'skipped (--only)' };
-if (only) rows.push(['torch CPU', 'n/a', 'skipped (--only)']);
+if (only && only !== 'decode') rows.push(['torch CPU', 'n/a', 'skipped (--only)']);
 for (const torch of torchRuns) {
   if ('stepMs' in torch) {
     // like for like: our step on as many threads as torch used (one, or the data-parallel step)
@@ -306,6 +315,13 @@ if (!only && tfRuns.some((r) => !('error' in r)) && torchRuns.some((r) => 'stepM
       `median ${median(r).toFixed(2)}, range ${Math.min(...r).toFixed(2)}-${Math.max(...r).toFixed(2)}`]);
   }
 }
+// 4. decoding, in as many paired rounds (bench/decode.ts); `--only decode` runs it alone
+if (!only || only === 'decode') {
+  const d = await decodeRounds(ROUNDS, quick ? 5 : 20);
+  rows.push(...d.rows);
+  results.decode = d.record;
+}
+results.loadAtEnd = os.loadavg();
 console.log('\n| what | time | figure |\n| --- | --- | --- |');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 if (!only) {

@@ -13,10 +13,11 @@
 //  4. --gpu: the CUDA libraries from the nvidia-*-cu12 wheels the tensorflow wheel names for its
 //     `and-cuda` extra, `pip install --no-deps --target deps/` (where libtensorflow looks for them);
 //     the driver comes from the host;
-//  5. the CPU package only: the solver's fused ops (src/solver/accel/tf-ops.cc), compiled against the
-//     wheel's C++ headers (extracted once into the cache, ~155 MB) into deps/lib/cogen_tf_ops.node.
+//  5. the CPU package only: the solver's fused ops (src/solver/accel/tf-ops.cc and tf-decode.cc),
+//     compiled against the wheel's C++ headers (extracted once into the cache, ~155 MB) into
+//     deps/lib/cogen_tf_ops.node.
 // Idempotent: a set-up package that loads is left as it is (its fused ops are built again when
-// tf-ops.cc changed); re-run after any `npm ci`.
+// their sources changed); re-run after any `npm ci`.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
@@ -204,15 +205,21 @@ with zipfile.ZipFile(whl) as z:
             shutil.copyfileobj(src, dst, 1 << 20)
 `;
 
-const OPS_SOURCE = fileURLToPath(new URL('./solver/accel/tf-ops.cc', import.meta.url));
+/** The fused ops' sources, compiled into one addon, and the header they share. */
+const OPS_SOURCES = ['tf-ops.cc', 'tf-decode.cc'].map((f) => fileURLToPath(new URL(`./solver/accel/${f}`, import.meta.url)));
+const OPS_HEADER = fileURLToPath(new URL('./solver/accel/tf-ops.h', import.meta.url));
 /**
- * The compiler's flags for tf-ops.cc. -march=native: the addon is built on the machine that runs it
+ * The compiler's flags for the ops. -march=native: the addon is built on the machine that runs it
  * (setup runs on each). -fopenmp: the ops' threads are an OpenMP team; EIGEN_DONT_PARALLELIZE keeps
  * Eigen's products inside each unit of work on its one thread.
  */
 const OPS_FLAGS = ['-std=c++17', '-O3', '-march=native', '-fopenmp', '-DEIGEN_DONT_PARALLELIZE', '-shared', '-fPIC', '-D_GLIBCXX_USE_CXX11_ABI=1', '-DEIGEN_MAX_ALIGN_BYTES=64'];
 /** What a build of the ops is made from: the source, the wheel whose headers it compiles against, the flags. */
-const opsStamp = (): string => createHash('sha256').update(readFileSync(OPS_SOURCE)).update(TF_WHEEL_VERSION).update(OPS_FLAGS.join(' ')).digest('hex').slice(0, 16);
+const opsStamp = (): string => {
+  const h = createHash('sha256');
+  for (const f of [...OPS_SOURCES, OPS_HEADER]) h.update(readFileSync(f));
+  return h.update(TF_WHEEL_VERSION).update(OPS_FLAGS.join(' ')).digest('hex').slice(0, 16);
+};
 const opsMarker = (pkgDir: string): string => join(pkgDir, 'deps', 'cogen-ops.json');
 const opsBuilt = (pkgDir: string): boolean =>
   existsSync(tfOpsPath(pkgDir)) && existsSync(opsMarker(pkgDir)) && readFileSync(opsMarker(pkgDir), 'utf8').trim() === opsStamp();
@@ -228,7 +235,7 @@ if (Math.abs(y - 0.8411920) > 1e-5) throw new Error('CogenGelu(1) = ' + y);`;
 }
 
 /**
- * Compiles tf-ops.cc into deps/lib/cogen_tf_ops.node: a Node.js addon (so that Node keeps it loaded)
+ * Compiles the ops' sources into deps/lib/cogen_tf_ops.node: a Node.js addon (so that Node keeps it loaded)
  * linked to the libtensorflow_framework.so.2 beside it, whose op registry it adds to.
  */
 function buildOps(pkgDir: string, whl: string, o: { python: string; nodedir: string; cache: string; root: string; log: (l: string) => void }): void {
@@ -245,11 +252,11 @@ function buildOps(pkgDir: string, whl: string, o: { python: string; nodedir: str
   const lib = join(pkgDir, 'deps', 'lib');
   const out = tfOpsPath(pkgDir);
   const cxx = process.env.CXX ?? 'g++';
-  o.log(`compiling the solver's fused ops (${OPS_SOURCE}) into ${out}`);
+  o.log(`compiling the solver's fused ops (${OPS_SOURCES.join(', ')}) into ${out}`);
   const r = run(cxx, [...OPS_FLAGS,
-    `-DNODE_GYP_MODULE_NAME=${TF_OPS_ADDON.replace(/\.node$/, '')}`, `-I${include}`, `-I${join(o.nodedir, 'include', 'node')}`, OPS_SOURCE,
+    `-DNODE_GYP_MODULE_NAME=${TF_OPS_ADDON.replace(/\.node$/, '')}`, `-I${include}`, `-I${join(o.nodedir, 'include', 'node')}`, ...OPS_SOURCES,
     `-L${lib}`, '-l:libtensorflow_framework.so.2', '-Wl,-rpath,$ORIGIN', '-o', `${out}.part`]);
-  if (!r.ok) fail(`compiling ${OPS_SOURCE} failed: ${lastLine(r.out)}`);
+  if (!r.ok) fail(`compiling ${OPS_SOURCES.join(' and ')} failed: ${lastLine(r.out)}`);
   renameSync(`${out}.part`, out);
   const bad = probeOps(CPU.pkg, o.root, out);
   if (bad) {

@@ -1,5 +1,6 @@
-// The native ops of src/solver/accel/tf-ops.cc (forward and gradient) on fixed inputs large enough
-// for their threads to split them, as one sha256 of their output bytes.
+// The native ops of src/solver/accel/tf-ops.cc (forward and gradient) and tf-decode.cc's decoding
+// step on fixed inputs large enough for their threads to split them, as one sha256 of their output
+// bytes.
 // solver.tensorflow-threads.test.ts compares this process's digest (two threads) with one from a
 // child on one thread: the ops' results must not depend on the thread count. Run directly
 // (`node --import tsx test/tf-ops-digest.ts [threads]`, default 1), it prints the digest.
@@ -9,6 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../core/rng.js';
 import { initBackend } from '../src/solver/backend.js';
 import { fusedOp } from '../src/solver/fused.js';
+import { paramShapes } from '../src/solver/model.js';
 
 export async function tfOpsDigest(threads: number): Promise<string> {
   if ((await initBackend('tensorflow', { threads, log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start');
@@ -18,7 +20,7 @@ export async function tfOpsDigest(threads: number): Promise<string> {
   const causal = new Float32Array(T * T).map((_, i) => (i % T > Math.floor(i / T) ? -1e9 : 0));
   const mask = tf.tensor(causal, [1, 1, T, T]);
   const [x, g, b, w, wb, h] = [rnd(n, d), rnd(d), rnd(d), rnd(d, 3 * d), rnd(3 * d), rnd(n, 4 * d)];
-  const ops = ['layerNorm', 'gelu', 'linear', 'attention', 'targetLogp'] as const;
+  const ops = ['layerNorm', 'gelu', 'linear', 'attention', 'targetLogp', 'decodeStep'] as const;
   for (const op of ops) if (!fusedOp(op)) throw new Error(`no native ${op}`);
   // each op and the gradient of Σ (its output · fixed weights) with respect to its inputs
   const outs = tf.tidy(() => {
@@ -31,7 +33,15 @@ export async function tfOpsDigest(threads: number): Promise<string> {
     const targets = tf.tensor1d(Int32Array.from({ length: n }, (_, i) => i % (3 * d)), 'int32');
     const [lp, en] = fusedOp('targetLogp')!(qkv, targets);
     const tl = tf.grads((q: tf.Tensor) => wsum(tf.stack(fusedOp('targetLogp')!(q as tf.Tensor2D, targets))))([qkv]);
-    return [fusedOp('layerNorm')!(x, g, b), fusedOp('gelu')!(h), qkv, fusedOp('attention')!(qkv, mask, heads), lp!, en!, ...ln, ...ge, ...li, ...at, ...tl];
+    // a decoding step (tf-decode.cc) of 8 prompts × 8 answers: four row blocks
+    const B = 8, G = 8, Tp = 12, layers = 2;
+    const weights = paramShapes({ vocabSize: 64, dModel: d, layers, heads, mlpRatio: 4, maxPositions: 48 }).map(([, shape]) => rnd(...shape));
+    const step = fusedOp('decodeStep')!({
+      ids: tf.tensor1d(Int32Array.from({ length: B * G }, (_, r) => (r * 7) % 64), 'int32'), pos: tf.scalar(20, 'int32'),
+      pad: tf.tensor1d(Int32Array.from({ length: B }, (_, i) => i % 5), 'int32'),
+      prompt: [rnd(B * Tp, 3 * d), rnd(B * Tp, 3 * d)], past: [rnd(layers, 2, B * G, d), rnd(layers, 2, B * G, d)], weights, heads,
+    });
+    return [fusedOp('layerNorm')!(x, g, b), fusedOp('gelu')!(h), qkv, fusedOp('attention')!(qkv, mask, heads), lp!, en!, ...ln, ...ge, ...li, ...at, ...tl, ...step];
   });
   const hash = createHash('sha256');
   for (const t of outs) hash.update(new Uint8Array(((await t.data()) as Float32Array).buffer));

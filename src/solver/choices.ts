@@ -4,7 +4,8 @@
 // synchronous draw). Its rows train with the solver's loss: the masks are the allowed options, so
 // the proposer's log-probs are of its own choice tokens only, renormalised over the options.
 import type * as tf from '@tensorflow/tfjs-core';
-import { decodeStep, disposeCache, prefill, type KVCache, type ModelConfig, type Params } from './model.js';
+import { decodeStep, disposeCache, prefill, restartCache, type KVCache } from './kv-decode.js';
+import type { ModelConfig, Params } from './model.js';
 import { BOS, VOCAB_SIZE, charId, encode } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 
@@ -25,7 +26,6 @@ export const promptIdsOf = (text: string, maxPromptLen: number): number[] => {
 
 /** Decodes choice tokens after one prompt; every candidate restarts right after it. */
 export class ChoiceDecoder {
-  private readonly base: KVCache;
   private readonly promptLogits: Float32Array;
   private cache: KVCache;
   private logits: Float32Array;
@@ -46,18 +46,12 @@ export class ChoiceDecoder {
     const out = prefill(params, mc, { tokens, N: 1, T: tokens.length, pad: new Int32Array(1) }, 1);
     this.promptLogits = out.logits.dataSync() as Float32Array;
     out.logits.dispose();
-    this.base = out.cache;
-    this.cache = this.fresh();
+    this.cache = out.cache;
     this.logits = this.promptLogits;
   }
 
-  private fresh(): KVCache {
-    return { ...this.base, layers: this.base.layers.map((l) => ({ pk: l.pk, k: null, v: null })), length: 0 };
-  }
-
   restart(): void {
-    for (const l of this.cache.layers) { l.k?.dispose(); l.v?.dispose(); }
-    this.cache = this.fresh();
+    this.cache = restartCache(this.cache);
     this.logits = this.promptLogits;
     this.queued = null;
     this.length = 0;

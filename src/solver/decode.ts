@@ -9,8 +9,9 @@ import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
 import { allowedTokens, grammarFor, stepToken } from './grammar.js';
-import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';
-import { BOS, EOS, VOCAB_SIZE, decode, tokenText } from './tokenizer.js';
+import { decodeStep, disposeCache, prefill } from './kv-decode.js';
+import type { Batch, ModelConfig, Params } from './model.js';
+import { BOS, EOS, decode, tokenText } from './tokenizer.js';
 
 export interface DecodeOptions {
   maxPromptLen: number;
@@ -75,6 +76,7 @@ export async function decodeMasked(
   grammarOf: (b: number) => RowGrammar,
 ): Promise<DecodedRow[]> {
   const maxA = o.maxAnswerLen;
+  const V = mc.vocabSize;
   const B = prompts.length;
   if (B === 0) return [];
   const N = B * G;
@@ -109,7 +111,7 @@ export async function decodeMasked(
         if (done[r]) continue;
         const row = rows[r]!;
         const allowed = grammars[r]!.allowed(maxA - k);
-        const { token, logp } = pick(l.subarray(r * VOCAB_SIZE, (r + 1) * VOCAB_SIZE), allowed, argmax, o.sampling, rngs[promptOf(r)]!);
+        const { token, logp } = pick(l.subarray(r * V, (r + 1) * V), allowed, argmax, o.sampling, rngs[promptOf(r)]!);
         row.answer.push(token);
         row.oldLogp[k] = logp;
         row.allowed.push(allowed);
@@ -136,49 +138,76 @@ export async function decodeMasked(
   return rows;
 }
 
-/** Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under softmax(logits/T) restricted to the allowed tokens. */
+// pick()'s scratch: the candidates and their exp(logit/T − max), grown to the vocabulary once, so
+// that a step's 64-odd picks allocate nothing
+let candIds = new Int32Array(0);
+let candExp = new Float64Array(0);
+
+/**
+ * Samples (or takes the argmax of) one token among the allowed ones; returns its log-prob under
+ * softmax(logits/T) restricted to the allowed tokens. The vocabulary is the logits' (the solver's
+ * is the tokenizer's; bench/decode.ts runs bench/shape.ts's smaller one). Each candidate's
+ * exp(logit/T − max) is computed once and its sums taken in candidate order, which gives the same
+ * numbers as recomputing it for the normaliser, the pool's total and the draw.
+ */
 export function pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean, sampling: DecodeOptions['sampling'], rng: { next(): number }): { token: number; logp: number } {
   const { temperature, topK, topP } = sampling;
   const T = temperature > 0 ? temperature : 1;
-  const cand: number[] = [];
+  if (candIds.length < logits.length) {
+    candIds = new Int32Array(logits.length);
+    candExp = new Float64Array(logits.length);
+  }
+  let n = 0;
   let max = -Infinity;
-  for (let i = 0; i < VOCAB_SIZE; i++) {
+  for (let i = 0; i < logits.length; i++) {
     if (!allowed[i]) continue;
-    cand.push(i);
+    candIds[n++] = i;
     if (logits[i]! / T > max) max = logits[i]! / T;
   }
-  if (cand.length === 0) throw new Error('grammar allowed no token (bug)');
+  if (n === 0) throw new Error('grammar allowed no token (bug)');
   let z = 0;
-  for (const i of cand) z += Math.exp(logits[i]! / T - max);
+  for (let c = 0; c < n; c++) z += (candExp[c] = Math.exp(logits[candIds[c]!]! / T - max));
   const logZ = max + Math.log(z);
   let token: number;
   if (greedy) {
-    token = cand[0]!;
-    for (const i of cand) if (logits[i]! > logits[token]!) token = i;
+    token = candIds[0]!;
+    for (let c = 0; c < n; c++) if (logits[candIds[c]!]! > logits[token]!) token = candIds[c]!;
+  } else if ((topK > 0 && topK < n) || topP < 1) {
+    token = pickTruncated(logits, Array.from(candIds.subarray(0, n)), T, max, logZ, sampling, rng);
   } else {
-    let pool = cand;
-    if ((topK > 0 && topK < cand.length) || topP < 1) {
-      pool = [...cand].sort((a, b) => logits[b]! - logits[a]!);
-      if (topK > 0) pool = pool.slice(0, topK);
-      if (topP < 1) {
-        let acc = 0;
-        let n = 0;
-        while (n < pool.length) {
-          acc += Math.exp(logits[pool[n]!]! / T - logZ);
-          n++;
-          if (acc >= topP) break;
-        }
-        pool = pool.slice(0, n);
-      }
-    }
-    let total = 0;
-    for (const i of pool) total += Math.exp(logits[i]! / T - max);
-    let u = rng.next() * total;
-    token = pool[pool.length - 1]!;
-    for (const i of pool) {
-      u -= Math.exp(logits[i]! / T - max);
-      if (u <= 0) { token = i; break; }
+    // the pool is every candidate: its total is z
+    let u = rng.next() * z;
+    token = candIds[n - 1]!;
+    for (let c = 0; c < n; c++) {
+      u -= candExp[c]!;
+      if (u <= 0) { token = candIds[c]!; break; }
     }
   }
   return { token, logp: logits[token]! / T - logZ };
+}
+
+/** A draw from the top-k / top-p pool of the candidates. */
+function pickTruncated(logits: Float32Array, cand: number[], T: number, max: number, logZ: number, sampling: DecodeOptions['sampling'], rng: { next(): number }): number {
+  const { topK, topP } = sampling;
+  let pool = [...cand].sort((a, b) => logits[b]! - logits[a]!);
+  if (topK > 0) pool = pool.slice(0, topK);
+  if (topP < 1) {
+    let acc = 0;
+    let n = 0;
+    while (n < pool.length) {
+      acc += Math.exp(logits[pool[n]!]! / T - logZ);
+      n++;
+      if (acc >= topP) break;
+    }
+    pool = pool.slice(0, n);
+  }
+  let total = 0;
+  for (const i of pool) total += Math.exp(logits[i]! / T - max);
+  let u = rng.next() * total;
+  let token = pool[pool.length - 1]!;
+  for (const i of pool) {
+    u -= Math.exp(logits[i]! / T - max);
+    if (u <= 0) { token = i; break; }
+  }
+  return token;
 }

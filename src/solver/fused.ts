@@ -1,11 +1,11 @@
 // The one seam where faster kernels plug in. model.ts, optim.ts and gradients.ts write every op in
 // plain tfjs. Some of those ops are many small kernels each (LayerNorm and GELU with their
 // gradients, Softmax's gradient, the AdamW step, attention, a product with a bias, the targets'
-// log-probs); accel/ has them
-// as fused passes and plugs them in here: the first four on wasm, all but Softmax's gradient on
-// tensorflow. A caller asks for the fused op first and runs its own composite when there is none: on
-// other backends, without the native code, or with the fast kernels switched off. Both compute the
-// same formulas (the tests check both against float64 references).
+// log-probs, a whole decoding step); accel/ has them as fused passes and plugs them in here: the
+// first four on wasm, all but Softmax's gradient on tensorflow. A caller asks for the fused op first
+// and runs its own composite when there is none: on other backends, without the native code, or
+// with the fast kernels switched off. Both compute the same formulas (the tests check both against
+// float64 references, or the decoding step against the composite's).
 import type * as tf from '@tensorflow/tfjs-core';
 
 /** One AdamW step's scalars (optim.ts). */
@@ -50,6 +50,28 @@ export interface FusedOps {
   attention(qkv: tf.Tensor2D, mask: tf.Tensor, heads: number): tf.Tensor2D;
   /** One AdamW step of one parameter, in optim.ts's operation order: [p', m', v']. */
   adamw(p: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, scale: tf.Tensor, step: AdamWStep): tf.Tensor[];
+  /** One decoding step of the whole model (kv-decode.ts), without gradient: [logits [N, V], this token's keys and values [layers, 2, N, d]]. */
+  decodeStep(s: DecodeStepInputs): [tf.Tensor2D, tf.Tensor];
+}
+
+/**
+ * A decoding step's inputs (kv-decode.ts): N = B·G rows, row r answering prompt ⌊r / G⌋; each
+ * prompt's keys and values are read from its layers' c_attn products (q, k and v side by side).
+ */
+export interface DecodeStepInputs {
+  /** [N] int32: the step's tokens */
+  ids: tf.Tensor;
+  /** [] int32: their position id */
+  pos: tf.Tensor;
+  /** [B] int32: left pads of each prompt (keys hidden) */
+  pad: tf.Tensor;
+  /** per layer [B·Tp, 3d]: the prompt's c_attn product */
+  prompt: tf.Tensor[];
+  /** per earlier answer token [layers, 2, N, d]: its keys and values, as this op returned them */
+  past: tf.Tensor[];
+  /** model.ts's parameters in paramShapes order */
+  weights: tf.Tensor[];
+  heads: number;
 }
 
 export type FusedOpName = keyof FusedOps;

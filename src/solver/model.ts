@@ -181,19 +181,20 @@ function splitHeads(x: tf.Tensor2D, N: number, T: number, c: ModelConfig): tf.Te
 
 /**
  * One block. `mask` is added to attention scores ([N|1, 1, T, T]). Returns the new residual stream,
- * and with keepKV this step's keys and values [N, heads, T, dh] (the prompt's cache).
+ * and with keepKV this step's keys and values [N, heads, T, dh] (the prompt's cache); where fused
+ * attention ran, the c_attn product [N·T, 3d] it read them from (kv-decode.ts's prompt cache).
  */
 function block(
   p: Params, i: number, c: ModelConfig, x: tf.Tensor2D, N: number, T: number, mask: tf.Tensor, keepKV: boolean,
-): { x: tf.Tensor2D; k?: tf.Tensor4D; v?: tf.Tensor4D } {
+): { x: tf.Tensor2D; k?: tf.Tensor4D; v?: tf.Tensor4D; qkv?: tf.Tensor2D } {
   const h = `h.${i}.`;
   const d = c.dModel;
   const a = layerNorm(x, P(p, h + 'ln_1.weight'), P(p, h + 'ln_1.bias')) as tf.Tensor2D;
   // fused (fused.ts) when nothing needs the keys and values split into heads: one product with the
   // whole c_attn, its [n, 3d] result read in place
   const fused = keepKV ? null : fusedOp('attention');
-  let merged: tf.Tensor2D, k: tf.Tensor4D | undefined, v: tf.Tensor4D | undefined;
-  if (fused) merged = fused(linear(a, P(p, h + 'attn.c_attn.weight'), P(p, h + 'attn.c_attn.bias')), mask, c.heads);
+  let merged: tf.Tensor2D, k: tf.Tensor4D | undefined, v: tf.Tensor4D | undefined, qkv: tf.Tensor2D | undefined;
+  if (fused) merged = fused((qkv = linear(a, P(p, h + 'attn.c_attn.weight'), P(p, h + 'attn.c_attn.bias'))), mask, c.heads);
   else {
     const [q2, k2, v2] = qkvProj(p, h, a, c.dModel);
     const q = splitHeads(q2!, N, T, c);
@@ -208,7 +209,7 @@ function block(
   const m = layerNorm(x, P(p, h + 'ln_2.weight'), P(p, h + 'ln_2.bias')) as tf.Tensor2D;
   const f = gelu(linear(m, P(p, h + 'mlp.c_fc.weight'), P(p, h + 'mlp.c_fc.bias'))) as tf.Tensor2D;
   x = tf.add(x, linear(f, P(p, h + 'mlp.c_proj.weight'), P(p, h + 'mlp.c_proj.bias')));
-  return { x, k, v };
+  return { x, k, v, qkv };
 }
 
 const NEG = -1e9;
@@ -268,20 +269,26 @@ function promptEmbeddings(p: Params, c: ModelConfig, b: Batch, oneHot: boolean):
   return tf.reshape(tf.add(tf.reshape(tf.add(tok, pos), [N, T, d]), sep), [N * T, d]) as tf.Tensor2D;
 }
 
-/** Final hidden states [N*T, d] for a whole batch (training, prefill). Call inside tf.tidy. */
+/**
+ * Final hidden states [N*T, d] for a whole batch (training, prefill); with keepKV each layer's keys
+ * and values, and where fused attention ran (never with keepKV) each layer's c_attn product.
+ * Call inside tf.tidy.
+ */
 export function hidden(
   p: Params, c: ModelConfig, b: Batch, oneHot: boolean, keepKV = false,
-): { h: tf.Tensor2D; kv: { k: tf.Tensor4D; v: tf.Tensor4D }[] } {
+): { h: tf.Tensor2D; kv: { k: tf.Tensor4D; v: tf.Tensor4D }[]; qkv: tf.Tensor2D[] } {
   const { N, T } = b;
   let x = promptEmbeddings(p, c, b, oneHot);
   const mask = tf.add(causalMask(T), padMask(b.pad, N, T));
   const kv: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
+  const qkv: tf.Tensor2D[] = [];
   for (let i = 0; i < c.layers; i++) {
     const o = block(p, i, c, x, N, T, mask, keepKV);
     x = o.x;
     if (keepKV) kv.push({ k: o.k!, v: o.v! });
+    if (o.qkv) qkv.push(o.qkv);
   }
-  return { h: layerNorm(x, P(p, 'ln_f.weight'), P(p, 'ln_f.bias')) as tf.Tensor2D, kv };
+  return { h: layerNorm(x, P(p, 'ln_f.weight'), P(p, 'ln_f.bias')) as tf.Tensor2D, kv, qkv };
 }
 
 /** Logits [n, V] from final hidden states [n, d] (tied head). */

@@ -21,12 +21,14 @@ export const FUSED = {
   linearGrad: 'CogenLinearGrad', // {x, w, dy} → [dx, dw, db]
   attention: 'CogenAttention', // {qkv [N·T, 3d], mask [N|1, 1, T, T]}, {heads} → [o [N·T, d], p [N, heads, T, T]]
   attentionGrad: 'CogenAttentionGrad', // {qkv, p, do}, {heads} → dqkv
+  // {ids, pos, pad, prompt0.., past0.., weight0..}, {heads, layers, steps, count} → [logits, kv]
+  decodeStep: 'CogenDecodeStep',
 } as const;
 
 /** The kernel each op runs first. */
 const KERNEL_OF: Record<FusedOpName, string> = {
   layerNorm: FUSED.layerNorm, gelu: FUSED.gelu, softmaxGrad: FUSED.softmaxGrad, adamw: FUSED.adamw, attention: FUSED.attention, linear: FUSED.linear,
-  targetLogp: FUSED.targetLogp,
+  targetLogp: FUSED.targetLogp, decodeStep: FUSED.decodeStep,
 };
 
 /** Whether the current backend has op's kernel; on wasm, also that the fast kernels are on and `size` floats fit its 4-wide loops. */
@@ -112,6 +114,14 @@ const fusedOps: FusedOps = {
     return f(qkv) as tf.Tensor2D;
   },
   adamw: (p, g, m, v, scale, step) => run(FUSED.adamw, { p, g, m, v, scale }, step) as tf.Tensor[],
+  decodeStep({ ids, pos, pad, prompt, past, weights, heads }) {
+    // the lists as numbered inputs; the kernel puts them back in order by the counts (tf-ops.ts)
+    const inputs: tf.NamedTensorMap = { ids, pos, pad };
+    prompt.forEach((t, i) => { inputs[`prompt${i}`] = t; });
+    past.forEach((t, i) => { inputs[`past${i}`] = t; });
+    weights.forEach((t, i) => { inputs[`weight${i}`] = t; });
+    return run(FUSED.decodeStep, inputs, { heads, layers: prompt.length, steps: past.length, count: weights.length }) as [tf.Tensor2D, tf.Tensor];
+  },
 };
 
 /** Registers the fused kernels for wasm (once) and plugs their ops into fused.ts. */

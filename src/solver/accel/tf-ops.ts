@@ -1,8 +1,9 @@
 // The fused ops on the tensorflow backend: TensorFlow CPU kernels of our own (tf-ops.cc, compiled by
 // `cogen setup tensorflow` into an addon beside tfjs-node's libraries), run through tfjs-node as
 // tfjs kernels of the same names as the wasm ones (fused-kernels.ts), so fused.ts hands out the same
-// ops on both backends: LayerNorm, GELU, AdamW, and here also attention, the product with a bias
-// and the targets' log-probs (Softmax's gradient is tfjs-node's own there).
+// ops on both backends: LayerNorm, GELU, AdamW, and here also attention, the product with a bias,
+// the targets' log-probs and a whole decoding step (tf-decode.cc; Softmax's gradient is tfjs-node's
+// own here).
 // Without the addon (or on the GPU build) the composites run.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,7 +36,15 @@ const KERNELS: [name: string, inputs: string[], outputs: number, intAttrs: strin
   [FUSED.linearGrad, ['x', 'w', 'dy'], 3, []],
   [FUSED.attention, ['qkv', 'mask'], 2, ['heads']],
   [FUSED.attentionGrad, ['qkv', 'p', 'do'], 1, ['heads']],
+  // (its inputs are three lists after these, numbered: decodeArgs)
+  [FUSED.decodeStep, ['ids', 'pos', 'pad'], 2, ['heads', 'layers', 'steps', 'count']],
 ];
+
+/** The decoding step's inputs in the op's order (tf-decode.cc): the lists numbered by fused-kernels.ts, put back by their counts. */
+function decodeArgs(inputs: tf.NamedTensorInfoMap, a: Record<string, number>): tf.TensorInfo[] {
+  const list = (name: string, n: number): tf.TensorInfo[] => Array.from({ length: n }, (_, i) => inputs[`${name}${i}`]!);
+  return [inputs.ids!, inputs.pos!, inputs.pad!, ...list('prompt', a.layers!), ...list('past', a.steps!), ...list('weight', a.count!)];
+}
 
 /** The loaded addon: setThreads(n) sets the threads its ops split their work over (an OpenMP team). */
 let addon: { setThreads(n: number): void } | null = null;
@@ -75,7 +84,7 @@ export function registerTensorflowOps(pkg: string): string | null {
     if (tf.getKernel(kernelName, 'tensorflow')) continue;
     const kernelFunc = ({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> }) => {
       const be = backend as NodeBackend;
-      const args = names.map((n) => inputs[n]!);
+      const args = kernelName === FUSED.decodeStep ? decodeArgs(inputs, attrs!) : names.map((n) => inputs[n]!);
       // AdamW's scalars, as the float32 values the composite would upload (optim.ts)
       const hyper = kernelName === FUSED.adamw ? tf.tensor1d(adamwScalars(attrs as unknown as AdamWStep), 'float32') : null;
       try {
