@@ -14,11 +14,18 @@ import type { Prefetch, ServedRecords, WriteOp, WriterTx } from './records/types
 export class CommitView {
   private readonly taken = new Map<string, number>();
   private readonly deltas = new Map<string, { solved: number; attempts: number }>();
+  private readonly noted = new Map<string, StoredRequest>();
 
   constructor(private readonly pre: Prefetch, readonly now: number) {}
 
+  /** A stored request: committed before, or written by an earlier change of this batch. */
   request(key: string): StoredRequest | undefined {
-    return this.pre.requests.get(key);
+    return this.noted.get(key) ?? this.pre.requests.get(key);
+  }
+
+  /** Records a request this batch writes, so that a duplicate later in the batch replays it. */
+  noteRequest(req: StoredRequest): void {
+    this.noted.set(req.key, req);
   }
 
   /** The oldest open issue of a task that no earlier change of this batch took. */

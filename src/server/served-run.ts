@@ -152,16 +152,21 @@ export class ServedRun {
     const pending = this.inflight.get(key);
     if (pending && pending.digest !== digest) throw reused(key);
     if (pending) return { ...(await pending.done), replayed: true };
-    // A retry of a committed request needs no verification (the writer checks again under its lock).
-    const stored = await this.p.records.request(key);
-    if (stored) return this.replay(stored, digest);
-    const done = this.applyScore(items, { key, digest });
+    // Registered before the first await, so that a duplicate arriving meanwhile waits for this one.
+    const done = this.firstScore(items, key, digest);
     this.inflight.set(key, { digest, done });
     try {
       return await done;
     } finally {
       this.inflight.delete(key);
     }
+  }
+
+  /** A retry of a committed request needs no verification (the writer checks again under its lock). */
+  private async firstScore(items: ScoreItem[], key: string, digest: string): Promise<ScoreResponse> {
+    const stored = await this.p.records.request(key);
+    if (stored) return this.replay(stored, digest);
+    return this.applyScore(items, { key, digest });
   }
 
   /** The first response to an idempotent request, rebuilt from the episodes its step recorded (one per item, in order). */
@@ -188,7 +193,9 @@ export class ServedRun {
       apply: async (view) => {
         const stored = idempotency && view.request(idempotency.key);
         if (stored) return { result: { stored }, ops: [] };
-        return scoreChange(cur, view, { items, tasks, answers, verdicts, groups, request: idempotency });
+        const change = await scoreChange(cur, view, { items, tasks, answers, verdicts, groups, request: idempotency });
+        if (idempotency) view.noteRequest({ ...idempotency, step: change.result.response.step });
+        return change;
       },
     });
     return 'stored' in out ? this.replay(out.stored, idempotency!.digest) : out.response;
