@@ -4,9 +4,10 @@
 // acknowledged score is in the store exactly once, no key is answered twice with different bodies,
 // clients see only retriable errors, and every restarted process answers again (how fast is
 // bench:scale-chaos's to measure).
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runChaos } from '../bench/scale/chaos.js';
 import { isCI, natsUrl, postgresUrl } from './services.js';
+import { startNats, stopLocalServices } from './setup/local-services.js';
 import { tempDir } from './helpers.js';
 
 const pg = postgresUrl();
@@ -20,12 +21,16 @@ describe('replicas and workers under kill -9', () => {
     else it.skip(`needs PostgreSQL and nats-server: ${why}`, () => undefined);
     return;
   }
+  // A nats-server of its own: its workers take from the queue's fixed subjects, and on the shared
+  // server they would take the batches test/workers-nats.test.ts means for its own workers.
+  afterAll(() => stopLocalServices());
   it('lose no acknowledged score, answer no key twice differently, and come back', async () => {
+    const ownNats = await startNats();
     const report = await runChaos({
       preset: 'smoke',
       pgUrl: pg.url!,
       pgPassword: process.env.PGPASSWORD ?? '',
-      nats: nats.url!,
+      nats: ownNats,
       replicas: 2,
       workers: 3,
       clients: 2,

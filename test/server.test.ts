@@ -36,6 +36,18 @@ async function call(url: string, path: string, body?: unknown, headers: Record<s
   return { status: res.status, json };
 }
 
+/** A POST whose body goes out in chunks (transfer-encoding: chunked, no content-length). */
+async function streamed(url: string, path: string, parts: string[]) {
+  const body = new ReadableStream({
+    start(c) {
+      for (const p of parts) c.enqueue(new TextEncoder().encode(p));
+      c.close();
+    },
+  });
+  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+  return { status: res.status, json: await res.json() };
+}
+
 describe('cogen serve', () => {
   let runsDir: string;
   let server: RunningServer;
@@ -137,6 +149,9 @@ describe('cogen serve', () => {
       [await call(server.url, '/v1/sample', { n: 100000 }), 400, /^n:/],
       [await call(server.url, '/v1/verify', { task: '{not json', completion: '1' }), 400, /not valid JSON/],
       [await call(server.url, '/v1/score', 'x'.repeat(9 * 1024 * 1024)), 413, /over/],
+      // Sent in chunks, with no content-length: read and parsed as a whole, and refused once over the limit.
+      [await streamed(server.url, '/v1/score', ['{"items"', ': []}']), 400, /^items/],
+      [await streamed(server.url, '/v1/score', Array.from({ length: 9 }, () => 'x'.repeat(1024 * 1024))), 413, /over/],
       [await call(server.url, '/nowhere'), 404, /no route/],
     ] as const;
     for (const [res, status, line] of bad) {

@@ -15,7 +15,7 @@ import { scoreHere } from '../src/server/verifier.js';
 import { queueVerifier } from '../src/workers/remote.js';
 import { startWorker, type RunningWorker } from '../src/workers/worker.js';
 import { DEAD_STREAM, STREAM, SUBJECTS, queueStats } from '../src/workers/nats.js';
-import { batchHeaders, encode, readBatch } from '../src/workers/protocol.js';
+import { batchHeaders, encode, encodeBatch, readBatch, readVerdicts, verdictsOf } from '../src/workers/protocol.js';
 import { referenceAnswer, type Task } from '../core/task.js';
 import { isCI, natsUrl } from './services.js';
 import { CLI, ROOT, tempDir } from './helpers.js';
@@ -108,11 +108,53 @@ describe('verification workers on NATS JetStream', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ k: fc.nat(tasks.length - 1), completion: fc.string() }), { minLength: 1, maxLength: 20 }), fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), fc.nat(5), (picked, rid, crashes) => {
         const batch = { v: 2 as const, batch: `b-${rid}`, sandbox: heavy.sandbox, tasks, items: picked.map((p, i) => ({ i, t: p.k, completion: p.completion })) };
-        const r = readBatch(encode(batch), batchHeaders(`cogen.verdict.${rid}`, `id-${rid}`, crashes));
+        // A replica's message (each task's text made once) is the same bytes as the batch encoded whole.
+        expect(Buffer.from(encodeBatch(batch)).equals(Buffer.from(encode(batch)))).toBe(true);
+        const r = readBatch(encodeBatch(batch), batchHeaders(`cogen.verdict.${rid}`, `id-${rid}`, crashes));
         expect(r).toEqual({ batch: JSON.parse(JSON.stringify(batch)), reply: `cogen.verdict.${rid}`, msgId: `id-${rid}`, inherited: crashes });
       }),
       { numRuns: 50 },
     );
+  });
+
+  it('read verdict messages as a replica does: what a worker writes, and nothing malformed', () => {
+    const verdict = fc.record({
+      i: fc.nat(),
+      answer: fc.string(),
+      reward: fc.double({ min: 0, max: 1, noNaN: true }),
+      reason: fc.option(fc.string(), { nil: null }),
+      passed: fc.option(fc.nat(), { nil: undefined }),
+      total: fc.option(fc.nat(), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.string(), fc.array(verdict, { maxLength: 20 }), (batch, results) => {
+        const out = verdictsOf(batch, results, results.map((r) => ({ answer: r.answer, verdict: { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) } })));
+        expect(readVerdicts(encode(out))).toEqual(JSON.parse(JSON.stringify(out)));
+      }),
+      { numRuns: 100 },
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (data) => {
+        expect(() => readVerdicts(data)).not.toThrow();
+      }),
+    );
+    const good = { v: 2, batch: 'b', results: [{ i: 0, answer: 'a', reward: 1, reason: null }] };
+    const bad = [
+      { ...good, v: 1 },
+      { ...good, batch: 3 },
+      { ...good, results: {} },
+      { ...good, results: [{ ...good.results[0], i: -1 }] },
+      { ...good, results: [{ ...good.results[0], i: 0.5 }] },
+      { ...good, results: [{ ...good.results[0], reward: 1.5 }] },
+      { ...good, results: [{ ...good.results[0], reason: 3 }] },
+      { ...good, results: [{ ...good.results[0], answer: undefined }] },
+      { ...good, results: [{ ...good.results[0], passed: '1' }] },
+      { ...good, results: [null] },
+      null,
+      [],
+    ];
+    expect(readVerdicts(encode(good))).toEqual(good);
+    for (const b of bad) expect(readVerdicts(encode(b))).toBeNull();
   });
 
   it('give up with one line when no worker answers in time', async () => {

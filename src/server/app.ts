@@ -4,7 +4,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { Task } from '../../core/task.js';
 import type { Metrics } from './metrics.js';
@@ -25,6 +24,7 @@ import {
   requestSchemas,
 } from './schemas.js';
 import { openEnvRoutes } from './openenv.js';
+import { readBody } from './body.js';
 import { dashboardApp } from '../dashboard/server.js';
 
 export interface AppOptions {
@@ -90,7 +90,7 @@ export function createApp(opts: AppOptions) {
     metrics.request(c.req.routePath ?? c.req.path, c.res.status, (performance.now() - t0) / 1000);
   });
   if (opts.token) app.use('*', bearer(opts.token));
-  app.use('*', bodyLimit({ maxSize: cfg.maxBodyBytes, onError: (c) => fail(c, 413, `request body over ${cfg.maxBodyBytes} bytes`) }));
+  app.use('*', readBody(cfg.maxBodyBytes, (c) => fail(c, 413, `request body over ${cfg.maxBodyBytes} bytes`)));
 
   app.openapi(
     createRoute({

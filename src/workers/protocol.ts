@@ -47,9 +47,49 @@ export interface Batch {
 /** A batch of one of its items (split out of it), carrying only that item's task. */
 export const single = (b: Batch, item: BatchItem): Batch => ({ ...b, tasks: [b.tasks[item.t]!], items: [{ ...item, t: 0 }] });
 
-const VerdictSchema = z.object({ i: z.number().int().nonnegative(), answer: z.string(), reward: z.number().min(0).max(1), reason: z.string().nullable(), passed: z.number().optional(), total: z.number().optional() });
-export const VerdictsSchema = z.object({ v: z.literal(2), batch: z.string(), results: z.array(VerdictSchema) });
-export type Verdicts = z.infer<typeof VerdictsSchema>;
+export interface Verdict {
+  i: number;
+  answer: string;
+  reward: number;
+  reason: string | null;
+  passed?: number;
+  total?: number;
+}
+export interface Verdicts {
+  v: 2;
+  batch: string;
+  results: Verdict[];
+}
+
+const isVerdict = (r: unknown): r is Verdict => {
+  if (typeof r !== 'object' || r === null) return false;
+  const x = r as Record<string, unknown>;
+  return (
+    Number.isInteger(x.i) && (x.i as number) >= 0 &&
+    typeof x.answer === 'string' &&
+    typeof x.reward === 'number' && x.reward >= 0 && x.reward <= 1 &&
+    (x.reason === null || typeof x.reason === 'string') &&
+    (x.passed === undefined || typeof x.passed === 'number') &&
+    (x.total === undefined || typeof x.total === 'number')
+  );
+};
+
+/**
+ * A verdict message as a replica reads it, or null when it is not one (dropped). Checked by hand
+ * rather than with a zod schema: a replica reads one per batch on its main thread (docs/scale-out.md,
+ * "Where the coordinator's main thread goes").
+ */
+export function readVerdicts(data: Uint8Array): Verdicts | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(DECODER.decode(data));
+  } catch {
+    return null;
+  }
+  const x = raw as Partial<Verdicts> | null;
+  if (typeof x !== 'object' || x === null || x.v !== 2 || typeof x.batch !== 'string' || !Array.isArray(x.results) || !x.results.every(isVerdict)) return null;
+  return x as Verdicts;
+}
 
 /** A verdict subject: the prefix and one token of safe characters (a worker publishes nowhere else). */
 const REPLY = new RegExp(`^${VERDICT_PREFIX.replace(/\./g, '\\.')}[A-Za-z0-9_-]{1,64}$`);
@@ -72,7 +112,7 @@ export function readBatch(data: Uint8Array, h: MsgHdrs | undefined): { batch: Ba
   if (!Number.isInteger(inherited) || inherited < 0) return { refused: `bad ${HEADER.crashes} header` };
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder().decode(data));
+    raw = JSON.parse(DECODER.decode(data));
   } catch {
     return { refused: 'the batch is not JSON' };
   }
@@ -92,4 +132,19 @@ export function verdictsOf(batch: string, items: { i: number }[], scored: { answ
   };
 }
 
-export const encode = (x: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(x));
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+export const encode = (x: unknown): Uint8Array => ENCODER.encode(JSON.stringify(x));
+
+/** JSON texts of tasks and sandbox settings, made once per object: a run's tasks are immutable, and a task is sent in every batch that answers it. */
+const texts = new WeakMap<object, string>();
+const textOf = (x: object): string => {
+  let t = texts.get(x);
+  if (t === undefined) texts.set(x, (t = JSON.stringify(x)));
+  return t;
+};
+
+/** The message of a batch: the same JSON text as encode({ v: 2, batch, sandbox, tasks, items }), with each task's and the settings' text made once. */
+export function encodeBatch(b: Batch): Uint8Array {
+  return ENCODER.encode(`{"v":2,"batch":${JSON.stringify(b.batch)},"sandbox":${textOf(b.sandbox)},"tasks":[${b.tasks.map(textOf).join(',')}],"items":${JSON.stringify(b.items)}}`);
+}

@@ -10,7 +10,7 @@ import type { SandboxConfig } from '../../sandbox/config.js';
 import { isBridgedProblem, type Task } from '../../core/task.js';
 import { VerificationUnavailable, type Scored, type Verifier } from '../server/verifier.js';
 import { DEFAULT_ACK_WAIT_S, SUBJECTS, VERDICT_PREFIX, connectNats, ensureQueue, queueStats } from './nats.js';
-import { MAX_BATCH, VerdictsSchema, batchHeaders, encode } from './protocol.js';
+import { MAX_BATCH, batchHeaders, encodeBatch, readVerdicts } from './protocol.js';
 
 export interface QueueVerifierOptions {
   /** The run's sandbox settings (read at each batch): workers verify with these. */
@@ -54,22 +54,30 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
       else if (s.type === 'reconnect') down = null;
     }
   })().catch(() => {});
-  const sub = nc.subscribe(reply);
-  void (async () => {
-    for await (const m of sub) {
-      const parsed = VerdictsSchema.safeParse(safeJson(m.data));
-      if (!parsed.success) continue;
-      // A verdict for a batch no request waits for any more (answered already, or timed out): dropped.
-      const w = waiting.get(parsed.data.batch);
-      if (!w) continue;
-      for (const r of parsed.data.results) {
-        if (r.i >= w.verdicts.length || w.verdicts[r.i] !== undefined) continue;
-        w.verdicts[r.i] = { answer: r.answer, verdict: { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) } };
-        w.left--;
-      }
-      if (w.left === 0) w.done();
+  const take = (data: Uint8Array) => {
+    const verdicts = readVerdicts(data);
+    // A verdict for a batch no request waits for any more (answered already, or timed out): dropped.
+    const w = verdicts && waiting.get(verdicts.batch);
+    if (!w) return;
+    for (const r of verdicts.results) {
+      if (r.i >= w.verdicts.length || w.verdicts[r.i] !== undefined) continue;
+      w.verdicts[r.i] = { answer: r.answer, verdict: { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) } };
+      w.left--;
     }
-  })().catch((e: Error) => log(`verdict subscription ended: ${e.message}`));
+    if (w.left === 0) w.done();
+  };
+  // A callback rather than an async iterator: verdicts are taken as the connection reads them, with no
+  // promise per message. The client calls it from its reader, which an exception would end: none escapes.
+  const sub = nc.subscribe(reply, {
+    callback: (err, m) => {
+      if (err) return log(`verdict subscription ended: ${err.message}`);
+      try {
+        take(m.data);
+      } catch (e) {
+        log(`a verdict message could not be read: ${(e as Error).message}`);
+      }
+    },
+  });
 
   /** Publishes one batch (each task once) and resolves with its results (by index within the batch). */
   const send = async (items: { task: Task; completion: string }[]): Promise<Scored[]> => {
@@ -87,8 +95,7 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
         if (t === undefined) at.set(it.task.id, (t = tasks.push(it.task) - 1));
         return { i, t, completion: it.completion };
       });
-      const payload = { v: 2, batch, sandbox: opts.sandbox(), tasks, items: refs };
-      await js.publish(SUBJECTS[lane], encode(payload), { msgID: batch, headers: batchHeaders(reply, batch), timeout: 5000 }).catch((e: Error) => {
+      await js.publish(SUBJECTS[lane], encodeBatch({ v: 2, batch, sandbox: opts.sandbox(), tasks, items: refs }), { msgID: batch, headers: batchHeaders(reply, batch), timeout: 5000 }).catch((e: Error) => {
         throw new VerificationUnavailable(`the verification queue (NATS at ${display}) did not take the batch: ${e.message.split('\n')[0]}`);
       });
       const late = new Promise<never>((_, reject) => {
@@ -125,12 +132,4 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
       await nc.close().catch(() => {});
     },
   };
-}
-
-function safeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return null;
-  }
 }
