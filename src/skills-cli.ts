@@ -154,7 +154,7 @@ function withBridged(native: string, format: string): string {
   const fams = bridgedFamilies(catalogue);
   if (format === 'json') {
     const t = JSON.parse(native) as { families: unknown[]; skills: { id: string }[]; roots: string[] };
-    t.families.push(...fams.map(({ id, name, description, levels, knobs, skills }) => ({ id, name, description, levels, knobs, skills: skills.map((s) => s.id) })));
+    t.families.push(...fams.map(({ id, name, description, levels, knobs, finite, skills }) => ({ id, name, description, levels, knobs, growth: [], lastLevel: levels - 1, finite, skills: skills.map((s) => s.id) })));
     t.skills.push(...fams.flatMap((f) => f.skills));
     t.roots.push(...fams.flatMap((f) => f.skills.map((s) => s.id)));
     return JSON.stringify({ ...t, excluded: catalogue.excluded.map((x) => ({ family: `rg.${x.dataset}`, reason: x.reason })) }, null, 2);

@@ -43,8 +43,8 @@ describe('registry', () => {
   it('getFamily names the known ids when the id is unknown', () => {
     expect(() => getFamily('nope')).toThrow(/unknown task family 'nope'.*arith.*logic/);
   });
-  it('rejects levels out of range', () => {
-    expect(() => getFamily('arith').generate(createRng(1), 99, 'deduction')).toThrow(/level 99/);
+  it('rejects a level that is not a natural number, in one line', () => {
+    for (const level of [-1, 1.5, NaN]) expect(() => getFamily('arith').generate(createRng(1), level, 'deduction')).toThrow(/^family 'arith': level \S+ is not a natural number[^\n]*$/);
   });
 });
 

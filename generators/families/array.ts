@@ -2,6 +2,7 @@
 import { countNodes, gen, newCtx, P, prods, ret, type Param } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'array';
@@ -71,11 +72,17 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
+const LADDER = ladder(LEVELS, [
+  knob.depth('body', { by: 1, every: 4 }),
+  knob.arrays({ by: 1 }),
+  knob.ints({ by: 5 }),
+]);
+
 /** The methods that count towards a chain (array.chain). */
 const CHAINED = new Set(['map', 'filter', 'reduce', 'some', 'every', 'slice', 'concat', 'sort']);
 
 function candidate(rng: Rng, level: number): Candidate {
-  const { params, exprs } = LEVELS[level]!;
+  const { params, exprs } = LADDER.at(level);
   const { body: spec } = exprs;
   const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   if (typeof params['int[]'] !== 'number' && rng.bool(0.3)) ps.push({ name: 'ys', type: 'int[]' });
@@ -98,6 +105,6 @@ export const array = defineFamily({
   name: 'arrays',
   description: 'map, filter, reduce, some/every, includes, slice/concat over integer arrays, with arithmetic and comparison lambdas.',
   skills: arraySkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

@@ -2,6 +2,7 @@
 import { bin, call, gen, idx, if_, lit, meth, newCtx, prods, prop, ret, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'recursion';
@@ -69,6 +70,11 @@ const LEVELS = [
   },
 ] as const satisfies readonly Level[];
 
+const LADDER = ladder(LEVELS, [
+  knob.depth('step', { by: 1, every: 8 }),
+  { ...knob.ints({ by: 3, max: 180, why: 'the recursion would pass 200 calls deep' }), how: 'shift' },
+]);
+
 function candidate(rng: Rng, level: number): Candidate {
   const n = v('n');
   const r: Param = { name: 'r', type: 'int' };
@@ -127,7 +133,7 @@ function candidate(rng: Rng, level: number): Candidate {
     const body: Stmt[] = [if_(bin('<', n, lit(10)), [ret(n)]), ret(comb)];
     return { prog: { params: [np], body }, skills: ['recursion.digits', 'recursion.combine', 'numtheory.digits', ...ctx.skills], inputTypes: ['nat'], ranges: DIGITS.inputs };
   }
-  const { step: stepSpec, result } = LEVELS[4].exprs;
+  const { step: stepSpec, result } = LADDER.top(level).exprs;
   const acc: Param = { name: 'acc', type: 'int' };
   const d = rng.int(1, 2);
   const ctx = newCtx(rng, stepSpec.ops, [acc, np], stepSpec);
@@ -149,7 +155,7 @@ export const recursion = defineFamily({
   name: 'recursion',
   description: 'Linear, list, string, tree, digit and accumulator recursion with generated combinations.',
   skills: recursionSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });
 

@@ -9,9 +9,14 @@ import type { Sandbox } from '../../sandbox/index.js';
 import { budgetFor, runTwiceMetered, sandboxBudget } from '../../sandbox/index.js';
 import { canonicalHash } from '../hash.js';
 import { isJsonValue, taskId } from '../identity.js';
+import { MAX_ANSWER_CHARS } from '../../core/rules.js';
 
-/** Sizes a problem draft may have (JSON characters; the failure count). */
-export const PROBLEM_LIMITS = { programChars: 4000, statementChars: 4000, dataChars: 20_000, answerChars: 8000, minFailures: 1, maxFailures: 8 } as const;
+/**
+ * Sizes a problem draft may have (JSON characters; the failure count): an answer must fit in a
+ * served completion (core/rules.ts), and a statement and its data may grow with the level as far
+ * as a prompt of a few thousand tokens (docs/levels.md).
+ */
+export const PROBLEM_LIMITS = { programChars: 4000, statementChars: 16_000, dataChars: 64 * 1024, answerChars: MAX_ANSWER_CHARS, minFailures: 1, maxFailures: 8 } as const;
 
 export type ProblemRejection =
   | { reason: 'invalid'; detail: string }
