@@ -11,9 +11,7 @@
 // nothing it acknowledged. A commit that fails stops the run: the store holds the last commit,
 // and `resume` goes on from there.
 import type { EnvSpec, Trajectory } from '../../envs/index.js';
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../../curricula/index.js';
+import { masteredSkills, meanAbsAdvantage } from '../../curricula/index.js';
 import type { ArmResult, Controller, Gate, MasteryTracker } from '../../curricula/index.js';
 import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
@@ -21,54 +19,19 @@ import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { answerOf, verifyTasks } from '../verification.js';
 import type { RunConfig } from '../config.js';
-import { createRng, type Rng } from '../../core/rng.js';
-import { buildProbes, masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
-import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type GraphSink } from '../run-parts.js';
+import type { Rng } from '../../core/rng.js';
+import { masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
+import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, mean, openCeilings, propose, runEvent, type GraphSink, type TaskSpace } from '../run-parts.js';
 import type { LearnedProposer } from '../../proposers/index.js';
 import { RunStore, StoreError, type IssueRecord } from '../store.js';
 import type { Skill, Task } from '../../core/task.js';
-import { UserError } from '../../core/errors.js';
 import { GroupCommit } from './group-commit.js';
 import { servedTask, type ProbeReport, type ScoreItem, type ScoreResponse, type ServedTask } from './types.js';
 import { solvedCount, solveRate } from '../../core/rules.js';
+import { openServedParts } from './served-open.js';
+import { ServeError, type ServedRunOptions, type ServedState } from './served-state.js';
 
-/** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
-export class ServeError extends Error {
-  constructor(readonly status: 404 | 409 | 422, message: string) {
-    super(message);
-  }
-}
-
-/** What survives a restart besides the rows: the state every request moves forward. */
-interface ServedState {
-  rng: [number, number, number, number];
-  controller: unknown;
-  mastery: unknown;
-  /** Score requests applied (the served step). */
-  step: number;
-  /** Groups fed to the controller; probe rounds count these. */
-  groups: number;
-  /** Groups whose task had no open issue (expired, or scored already): recorded, not fed. */
-  unfed: number;
-  completions: number;
-  solved: number;
-  issued: number;
-  /** The last probe round reported (−1: none yet). */
-  probeRound: number;
-  probeAccuracy: number | null;
-  /** The learned proposer's preferences, baselines and drafts awaiting their scores (only when it is on). */
-  proposer?: unknown;
-}
-
-export interface ServedRunOptions {
-  runsDir: string;
-  preset: string;
-  runId?: string;
-  resume?: boolean;
-  log?: (line: string) => void;
-  /** The clock for time-to-live (tests move it). */
-  now?: () => number;
-}
+export { ServeError, type ServedRunOptions } from './served-state.js';
 
 export class ServedRun {
   private readonly inflight = new Map<string, { digest: string; done: Promise<ScoreResponse> }>();
@@ -99,7 +62,7 @@ export class ServedRun {
     private readonly gate: Gate,
     private readonly mastery: MasteryTracker,
     private rng: Rng,
-    private readonly space: ReturnType<typeof taskSpace>,
+    private readonly space: TaskSpace,
     private readonly probes: Probe[],
     private readonly archive: Map<string, Task>,
     private readonly seen: Set<string>,
@@ -111,67 +74,10 @@ export class ServedRun {
 
   /** Opens a new served run, or resumes one (`resume`), with the curriculum's state as it was. */
   static async open(config: RunConfig, opts: ServedRunOptions): Promise<ServedRun> {
-    const log = opts.log ?? (() => {});
-    if (config.agents.proposer.share > 0 || config.agents.solver.enabled) {
-      throw new UserError('cogen serve takes no LLM agents: the trainer is the solver, and LLM proposals are not served yet (set agents.proposer.share to 0)');
-    }
-    if (config.environments.length > 0) throw new UserError('cogen serve takes no `environments` in its config: a trainer plays environments through /reset with `env` and /step (OpenEnv), outside the served curriculum');
-    if (config.solver.init) throw new UserError('cogen serve takes no `solver.init`: the trainer\'s model answers a served run, not the built-in solver');
-    // Self-play proposes with the built-in solver's own network, which a served run does not have.
-    if (config.proposer?.selfPlay.enabled) throw new UserError('cogen serve takes no self-play proposer: it proposes with the built-in solver, and the trainer is the solver here (use --proposer learned, or none)');
-    const runId = opts.runId ?? newRunId(config, true);
-    const dir = join(opts.runsDir, runId);
-    if (!opts.resume && existsSync(join(dir, 'run.db'))) {
-      throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
-    }
-    const store = RunStore.open(dir, { create: !opts.resume });
-    if (opts.resume && store.getMeta('kind') !== 'served') {
-      store.close();
-      throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
-    }
-    const opened: (() => unknown)[] = [() => store.close()];
-    try {
-      const graphs = await openGraphs(config, store, log);
-      opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
-      const sandbox = await sandboxOf(config);
-      opened.push(() => sandbox.close());
-      const space = taskSpace(config);
-      const seen = new Set<string>();
-      const controller = createController(config.curriculum, space.arms);
-      const mastery = createMasteryTracker(config.curriculum.mastery);
-      // The same held-out probes as an autonomous run of this config: drawn first, from their own stream.
-      const probes = await buildProbes(sandbox, space.arms, space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
-      const plan = JSON.stringify(probeSets(probes, space.skills, mastery.opts));
-      // The learned proposer learns from the trainer's solve rates (score requests) as from the built-in solver's.
-      const learned = learnedProposerOf(config);
-      let state: ServedState = { rng: createRng(config.seed).state(), controller: null, mastery: null, step: 0, groups: 0, unfed: 0, completions: 0, solved: 0, issued: 0, probeRound: -1, probeAccuracy: null };
-      const archive = new Map<string, Task>();
-      if (opts.resume) {
-        state = JSON.parse(store.getMeta('served') ?? 'null') as ServedState ?? state;
-        if (state.controller !== null) controller.restore(state.controller);
-        if (state.mastery !== null) mastery.restore(state.mastery);
-        if (learned && state.proposer !== undefined) learned.restore(state.proposer);
-        for (const row of store.tasks()) {
-          archive.set(row.task.id, row.task);
-          seen.add(row.task.id);
-          learned?.note(row.task);
-        }
-        store.setMeta({ status: 'running', probePlan: plan });
-        log(`resuming served run ${runId} at step ${state.step} (${state.groups} groups, ${archive.size} tasks)`);
-      } else {
-        const started = new Date().toISOString();
-        store.setMeta({ runId, kind: 'served', preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: started, served: JSON.stringify(state), probePlan: plan });
-        store.appendOutbox(0, [{ kind: 'skills', skills: space.skills }, runEvent(store, 'running')]);
-      }
-      const gate = createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating });
-      const run = new ServedRun(runId, config, store, sandbox, graphs, controller, gate, mastery, createRng(state.rng), space, probes, archive, seen, state, opts.now ?? Date.now, log, learned);
-      run.flush();
-      return run;
-    } catch (e) {
-      for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
-      if (!opts.resume) rmSync(dir, { recursive: true, force: true });
-      throw e;
-    }
+    const p = await openServedParts(config, opts);
+    const run = new ServedRun(p.runId, p.config, p.store, p.sandbox, p.graphs, p.controller, p.gate, p.mastery, p.rng, p.space, p.probes, p.archive, p.seen, p.state, p.now, p.log, p.learned);
+    run.flush();
+    return run;
   }
 
   /** n tasks picked by the live controller (replays and mutations included), handed out until they expire. */
@@ -180,7 +86,8 @@ export class ServedRun {
     const step = this.state.step;
     const arms = this.gate.open(this.space.arms, this.mastery.mastered());
     const mastered = masteredSkills(this.mastery.mastered(), this.space.skills, arms);
-    const picks = this.controller.pick(n, this.rng, { step, arms, mastered });
+    const ceilings = openCeilings(this.space, arms);
+    const picks = this.controller.pick(n, this.rng, { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) });
     const first = this.state.issued;
     this.state.issued += n;
     const ctx = { step, sandbox: this.sandbox, seen: this.seen, archive: this.archive, probeIds: new Set(this.probes.map((p) => p.task.id)), proposer: null, skills: this.space.skills, learned: this.learned };
@@ -289,6 +196,7 @@ export class ServedRun {
       meanReward: mean(rewards),
       solveRate: mean(fed.map((r) => r.solveRate)),
       meanLevel: mean(fed.map((r) => r.arm.level)),
+      ...frontierMetrics(this.controller),
       ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
     };
     try {
@@ -381,6 +289,8 @@ export class ServedRun {
       probe_accuracy: this.state.probeAccuracy,
       skills_mastered: [...this.mastery.mastered()].sort(),
       ...this.masteryStats(),
+      // The level-frontier controller's h per family × type now (absent for other controllers; docs/levels.md).
+      ...(this.controller.frontier?.() ? { frontier: this.controller.frontier()! } : {}),
     };
   }
 
