@@ -5,7 +5,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSolved } from '../core/rules.js';
 import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
-import { answerKind, answerShape, type Skill, type Task } from '../core/task.js';
+import { answerKind, answerShape, referenceAnswer, type Skill, type Task } from '../core/task.js';
 import { passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
 import { probeScores, type Probe } from './probes.js';
 import { mean } from './run-parts.js';
@@ -13,6 +13,23 @@ import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './run-envs.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
 import type { RunStore } from './store.js';
 import { verifyTasks } from './verification.js';
+
+/**
+ * A note, once per family × level × type above the tables, where a fresh task's reference answer is
+ * longer than the built-in solver's maxAnswerLen: it cannot write it (docs/levels.md). The task is
+ * served all the same (a chat-model solver or a trainer has no such limit).
+ */
+export function solverFit(maxAnswerLen: number, tabled: ReadonlyMap<string, number>, log: (line: string) => void): (task: Task) => void {
+  const noted = new Set<string>();
+  return (task) => {
+    const key = `${task.family} level ${task.level} ${task.type}`;
+    if (task.level < (tabled.get(task.family) ?? Infinity) || noted.has(key)) return;
+    const length = referenceAnswer(task).length;
+    if (length <= maxAnswerLen) return;
+    noted.add(key);
+    log(`${key}: a reference answer of ${length} characters, past the built-in solver's maxAnswerLen ${maxAnswerLen}: it cannot write such answers (solver.model.maxAnswerLen)`);
+  };
+}
 
 /** What a checkpoint's loop.json holds besides the policy's files. */
 export interface Checkpoint {

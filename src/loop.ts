@@ -18,7 +18,7 @@ import type { Policy, TransformerPolicy } from './solver/index.js';
 import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
 import { RunStore, StoreError } from './store.js';
 import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, type EnvArchive } from './run-envs.js';
-import { agentMetrics, checkpoint, envMetrics, runProbes, verifyGroups, type Checkpoint } from './loop-parts.js';
+import { agentMetrics, checkpoint, envMetrics, runProbes, solverFit, verifyGroups, type Checkpoint } from './loop-parts.js';
 import { LevelEvals } from './level-evals.js';
 import { ConfigError } from './config.js';
 import { answerKind, answerShape, type Task } from '../core/task.js';
@@ -147,6 +147,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     const envProbes = await buildEnvProbes(sandbox, envs.arms, { perArm: config.probes.perArm, mastery: mastery.opts, log }, createRng(`${config.seed}/env-probes`), seen);
     const envArchive: EnvArchive = { specs: new Map(), held: new Set(seen) };
     // Held-out sets above the tables (src/level-evals.ts): the listed arms' now, the rest as the run reaches them.
+    const fits = solverFit(config.solver.model.maxAnswerLen, space.tabled, log);
     const evals = new LevelEvals(sandbox, { seed: config.seed, perArm: config.probes.perArm, tabled: space.tabled, types: (f) => typesOf(space, f), render });
     for (const a of space.arms) await evals.ensure(a.family, a.level, seen);
     const arms: Arm[] = [...space.arms, ...envProbes.arms];
@@ -206,6 +207,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       for (const t of res.newTasks) {
         learned?.note(t);
         selfPlay?.proposer.note(t);
+        if (!llmSolver) fits(t);
       }
       let probeAccuracy = last.probeAccuracy;
       let probeArms: Record<string, number> = {};
