@@ -70,7 +70,7 @@ export function simMarkdown(sim: SimAggregate[]): string[] {
 // exploration and rehearsal included). Measured per seed: the steps until the learner's competence
 // (the level it solves half the time) reaches TARGET in every family, and for level-frontier how far
 // its h strays from the competence on the way.
-export const TRACK = { families: 3, rate: 0.05, group: 8, steps: 3000, batch: 8, target: 20, band: 2, ceiling: 1000 };
+export const TRACK = { families: 3, rate: 0.05, group: 8, steps: 3000, batch: 8, target: 20, early: 4, band: 2, ceiling: 1000 };
 export const TRACK_SETUPS = [
   { name: 'level-frontier (open levels)', controller: 'level-frontier', levels: 5, ceiling: TRACK.ceiling },
   { name: 'uniform over 0-30', controller: 'uniform', levels: 31 },
@@ -82,6 +82,8 @@ export interface TrackRow {
   setup: string;
   /** First step at which every family's competence reached TRACK.target (null: not within the budget). */
   stepsToTarget: number | null;
+  /** The same for TRACK.early, a level all three can serve (the ladder's five levels included). */
+  stepsToEarly: number | null;
   finalCompetence: number;
   /** level-frontier only: the largest |h − competence| up to the step the target was reached, and the share of family-steps within ±band. */
   maxDeviation: number | null;
@@ -94,12 +96,14 @@ export function trackSeed(seed: number): TrackRow[] {
     const controller = createController(curriculumConfigSchema.parse({ controller: s.controller }), simArms(opts.families, opts.levels));
     const r = simulate(controller, opts, TRACK.steps, TRACK.batch, createRng(`track/${seed}`));
     const reached = r.competence.findIndex((c) => Math.min(...c) >= TRACK.target);
+    const early = r.competence.findIndex((c) => Math.min(...c) >= TRACK.early);
     const until = reached < 0 ? r.competence.length : reached + 1;
     const devs = r.competence.slice(0, until).flatMap((c, i) => c.flatMap((x, f) => (r.frontier[i]![f] === null ? [] : [Math.abs(r.frontier[i]![f]! - x)])));
     return {
       seed,
       setup: s.name,
       stepsToTarget: reached < 0 ? null : reached + 1,
+      stepsToEarly: early < 0 ? null : early + 1,
       finalCompetence: mean(r.competence.at(-1)!),
       maxDeviation: devs.length ? Math.max(...devs) : null,
       withinBand: devs.length ? devs.filter((d) => d <= TRACK.band).length / devs.length : null,
@@ -116,7 +120,8 @@ export function trackMarkdown(rows: TrackRow[], seeds: number[], drawn: boolean)
     // A seed that never reached the target counts as beyond the budget, so the median exists only when most seeds reached it.
     const reach = rs.map((r) => r.stepsToTarget ?? Infinity);
     const m = median(reach);
-    return { s, rs, median: Number.isFinite(m) ? m : null, final: median(rs.map((r) => r.finalCompetence)) };
+    const e = median(rs.map((r) => r.stepsToEarly ?? Infinity));
+    return { s, rs, median: Number.isFinite(m) ? m : null, early: Number.isFinite(e) ? e : null, final: median(rs.map((r) => r.finalCompetence)) };
   });
   const f = per[0]!;
   const fewer = per.slice(1).every((p) => f.rs.every((r, i) => (r.stepsToTarget ?? Infinity) < (p.rs[i]!.stepsToTarget ?? Infinity)));
@@ -128,9 +133,9 @@ export function trackMarkdown(rows: TrackRow[], seeds: number[], drawn: boolean)
     `A simulated learner (curricula/sim.ts; ${TRACK.families} families, ${TRACK.steps} steps × ${TRACK.batch} tasks × ${TRACK.group} answers) whose competence has no bound; seeds ${seeds.join(', ')}${drawn ? ' (drawn at random by the benchmark)' : ''}. ` +
       `Target: competence ${TRACK.target} in every family. Each controller with the run's defaults.`,
     '',
-    `| controller | steps to competence ${TRACK.target} (median; per seed) | final competence (median) | final competence / ${frontier}'s |`,
-    '|---|---|---|---|',
-    ...per.map((p) => `| ${p.s.name} | ${steps(p.median)}; ${p.rs.map((r) => steps(r.stepsToTarget)).join(', ')} | ${p.final.toFixed(1)} | ${(p.final / f.final).toFixed(2)} |`),
+    `| controller | steps to competence ${TRACK.target} (median; per seed) | steps to competence ${TRACK.early} (median; per seed) | final competence (median) | final competence / ${frontier}'s |`,
+    '|---|---|---|---|---|',
+    ...per.map((p) => `| ${p.s.name} | ${steps(p.median)}; ${p.rs.map((r) => steps(r.stepsToTarget)).join(', ')} | ${steps(p.early)}; ${p.rs.map((r) => steps(r.stepsToEarly)).join(', ')} | ${p.final.toFixed(1)} | ${(p.final / f.final).toFixed(2)} |`),
     '',
     `${frontier}: |h − competence| at most ${Math.max(...dev).toFixed(2)} levels up to the target (per seed ${dev.map((d) => d.toFixed(2)).join(', ')}); ` +
       `${(100 * Math.min(...within)).toFixed(1)} % of family-steps within ±${TRACK.band} on the worst seed. ` +

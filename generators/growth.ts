@@ -14,8 +14,10 @@ export interface Rule {
   by?: number;
   /** Multiplied per step instead (rounded down): for numbers whose digits grow. */
   times?: number;
-  /** A step every `every` levels: steps(d) = ⌊(d − TOP) / every⌋ (default 1). */
+  /** A step every `every` levels: steps(d) = ⌊(d − TOP + offset) / every⌋ (default 1). */
   every?: number;
+  /** Moves the steps earlier by this many levels (two knobs stepping in turn: sudoku's box sides). */
+  offset?: number;
   /** Steps grow with the logarithm instead: steps(d) = ⌊log2(d − TOP + 1)⌋ (slower than linear). */
   log?: true;
   /** The largest value the knob may reach (by magnitude); a level past it cannot be rendered. */
@@ -26,7 +28,7 @@ export interface Rule {
 
 function steps(r: Rule, d: number): number {
   if (d <= TOP) return 0;
-  return r.log ? Math.floor(Math.log2(d - TOP + 1)) : Math.floor((d - TOP) / (r.every ?? 1));
+  return r.log ? Math.floor(Math.log2(d - TOP + 1)) : Math.floor((d - TOP + (r.offset ?? 0)) / (r.every ?? 1));
 }
 
 /** The value at level d of a number whose value at TOP is v. */
@@ -65,7 +67,9 @@ const n = (x: number): string => (x < 0 ? `−${-x}` : String(x));
 /** What the rule adds at level d, as text: `+ ⌊(d − 4)/4⌋`, `− 5(d − 4)`, `+ ⌊log2(d − 3)⌋`. */
 export function growthTerm(r: Rule): string {
   const every = r.every ?? 1;
-  const term = r.log ? `⌊log2(d − ${TOP - 1})⌋` : every === 1 ? `(d − ${TOP})` : `⌊(d − ${TOP})/${every}⌋`;
+  const from = TOP - (r.offset ?? 0);
+  const shifted = from === 0 ? 'd' : `(d − ${from})`;
+  const term = r.log ? `⌊log2(d − ${TOP - 1})⌋` : every === 1 ? `(d − ${TOP})` : `⌊${shifted}/${every}⌋`;
   if (r.times !== undefined) return `· ${r.times}^${term}`;
   const by = r.by ?? 0;
   const k = Math.abs(by);

@@ -237,7 +237,8 @@ export const REJECT_REASONS = [
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
-export type Materialised = { ok: true; task: Task } | { ok: false; reason: RejectReason; detail: string };
+/** A validated task with its reference's measured cost in interpreter steps (null where the sandbox does not count), or why not. */
+export type Materialised = { ok: true; task: Task; cost: number | null } | { ok: false; reason: RejectReason; detail: string };
 
 const SANDBOX_REASON: Record<FailureReason, RejectReason> = {
   syntax: 'error',
@@ -362,7 +363,7 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
   } else {
     task = { ...base, type: draft.type as 'deduction' | 'abduction', input: draft.inputs[0]!, output: outputs[0]! };
   }
-  return { ok: true, task };
+  return { ok: true, task, cost };
 }
 
 export interface GenerateOptions {

@@ -65,7 +65,12 @@ export const sudoku = defineProblemFamily({
     problemSkill(ID, 'classic', 'classic 9×9 sudoku', 'the 9×9 grid with many holes', [`${ID}.boxes`], 4),
   ],
   levels: LEVELS,
-  growth: { boxRows: { by: 1, every: 8, max: 8, why: 'a grid of 64 × 64 or more would pass the 16,000-character statement' }, boxCols: { by: 1, every: 8, max: 8, why: 'a grid of 64 × 64 or more would pass the 16,000-character statement' }, holes: { by: 4 } },
+  growth: {
+    // the box's sides grow in turn, one every 4 levels: 3×4 at d = 8, 4×4 at 12, 4×5 at 16, …
+    boxRows: { by: 1, every: 8, max: 9, why: 'a grid of 90 × 90 or more would pass the 32,000-character statement' },
+    boxCols: { by: 1, every: 8, offset: 4, max: 9, why: 'a grid of 90 × 90 or more would pass the 32,000-character statement' },
+    holes: { by: 4 },
+  },
   verifier,
   size: (d) => (d as { grid: number[][] }).grid.flat().filter((x) => x === 0).length,
   draw(rng, level) {
