@@ -38,7 +38,7 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2 }), knob.ints({ by: 10 })]);
+const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }), knob.ints({ by: 10 })]);
 
 function candidate(rng: Rng, level: number): Candidate {
   const { params, exprs, counts } = LADDER.at(level);

@@ -73,8 +73,8 @@ const LEVELS = [
 ] satisfies Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.depth('body', { by: 1, every: 4 }),
-  knob.arrays({ by: 1 }),
+  knob.depth('body', { by: 1, every: 4, max: 20, why: 'deeper bodies would seldom stay within 16,000 characters' }),
+  knob.arrays({ by: 1, max: 200, why: 'arrays and what is built from them would make prompts of many thousands of characters' }),
   knob.ints({ by: 5 }),
 ]);
 

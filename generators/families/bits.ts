@@ -47,7 +47,7 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2 }), knob.ints({ by: 64 }, [], 'upper')]);
+const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }), knob.ints({ by: 64 }, [], 'upper')]);
 
 function candidate(rng: Rng, level: number): Candidate {
   const row = LADDER.at(level);

@@ -56,7 +56,7 @@ const LEVELS = [
 ] satisfies Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.count('updates', { by: 3, every: 2 }),
+  knob.count('updates', { by: 3, every: 2, max: 90, why: 'programs would near the 16,000-character limit' }),
   knob.ints({ by: 10 }),
 ]);
 

@@ -53,8 +53,8 @@ const LEVELS = [
 ] as const satisfies readonly Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.depth('g', { by: 1, every: 8 }),
-  knob.ints({ by: 8 }, [], 'upper'),
+  knob.depth('g', { by: 1, every: 8, max: 12, why: 'deeper functions would seldom stay within the value bounds' }),
+  knob.ints({ by: 8, max: 2000, why: 'the iterations would near a tenth of the answer budget cap' }, [], 'upper'),
 ]);
 
 const x: Param = { name: 'x', type: 'int' };

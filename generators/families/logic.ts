@@ -43,7 +43,7 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2 }), knob.ints({ by: 10 })]);
+const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }), knob.ints({ by: 10 })]);
 
 const BOOL_OPS = new Set<string>(['&&', '||', '!']);
 const AND_OR = new Set<string>(['&&', '||']);

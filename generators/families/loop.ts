@@ -61,7 +61,7 @@ const LEVELS = [
   },
 ] as const satisfies readonly Level[];
 
-const LADDER = ladder(LEVELS, [knob.count('updates', { by: 2 }), knob.arrays({ by: 2 }), knob.ints({ by: 5 })]);
+const LADDER = ladder(LEVELS, [knob.count('updates', { by: 2, max: 200, why: 'programs would near the 16,000-character limit' }), knob.arrays({ by: 2 }), knob.ints({ by: 5 })]);
 
 function candidate(rng: Rng, level: number): Candidate {
   const skills = new Set<string>(['loop.for']);

@@ -65,8 +65,8 @@ const LEVELS = [
 ] as const satisfies readonly Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.count('posts', { by: 1 }),
-  knob.count('posts', { by: 1 }, ['or', 0]),
+  knob.count('posts', { by: 1, max: 120, why: 'programs would near the 16,000-character limit' }),
+  knob.count('posts', { by: 1, max: 120, why: 'programs would near the 16,000-character limit' }, ['or', 0]),
   knob.ints({ by: 10 }, [], 'upper'),
   knob.ints({ by: 10 }, ['or', 0], 'upper'),
 ]);

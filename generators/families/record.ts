@@ -61,9 +61,9 @@ const LEVELS = [
 ] as const satisfies readonly Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.keys({ by: 4 }),
-  knob.depth('guard', { by: 1, every: 8 }),
-  knob.depth('update', { by: 1, every: 8 }),
+  knob.keys({ by: 4, max: 400, why: 'dictionaries would make prompts of many thousands of characters' }),
+  knob.depth('guard', { by: 1, every: 8, max: 16, why: 'deeper guards would seldom stay within the value bounds' }),
+  knob.depth('update', { by: 1, every: 8, max: 16, why: 'deeper updates would seldom stay within the value bounds' }),
   knob.ints({ by: 5 }),
 ]);
 

@@ -71,7 +71,7 @@ const LEVELS = [
 ] as const satisfies readonly Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.depth('step', { by: 1, every: 8 }),
+  knob.depth('step', { by: 1, every: 8, max: 12, why: 'deeper steps would seldom stay within the value bounds' }),
   { ...knob.ints({ by: 3, max: 180, why: 'the recursion would pass 200 calls deep' }), how: 'shift' },
 ]);
 

@@ -69,9 +69,9 @@ const LEVELS = [
 ] as const satisfies readonly Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.depth('key', { by: 1, every: 8 }),
-  knob.depth('projection', { by: 1, every: 8 }),
-  knob.arrays({ by: 2 }),
+  knob.depth('key', { by: 1, every: 8, max: 20, why: 'deeper keys would seldom stay within the value bounds' }),
+  knob.depth('projection', { by: 1, every: 8, max: 20, why: 'deeper projections would seldom stay within the value bounds' }),
+  knob.arrays({ by: 2, max: 200, why: 'the insertion sort would near a tenth of the answer budget cap' }),
   knob.ints({ by: 5 }),
 ]);
 

@@ -60,9 +60,9 @@ const LEVELS = [
 ] satisfies Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.depth('body', { by: 1, every: 6 }),
-  knob.depth('result', { by: 1, every: 6 }),
-  knob.strings({ by: 4 }),
+  knob.depth('body', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
+  knob.depth('result', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
+  knob.strings({ by: 4, max: 1000, why: 'a string input and what is built from it would make prompts of many thousands of characters' }),
 ]);
 
 function candidate(rng: Rng, level: number): Candidate {

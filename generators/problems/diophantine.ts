@@ -38,7 +38,7 @@ export const diophantine = defineProblemFamily({
     problemSkill(ID, 'several', 'several unknowns', 'three or four unknowns', [`${ID}.solve`, 'bezout.combine'], 2),
   ],
   levels: LEVELS,
-  growth: { unknowns: { by: 2 }, maxCoefficient: { by: 10 }, maxValue: { by: 5 } },
+  growth: { unknowns: { by: 2, max: 200, why: 'the equation would make a statement of many thousands of characters' }, maxCoefficient: { by: 10 }, maxValue: { by: 5 } },
   verifier,
   size: (d) => (d as { coefficients: number[] }).coefficients.length,
   draw(rng, L) {

@@ -51,7 +51,7 @@ export const regexSynthesis = defineProblemFamily({
     problemSkill(ID, 'alternation', 'alternation and grouping', 'combine choices with | and ( )', [`${ID}.quantifiers`], 2),
   ],
   levels: LEVELS,
-  growth: { atoms: { by: 1, every: 12 }, words: { by: 4 } },
+  growth: { atoms: { by: 1, every: 12, max: 8, why: 'the verifier\'s matching could backtrack past its deadline' }, words: { by: 4 } },
   verifier,
   size: (d) => (d as { positive: string[]; negative: string[] }).positive.length + (d as { negative: string[] }).negative.length,
   draw(rng, L) {

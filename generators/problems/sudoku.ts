@@ -57,7 +57,7 @@ function solved(rng: Rng, n: number, bh: number, bw: number): number[][] {
 export const sudoku = defineProblemFamily({
   id: ID,
   name: 'Sudoku',
-  description: 'complete a 4×4, 6×6 or 9×9 sudoku grid',
+  description: 'complete a sudoku grid: 4×4, 6×6 and 9×9 up to level 4, larger boxes above',
   domain: 'constraints',
   skills: [
     problemSkill(ID, 'singles', 'fill forced cells', 'a cell whose row, column and box leave one symbol', [], 0),
