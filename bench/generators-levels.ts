@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRng } from '../core/rng.js';
-import { CODE_TASK_TYPES, type AnyDraft } from '../core/task.js';
+import { CODE_TASK_TYPES, type AnyDraft, type Json, type ProblemDraft } from '../core/task.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { drawReference, families, generateTask, materialise, problemFamilies } from '../generators/index.js';
 import { median } from './stats.js';
@@ -45,9 +45,11 @@ interface Source {
 
 const sources = (only: string[]): Source[] =>
   [
-    ...families.map((f): Source => ({ id: f.id, kind: 'code', draw: (rng, level, i) => ((d) => ({ draft: d.draft, size: d.size }))(drawReference(f.id, rng, level, CODE_TASK_TYPES[i % 3]!)) })),
-    ...problemFamilies.map((f): Source => ({ id: f.id, kind: 'problem', ...(f.slower ? { slower: f.slower } : {}), draw: (rng, level) => ((d) => ({ draft: d, size: f.size(d.data) }))(f.generate(rng, level)) })),
+    ...families.map((f): Source => ({ id: f.id, kind: 'code', draw: (rng, level, i) => drawReference(f.id, rng, level, CODE_TASK_TYPES[i % 3]!) })),
+    ...problemFamilies.map((f): Source => ({ id: f.id, kind: 'problem', ...(f.slower ? { slower: f.slower } : {}), draw: (rng, level) => withSize(f.generate(rng, level), f.size) })),
   ].filter((s) => only.length === 0 || only.includes(s.id));
+
+const withSize = (draft: ProblemDraft, size: (data: Json) => number) => ({ draft, size: size(draft.data) });
 
 const BATCH = 32;
 
@@ -184,7 +186,12 @@ function levelsMarkdown(rows: LevelRow[], verdicts: FamilyVerdict[], o: { lo: nu
   ];
   for (const v of verdicts) {
     const own = rows.filter((r) => r.family === v.family);
-    const line = (label: string, f: (r: LevelRow) => number | null) => `| ${v.family} | ${label} | ${shown.map((d) => ((x) => (x === null || x === undefined ? '-' : fmt(x)))(own.find((r) => r.level === d) ? f(own.find((r) => r.level === d)!) : null)).join(' | ')} |`;
+    const cellOf = (d: number, f: (r: LevelRow) => number | null): string => {
+      const r = own.find((x) => x.level === d);
+      const x = r ? f(r) : null;
+      return x === null ? '-' : fmt(x);
+    };
+    const line = (label: string, f: (r: LevelRow) => number | null) => `| ${v.family} | ${label} | ${shown.map((d) => cellOf(d, f)).join(' | ')} |`;
     out.push(line('validated/s', (r) => r.validatedPerSec), line('cost (steps)', (r) => r.cost), line('size', (r) => r.size), line('ms to a task', (r) => r.msToTask));
   }
   return out;

@@ -19,7 +19,7 @@ export const arithSkills = [
   skill(F, 'minmax', 'min and max', 'Math.min / Math.max of two integers.', ['logic.compare'], 3),
 ];
 
-const NAMES = ['a', 'b', 'c', 'd', 'e', 'g', 'h', 'k', 'm', 'p', 'q', 'r', 's', 't', 'u', 'w'];
+const NAMES = ['a', 'b', 'c'];
 const BASIC = prods('add', 'sub', 'mul');
 const DIVISION = [...BASIC, ...prods('div', 'mod')];
 const COMPARED = [...DIVISION, ...prods('neg', 'abs', 'min', 'max', 'ifInt', 'lt', 'gt', 'eq')];

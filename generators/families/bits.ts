@@ -20,7 +20,7 @@ export const bitsSkills = [
 const testBit: Production = { skill: 'bits.mask', out: 'int', args: ['int', 'sh'], build: (xs) => bin('&', bin('>>', xs[0]!, xs[1]!), lit(1)) };
 const setBit: Production = { skill: 'bits.mask', out: 'int', args: ['int', 'sh'], build: (xs) => bin('|', xs[0]!, bin('<<', lit(1), xs[1]!)) };
 
-const NAMES = ['a', 'b', 'c', 'd', 'e', 'g', 'h', 'k', 'm', 'n'];
+const NAMES = ['a', 'b', 'c'];
 const AND_OR = prods('band', 'bor');
 const SHIFTS = [...AND_OR, ...prods('bxor', 'shl', 'shr')];
 const WITH_NOT = [...SHIFTS, P.bnot, testBit];

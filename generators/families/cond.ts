@@ -15,7 +15,7 @@ export const condSkills = [
   skill(F, 'guarded-update', 'guarded updates', 'Tracks a local variable through several conditional updates.', ['cond.nested', 'arith.nested'], 4),
 ];
 
-const NAMES = ['a', 'b', 'c', 'd', 'e', 'g', 'h', 'k', 'm', 'n'];
+const NAMES = ['a', 'b', 'c'];
 const COMPARE = prods('lt', 'gt', 'le', 'ge', 'eq', 'ne');
 const COMPOUND = [...COMPARE, ...prods('and', 'or', 'not', 'add', 'sub')];
 const ARITH = prods('add', 'sub', 'mul');

@@ -17,8 +17,8 @@ export const logicSkills = [
   skill(F, 'range', 'range checks', 'Combines comparisons with && / || (lo <= a && a < hi).', ['logic.compare', 'logic.nested'], 2),
 ];
 
-const BOOL = ['p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z'];
-const INT = ['a', 'b', 'c', 'd', 'e', 'g', 'h', 'k', 'm', 'n'];
+const BOOL = ['p', 'q', 'r', 's', 't'];
+const INT = ['a', 'b'];
 const CONNECTIVES = prods('and', 'or', 'not');
 const COMPARISONS = [...CONNECTIVES, ...prods('xor', 'lt', 'gt', 'eq', 'le', 'ge', 'ne', 'add', 'sub')];
 

@@ -72,7 +72,7 @@ const LEVELS = [
 
 const LADDER = ladder(LEVELS, [
   knob.depth('step', { by: 1, every: 8, max: 12, why: 'deeper steps would seldom stay within the value bounds' }),
-  { ...knob.ints({ by: 3, max: 180, why: 'the recursion would pass 200 calls deep' }), how: 'shift' },
+  { ...knob.ints({ by: 10, max: 500, why: 'the recursion would pass 500 calls deep' }), how: 'shift' },
 ]);
 
 function candidate(rng: Rng, level: number): Candidate {
