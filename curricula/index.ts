@@ -39,8 +39,12 @@ export const curriculumConfigSchema = z
     learnability: learnabilityOptions.prefault({}),
     bandit: banditOptions.prefault({}),
     progress: progressOptions.prefault({}),
-    /** RLVE's rule: an upper level h per family × type, raised at accuracy promoteAt over minPrompts tasks at h (curricula/level-frontier.ts). */
-    levelFrontier: levelFrontierOptions.prefault({}),
+    /**
+     * RLVE's rule: an upper level h per family × type, raised at accuracy promoteAt over minPrompts
+     * tasks at h (curricula/level-frontier.ts). Absent, its defaults; absent, too, from the config a
+     * run stores, so that configs that do not name it stay as they were.
+     */
+    levelFrontier: levelFrontierOptions.optional(),
     replay: replayOptions.extend({ base: z.enum(baseControllerNames).default('uniform') }).prefault({}),
     /** When probes count a skill as learned or forgotten (curricula/mastery.ts owns the schema). */
     mastery: masteryConfigSchema,
@@ -65,7 +69,7 @@ function build(name: ControllerName, cfg: CurriculumConfig, arms: Arm[]): Contro
     case 'progress':
       return new ProgressController(cfg.progress);
     case 'level-frontier':
-      return new LevelFrontierController(cfg.levelFrontier);
+      return new LevelFrontierController(cfg.levelFrontier ?? {});
     case 'replay': {
       const { base, ...opts } = cfg.replay;
       return new ReplayController(build(base, cfg, arms), opts);

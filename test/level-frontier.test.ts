@@ -18,7 +18,9 @@ const levelsPicked = (c: LevelFrontierController, ctx: Parameters<LevelFrontierC
 describe('level-frontier', () => {
   it("has RLVE's parameters as defaults, in the controller's schema, and refuses bad ones with the field named", () => {
     expect(levelFrontierOptions.parse({})).toEqual({ promoteAt: 0.9, minPrompts: 8, window: 4, start: 0 });
-    expect(curriculumConfigSchema.parse({ controller: 'level-frontier' }).levelFrontier).toEqual({ promoteAt: 0.9, minPrompts: 8, window: 4, start: 0 });
+    expect(curriculumConfigSchema.parse({ controller: 'level-frontier', levelFrontier: {} }).levelFrontier).toEqual({ promoteAt: 0.9, minPrompts: 8, window: 4, start: 0 });
+    // absent, it is absent from the config a run stores (older configs stay byte for byte as they were)
+    expect(curriculumConfigSchema.parse({ controller: 'level-frontier' })).not.toHaveProperty('levelFrontier');
     const bad = curriculumConfigSchema.safeParse({ controller: 'level-frontier', levelFrontier: { promoteAt: 1.5, windw: 4 } });
     expect(bad.success).toBe(false);
     expect(bad.error!.issues.map((i) => i.path.join('.')).sort()).toEqual(['levelFrontier', 'levelFrontier.promoteAt']);
