@@ -53,8 +53,8 @@ const withSize = (draft: ProblemDraft, size: (data: Json) => number) => ({ draft
 
 const BATCH = 32;
 
-async function cell(sandbox: Sandbox, s: Source, level: number, n: number, latencyTasks: number): Promise<LevelRow> {
-  const rng = createRng(`levels/${s.id}/${level}`);
+async function cell(sandbox: Sandbox, s: Source, level: number, n: number, latencyTasks: number, seed: number): Promise<LevelRow> {
+  const rng = createRng(`levels/${seed}/${s.id}/${level}`);
   const rejected: Record<string, number> = {};
   const costs: number[] = [];
   const sizes: number[] = [];
@@ -81,7 +81,7 @@ async function cell(sandbox: Sandbox, s: Source, level: number, n: number, laten
   const types = s.kind === 'code' ? CODE_TASK_TYPES : (['problem'] as const);
   for (let i = 0; i < latencyTasks; i++) {
     const t = performance.now();
-    await generateTask(sandbox, { family: s.id, level, type: types[i % types.length]!, rng: createRng(`levels/latency/${s.id}/${level}/${i}`) });
+    await generateTask(sandbox, { family: s.id, level, type: types[i % types.length]!, rng: createRng(`levels/latency/${seed}/${s.id}/${level}/${i}`) });
     lat.push(performance.now() - t);
   }
   return {
@@ -132,7 +132,7 @@ export function verdict(rows: LevelRow[], slower?: { ratio: number; why: string 
   };
 }
 
-export async function levelsBench(o: { lo: number; hi: number; n: number; latencyTasks: number; workers: number; only: string[]; out: string }): Promise<void> {
+export async function levelsBench(o: { lo: number; hi: number; n: number; latencyTasks: number; workers: number; only: string[]; out: string; seed: number; seedDrawn: boolean }): Promise<void> {
   const load = loadavg();
   const started = performance.now();
   const sandbox = await createSandbox({ workers: o.workers });
@@ -142,7 +142,7 @@ export async function levelsBench(o: { lo: number; hi: number; n: number; latenc
     for (const s of sources(o.only)) {
       const own: LevelRow[] = [];
       for (let level = o.lo; level <= o.hi; level++) {
-        const r = await cell(sandbox, s, level, o.n, o.latencyTasks);
+        const r = await cell(sandbox, s, level, o.n, o.latencyTasks, o.seed);
         own.push(r);
         process.stderr.write(`${s.id} d${level}: ${r.validated}/${r.drafts} valid, ${r.validatedPerSec} validated/s, cost ${r.cost}, size ${r.size}, ${r.msToTask} ms to a task\n`);
       }
@@ -163,13 +163,13 @@ export async function levelsBench(o: { lo: number; hi: number; n: number; latenc
 
 const fmt = (x: number): string => (x >= 100 ? String(Math.round(x)) : String(Math.round(x * 10) / 10));
 
-function levelsMarkdown(rows: LevelRow[], verdicts: FamilyVerdict[], o: { lo: number; hi: number; n: number; latencyTasks: number; workers: number; load: number[]; wallSeconds: number }): string[] {
+function levelsMarkdown(rows: LevelRow[], verdicts: FamilyVerdict[], o: { lo: number; hi: number; n: number; latencyTasks: number; workers: number; load: number[]; wallSeconds: number; seed: number; seedDrawn: boolean }): string[] {
   const shown = [0, 4, 5, 10, 15, 20, 25, 30].filter((d) => d >= o.lo && d <= o.hi);
   const head = `| family | measure | ${shown.map((d) => `d=${d}`).join(' | ')} |`;
   const out = [
     `# bench:generators --levels ${o.lo}-${o.hi}`,
     '',
-    `${o.n} drafts per family × level (code: deduction, abduction, induction in turn), ${o.latencyTasks} tasks one at a time for the latency; ${o.workers} sandbox workers, ${cpus().length} cores, load average ${o.load.map((x) => x.toFixed(2)).join(' ')} at the start; ${Math.round(o.wallSeconds)} s in all.`,
+    `Seed ${o.seed}${o.seedDrawn ? ' (drawn at random by the benchmark; `--seed` replays it)' : ''}: ${o.n} drafts per family × level (code: deduction, abduction, induction in turn), ${o.latencyTasks} tasks one at a time for the latency; ${o.workers} sandbox workers, ${cpus().length} cores, load average ${o.load.map((x) => x.toFixed(2)).join(' ')} at the start; ${Math.round(o.wallSeconds)} s in all.`,
     '',
     '## Checks',
     '',
