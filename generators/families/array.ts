@@ -1,6 +1,6 @@
 // Arrays: map, filter, reduce and the other methods over integer arrays, with generated lambdas.
 import { countNodes, gen, newCtx, P, prods, ret, type Param } from '../grammar/index.js';
-import { defineFamily, skill, type Candidate } from '../kit.js';
+import { chain, defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
@@ -58,7 +58,9 @@ const LEVELS = [
     inputs: ranges([-10, 20], [2, 6]),
   },
   {
+    shape: 'const t1 = E; …; return E (each definition an array reading the one before it, t1 reading xs)',
     params: { 'int[]': [1, 2], int: 1 },
+    counts: { definitions: 0 },
     exprs: {
       body: {
         ops: prods('map', 'filter', 'sum', 'some', 'every', 'aslice', 'aconcat', 'alen', 'add', 'sub', 'mul', 'mod', 'gt', 'lt', 'ge', 'ifInt', 'sortAsc', 'sortDesc', 'arev', 'and', 'or'),
@@ -73,7 +75,7 @@ const LEVELS = [
 ] satisfies Level[];
 
 const LADDER = ladder(LEVELS, [
-  knob.depth('body', { by: 1, every: 4, max: 20, why: 'deeper bodies would seldom stay within 16,000 characters' }),
+  knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }),
   knob.arrays({ by: 1, max: 200, why: 'arrays and what is built from them would make prompts of many thousands of characters' }),
   knob.ints({ by: 5 }),
 ]);
@@ -82,7 +84,7 @@ const LADDER = ladder(LEVELS, [
 const CHAINED = new Set(['map', 'filter', 'reduce', 'some', 'every', 'slice', 'concat', 'sort']);
 
 function candidate(rng: Rng, level: number): Candidate {
-  const { params, exprs } = LADDER.at(level);
+  const { params, exprs, counts } = LADDER.at(level);
   const { body: spec } = exprs;
   const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   if (typeof params['int[]'] !== 'number' && rng.bool(0.3)) ps.push({ name: 'ys', type: 'int[]' });
@@ -92,12 +94,13 @@ function candidate(rng: Rng, level: number): Candidate {
   // At level 0 an int is a count, the .length of a map or filter: array.length is a level-0 skill
   // (map, filter and other families' first skills build on it).
   const count = level === 0 && ty === 'int';
-  const built = gen(ctx, count ? 'int[]' : ty, spec.depth, true, ['xs']);
-  const body = count ? P.alen.build([built]) : built;
+  const defs = chain(ctx, 'int[]', counts?.definitions ?? 0, spec.depth, ['xs']);
+  const built = gen(ctx, count ? 'int[]' : ty, spec.depth, true, defs.read);
+  const body = [...defs.stmts, ret(count ? P.alen.build([built]) : built)];
   const skills = new Set(ctx.skills);
   if (count) skills.add(P.alen.skill);
-  if (countNodes([body], (n) => n.kind === 'meth' && CHAINED.has(n.method)) >= 2) skills.add('array.chain');
-  return { prog: { params: ps, body: [ret(body)] }, skills };
+  if (countNodes(body, (n) => n.kind === 'meth' && CHAINED.has(n.method)) >= 2) skills.add('array.chain');
+  return { prog: { params: ps, body }, skills };
 }
 
 export const array = defineFamily({
