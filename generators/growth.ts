@@ -69,11 +69,11 @@ export function growthTerm(r: Rule): string {
   const every = r.every ?? 1;
   const from = TOP - (r.offset ?? 0);
   const shifted = from === 0 ? 'd' : `(d − ${from})`;
-  const term = r.log ? `⌊log2(d − ${TOP - 1})⌋` : every === 1 ? `(d − ${TOP})` : `⌊${shifted}/${every}⌋`;
+  const term = r.log ? `⌊log2(d − ${TOP - 1})⌋` : every === 1 ? shifted : `⌊${shifted}/${every}⌋`;
   if (r.times !== undefined) return `· ${r.times}^${term}`;
   const by = r.by ?? 0;
   const k = Math.abs(by);
-  const scaled = k === 1 ? term : every === 1 && !r.log ? `${k}${term}` : `${k}·${term}`;
+  const scaled = k === 1 ? term : every === 1 && !r.log && term !== 'd' ? `${k}${term}` : `${k}·${term}`; // 2(d − 4), 10·d, 3·⌊(d − 4)/2⌋
   return `${by < 0 ? '−' : '+'} ${scaled}`;
 }
 

@@ -190,7 +190,7 @@ describe('reference interpreter', () => {
     // fib(25) makes ~243,000 calls when run plainly: past the step limit, memo or not.
     expect(() => evaluate(fib, [25])).toThrow('step limit');
     const deep: Prog = { params: [{ name: 'n', type: 'int' }], body: [base, ret(bin('+', call('f', bin('-', n, lit(1))), call('f', bin('-', n, lit(1)))))] };
-    expect(() => evaluate(deep, [650])).toThrow('recursion depth');
+    expect(() => evaluate(deep, [1050])).toThrow('recursion depth');
     expect(evaluate(deep, [12])).toBe(2048);
     expect(() => evaluate(deep, [16])).toThrow('step limit');
   });

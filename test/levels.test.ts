@@ -61,7 +61,7 @@ describe('every native family', () => {
   it('refuses a level past its last in one line naming the limit', () => {
     const f = getFamily('recursion');
     expect(() => f.generate(createRng(1), f.lastLevel!, 'deduction')).not.toThrow();
-    expect(() => f.generate(createRng(1), f.lastLevel! + 1, 'deduction')).toThrow(/^family 'recursion': level \d+ cannot be rendered within the served limits: its int inputs would be [^\n]*500 calls deep[^\n]*$/);
+    expect(() => f.generate(createRng(1), f.lastLevel! + 1, 'deduction')).toThrow(/^family 'recursion': level \d+ cannot be rendered within the served limits: its step depth would be 13, past 12 [^\n]*; its last level is 83$/);
     const h = getProblemFamily('hanoi');
     expect(() => h.generate(createRng(1), h.lastLevel! + 1)).toThrow(/^family 'hanoi': level 515 cannot be rendered[^\n]*64 KiB completion[^\n]*$/);
   });
