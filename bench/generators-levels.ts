@@ -9,7 +9,7 @@
 //            family whose rule states slower growth (`slower`) promises its own factor at 30 instead
 // The drafts per cell are chosen so that levels 0-30 of all 36 families take well under an hour on
 // 2 cores (bench/results/generators-levels.md records the wall time).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type AnyDraft, type Json, type ProblemDraft } from '../core/task.js';
@@ -132,7 +132,32 @@ export function verdict(rows: LevelRow[], slower?: { ratio: number; why: string 
   };
 }
 
-export async function levelsBench(o: { lo: number; hi: number; n: number; latencyTasks: number; workers: number; only: string[]; out: string; seed: number; seedDrawn: boolean }): Promise<void> {
+interface LevelsOptions { lo: number; hi: number; n: number; latencyTasks: number; workers: number; only: string[]; out: string; seed: number; seedDrawn: boolean; replace?: boolean }
+/** A run that re-measured some families of a stored result (`--replace`): their rows are its. */
+interface Rerun { families: string[]; seed: number; seedDrawn: boolean; date: string; loadAverageAtStart: number[]; wallSeconds: number }
+type Stored = LevelsOptions & { date: string; node: string; cores: number; loadAverageAtStart: number[]; wallSeconds: number; verdicts: FamilyVerdict[]; rows: LevelRow[]; reruns?: Rerun[] };
+
+/**
+ * `--replace`: the families measured now take the place of their rows and verdicts in the stored
+ * result `${out}.json`, which keeps its other rows, its own seed and header; the re-run is listed.
+ */
+function replaceIn(out: string, o: LevelsOptions, rows: LevelRow[], verdicts: FamilyVerdict[], rerun: Rerun): Stored {
+  const stored = JSON.parse(readFileSync(`${out}.json`, 'utf8')) as Stored;
+  for (const k of ['lo', 'hi', 'n', 'latencyTasks', 'workers'] as const) {
+    if (stored[k] !== o[k]) throw new Error(`--replace: the stored result has ${k} ${stored[k]}, this run ${o[k]}`);
+  }
+  const order = sources([]).map((s) => s.id);
+  const rank = (x: { family: string }) => order.indexOf(x.family);
+  const fresh = new Set(rerun.families);
+  return {
+    ...stored,
+    rows: [...stored.rows.filter((r) => !fresh.has(r.family)), ...rows].sort((a, b) => rank(a) - rank(b) || a.level - b.level),
+    verdicts: [...stored.verdicts.filter((v) => !fresh.has(v.family)), ...verdicts].sort((a, b) => rank(a) - rank(b)),
+    reruns: [...(stored.reruns ?? []).map((r) => ({ ...r, families: r.families.filter((f) => !fresh.has(f)) })).filter((r) => r.families.length > 0), rerun],
+  };
+}
+
+export async function levelsBench(o: LevelsOptions): Promise<void> {
   const load = loadavg();
   const started = performance.now();
   const sandbox = await createSandbox({ workers: o.workers });
@@ -153,24 +178,34 @@ export async function levelsBench(o: { lo: number; hi: number; n: number; latenc
     await sandbox.close();
   }
   const wallSeconds = (performance.now() - started) / 1000;
-  const md = levelsMarkdown(rows, verdicts, { ...o, load, wallSeconds });
+  const date = new Date().toISOString();
+  const { replace, ...opts } = o;
+  const result: Stored = replace
+    ? replaceIn(o.out, o, rows, verdicts, { families: sources(o.only).map((s) => s.id), seed: o.seed, seedDrawn: o.seedDrawn, date, loadAverageAtStart: load, wallSeconds })
+    : { date, node: process.version, cores: cpus().length, loadAverageAtStart: load, wallSeconds, ...opts, verdicts, rows };
+  const md = levelsMarkdown(result);
   console.log(md.join('\n'));
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`${o.out}.json`, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, loadAverageAtStart: load, wallSeconds, ...o, verdicts, rows }, null, 2) + '\n');
+  writeFileSync(`${o.out}.json`, JSON.stringify(result, null, 2) + '\n');
   writeFileSync(`${o.out}.md`, md.join('\n') + '\n');
   console.log(`wrote ${o.out}.json and ${o.out}.md`);
 }
 
 const fmt = (x: number): string => (x >= 100 ? String(Math.round(x)) : String(Math.round(x * 10) / 10));
 
-function levelsMarkdown(rows: LevelRow[], verdicts: FamilyVerdict[], o: { lo: number; hi: number; n: number; latencyTasks: number; workers: number; load: number[]; wallSeconds: number; seed: number; seedDrawn: boolean }): string[] {
+const rerunText = (r: Rerun): string =>
+  `Re-run: ${r.families.join(', ')} on seed ${r.seed}${r.seedDrawn ? ' (drawn at random)' : ''}, ${r.date.slice(0, 16).replace('T', ' ')} UTC, load average ${r.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} at the start, ${Math.round(r.wallSeconds)} s: ${r.families.length === 1 ? 'its rows and checks are' : 'their rows and checks are'} this run's (\`--replace\`); the other rows are the run above's.`;
+
+function levelsMarkdown(o: Stored): string[] {
+  const { rows, verdicts } = o;
   const shown = [0, 4, 5, 10, 15, 20, 25, 30].filter((d) => d >= o.lo && d <= o.hi);
   const head = `| family | measure | ${shown.map((d) => `d=${d}`).join(' | ')} |`;
   const out = [
     `# bench:generators --levels ${o.lo}-${o.hi}`,
     '',
-    `Seed ${o.seed}${o.seedDrawn ? ' (drawn at random by the benchmark; `--seed` replays it)' : ''}: ${o.n} drafts per family × level (code: deduction, abduction, induction in turn), ${o.latencyTasks} tasks one at a time for the latency; ${o.workers} sandbox workers, ${cpus().length} cores, load average ${o.load.map((x) => x.toFixed(2)).join(' ')} at the start; ${Math.round(o.wallSeconds)} s in all.`,
+    `Seed ${o.seed}${o.seedDrawn ? ' (drawn at random by the benchmark; `--seed` replays it)' : ''}: ${o.n} drafts per family × level (code: deduction, abduction, induction in turn), ${o.latencyTasks} tasks one at a time for the latency; ${o.workers} sandbox workers, ${o.cores} cores, load average ${o.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} at the start; ${Math.round(o.wallSeconds)} s in all.`,
     '',
+    ...(o.reruns ?? []).flatMap((r) => [rerunText(r), '']),
     '## Checks',
     '',
     '| family | >= 99 % valid | median to a task < 2 s | grows (d + 5 > d, 30 >= 10× 4; or its stated factor) | cost at 30 / at 4 | size at 30 / at 4 |',

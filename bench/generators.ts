@@ -26,7 +26,8 @@
 //   (rg: the bridged Reasoning Gym families, when `cogen setup reasoning-gym` was run: bench/results/reasoning-gym.{json,md})
 //   A range past level 4 (`--levels 0-30`) measures the levels instead: bench/generators-levels.ts
 //   (--n drafts per cell, default 240; --latency tasks one at a time, default 5; --seed, default drawn at random and
-//   printed; bench/results/generators-levels.{json,md}).
+//   printed; bench/results/generators-levels.{json,md}; --replace with --families re-measures those families
+//   in the stored result, which keeps its other rows and lists the re-run).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRng } from '../core/rng.js';
@@ -54,7 +55,7 @@ if (hi > 4) {
   const given = arg('seed', '');
   const seed = given ? Number(given) : drawSeeds(1)[0]!;
   console.log(`bench:generators --levels ${lo}-${hi}: seed ${seed}${given ? '' : ' (drawn at random; --seed replays it)'}`);
-  await levelsBench({ lo, hi, n: Number(arg('n', '240')), latencyTasks: Number(arg('latency', '5')), workers: WORKERS, only: only ? only.split(',') : [], out: arg('out', 'bench/results/generators-levels'), seed, seedDrawn: !given });
+  await levelsBench({ lo, hi, n: Number(arg('n', '240')), latencyTasks: Number(arg('latency', '5')), workers: WORKERS, only: only ? only.split(',') : [], out: arg('out', 'bench/results/generators-levels'), seed, seedDrawn: !given, replace: process.argv.includes('--replace') });
   process.exit(0);
 }
 const BATCH = 64;
