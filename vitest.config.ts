@@ -8,6 +8,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 180_000,
-    globalSetup: ['test/setup/neo4j.ts'],
+    globalSetup: ['test/setup/neo4j.ts', 'test/setup/services.ts'],
   },
 });

@@ -24,7 +24,7 @@ import { verifyMany } from '../sandbox/verify.js';
 import { extractAnswer } from '../src/agents/index.js';
 import { loadPreset } from '../src/config.js';
 import { sandboxOf } from '../src/run-parts.js';
-import { ServedRun } from '../src/server/index.js';
+import { openServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
 import { answerKind, referenceAnswer, type Task } from '../core/task.js';
 
@@ -105,7 +105,7 @@ async function main() {
   let httpTasks = 0;
   for (let r = 0; r < sampleRounds; r++) httpTasks += (await post(url, '/v1/sample', { n: 64 })).tasks.length;
   const sampleHttpMs = performance.now() - tHttp;
-  const local = await ServedRun.open(config, { runsDir: join(tmp, 'runs'), preset: args.preset!, runId: 'local' });
+  const local = await openServedRun(config, { runsDir: join(tmp, 'runs'), preset: args.preset!, runId: 'local' });
   const tLocal = performance.now();
   let localTasks = 0;
   for (let r = 0; r < sampleRounds; r++) localTasks += (await local.sample(64)).tasks.length;

@@ -22,7 +22,7 @@ export interface ShapeRows {
 
 /** Log-probs [N, T] of the targets: our model (fused qkv matMul, batched attention, accel/'s kernels on wasm). */
 export function shapeLogp(params: Params, mc: ModelConfig, b: ShapeRows): tf.Tensor2D {
-  const { h } = hidden(params, mc, { tokens: b.tokens, N: b.N, T: b.T, pad: new Int32Array(b.N), posOffset: 0 }, true);
+  const { h } = hidden(params, mc, { tokens: b.tokens, N: b.N, T: b.T, pad: new Int32Array(b.N) }, true);
   return tf.reshape(targetLogp(head(params, h), b.targets, false).logp, [b.N, b.T]) as tf.Tensor2D;
 }
 

@@ -100,6 +100,7 @@ export {
   emptyMastery,
   masteryConfigSchema,
   masterable,
+  masteryBar,
   minProbes,
   passes,
   type MasteryEvent,

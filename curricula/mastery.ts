@@ -65,6 +65,9 @@ export function passes(accuracy: number, baseline: number, opts: MasteryOptions)
   return accuracy >= opts.learnAt && accuracy - baseline >= opts.margin - 1e-9;
 }
 
+/** The probe accuracy a skill must reach to be learned: learnAt, and `margin` above its trivial baseline. */
+export const masteryBar = (baseline: number, opts: Pick<MasteryOptions, 'learnAt' | 'margin'>): number => Math.max(opts.learnAt, baseline + opts.margin);
+
 /** P(X ≥ k) for X ~ Binomial(n, p), summed in log space (no underflow for n in the hundreds). */
 export function binomialTail(n: number, p: number, k: number): number {
   if (k <= 0) return 1;

@@ -39,8 +39,8 @@ export interface EnvSessionOptions {
   /** The families an episode may be drawn from when the request names none. */
   families: readonly string[];
   maxEpisodes: number;
-  /** Called once per finished episode. */
-  record?: (spec: EnvSpec, trajectory: Trajectory) => void;
+  /** Called once per finished episode; a step that ends one answers once it is recorded. */
+  record?: (spec: EnvSpec, trajectory: Trajectory) => void | Promise<void>;
 }
 
 /** The rng a requested environment is drawn with: the same request (with its seed) makes the same environment. */
@@ -85,7 +85,7 @@ export class EnvSessions {
     const r = await env.step(action);
     if (r.done) {
       this.episodes.delete(episodeId);
-      this.opts.record?.(env.spec, env.trajectory());
+      await this.opts.record?.(env.spec, env.trajectory());
     }
     return r;
   }

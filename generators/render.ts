@@ -1,16 +1,19 @@
 // Two renderings of a task (DESIGN.md, "Tasks": rendering is separate from content).
 //
-// Compact — what the built-in character-level solver reads. Printable ASCII only, no spaces that
-// carry no meaning, one-letter type tag:
-//   deduction  `D:<program>@<args>`        e.g. `D:a=>a*7@4`          answer: the output, `28`
-//   abduction  `A:<program>@<output>`      e.g. `A:a=>a*7@28`         answer: an argument list, `[4]`
+// Compact — what the built-in solver reads (tokenized by src/solver/tokenizer.ts). Printable ASCII
+// only, no spaces that carry no meaning, one-letter type tag:
+//   deduction  `D:<args>@<program>`        e.g. `D:4@a=>a*7`          answer: the output, `28`
+//   abduction  `A:<output>@<program>`      e.g. `A:28@a=>a*7`         answer: an argument list, `[4]`
 //   induction  `I:<message>@<in>><out>;…`  e.g. `I:arith: mul@1>7;2>14` answer: a program, `a=>a*7`
 //   problem    `P:<family>@<data>`          e.g. `P:gcd@{"a":12,"b":18}` answer: a JSON literal
+// Values come before the program (docs/solver-view.md): at the start of a prompt each one sits at
+// the same place whatever the program's length, and the program, read last, ends next to the answer.
 // A problem's <data> is its structured instance as JSON, cut at COMPACT_DATA_CHARS (the statement
 // says the same in words; the built-in solver is not expected to solve problems, only to read them).
 // <program> is `compactProgram` (arrow form, or the minified declaration for recursive programs);
 // <args> and <in> are the JSON arguments joined by commas (the argument list without brackets);
-// values are JSON, so `@`, `>`, `;` inside strings stay unambiguous to a JSON-aware reader.
+// values are JSON, so `@`, `>`, `;` inside strings stay unambiguous to a JSON-aware reader
+// (`parseCompact` reads a deduction or abduction back).
 // Non-ASCII characters (never produced by the built-in families) are written as \uXXXX escapes.
 //
 // Natural — for LLM solvers and exports: states the task type, the program, what to answer and the
@@ -27,14 +30,34 @@ const pair = (e: Example): string => `${args(e.input)}>${JSON.stringify(e.output
 export function renderCompact(task: Task): string {
   switch (task.type) {
     case 'deduction':
-      return ascii(`D:${compactProgram(task.program)}@${args(task.input)}`);
+      return ascii(`D:${args(task.input)}@${compactProgram(task.program)}`);
     case 'abduction':
-      return ascii(`A:${compactProgram(task.program)}@${JSON.stringify(task.output)}`);
+      return ascii(`A:${JSON.stringify(task.output)}@${compactProgram(task.program)}`);
     case 'induction':
       return ascii(`I:${task.message}@${task.visible.map(pair).join(';')}`);
     case 'problem':
       return ascii(`P:${task.family}@${JSON.stringify(task.data)}`).slice(0, COMPACT_DATA_CHARS);
   }
+}
+
+/**
+ * A deduction's or abduction's compact rendering read back: its values (the argument list, or the
+ * output as a one-element list) and its compact program. The values end at the first `@` outside a
+ * JSON string (no JSON value holds one elsewhere). Assumes printable ASCII values (no \u escapes).
+ */
+export function parseCompact(text: string): { type: 'deduction' | 'abduction'; values: Json[]; program: string } | null {
+  const type = text.startsWith('D:') ? 'deduction' : text.startsWith('A:') ? 'abduction' : null;
+  if (!type) return null;
+  for (let at = text.indexOf('@', 2); at >= 0; at = text.indexOf('@', at + 1)) {
+    let values: Json[];
+    try {
+      values = JSON.parse(`[${text.slice(2, at)}]`) as Json[];
+    } catch {
+      continue; // this `@` is inside a string
+    }
+    return { type, values, program: text.slice(at + 1) };
+  }
+  return null;
 }
 
 /** The longest compact rendering of a problem (its data can be large; the built-in solver's context is not). */

@@ -24,19 +24,19 @@ export async function drainOutbox(
   const countLimit = opts.maxPendingCount ?? 100_000;
   let applied = 0;
   for (let n = 0; n < maxBatches; n++) {
-    const batch = source.pending(batchSize);
+    const batch = await source.pending(batchSize);
     if (batch.length === 0) break;
     try {
       await graph.apply(batch.map((b) => b.event));
     } catch (e) {
       const message = e instanceof Error ? e.message.split('\n')[0] : String(e);
-      return { applied, pending: source.pending(countLimit).length, error: message };
+      return { applied, pending: (await source.pending(countLimit)).length, error: message };
     }
-    source.markDone(batch.reduce((m, b) => Math.max(m, b.seq), -Infinity));
+    await source.markDone(batch.reduce((m, b) => Math.max(m, b.seq), -Infinity));
     applied += batch.length;
     if (batch.length < batchSize) break;
   }
-  return { applied, pending: source.pending(countLimit).length };
+  return { applied, pending: (await source.pending(countLimit)).length };
 }
 
 /**

@@ -102,10 +102,10 @@ export interface GraphSnapshot {
 
 /** Where the outbox lives (the run store): events in order, each with a increasing sequence number. */
 export interface OutboxSource {
-  /** Up to `limit` undelivered events, oldest first. */
-  pending(limit: number): { seq: number; event: GraphEvent }[];
+  /** Up to `limit` undelivered events, oldest first (a store over the network answers asynchronously). */
+  pending(limit: number): { seq: number; event: GraphEvent }[] | Promise<{ seq: number; event: GraphEvent }[]>;
   /** Marks every event with seq <= maxSeq as delivered. */
-  markDone(maxSeq: number): void;
+  markDone(maxSeq: number): void | Promise<void>;
 }
 
 export interface SkillGraph {

@@ -6,6 +6,7 @@
 import type { Skill } from '../core/task.js';
 export type { SkillState } from './exporters.js';
 import { toCypher, toDot, toGraphML, type SkillState } from './exporters.js';
+import { masteryBar } from '../curricula/index.js';
 import type { GraphRun, GraphTask, Mastery, SkillGraph } from './types.js';
 
 export type ViewFormat = 'table' | 'json' | 'dot' | 'graphml' | 'cypher';
@@ -39,6 +40,9 @@ export interface ProbeSets {
   minProbes: number;
   skills: Record<string, { probes: number; baseline: number; masterable: boolean }>;
 }
+
+/** Each skill's accuracy at the run's latest probe round that measured it, mastered or not. */
+export type LatestProbes = Record<string, { step: number; accuracy: number }>;
 
 export interface FrontierRow {
   skillId: string;
@@ -77,7 +81,7 @@ export interface CompareRow {
 }
 
 export type SkillsViewRequest =
-  | { view: 'mastery' | 'frontier' | 'timeline'; runId?: string; atStep?: number; format?: ViewFormat; probeSets?: ProbeSets }
+  | { view: 'mastery' | 'frontier' | 'timeline'; runId?: string; atStep?: number; format?: ViewFormat; probeSets?: ProbeSets; latest?: LatestProbes }
   | { view: 'show'; skill: string; runId?: string; exemplars?: number; format?: ViewFormat; probeSets?: ProbeSets }
   | { view: 'compare'; runIds: [string, string]; atStep?: number; format?: ViewFormat };
 
@@ -246,7 +250,7 @@ export function probeSetLine(skillId: string, sets: ProbeSets): string {
   const set = sets.skills[skillId];
   if (!set || set.probes === 0) return 'probes: none (no held-out task of this run exercises it): not masterable in this run';
   const head = `probes: ${set.probes} held out, trivial baseline ${pct(set.baseline)}`;
-  if (set.masterable) return `${head}; mastery needs ≥ ${pct(Math.max(sets.learnAt, set.baseline + sets.margin))} accuracy`;
+  if (set.masterable) return `${head}; mastery needs ≥ ${pct(masteryBar(set.baseline, sets))} accuracy`;
   if (set.probes < sets.minProbes) return `${head}: not masterable in this run (${set.probes} probe${set.probes === 1 ? '' : 's'}, the rule needs ${sets.minProbes})`;
   return `${head}: not masterable in this run (no room above the baseline for the ${pct(sets.margin)} margin)`;
 }
@@ -354,7 +358,7 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
     }
   }
   if (req.view === 'mastery') {
-    if (format === 'json') return json({ run: run.id, skills: rows, ...(req.probeSets ? { probeSets: req.probeSets } : {}) });
+    if (format === 'json') return json({ run: run.id, skills: rows, ...(req.probeSets ? { probeSets: req.probeSets } : {}), ...(req.latest ? { latest: req.latest } : {}) });
     if (format === 'table') {
       const mastered = rows.filter((r) => r.state === 'mastered').length;
       const sets = req.probeSets;
@@ -365,10 +369,14 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
         const set = probed(r);
         return set ? `${set.probes}${set.masterable ? '' : ' (not masterable)'}` : sets ? 'none' : null;
       };
+      // progress before mastery: the latest round's accuracy beside the bar the skill must reach
+      const latest = (r: MasteryRow) => (req.latest?.[r.skillId] ? `${pct(req.latest[r.skillId]!.accuracy)} @${req.latest[r.skillId]!.step}` : '-');
+      const bar = (r: MasteryRow) => (sets && probed(r)?.masterable ? pct(masteryBar(probed(r)!.baseline, sets)) : '-');
+      const progress = sets && req.latest ? ['latest', 'needs'] : [];
       return (
         `run ${run.id} (${run.status ?? 'unknown'}): ${mastered} of ${rows.length} skills mastered${masterable}${aboveBaseline(rows)}\n` +
         formatTable(
-          ['skill', 'name', 'family', 'level', 'state', 'since', 'accuracy', 'baseline', 'times', ...(sets ? ['probes'] : [])],
+          ['skill', 'name', 'family', 'level', 'state', 'since', 'accuracy', 'baseline', ...progress, 'times', ...(sets ? ['probes'] : [])],
           rows.map((r) => [
             r.skillId,
             r.name,
@@ -378,6 +386,7 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
             r.since,
             pct(r.accuracy),
             pct(r.baseline ?? probed(r)?.baseline ?? null),
+            ...(progress.length ? [latest(r), bar(r)] : []),
             r.intervals,
             ...(sets ? [probes(r)] : []),
           ]),

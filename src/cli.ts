@@ -1,13 +1,11 @@
-// The `cogen` command line: run, serve, skills, export, setup, presets, runs, dashboard, plot. Errors are one line on stderr and a
+// The `cogen` command line: run, serve, worker, skills, export, setup, presets, runs, dashboard, plot. Errors are one line on stderr and a
 // non-zero exit (1: the command failed, 2: bad usage); --verbose adds the stack trace.
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, listPresets, loadPreset, parseConfig } from './config.js';
 import { EXPORT_FORMATS, exportRun, type ExportFormat, type ExportKind } from './export.js';
-import { EXPORT_WHAT, exportEval } from './export-eval.js';
-import { startRun } from './loop.js';
-import { startServer } from './server/index.js';
+import { EXPORT_WHAT, exportEvalCommand, exportedRun } from './export-eval.js';
 import { controllerNames } from '../curricula/index.js';
 import { BACKENDS } from './solver/config.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -15,6 +13,7 @@ import { RunStore, StoreError } from './store.js';
 import { skillsCommand } from './skills-cli.js';
 import { formatProposerReport, proposerReport } from './proposer-cli.js';
 import { ENV_POLICIES, parseKinds, playEnvs, type EnvPolicy } from './envs-cli.js';
+import { workerCommand } from './worker-cli.js';
 import { UserError } from '../core/errors.js';
 
 const USER_ERRORS = [UserError, ConfigError, StoreError];
@@ -100,6 +99,8 @@ function buildProgram(): Command {
         abort.abort();
       };
       process.on('SIGINT', onSigint);
+      // Imported here, not at the top: the solver (tfjs) is for `run` alone, and `serve` and `worker` start faster without it.
+      const { startRun } = await import('./loop.js');
       const summary = await startRun(config, {
         signal: abort.signal,
         runsDir,
@@ -126,6 +127,7 @@ function buildProgram(): Command {
           `run ${summary.runId} ${summary.status}: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
           `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
           `skills mastered (${summary.mastery.length} of ${summary.skillsMasterable} masterable): ${summary.mastery.map((m) => `${m.skillId} ${(100 * m.accuracy).toFixed(0)}% (trivial ${(100 * m.baseline).toFixed(0)}%)`).join(', ') || 'none yet'}`,
+          `progress (last probe / needed, trivial): ${summary.progress.map((p) => `${p.skillId} ${p.accuracy === null ? '-' : `${(100 * p.accuracy).toFixed(0)}%`} / ${(100 * p.bar).toFixed(0)}% (${(100 * p.baseline).toFixed(0)}%)${p.mastered ? ' mastered' : ''}`).join(', ')}`,
           summary.skillsEverLearned.length > 0
             ? `forgotten at the end: ${summary.forgotten.skills.length} of ${summary.skillsEverLearned.length} skills ever learned (${(100 * summary.forgotten.share).toFixed(0)}%)${summary.forgotten.skills.length > 0 ? `: ${summary.forgotten.skills.join(', ')}` : ''}`
             : '',
@@ -155,12 +157,14 @@ function buildProgram(): Command {
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-served-seed)')
     .option('--resume <id>', 'go on serving a served run where it stopped')
+    .option('--store <url>', 'postgres://user@host[:port]/db: keep the run in PostgreSQL, where several replicas serve it (each names it with --run-id; the first creates it, the others join; the password comes from PGPASSWORD). Default: the run\'s SQLite file in --runs-dir (docs/scale-out.md)')
+    .option('--verify <url>', 'nats://host[:port]: send answers to the verification workers (cogen worker) behind this NATS JetStream queue instead of this process\'s sandbox pool (docs/scale-out.md)')
     .addOption(runsDirOption())
     .action(async (o) => {
       const runsDir = resolve(o.runsDir);
       let config;
       let preset = o.preset as string;
-      if (o.resume) {
+      if (o.resume && !o.store) {
         ({ config, preset } = storedConfig(runsDir, o.resume, 'served'));
       } else {
         config = loadPreset(o.preset, {
@@ -172,8 +176,10 @@ function buildProgram(): Command {
         });
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
-      const server = await startServer(config, { runsDir, preset, runId: o.resume ?? o.runId, resume: Boolean(o.resume), host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined, log });
-      log(`serving run ${server.run.runId} at ${server.url} (OpenAPI: ${server.url}/openapi.json; Ctrl-C stops, --resume ${server.run.runId} goes on)`);
+      const { startServer } = await import('./server/index.js');
+      const server = await startServer(config, { runsDir, preset, runId: o.resume ?? o.runId, resume: Boolean(o.resume), host: o.host, port: o.port, token: process.env.COGEN_TOKEN || undefined, log, store: o.store, verify: o.verify });
+      const goesOn = o.store ? `any replica with --store ${server.run.records.where} --run-id ${server.run.runId} goes on` : `--resume ${server.run.runId} goes on`;
+      log(`serving run ${server.run.runId} at ${server.url} (OpenAPI: ${server.url}/openapi.json; Ctrl-C stops, ${goesOn})`);
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);
@@ -187,6 +193,7 @@ function buildProgram(): Command {
     });
 
   skillsCommand(program, { openRun, runsDirOption });
+  workerCommand(program, { int: parseIntArg, float: parseFloatArg });
 
   program
     .command('export')
@@ -202,15 +209,8 @@ function buildProgram(): Command {
     .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
     .addOption(runsDirOption())
     .action(async (o) => {
-      if (o.what === 'eval') {
-        if (o.family === undefined || o.level === undefined) throw new UserError('--what eval needs --family and --level');
-        const n = await exportEval({ family: o.family, level: o.level, n: o.n, seed: o.seed, types: o.types, out: resolve(o.out), format: o.format as ExportFormat });
-        process.stderr.write(`wrote ${n} eval tasks of ${o.family} at level ${o.level} (seed ${o.seed}) to ${o.out} (${o.format})\n`);
-        return;
-      }
-      if (o.run === undefined) throw new UserError(`--what ${o.what} needs --run <id>`);
-      if (o.family !== undefined || o.level !== undefined || o.types !== undefined) throw new UserError('--family, --level and --types go with --what eval');
-      const store = openRun(resolve(o.runsDir), o.run);
+      if (o.what === 'eval') return exportEvalCommand({ ...o, out: resolve(o.out), shown: o.out });
+      const store = openRun(resolve(o.runsDir), exportedRun(o));
       try {
         const n = await exportRun(store, o.what as ExportKind, resolve(o.out), o.format as ExportFormat);
         process.stderr.write(`wrote ${n} ${o.what} to ${o.out} (${o.format})\n`);

@@ -47,3 +47,17 @@ export async function exportEval(o: EvalExportOptions): Promise<number> {
     await sandbox.close();
   }
 }
+
+/** `cogen export --what eval` from the command line's options: writes the set and says so on stderr. */
+export async function exportEvalCommand(o: Omit<EvalExportOptions, 'family' | 'level'> & { family?: string; level?: number; shown: string }): Promise<void> {
+  if (o.family === undefined || o.level === undefined) throw new UserError('--what eval needs --family and --level');
+  const n = await exportEval({ family: o.family, level: o.level, n: o.n, seed: o.seed, types: o.types, out: o.out, format: o.format });
+  process.stderr.write(`wrote ${n} eval tasks of ${o.family} at level ${o.level} (seed ${o.seed}) to ${o.shown} (${o.format})\n`);
+}
+
+/** The run a run's export (`--what` other than eval) reads; eval's options are refused in one line. */
+export function exportedRun(o: { what: string; run?: string; family?: string; level?: number; types?: string[] }): string {
+  if (o.run === undefined) throw new UserError(`--what ${o.what} needs --run <id>`);
+  if (o.family !== undefined || o.level !== undefined || o.types !== undefined) throw new UserError('--family, --level and --types go with --what eval');
+  return o.run;
+}

@@ -10,24 +10,28 @@ import { passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js'
 import { probeScores, type Probe } from './probes.js';
 import { mean } from './run-parts.js';
 import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './run-envs.js';
-import type { Policy, TransformerPolicy } from './solver/index.js';
+import { answerIds, grammarFor, type Policy, type TransformerPolicy } from './solver/index.js';
 import type { RunStore } from './store.js';
 import { verifyTasks } from './verification.js';
 
 /**
  * A note, once per family × level × type above the tables, where a fresh task's reference answer is
- * longer than the built-in solver's maxAnswerLen: it cannot write it (docs/levels.md). The task is
- * served all the same (a chat-model solver or a trainer has no such limit).
+ * longer than the built-in solver's maxAnswerLen, in its answer tokens (docs/solver-view.md), or not
+ * writable by its answer grammar: it cannot write it (docs/levels.md). The task is served all the
+ * same (a chat-model solver or a trainer has no such limit).
  */
 export function solverFit(maxAnswerLen: number, tabled: ReadonlyMap<string, number>, log: (line: string) => void): (task: Task) => void {
   const noted = new Set<string>();
   return (task) => {
     const key = `${task.family} level ${task.level} ${task.type}`;
     if (task.level < (tabled.get(task.family) ?? Infinity) || noted.has(key)) return;
-    const length = referenceAnswer(task).length;
-    if (length <= maxAnswerLen) return;
+    const answer = referenceAnswer(task);
+    if (answer.length <= maxAnswerLen) return; // a token is at least one character
+    const ids = answerIds(grammarFor(answerShape(task)), answer);
+    if (ids !== null && ids.length - 1 <= maxAnswerLen) return;
     noted.add(key);
-    log(`${key}: a reference answer of ${length} characters, past the built-in solver's maxAnswerLen ${maxAnswerLen}: it cannot write such answers (solver.model.maxAnswerLen)`);
+    const what = ids === null ? 'a reference answer its answer grammar cannot write' : `a reference answer of ${ids.length - 1} tokens, past its maxAnswerLen ${maxAnswerLen}`;
+    log(`${key}: ${what}: the built-in solver cannot write such answers (solver.model.maxAnswerLen)`);
   };
 }
 

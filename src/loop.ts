@@ -3,15 +3,14 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../curricula/index.js';
+import { createController, createGate, createMasteryTracker, isTaskArm, masteredSkills, meanAbsAdvantage, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/index.js';
 import { solvedCount, solveRate } from '../core/rules.js';
-import { isTaskArm, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent } from '../graphs/index.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, masterySummary, probeSets, type MasterySummary } from './probes.js';
+import { buildProbes, skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
 import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openCeilings, openGraphs, propose, runEvent, sandboxOf, tabledArms, taskSpace, typesOf, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
@@ -215,7 +214,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       if (step % config.probes.every === 0 || step === config.steps) {
         const probe = await runProbes(policy, sandbox, probes, envProbes.probes, skills);
         probeAccuracy = probe.overall;
-        probeArms = { ...probe.perArm, ...(await evals.score(policy)) };
+        // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest), and the levels' held-out sets
+        probeArms = { ...probe.perArm, ...skillProbeMetrics(probe.perSkill), ...(await evals.score(policy)) };
         for (const ev of mastery.observe(step, probe.perSkill)) {
           const at = new Date().toISOString();
           events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });

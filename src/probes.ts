@@ -18,7 +18,7 @@
 // learnAt − margin (so that the mastery threshold is learnAt itself), and holds a candidate out only
 // while another candidate of its case type (src/case-type.ts) stays with training: every case a probe
 // asks for is one training covers. Candidates left out stay available to training.
-import { masterable, minProbes, type MasteryOptions, type MasteryState, type SkillProbe } from '../curricula/index.js';
+import { masterable, masteryBar, minProbes, type MasteryOptions, type MasteryState, type SkillProbe } from '../curricula/index.js';
 import type { TaskArm } from '../curricula/index.js';
 import type { ProbeSets } from '../graphs/index.js';
 import { deepEqual, type Sandbox } from '../sandbox/index.js';
@@ -419,10 +419,32 @@ export function probeScores(probes: readonly Probe[], verdicts: readonly Verdict
   };
 }
 
+/** The metrics key of a skill's probe accuracy at a round (`cogen skills` reads the latest). */
+export const SKILL_PROBE_PREFIX = 'skill.';
+
+/** A probe round's per-skill accuracies as metrics: `skill.<id>` → accuracy. */
+export function skillProbeMetrics(perSkill: ReadonlyMap<string, SkillProbe>): Record<string, number> {
+  return Object.fromEntries([...perSkill].map(([id, p]) => [`${SKILL_PROBE_PREFIX}${id}`, p.accuracy]));
+}
+
+/** Each skill's latest probe accuracy in a run's metrics rows (oldest first), and its step. */
+export function latestSkillProbes(metrics: readonly Record<string, unknown>[]): Record<string, { step: number; accuracy: number }> {
+  const out: Record<string, { step: number; accuracy: number }> = {};
+  for (const m of metrics) {
+    for (const [k, v] of Object.entries(m)) if (k.startsWith(SKILL_PROBE_PREFIX) && typeof v === 'number') out[k.slice(SKILL_PROBE_PREFIX.length)] = { step: Number(m.step), accuracy: v };
+  }
+  return out;
+}
+
 /** What a run reports of mastery: each mastered skill beside its trivial baseline, how many skills the probes can show mastered, and what was forgotten. */
 export interface MasterySummary {
   /** Each mastered skill's last probe accuracy beside its probe set's trivial baseline. */
   mastery: { skillId: string; accuracy: number; baseline: number }[];
+  /**
+   * Every masterable skill, mastered or not: its last probe accuracy (null before the first round),
+   * its trivial baseline and the bar mastery needs (max(learnAt, baseline + margin)).
+   */
+  progress: { skillId: string; accuracy: number | null; baseline: number; bar: number; mastered: boolean }[];
   /** How many of the run's skills have a probe set that can show mastery (ProbeSets). */
   skillsMasterable: number;
   /** Skills learned at some probe round of the run, mastered at the end or not. */
@@ -437,6 +459,9 @@ export function masterySummary(mastered: Set<string>, state: MasteryState, sets:
   const forgotten = ever.filter((id) => !mastered.has(id));
   return {
     mastery: [...mastered].sort().map((skillId) => ({ skillId, accuracy: state.accuracy[skillId] ?? 0, baseline: sets.skills[skillId]?.baseline ?? 0 })),
+    progress: Object.entries(sets.skills).filter(([, p]) => p.masterable).map(([skillId, p]) => ({
+      skillId, accuracy: state.accuracy[skillId] ?? null, baseline: p.baseline, bar: masteryBar(p.baseline, sets), mastered: mastered.has(skillId),
+    })),
     skillsMasterable: Object.values(sets.skills).filter((p) => p.masterable).length,
     skillsEverLearned: ever,
     forgotten: { skills: forgotten, share: ever.length > 0 ? forgotten.length / ever.length : 0 },

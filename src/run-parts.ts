@@ -179,7 +179,7 @@ export interface GraphSink {
 }
 
 /** The embedded graph always; Neo4j too when configured. Each drains the outbox with its own cursor. */
-export async function openGraphs(config: RunConfig, store: RunStore, log: (l: string) => void): Promise<GraphSink[]> {
+export async function openGraphs(config: RunConfig, store: { db: RunStore['db'] }, log: (l: string) => void): Promise<GraphSink[]> {
   const sinks: GraphSink[] = [{ name: 'embedded', graph: await openSkillGraph({ kind: 'embedded', db: store.db }) }];
   if (config.graph.kind === 'neo4j') {
     const uri = config.graph.uri ?? process.env.NEO4J_URI;

@@ -10,6 +10,7 @@ import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORM
 import type { ProbeSets, SkillGraph } from '../graphs/index.js';
 import { UserError } from '../core/errors.js';
 import type { RunStore } from './store.js';
+import { latestSkillProbes } from './probes.js';
 
 interface Deps {
   openRun: (runsDir: string, id: string) => RunStore;
@@ -75,12 +76,13 @@ export function skillsCommand(program: Command, deps: Deps): void {
         }
         // The run's probe sets live in its run store, beside the graph (runs before them have none).
         const probeSets = readProbeSets(store);
+        const latest = store ? latestSkillProbes(store.metrics()) : undefined;
         const out =
           view === 'show'
             ? await renderSkills(graph, { view: 'show', skill: required(skill, 'show needs a skill id'), runId: runIds[0], format, probeSets })
             : runIds.length === 2
               ? await renderSkills(graph, { view: 'compare', runIds: [runIds[0]!, runIds[1]!], atStep: o.atStep, format })
-              : await renderSkills(graph, { view: view as 'mastery' | 'frontier' | 'timeline', runId: runIds[0], atStep: o.atStep, format, probeSets });
+              : await renderSkills(graph, { view: view as 'mastery' | 'frontier' | 'timeline', runId: runIds[0], atStep: o.atStep, format, probeSets, latest });
         const levels = view === 'mastery' || view === 'frontier' ? frontierHistory(store) : null;
         process.stdout.write(ensureNewline(levels ? withLevelFrontier(out, format, levels) : out));
       } finally {

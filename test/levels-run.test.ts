@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { referenceAnswer } from '../core/task.js';
 import { loadPreset } from '../src/config.js';
-import { ServedRun } from '../src/server/index.js';
+import { openServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
 import { evalSet } from '../src/level-evals.js';
 import { exportEval } from '../src/export-eval.js';
@@ -17,7 +17,7 @@ describe('a served run with the level frontier', () => {
   it('climbs past level 4 as the trainer answers right, and /v1/stats shows h now', async () => {
     const config = loadPreset('smoke', { families: ['arith'], maxLevel: null, probes: { every: 1000 }, curriculum: { controller: 'level-frontier', explore: 0, rehearsal: 0, levelFrontier: { minPrompts: 2 } } });
     const runsDir = tempDir('cogen-levels-serve-');
-    const run = await ServedRun.open(config, { runsDir, preset: 'smoke', runId: 'served' });
+    const run = await openServedRun(config, { runsDir, preset: 'smoke', runId: 'served' });
     const levels: number[] = [];
     try {
       for (let round = 0; round < 12; round++) {
@@ -30,7 +30,7 @@ describe('a served run with the level frontier', () => {
         store.close();
         await run.score(items);
       }
-      const h = run.stats().frontier!['arith/deduction']!;
+      const h = (await run.stats()).frontier!['arith/deduction']!;
       expect(h).toBeGreaterThan(5);
       expect(Math.max(...levels)).toBeLessThanOrEqual(h);
       expect(levels.some((l) => l > 4)).toBe(true);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { minProbes } from '../curricula/index.js';
 import { loadPreset, startRun } from '../src/index.js';
-import { ServedRun } from '../src/server/served-run.js';
+import { openServedRun } from '../src/server/index.js';
 import { cogen, lastCheckpoint, runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
@@ -111,7 +111,7 @@ describe('environment arms in a run', () => {
 
   it('is refused by cogen serve with one line, before it writes anything', async () => {
     const runsDir = tempDir('cogen-loop-envs-serve-');
-    await expect(ServedRun.open(loadPreset('smoke', { environments: ['search'] }), { runsDir, preset: 'smoke', runId: 's' })).rejects.toThrow(/^cogen serve takes no `environments` in its config: /);
+    await expect(openServedRun(loadPreset('smoke', { environments: ['search'] }), { runsDir, preset: 'smoke', runId: 's' })).rejects.toThrow(/^cogen serve takes no `environments` in its config: /);
     expect(existsSync(join(runsDir, 's'))).toBe(false);
   });
 

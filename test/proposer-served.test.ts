@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset } from '../src/config.js';
-import { ServedRun } from '../src/server/index.js';
+import { openServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
 import { referenceAnswer } from '../core/task.js';
 import { LEARNED_PROPOSER, type LearnedState } from '../proposers/index.js';
@@ -17,7 +17,7 @@ describe('a served run with the learned proposer', () => {
   it('trains on the score requests and resumes with its state', async () => {
     const runsDir = tempDir('cogen-proposer-serve-');
     const opts = { runsDir, preset: 'smoke', runId: 'served' };
-    const run = await ServedRun.open(config, opts);
+    const run = await openServedRun(config, opts);
     const read = () => RunStore.open(join(runsDir, 'served'), { create: false });
     let learnedTasks = 0;
     try {
@@ -47,7 +47,7 @@ describe('a served run with the learned proposer', () => {
     const m = metrics.map((r) => JSON.parse(r.data) as Record<string, number>);
     expect(m.every((x) => x['proposer.drafts']! > 0 && x['proposer.learnable'] === 1)).toBe(true);
 
-    const again = await ServedRun.open(config, { ...opts, resume: true });
+    const again = await openServedRun(config, { ...opts, resume: true });
     try {
       const s2 = read();
       expect((JSON.parse(s2.getMeta('served')!) as { proposer: LearnedState }).proposer).toEqual(saved.proposer);
@@ -61,7 +61,7 @@ describe('a served run with the learned proposer', () => {
   it('refuses the self-play proposer with one line, before it writes anything', async () => {
     const runsDir = tempDir('cogen-proposer-serve-sp-');
     const sp = loadPreset('smoke', { proposer: { selfPlay: { enabled: true } } });
-    await expect(ServedRun.open(sp, { runsDir, preset: 'smoke', runId: 'sp' })).rejects.toThrow(/^cogen serve takes no self-play proposer: .*\(use --proposer learned, or none\)$/);
+    await expect(openServedRun(sp, { runsDir, preset: 'smoke', runId: 'sp' })).rejects.toThrow(/^cogen serve takes no self-play proposer: .*\(use --proposer learned, or none\)$/);
     expect(existsSync(join(runsDir, 'sp'))).toBe(false);
   });
 });

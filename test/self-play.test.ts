@@ -12,7 +12,7 @@ import { drawReference, families } from '../generators/index.js';
 import { ModelChooser, SelfPlayProposer, selfPlayConfigSchema, selfPlayPrompt, type ChoiceModel, type ChoiceRow, type ChoiceSession } from '../proposers/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { createPolicy, solverConfigSchema, type TransformerPolicy } from '../src/solver/index.js';
-import { charId, VOCAB_SIZE } from '../src/solver/tokenizer.js';
+import { charId, encode, VOCAB_SIZE } from '../src/solver/tokenizer.js';
 
 const BASE_TYPES = TASK_TYPES.filter((t) => t === 'deduction' || t === 'abduction' || t === 'induction');
 const armArb = fc.constantFrom(...families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => BASE_TYPES.map((type) => ({ family: f.id, level, type })))).flat());
@@ -119,7 +119,7 @@ describe('the transformer as the proposer', () => {
     // (or are inputs: the prompt and the choices); every other token's row has no gradient.
     const wte = grads.get('wte.weight')!;
     const d = wte.length / VOCAB_SIZE;
-    const touched = new Set([...prompt, ...row.tokens, ...row.allowed.join('')].map(charId));
+    const touched = new Set([...encode(prompt), ...[...row.tokens, ...row.allowed.join('')].map(charId)]);
     const rowNorm = (id: number) => Math.hypot(...wte.subarray(id * d, (id + 1) * d));
     for (let id = 4; id < VOCAB_SIZE; id++) if (!touched.has(id)) expect(rowNorm(id)).toBe(0);
     expect(Math.max(...[...new Set(row.allowed.join(''))].map((ch) => rowNorm(charId(ch))))).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ import { compactProgram } from '../generators/index.js';
 import { createPolicy, parseAction, solverConfigSchema, turnContext, type ActionTool, type EpisodeRows, type SolverConfigInput, type Turn } from '../src/solver/index.js';
 import { actionGrammar } from '../src/solver/episodes.js';
 import { memoryChunks, type TrainRow } from '../src/solver/train-step.js';
-import { EOS, encode } from '../src/solver/tokenizer.js';
+import { EOS, decode, encode } from '../src/solver/tokenizer.js';
 import { evaluateSolver, oneTokenEdits, playSolver, solverObservation, solverPrompt, solverTools, toEnvAction, trainAgentic, type SolverEpisode } from '../src/envs-train.js';
 
 const tiny = (over: Partial<SolverConfigInput> = {}) => solverConfigSchema.parse({
@@ -158,18 +158,6 @@ describe('action language', () => {
   });
 });
 
-/** Every token of an episode's final transcript, marked by who wrote it (the agent: its actions and their <eos>). */
-function authored(prompt: string, e: SolverEpisode): { ids: number[]; agent: boolean[] } {
-  const ids = encode(prompt);
-  const agent = ids.map(() => false);
-  for (const t of e.turns) {
-    for (const id of encode('\n>')) { ids.push(id); agent.push(false); }
-    for (const id of [...encode(t.action), EOS]) { ids.push(id); agent.push(true); }
-    for (const id of encode(`\n${t.observation}`)) { ids.push(id); agent.push(false); }
-  }
-  return { ids, agent };
-}
-
 describe('multi-turn episodes', () => {
   it('sampling log-probs equal training log-probs on multi-turn transcripts, past the context cut too', async () => {
     for (const maxPromptLen of [96, 24]) {
@@ -191,9 +179,10 @@ describe('multi-turn episodes', () => {
     const groups = await playSolver(p, sb, played, 3, { greedy: false });
     groups.forEach((g, s) => g.forEach((e) => {
       const prompt = solverPrompt(played[s]!, 0);
-      // the rows' targets, in order, are exactly the agent-written tokens of the whole transcript
-      const { ids, agent } = authored(prompt, e);
-      expect(e.rows.flatMap((r) => r.answer)).toEqual(ids.filter((_, i) => agent[i]));
+      // the rows' targets, in order, are exactly the agent-written tokens of the whole transcript:
+      // each turn's action, then <eos>
+      expect(e.rows.map((r) => r.answer.at(-1))).toEqual(e.turns.map(() => EOS));
+      expect(e.rows.map((r) => decode(r.answer))).toEqual(e.turns.map((t) => t.action));
       // each turn's context is the transcript before it, cut from the left to maxPromptLen: the
       // environment's text is only ever read, never predicted
       e.rows.forEach((r, k) => expect(r.prompt).toEqual(encode(turnContext(prompt, e.turns.slice(0, k))).slice(-96)));

@@ -8,21 +8,20 @@ import '../src/solver/gradients.js';
 import { groupedWindowLogits, initWeights, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
 
 describe('grouped forward', () => {
-  it('logits at <sep> and answer inputs equal the full pass, for every answer length', async () => {
+  it('logits at the prompt\'s last token and answer inputs equal the full pass, for every answer length', async () => {
     await initBackend('cpu', { log: () => {} });
     const mc: ModelConfig = { vocabSize: 20, dModel: 16, layers: 2, heads: 2, mlpRatio: 4, maxPositions: 24 };
     const params = makeParams(initWeights(mc, createRng(7)));
     const rng = createRng(8);
     const B = 3, G = 2, maxPrompt = 12;
     const prompts = [5, 9, 2].map((n) => Array.from({ length: n }, () => rng.int(4, 19)));
-    const S = Math.max(...prompts.map((x) => x.length)) + 1;
-    const Tp = S + 1;
+    const Tp = Math.max(...prompts.map((x) => x.length)) + 1;
+    const answerPos = maxPrompt + 1;
     for (const A of [1, 2, 5]) {
       const prompt = new Int32Array(B * Tp);
       const pad = new Int32Array(B);
-      prompts.forEach((x, b) => { pad[b] = S - 1 - x.length; prompt[b * Tp + pad[b]!] = 1; prompt.set(x, b * Tp + pad[b]! + 1); prompt[b * Tp + S] = 2; });
+      prompts.forEach((x, b) => { pad[b] = Tp - 1 - x.length; prompt[b * Tp + pad[b]!] = 1; prompt.set(x, b * Tp + pad[b]! + 1); });
       const answer = new Int32Array(B * G * (A - 1)).map(() => rng.int(4, 19));
-      const posOffset = maxPrompt + 1 - S;
       const T = Tp + A - 1;
       const tokens = new Int32Array(B * G * T);
       const fullPad = new Int32Array(B * G);
@@ -33,8 +32,8 @@ describe('grouped forward', () => {
         fullPad[r] = pad[b]!;
       }
       const [g, f] = tf.tidy(() => [
-        groupedWindowLogits(params, mc, { prompt, B, G, Tp, pad, posOffset, answer, A }, true),
-        windowLogits(params, mc, { tokens, N: B * G, T, pad: fullPad, posOffset }, S, A, true),
+        groupedWindowLogits(params, mc, { prompt, B, G, Tp, pad, answerPos, answer, A }, true),
+        windowLogits(params, mc, { tokens, N: B * G, T, pad: fullPad, answerFrom: Tp, answerPos }, Tp - 1, A, true),
       ]);
       expect(g!.shape).toEqual([B * G * A, mc.vocabSize]);
       const gd = await g!.data(), fd = await f!.data();

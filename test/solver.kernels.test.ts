@@ -269,7 +269,7 @@ describe('wasm kernels (accel/wasm-kernels.ts)', () => {
     const run = async (b: 'cpu' | typeof other): Promise<Float32Array> => {
       await useBackend(b);
       const params = makeParams(initWeights(mc, createRng(6)));
-      const l = tf.tidy(() => windowLogits(params, mc, { tokens, N, T, pad, posOffset: 1 }, 2, 6, true));
+      const l = tf.tidy(() => windowLogits(params, mc, { tokens, N, T, pad, answerFrom: 5, answerPos: 7 }, 2, 6, true));
       const d = (await l.data()) as Float32Array;
       l.dispose();
       for (const p of params.values()) p.dispose();
@@ -388,7 +388,7 @@ describe('on tensorflow', () => {
     // the model's attention runs the fused op where no cache is kept (training), and its products with a bias run fused
     const mc: ModelConfig = { vocabSize: 12, dModel: 8, layers: 1, heads: 2, mlpRatio: 2, maxPositions: 8 };
     const params = makeParams(initWeights(mc, createRng(7)));
-    const batch = { tokens: new Int32Array(2 * 6).fill(3), N: 2, T: 6, pad: new Int32Array([0, 2]), posOffset: 0 };
+    const batch = { tokens: new Int32Array(2 * 6).fill(3), N: 2, T: 6, pad: new Int32Array([0, 2]) };
     const att = await tf.profile(() => tf.variableGrads(() => tf.sum(windowLogits(params, mc, batch, 1, 4, false))).value);
     const attNames = new Set(att.kernels.map((k) => k.name));
     for (const k of ['CogenAttention', 'CogenAttentionGrad', 'CogenLinear', 'CogenLinearGrad']) expect(attNames, k).toContain(k);

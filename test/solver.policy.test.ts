@@ -1,15 +1,15 @@
 // The solver policy: grammar, sampling log-probs, gradients, checkpoints; the policy's tests on the
 // cpu backend and on tensorflow (test/solver-backends.ts says when that one runs).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itOn, named, TENSORFLOW_SKIP, useBackend, type TestBackend } from './solver-backends.js';
 import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
-import { allowedTokens, grammarFor, isWellFormed } from '../src/solver/grammar.js';
+import { allowedTokens, grammarFor, isWellFormed, stepToken } from '../src/solver/grammar.js';
 import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.js';
-import { EOS, VOCAB_SIZE, decode, encode, idChar } from '../src/solver/tokenizer.js';
+import { EOS, VIEW, VOCAB_SIZE, decode, encode, tokenText } from '../src/solver/tokenizer.js';
 import { valueType, type AnswerKind, type Json } from '../core/task.js';
 
 const quiet = { log: () => {}, totalSteps: 20 };
@@ -43,7 +43,8 @@ describe('tokenizer and config', () => {
 });
 
 describe('grammar-constrained decoding', () => {
-  const walk = (kind: string, maxLen: number, choices: number[]): string => {
+  /** A random path of tokens through a mask, as decoding takes one: its text and how many tokens it took. */
+  const walk = (kind: string, maxLen: number, choices: number[]): { text: string; tokens: number } => {
     const g = grammarFor(kind);
     let s = g.start();
     let text = '';
@@ -52,37 +53,37 @@ describe('grammar-constrained decoding', () => {
       const ids = [...m.keys()].filter((i) => m[i]);
       expect(ids.length).toBeGreaterThan(0);
       const id = ids[choices[k % choices.length]! % ids.length]!;
-      if (id === EOS) return text;
-      text += idChar(id);
-      s = g.next(s, idChar(id))!;
+      if (id === EOS) return { text, tokens: k };
+      text += tokenText(id);
+      s = stepToken(g, s, tokenText(id))!;
     }
     throw new Error('no <eos> within budget');
   };
   it('every random path through a literal mask is JSON within the budget', () => {
     fc.assert(fc.property(fc.integer({ min: 1, max: 24 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (maxLen, ch) => {
-      const t = walk('literal', maxLen, ch);
-      expect(t.length).toBeLessThanOrEqual(maxLen);
+      const { text: t, tokens } = walk('literal', maxLen, ch);
+      expect(tokens).toBeLessThanOrEqual(maxLen);
       expect(() => JSON.parse(t)).not.toThrow();
-      expect(isWellFormed('literal', t, maxLen)).toBe(true);
+      expect(isWellFormed('literal', t, 1000)).toBe(true);
     }), { numRuns: 300 });
   });
   it('every random path through a program mask is balanced within the budget', () => {
     fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (maxLen, ch) => {
-      const t = walk('program', maxLen, ch);
-      expect(t.length).toBeLessThanOrEqual(maxLen);
-      expect(isWellFormed('program', t, maxLen)).toBe(true);
+      const { text: t, tokens } = walk('program', maxLen, ch);
+      expect(tokens).toBeLessThanOrEqual(maxLen);
+      expect(isWellFormed('program', t, 1000)).toBe(true);
     }), { numRuns: 300 });
   });
   const SHAPES = ['int', 'num', 'bool', 'str', 'null', 'arr', 'obj', '[]', '[int]', '[int,int]', '[str,bool,arr]', '[obj,null]'];
-  const minLen: Record<string, number> = { int: 1, num: 1, bool: 4, str: 2, null: 4, arr: 2, obj: 2 };
+  const minLen: Record<string, number> = { int: 1, num: 1, bool: 1, str: 2, null: 1, arr: 2, obj: 2 };
   const shapeMin = (shape: string): number => shape.startsWith('[')
     ? (shape === '[]' ? 2 : 1 + shape.slice(1, -1).split(',').reduce((a, t) => a + minLen[t]! + 1, 0))
     : minLen[shape]!;
   it('every random path through a typed mask is a JSON value of that type, within the budget', () => {
     fc.assert(fc.property(fc.constantFrom(...SHAPES), fc.integer({ min: 0, max: 20 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (shape, extra, ch) => {
       const maxLen = shapeMin(shape) + extra;
-      const t = walk(shape, maxLen, ch);
-      expect(t.length).toBeLessThanOrEqual(maxLen);
+      const { text: t, tokens } = walk(shape, maxLen, ch);
+      expect(tokens).toBeLessThanOrEqual(maxLen);
       const v = JSON.parse(t) as Json;
       if (shape.startsWith('[')) {
         const types = shape === '[]' ? [] : shape.slice(1, -1).split(',');
@@ -127,8 +128,8 @@ for (const backend of ['cpu', 'tensorflow'] as const) describe(`policy on ${back
 
   it(t('decodes the plain literal when a typed answer could not fit the budget or has one possible value'), async () => {
     const p = await createPolicy(tiny(), { seed: 5, ...quiet });
-    // maxAnswerLen 6: "[true,true]" needs 11 characters, so this shape falls back to 'literal'
-    const out = (await p.sample([{ text: 'x', kind: 'literal', shape: '[bool,bool]' }, { text: 'y', kind: 'literal', shape: 'bool' }], 3)).answers;
+    // maxAnswerLen 6: `["","",""]` needs 10 tokens, so this shape falls back to 'literal'
+    const out = (await p.sample([{ text: 'x', kind: 'literal', shape: '[str,str,str]' }, { text: 'y', kind: 'literal', shape: 'bool' }], 3)).answers;
     for (const a of out[0]!) expect(isWellFormed('literal', a, 6)).toBe(true);
     for (const a of out[1]!) expect(['true', 'false']).toContain(a);
     // a shape with one possible answer would give it away: the plain literal is decoded instead
@@ -268,7 +269,51 @@ describe('solver.init: another checkpoint\'s weights as the start', () => {
     await expect(wide.loadWeights(path.join(dir, 'nowhere'))).rejects.toThrow(/ENOENT/);
     wide.dispose();
   });
+
+  it('refuses a checkpoint made under another solver view (or before views had names), saying so in one line', async () => {
+    const a = await createPolicy(tinyOn(), { seed: 1, ...quiet });
+    const dir = mkdtempSync(path.join(tmpdir(), 'cogen-solver-'));
+    dirs.push(dir);
+    await a.save(dir);
+    const state = JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as Record<string, unknown>;
+    expect(state.view).toBe(VIEW);
+    for (const old of [{ ...state, view: 'chars' }, Object.fromEntries(Object.entries(state).filter(([k]) => k !== 'view'))]) {
+      writeFileSync(path.join(dir, 'state.json'), JSON.stringify(old));
+      for (const load of [(d: string) => a.load(d), (d: string) => a.loadWeights(d)]) {
+        const err = await load(dir).then(() => null, (e: Error) => e);
+        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-1'/);
+        expect(err?.message).not.toContain('\n');
+      }
+    }
+    a.dispose();
+  });
+
+  it('supervise: the cross-entropy of the given answers in their grammar\'s tokens, and greedy learns them', async () => {
+    const p = await createPolicy(tinyOn({ optim: { lr: 3e-2, warmupSteps: 0 } }), { seed: 4, ...quiet });
+    const shown = [{ text: 'D:true@(p)=>!p', kind: 'literal' as AnswerKind, shape: 'bool' }, { text: 'D:3@a=>a*4', kind: 'literal' as AnswerKind, shape: 'int' }];
+    const answers = ['false', '12'];
+    // the tokens it trains on: the answer grammar's (one word token for false), <eos> last
+    expect(p.tokens(shown[0]!, 'false').answer.map(tokenText)).toEqual(['false', '']);
+    expect(p.tokens(shown[1]!, '12').answer).toEqual([...encode('12'), EOS]);
+    expect(() => p.tokens(shown[0]!, '12')).toThrow(/not a bool answer/);
+    // its loss is the mean negative log-prob of those tokens under the sampling distribution (grammar mask, temperature 1)
+    const ro = await p.sample(shown, 1);
+    const rows = shown.map((s, i) => ({ ...ro.rows[i]![0]!, answer: p.tokens(s, answers[i]!).answer }));
+    const lp = await p.recomputeLogProbs({ ...ro, rows: rows.map((r) => [{ ...r, allowed: r.answer.map((_, k) => allowedTokens(shown[rows.indexOf(r)]!.shape, stateAfter(shown[rows.indexOf(r)]!.shape, r.answer.slice(0, k)), 6 - k)) }]) });
+    const nll = -lp.recomputed.flat(2).reduce((a, b) => a + b, 0) / lp.recomputed.flat(2).length;
+    const first = await p.supervise(shown, answers);
+    expect(first.loss).toBeCloseTo(nll, 4);
+    for (let i = 0; i < 60; i++) await p.supervise(shown, answers);
+    expect(await p.greedy(shown)).toEqual(answers);
+    p.dispose();
+  });
 });
+
+/** The answer grammar's state after these tokens. */
+function stateAfter(shape: string, ids: number[]): unknown {
+  const g = grammarFor(shape);
+  return ids.reduce((s, id) => stepToken(g, s, tokenText(id))!, g.start());
+}
 
 describe('checkpoint format', () => {
   it('safetensors layout: u64 header length, JSON header, aligned F32 data', () => {

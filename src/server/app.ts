@@ -6,14 +6,15 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { answerOf, verifyTasks } from '../verification.js';
 import type { Task } from '../../core/task.js';
 import type { Metrics } from './metrics.js';
 import { StoreError } from '../store.js';
 import { ServeError, type ServedRun } from './served-run.js';
+import { VerificationUnavailable } from './verifier.js';
 import {
   ErrorSchema,
   HealthSchema,
+  UnavailableSchema,
   ProbeReportSchema,
   ProbeSetSchema,
   SampledTaskSchema,
@@ -37,9 +38,19 @@ export interface AppOptions {
 }
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
-const errors = (...codes: (400 | 401 | 404 | 409 | 413 | 422)[]) =>
+const errors = (...codes: (400 | 401 | 404 | 409 | 413 | 422 | 503)[]) =>
   Object.fromEntries(codes.map((c) => [c, json(ErrorSchema, ERROR_TEXT[c])]));
-const ERROR_TEXT = { 400: 'Malformed request (the line names the field)', 401: 'Missing or wrong bearer token', 404: 'Unknown task id', 409: 'Idempotency key reused with another body', 413: 'Body over the size limit', 422: 'Request valid in form but not in content' };
+const ERROR_TEXT = {
+  400: 'Malformed request (the line names the field)',
+  401: 'Missing or wrong bearer token',
+  404: 'Unknown task id',
+  409: 'Idempotency key reused with another body',
+  413: 'Body over the size limit',
+  422: 'Request valid in form but not in content',
+  503: 'The run store or the verification queue cannot be reached now: nothing of the request was acknowledged; retry after Retry-After seconds (here or on another replica)',
+};
+/** Seconds a client waits before retrying a request that got a 503 (the store or the queue was away). */
+export const RETRY_AFTER_S = 1;
 const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
 /** One line naming the first bad field. */
@@ -65,8 +76,9 @@ export function createApp(opts: AppOptions) {
   app.onError((err, c) => {
     if (err instanceof ServeError) return fail(c, err.status, err.message);
     if (err instanceof HTTPException && err.status < 500) return fail(c, err.status === 413 ? 413 : 400, err.message || 'bad request');
-    // The run store failed or the run is closing: nothing of this request was acknowledged.
-    if (err instanceof StoreError) return c.json({ error: err.message }, 503);
+    // The run store or the verification queue failed, or the run is closing: nothing of this request
+    // was acknowledged, and the same request (with its idempotency key) may be sent again.
+    if (err instanceof StoreError || err instanceof VerificationUnavailable) return c.json({ error: err.message }, 503, { 'Retry-After': String(RETRY_AFTER_S) });
     log(`server error on ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);
     return c.json({ error: `internal error: ${err.message.split('\n')[0]}` }, 500);
   });
@@ -81,8 +93,17 @@ export function createApp(opts: AppOptions) {
   app.use('*', bodyLimit({ maxSize: cfg.maxBodyBytes, onError: (c) => fail(c, 413, `request body over ${cfg.maxBodyBytes} bytes`) }));
 
   app.openapi(
-    createRoute({ method: 'get', path: '/health', summary: 'Liveness (no token needed)', responses: { 200: json(HealthSchema, 'The server is up') } }),
-    (c) => c.json({ status: 'healthy' as const, run_id: run.runId }, 200),
+    createRoute({
+      method: 'get',
+      path: '/health',
+      summary: 'Readiness (no token needed): 503 while the run store or the verification queue cannot be reached',
+      responses: { 200: json(HealthSchema, 'The server is up'), 503: json(UnavailableSchema, 'The store or the queue is away') },
+    }),
+    async (c) => {
+      const why = await run.unavailable();
+      if (why) return c.json({ status: 'unavailable' as const, run_id: run.runId, reason: why }, 503, { 'Retry-After': String(RETRY_AFTER_S) });
+      return c.json({ status: 'healthy' as const, run_id: run.runId }, 200);
+    },
   );
 
   app.openapi(
@@ -91,7 +112,7 @@ export function createApp(opts: AppOptions) {
       path: '/v1/sample',
       summary: 'Tasks picked by the live curriculum',
       request: body(req.sample),
-      responses: { 200: json(z.object({ run_id: z.string(), tasks: z.array(SampledTaskSchema) }), 'Sampled tasks'), ...errors(400, 401, 413) },
+      responses: { 200: json(z.object({ run_id: z.string(), tasks: z.array(SampledTaskSchema) }), 'Sampled tasks'), ...errors(400, 401, 413, 503) },
     }),
     async (c) => {
       const { n } = c.req.valid('json');
@@ -108,7 +129,7 @@ export function createApp(opts: AppOptions) {
       summary: 'Score completions of sampled tasks',
       description: 'Items with the same task id form one group, which feeds the curriculum. Every acknowledged score is in the run store before the response.',
       request: { ...body(req.score), headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }) },
-      responses: { 200: json(ScoreResponseSchema, 'One result per item, in order'), ...errors(400, 401, 404, 409, 413, 422) },
+      responses: { 200: json(ScoreResponseSchema, 'One result per item, in order'), ...errors(400, 401, 404, 409, 413, 422, 503) },
     }),
     async (c) => {
       const b = c.req.valid('json');
@@ -122,8 +143,8 @@ export function createApp(opts: AppOptions) {
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/probes', summary: 'The current evaluation set (held-out probes) and whether a report is due', responses: { 200: json(ProbeSetSchema, 'The probes'), ...errors(401) } }),
-    (c) => c.json(run.probeSet(), 200),
+    createRoute({ method: 'get', path: '/v1/probes', summary: 'The current evaluation set (held-out probes) and whether a report is due', responses: { 200: json(ProbeSetSchema, 'The probes'), ...errors(401, 503) } }),
+    async (c) => c.json(await run.probeSet(), 200),
   );
 
   app.openapi(
@@ -133,7 +154,7 @@ export function createApp(opts: AppOptions) {
       summary: 'Report greedy answers to the probes of a round',
       description: 'The first report of the current round turns per-skill accuracy into learned / forgotten events.',
       request: body(req.probes),
-      responses: { 200: json(ProbeReportSchema, 'Accuracy and skill events (accepted: false for a stale or repeated round)'), ...errors(400, 401, 413, 422) },
+      responses: { 200: json(ProbeReportSchema, 'Accuracy and skill events (accepted: false for a stale or repeated round)'), ...errors(400, 401, 413, 422, 503) },
     }),
     async (c) => {
       const b = c.req.valid('json');
@@ -150,15 +171,14 @@ export function createApp(opts: AppOptions) {
       summary: 'Score an answer to any task, statelessly',
       description: 'For exported tasks (a veRL compute_score, a TRL reward function): nothing is recorded.',
       request: body(req.verify),
-      responses: { 200: json(VerifyResponseSchema, 'The verdict'), ...errors(400, 401, 413) },
+      responses: { 200: json(VerifyResponseSchema, 'The verdict'), ...errors(400, 401, 413, 503) },
     }),
     async (c) => {
       const b = c.req.valid('json');
       const task = parseTask(b.task);
       if (typeof task === 'string') throw new HTTPException(400, { message: task });
-      const answer = answerOf(b.completion, task);
-      const [v] = await verifyTasks(run.sandboxHandle, [{ task, answer }]);
-      return c.json({ reward: v!.reward, reason: v!.reason ?? null, answer }, 200);
+      const [{ answer, verdict }] = (await run.verifier.score([{ task, completion: b.completion }])) as [{ answer: string; verdict: { reward: number; reason?: string } }];
+      return c.json({ reward: verdict.reward, reason: verdict.reason ?? null, answer }, 200);
     },
   );
 
@@ -178,11 +198,11 @@ export function createApp(opts: AppOptions) {
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/stats', summary: 'Counters of the run, from its durable state', responses: { 200: json(StatsSchema, 'Counters'), ...errors(401) } }),
-    (c) => c.json(run.stats(), 200),
+    createRoute({ method: 'get', path: '/v1/stats', summary: 'Counters of the run, from its durable state', responses: { 200: json(StatsSchema, 'Counters'), ...errors(401, 503) } }),
+    async (c) => c.json(await run.stats(), 200),
   );
 
-  app.get('/metrics', async (c) => c.text(await metrics.render(run.stats()), 200, { 'content-type': metrics.contentType }));
+  app.get('/metrics', async (c) => c.text(await metrics.render(await run.stats(), (await run.verifier.queueStats?.()) ?? null), 200, { 'content-type': metrics.contentType }));
 
   openEnvRoutes(app, { run, metrics, step: req.step });
 

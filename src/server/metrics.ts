@@ -1,11 +1,19 @@
 // Prometheus metrics of a served run (prom-client), one registry per server. Counters count what
-// this process saw; the run's durable totals are gauges read from its state at each scrape.
+// this process saw; the run's durable totals are gauges read from its state at each scrape. A
+// replica's own costs are here too (docs/scale-out.md): verification latency (its own pool, or the
+// workers behind the queue), commit latency, the queue's depth and redeliveries, and the main
+// thread's busy time (what bounds a coordinator).
+import { performance } from 'node:perf_hooks';
 import { Counter, Histogram, Registry, Gauge } from 'prom-client';
 import type { ServedRun } from './served-run.js';
 import type { ScoreResponse } from './types.js';
+import type { QueueStats } from './verifier.js';
 
 export type Metrics = ReturnType<typeof createMetrics>;
-type Stats = ReturnType<ServedRun['stats']>;
+type Stats = Awaited<ReturnType<ServedRun['stats']>>;
+
+/** Seconds the main thread has been busy since the process started (event-loop utilisation's active time). */
+export const mainThreadBusySeconds = (): number => performance.eventLoopUtilization().active / 1000;
 
 export function createMetrics() {
   const registry = new Registry();
@@ -14,8 +22,15 @@ export function createMetrics() {
   const completions = new Counter({ name: 'cogen_completions_scored_total', help: 'Completions scored in this process (idempotent replays excluded)', registers: [registry] });
   const replays = new Counter({ name: 'cogen_idempotent_replays_total', help: 'Score requests answered from the stored response of an earlier one', registers: [registry] });
   const scoreSeconds = new Histogram({ name: 'cogen_score_seconds', help: 'Time to verify and commit one score request', buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] });
+  const verifySeconds = new Histogram({ name: 'cogen_verify_seconds', help: 'Verification latency of one score request (this process\'s sandbox, or the workers behind the queue)', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] });
+  const commitSeconds = new Histogram({ name: 'cogen_commit_seconds', help: 'Latency of one commit of the run\'s writer (lock, sync, writes)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
   const sampled = new Counter({ name: 'cogen_tasks_sampled_total', help: 'Tasks handed out in this process', registers: [registry] });
   const probeReports = new Counter({ name: 'cogen_probe_reports_total', help: 'Probe reports accepted in this process', registers: [registry] });
+  const busy = new Gauge({ name: 'cogen_main_thread_busy_seconds_total', help: 'Seconds the main thread was busy since the process started', registers: [registry] });
+  const queue = {
+    depth: new Gauge({ name: 'cogen_queue_depth', help: 'Verification batches waiting in the queue or delivered and not yet acknowledged (with --verify nats://)', registers: [registry] }),
+    redelivered: new Gauge({ name: 'cogen_queue_redeliveries', help: 'Batches the queue delivered again after a worker died or stalled (with --verify nats://)', registers: [registry] }),
+  };
   const gauges = {
     step: new Gauge({ name: 'cogen_run_step', help: 'Score requests applied over the run', registers: [registry] }),
     groups: new Gauge({ name: 'cogen_run_groups', help: 'Scored groups fed to the curriculum over the run', registers: [registry] }),
@@ -39,13 +54,20 @@ export function createMetrics() {
         scoreSeconds.observe(seconds);
       }
     },
-    async render(stats: Stats): Promise<string> {
+    verified: (seconds: number) => verifySeconds.observe(seconds),
+    committed: (seconds: number) => commitSeconds.observe(seconds),
+    async render(stats: Stats, queueStats: QueueStats | null): Promise<string> {
       gauges.step.set(stats.step);
       gauges.groups.set(stats.groups);
       gauges.abandoned.set(stats.abandoned);
       gauges.open.set(stats.open);
       gauges.mastered.set(stats.skills_mastered.length);
       gauges.probeAccuracy.set(stats.probe_accuracy ?? 0);
+      busy.set(mainThreadBusySeconds());
+      if (queueStats) {
+        queue.depth.set(queueStats.pending + queueStats.ackPending);
+        queue.redelivered.set(queueStats.redelivered);
+      }
       return registry.metrics();
     },
   };

@@ -109,6 +109,9 @@ export const StatsSchema = z
     skills_mastered: z.array(z.string()),
     mastery: z.array(z.object({ skill_id: z.string(), accuracy: z.number(), baseline: z.number() })).openapi({ description: "Each mastered skill's last probe accuracy beside its probe set's trivial baseline" }),
     skills_masterable: z.number().int().openapi({ description: 'Skills whose probe set can show mastery' }),
+    progress: z
+      .array(z.object({ skill_id: z.string(), accuracy: z.number().nullable(), baseline: z.number(), bar: z.number(), mastered: z.boolean() }))
+      .openapi({ description: "Every masterable skill, mastered or not: its last probe accuracy (null before the first round), its probe set's trivial baseline and the accuracy mastery needs" }),
     skills_ever_learned: z.array(z.string()),
     forgotten: z.object({ skills: z.array(z.string()), share: z.number() }).openapi({ description: 'Skills ever learned but not mastered now, and their share of those ever learned' }),
     frontier: z
@@ -119,6 +122,7 @@ export const StatsSchema = z
   .openapi('Stats');
 
 export const HealthSchema = z.object({ status: z.literal('healthy'), run_id: z.string() }).openapi('Health');
+export const UnavailableSchema = z.object({ status: z.literal('unavailable'), run_id: z.string(), reason: z.string() }).openapi('Unavailable');
 
 // OpenEnv's simulation-mode shapes (openenv-core: ResetRequest, StepResponse, State).
 export const ResetRequestSchema = z.object({ seed: z.number().int().nullable().optional(), episode_id: z.string().nullable().optional() }).openapi('ResetRequest');

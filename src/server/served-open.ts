@@ -1,44 +1,43 @@
-// Opening a served run (src/server/served-run.ts): a new one, or one resumed with its curriculum's
-// state as it was; the config checks a served run makes, and the parts it is built from.
+// Opening a served run: a new one, one resumed from its SQLite file (`--resume`), or, with
+// `--store postgres://…`, the run a group of replicas shares (docs/scale-out.md): the first replica
+// creates it under the run's creation lock, and every later one joins it with the config, probes
+// and state the store holds.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, type Controller, type Gate, type MasteryTracker } from '../../curricula/index.js';
+import { createController, createGate, createMasteryTracker } from '../../curricula/index.js';
 import { renderNatural } from '../../generators/index.js';
+import type { GraphEvent } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import type { RunConfig } from '../config.js';
-import { createRng, type Rng } from '../../core/rng.js';
-import { buildProbes, probeSets, type Probe } from '../probes.js';
-import { learnedProposerOf, newRunId, openGraphs, runEvent, sandboxOf, tabledArms, taskSpace, type GraphSink, type TaskSpace } from '../run-parts.js';
-import type { LearnedProposer } from '../../proposers/index.js';
-import { RunStore, StoreError } from '../store.js';
+import { parseConfig, type RunConfig } from '../config.js';
+import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
-import type { ServedRunOptions, ServedState } from './served-state.js';
+import { buildProbes, probeSets, type Probe } from '../probes.js';
+import { learnedProposerOf, newRunId, openGraphs, runEvent, sandboxOf, tabledArms, taskSpace } from '../run-parts.js';
+import { RunStore, StoreError } from '../store.js';
+import { PgRecords } from './records/postgres.js';
+import { SqliteRecords } from './records/sqlite.js';
+import type { ServedRecords } from './records/types.js';
+import { ServedRun } from './served-run.js';
+import { Curriculum, initialState, type ServedState } from './served-state.js';
+import { localVerifier, type Verifier } from './verifier.js';
 
-/** What a served run is made of. */
-export interface ServedParts {
-  runId: string;
-  config: RunConfig;
-  store: RunStore;
-  sandbox: Sandbox;
-  graphs: GraphSink[];
-  controller: Controller;
-  gate: Gate;
-  mastery: MasteryTracker;
-  rng: Rng;
-  space: TaskSpace;
-  probes: Probe[];
-  archive: Map<string, Task>;
-  seen: Set<string>;
-  state: ServedState;
-  now: () => number;
-  log: (line: string) => void;
-  learned: LearnedProposer | null;
+export interface ServedRunOptions {
+  runsDir: string;
+  preset: string;
+  runId?: string;
+  resume?: boolean;
+  log?: (line: string) => void;
+  /** The clock for time-to-live (tests move it). */
+  now?: () => number;
+  /** `postgres://user@host/db`: the run's records in PostgreSQL, shared by every replica of the run (the password from PGPASSWORD). */
+  store?: string;
+  /** Who verifies answers (default: this process's sandbox pool). */
+  verifier?: Verifier;
 }
 
-/** Opens a new served run, or resumes one (`resume`): its parts, with the curriculum's state as it was. */
-export async function openServedParts(config: RunConfig, opts: ServedRunOptions): Promise<ServedParts> {
-  const log = opts.log ?? (() => {});
+/** What a served run refuses in its config, each with why. */
+function refuseConfig(config: RunConfig): void {
   if (config.agents.proposer.share > 0 || config.agents.solver.enabled) {
     throw new UserError('cogen serve takes no LLM agents: the trainer is the solver, and LLM proposals are not served yet (set agents.proposer.share to 0)');
   }
@@ -46,55 +45,140 @@ export async function openServedParts(config: RunConfig, opts: ServedRunOptions)
   if (config.solver.init) throw new UserError('cogen serve takes no `solver.init`: the trainer\'s model answers a served run, not the built-in solver');
   // Self-play proposes with the built-in solver's own network, which a served run does not have.
   if (config.proposer?.selfPlay.enabled) throw new UserError('cogen serve takes no self-play proposer: it proposes with the built-in solver, and the trainer is the solver here (use --proposer learned, or none)');
-  const runId = opts.runId ?? newRunId(config, true);
+}
+
+/** The probes a replica joining a PostgreSQL run takes from the store (and the ids their drawing saw). */
+interface StoredProbes {
+  probes: Probe[];
+  seen: string[];
+}
+
+/** Opens a new served run, resumes one (`resume`), or joins the PostgreSQL run of its replicas (`store`). */
+export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions): Promise<ServedRun> {
+  const log = opts.log ?? (() => {});
+  refuseConfig(configIn);
+  if (opts.store && !opts.runId) throw new UserError('--store postgres://… needs --run-id: every replica of a run names the same run');
+  const runId = opts.runId ?? newRunId(configIn, true);
   const dir = join(opts.runsDir, runId);
-  if (!opts.resume && existsSync(join(dir, 'run.db'))) {
-    throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
-  }
-  const store = RunStore.open(dir, { create: !opts.resume });
-  if (opts.resume && store.getMeta('kind') !== 'served') {
-    store.close();
-    throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
-  }
-  const opened: (() => unknown)[] = [() => store.close()];
+  const opened: (() => unknown)[] = [];
+  let created = false;
   try {
-    const graphs = await openGraphs(config, store, log);
-    opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
-    const sandbox = await sandboxOf(config);
+    let records: ServedRecords;
+    let config = configIn;
+    let stored: StoredProbes | null = null;
+    let sandbox = await sandboxOf(config);
     opened.push(() => sandbox.close());
+    const startedAt = new Date().toISOString();
+    const createMeta = (plan: string, extra: Record<string, string> = {}) => ({ runId, kind: 'served', preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt, served: JSON.stringify(initialState(config.seed)), probePlan: plan, ...extra });
+    const createEvents = (): GraphEvent[] => [
+      { kind: 'skills', skills: taskSpace(config).skills },
+      { kind: 'run', runId, preset: opts.preset, config: JSON.stringify(config), startedAt, endedAt: null, status: 'running' },
+    ];
+    if (opts.store) {
+      const pg = await PgRecords.open(opts.store, runId, dir, log);
+      records = pg;
+      opened.push(() => pg.close());
+      created = await pg.initialise(async () => {
+        const seen = new Set<string>();
+        const probes = await drawProbes(config, sandbox, seen);
+        stored = { probes, seen: [...seen] };
+        return { meta: createMeta(probePlan(config, probes), { probes: JSON.stringify(stored) }), events: createEvents() };
+      });
+      if (!created) {
+        if ((await pg.getMeta('kind')) !== 'served') throw new UserError(`run "${runId}" in ${pg.where} is not a served run`);
+        const own = JSON.stringify(config.sandbox);
+        config = parseConfig(JSON.parse((await pg.getMeta('config')) ?? '{}'), `of run ${runId}`, { stored: true, note: log });
+        refuseConfig(config);
+        if (JSON.stringify(config.sandbox) !== own) {
+          await sandbox.close();
+          sandbox = await sandboxOf(config);
+        }
+        stored = JSON.parse((await pg.getMeta('probes')) ?? 'null') as StoredProbes | null;
+        log(`joining served run ${runId} in ${pg.where} (its config is the store's)`);
+      }
+    } else {
+      if (!opts.resume && existsSync(join(dir, 'run.db'))) {
+        throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
+      }
+      const store = RunStore.open(dir, { create: !opts.resume });
+      records = new SqliteRecords(store);
+      opened.push(() => store.close());
+      if (opts.resume && store.getMeta('kind') !== 'served') throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
+      created = !opts.resume;
+    }
+    const graphs = await openGraphs(config, { db: records.graphDb() }, log);
+    opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
     const space = taskSpace(config);
-    const seen = new Set<string>();
     const controller = createController(config.curriculum, space.arms);
     const mastery = createMasteryTracker(config.curriculum.mastery);
-    // The same held-out probes as an autonomous run of this config: drawn first, from their own stream.
-    const probes = await buildProbes(sandbox, tabledArms(space), space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
-    const plan = JSON.stringify(probeSets(probes, space.skills, mastery.opts));
-    // The learned proposer learns from the trainer's solve rates (score requests) as from the built-in solver's.
     const learned = learnedProposerOf(config);
-    let state: ServedState = { rng: createRng(config.seed).state(), controller: null, mastery: null, step: 0, groups: 0, unfed: 0, completions: 0, solved: 0, issued: 0, probeRound: -1, probeAccuracy: null };
+    const kept = stored as StoredProbes | null;
+    const seen = new Set<string>(kept?.seen ?? []);
+    // The same held-out probes as an autonomous run of this config: drawn first, from their own stream
+    // (a PostgreSQL run keeps them: a joining replica reads them, as drawing them again takes seconds).
+    const probes = kept?.probes ?? (await drawProbes(config, sandbox, seen));
+    const plan = probePlan(config, probes);
     const archive = new Map<string, Task>();
-    if (opts.resume) {
-      state = JSON.parse(store.getMeta('served') ?? 'null') as ServedState ?? state;
-      if (state.controller !== null) controller.restore(state.controller);
-      if (state.mastery !== null) mastery.restore(state.mastery);
-      if (learned && state.proposer !== undefined) learned.restore(state.proposer);
-      for (const row of store.tasks()) {
-        archive.set(row.task.id, row.task);
-        seen.add(row.task.id);
-        learned?.note(row.task);
-      }
-      store.setMeta({ status: 'running', probePlan: plan });
-      log(`resuming served run ${runId} at step ${state.step} (${state.groups} groups, ${archive.size} tasks)`);
-    } else {
-      const started = new Date().toISOString();
-      store.setMeta({ runId, kind: 'served', preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: started, served: JSON.stringify(state), probePlan: plan });
-      store.appendOutbox(0, [{ kind: 'skills', skills: space.skills }, runEvent(store, 'running')]);
-    }
-    const gate = createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating });
-    return { runId, config, store, sandbox, graphs, controller, gate, mastery, rng: createRng(state.rng), space, probes, archive, seen, state, now: opts.now ?? Date.now, log, learned };
+    const cur = new Curriculum(controller, mastery, learned, archive, seen, initialState(config.seed));
+    if (records.kind === 'sqlite') await openSqlite(records as SqliteRecords, cur, { created, plan, createMeta, createEvents, runId, log });
+    const sqlite = records.kind === 'sqlite' ? (records as SqliteRecords).store : null;
+    const verifier = opts.verifier ?? localVerifier(sandbox);
+    const run = new ServedRun({
+      runId,
+      config,
+      records,
+      sandbox,
+      verifier,
+      graphs,
+      gate: createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating }),
+      space,
+      probes,
+      cur,
+      now: opts.now ?? Date.now,
+      log,
+      resumeHint: sqlite ? `--resume ${runId}` : 'a replica restart',
+      onClose: async (status, step) => {
+        if (!sqlite) return;
+        sqlite.setMeta({ status, endedAt: new Date().toISOString() });
+        sqlite.appendOutbox(step, [runEvent(sqlite, status)]);
+      },
+    });
+    // A joining replica's memory starts behind the store (version −1): its first change reloads it.
+    if (records.kind === 'postgres') cur.invalidate();
+    return run;
   } catch (e) {
     for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
-    if (!opts.resume) rmSync(dir, { recursive: true, force: true });
+    if (created && !opts.store) rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** Creates or resumes the run in its SQLite file, as a served run always has. */
+async function openSqlite(
+  records: SqliteRecords,
+  cur: Curriculum,
+  o: { created: boolean; plan: string; createMeta: (plan: string) => Record<string, string>; createEvents: () => GraphEvent[]; runId: string; log: (line: string) => void },
+): Promise<void> {
+  const store = records.store;
+  if (o.created) {
+    store.setMeta(o.createMeta(o.plan));
+    store.appendOutbox(0, [o.createEvents()[0]!, runEvent(store, 'running')]);
+    return;
+  }
+  const state = (JSON.parse(store.getMeta('served') ?? 'null') as ServedState | null) ?? cur.state;
+  cur.restore(state);
+  for (const row of store.tasks()) cur.addTask(row.task, false);
+  store.setMeta({ status: 'running', probePlan: o.plan });
+  o.log(`resuming served run ${o.runId} at step ${state.step} (${state.groups} groups, ${cur.archive.size} tasks)`);
+}
+
+function drawProbes(config: RunConfig, sandbox: Sandbox, seen: Set<string>): Promise<Probe[]> {
+  const space = taskSpace(config);
+  const mastery = createMasteryTracker(config.curriculum.mastery);
+  return buildProbes(sandbox, tabledArms(space), space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
+}
+
+function probePlan(config: RunConfig, probes: Probe[]): string {
+  const mastery = createMasteryTracker(config.curriculum.mastery);
+  return JSON.stringify(probeSets(probes, taskSpace(config).skills, mastery.opts));
 }

@@ -3,144 +3,158 @@
 // one step per solver update, a served run has one step per score request; its unit of progress is
 // the scored group (the completions reported for one sampled task), which feeds the controller.
 //
-// Durability: every change of state (tasks handed out, scores, probe reports) is applied in memory
-// synchronously after its awaits (so concurrent requests never interleave inside one) and queued;
-// once per turn of the event loop, everything queued is committed to the run store in one
-// transaction together with the controller, mastery and rng state (group-commit.ts), and only then
-// does each caller answer. A server killed at any moment and reopened with `resume` has lost
-// nothing it acknowledged. A commit that fails stops the run: the store holds the last commit,
-// and `resume` goes on from there.
+// Durability: answers are verified first, outside any lock; then every change of state (tasks handed
+// out, scores, probe reports) goes to the run's one writer (committer.ts), which applies it on the
+// latest committed state and commits it with the controller, mastery and rng state before the caller
+// answers. A server killed at any moment has lost nothing it acknowledged: `resume` (SQLite) or any
+// other replica (PostgreSQL, docs/scale-out.md) goes on from the store.
 import type { EnvSpec, Trajectory } from '../../envs/index.js';
-import { masteredSkills, meanAbsAdvantage } from '../../curricula/index.js';
-import type { ArmResult, Controller, Gate, MasteryTracker } from '../../curricula/index.js';
+import { masteredSkills } from '../../curricula/index.js';
+import type { Gate } from '../../curricula/index.js';
 import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
 import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { answerOf, verifyTasks } from '../verification.js';
 import type { RunConfig } from '../config.js';
-import type { Rng } from '../../core/rng.js';
 import { masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
-import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, mean, openCeilings, propose, runEvent, type GraphSink, type TaskSpace } from '../run-parts.js';
-import type { LearnedProposer } from '../../proposers/index.js';
-import { RunStore, StoreError, type IssueRecord } from '../store.js';
+import { graphTask, openCeilings, propose, type GraphSink, type TaskSpace } from '../run-parts.js';
+import { StoreError, type IssueRecord, type StoredRequest } from '../store.js';
 import type { Skill, Task } from '../../core/task.js';
-import { GroupCommit } from './group-commit.js';
+import { Committer } from './committer.js';
+import { scoreChange } from './served-score.js';
+import type { ServedRecords } from './records/types.js';
+import type { Curriculum } from './served-state.js';
+import type { Verifier } from './verifier.js';
 import { servedTask, type ProbeReport, type ScoreItem, type ScoreResponse, type ServedTask } from './types.js';
-import { solvedCount, solveRate } from '../../core/rules.js';
-import { openServedParts } from './served-open.js';
-import { ServeError, type ServedRunOptions, type ServedState } from './served-state.js';
 
-export { ServeError, type ServedRunOptions } from './served-state.js';
+/** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
+export class ServeError extends Error {
+  constructor(readonly status: 404 | 409 | 422, message: string) {
+    super(message);
+  }
+}
+
+/** What a served run is made of (served-open.ts puts it together). */
+export interface ServedParts {
+  runId: string;
+  config: RunConfig;
+  records: ServedRecords;
+  sandbox: Sandbox;
+  verifier: Verifier;
+  graphs: GraphSink[];
+  gate: Gate;
+  space: TaskSpace;
+  probes: Probe[];
+  cur: Curriculum;
+  now: () => number;
+  log: (line: string) => void;
+  /** How a stopped run goes on, for the message of a failed commit. */
+  resumeHint: string;
+  /** Records the run's end (SQLite: its status and run event; a PostgreSQL run goes on while any replica serves it). */
+  onClose(status: 'stopped' | 'finished', step: number): Promise<void>;
+}
+
+/** Seconds of verification and of commits, for /metrics. */
+export interface ServedTimings {
+  verified?(seconds: number, answers: number): void;
+  committed?(seconds: number): void;
+}
 
 export class ServedRun {
+  readonly runId: string;
+  readonly config: RunConfig;
+  timings: ServedTimings = {};
   private readonly inflight = new Map<string, { digest: string; done: Promise<ScoreResponse> }>();
   private flushing: Promise<unknown> = Promise.resolve();
   private closed = false;
   private lastExpiry = -Infinity;
-  private readonly commits = new GroupCommit({
-    transaction: (fn) => this.store.transaction(fn),
-    seal: () => this.store.setMeta({ served: JSON.stringify(this.snapshot()) }),
-    failure: (e) => {
-      const err = new StoreError(`the run store failed to commit (${e.message.split('\n')[0]}); nothing after its last commit was acknowledged: restart with --resume ${this.runId}`);
-      this.log(err.message);
-      return err;
-    },
-    committed: () => this.flush(),
-  });
-  /** Issues claimed by scores whose commit is still queued (the store still shows them open). */
-  private readonly closing = new Set<number>();
   private flushTimer: NodeJS.Timeout | null = null;
+  private readonly committer: Committer;
+  private readonly probeIds: Set<string>;
 
-  private constructor(
-    readonly runId: string,
-    readonly config: RunConfig,
-    private readonly store: RunStore,
-    private readonly sandbox: Sandbox,
-    private readonly graphs: GraphSink[],
-    private readonly controller: Controller,
-    private readonly gate: Gate,
-    private readonly mastery: MasteryTracker,
-    private rng: Rng,
-    private readonly space: TaskSpace,
-    private readonly probes: Probe[],
-    private readonly archive: Map<string, Task>,
-    private readonly seen: Set<string>,
-    private state: ServedState,
-    private readonly now: () => number,
-    private readonly log: (line: string) => void,
-    private readonly learned: LearnedProposer | null = null,
-  ) {}
+  constructor(private readonly p: ServedParts) {
+    this.runId = p.runId;
+    this.config = p.config;
+    this.probeIds = new Set(p.probes.map((x) => x.task.id));
+    this.committer = new Committer(
+      p.records,
+      {
+        sync: (source) => p.cur.sync(source),
+        prepare: (tx) => this.expire(tx),
+        snapshot: () => p.cur.snapshot(),
+        invalidate: () => p.cur.invalidate(),
+        committed: (seconds) => {
+          p.cur.committed();
+          this.timings.committed?.(seconds);
+          this.flush();
+        },
+        log: p.log,
+      },
+      p.resumeHint,
+    );
+    this.flush();
+  }
 
-  /** Opens a new served run, or resumes one (`resume`), with the curriculum's state as it was. */
-  static async open(config: RunConfig, opts: ServedRunOptions): Promise<ServedRun> {
-    const p = await openServedParts(config, opts);
-    const run = new ServedRun(p.runId, p.config, p.store, p.sandbox, p.graphs, p.controller, p.gate, p.mastery, p.rng, p.space, p.probes, p.archive, p.seen, p.state, p.now, p.log, p.learned);
-    run.flush();
-    return run;
+  get records(): ServedRecords {
+    return this.p.records;
   }
 
   /** n tasks picked by the live controller (replays and mutations included), handed out until they expire. */
   async sample(n: number): Promise<{ tasks: (ServedTask & { expires_at: string })[] }> {
     this.assertOpen();
-    const step = this.state.step;
-    const arms = this.gate.open(this.space.arms, this.mastery.mastered());
-    const mastered = masteredSkills(this.mastery.mastered(), this.space.skills, arms);
-    const ceilings = openCeilings(this.space, arms);
-    const picks = this.controller.pick(n, this.rng, { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) });
-    const first = this.state.issued;
-    this.state.issued += n;
-    const ctx = { step, sandbox: this.sandbox, seen: this.seen, archive: this.archive, probeIds: new Set(this.probes.map((p) => p.task.id)), proposer: null, skills: this.space.skills, learned: this.learned };
-    const tasks: Task[] = [];
-    const fresh: Task[] = [];
-    for (const [i, pick] of picks.entries()) {
-      const task = await propose(ctx, pick, this.rng.fork(`issue/${first + i}`), []);
-      if (!this.archive.has(task.id)) {
-        this.archive.set(task.id, task);
-        fresh.push(task);
-        this.learned?.note(task);
-      }
-      tasks.push(task);
-    }
-    this.assertOpen();
-    const issuedAt = this.now();
-    const expiresAt = issuedAt + this.config.serve.ttlSeconds * 1000;
-    this.expire();
-    // One issue per distinct task: the curriculum may pick a task twice in one sample, and a trainer
-    // reports the completions of both copies as one group.
-    const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({ taskId, issuedAt, expiresAt }));
-    await this.commits.persist(() =>
-      this.store.issueTasks({
-        step,
-        newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
-        issues,
-        outbox: fresh.map((task): GraphEvent => ({ kind: 'task', runId: this.runId, step, task: graphTask(task) })),
-      }),
-    );
-    const expires = new Date(expiresAt).toISOString();
-    return { tasks: tasks.map((t) => ({ ...servedTask(t), expires_at: expires })) };
+    const { cur, space, config } = this.p;
+    return this.committer.run({
+      apply: async () => {
+        const step = cur.state.step;
+        const arms = this.p.gate.open(space.arms, cur.mastery.mastered());
+        const mastered = masteredSkills(cur.mastery.mastered(), space.skills, arms);
+        const ceilings = openCeilings(space, arms);
+        const picks = cur.controller.pick(n, cur.rng, { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) });
+        const first = cur.state.issued;
+        cur.state.issued += n;
+        const ctx = { step, sandbox: this.p.sandbox, seen: cur.seen, archive: cur.archive, probeIds: this.probeIds, proposer: null, skills: space.skills, learned: cur.learned };
+        const tasks: Task[] = [];
+        const fresh: Task[] = [];
+        for (const [i, pick] of picks.entries()) {
+          const task = await propose(ctx, pick, cur.rng.fork(`issue/${first + i}`), []);
+          if (cur.addTask(task, true)) fresh.push(task);
+          tasks.push(task);
+        }
+        const issuedAt = this.p.now();
+        const expiresAt = issuedAt + config.serve.ttlSeconds * 1000;
+        // One issue per distinct task: the curriculum may pick a task twice in one sample, and a trainer
+        // reports the completions of both copies as one group.
+        const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({ taskId, issuedAt, expiresAt }));
+        const expires = new Date(expiresAt).toISOString();
+        return {
+          result: { tasks: tasks.map((t) => ({ ...servedTask(t), expires_at: expires })) },
+          ops: [{
+            op: 'issue' as const,
+            step,
+            newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+            issues,
+            outbox: fresh.map((task): GraphEvent => ({ kind: 'task', runId: this.runId, step, task: graphTask(task) })),
+          }],
+        };
+      },
+    });
   }
 
   /**
    * Scores completions of sampled tasks. Items with the same task id form one group; a group whose
    * task was handed out and has not expired feeds the controller. With an idempotency key, a retry
-   * (or a concurrent duplicate) gets the first response back and changes nothing.
+   * (or a concurrent duplicate, on this replica or another) gets the first response back and changes nothing.
    */
   async score(items: ScoreItem[], idempotency?: { key: string; digest: string }): Promise<ScoreResponse> {
     this.assertOpen();
     if (!idempotency) return this.applyScore(items);
-    const { key, digest } = idempotency;
-    const stored = this.store.request(key);
+    const key = this.p.records.text(idempotency.key);
+    const digest = idempotency.digest;
     const pending = this.inflight.get(key);
-    const known = stored?.digest ?? pending?.digest;
-    if (known !== undefined && known !== digest) throw new ServeError(409, `idempotency key "${clip(key)}" was used with another request body`);
-    if (stored) {
-      // The first response, rebuilt from the episodes its step recorded (one per item, in order).
-      const results = this.store.episodesOf(stored.step).map((e) => ({ task_id: e.taskId, reward: e.reward, reason: e.reason, answer: e.answer }));
-      return { step: stored.step, results, replayed: true };
-    }
+    if (pending && pending.digest !== digest) throw reused(key);
     if (pending) return { ...(await pending.done), replayed: true };
-    const done = this.applyScore(items, idempotency);
+    // Registered before the first await, so that a duplicate arriving meanwhile waits for this one.
+    const done = this.firstScore(items, key, digest);
     this.inflight.set(key, { digest, done });
     try {
       return await done;
@@ -149,84 +163,50 @@ export class ServedRun {
     }
   }
 
+  /** A retry of a committed request needs no verification (the writer checks again under its lock). */
+  private async firstScore(items: ScoreItem[], key: string, digest: string): Promise<ScoreResponse> {
+    const stored = await this.p.records.request(key);
+    if (stored) return this.replay(stored, digest);
+    return this.applyScore(items, { key, digest });
+  }
+
+  /** The first response to an idempotent request, rebuilt from the episodes its step recorded (one per item, in order). */
+  private async replay(stored: StoredRequest, digest: string): Promise<ScoreResponse> {
+    if (stored.digest !== digest) throw reused(stored.key);
+    const results = (await this.p.records.episodesOf(stored.step)).map((e) => ({ task_id: e.taskId, reward: e.reward, reason: e.reason, answer: e.answer }));
+    return { step: stored.step, results, replayed: true };
+  }
+
   private async applyScore(items: ScoreItem[], idempotency?: { key: string; digest: string }): Promise<ScoreResponse> {
-    const tasks = items.map((it) => this.runTask(it.task_id));
-    const answers = items.map((it, i) => answerOf(it.completion, tasks[i]!));
-    const verdicts = await verifyTasks(this.sandbox, items.map((_, i) => ({ task: tasks[i]!, answer: answers[i]! })));
+    const { cur, records } = this.p;
+    const tasks = await Promise.all(items.map((it) => this.runTask(it.task_id)));
+    const t0 = performance.now();
+    const scored = await this.p.verifier.score(items.map((it, i) => ({ task: tasks[i]!, completion: it.completion })));
+    const answers = scored.map((x) => records.text(x.answer));
+    const verdicts = scored.map(({ verdict: v }) => ({ ...v, reason: v.reason === undefined ? null : records.text(v.reason) }));
+    this.timings.verified?.((performance.now() - t0) / 1000, items.length);
     this.assertOpen();
-    // From here on nothing awaits: the request is applied whole, or not at all.
-    const step = this.state.step + 1;
-    this.expire();
     const groups = new Map<string, number[]>();
     items.forEach((it, i) => (groups.get(it.task_id) ?? groups.set(it.task_id, []).get(it.task_id)!).push(i));
-    const fed: ArmResult[] = [];
-    const scoredIssues: number[] = [];
-    const scored: { taskId: string; solved: number; attempts: number }[] = [];
-    for (const [taskId, idx] of groups) {
-      const t = tasks[idx[0]!]!;
-      const rewards = idx.map((i) => verdicts[i]!.reward);
-      scored.push({ taskId, solved: solvedCount(rewards), attempts: rewards.length });
-      const issue = this.store.openIssues(taskId, this.closing.size + 1).find((id) => !this.closing.has(id));
-      if (issue === undefined) continue;
-      this.closing.add(issue);
-      scoredIssues.push(issue);
-      fed.push({ arm: { family: t.family, level: t.level, type: t.type }, taskId, step, rewards, solveRate: solveRate(rewards), meanAbsAdvantage: meanAbsAdvantage(rewards, true) });
-    }
-    this.controller.update(fed);
-    // Every scored group is a solve rate of the trainer's model: the learned proposer's reward for the tasks it drew.
-    const learnedStats = this.learned?.learn([...groups].map(([taskId, idx]) => ({ taskId, rewards: idx.map((i) => verdicts[i]!.reward) })));
-    const rewards = verdicts.map((v) => v.reward);
-    Object.assign(this.state, {
-      step,
-      groups: this.state.groups + fed.length,
-      unfed: this.state.unfed + groups.size - fed.length,
-      completions: this.state.completions + items.length,
-      solved: this.state.solved + solvedCount(rewards),
+    const out = await this.committer.run<{ response: ScoreResponse } | { stored: StoredRequest }>({
+      keys: idempotency ? [idempotency.key] : [],
+      taskIds: [...groups.keys()],
+      apply: async (view) => {
+        const stored = idempotency && view.request(idempotency.key);
+        if (stored) return { result: { stored }, ops: [] };
+        const change = await scoreChange(cur, view, { items, tasks, answers, verdicts, groups, request: idempotency });
+        if (idempotency) view.noteRequest({ ...idempotency, step: change.result.response.step });
+        return change;
+      },
     });
-    const response: ScoreResponse = {
-      step,
-      results: items.map((it, i) => ({ task_id: it.task_id, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason ?? null, answer: answers[i]! })),
-      replayed: false,
-    };
-    const episodes = items.map((it, i) => ({ taskId: it.task_id, answer: answers[i]!, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason ?? null }));
-    const metrics = {
-      completions: items.length,
-      groups: groups.size,
-      fedGroups: fed.length,
-      meanReward: mean(rewards),
-      solveRate: mean(fed.map((r) => r.solveRate)),
-      meanLevel: mean(fed.map((r) => r.arm.level)),
-      ...frontierMetrics(this.controller),
-      ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
-    };
-    try {
-      await this.commits.persist(() =>
-        this.store.commitStep({
-          step,
-          newTasks: [],
-          scored,
-          episodes,
-          metrics,
-          skillEvents: [],
-          // Read inside the commit, after the earlier requests of the same commit counted theirs.
-          outbox: scored.map((s): GraphEvent => {
-            const row = this.store.taskScore(s.taskId);
-            return { kind: 'solve-rate', taskId: s.taskId, solveRate: (row.solved + s.solved) / Math.max(1, row.attempts + s.attempts) };
-          }),
-          scoredIssues,
-          request: idempotency ? { ...idempotency, step } : undefined,
-        }),
-      );
-    } finally {
-      for (const id of scoredIssues) this.closing.delete(id);
-    }
-    return response;
+    return 'stored' in out ? this.replay(out.stored, idempotency!.digest) : out.response;
   }
 
   /** The current evaluation set: the held-out probes, and whether a report for this round is due. */
-  probeSet(): { round: number; due: boolean; every: number; tasks: ServedTask[] } {
+  async probeSet(): Promise<{ round: number; due: boolean; every: number; tasks: ServedTask[] }> {
+    await this.refresh();
     const round = this.probeRound();
-    return { round, due: round > this.state.probeRound, every: this.config.probes.every, tasks: this.probes.map((p) => servedTask(p.task)) };
+    return { round, due: round > this.p.cur.state.probeRound, every: this.config.probes.every, tasks: this.p.probes.map((x) => servedTask(x.task)) };
   }
 
   /**
@@ -235,80 +215,84 @@ export class ServedRun {
    */
   async reportProbes(round: number, answers: ScoreItem[]): Promise<ProbeReport> {
     this.assertOpen();
-    const byId = new Map(this.probes.map((p, i) => [p.task.id, i]));
+    const { probes, cur, space } = this.p;
+    const byId = new Map(probes.map((x, i) => [x.task.id, i]));
     const unknown = answers.find((a) => !byId.has(a.task_id));
     if (unknown) throw new ServeError(422, `task "${clip(unknown.task_id)}" is not in the probe set (GET /v1/probes lists it)`);
     const refuse = (detail: string): ProbeReport => ({ round, accepted: false, detail, accuracy: null, per_skill: {}, events: [] });
+    await this.refresh();
     if (round !== this.probeRound()) return refuse(`round ${round} is not the current round ${this.probeRound()}`);
-    if (round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
-    const completions = new Array<string>(this.probes.length).fill('');
+    if (round <= cur.state.probeRound) return refuse(`round ${round} was reported already`);
+    const completions = new Array<string>(probes.length).fill('');
     for (const a of answers) completions[byId.get(a.task_id)!] = a.completion;
-    const verdicts = await verifyTasks(this.sandbox, this.probes.map((p, i) => ({ task: p.task, answer: answerOf(completions[i]!, p.task) })));
+    const verdicts = (await this.p.verifier.score(probes.map((x, i) => ({ task: x.task, completion: completions[i]! })))).map((x) => x.verdict);
     this.assertOpen();
-    if (round !== this.probeRound() || round <= this.state.probeRound) return refuse(`round ${round} was reported already`);
-    const scores = probeScores(this.probes, verdicts, this.space.skills);
-    const step = this.state.step;
-    const at = new Date(this.now()).toISOString();
-    const events = this.mastery.observe(step, scores.perSkill);
-    this.state.probeRound = round;
-    this.state.probeAccuracy = scores.overall;
-    await this.commits.persist(() =>
-      this.store.commitEvents({
-        step,
-        skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
-        outbox: events.map((ev): GraphEvent => ({ kind: 'mastery', runId: this.runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy, baseline: ev.baseline })),
-      }),
-    );
-    for (const ev of events) this.log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`);
-    return {
-      round,
-      accepted: true,
-      detail: null,
-      accuracy: scores.overall,
-      per_skill: Object.fromEntries([...scores.perSkill].map(([id, p]) => [id, p.accuracy])),
-      events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
-    };
+    const scores = probeScores(probes, verdicts, space.skills);
+    return this.committer.run({
+      apply: async () => {
+        // Checked again on the committed state: another replica may have taken this round meanwhile.
+        if (round !== this.probeRound() || round <= cur.state.probeRound) return { result: refuse(`round ${round} was reported already`), ops: [] };
+        const step = cur.state.step;
+        const at = new Date(this.p.now()).toISOString();
+        const events = cur.mastery.observe(step, scores.perSkill);
+        cur.state.probeRound = round;
+        cur.state.probeAccuracy = scores.overall;
+        for (const ev of events) this.p.log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`);
+        return {
+          result: {
+            round,
+            accepted: true,
+            detail: null,
+            accuracy: scores.overall,
+            per_skill: Object.fromEntries([...scores.perSkill].map(([id, x]) => [id, x.accuracy])),
+            events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
+          },
+          ops: [{
+            op: 'events' as const,
+            step,
+            skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
+            outbox: events.map((ev): GraphEvent => ({ kind: 'mastery', runId: this.runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy, baseline: ev.baseline })),
+          }],
+        };
+      },
+    });
   }
 
-  /** Counters of the run, from its durable state. */
-  stats() {
-    const issues = this.store.issueCounts();
+  /** Counters of the run, from its durable state (the latest any replica committed). */
+  async stats() {
+    await this.refresh();
+    const { cur, probes, space } = this.p;
+    const issues = await this.p.records.issueCounts();
+    const m = masterySummary(cur.mastery.mastered(), cur.mastery.state(), probeSets(probes, space.skills, cur.mastery.opts));
     return {
       run_id: this.runId,
-      step: this.state.step,
-      groups: this.state.groups,
-      unfed_groups: this.state.unfed,
-      completions: this.state.completions,
-      solved: this.state.solved,
-      tasks: this.archive.size,
+      step: cur.state.step,
+      groups: cur.state.groups,
+      unfed_groups: cur.state.unfed,
+      completions: cur.state.completions,
+      solved: cur.state.solved,
+      tasks: cur.archive.size,
       issued: issues.open + issues.scored + issues.abandoned,
       open: issues.open,
       abandoned: issues.abandoned,
       probe_round: this.probeRound(),
-      probes_reported: this.state.probeRound,
-      probe_accuracy: this.state.probeAccuracy,
-      skills_mastered: [...this.mastery.mastered()].sort(),
-      ...this.masteryStats(),
-      // The level-frontier controller's h per family × type now (absent for other controllers; docs/levels.md).
-      ...(this.controller.frontier?.() ? { frontier: this.controller.frontier()! } : {}),
-    };
-  }
-
-  /** Mastery as the autonomous run's summary reports it: margins over the trivial baselines, and forgetting. */
-  private masteryStats() {
-    const m = masterySummary(this.mastery.mastered(), this.mastery.state(), probeSets(this.probes, this.space.skills, this.mastery.opts));
-    return {
+      probes_reported: cur.state.probeRound,
+      probe_accuracy: cur.state.probeAccuracy,
+      skills_mastered: [...cur.mastery.mastered()].sort(),
       mastery: m.mastery.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline })),
       skills_masterable: m.skillsMasterable,
+      progress: m.progress.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline, bar: x.bar, mastered: x.mastered })),
       skills_ever_learned: m.skillsEverLearned,
       forgotten: m.forgotten,
+      // The level-frontier controller's h per family × type now (absent for other controllers; docs/levels.md).
+      ...(cur.controller.frontier?.() ? { frontier: cur.controller.frontier()! } : {}),
     };
   }
 
   /** A skill-graph view of this run, as `cogen skills` shows it. */
   async skills(view: 'mastery' | 'frontier' | 'timeline') {
     await this.flushNow();
-    const graph = this.graphs[0]!.graph;
+    const graph = this.p.graphs[0]!.graph;
     if (view === 'frontier') return frontier(graph, this.runId);
     if (view === 'timeline') return timeline(graph, this.runId);
     return masteryTable(graph, this.runId);
@@ -316,60 +300,77 @@ export class ServedRun {
 
   /** Skills the run knows, for scoring the probes and the views. */
   get skillList(): Skill[] {
-    return this.space.skills;
+    return this.p.space.skills;
   }
 
   get sandboxHandle(): Sandbox {
-    return this.sandbox;
+    return this.p.sandbox;
+  }
+
+  get verifier(): Verifier {
+    return this.p.verifier;
   }
 
   /** Records a finished environment episode (envs/) at the run's current step. */
-  recordEnvEpisode(spec: EnvSpec, trajectory: Trajectory): void {
-    this.store.addEnvEpisodes(this.state.step, [{ spec, trajectory }]);
+  recordEnvEpisode(spec: EnvSpec, trajectory: Trajectory): Promise<void> {
+    return this.committer.run({ apply: async () => ({ result: undefined, ops: [{ op: 'env-episode' as const, step: this.p.cur.state.step, spec, trajectory }] }) });
+  }
+
+  /** Whether this replica can take requests now: null, or a one-line reason (its store or its verification is down). */
+  async unavailable(): Promise<string | null> {
+    if (this.closed) return 'the served run is closed';
+    if (this.committer.failed) return this.committer.failed.message;
+    return (await this.p.records.ping()) ?? (await this.p.verifier.ping());
   }
 
   async close(status: 'stopped' | 'finished' = 'stopped'): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.commits.commit();
+    await this.committer.idle();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.flushing.catch(() => {});
-    this.store.setMeta({ status, endedAt: new Date().toISOString() });
-    this.store.appendOutbox(this.state.step, [runEvent(this.store, status)]);
-    await flushGraphs(this.graphs, this.store, this.config.graph.batchSize, this.log).catch(() => 0);
-    await Promise.all(this.graphs.map((g) => g.graph.close().catch(() => {})));
-    await this.sandbox.close();
-    this.store.close();
+    const { records, graphs } = this.p;
+    await this.p.onClose(status, this.p.cur.state.step).catch((e: Error) => this.p.log(`closing the run store: ${e.message.split('\n')[0]}`));
+    await records.drain(graphs, this.config.graph.batchSize, this.p.log).catch(() => 0);
+    await Promise.all(graphs.map((g) => g.graph.close().catch(() => {})));
+    await this.p.verifier.close();
+    await this.p.sandbox.close();
+    await records.close();
   }
 
-  private runTask(id: string): Task {
-    const task = this.archive.get(id);
-    if (task) return task;
-    if (this.probes.some((p) => p.task.id === id)) throw new ServeError(422, `task "${clip(id)}" is a probe: report it through POST /v1/probes`);
+  private async runTask(id: string): Promise<Task> {
+    const task = this.p.cur.archive.get(id) ?? (this.probeIds.has(id) ? undefined : await this.p.records.task(id));
+    if (task) {
+      // Recorded by another replica since this one last synced.
+      this.p.cur.addTask(task, false);
+      return task;
+    }
+    if (this.probeIds.has(id)) throw new ServeError(422, `task "${clip(id)}" is a probe: report it through POST /v1/probes`);
     throw new ServeError(404, `unknown task id "${clip(id)}" (not sampled from this run)`);
   }
 
   /** Abandons expired issues, at most once a second: expiry is coarse, and each pass is a write. */
-  private expire(): void {
-    const now = this.now();
+  private async expire(tx: { expire(now: number): Promise<void> }): Promise<void> {
+    const now = this.p.now();
     if (now - this.lastExpiry < 1000) return;
     this.lastExpiry = now;
-    this.store.expireIssues(now);
+    await tx.expire(now);
+  }
+
+  /** Brings the in-memory state up to the latest commit (any replica's) before a read. */
+  private refresh(): Promise<void> {
+    return this.committer.run({ read: true, apply: async () => ({ result: undefined, ops: [] }) });
   }
 
   private probeRound(): number {
-    return Math.floor(this.state.groups / this.config.probes.every);
-  }
-
-  private snapshot(): ServedState {
-    return { ...this.state, rng: this.rng.state(), controller: this.controller.state(), mastery: this.mastery.state(), proposer: this.learned?.state() };
+    return Math.floor(this.p.cur.state.groups / this.config.probes.every);
   }
 
   /** Drains the outbox into the skill graphs now, one drain at a time; a graph that is down keeps its backlog. */
   private flushNow(): Promise<unknown> {
     this.flushing = this.flushing
       .catch(() => {})
-      .then(() => (this.closed ? 0 : flushGraphs(this.graphs, this.store, this.config.graph.batchSize, this.log)));
+      .then(() => (this.closed ? 0 : this.p.records.drain(this.p.graphs, this.config.graph.batchSize, this.p.log)));
     return this.flushing;
   }
 
@@ -381,14 +382,14 @@ export class ServedRun {
     if (this.flushTimer || this.closed) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
-      void this.flushNow();
+      void this.flushNow().catch(() => {});
     }, FLUSH_MS);
     this.flushTimer.unref();
   }
 
   private assertOpen(): void {
     if (this.closed) throw new StoreError('the served run is closed');
-    if (this.commits.failed) throw this.commits.failed;
+    if (this.committer.failed) throw this.committer.failed;
   }
 }
 
@@ -396,3 +397,4 @@ export class ServedRun {
 const FLUSH_MS = 500;
 
 const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
+const reused = (key: string) => new ServeError(409, `idempotency key "${clip(key)}" was used with another request body`);

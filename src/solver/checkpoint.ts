@@ -9,6 +9,7 @@ import { setVariable, type ModelConfig, type Params } from './model.js';
 import type { AdamW } from './optim.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
+import { VIEW } from './tokenizer.js';
 
 const CHECKPOINT_FORMAT = 'cogen-solver/1';
 
@@ -25,6 +26,8 @@ export interface PolicyParts {
 /** The fields of state.json a load reads. */
 interface StateJson {
   format: string;
+  /** The solver view it was trained under (tokenizer.ts); absent before views had names: characters. */
+  view?: string;
   model: ModelConfig;
   optimizer: { step: number };
   rng: [number, number, number, number];
@@ -47,13 +50,17 @@ export async function writeCheckpoint(dir: string, parts: PolicyParts, meta: Rec
   await writeAtomic(path.join(dir, 'optimizer.safetensors'), encodeSafetensors(moments));
   if (parts.ref) await writeAtomic(path.join(dir, 'reference.safetensors'), encodeSafetensors(await readWeights(parts.ref)));
   if (parts.replay) await writeAtomic(path.join(dir, 'replay.json'), JSON.stringify(parts.replay));
-  await writeAtomic(path.join(dir, 'state.json'), JSON.stringify({ format: CHECKPOINT_FORMAT, ...meta }, null, 2));
+  await writeAtomic(path.join(dir, 'state.json'), JSON.stringify({ format: CHECKPOINT_FORMAT, view: VIEW, ...meta }, null, 2));
 }
 
 /** A checkpoint's state.json, checked against the policy's model shape. */
 async function readState(dir: string, mc: ModelConfig): Promise<StateJson> {
   const state = JSON.parse(await fs.readFile(path.join(dir, 'state.json'), 'utf8')) as StateJson;
   if (state.format !== CHECKPOINT_FORMAT) throw new Error(`checkpoint format ${state.format}, expected ${CHECKPOINT_FORMAT}`);
+  const view = state.view ?? 'chars';
+  if (view !== VIEW) {
+    throw new Error(`checkpoint ${dir} was trained under the solver view '${view}' and this solver reads '${VIEW}' (other tokens and positions): its weights do not apply; start from random weights or a checkpoint of this view`);
+  }
   for (const k of Object.keys(mc) as (keyof ModelConfig)[]) {
     if (state.model[k] !== mc[k]) throw new Error(`checkpoint model.${k} = ${state.model[k]}, this policy has ${mc[k]}`);
   }

@@ -5,7 +5,7 @@
 // the proposer's log-probs are of its own choice tokens only, renormalised over the options.
 import type * as tf from '@tensorflow/tfjs-core';
 import { decodeStep, disposeCache, prefill, type KVCache, type ModelConfig, type Params } from './model.js';
-import { BOS, SEP, VOCAB_SIZE, charId, encode } from './tokenizer.js';
+import { BOS, VOCAB_SIZE, charId, encode } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 
 /** A proposer role's row (structurally proposers' ChoiceRow): prompt, choice tokens, masks, log-probs, advantage. */
@@ -37,15 +37,13 @@ export class ChoiceDecoder {
     private readonly params: Params,
     private readonly mc: ModelConfig,
     private readonly maxPromptLen: number,
-    /** Answer positions this model has (maxPositions − maxPromptLen − 2). */
+    /** Answer positions this model has (maxPositions − maxPromptLen − 1). */
     private readonly maxLen: number,
     private readonly temperature: number,
     prompt: string,
   ) {
-    const ids = promptIdsOf(prompt, maxPromptLen);
-    const S = ids.length + 1;
-    const tokens = new Int32Array([BOS, ...ids, SEP]);
-    const out = prefill(params, mc, { tokens, N: 1, T: S + 1, pad: new Int32Array(1), posOffset: maxPromptLen + 1 - S }, 1);
+    const tokens = new Int32Array([BOS, ...promptIdsOf(prompt, maxPromptLen)]);
+    const out = prefill(params, mc, { tokens, N: 1, T: tokens.length, pad: new Int32Array(1) }, 1);
     this.promptLogits = out.logits.dataSync() as Float32Array;
     out.logits.dispose();
     this.base = out.cache;
@@ -68,8 +66,8 @@ export class ChoiceDecoder {
   scores(allowed: string): number[] {
     if (this.queued !== null) {
       if (this.length > this.maxLen) throw new Error(`choice decoder: more than ${this.maxLen} choice tokens (the positions were grown for fewer)`);
-      // choice token k sits at position maxPromptLen + 2 + k, as answer tokens do
-      const out: { logits: tf.Tensor2D; cache: KVCache } = decodeStep(this.params, this.mc, this.cache, new Int32Array([this.queued]), this.maxPromptLen + 1 + this.length);
+      // choice token k sits at position maxPromptLen + 1 + k, as answer inputs do (model.ts)
+      const out: { logits: tf.Tensor2D; cache: KVCache } = decodeStep(this.params, this.mc, this.cache, new Int32Array([this.queued]), this.maxPromptLen + this.length);
       this.cache = out.cache;
       this.logits = out.logits.dataSync() as Float32Array;
       out.logits.dispose();

@@ -11,9 +11,9 @@ export const modelSchema = z.strictObject({
   dModel: z.number().int().min(8).default(64),
   layers: z.number().int().min(1).default(2),
   heads: z.number().int().min(1).default(4),
-  /** Prompts longer than this are truncated from the left (their end, nearest the answer, is kept). */
+  /** Prompts longer than this many tokens are truncated from the left (their end, nearest the answer, is kept). */
   maxPromptLen: z.number().int().min(1).default(128),
-  /** Answer characters, not counting <eos>. */
+  /** Answer tokens (tokenizer.ts), not counting <eos>. */
   maxAnswerLen: z.number().int().min(1).default(40),
   mlpRatio: z.number().int().min(1).default(4),
 }).refine((m) => m.dModel % m.heads === 0, { message: 'dModel must be divisible by heads', path: ['dModel'] });
@@ -41,7 +41,7 @@ export const lossSchema = z.strictObject({
   /** DAPO soft overlong penalty on the reward; on by default for dapo only. */
   overlong: z.strictObject({
     enabled: z.boolean().optional(),
-    /** Penalty ramps linearly over the last `cache` characters of maxAnswerLen. */
+    /** Penalty ramps linearly over the last `cache` tokens of maxAnswerLen. */
     cache: z.number().int().min(1).default(8),
     penalty: z.number().min(0).default(1),
   }).prefault({}),

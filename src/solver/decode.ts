@@ -8,9 +8,9 @@
 import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
-import { allowedTokens, grammarFor } from './grammar.js';
+import { allowedTokens, grammarFor, stepToken } from './grammar.js';
 import { decodeStep, disposeCache, prefill, type Batch, type ModelConfig, type Params } from './model.js';
-import { BOS, EOS, SEP, VOCAB_SIZE, decode, idChar } from './tokenizer.js';
+import { BOS, EOS, VOCAB_SIZE, decode, tokenText } from './tokenizer.js';
 
 export interface DecodeOptions {
   maxPromptLen: number;
@@ -45,18 +45,18 @@ export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptio
     const grammar = grammarFor(prompts[b]!.grammar);
     let state = grammar.start();
     return {
-      allowed: (charsLeft) => allowedTokens(prompts[b]!.grammar, state, charsLeft),
+      allowed: (tokensLeft) => allowedTokens(prompts[b]!.grammar, state, tokensLeft),
       next: (token) => {
-        state = grammar.next(state, idChar(token));
+        state = stepToken(grammar, state, tokenText(token));
       },
     };
   });
   return prompts.map((_, b) => rows.slice(b * G, (b + 1) * G));
 }
 
-/** One answer's grammar as decoding walks it: the tokens allowed with `charsLeft` characters left, and the step on a token (never <eos>). */
+/** One answer's grammar as decoding walks it: the tokens allowed with `tokensLeft` tokens left, and the step on a token (never <eos>). */
 export interface RowGrammar {
-  allowed(charsLeft: number): Uint8Array;
+  allowed(tokensLeft: number): Uint8Array;
   next(token: number): void;
 }
 
@@ -78,18 +78,15 @@ export async function decodeMasked(
   const B = prompts.length;
   if (B === 0) return [];
   const N = B * G;
-  const S = Math.max(...prompts.map((x) => x.ids.length)) + 1; // <sep> column
-  const P = S + 1;
+  const P = Math.max(...prompts.map((x) => x.ids.length)) + 1; // <bos> and the longest prompt
   const tokens = new Int32Array(B * P);
   const pad = new Int32Array(B);
   prompts.forEach(({ ids }, b) => {
-    pad[b] = S - 1 - ids.length;
+    pad[b] = P - 1 - ids.length;
     tokens[b * P + pad[b]!] = BOS;
     tokens.set(ids, b * P + pad[b]! + 1);
-    tokens[b * P + S] = SEP;
   });
-  const posOffset = o.maxPromptLen + 1 - S;
-  const batch: Batch = { tokens, N: B, T: P, pad, posOffset };
+  const batch: Batch = { tokens, N: B, T: P, pad };
   let { logits, cache } = prefill(params, mc, batch, G);
   const argmax = greedy || o.sampling.temperature === 0;
   const rngs = prompts.map((p) => createRng(p.seed));
@@ -125,8 +122,8 @@ export async function decodeMasked(
         }
       }
       if (remaining === 0) break;
-      // answer token k sits at position maxPromptLen + 2 + k
-      ({ logits, cache } = decodeStep(params, mc, cache, next, o.maxPromptLen + 2 + k));
+      // answer input k sits at position maxPromptLen + 1 + k (model.ts)
+      ({ logits, cache } = decodeStep(params, mc, cache, next, o.maxPromptLen + 1 + k));
     }
   } finally {
     if (!logits.isDisposed) logits.dispose();

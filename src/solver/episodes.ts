@@ -2,12 +2,12 @@
 // and the rows a multi-turn GRPO update trains on.
 //
 // An episode is a transcript: the first prompt, then turns of (the action the agent wrote, the text
-// the environment answered). Turn k is decoded as one row `<bos> context <sep> action <eos>`, where
-// the context is the transcript before it (the prompt and every earlier action and observation as
-// plain characters, cut from the left to maxPromptLen as any prompt). So the agent's tokens are the
+// the environment answered). Turn k is decoded as one row `<bos> context action <eos>`, where
+// the context is the transcript before it (the prompt and every earlier action and observation,
+// tokenized as any prompt and cut from the left to maxPromptLen). So the agent's tokens are the
 // rows' answers, and the environment's tokens appear only as context: they are never a target, the
-// loss is masked to the agent's own tokens. Positions follow the solver's rule (the <sep> at
-// maxPromptLen + 1), so decoding a turn and training on it run the same sequence. The price: each
+// loss is masked to the agent's own tokens. Positions follow the solver's rule (model.ts), so
+// decoding a turn and training on it run the same sequence. The price: each
 // turn's row reads its whole context again (no cache across turns), so an update costs about
 // turns x context, and its attention about turns x context² (bench/results/agentic.md measures it).
 //
@@ -16,10 +16,10 @@
 // environment (src/envs-train.ts) names the tools and turns the text into the environment's action.
 import type { AnswerShape } from '../../core/task.js';
 import { decodeMasked, type DecodedRow, type DecodeOptions } from './decode.js';
-import { grammarFor, type Grammar } from './grammar.js';
+import { grammarFor, stepToken, tokenMask, type Grammar } from './grammar.js';
 import { advantages } from './loss.js';
 import type { ModelConfig, Params } from './model.js';
-import { EOS, VOCAB_SIZE, charId, idChar } from './tokenizer.js';
+import { tokenText } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 
 /**
@@ -76,6 +76,8 @@ export function exceptGrammar(g: Grammar, except: readonly string[]): Grammar<Ex
     minRemaining,
     canEnd: (s) => g.canEnd(s.inner) && !(s.text !== null && refused.has(s.text)),
     key: (s) => `${s.text === null ? '' : `${s.text}\u0000`}${g.key(s.inner)}`,
+    midWord: (s) => g.midWord?.(s.inner) ?? false,
+    charsOnly: (s) => g.charsOnly?.(s.inner) ?? false,
   };
 }
 
@@ -140,20 +142,9 @@ export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState
     },
     canEnd: (s) => s.closed,
     key: (s) => (s.tool < 0 ? `h${s.head}` : `${s.tool}|${s.closed}|${inner[s.tool]!.key(s.inner)}`),
+    midWord: (s) => s.tool >= 0 && !s.closed && (inner[s.tool]!.midWord?.(s.inner) ?? false),
+    charsOnly: (s) => s.tool >= 0 && !s.closed && (inner[s.tool]!.charsOnly?.(s.inner) ?? false),
   };
-}
-
-/** Allowed next tokens of an action: characters that leave it completable in `charsLeft - 1`, <eos> once closed. */
-function allowedAction(g: Grammar<ActionState>, state: ActionState, charsLeft: number): Uint8Array {
-  const m = new Uint8Array(VOCAB_SIZE);
-  if (g.canEnd(state)) m[EOS] = 1;
-  if (charsLeft > 0) {
-    for (const ch of PRINTABLE) {
-      const n = g.next(state, ch);
-      if (n !== null && g.minRemaining(n) <= charsLeft - 1) m[charId(ch)] = 1;
-    }
-  }
-  return m;
 }
 
 /** An action's tool and argument text, or null when the text is not one action of these tools. */
@@ -197,13 +188,13 @@ function decodeChunk(params: Params, mc: ModelConfig, o: DecodeOptions, prompts:
     const grammar = actionGrammar(prompts[b]!.tools);
     let state = grammar.start();
     return {
-      allowed: (charsLeft) => {
-        const allowed = allowedAction(grammar, state, charsLeft);
+      allowed: (tokensLeft) => {
+        const allowed = tokenMask(grammar, state, tokensLeft);
         if (!allowed.some((x) => x)) throw new Error(`no action fits in ${o.maxAnswerLen} characters (maxAnswerLen too small for these tools)`);
         return allowed;
       },
       next: (token) => {
-        state = grammar.next(state, idChar(token))!;
+        state = stepToken(grammar, state, tokenText(token))!;
       },
     };
   });

@@ -1,8 +1,12 @@
 // Answer grammars for constrained decoding (DESIGN.md, "Solver and the GRPO family").
 //
-// Each grammar is a small pushdown automaton over characters. `allowed(state, charsLeft)` returns
-// the tokens that keep the answer completable within the remaining character budget, so every
-// sampled answer is well-formed and no longer than maxAnswerLen:
+// Each grammar is a small pushdown automaton over characters; a token (tokenizer.ts: a character or a
+// word) steps it by each of its characters. `allowedTokens(state, tokensLeft)` returns the tokens
+// that keep the answer completable within the remaining token budget (a completion's characters
+// bound its tokens: every character is a token), so every sampled answer is well-formed and at most
+// maxAnswerLen tokens. A literal has one way to be written in tokens: a keyword (true, false, null)
+// is its word token, never spelled (`midWord`), and a string's contents are characters (`charsOnly`),
+// so that training on a given answer (`answerIds`) and sampling it take the same tokens:
 //   literal: compact JSON (no whitespace, no escapes in strings): numbers (optional minus, optional
 //            fraction), "strings", true/false/null, arrays, objects with string keys.
 //   program: program text such as `a=>a*2`: a character whitelist, balanced ()[]{} outside string
@@ -14,10 +18,7 @@
 //            states it too; for deduction it is f's return type): it narrows what can be written,
 //            never what is right.
 import type { AnswerShape } from '../../core/task.js';
-import { EOS, VOCAB_SIZE, charId } from './tokenizer.js';
-
-const PRINTABLE: string[] = [];
-for (let c = 32; c <= 126; c++) PRINTABLE.push(String.fromCharCode(c));
+import { EOS, TOKENS, VOCAB_SIZE } from './tokenizer.js';
 
 export interface Grammar<S = unknown> {
   start(): S;
@@ -27,6 +28,10 @@ export interface Grammar<S = unknown> {
   minRemaining(state: S): number;
   canEnd(state: S): boolean;
   key(state: S): string;
+  /** Whether the state is inside a word the tokenizer holds whole (a token may not end there). */
+  midWord?(state: S): boolean;
+  /** Whether only single characters may follow (inside a string literal). */
+  charsOnly?(state: S): boolean;
 }
 
 // ---------------------------------------------------------------- literal (compact JSON)
@@ -124,6 +129,8 @@ export const literalGrammar: Grammar<LState> = {
   minRemaining: literalMin,
   canEnd: (s) => s.stack === '' && (s.mode === 'A' || s.mode === 'N0' || s.mode === 'NI' || s.mode === 'NF'),
   key: (s) => `${s.mode}|${s.stack}|${s.kw}|${s.isKey ? 1 : 0}|${s.open ? 1 : 0}`,
+  midWord: (s) => s.mode === 'W',
+  charsOnly: (s) => s.mode === 'S',
 };
 
 // ---------------------------------------------------------------- program text
@@ -175,8 +182,8 @@ const VALUE_TYPES: ValueType[] = ['any', 'int', 'num', 'bool', 'str', 'null', 'a
 const STARTS: Record<ValueType, string> = {
   any: '', int: '-0123456789', num: '-0123456789', bool: 'tf', str: '"', null: 'n', arr: '[', obj: '{',
 };
-/** Shortest text of each type. */
-const MIN_LEN: Record<ValueType, number> = { any: 1, int: 1, num: 1, bool: 4, str: 2, null: 4, arr: 2, obj: 2 };
+/** Fewest tokens of a value of each type (true, false and null are one token each). */
+const MIN_LEN: Record<ValueType, number> = { any: 1, int: 1, num: 1, bool: 1, str: 2, null: 1, arr: 2, obj: 2 };
 const NUMBER_MODES = new Set<LMode>(['N1', 'N0', 'NI', 'ND', 'NF']);
 /** Modes in which ',' or a closing bracket ends the current value. */
 const AFTER_VALUE = new Set<LMode>(['A', 'N0', 'NI', 'NF']);
@@ -234,6 +241,8 @@ function typedGrammar(shape: string): Grammar<TState> {
     },
     canEnd: (s) => literalGrammar.canEnd(s.lit),
     key: (s) => `${literalGrammar.key(s.lit)}|${s.idx}`,
+    midWord: (s) => s.lit.mode === 'W',
+    charsOnly: (s) => s.lit.mode === 'S',
   };
 }
 
@@ -249,39 +258,80 @@ export function grammarFor(kind: AnswerShape): Grammar {
 }
 
 // ---------------------------------------------------------------- token masks
-const maskCache = new Map<string, Uint8Array>();
+/** The state after a token's characters, or null when one of them cannot follow. */
+export function stepToken<S>(g: Grammar<S>, state: S, text: string): S | null {
+  let s: S | null = state;
+  for (const ch of text) {
+    s = g.next(s, ch);
+    if (s === null) return null;
+  }
+  return s;
+}
+
+/** Whether a token may follow `state` at all (the budget aside), and the state after it. */
+function stepAllowed<S>(g: Grammar<S>, state: S, id: number): S | null {
+  const text = TOKENS[id]!;
+  if (text.length > 1 && g.charsOnly?.(state)) return null;
+  const n = stepToken(g, state, text);
+  return n === null || g.midWord?.(n) ? null : n;
+}
 
 /**
- * Allowed next tokens (1 = allowed) of length VOCAB_SIZE: characters that leave the answer
- * completable in `charsLeft - 1` more characters, and <eos> when the answer is complete.
+ * Allowed next tokens (1 = allowed) of length VOCAB_SIZE: tokens after which the answer can still be
+ * completed in `tokensLeft - 1` more tokens and that do not end inside a word, and <eos> when the
+ * answer is complete.
  */
-export function allowedTokens(kind: AnswerShape, state: unknown, charsLeft: number): Uint8Array {
+export function tokenMask<S>(g: Grammar<S>, state: S, tokensLeft: number): Uint8Array {
+  const m = new Uint8Array(VOCAB_SIZE);
+  if (g.canEnd(state)) m[EOS] = 1;
+  if (tokensLeft <= 0) return m;
+  for (let id = 4; id < VOCAB_SIZE; id++) {
+    const n = stepAllowed(g, state, id);
+    if (n !== null && g.minRemaining(n) <= tokensLeft - 1) m[id] = 1;
+  }
+  return m;
+}
+
+const maskCache = new Map<string, Uint8Array>();
+
+/** tokenMask of an answer grammar, cached by its state. */
+export function allowedTokens(kind: AnswerShape, state: unknown, tokensLeft: number): Uint8Array {
   const g = grammarFor(kind);
-  const k = `${kind}|${charsLeft}|${g.key(state)}`;
+  const k = `${kind}|${tokensLeft}|${g.key(state)}`;
   let m = maskCache.get(k);
   if (m) return m;
-  m = new Uint8Array(VOCAB_SIZE);
-  if (g.canEnd(state)) m[EOS] = 1;
-  if (charsLeft > 0) {
-    for (const ch of PRINTABLE) {
-      const n = g.next(state, ch);
-      if (n !== null && g.minRemaining(n) <= charsLeft - 1) m[charId(ch)] = 1;
-    }
-  }
+  m = tokenMask(g, state, tokensLeft);
   if (maskCache.size > 200_000) maskCache.clear();
   maskCache.set(k, m);
   return m;
 }
 
-/** Whether `text` is a complete answer of this kind within maxLen characters. */
-export function isWellFormed(kind: AnswerShape, text: string, maxLen: number): boolean {
-  if (text.length > maxLen) return false;
-  const g = grammarFor(kind);
-  let s: unknown = g.start();
-  for (const ch of text) {
-    const n = g.next(s, ch);
-    if (n === null) return false;
-    s = n;
+/**
+ * The tokens a grammar writes `text` in, <eos> last, or null when it is not a complete answer: at
+ * each place the longest token the grammar allows there (for a literal the only one; program text
+ * may also be written in shorter pieces). What supervised training and shown answers train on.
+ */
+export function answerIds<S>(g: Grammar<S>, text: string): number[] | null {
+  const ids: number[] = [];
+  let s = g.start();
+  for (let i = 0; i < text.length; ) {
+    let best: { id: number; n: S; len: number } | null = null;
+    for (let id = 4; id < VOCAB_SIZE; id++) {
+      const t = TOKENS[id]!;
+      if (t.length <= (best?.len ?? 0) || !text.startsWith(t, i)) continue;
+      const n = stepAllowed(g, s, id);
+      if (n !== null) best = { id, n, len: t.length };
+    }
+    if (!best) return null;
+    ids.push(best.id);
+    s = best.n;
+    i += best.len;
   }
-  return g.canEnd(s);
+  return g.canEnd(s) ? [...ids, EOS] : null;
+}
+
+/** Whether `text` is a complete answer of this kind within maxLen tokens (<eos> aside). */
+export function isWellFormed(kind: AnswerShape, text: string, maxLen: number): boolean {
+  const ids = answerIds(grammarFor(kind), text);
+  return ids !== null && ids.length - 1 <= maxLen;
 }

@@ -9,7 +9,7 @@ import { initBackend, updateThreads } from './backend.js';
 import { solverConfigSchema, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodePrompt } from './decode.js';
 import { decodeActions, turnRows, type ActionTool, type EpisodeRows } from './episodes.js';
-import { grammarFor } from './grammar.js';
+import { allowedTokens, answerIds, grammarFor, stepToken } from './grammar.js';
 import { advantages, overlongPenalty } from './loss.js';
 import { initWeights, makeParams, setVariable, type ModelConfig, type Params } from './model.js';
 import { AdamW, learningRate, type OptimConfig } from './optim.js';
@@ -17,7 +17,7 @@ import { ShardPool, readArrays } from './accel/index.js';
 import { AnswerReplay } from './replay.js';
 import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
 import { loadCheckpoint, loadModelWeights, readWeights, writeCheckpoint, type PolicyParts, type Weights } from './checkpoint.js';
-import { encode } from './tokenizer.js';
+import { EOS, encode, tokenText } from './tokenizer.js';
 import {
   BATCH_FLOATS, addShard, batchNorm, buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective, shardSetupOf,
   type ShardGrads, type ShardInput, type ShardSetup, type ShardStats, type ShardStatTensors, type TrainRow,
@@ -26,6 +26,7 @@ import type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './ty
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
+export { answerIds, grammarFor } from './grammar.js';
 export type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './types.js';
 export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
@@ -153,7 +154,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const maxA = this.cfg.model.maxAnswerLen;
     const overlong = lc.overlong.enabled ?? lc.type === 'dapo';
     const shaped = rewards.map((g, b) => g.map((r, i) =>
-      overlong ? r + overlongPenalty(rows[b]![i]!.text.length, maxA, lc.overlong.cache, lc.overlong.penalty) : r));
+      overlong ? r + overlongPenalty(rows[b]![i]!.answer.length - 1, maxA, lc.overlong.cache, lc.overlong.penalty) : r));
     const adv = advantages(shaped, lc.scale);
     const meanReward = rewards.flat().reduce((a, b) => a + b, 0) / Math.max(1, rewards.flat().length);
     // dynamic sampling drops the groups that carry no gradient
@@ -163,8 +164,8 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   }
 
   /** Groups of rows as one shard's input (without normalisers: the whole batch, the published reductions). */
-  private trainInput(groups: TrainRow[][], temperature: number): Omit<ShardInput, 'norm'> {
-    return { batch: buildBatch(groups, this.cfg.model.maxPromptLen), temperature };
+  private trainInput(groups: TrainRow[][], temperature: number, supervised = false): Omit<ShardInput, 'norm'> {
+    return { batch: buildBatch(groups, this.cfg.model.maxPromptLen), temperature, ...(supervised ? { supervised } : {}) };
   }
 
   /** Each row's answer log-probs under the current weights, at `temperature`, grouped as the rows. */
@@ -193,12 +194,12 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * Gradients and stats of one inner iteration: on this thread alone, or split by group over the
    * shard workers when there are any and at least two groups to split.
    */
-  private async iterationGrads(groups: TrainRow[][], temperature: number): Promise<ShardGrads> {
+  private async iterationGrads(groups: TrainRow[][], temperature: number, supervised = false): Promise<ShardGrads> {
     const chunks = memoryChunks(groups, this.cfg.model, this.batchFloats);
     if (chunks.length > 1) {
       // one after another, each normalised by the whole batch (as the pool's shards are): the sums are the batch's
       const norm = batchNorm(groups);
-      return chunks.reduce<ShardGrads | null>((sum, chunk) => addShard(shardGrads(this.params, this.ref, this.setup, { ...this.trainInput(chunk, temperature), norm }), sum), null)!;
+      return chunks.reduce<ShardGrads | null>((sum, chunk) => addShard(shardGrads(this.params, this.ref, this.setup, { ...this.trainInput(chunk, temperature, supervised), norm }), sum), null)!;
     }
     if (groups.length >= 2) {
       const out = await this.pool.run(async (workers) => {
@@ -206,7 +207,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
         const shards = Math.min(workers.size + 1, groups.length);
         const norm = batchNorm(groups);
         const inputs: ShardInput[] = Array.from({ length: shards }, (_, i) => ({
-          ...this.trainInput(groups.slice(Math.floor((i * groups.length) / shards), Math.floor(((i + 1) * groups.length) / shards)), temperature),
+          ...this.trainInput(groups.slice(Math.floor((i * groups.length) / shards), Math.floor(((i + 1) * groups.length) / shards)), temperature, supervised),
           norm,
         }));
         const ref = this.ref;
@@ -214,7 +215,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
       });
       if (out) return out;
     }
-    return shardGrads(this.params, this.ref, this.setup, this.trainInput(groups, temperature));
+    return shardGrads(this.params, this.ref, this.setup, this.trainInput(groups, temperature, supervised));
   }
 
   /**
@@ -237,7 +238,7 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   /** The model as a proposer (self-play): a decoder of choice tokens after `prompt`, at the sampling temperature. */
   openChoices(prompt: string): ChoiceDecoder {
     const m = this.cfg.model;
-    return new ChoiceDecoder(this.params, this.mc, m.maxPromptLen, this.mc.maxPositions - m.maxPromptLen - 2, this.cfg.sampling.temperature, prompt);
+    return new ChoiceDecoder(this.params, this.mc, m.maxPromptLen, this.mc.maxPositions - m.maxPromptLen - 1, this.cfg.sampling.temperature, prompt);
   }
 
   /** One update on the rollout's groups, and on `also`'s rows in the same optimiser step. */
@@ -289,6 +290,48 @@ export class TransformerPolicy implements Policy<SolverRollout> {
       meanAbsAdvantage: rows.reduce((a, r) => a + Math.abs(r.adv), 0) / rows.length,
       tokens: rows.reduce((a, r) => a + r.answer.length, 0), groups: groups.length, lr, reward: meanReward, gradNorm,
     };
+  }
+
+  // ------------------------------------------------------------------ supervised (bench:ceiling)
+  /**
+   * One supervised step: the cross-entropy of the given answers, each written in its prompt's answer
+   * grammar (answerIds, the tokens decoding would take), through the same model, optimiser and
+   * backend as update(). For bench:ceiling's ceiling and for warm starts; runs never call it.
+   */
+  async supervise(prompts: Prompt[], answers: string[]): Promise<TrainStats> {
+    if (prompts.length !== answers.length) throw new Error(`supervise(): ${prompts.length} prompts, ${answers.length} answers`);
+    const rows = prompts.map((p, i) => this.shownRow(p, answers[i]!));
+    const { grads, stats } = await this.iterationGrads(rows.map((r) => [r]), 1, true);
+    const r = this.opt.apply(grads);
+    const gradNorm = (await r.gradNorm.data())[0]!;
+    r.gradNorm.dispose();
+    return { ...stats, meanAbsAdvantage: 0, tokens: rows.reduce((a, row) => a + row.answer.length, 0), groups: rows.length, lr: r.lr, gradNorm };
+  }
+
+  /**
+   * The tokens this solver reads a prompt in and writes an answer in (its answer grammar's, <eos>
+   * last): what supervise() trains on, and what a peer model is given (bench:ceiling).
+   */
+  tokens(p: Prompt, answer: string): { prompt: number[]; answer: number[] } {
+    const shape = this.grammarOf(p);
+    const ids = answerIds(grammarFor(shape), answer);
+    const maxA = this.cfg.model.maxAnswerLen;
+    if (!ids || ids.length - 1 > maxA) throw new Error(`"${answer}" is not a ${shape} answer of at most ${maxA} tokens`);
+    return { prompt: this.promptIds(p.text), answer: ids };
+  }
+
+  /** A given answer as a training row: its tokens and the masks decoding would have had. */
+  private shownRow(p: Prompt, answer: string): TrainRow {
+    const { prompt, answer: ids } = this.tokens(p, answer);
+    const shape = this.grammarOf(p);
+    const g = grammarFor(shape);
+    const allowed: Uint8Array[] = [];
+    let state = g.start();
+    ids.forEach((id, k) => {
+      allowed.push(allowedTokens(shape, state, this.cfg.model.maxAnswerLen - k));
+      if (id !== EOS) state = stepToken(g, state, tokenText(id))!;
+    });
+    return { prompt, answer: ids, oldLogp: new Float32Array(ids.length), allowed, adv: 1 };
   }
 
   // ------------------------------------------------------------------ multi-turn (episodes.ts)

@@ -136,6 +136,15 @@ export function policyLoss(x: LossInputs, o: LossOptions): LossOutput {
 }
 
 /**
+ * Supervised learning through the same model (bench:ceiling, docs/solver-view.md): the cross-entropy
+ * of given answers' tokens, −Σ logp·m / Σ m (the whole batch's tokens when `norm` is given).
+ */
+export function supervisedLoss(x: Pick<LossInputs, 'logp' | 'mask'>, norm?: LossNorm): LossOutput {
+  const total = norm ? tf.scalar(norm.tokens) : tf.maximum(tf.sum(x.mask), 1);
+  return { loss: tf.div(tf.neg(tf.sum(tf.mul(x.logp, x.mask))), total) as tf.Scalar, clipFraction: tf.scalar(0), kl: tf.scalar(0) };
+}
+
+/**
  * Advantages from rewards[g][i]: r − mean(group), divided by (std + 1e-4) of the group (`group`),
  * of the whole batch (`batch`), or not at all (`none`). std is the unbiased sample std (as TRL);
  * a group of one has std 0.
@@ -154,7 +163,7 @@ export function advantages(rewards: number[][], scale: 'group' | 'batch' | 'none
   });
 }
 
-/** DAPO's soft overlong penalty for an answer of `len` characters (0, a linear ramp, then −penalty). */
+/** DAPO's soft overlong penalty for an answer of `len` tokens (0, a linear ramp, then −penalty). */
 export function overlongPenalty(len: number, maxLen: number, cache: number, penalty = 1): number {
   if (len <= maxLen - cache) return 0;
   if (len <= maxLen) return (penalty * (maxLen - cache - len)) / cache;

@@ -2,13 +2,18 @@
 // causal multi-head self-attention, GELU MLP, learned positions, output head tied to the token
 // embedding. Weights are named and laid out as Hugging Face GPT-2 does (Conv1D: [in, out]).
 //
-// Positions are right-aligned on <sep>: whatever the prompt's length, <sep> sits at position
-// maxPromptLen + 1 and answer token k at maxPromptLen + 2 + k. Rows are left-padded to the longest
-// prompt of the batch; pad keys are masked out of attention.
+// Positions (docs/solver-view.md): a prompt's tokens count from <bos> at 0, so the arguments that
+// open a prompt sit at the same places in every prompt; answer inputs sit at fixed positions after
+// the longest prompt (answer input k at maxPromptLen + 1 + k), so decoding steps every row at one
+// position. <sep> is not a position of its own: its embedding is added to the prompt's last token,
+// so that the position the first answer token is read from holds that token too (the end of the
+// program, which a deduction's answer depends on most). Rows are left-padded to the longest prompt
+// of the batch; pad keys are masked out of attention.
 import * as tf from '@tensorflow/tfjs-core';
 import type { Rng } from '../../core/rng.js';
 import { fusedOp } from './fused.js';
 import { matMulFast } from './gradients.js';
+import { SEP as SEP_ID } from './tokenizer.js';
 
 export interface ModelConfig {
   vocabSize: number;
@@ -151,7 +156,7 @@ function linear(x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
   return fused ? fused(x, w, b) : tf.fused.matMul({ a: x, b: w as tf.Tensor2D, bias: b }) as tf.Tensor2D;
 }
 
-/** Token embeddings of int ids [n]: one-hot matMul where tf.gather has no gradient (wasm), gather elsewhere. */
+/** Embeddings of int ids [n] (tokens or positions): one-hot matMul where tf.gather has no gradient (wasm), gather elsewhere. */
 // (wasm's OneHot ignores a float dtype, hence int32 + cast)
 function embed(wte: tf.Tensor, ids: tf.Tensor1D, vocab: number, oneHot: boolean): tf.Tensor2D {
   if (oneHot) return tf.matMul(tf.cast(tf.oneHot(ids, vocab), 'float32') as tf.Tensor2D, wte as tf.Tensor2D);
@@ -228,14 +233,39 @@ function padMask(pad: ArrayLike<number>, N: number, L: number): tf.Tensor {
 }
 
 export interface Batch {
-  /** [N, T] token ids, row-major: left pads, <bos>, prompt, <sep>, answer tokens. */
+  /** [N, T] token ids, row-major: left pads, <bos>, prompt (its last token carries <sep>), answer inputs. */
   tokens: Int32Array;
   N: number;
   T: number;
   /** left pads per row */
   pad: Int32Array;
-  /** position id of column 0 */
-  posOffset: number;
+  /** The first answer column (default T: prompts alone); its inputs sit at answerPos + k. */
+  answerFrom?: number;
+  answerPos?: number;
+}
+
+/** Position ids [N·T]: <bos> at 0 in every row (pads at 0, masked), answer input k at answerPos + k. */
+function positions(b: Batch): Int32Array {
+  const { N, T, pad } = b;
+  const from = b.answerFrom ?? T;
+  const out = new Int32Array(N * T);
+  for (let r = 0; r < N; r++) {
+    for (let t = pad[r]!; t < from; t++) out[r * T + t] = t - pad[r]!;
+    for (let t = from; t < T; t++) out[r * T + t] = b.answerPos! + t - from;
+  }
+  return out;
+}
+
+/** Token and position embeddings, <sep>'s added to the prompt's last column: [N·T, d]. */
+function promptEmbeddings(p: Params, c: ModelConfig, b: Batch, oneHot: boolean): tf.Tensor2D {
+  const { N, T } = b;
+  const d = c.dModel;
+  const tok = embed(P(p, 'wte.weight'), tf.tensor1d(b.tokens, 'int32'), c.vocabSize, oneHot);
+  const pos = embed(P(p, 'wpe.weight'), tf.tensor1d(positions(b), 'int32'), c.maxPositions, oneHot);
+  const last = new Float32Array(T);
+  last[(b.answerFrom ?? T) - 1] = 1;
+  const sep = tf.mul(tf.tensor3d(last, [1, T, 1]), tf.reshape(tf.slice(P(p, 'wte.weight'), [SEP_ID, 0], [1, d]), [1, 1, d]));
+  return tf.reshape(tf.add(tf.reshape(tf.add(tok, pos), [N, T, d]), sep), [N * T, d]) as tf.Tensor2D;
 }
 
 /** Final hidden states [N*T, d] for a whole batch (training, prefill). Call inside tf.tidy. */
@@ -243,9 +273,7 @@ export function hidden(
   p: Params, c: ModelConfig, b: Batch, oneHot: boolean, keepKV = false,
 ): { h: tf.Tensor2D; kv: { k: tf.Tensor4D; v: tf.Tensor4D }[] } {
   const { N, T } = b;
-  const ids = tf.tensor1d(b.tokens, 'int32');
-  const pos = tf.slice(P(p, 'wpe.weight'), [b.posOffset, 0], [T, c.dModel]); // [T, d]
-  let x = tf.reshape(tf.add(tf.reshape(embed(P(p, 'wte.weight'), ids, c.vocabSize, oneHot), [N, T, c.dModel]), pos), [N * T, c.dModel]) as tf.Tensor2D;
+  let x = promptEmbeddings(p, c, b, oneHot);
   const mask = tf.add(causalMask(T), padMask(b.pad, N, T));
   const kv: { k: tf.Tensor4D; v: tf.Tensor4D }[] = [];
   for (let i = 0; i < c.layers; i++) {
@@ -262,8 +290,8 @@ export function head(p: Params, h: tf.Tensor2D): tf.Tensor2D {
 }
 
 /**
- * Logits [N*A, V] for the A positions starting at column `from` (the answer window: <sep> and the
- * answer tokens before the last). Call inside tf.tidy / under a gradient.
+ * Logits [N*A, V] for the A positions starting at column `from` (the answer window: the prompt's last
+ * token and the answer inputs). Call inside tf.tidy / under a gradient.
  */
 export function windowLogits(p: Params, c: ModelConfig, b: Batch, from: number, A: number, oneHot: boolean): tf.Tensor2D {
   const { h } = hidden(p, c, b, oneHot);
@@ -346,41 +374,41 @@ function groupedMask(pad: ArrayLike<number>, B: number, Tp: number, Lpast: numbe
  * Training batch in grouped form: B prompts (each shared by G rows) and the rows' answer inputs.
  */
 export interface GroupedBatch {
-  /** [B, Tp] prompt columns: left pads, <bos>, prompt, <sep> */
+  /** [B, Tp] prompt columns: left pads, <bos>, prompt (its last token carries <sep>) */
   prompt: Int32Array;
   B: number;
   G: number;
   Tp: number;
   /** left pads per prompt */
   pad: Int32Array;
-  /** position id of prompt column 0 */
-  posOffset: number;
-  /** [B·G, A - 1] answer input ids (the answer tokens before the last); position of column 0 is posOffset + Tp */
+  /** position id of answer input 0 (maxPromptLen + 1) */
+  answerPos: number;
+  /** [B·G, A - 1] answer input ids (the answer tokens before the last) */
   answer: Int32Array;
-  /** logit positions per row: <sep> and the A - 1 answer inputs */
+  /** logit positions per row: the prompt's last token and the A - 1 answer inputs */
   A: number;
 }
 
 /**
- * Logits [B·G·A, V] at each row's <sep> and answer inputs (the loss's window), computing each
- * prompt once. Call inside tf.tidy / under a gradient.
+ * Logits [B·G·A, V] at each row's last prompt token and answer inputs (the loss's window), computing
+ * each prompt once. Call inside tf.tidy / under a gradient.
  */
 export function groupedWindowLogits(p: Params, c: ModelConfig, b: GroupedBatch, oneHot: boolean): tf.Tensor2D {
   const { B, G, Tp, A } = b;
   const d = c.dModel;
-  const { h: hp, kv } = hidden(p, c, { tokens: b.prompt, N: B, T: Tp, pad: b.pad, posOffset: b.posOffset }, oneHot, true);
-  // <sep> column: the same hidden state for the G rows of a group (broadcast; its gradient sums over them)
-  const hSep = tf.mul(tf.reshape(tf.slice(tf.reshape(hp, [B, Tp, d]), [0, Tp - 1, 0], [B, 1, d]), [B, 1, 1, d]), tf.ones([1, G, 1, 1]));
-  let win: tf.Tensor = hSep;
+  const { h: hp, kv } = hidden(p, c, { tokens: b.prompt, N: B, T: Tp, pad: b.pad }, oneHot, true);
+  // the last prompt column: the same hidden state for the G rows of a group (broadcast; its gradient sums over them)
+  const hLast = tf.mul(tf.reshape(tf.slice(tf.reshape(hp, [B, Tp, d]), [0, Tp - 1, 0], [B, 1, d]), [B, 1, 1, d]), tf.ones([1, G, 1, 1]));
+  let win: tf.Tensor = hLast;
   const Aa = A - 1;
   if (Aa > 0) {
     const ids = tf.tensor1d(b.answer, 'int32');
-    const pos = tf.slice(P(p, 'wpe.weight'), [b.posOffset + Tp, 0], [Aa, d]);
+    const pos = tf.slice(P(p, 'wpe.weight'), [b.answerPos, 0], [Aa, d]);
     let x = tf.reshape(tf.add(tf.reshape(embed(P(p, 'wte.weight'), ids, c.vocabSize, oneHot), [B * G, Aa, d]), pos), [B * G * Aa, d]) as tf.Tensor2D;
     const mask = groupedMask(b.pad, B, Tp, 0, Aa);
     for (let i = 0; i < c.layers; i++) x = groupedBlock(p, i, c, x, B, G, Aa, kv[i]!, mask).x;
     const ha = layerNorm(x, P(p, 'ln_f.weight'), P(p, 'ln_f.bias'));
-    win = tf.concat([hSep, tf.reshape(ha, [B, G, Aa, d])], 2);
+    win = tf.concat([hLast, tf.reshape(ha, [B, G, Aa, d])], 2);
   }
   return head(p, tf.reshape(win, [B * G * A, d]) as tf.Tensor2D);
 }

@@ -10,9 +10,9 @@ import './gradients.js';
 import { clipRange, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodeOptions, type DecodePrompt } from './decode.js';
 import { fusedOp } from './fused.js';
-import { policyLoss, type LossNorm, type LossOptions } from './loss.js';
+import { policyLoss, supervisedLoss, type LossNorm, type LossOptions } from './loss.js';
 import { groupedWindowLogits, paramShapes, type GroupedBatch, type ModelConfig, type Params } from './model.js';
-import { BOS, SEP, VOCAB_SIZE } from './tokenizer.js';
+import { BOS, VOCAB_SIZE } from './tokenizer.js';
 
 const NEG = -1e9;
 
@@ -63,6 +63,8 @@ export interface ShardInput {
   batch: TrainBatch;
   temperature: number;
   norm: LossNorm;
+  /** The rows are given answers to learn by cross-entropy (supervisedLoss), not sampled ones. */
+  supervised?: boolean;
 }
 
 /** Attention and logit floats one training batch may hold at once, summed over layers and heads (~256 MB). */
@@ -100,9 +102,8 @@ export function buildBatch(groups: TrainRow[][], maxPromptLen: number): TrainBat
   const N = rows.length;
   const B = groups.length;
   const G = groups[0]!.length;
-  const S = Math.max(...rows.map((r) => r.prompt.length)) + 1; // <sep> column
   const A = Math.max(...rows.map((r) => r.answer.length));
-  const Tp = S + 1; // pads, <bos>, prompt, <sep>
+  const Tp = Math.max(...rows.map((r) => r.prompt.length)) + 1; // pads, <bos>, prompt
   const prompt = new Int32Array(B * Tp);
   const pad = new Int32Array(B);
   const answer = new Int32Array(N * (A - 1));
@@ -113,10 +114,9 @@ export function buildBatch(groups: TrainRow[][], maxPromptLen: number): TrainBat
   const advs = new Float32Array(N);
   for (let g = 0; g < B; g++) {
     const ids = groups[g]![0]!.prompt;
-    pad[g] = S - 1 - ids.length;
+    pad[g] = Tp - 1 - ids.length;
     prompt[g * Tp + pad[g]!] = BOS;
     prompt.set(ids, g * Tp + pad[g]! + 1);
-    prompt[g * Tp + S] = SEP;
   }
   let tokens = 0;
   rows.forEach((row, r) => {
@@ -133,7 +133,7 @@ export function buildBatch(groups: TrainRow[][], maxPromptLen: number): TrainBat
       for (let v = 0; v < VOCAB_SIZE; v++) if (!al[v]) gmask[base + v] = NEG;
     });
   });
-  const batch: GroupedBatch = { prompt, B, G, Tp, pad, posOffset: maxPromptLen + 1 - S, answer, A };
+  const batch: GroupedBatch = { prompt, B, G, Tp, pad, answerPos: maxPromptLen + 1, answer, A };
   return { batch, A, N, targets, mask, old, gmask, advs, tokens };
 }
 
@@ -189,7 +189,9 @@ export function shardObjective(params: Params, setup: ShardSetup, input: ShardIn
   return (): tf.Scalar => {
     const { logp, ent } = logProbs(params, setup.mc, b, input.temperature);
     const mask = tf.tensor2d(b.mask, [b.N, b.A]);
-    const out = policyLoss({ logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs) }, { ...setup.loss, norm });
+    const out = input.supervised
+      ? supervisedLoss({ logp, mask }, norm)
+      : policyLoss({ logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs) }, { ...setup.loss, norm });
     const entropy = tf.div(tf.sum(tf.mul(ent, mask)), norm ? norm.tokens : tf.maximum(tf.sum(mask), 1));
     onStats({ loss: tf.keep(out.loss.clone()), clipFraction: tf.keep(out.clipFraction), kl: tf.keep(out.kl), entropy: tf.keep(entropy as tf.Scalar) });
     return setup.entropy > 0 ? tf.sub(out.loss, tf.mul(entropy, setup.entropy)) as tf.Scalar : out.loss;
@@ -238,7 +240,7 @@ export function addShard(a: ShardGrads, b: ShardGrads | null): ShardGrads {
 
 /** One shard's gradients and stats (normalised by input.norm; without it, the shard is the whole batch). */
 export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>): ShardGrads {
-  const refLp = refLogProbs(ref, setup, input);
+  const refLp = input.supervised ? undefined : refLogProbs(ref, setup, input);
   const kept: { stats?: ShardStatTensors } = {};
   try {
     const grads = gradsByName(params, shardObjective(params, setup, input, refLp, (s) => { kept.stats = s; }));
@@ -259,9 +261,9 @@ export function shardSetupOf(cfg: SolverConfig, proposalLen = 0): ShardSetup {
   const m = cfg.model;
   const mc: ModelConfig = {
     vocabSize: VOCAB_SIZE, dModel: m.dModel, layers: m.layers, heads: m.heads, mlpRatio: m.mlpRatio,
-    // <sep> at maxPromptLen + 1, answer inputs up to maxPromptLen + 1 + maxAnswerLen (or the
-    // self-play proposer's choice tokens, when it writes more)
-    maxPositions: m.maxPromptLen + Math.max(m.maxAnswerLen, proposalLen) + 2,
+    // <bos> and the prompt at 0 … maxPromptLen, answer inputs from maxPromptLen + 1 (model.ts): up to
+    // maxAnswerLen of them (or the self-play proposer's choice tokens, when it writes more)
+    maxPositions: m.maxPromptLen + 1 + Math.max(m.maxAnswerLen, proposalLen),
   };
   const { epsLow, epsHigh } = clipRange(cfg.loss);
   const loss = { type: cfg.loss.type, epsLow, epsHigh, beta: cfg.loss.beta, maxLen: m.maxAnswerLen + 1 };

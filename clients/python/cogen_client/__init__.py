@@ -6,12 +6,15 @@
     rewards = env.score([(t.id, completion) for t, completion in zip(tasks, completions)])
 
 The core uses the standard library only. The adapters import their libraries when used:
-`cogen_client.trl` (datasets, transformers, torch) and `cogen_client.verl` (none at all).
+`cogen_client.trl` (datasets, transformers, torch) and `cogen_client.verl` (none at all);
+`cogen_client.aio.AsyncBatchScorer` scores from asyncio code (veRL's reward loop).
 """
 
+from .aio import AsyncBatchScorer
 from .client import DEFAULT_URL, Cogen, CogenError, LiveDataset, ScoreResult, ScoreResults, Task, completion_text
 
 __all__ = [
+    "AsyncBatchScorer",
     "DEFAULT_URL",
     "Cogen",
     "CogenError",

@@ -121,34 +121,43 @@ Pair = Tuple[str, str]
 
 
 class Cogen:
-    """A client for one `cogen serve` run.
+    """A client for one `cogen serve` run, on one replica or several (docs/scale-out.md).
 
     >>> env = Cogen("http://127.0.0.1:8787")
+    >>> env = Cogen(["http://10.0.0.1:8787", "http://10.0.0.2:8787"])  # fails over between replicas
     >>> tasks = env.sample(8)
     >>> rewards = env.score([(t.id, "ANSWER: 3") for t in tasks])
     """
 
     def __init__(
         self,
-        base_url: str = DEFAULT_URL,
+        base_url: Union[str, Sequence[str]] = DEFAULT_URL,
         token: Optional[str] = None,
         timeout: float = 60,
         retries: int = 4,
         backoff: float = 0.25,
         max_items: int = 1024,
     ):
-        self.base_url = base_url.rstrip("/")
+        #: Every replica of the run (a list, or one string with URLs separated by commas): a request
+        #: that cannot be answered by one goes to the next, with the same idempotency key.
+        self.base_urls = _urls(base_url)
+        self._at = 0
         self.token = token if token is not None else (os.environ.get("COGEN_TOKEN") or None)
         self.timeout = timeout
-        #: How many times a retryable request (score with its key, GETs) is tried again.
+        #: How many more rounds over the replicas a retryable request (score with its key, GETs) gets.
         self.retries = retries
         self.backoff = backoff
         #: Most completions in one score request (the server's `serve.maxItems`, 1024 by default);
         #: a larger batch is sent as several requests, each task's completions kept together.
         self.max_items = max_items
 
+    @property
+    def base_url(self) -> str:
+        """The replica requests go to now."""
+        return self.base_urls[self._at]
+
     def __repr__(self) -> str:  # never shows the token
-        return f"Cogen({self.base_url!r})"
+        return f"Cogen({self.base_url!r})" if len(self.base_urls) == 1 else f"Cogen({self.base_urls!r})"
 
     # -- transport ------------------------------------------------------------------------------
 
@@ -160,6 +169,13 @@ class Cogen:
         headers: Optional[Dict[str, str]] = None,
         retry: bool = False,
     ) -> Any:
+        """One request, sent to the replicas in turn until one answers.
+
+        A retryable request is tried on every replica, `1 + retries` rounds, on a connection error,
+        a 5xx or a 429, waiting between rounds (exponential backoff with jitter, or the server's
+        Retry-After when longer). Any request goes to the next replica when the last one refused the
+        connection or answered 503: neither did anything with it.
+        """
         data = None if body is None else json.dumps(body).encode("utf-8")
         h = {"Accept": "application/json"}
         if data is not None:
@@ -168,13 +184,17 @@ class Cogen:
             h["Authorization"] = f"Bearer {self.token}"
         if headers:
             h.update(headers)
-        attempts = 1 + (self.retries if retry else 0)
+        n = len(self.base_urls)
+        attempts = n * (1 + (self.retries if retry else 0))
         last: Optional[CogenError] = None
+        wait = 0.0
         for attempt in range(attempts):
-            if attempt:
-                # exponential backoff with jitter: 0.25, 0.5, 1, 2 s ...
-                time.sleep(self.backoff * (2 ** (attempt - 1)) * (0.5 + random.random()))
-            req = urllib.request.Request(self.base_url + path, data=data, headers=h, method=method)
+            if attempt and attempt % n == 0:
+                # a whole round failed: back off (0.25, 0.5, 1, 2 s ... with jitter), or as long as the server asked
+                time.sleep(max(wait, self.backoff * (2 ** (attempt // n - 1)) * (0.5 + random.random())))
+                wait = 0.0
+            url = self.base_urls[self._at]
+            req = urllib.request.Request(url + path, data=data, headers=h, method=method)
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                     raw = resp.read()
@@ -184,16 +204,25 @@ class Cogen:
                     return raw.decode("utf-8")
             except urllib.error.HTTPError as e:
                 err = CogenError(_reason(e), e.code, path)
-                if e.code >= 500 or e.code == 429:
+                if e.code == 503 or (retry and (e.code >= 500 or e.code == 429)):
                     last = err
+                    wait = max(wait, min(_retry_after(e), 30.0))
+                    self._next()
                     continue
                 raise err from None
             except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as e:
                 reason = getattr(e, "reason", e)
-                last = CogenError(f"cannot reach {self.base_url}: {reason}", None, path)
+                last = CogenError(f"cannot reach {url}: {reason}", None, path)
+                refused = isinstance(reason, ConnectionRefusedError) or isinstance(e, ConnectionRefusedError)
+                if not (retry or refused):
+                    raise last from None
+                self._next()
                 continue
         assert last is not None
         raise last
+
+    def _next(self) -> None:
+        self._at = (self._at + 1) % len(self.base_urls)
 
     # -- the API --------------------------------------------------------------------------------
 
@@ -364,6 +393,22 @@ def _content(x: Any) -> str:
     if isinstance(x, list):
         return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in x)
     return "" if x is None else str(x)
+
+
+def _urls(base_url: Union[str, Sequence[str]]) -> List[str]:
+    urls = base_url.split(",") if isinstance(base_url, str) else list(base_url)
+    out = [u.strip().rstrip("/") for u in urls if u and u.strip()]
+    if not out:
+        raise ValueError("Cogen needs at least one base URL")
+    return out
+
+
+def _retry_after(e: urllib.error.HTTPError) -> float:
+    """The server's Retry-After in seconds (0 when absent or not a number of seconds)."""
+    try:
+        return max(0.0, float(e.headers.get("Retry-After") or 0))
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def _reason(e: urllib.error.HTTPError) -> str:

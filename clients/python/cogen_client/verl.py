@@ -3,7 +3,8 @@
     custom_reward_function.path=<site-packages>/cogen_client/verl.py
     custom_reward_function.name=compute_score
 
-The server is `COGEN_URL` (default http://127.0.0.1:8787), with `COGEN_TOKEN` as its bearer token.
+The server is `COGEN_URL` (default http://127.0.0.1:8787; several replicas of one run separated by
+commas, tried in turn), with `COGEN_TOKEN` as its bearer token.
 
 - A row of `cogen export --format parquet` carries the whole task in `extra_info["task"]` (a JSON
   string, or a dict): it is verified statelessly (POST /v1/verify); nothing is recorded in a run.

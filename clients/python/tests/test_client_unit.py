@@ -27,7 +27,9 @@ class Scripted:
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else b""
                 owner.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body})
-                status, payload = owner.script.pop(0) if owner.script else (500, {"error": "script exhausted"})
+                step = owner.script.pop(0) if owner.script else (500, {"error": "script exhausted"})
+                status, payload = step[0], step[1]
+                extra = step[2] if len(step) > 2 else {}
                 if status is None:  # drop the connection without answering
                     self.close_connection = True
                     self.wfile.flush()
@@ -37,6 +39,8 @@ class Scripted:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for k, v in extra.items():
+                    self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(data)
 
@@ -180,3 +184,39 @@ def test_a_batch_over_max_items_goes_as_several_requests_of_whole_groups():
         assert [b["idempotency_key"] for b in bodies] == ["K/0", "K/1"]
         assert [r.reward for r in res] == [0.0, 1.0, 10.0, 11.0, 12.0, 13.0]
         assert not res.replayed
+
+
+def test_score_fails_over_to_the_next_replica_with_the_same_key_and_stays_there():
+    with Scripted([(503, {"error": "the run store failed"}, {"Retry-After": "0"})]) as a, Scripted([(200, OK), (200, OK)]) as b:
+        env = Cogen([a.url, b.url], backoff=0.01)
+        res = env.score_detailed([("t1", "ANSWER: 3"), ("t1", "ANSWER: 4")])
+        assert [r.reward for r in res] == [1.0, 0.0]
+        keys = [json.loads(r["body"])["idempotency_key"] for r in a.requests + b.requests]
+        assert len(a.requests) == 1 and len(b.requests) == 1 and len(set(keys)) == 1
+        env.score([("t1", "ANSWER: 3"), ("t1", "ANSWER: 4")])
+        assert len(a.requests) == 1 and len(b.requests) == 2
+        assert env.base_url == b.url
+
+
+def test_a_refused_connection_goes_to_the_next_replica_even_for_sample():
+    with Scripted([]) as gone:
+        dead = gone.url
+    with Scripted([(200, {"tasks": []})]) as live:
+        env = Cogen(f"{dead}, {live.url}/", backoff=0.01)
+        assert env.base_urls == [dead, live.url]
+        assert env.sample(2) == []
+        assert len(live.requests) == 1
+
+
+def test_a_503_waits_as_long_as_retry_after_says_before_the_next_round(monkeypatch):
+    slept = []
+    monkeypatch.setattr("cogen_client.client.time.sleep", lambda s: slept.append(s))
+    with Scripted([(503, {"error": "busy"}, {"Retry-After": "2"}), (200, OK)]) as s:
+        env = Cogen(s.url, backoff=0.01)
+        assert env.score([("t1", "a"), ("t1", "b")]) == [1.0, 0.0]
+    assert len(slept) == 1 and slept[0] >= 2
+
+
+def test_an_empty_list_of_replicas_is_refused():
+    with pytest.raises(ValueError, match="base URL"):
+        Cogen([])

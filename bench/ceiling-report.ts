@@ -1,0 +1,73 @@
+// bench:ceiling's records and its table (bench/ceiling.ts writes both; --merge re-renders them).
+import { median } from './stats.js';
+
+/** One evaluation: greedy exact-match on held-out and training tasks, sampled pass@1 on held-out. */
+export interface Point {
+  step: number;
+  heldOut: number;
+  train: number;
+  sampledHeldOut: number;
+  seconds: number;
+}
+
+/** One arm of one preset and seed: both learners' curves. */
+export interface ArmRun {
+  preset: string;
+  seed: number;
+  arm: string;
+  backend: string;
+  trainTasks: number;
+  heldOut: number;
+  baseline: number;
+  steps: number;
+  batch: number;
+  solver: Point[];
+  peer: Point[] | null;
+  peerError?: string;
+}
+
+/** The held-out figure each level-0 arm must reach (docs/solver-view.md); level 1 has none. */
+export const CEILING_TARGETS: Record<string, number> = { 'logic/0/deduction': 0.92, 'arith/0/deduction': 0.9 };
+/** From this step on, the solver is compared with the peer. */
+export const COMPARE_FROM = 300;
+
+const f = (x: number | null | undefined): string => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(3));
+const at = (c: Point[] | null, step: number): Point | undefined => c?.find((p) => p.step === step);
+
+/** The solver's largest shortfall against the peer at the steps both measured, from COMPARE_FROM on. */
+export function worstGap(r: ArmRun): number | null {
+  if (!r.peer) return null;
+  const gaps = r.solver.filter((p) => p.step >= COMPARE_FROM).flatMap((p) => {
+    const q = at(r.peer, p.step);
+    return q ? [p.heldOut - q.heldOut] : [];
+  });
+  return gaps.length ? Math.min(...gaps) : null;
+}
+
+/** The first step at which held-out reached `target`, or null. */
+const reached = (c: Point[] | null, target: number | undefined): number | null =>
+  target === undefined || !c ? null : (c.find((p) => p.heldOut >= target)?.step ?? null);
+
+export function ceilingReport(runs: ArmRun[]): string {
+  const lines = ['# bench:ceiling', '', 'Greedy exact-match on the run\'s held-out probes (sampled pass@1 in brackets); training at the end; the peer is PyTorch on the same split and batches.', ''];
+  const groups = new Map<string, ArmRun[]>();
+  for (const r of runs) (groups.get(`${r.preset} ${r.arm}`) ?? groups.set(`${r.preset} ${r.arm}`, []).get(`${r.preset} ${r.arm}`)!).push(r);
+  for (const [key, rs] of groups) {
+    const target = CEILING_TARGETS[rs[0]!.arm];
+    lines.push(`## ${key}${target === undefined ? '' : ` (target ${target} held-out within ${rs[0]!.steps} steps)`}`, '');
+    lines.push('| seed | train tasks / held out | baseline | solver at 300 / 1000 / end | best | first at target | train at end | peer at 300 / 1000 / end | worst solver − peer from 300 |');
+    lines.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const r of rs) {
+      const end = r.solver.at(-1);
+      const pe = r.peer?.at(-1);
+      const show = (p: Point | undefined) => (p ? `${f(p.heldOut)} (${f(p.sampledHeldOut)})` : '–');
+      lines.push(`| ${r.seed} | ${r.trainTasks} / ${r.heldOut} | ${f(r.baseline)} | ${show(at(r.solver, 300))} / ${show(at(r.solver, 1000))} / ${show(end)} | ${f(Math.max(...r.solver.map((p) => p.heldOut)))} | ${reached(r.solver, target) ?? '–'} | ${f(end?.train)} | ${r.peer ? `${show(at(r.peer, 300))} / ${show(at(r.peer, 1000))} / ${show(pe)}` : r.peerError ?? '–'} | ${f(worstGap(r))} |`);
+    }
+    const finals = rs.map((r) => r.solver.at(-1)?.heldOut ?? NaN);
+    const gaps = rs.map(worstGap).filter((g): g is number => g !== null);
+    lines.push('', `Median of ${rs.length} seed(s): solver ${f(median(finals))} at the end (range ${f(Math.min(...finals))}–${f(Math.max(...finals))})` +
+      (target === undefined ? '' : `, target ${target} ${median(finals) >= target ? 'met' : 'not met'}`) +
+      (gaps.length ? `; worst solver − peer from step ${COMPARE_FROM}: median ${f(median(gaps))} (${gaps.map(f).join(', ')})` : '') + '.', '');
+  }
+  return lines.join('\n');
+}

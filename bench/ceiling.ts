@@ -1,0 +1,183 @@
+// bench:ceiling — the supervised ceiling per arm (docs/solver-view.md): what cogen's solver learns
+// when shown every answer, beside a plain PyTorch peer (bench/ceiling_torch.py) on the same data.
+//
+// For each preset and seed (drawn at random and printed unless given), the run's own split: the
+// held-out probes exactly as a run of that preset and seed draws them (src/probes.ts: balanced
+// against trivial policies), and for each level-0 and level-1 arm the rest of its task space (or
+// --train-cap tasks of it) to train on. Two learners, the same batches of (prompt, reference) pairs:
+//   - cogen's solver, policy.supervise(): cross-entropy through its own model, tokens, optimiser and
+//     backend (the preset's solver settings), decoding in its answer grammar;
+//   - the peer: the same model, positions, tokens, optimiser and schedule in PyTorch, with the plain
+//     softmax and no grammar (it may write answers the solver's grammar could not).
+// Every --every steps: greedy exact-match on held-out and on training (its first --train-eval tasks),
+// and sampled pass@1 on held-out (one answer each at temperature 1), beside the arm's trivial
+// baseline (the best constant-style policy on its probes). Writes bench/results/ceiling.json (every
+// arm as it finishes) and ceiling.md.
+//
+//   npm run bench:ceiling [-- --presets default,learn --seeds random:3 --steps 3000 --every 100]
+//        [--arms logic/0,arith/0] [--backend wasm] [--solver JSON] [--no-peer | --no-solver] [--setup-torch] [--out DIR]
+//   npx tsx bench/ceiling.ts --merge DIR,DIR,...   (one ceiling.json from several runs' folders)
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createMasteryTracker } from '../curricula/index.js';
+import { buildProbes, trivialBaseline } from '../src/probes.js';
+import { taskSpace, sandboxOf } from '../src/run-parts.js';
+import { verifyTasks } from '../src/verification.js';
+import { answerKind, answerShape, createPolicy, createRng, generateTask, loadPreset, referenceAnswer, renderCompact, solverConfigSchema, type RunConfig, type Task } from '../src/index.js';
+import { TOKENS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
+import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
+import { drawSeeds } from './stats.js';
+import { torchPython } from './torch-venv.js';
+import type { Sandbox } from '../sandbox/index.js';
+
+const { values: args } = parseArgs({
+  options: {
+    presets: { type: 'string', default: 'default,learn' },
+    seeds: { type: 'string', default: 'random:3' },
+    steps: { type: 'string', default: '3000' },
+    every: { type: 'string', default: '100' },
+    batch: { type: 'string', default: '64' },
+    arms: { type: 'string' },
+    'train-cap': { type: 'string', default: '4000' },
+    'train-eval': { type: 'string', default: '256' },
+    backend: { type: 'string', default: 'wasm' },
+    /** Solver settings over the preset's (JSON, e.g. '{"optim":{"weightDecay":0.01}}'), for both learners. */
+    solver: { type: 'string', default: '{}' },
+    'no-peer': { type: 'boolean', default: false },
+    'no-solver': { type: 'boolean', default: false },
+    'setup-torch': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench/results' },
+    merge: { type: 'string' },
+  },
+});
+
+const out = args.out!;
+if (args.merge) {
+  const runs = args.merge.split(',').flatMap((d) => (JSON.parse(readFileSync(join(d, 'ceiling.json'), 'utf8')) as { runs: ArmRun[] }).runs);
+  save(runs, { merged: args.merge });
+  process.exit(0);
+}
+
+const steps = Number(args.steps), every = Number(args.every), batchSize = Number(args.batch);
+const drawn = /^random:(\d+)$/.exec(args.seeds!);
+const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds!.split(',').map(Number);
+if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+const peer = args['no-peer'] ? { error: 'skipped (--no-peer)' } : torchPython(args['setup-torch']);
+console.log(`bench:ceiling: presets ${args.presets}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}, ${steps} steps of ${batchSize}; peer: ${'python' in peer ? peer.python : peer.error}`);
+
+function save(runs: ArmRun[], meta: Record<string, unknown>): void {
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'ceiling.json'), JSON.stringify({ date: new Date().toISOString(), ...meta, runs }, null, 2));
+  writeFileSync(join(out, 'ceiling.md'), ceilingReport(runs));
+}
+
+/** The arm's training tasks: its space without the run's probes (which `seen` holds), up to the cap. */
+async function trainingTasks(sandbox: Sandbox, arm: { family: string; level: number; type: Task['type'] }, seed: number, seen: Set<string>): Promise<Task[]> {
+  const rng = createRng(`${seed}/ceiling/${arm.family}/${arm.level}/${arm.type}`);
+  const tasks: Task[] = [];
+  const own = new Set(seen);
+  while (tasks.length < Number(args['train-cap'])) {
+    try {
+      tasks.push(await generateTask(sandbox, { ...arm, rng, seen: own, attempts: 200 }));
+    } catch {
+      break; // the arm's space is exhausted
+    }
+  }
+  return tasks;
+}
+
+const prompt = (t: Task) => ({ text: renderCompact(t), kind: answerKind(t.type), shape: answerShape(t) });
+
+/** Greedy exact-match (verified, as probes are) of the policy on tasks, or of sampled answers. */
+async function accuracy(sandbox: Sandbox, answers: string[], tasks: Task[]): Promise<number> {
+  const verdicts = await verifyTasks(sandbox, tasks.map((task, i) => ({ task, answer: answers[i]! })));
+  return verdicts.filter((v) => v.reward >= 1).length / Math.max(1, tasks.length);
+}
+
+/** The peer's answers at one evaluation, as it prints them. */
+interface PeerAnswers { step: number; heldOut: string[]; train: string[]; sampledHeldOut: string[]; seconds: number }
+
+/** The peer's evaluations, from its process (started at once; it runs beside the solver). */
+function runPeer(python: string, job: object): Promise<PeerAnswers[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'cogen-ceiling-'));
+  writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ['bench/ceiling_torch.py', join(dir, 'job.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (d) => { text += d; });
+    child.on('close', (code) => {
+      rmSync(dir, { recursive: true, force: true });
+      if (code !== 0) reject(new Error(`peer exited ${code}`));
+      else resolve(text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as PeerAnswers));
+    });
+  });
+}
+
+async function runArm(config: RunConfig, preset: string, seed: number, arm: { family: string; level: number; type: Task['type'] }, held: Task[], train: Task[], baseline: number, sandbox: Sandbox): Promise<ArmRun> {
+  const name = `${arm.family}/${arm.level}/${arm.type}`;
+  const over = JSON.parse(args.solver!) as Partial<RunConfig['solver']>;
+  const solverCfg = solverConfigSchema.parse({ ...config.solver, ...over, model: { ...config.solver.model, ...over.model }, optim: { ...config.solver.optim, ...over.optim }, backend: args.backend });
+  const policy = await createPolicy(solverCfg, { seed, totalSteps: steps, log: (l) => process.stderr.write(`${l}\n`) });
+  const rng = createRng(`${seed}/ceiling-batches/${name}`);
+  const batches = Array.from({ length: steps }, () => Array.from({ length: batchSize }, () => rng.int(0, train.length - 1)));
+  const evalTrain = train.slice(0, Number(args['train-eval']));
+  const tok = (ts: Task[]) => {
+    const rows = ts.map((t) => policy.tokens(prompt(t), referenceAnswer(t)));
+    return { prompts: rows.map((r) => r.prompt), answers: rows.map((r) => r.answer) };
+  };
+  const peerRun = 'python' in peer
+    ? runPeer(peer.python, { seed, vocab: VOCAB_SIZE, tokens: TOKENS, model: solverCfg.model, optim: solverCfg.optim, steps, every, batches, trainEval: evalTrain.length, train: tok(train), heldOut: tok(held), threads: 1 })
+    : Promise.resolve(null);
+  const curve: Point[] = [];
+  const started = Date.now();
+  for (let step = 1; step <= (args['no-solver'] ? 0 : steps); step++) {
+    const picked = batches[step - 1]!.map((i) => train[i]!);
+    await policy.supervise(picked.map(prompt), picked.map(referenceAnswer));
+    if (step % every !== 0 && step !== steps) continue;
+    const point: Point = {
+      step,
+      heldOut: await accuracy(sandbox, await policy.greedy(held.map(prompt)), held),
+      train: await accuracy(sandbox, await policy.greedy(evalTrain.map(prompt)), evalTrain),
+      sampledHeldOut: await accuracy(sandbox, (await policy.sample(held.map(prompt), 1)).answers.map((g) => g[0]!), held),
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+    };
+    curve.push(point);
+    process.stderr.write(`${preset} seed ${seed} ${name} step ${step}: held-out ${point.heldOut.toFixed(3)} train ${point.train.toFixed(3)} sampled ${point.sampledHeldOut.toFixed(3)}\n`);
+  }
+  policy.dispose();
+  const peerAnswers = await peerRun.catch((e: Error) => { process.stderr.write(`peer: ${e.message}\n`); return null; });
+  // the peer's answers verified as the solver's are
+  const peerCurve = peerAnswers && await Promise.all(peerAnswers.map(async (a): Promise<Point> => ({
+    step: a.step, seconds: a.seconds,
+    heldOut: await accuracy(sandbox, a.heldOut, held), train: await accuracy(sandbox, a.train, evalTrain), sampledHeldOut: await accuracy(sandbox, a.sampledHeldOut, held),
+  })));
+  return { preset, seed, arm: name, backend: policy.backend, trainTasks: train.length, heldOut: held.length, baseline, steps, batch: batchSize, solver: curve, peer: peerCurve, ...(peerCurve ? {} : { peerError: 'python' in peer ? 'the peer failed (its stderr above)' : peer.error }) };
+}
+
+const runs: ArmRun[] = [];
+for (const preset of args.presets!.split(',')) {
+  for (const seed of seeds) {
+    const config = loadPreset(preset, { seed });
+    const { arms, skills } = taskSpace(config);
+    const sandbox = await sandboxOf(config);
+    const seen = new Set<string>();
+    const mastery = createMasteryTracker(config.curriculum.mastery);
+    // the probes exactly as the run draws them (src/loop.ts): same arms, seed stream and options
+    const probes = await buildProbes(sandbox, arms, skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderCompact);
+    for (const arm of arms.filter((a) => a.level <= 1)) {
+      const name = `${arm.family}/${arm.level}`;
+      if (args.arms && !args.arms.split(',').some((a) => name === a || `${name}/${arm.type}` === a)) continue;
+      const mine = probes.filter((p) => p.task.family === arm.family && p.task.level === arm.level && p.task.type === arm.type);
+      const train = await trainingTasks(sandbox, arm, seed, seen);
+      console.log(`${preset} seed ${seed} ${name}/${arm.type}: ${train.length} training tasks, ${mine.length} held out (trivial baseline ${trivialBaseline(mine).toFixed(3)})`);
+      runs.push(await runArm(config, preset, seed, arm, mine.map((p) => p.task), train, trivialBaseline(mine), sandbox));
+      save(runs, { seeds, seedsDrawn: Boolean(drawn), args });
+    }
+    await sandbox.close();
+  }
+}
+console.log(ceilingReport(runs));
+process.exit(0);

@@ -1,0 +1,173 @@
+"""bench:ceiling's peer: a plain PyTorch nanoGPT trained with cross-entropy on the same split as cogen's
+solver, in the same tokens, with the same model, positions, optimiser, schedule and batches.
+
+The model is the solver's (src/solver/model.ts): pre-LN GPT-2 blocks, tied head, learned positions
+counted from <bos> (prompt token i at i), answer input k at max_prompt + 1 + k, and <sep>'s embedding
+added to the prompt's last token. AdamW decays matrices and embeddings, not biases and LayerNorm
+gains; warm-up then cosine to min_lr_ratio; global-norm clip. Unlike the solver it decodes with no
+answer grammar, and its loss is the plain softmax over the whole vocabulary.
+
+Reads a job (JSON) from the file named by argv[1]; prints one JSON line per evaluation with its
+answers as text (the job's token texts joined), which bench/ceiling.ts verifies as it does the
+solver's, so that a right answer written in other tokens still counts:
+  {"step", "heldOut": [...], "train": [...], "sampledHeldOut": [...], "seconds"}
+Needs torch (bench/torch-venv.ts makes the venv; not CI).
+"""
+import json
+import math
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BOS, SEP, EOS = 1, 2, 3
+job = json.load(open(sys.argv[1]))
+m = job["model"]
+V, D, L, H = job["vocab"], m["dModel"], m["layers"], m["heads"]
+P, A = m["maxPromptLen"], m["maxAnswerLen"]
+torch.manual_seed(job["seed"])
+torch.set_num_threads(job.get("threads", 1))
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln_1, self.ln_2 = nn.LayerNorm(D), nn.LayerNorm(D)
+        self.c_attn, self.c_proj = nn.Linear(D, 3 * D), nn.Linear(D, D)
+        self.c_fc, self.mlp_proj = nn.Linear(D, m["mlpRatio"] * D), nn.Linear(m["mlpRatio"] * D, D)
+
+    def forward(self, x, mask):
+        n, t, _ = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(D, dim=2)
+        q, k, v = (z.view(n, t, H, D // H).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        x = x + self.c_proj(y.transpose(1, 2).reshape(n, t, D))
+        return x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+
+class GPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(V, D), nn.Embedding(P + 1 + A, D)
+        self.h = nn.ModuleList(Block() for _ in range(L))
+        self.ln_f = nn.LayerNorm(D)
+        for name, p in self.named_parameters():  # nanoGPT's init, as initWeights in model.ts
+            if name.endswith("bias"):
+                nn.init.zeros_(p)
+            elif p.dim() == 2:
+                std = 0.02 / math.sqrt(2 * L) if name.endswith("c_proj.weight") or name.endswith("mlp_proj.weight") else 0.02
+                nn.init.normal_(p, 0, std)
+
+    def forward(self, idx, pos, last, keep):
+        """idx, pos: [n, t]; last: [n] column of each prompt's last token; keep: [n, t, t] attention allowed."""
+        x = self.wte(idx) + self.wpe(pos)
+        x[torch.arange(len(idx)), last] += self.wte.weight[SEP]
+        mask = keep[:, None]
+        for b in self.h:
+            x = b(x, mask)
+        return self.ln_f(x) @ self.wte.weight.T
+
+
+def rows(prompts, answers):
+    """Left-padded sequences <bos> prompt answer-inputs, their positions, last-prompt columns and masks."""
+    tp = max(len(p) for p in prompts) + 1
+    ta = max((len(a) for a in answers), default=0)
+    n, t = len(prompts), tp + ta
+    idx = torch.zeros(n, t, dtype=torch.long)
+    pos = torch.zeros(n, t, dtype=torch.long)
+    keep = torch.zeros(n, t, t, dtype=torch.bool)
+    causal = torch.ones(t, t, dtype=torch.bool).tril()
+    for r, p in enumerate(prompts):
+        pad = tp - 1 - len(p)
+        idx[r, pad:tp] = torch.tensor([BOS] + p)
+        pos[r, pad:tp] = torch.arange(len(p) + 1)
+        a = answers[r]
+        idx[r, tp:tp + len(a)] = torch.tensor(a, dtype=torch.long)
+        pos[r, tp:] = torch.arange(P + 1, P + 1 + ta)
+        keep[r] = causal.clone()
+        keep[r, :, :pad] = False
+        keep[r, torch.arange(t), torch.arange(t)] = True  # a pad row attends to itself (unused)
+    return idx, pos, torch.full((n,), tp - 1), keep
+
+
+def step_loss(model, prompts, answers):
+    """Mean cross-entropy of the answers' tokens (<eos> included), over the batch's tokens."""
+    inputs = [a[:-1] for a in answers]
+    idx, pos, last, keep = rows(prompts, inputs)
+    logits = model(idx, pos, last, keep)
+    tp = idx.shape[1] - max(len(a) for a in inputs)
+    tgt = torch.full(idx.shape, -100, dtype=torch.long)
+    for r, a in enumerate(answers):
+        tgt[r, tp - 1:tp - 1 + len(a)] = torch.tensor(a)
+    return F.cross_entropy(logits.reshape(-1, V), tgt.reshape(-1), ignore_index=-100)
+
+
+@torch.no_grad()
+def decode(model, prompts, sample, gen):
+    """Greedy (or sampled at temperature 1) answers, token ids without <eos>."""
+    out = [[] for _ in prompts]
+    done = [False] * len(prompts)
+    for _ in range(A + 1):
+        idx, pos, last, keep = rows(prompts, out)
+        logits = model(idx, pos, last, keep)
+        col = [idx.shape[1] - max(len(o) for o in out) - 1 + len(o) for o in out]
+        nxt = logits[torch.arange(len(prompts)), torch.tensor(col)]
+        tok = torch.multinomial(F.softmax(nxt, -1), 1, generator=gen)[:, 0] if sample else nxt.argmax(-1)
+        for r, t in enumerate(tok.tolist()):
+            if done[r]:
+                continue
+            if t == EOS or len(out[r]) >= A:
+                done[r] = True
+            else:
+                out[r].append(t)
+        if all(done):
+            break
+    return out
+
+
+def answers(model, split, sample=False, gen=None):
+    got = []
+    for i in range(0, len(split["prompts"]), 256):
+        got += decode(model, split["prompts"][i:i + 256], sample, gen)
+    return ["".join(job["tokens"][t] for t in ids) for ids in got]
+
+
+model = GPT()
+o = job["optim"]
+decay = [p for n, p in model.named_parameters() if p.dim() == 2]
+rest = [p for n, p in model.named_parameters() if p.dim() != 2]
+opt = torch.optim.AdamW([{"params": decay, "weight_decay": o["weightDecay"]}, {"params": rest, "weight_decay": 0.0}],
+                        lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"])
+steps = job["steps"]
+
+
+def lr_at(step):
+    """The solver's schedule (optim.ts learningRate): linear warm-up, then cosine to lr * minLrRatio."""
+    if step < o["warmupSteps"]:
+        return o["lr"] * (step + 1) / o["warmupSteps"]
+    t = (step - o["warmupSteps"]) / max(1, steps - o["warmupSteps"])
+    return o["lr"] * (o["minLrRatio"] + (1 - o["minLrRatio"]) * 0.5 * (1 + math.cos(math.pi * min(1, t))))
+
+
+train, held = job["train"], job["heldOut"]
+probe = {"prompts": train["prompts"][:job["trainEval"]], "answers": train["answers"][:job["trainEval"]]}
+gen = torch.Generator().manual_seed(job["seed"])
+started = time.time()
+for step in range(1, steps + 1):
+    for g in opt.param_groups:
+        g["lr"] = lr_at(step - 1)
+    batch = job["batches"][step - 1]
+    loss = step_loss(model, [train["prompts"][i] for i in batch], [train["answers"][i] for i in batch])
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    if o["gradClip"] > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), o["gradClip"])
+    opt.step()
+    if step % job["every"] == 0 or step == steps:
+        model.eval()
+        point = {"step": step, "heldOut": answers(model, held), "train": answers(model, probe),
+                 "sampledHeldOut": answers(model, held, True, gen), "seconds": round(time.time() - started, 1)}
+        model.train()
+        print(json.dumps(point), flush=True)

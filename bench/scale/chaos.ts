@@ -1,0 +1,226 @@
+// The chaos run of the scale-out setup (docs/scale-out.md), for bench:scale-chaos and its short
+// version in the tests: replicas on one PostgreSQL run verifying through workers on NATS JetStream,
+// clients scoring with idempotency keys and failing over between replicas, and every so often one
+// replica or worker killed with SIGKILL and started again. Afterwards the store is read back:
+// every acknowledged score must be in it exactly once, and no key may have been answered twice
+// with different bodies; clients must have seen only retriable errors; a restarted process must
+// answer within 5 s, and a killed worker's batches must be delivered again within 5 s.
+import pg from 'pg';
+import { freePort } from '../../test/setup/local-services.js';
+import { referenceAnswer, type Task } from '../../core/task.js';
+import { parsePgUrl } from '../../src/server/records/pg-url.js';
+import { proc, type Proc } from './procs.js';
+
+export interface ChaosOptions {
+  preset: string;
+  pgUrl: string;
+  pgPassword: string;
+  nats: string;
+  replicas: number;
+  workers: number;
+  clients: number;
+  /** Seconds of scoring without kills first (the peer of the chaos phase). */
+  calmSeconds: number;
+  chaosSeconds: number;
+  /** A kill every min–max seconds. */
+  killEvery: [number, number];
+  ackWaitS: number;
+  runsDir: string;
+  log: (line: string) => void;
+  /** Check the 5 s bounds on restarts and redeliveries (the bench does; the tests time nothing). */
+  timed: boolean;
+}
+
+interface Ack {
+  key: string;
+  items: number;
+  /** Every 200 answer for the key: step and results, as JSON. */
+  bodies: string[];
+}
+
+export interface Kill {
+  name: string;
+  kind: Proc['kind'];
+  at: number;
+  /** ms from the restart to the first 200 on /health. */
+  restartMs: number;
+  /** Batches the killed worker held, and ms from the kill to the first batch delivered again (null: none held, or none seen). */
+  heldBatches?: number;
+  redeliveryMs?: number | null;
+  /** Why it did not answer again, when it did not. */
+  failed?: string;
+}
+
+export interface ChaosReport {
+  runId: string;
+  acked: number;
+  rewards: { calm: number; chaos: number };
+  seconds: { calm: number; chaos: number };
+  kills: Kill[];
+  /** Errors clients saw, by class: 503 with Retry-After, connection refused/reset, others (violations). */
+  errors: { retriable503: number; connection: number; other: string[] };
+  violations: string[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const runId = `chaos-${Date.now()}`;
+  const env = { PGPASSWORD: o.pgPassword };
+  const replicas: Proc[] = [];
+  for (let i = 0; i < o.replicas; i++) {
+    replicas.push(proc(`replica ${i}`, 'replica', await freePort(), ['serve', '--preset', o.preset, '--store', o.pgUrl, '--run-id', runId, '--verify', o.nats, '--runs-dir', `${o.runsDir}/r${i}`], env));
+  }
+  const workers: Proc[] = [];
+  for (let i = 0; i < o.workers; i++) workers.push(proc(`worker ${i}`, 'worker', await freePort(), ['worker', '--nats', o.nats, '--ack-wait', String(o.ackWaitS), '--sandbox-workers', '1', '--concurrency', '2', '--trace']));
+  const db = new pg.Pool({ ...parsePgUrl(o.pgUrl).config, password: o.pgPassword, max: 2 });
+  const report: ChaosReport = { runId, acked: 0, rewards: { calm: 0, chaos: 0 }, seconds: { calm: o.calmSeconds, chaos: o.chaosSeconds }, kills: [], errors: { retriable503: 0, connection: 0, other: [] }, violations: [] };
+  const acks = new Map<string, Ack>();
+  try {
+    // The first replica creates the run (and draws its probes); the others join it.
+    replicas[0]!.start();
+    await replicas[0]!.healthy();
+    for (const p of [...replicas.slice(1), ...workers]) p.start();
+    await Promise.all([...replicas.slice(1), ...workers].map((p) => p.healthy()));
+    const t0 = performance.now();
+    const calmEnd = t0 + o.calmSeconds * 1000;
+    const end = calmEnd + o.chaosSeconds * 1000;
+    const refs = new Map<string, string>();
+    const clients = Array.from({ length: o.clients }, (_, c) => client(c, replicas, db, runId, refs, end, calmEnd, acks, report));
+    const killer = killLoop(o, replicas, workers, calmEnd, end, report);
+    await Promise.all([...clients, killer]);
+    report.acked = acks.size;
+    await check(db, runId, acks, report, o.timed);
+    return report;
+  } finally {
+    await Promise.all([...replicas, ...workers].map((p) => p.stop()));
+    await db.end();
+  }
+}
+
+/** One trainer: samples, scores half right and half wrong with a key of its own, fails over on retriable errors with the same key. */
+async function client(c: number, replicas: Proc[], db: pg.Pool, runId: string, refs: Map<string, string>, end: number, calmEnd: number, acks: Map<string, Ack>, report: ChaosReport): Promise<void> {
+  let at = c % replicas.length;
+  let n = 0;
+  /** A request sent to the replicas in turn until one answers 200 (or the run ends); null when it did not. */
+  const send = async (path: string, body: unknown): Promise<unknown> => {
+    while (performance.now() < end + 60_000) {
+      const r = replicas[at]!;
+      try {
+        const res = await fetch(`${r.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(75_000) });
+        const text = await res.text();
+        if (res.status === 200) return JSON.parse(text);
+        if (res.status === 503 && res.headers.get('retry-after')) report.errors.retriable503++;
+        else report.errors.other.push(`${path} on ${r.name}: ${res.status} ${text.slice(0, 200)}`);
+        at = (at + 1) % replicas.length;
+        await sleep(res.status === 503 ? 200 : 1000);
+      } catch (e) {
+        report.errors.connection++;
+        at = (at + 1) % replicas.length;
+        await sleep(100);
+        void e;
+      }
+      if (performance.now() > end && path === '/v1/sample') return null;
+    }
+    return null;
+  };
+  while (performance.now() < end) {
+    const sampled = (await send('/v1/sample', { n: 4 })) as { tasks: { id: string }[] } | null;
+    if (!sampled) break;
+    const ids = sampled.tasks.map((t) => t.id);
+    const missing = ids.filter((id) => !refs.has(id));
+    if (missing.length) {
+      const rows = await db.query<{ id: string; data: string }>(`SELECT id, data FROM "${runId}".tasks WHERE id = ANY($1)`, [missing]);
+      for (const r of rows.rows) refs.set(r.id, referenceAnswer(JSON.parse(r.data) as Task));
+    }
+    const items = ids.flatMap((id, k) => [
+      { task_id: id, completion: `ANSWER: ${(refs.get(id) ?? '0').split('\n').join(' ')} // ${c}-${n}-${k}` },
+      { task_id: id, completion: `ANSWER: "not it ${c}-${n}-${k}"` },
+    ]);
+    const key = `chaos-${c}-${n++}`;
+    const res = (await send('/v1/score', { items, idempotency_key: key })) as { step: number; results: unknown[] } | null;
+    if (!res) continue;
+    const ack: Ack = acks.get(key) ?? { key, items: items.length, bodies: [] };
+    ack.bodies.push(JSON.stringify({ step: res.step, results: res.results }));
+    acks.set(key, ack);
+    if (performance.now() < calmEnd) report.rewards.calm += items.length;
+    else report.rewards.chaos += items.length;
+    // Now and then the same request again, on another replica: it must get the same body back.
+    if (n % 5 === 0) {
+      at = (at + 1) % replicas.length;
+      const again = (await send('/v1/score', { items, idempotency_key: key })) as { step: number; results: unknown[] } | null;
+      if (again) ack.bodies.push(JSON.stringify({ step: again.step, results: again.results }));
+    }
+  }
+}
+
+async function killLoop(o: ChaosOptions, replicas: Proc[], workers: Proc[], calmEnd: number, end: number, report: ChaosReport): Promise<void> {
+  await sleep(Math.max(0, calmEnd - performance.now()));
+  const all = [...replicas, ...workers];
+  for (;;) {
+    const wait = (o.killEvery[0] + Math.random() * (o.killEvery[1] - o.killEvery[0])) * 1000;
+    if (performance.now() + wait > end) return;
+    await sleep(wait);
+    const p = all[Math.floor(Math.random() * all.length)]!;
+    const at = performance.now();
+    const gen = p.gen;
+    p.kill9();
+    await p.closed();
+    p.start();
+    let failed: string | undefined;
+    const restartMs = await p.healthy(60_000).catch((e: Error) => ((failed = e.message), Infinity));
+    const kill: Kill = { name: p.name, kind: p.kind, at: (at - calmEnd) / 1000, restartMs, ...(failed ? { failed } : {}) };
+    if (p.kind === 'worker') {
+      // The batches the killed worker had taken and not answered (its trace lines), and when the first of them was delivered again.
+      const taken = new Map<string, boolean>();
+      for (const { line } of p.lines.filter((l) => l.gen === gen)) {
+        const m = /^(took|answered) batch (\S+)$/.exec(line);
+        if (m) taken.set(m[2]!, m[1] === 'took');
+      }
+      const held = [...taken].filter(([, open]) => open).map(([id]) => id);
+      kill.heldBatches = held.length;
+      const again = () => workers.flatMap((w) => w.lines.filter((l) => l.t > at && held.some((id) => l.line.startsWith(`batch ${id} delivered again`))).map((l) => l.t));
+      const deadline = at + 15_000;
+      while (held.length > 0 && performance.now() < deadline && again().length === 0) await sleep(50);
+      kill.redeliveryMs = again().length ? Math.min(...again()) - at : null;
+    }
+    report.kills.push(kill);
+    o.log(`killed ${p.name}; answering again after ${(restartMs / 1000).toFixed(1)} s${kill.redeliveryMs != null ? `; a batch delivered again after ${(kill.redeliveryMs / 1000).toFixed(1)} s` : ''}`);
+  }
+}
+
+/** Reads the store back: every acknowledged key once, with the episodes its response showed; nothing applied twice. */
+async function check(db: pg.Pool, runId: string, acks: Map<string, Ack>, report: ChaosReport, timed: boolean): Promise<void> {
+  const v = report.violations;
+  for (const a of acks.values()) if (new Set(a.bodies).size > 1) v.push(`key ${a.key} was answered with ${new Set(a.bodies).size} different bodies`);
+  const s = `"${runId}"`;
+  const reqs = await db.query<{ key: string; step: number }>(`SELECT key, step FROM ${s}.requests`);
+  const stepOf = new Map(reqs.rows.map((r) => [r.key, r.step]));
+  const eps = await db.query<{ step: number; task_id: string; reward: number; reason: string | null; answer: string }>(`SELECT step, task_id, reward, reason, answer FROM ${s}.episodes ORDER BY id`);
+  const byStep = new Map<number, { task_id: string; reward: number; reason: string | null; answer: string }[]>();
+  for (const e of eps.rows) (byStep.get(e.step) ?? byStep.set(e.step, []).get(e.step)!).push({ task_id: e.task_id, reward: e.reward, reason: e.reason, answer: e.answer });
+  for (const a of acks.values()) {
+    const step = stepOf.get(a.key);
+    if (step === undefined) {
+      v.push(`acknowledged key ${a.key} is not in the store`);
+      continue;
+    }
+    const first = JSON.parse(a.bodies[0]!) as { step: number; results: unknown[] };
+    if (first.step !== step) v.push(`key ${a.key}: acknowledged as step ${first.step}, stored as step ${step}`);
+    const stored = byStep.get(step) ?? [];
+    if (JSON.stringify(stored) !== JSON.stringify(first.results)) v.push(`key ${a.key}: the store's episodes of step ${step} differ from the acknowledged results (${stored.length} vs ${first.results.length})`);
+  }
+  // Nothing applied twice: one step per request, each with its own episodes.
+  if (byStep.size !== reqs.rows.length) v.push(`${byStep.size} steps have episodes but ${reqs.rows.length} requests are stored`);
+  const served = await db.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'served'`);
+  const state = JSON.parse(served.rows[0]!.value) as { completions: number; step: number };
+  if (state.completions !== eps.rows.length) v.push(`the run counts ${state.completions} completions, the store holds ${eps.rows.length} episodes`);
+  if (state.step !== reqs.rows.length) v.push(`the run is at step ${state.step}, the store holds ${reqs.rows.length} requests`);
+  for (const k of report.kills) {
+    if (k.failed) v.push(`${k.name} did not answer after its restart: ${k.failed}`);
+    if (!timed) continue;
+    if (k.restartMs > 5000 && !k.failed) v.push(`${k.name} answered ${(k.restartMs / 1000).toFixed(1)} s after its restart (over 5 s)`);
+    if (k.kind === 'worker' && (k.heldBatches ?? 0) > 0 && (k.redeliveryMs == null || k.redeliveryMs > 5000)) v.push(`${k.name} held ${k.heldBatches} batches and none was delivered again within 5 s`);
+  }
+  if (report.errors.other.length) v.push(`clients saw ${report.errors.other.length} errors that are not retriable, e.g. ${report.errors.other[0]}`);
+}

@@ -1,0 +1,95 @@
+// What travels on the verification queue (docs/scale-out.md). A batch message carries completions
+// to verify and the tasks they answer, each task once (with its budget of interpreter steps, so an
+// answer verified by a worker has the budget it would have had in the replica), and the run's sandbox
+// settings; its headers name the replica's verdict subject, the batch's message id (the queue's
+// dedup key) and, for a completion split out of a batch that crashed a worker, the crashes it
+// inherits. A worker extracts each answer, verifies it, and answers on the verdict subject with one
+// result per completion, by index: the answer it extracted and its verdict.
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
+import { z } from 'zod';
+import { TaskSchema } from '../server/schemas.js';
+import type { DetailedVerdict } from '../../sandbox/index.js';
+import { sandboxConfigSchema, type SandboxConfig } from '../../sandbox/config.js';
+import type { Task } from '../../core/task.js';
+import { VERDICT_PREFIX } from './nats.js';
+
+/** An answer that crashed a worker this many times goes to the dead-letter subject and scores 0. */
+export const MAX_CRASHES = 3;
+/** Most answers in one batch message. */
+export const MAX_BATCH = 256;
+
+export const HEADER = { reply: 'Cogen-Reply', crashes: 'Cogen-Crashes', msgId: 'Nats-Msg-Id' } as const;
+
+const ItemSchema = z.object({ i: z.number().int().nonnegative(), t: z.number().int().nonnegative(), completion: z.string() });
+
+export const BatchSchema = z
+  .object({
+    v: z.literal(2),
+    batch: z.string().min(1).max(200),
+    sandbox: sandboxConfigSchema,
+    tasks: z.array(TaskSchema).min(1).max(MAX_BATCH),
+    items: z.array(ItemSchema).min(1).max(MAX_BATCH),
+  })
+  .refine((b) => b.items.every((it) => it.t < b.tasks.length), { message: 'an item names a task the batch does not carry', path: ['items'] });
+export interface BatchItem {
+  i: number;
+  t: number;
+  completion: string;
+}
+export interface Batch {
+  v: 2;
+  batch: string;
+  sandbox: SandboxConfig;
+  tasks: Task[];
+  items: BatchItem[];
+}
+
+/** A batch of one of its items (split out of it), carrying only that item's task. */
+export const single = (b: Batch, item: BatchItem): Batch => ({ ...b, tasks: [b.tasks[item.t]!], items: [{ ...item, t: 0 }] });
+
+const VerdictSchema = z.object({ i: z.number().int().nonnegative(), answer: z.string(), reward: z.number().min(0).max(1), reason: z.string().nullable(), passed: z.number().optional(), total: z.number().optional() });
+export const VerdictsSchema = z.object({ v: z.literal(2), batch: z.string(), results: z.array(VerdictSchema) });
+export type Verdicts = z.infer<typeof VerdictsSchema>;
+
+/** A verdict subject: the prefix and one token of safe characters (a worker publishes nowhere else). */
+const REPLY = new RegExp(`^${VERDICT_PREFIX.replace(/\./g, '\\.')}[A-Za-z0-9_-]{1,64}$`);
+
+export function batchHeaders(reply: string, msgId: string, crashes = 0): MsgHdrs {
+  const h = natsHeaders();
+  h.set(HEADER.reply, reply);
+  h.set(HEADER.msgId, msgId);
+  if (crashes > 0) h.set(HEADER.crashes, String(crashes));
+  return h;
+}
+
+/** A delivered batch message, checked: the batch, where its verdicts go, and the crashes it inherits; or a one-line reason it is refused. */
+export function readBatch(data: Uint8Array, h: MsgHdrs | undefined): { batch: Batch; reply: string; msgId: string; inherited: number } | { refused: string } {
+  const reply = h?.get(HEADER.reply) ?? '';
+  if (!REPLY.test(reply)) return { refused: `no verdict subject of the form ${VERDICT_PREFIX}<id> (got ${JSON.stringify(reply.slice(0, 80))})` };
+  const msgId = h?.get(HEADER.msgId) ?? '';
+  if (!msgId) return { refused: 'no message id' };
+  const inherited = Number(h?.get(HEADER.crashes) || 0);
+  if (!Number.isInteger(inherited) || inherited < 0) return { refused: `bad ${HEADER.crashes} header` };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return { refused: 'the batch is not JSON' };
+  }
+  const r = BatchSchema.safeParse(raw);
+  if (!r.success) return { refused: `the batch is malformed: ${r.error.issues[0]!.path.join('.') || '(body)'}: ${r.error.issues[0]!.message}` };
+  return { batch: r.data as unknown as Batch, reply, msgId, inherited };
+}
+
+export function verdictsOf(batch: string, items: { i: number }[], scored: { answer: string; verdict: DetailedVerdict }[]): Verdicts {
+  return {
+    v: 2,
+    batch,
+    results: items.map((it, k) => {
+      const { answer, verdict: v } = scored[k]!;
+      return { i: it.i, answer, reward: v.reward, reason: v.reason ?? null, ...(v.passed === undefined ? {} : { passed: v.passed, total: v.total }) };
+    }),
+  };
+}
+
+export const encode = (x: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(x));

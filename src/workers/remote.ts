@@ -1,0 +1,136 @@
+// A replica's verification through the queue (`cogen serve --verify nats://…`, docs/scale-out.md):
+// the answers of a request go out as batch messages (at most MAX_BATCH answers each, native and
+// bridged answers on their own subjects), each with a message id the queue deduplicates on, and the
+// request waits for every verdict on this replica's own verdict subject. A batch that no worker
+// answers in time, or a queue that cannot be reached, makes the request a 503 (VerificationUnavailable):
+// nothing was recorded, and the trainer sends it again.
+import { randomBytes } from 'node:crypto';
+import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { SandboxConfig } from '../../sandbox/config.js';
+import { isBridgedProblem, type Task } from '../../core/task.js';
+import { VerificationUnavailable, type Scored, type Verifier } from '../server/verifier.js';
+import { DEFAULT_ACK_WAIT_S, SUBJECTS, VERDICT_PREFIX, connectNats, ensureQueue, queueStats } from './nats.js';
+import { MAX_BATCH, VerdictsSchema, batchHeaders, encode } from './protocol.js';
+
+export interface QueueVerifierOptions {
+  /** The run's sandbox settings (read at each batch): workers verify with these. */
+  sandbox: () => SandboxConfig;
+  /** How long a request waits for all its verdicts before it answers 503 (ms). */
+  timeoutMs?: number;
+  ackWaitS?: number;
+  log?: (line: string) => void;
+}
+
+/** How long a request waits for its verdicts by default: a batch of hostile answers, each run to its budget, takes seconds. */
+export const DEFAULT_VERIFY_TIMEOUT_MS = 60_000;
+
+interface Waiting {
+  verdicts: (Scored | undefined)[];
+  left: number;
+  done: () => void;
+  fail: (e: Error) => void;
+}
+
+export async function queueVerifier(url: string, opts: QueueVerifierOptions): Promise<Verifier> {
+  const log = opts.log ?? (() => {});
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
+  const { nc, display } = await connectNats(url, 'cogen-serve');
+  let jsm: JetStreamManager;
+  try {
+    jsm = await ensureQueue(nc, opts.ackWaitS ?? DEFAULT_ACK_WAIT_S);
+  } catch (e) {
+    await nc.close();
+    throw e;
+  }
+  const js: JetStreamClient = jetstream(nc);
+  const id = randomBytes(9).toString('base64url');
+  const reply = `${VERDICT_PREFIX}${id}`;
+  const waiting = new Map<string, Waiting>();
+  let seq = 0;
+  let down: string | null = null;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') down = `the verification queue (NATS at ${display}) is unreachable`;
+      else if (s.type === 'reconnect') down = null;
+    }
+  })().catch(() => {});
+  const sub = nc.subscribe(reply);
+  void (async () => {
+    for await (const m of sub) {
+      const parsed = VerdictsSchema.safeParse(safeJson(m.data));
+      if (!parsed.success) continue;
+      // A verdict for a batch no request waits for any more (answered already, or timed out): dropped.
+      const w = waiting.get(parsed.data.batch);
+      if (!w) continue;
+      for (const r of parsed.data.results) {
+        if (r.i >= w.verdicts.length || w.verdicts[r.i] !== undefined) continue;
+        w.verdicts[r.i] = { answer: r.answer, verdict: { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) } };
+        w.left--;
+      }
+      if (w.left === 0) w.done();
+    }
+  })().catch((e: Error) => log(`verdict subscription ended: ${e.message}`));
+
+  /** Publishes one batch (each task once) and resolves with its results (by index within the batch). */
+  const send = async (items: { task: Task; completion: string }[]): Promise<Scored[]> => {
+    const batch = `${id}.${seq++}`;
+    const lane = isBridgedProblem(items[0]!.task) ? 'bridged' : 'native';
+    const w: Waiting = { verdicts: new Array(items.length).fill(undefined), left: items.length, done: () => {}, fail: () => {} };
+    const answered = new Promise<void>((resolve, reject) => Object.assign(w, { done: resolve, fail: reject }));
+    waiting.set(batch, w);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const tasks: Task[] = [];
+      const at = new Map<string, number>();
+      const refs = items.map((it, i) => {
+        let t = at.get(it.task.id);
+        if (t === undefined) at.set(it.task.id, (t = tasks.push(it.task) - 1));
+        return { i, t, completion: it.completion };
+      });
+      const payload = { v: 2, batch, sandbox: opts.sandbox(), tasks, items: refs };
+      await js.publish(SUBJECTS[lane], encode(payload), { msgID: batch, headers: batchHeaders(reply, batch), timeout: 5000 }).catch((e: Error) => {
+        throw new VerificationUnavailable(`the verification queue (NATS at ${display}) did not take the batch: ${e.message.split('\n')[0]}`);
+      });
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new VerificationUnavailable(`no verification worker answered within ${timeoutMs / 1000} s (is a \`cogen worker --nats ${display}\` running?)`)), timeoutMs);
+      });
+      await Promise.race([answered, late]);
+      return w.verdicts as Scored[];
+    } finally {
+      clearTimeout(timer);
+      waiting.delete(batch);
+    }
+  };
+
+  return {
+    kind: 'queue',
+    async score(items) {
+      if (down) throw new VerificationUnavailable(down);
+      const lanes = [items.flatMap((it, i) => (isBridgedProblem(it.task) ? [] : [i])), items.flatMap((it, i) => (isBridgedProblem(it.task) ? [i] : []))];
+      const chunks = lanes.flatMap((idx) => Array.from({ length: Math.ceil(idx.length / MAX_BATCH) }, (_, k) => idx.slice(k * MAX_BATCH, (k + 1) * MAX_BATCH)));
+      const out: Scored[] = new Array(items.length);
+      await Promise.all(
+        chunks.map(async (idx) => {
+          const verdicts = await send(idx.map((i) => items[i]!));
+          idx.forEach((i, k) => (out[i] = verdicts[k]!));
+        }),
+      );
+      return out;
+    },
+    ping: async () => down ?? (nc.isClosed() ? `the verification queue (NATS at ${display}) connection is closed` : null),
+    queueStats: () => queueStats(jsm).catch(() => null),
+    async close() {
+      for (const w of waiting.values()) w.fail(new VerificationUnavailable('the replica is stopping'));
+      sub.unsubscribe();
+      await nc.close().catch(() => {});
+    },
+  };
+}
+
+function safeJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return null;
+  }
+}

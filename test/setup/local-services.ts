@@ -1,0 +1,124 @@
+// Starting Debian's PostgreSQL and NATS JetStream servers on free loopback ports, for the test run
+// (test/setup/services.ts) and the scale-out benches (bench/scale-*.ts): postgres as the postgres
+// user (runuser, when run as root) with a temporary data directory and a random password (written
+// to a file only initdb reads, then removed), nats-server with -js. stopLocalServices stops them
+// and removes their directories.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const INSTALL = 'apt-get install -y postgresql nats-server';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, ms: number, alive: () => boolean): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!alive()) throw new Error('the server exited before it listened');
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = createConnection({ port, host: '127.0.0.1' }, () => (s.end(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listened on 127.0.0.1:${port} after ${ms / 1000} s`);
+}
+
+/** The newest Debian PostgreSQL's bin directory. */
+function postgresBin(): string | null {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return null;
+  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return versions.length ? join(base, versions[0]!, 'bin') : null;
+}
+
+/** Stops the servers this setup started (each resolves once its process exited), then removes their directories. */
+const stops: (() => Promise<void>)[] = [];
+const dirs: string[] = [];
+
+const exited = (child: ChildProcess, ms: number): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => {
+        const t = setTimeout(() => (child.kill('SIGKILL'), resolve()), ms);
+        child.once('exit', () => (clearTimeout(t), resolve()));
+      });
+
+/** Runs a PostgreSQL binary as the postgres user when we are root (initdb and postgres refuse root). */
+function asPostgres(bin: string, args: string[]): { cmd: string; args: string[] } {
+  return process.getuid?.() === 0 ? { cmd: 'runuser', args: ['-u', 'postgres', '--', bin, ...args] } : { cmd: bin, args };
+}
+
+export async function startPostgres(): Promise<{ url: string; password: string }> {
+  const bin = postgresBin();
+  if (!bin) throw new Error(`Debian's postgresql is not installed (${INSTALL})`);
+  const dir = mkdtempSync(join(tmpdir(), 'cogen-pg-test-'));
+  dirs.push(dir);
+  const password = randomBytes(18).toString('hex');
+  const pwfile = join(dir, 'pw');
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  if (process.getuid?.() === 0) {
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(dir, uid, gid);
+    chownSync(pwfile, uid, gid);
+    chmodSync(dir, 0o700);
+  }
+  const init = asPostgres(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'scram-sha-256', '-U', 'postgres', `--pwfile=${pwfile}`, '--no-sync']);
+  const made = spawnSync(init.cmd, init.args, { encoding: 'utf8' });
+  rmSync(pwfile, { force: true });
+  if (made.status !== 0) throw new Error(`initdb failed: ${(made.stderr || made.stdout).trim().split('\n').slice(-1)[0]}`);
+  const port = await freePort();
+  // fsync off: the tests kill replicas, never PostgreSQL, and this keeps 2 cores free for them.
+  const run = asPostgres(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-c', 'listen_addresses=127.0.0.1', '-p', String(port), '-k', dir, '-c', 'fsync=off', '-c', 'max_connections=200']);
+  const child: ChildProcess = spawn(run.cmd, run.args, { stdio: 'ignore' });
+  stops.push(() => {
+    const stop = asPostgres(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), 'stop', '-m', 'immediate']);
+    spawnSync(stop.cmd, stop.args, { stdio: 'ignore' });
+    return exited(child, 10_000);
+  });
+  await waitForPort(port, 60_000, () => child.exitCode === null);
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, password };
+}
+
+/** The pids of the servers started here (the benches read their CPU time). */
+export const servicePids: { postgres?: number; nats?: number } = {};
+
+export async function startNats(): Promise<string> {
+  const found = spawnSync('nats-server', ['--version'], { encoding: 'utf8' });
+  if (found.error) throw new Error(`nats-server is not installed (${INSTALL})`);
+  const dir = mkdtempSync(join(tmpdir(), 'cogen-nats-test-'));
+  dirs.push(dir);
+  const port = await freePort();
+  const child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
+  servicePids.nats = child.pid;
+  stops.push(() => {
+    child.kill('SIGTERM');
+    return exited(child, 10_000);
+  });
+  await waitForPort(port, 30_000, () => child.exitCode === null);
+  return `nats://127.0.0.1:${port}`;
+}
+
+
+export async function stopLocalServices(): Promise<void> {
+  await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+  stops.length = 0;
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs.length = 0;
+}
