@@ -24,6 +24,10 @@
 //
 //   npm run bench:generators [-- --n 300 --workers 2 --levels 0-4 --families arith,logic,sudoku --kinds code,problem,rg --rg-seconds 0.4 --out FILE]
 //   (rg: the bridged Reasoning Gym families, when `cogen setup reasoning-gym` was run: bench/results/reasoning-gym.{json,md})
+//   A range past level 4 (`--levels 0-30`) measures the levels instead: bench/generators-levels.ts
+//   (--n drafts per cell, default 240; --latency tasks one at a time, default 5; --seed, default drawn at random and
+//   printed; bench/results/generators-levels.{json,md}; --replace with --families re-measures those families
+//   in the stored result, which keeps its other rows and lists the re-run).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRng } from '../core/rng.js';
@@ -45,6 +49,15 @@ const [lo, hi = lo] = levels.split('-').map(Number) as [number, number?];
 const only = arg('families', '');
 const OUT = arg('out', 'bench/results/generators.json');
 const kinds = arg('kinds', 'code,problem,rg').split(',');
+if (hi > 4) {
+  const { levelsBench } = await import('./generators-levels.js');
+  const { drawSeeds } = await import('./stats.js');
+  const given = arg('seed', '');
+  const seed = given ? Number(given) : drawSeeds(1)[0]!;
+  console.log(`bench:generators --levels ${lo}-${hi}: seed ${seed}${given ? '' : ' (drawn at random; --seed replays it)'}`);
+  await levelsBench({ lo, hi, n: Number(arg('n', '240')), latencyTasks: Number(arg('latency', '5')), workers: WORKERS, only: only ? only.split(',') : [], out: arg('out', 'bench/results/generators-levels'), seed, seedDrawn: !given, replace: process.argv.includes('--replace') });
+  process.exit(0);
+}
 const BATCH = 64;
 const loadAtStart = loadavg();
 

@@ -24,7 +24,7 @@ for (const preset of args.length ? args : ['default', 'smoke', 'learn']) {
   const plan = probeSets(probes, skills, mastery.opts);
   console.log(`== ${preset} ${JSON.stringify(overrides)}: ${probes.length} probes (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   for (const s of skills) {
-    if (s.level > config.maxLevel || (only && !s.id.startsWith(only))) continue;
+    if (s.level > (config.maxLevel ?? Infinity) || (only && !s.id.startsWith(only))) continue;
     const p = plan.skills[s.id]!;
     console.log(`  ${s.id.padEnd(22)} L${s.level} probes ${String(p.probes).padStart(3)} baseline ${p.baseline.toFixed(2)} ${p.masterable ? 'masterable' : 'NOT masterable'}`);
   }

@@ -232,7 +232,7 @@ async function runPart(): Promise<void> {
   const seeds = args.seeds ? args.seeds.split(',').map(Number) : drawSeeds(Number(args.n));
   const over = { solver: { backend: 'wasm', ...(args.init ? { init: args.init } : {}) }, maxLevel: Number(args['max-level']), ...(args.steps ? { steps: Number(args.steps) } : {}), ...(args.controller ? { curriculum: { controller: args.controller } } : {}) };
   const base = loadPreset(args.preset, over);
-  const setup: Setup = { preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: base.maxLevel, controller: base.curriculum.controller, seeds, ...(args.init ? { init: args.init } : {}) };
+  const setup: Setup = { preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: Number(args['max-level']), controller: base.curriculum.controller, seeds, ...(args.init ? { init: args.init } : {}) };
   console.log(`bench:proposer --part ${args.part} — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
   const runsDir = join(tmpdir(), `cogen-bench-proposer-${process.pid}`);
   mkdirSync(runsDir, { recursive: true });
@@ -260,7 +260,7 @@ async function runPart(): Promise<void> {
         const row: SelfPlayRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))) };
         if (proposer === 'self-play') Object.assign(row, selfPlayCounts(summary.dir, tasks));
         selfPlayRows.push(row);
-        record.selfPlay = { ...setup, rows: selfPlayRows, summary: summariseSelfPlay(selfPlayRows, seeds, generatorCandidatesPerDraft(args.preset, base.maxLevel)) };
+        record.selfPlay = { ...setup, rows: selfPlayRows, summary: summariseSelfPlay(selfPlayRows, seeds, generatorCandidatesPerDraft(args.preset, setup.maxLevel)) };
         console.log(`seed ${seed} ${proposer.padEnd(10)}  fresh ${row.freshTasks}  learnable ${row.learnableByThird.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')}  distinct ${row.distinctPrograms}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${row.drafts !== undefined ? `  valid ${row.valid}/${row.drafts}  accepted ${row.accepted}  candidates ${row.candidates}  fallback ${row.fallback}` : ''}  ${wallS.toFixed(0)} s`);
       }
       rmSync(summary.dir, { recursive: true, force: true });

@@ -26,6 +26,15 @@ export function isZeroVariance(rewards: readonly number[], eps = 1e-9): boolean 
   return Math.max(...rewards) - Math.min(...rewards) <= eps;
 }
 
+/**
+ * The most characters one completion may have where a run is served (serve.maxCompletionChars's
+ * default): every generated task's reference answer must fit in one (docs/levels.md).
+ */
+export const MAX_COMPLETION_CHARS = 64 * 1024;
+
+/** The longest reference answer (JSON text, or a program) a generated task may have: a completion less room for its marker. */
+export const MAX_ANSWER_CHARS = MAX_COMPLETION_CHARS - 1024;
+
 /** An induction task whose outputs are all the same can be solved by a constant: it is refused. */
 export function isConstantOutput(outputs: readonly Json[]): boolean {
   const first = JSON.stringify(outputs[0]);

@@ -6,6 +6,7 @@ import { withExploration } from './explore.js';
 import { HardestController } from './hardest.js';
 import { LadderController, ladderOptions } from './ladder.js';
 import { LearnabilityController, learnabilityOptions } from './learnability.js';
+import { LevelFrontierController, levelFrontierOptions } from './level-frontier.js';
 import { masteryConfigSchema } from './mastery.js';
 import { ProgressController, progressOptions } from './progress.js';
 import { withRehearsal } from './rehearsal.js';
@@ -13,7 +14,7 @@ import { ReplayController, replayOptions } from './replay.js';
 import type { Arm, Controller } from './types.js';
 import { UniformController } from './uniform.js';
 
-export const controllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress', 'replay'] as const;
+export const controllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress', 'replay', 'level-frontier'] as const;
 export type ControllerName = (typeof controllerNames)[number];
 /** Controllers that can choose the arms of replay's fresh tasks. */
 export const baseControllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress'] as const;
@@ -38,6 +39,12 @@ export const curriculumConfigSchema = z
     learnability: learnabilityOptions.prefault({}),
     bandit: banditOptions.prefault({}),
     progress: progressOptions.prefault({}),
+    /**
+     * RLVE's rule: an upper level h per family × type, raised at accuracy promoteAt over minPrompts
+     * tasks at h (curricula/level-frontier.ts). Absent, its defaults; absent, too, from the config a
+     * run stores, so that configs that do not name it stay as they were.
+     */
+    levelFrontier: levelFrontierOptions.optional(),
     replay: replayOptions.extend({ base: z.enum(baseControllerNames).default('uniform') }).prefault({}),
     /** When probes count a skill as learned or forgotten (curricula/mastery.ts owns the schema). */
     mastery: masteryConfigSchema,
@@ -61,6 +68,8 @@ function build(name: ControllerName, cfg: CurriculumConfig, arms: Arm[]): Contro
       return new BanditController(cfg.bandit);
     case 'progress':
       return new ProgressController(cfg.progress);
+    case 'level-frontier':
+      return new LevelFrontierController(cfg.levelFrontier ?? {});
     case 'replay': {
       const { base, ...opts } = cfg.replay;
       return new ReplayController(build(base, cfg, arms), opts);
@@ -82,6 +91,7 @@ export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller
 
 export type { Arm, ArmResult, ArmType, Controller, MasteredSkill, Pick, PickContext, TaskArm } from './types.js';
 export { armKey, isTaskArm } from './types.js';
+export { frontierKey, LevelFrontierController, levelFrontierOptions, type LevelFrontierOptions } from './level-frontier.js';
 export { createGate, type Gate, openArms, newlyOpened, unlockedSkills, isArmOpen, type GateSkill, type GatingInput } from './gating.js';
 export {
   createMasteryTracker,

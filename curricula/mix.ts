@@ -39,4 +39,7 @@ export abstract class MixWrapper implements Controller {
   restore(state: unknown): void {
     this.inner.restore(state);
   }
+  frontier(): Record<string, number> | undefined {
+    return this.inner.frontier?.();
+  }
 }

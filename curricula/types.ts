@@ -46,6 +46,13 @@ export interface PickContext {
   arms: Arm[];
   /** Skills mastered now, each with the arms that exercise it (what rehearsal draws from); none when absent. */
   mastered?: MasteredSkill[];
+  /**
+   * Families whose task levels go on past the arms listed, with the highest level each may reach
+   * (the run's maxLevel or the family's last renderable level; docs/levels.md): only the
+   * level-frontier controller picks those levels. A family is here only while its highest listed
+   * level is open.
+   */
+  ceilings?: ReadonlyMap<string, number>;
 }
 
 export interface MasteredSkill {
@@ -60,4 +67,6 @@ export interface Controller {
   /** JSON-serialisable state, saved with checkpoints. */
   state(): unknown;
   restore(state: unknown): void;
+  /** The level frontier h of each family × type (`family/type`), for a controller that keeps one (else undefined). */
+  frontier?(): Record<string, number> | undefined;
 }

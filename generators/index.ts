@@ -6,10 +6,10 @@ import { CODE_TASK_TYPES, type AnyDraft, type Example, type Json, type ProblemDr
 import type { FailureReason, Sandbox } from '../sandbox/index.js';
 import { runTwiceMetered } from '../sandbox/index.js';
 import { budgetFor, sandboxBudget } from '../sandbox/index.js';
-import { isConstantOutput } from '../core/rules.js';
+import { isConstantOutput, MAX_ANSWER_CHARS } from '../core/rules.js';
 import { canonicalHash } from './hash.js';
 import { isJsonValue, taskId } from './identity.js';
-import type { Drawn, FamilyImpl } from './kit.js';
+import { MAX_PROGRAM_CHARS, type Drawn, type FamilyImpl } from './kit.js';
 import type { Chooser } from './grammar/index.js';
 import type { Family } from './types.js';
 import { arith } from './families/arith.js';
@@ -68,11 +68,14 @@ export function getProblemFamily(id: string): ProblemFamily {
   throw new Error(`unknown task family '${id}'; known families: ${knownIds()}`);
 }
 
-/** What every native family has, code or problem: its id, levels, skills and the task types it makes. */
+/** What every family has, native or bridged: its id, levels, skills and the task types it makes. */
 export interface FamilyInfo {
   id: string;
   name: string;
+  /** Tabled levels (0 … levels-1). */
   levels: number;
+  /** The last level it makes: null for no limit, levels − 1 for a finite ladder (docs/levels.md). */
+  lastLevel: number | null;
   skills: Skill[];
   types: readonly TaskType[];
 }
@@ -80,9 +83,9 @@ export interface FamilyInfo {
 /** Any native family's id, levels, skills and task types. */
 export function familyInfo(id: string): FamilyInfo {
   const p = PROBLEM_FAMILIES.find((x) => x.id === id);
-  if (p) return { id: p.id, name: p.name, levels: p.levels, skills: p.skills, types: ['problem'] };
+  if (p) return { id: p.id, name: p.name, levels: p.levels, lastLevel: p.lastLevel, skills: p.skills, types: ['problem'] };
   const f = getImpl(id);
-  return { id: f.id, name: f.name, levels: f.levels, skills: f.skills, types: CODE_TASK_TYPES };
+  return { id: f.id, name: f.name, levels: f.levels, lastLevel: f.lastLevel, skills: f.skills, types: CODE_TASK_TYPES };
 }
 
 /**
@@ -98,8 +101,28 @@ export function allSkills(): Skill[] {
   return [...REGISTRY, ...PROBLEM_FAMILIES].flatMap((f) => f.skills);
 }
 
+/** One family in the taxonomy: its tabled levels' knobs and, for a native family, how they grow above (docs/levels.md). */
+export interface TaxonomyFamily {
+  id: string;
+  name: string;
+  description: string;
+  levels: number;
+  knobs: string[];
+  /** The rule of each knob that grows above the tabled levels (empty: a finite ladder). */
+  growth: string[];
+  /** The last level it makes (null: no limit). */
+  lastLevel: number | null;
+  /** A rule that grows difficulty slower than tenfold by level 30: the factor it promises and why. */
+  slower?: { ratio: number; why: string };
+  /** Why the ladder ends where it does, for a family that has no levels above its table. */
+  finite?: string;
+  skills: string[];
+  types: TaskType[];
+  domain?: string;
+}
+
 export interface Taxonomy {
-  families: { id: string; name: string; description: string; levels: number; knobs: string[]; skills: string[]; types: TaskType[]; domain?: string }[];
+  families: TaxonomyFamily[];
   skills: Skill[];
   /** Skills without prerequisites. */
   roots: string[];
@@ -111,6 +134,9 @@ const taxonomyEntry = (f: Family | ProblemFamily) => ({
   description: f.description,
   levels: f.levels,
   knobs: [...f.knobs],
+  growth: [...f.growth],
+  lastLevel: f.lastLevel,
+  ...('slower' in f && f.slower ? { slower: { ...f.slower } } : {}),
   skills: f.skills.map((s) => s.id),
 });
 
@@ -155,14 +181,28 @@ export function formatTaxonomy(format: 'table' | 'json' | 'dot'): string {
   if (format !== 'table') throw new Error(`formatTaxonomy: unknown format '${String(format)}'; use table, json or dot`);
   const out: string[] = [];
   out.push(`${t.families.length} families, ${t.skills.length} skills, ${t.roots.length} roots`, '');
-  out.push(table([['FAMILY', 'LEVELS', 'SKILLS', 'TYPES', 'NAME'], ...t.families.map((f) => [f.id, String(f.levels), String(f.skills.length), f.domain ? `problem (${f.domain})` : 'code', f.name])]));
+  out.push(table([['FAMILY', 'LEVELS', 'SKILLS', 'TYPES', 'NAME'], ...t.families.map((f) => [f.id, levelRange(f), String(f.skills.length), f.domain ? `problem (${f.domain})` : 'code', f.name])]));
   for (const f of t.families) {
     out.push('', `${f.id} — ${f.description}`);
     f.knobs.forEach((k, i) => out.push(`  level ${i}: ${k}`));
+    out.push(...growthLines(f));
   }
   out.push('');
   out.push(table([['SKILL', 'LEVEL', 'REQUIRES', 'NAME'], ...t.skills.map((s) => [s.id, String(s.level), s.requires.join(',') || '-', s.name])]));
   return out.join('\n');
+}
+
+/** The levels a family makes: `0-∞`, `0-514`, or a finite ladder's `0-3`. */
+export const levelRange = (f: Pick<TaxonomyFamily, 'levels' | 'lastLevel' | 'growth'>): string =>
+  f.growth.length === 0 ? `0-${f.levels - 1}` : f.lastLevel === null ? '0-∞' : `0-${f.lastLevel}`;
+
+/** The taxonomy's lines after a family's tabled levels: how it grows above them, or why it does not. */
+export function growthLines(f: TaxonomyFamily): string[] {
+  if (f.growth.length === 0) return f.finite ? [`  no levels above ${f.levels - 1}: ${f.finite}`] : [];
+  const out = [`  above level ${f.levels - 1}: ${f.growth.join('; ')}`];
+  if (f.lastLevel !== null) out.push(`  last level ${f.lastLevel}: above it a knob passes its limit (above)`);
+  if (f.slower) out.push(`  grows slower than tenfold by level 30 (at least ${f.slower.ratio}× level 4): ${f.slower.why}`);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,7 +237,8 @@ export const REJECT_REASONS = [
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
-export type Materialised = { ok: true; task: Task } | { ok: false; reason: RejectReason; detail: string };
+/** A validated task with its reference's measured cost in interpreter steps (null where the sandbox does not count), or why not. */
+export type Materialised = { ok: true; task: Task; cost: number | null } | { ok: false; reason: RejectReason; detail: string };
 
 const SANDBOX_REASON: Record<FailureReason, RejectReason> = {
   syntax: 'error',
@@ -214,8 +255,6 @@ const SANDBOX_REASON: Record<FailureReason, RejectReason> = {
   'worker-crashed': 'sandbox',
   closed: 'sandbox',
 } as Record<FailureReason, RejectReason>;
-
-const MAX_PROGRAM_CHARS = 4000;
 
 
 function checkDraft(d: TaskDraft): string | null {
@@ -295,6 +334,8 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
   const outputs = r.outputs;
   const i = outputs.findIndex((o) => !isJsonValue(o));
   if (i >= 0) return { ok: false, reason: 'non-serialisable', detail: `output ${i} is not JSON-like` };
+  const answer = draft.type === 'deduction' ? JSON.stringify(outputs[0]) : draft.type === 'abduction' ? JSON.stringify(draft.inputs[0]) : draft.program;
+  if (answer.length > MAX_ANSWER_CHARS) return { ok: false, reason: 'limits', detail: `the reference answer has ${answer.length} characters; a served completion holds at most ${MAX_ANSWER_CHARS}` };
   const message = draft.message ?? '';
   if (draft.type === 'induction') {
     if (isConstantOutput(outputs)) return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
@@ -322,7 +363,7 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
   } else {
     task = { ...base, type: draft.type as 'deduction' | 'abduction', input: draft.inputs[0]!, output: outputs[0]! };
   }
-  return { ok: true, task };
+  return { ok: true, task, cost };
 }
 
 export interface GenerateOptions {

@@ -13,6 +13,8 @@ export interface Ranges {
   strLen: [number, number];
   /** Letters strings are drawn from. */
   letters: string;
+  /** How many keys a dictionary may have (a-f, 6, unless set; grown levels set more: docs/levels.md). */
+  keys?: number;
 }
 
 export const ranges = (int: [number, number], len: [number, number] = [1, 4], strLen: [number, number] = [1, 4], letters = 'abcde'): Ranges => ({
@@ -23,6 +25,13 @@ export const ranges = (int: [number, number], len: [number, number] = [1, 4], st
 });
 
 const DICT_KEYS = ['a', 'b', 'c', 'd', 'e', 'f'];
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
+
+/** The first n dictionary keys: a, b, …, z, then aa, ab, …; DICT_KEYS for the default 6. */
+function dictKeys(n: number | undefined): readonly string[] {
+  if (n === undefined) return DICT_KEYS;
+  return Array.from({ length: n }, (_, i) => (i < 26 ? ALPHABET[i]! : ALPHABET[Math.floor(i / 26) - 1]! + ALPHABET[i % 26]!));
+}
 const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob', 'tea', 'eat', 'ant', 'bee', 'cow', 'owl'];
 
 /** One random value of an input type under a level's ranges. */
@@ -50,7 +59,7 @@ export function drawValue(rng: Rng, ty: string, r: Ranges): Json {
       return { x: rng.int(r.int[0], r.int[1]), y: rng.int(r.int[0], r.int[1]), name: drawStr(rng, r), ok: rng.bool() };
     case 'dict': {
       const out: Record<string, Json> = {};
-      for (const k of DICT_KEYS) if (rng.bool(0.5)) out[k] = rng.int(Math.max(0, r.int[0]), r.int[1]);
+      for (const k of dictKeys(r.keys)) if (rng.bool(0.5)) out[k] = rng.int(Math.max(0, r.int[0]), r.int[1]);
       return out;
     }
     default:
@@ -81,7 +90,7 @@ export function describeInputs(types: readonly string[], r: Ranges): string {
     str: `strings of ${letters}`,
     'str[]': `arrays of ${lengths(r.len)} words`,
     rec: `records {x, y: ${interval(r.int)}, name: ${letters}, ok}`,
-    dict: `dictionaries of keys ${DICT_KEYS[0]}-${DICT_KEYS[DICT_KEYS.length - 1]} with values ${interval([nat(r.int[0]), r.int[1]])}`,
+    dict: `dictionaries of keys ${dictKeys(r.keys)[0]}-${dictKeys(r.keys).at(-1)} with values ${interval([nat(r.int[0]), r.int[1]])}`,
   };
   return types.flatMap((type) => texts[type] ?? []).join(', ');
 }

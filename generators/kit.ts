@@ -4,10 +4,11 @@
 // passes sandbox validation first time.
 import type { Rng } from '../core/rng.js';
 import type { Input, Json, Skill, TaskDraft, TaskType } from '../core/task.js';
-import { evaluate, isTidy, P, printProgram, size, trimParams, withChooser, type Chooser, type Param, type Production, type Prog, type ValueBounds, DEFAULT_BOUNDS } from './grammar/index.js';
+import { evaluate, gen, isTidy, let_, P, printProgram, size, trimParams, withChooser, type Chooser, type GenCtx, type Param, type Production, type Prog, type Stmt, type Ty } from './grammar/index.js';
 import type { Family } from './types.js';
 import { drawValue, type Ranges } from './inputs.js';
 import { describeLevels, type Level } from './levels.js';
+import type { Ladder } from './ladder.js';
 
 export function skill(
   family: string,
@@ -41,10 +42,10 @@ export interface FamilySpec {
   name: string;
   description: string;
   skills: Skill[];
-  /** The levels, easiest first, declared once (see levels.ts). */
-  levels: readonly Level[];
+  /** The levels, easiest first, declared once: tables for 0-4 and the rules that grow them above (ladder.ts). */
+  ladder: Ladder<readonly Level[]>;
+  /** A candidate of level d; its tables come from the ladder (`ladder.at(d)`, `ladder.top(d)`). */
   candidate: (rng: Rng, level: number) => Candidate;
-  bounds?: ValueBounds;
 }
 
 /** A draft together with what the reference interpreter computed (for tests and benchmarks). */
@@ -73,13 +74,14 @@ export const inductionCounts = (level: number): { visible: number; hidden: numbe
 
 const MAX_CANDIDATES = 400;
 
+/** The longest program a code task may have (materialise refuses longer ones; the kit draws again). */
+export const MAX_PROGRAM_CHARS = 16_000;
+
 export function defineFamily(spec: FamilySpec): FamilyImpl {
-  const levels = spec.levels.length;
-  const bounds = spec.bounds ?? DEFAULT_BOUNDS;
+  const { ladder } = spec;
   const draw = (rng: Rng, level: number, type: TaskType, chooser?: Chooser): Drawn => {
-    if (!Number.isInteger(level) || level < 0 || level >= levels) {
-      throw new RangeError(`family '${spec.id}': level ${level} is outside 0..${levels - 1}`);
-    }
+    checkLevel(spec.id, level, ladder.last, ladder.refusal(level));
+    const bounds = ladder.bounds(level);
     const want = type === 'induction' ? inductionCounts(level).visible + inductionCounts(level).hidden : 4;
     for (let attempt = 0; attempt < MAX_CANDIDATES; attempt++) {
       let raw: Candidate;
@@ -92,7 +94,7 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
         trimmed === raw.prog
           ? raw
           : { ...raw, prog: trimmed, inputTypes: raw.inputTypes?.filter((_, i) => trimmed.params.includes(raw.prog.params[i]!)) };
-      const r = cand.ranges ?? spec.levels[level]!.inputs;
+      const r = cand.ranges ?? ladder.at(level).inputs;
       const types = cand.inputTypes ?? cand.prog.params.map((p: Param) => p.type);
       const inputs: Input[] = [];
       const keys = new Set<string>();
@@ -116,6 +118,7 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
       if (distinct.size < 2) continue; // constant on the probes: trivial
       const skills = [...new Set(cand.skills)].sort();
       const program = printProgram(cand.prog);
+      if (program.length > MAX_PROGRAM_CHARS) continue;
       const base = { family: spec.id, level, skills, program, parent: null, proposer: 'generator' };
       if (type === 'induction') {
         const visible = Math.min(inductionCounts(level).visible, inputs.length - 1);
@@ -134,11 +137,40 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
     name: spec.name,
     description: spec.description,
     skills: spec.skills,
-    levels,
-    knobs: describeLevels(spec.id, spec.levels),
+    levels: ladder.tables.length,
+    knobs: describeLevels(spec.id, ladder.tables),
+    growth: ladder.rules,
+    lastLevel: ladder.last,
     generate: (rng, level, type) => draw(rng, level, type).draft,
     draw,
   };
+}
+
+/**
+ * Refuses a level that is not a natural number, or one past the family's last renderable level, in
+ * one line naming why (docs/levels.md).
+ */
+export function checkLevel(family: string, level: number, last: number | null, refusal: string | null): void {
+  if (!Number.isInteger(level) || level < 0) throw new RangeError(`family '${family}': level ${level} is not a natural number (levels are 0, 1, 2, …)`);
+  if (refusal !== null) throw new RangeError(`family '${family}': level ${level} cannot be rendered within the served limits: ${refusal}; its last level is ${last}`);
+}
+
+/**
+ * k definitions `const t1 = E1; …; const tk = Ek` of type `ty` and the given depth, each reading the
+ * one before it (t1 one of `first`), added to ctx's scope: the grown levels of the expression
+ * families chain them before their return (docs/levels.md). The return must read the last name,
+ * so that every definition is live. Without definitions, the names to read are `first`.
+ */
+export function chain(ctx: GenCtx, ty: Ty, k: number, depth: number, first: string[]): { stmts: Stmt[]; read: string[] } {
+  const stmts: Stmt[] = [];
+  let read = first;
+  for (let i = 1; i <= k; i++) {
+    const name = `t${i}`;
+    stmts.push(let_(name, gen(ctx, ty, depth, true, read), true));
+    ctx.scope.push({ name, type: ty });
+    read = [name];
+  }
+  return { stmts, read };
 }
 
 /** The induction message: the family and the skills the hidden program uses, in short form. */

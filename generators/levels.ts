@@ -42,6 +42,8 @@ export interface Level {
   /** The generated expressions, by role (`body`, `guard`, `key`, …). */
   exprs?: Readonly<Partial<Record<string, ExprSpec>>>;
   inputs: Ranges;
+  /** How many of a repeated part of the shape (guarded updates, statements, …). */
+  counts?: Readonly<Partial<Record<string, Span>>>;
   /** Other shapes of the same level (a candidate is one of them or the level's own). */
   or?: readonly Level[];
 }
@@ -68,6 +70,7 @@ function describeShape(family: string, level: Level, before: Map<string, ExprSpe
   const parts: string[] = [];
   if (level.shape) parts.push(level.shape);
   parts.push(describeParams(level.params));
+  for (const [name, s] of present(level.counts)) parts.push(`${span(s)} ${name}`);
   for (const [role, e] of present(level.exprs)) parts.push(describeExpr(family, role, e, before.get(role)));
   const inputs = describeInputs(present(level.params).flatMap(([type, s]) => (most(s) > 0 ? [type] : [])), level.inputs);
   if (inputs) parts.push(inputs);

@@ -9,10 +9,14 @@ export interface Family {
   description: string;
   /** The skills this family declares (ids prefixed with the family id, e.g. 'arith.add'). */
   skills: Skill[];
-  /** Number of difficulty levels (0 … levels-1); at least 5. */
+  /** Number of tabled difficulty levels (0 … levels-1, 5 for every native family); above them levels are grown (`growth`). */
   levels: number;
-  /** One line per level naming its knobs (shape, parameters, generated expressions, inputs), derived from the family's level table; for docs and `cogen skills --taxonomy`. */
+  /** One line per tabled level naming its knobs (shape, parameters, generated expressions, inputs), derived from the family's level table; for docs and `cogen skills --taxonomy`. */
   knobs: string[];
+  /** One line per knob that grows above the tabled levels: its rule in d (docs/levels.md). */
+  growth: string[];
+  /** The last level the family can render within the served limits (null: every level). */
+  lastLevel: number | null;
   /** Pure and synchronous: same rng state, same draft. Outputs are computed later by the sandbox. */
   generate(rng: Rng, level: number, type: TaskType): TaskDraft;
 }

@@ -44,8 +44,12 @@ export const runConfigSchema = z
     group: z.number().int().min(2).default(8),
     /** Task families to propose from (ids of generators/). */
     families: z.array(z.string()).min(1),
-    /** Highest level the curriculum may reach (levels 0 … maxLevel). */
-    maxLevel: z.number().int().min(0).default(1),
+    /**
+     * Highest level the curriculum may reach (levels 0 … maxLevel). Null or omitted: open, as far as
+     * each family goes (docs/levels.md): the native families' levels past their tables are reached by
+     * the level-frontier controller; the other controllers pick among the tabled levels.
+     */
+    maxLevel: z.number().int().min(0).nullable().default(null),
     types: z.array(z.enum(TASK_TYPES)).min(1).default([...CODE_TASK_TYPES]),
     /**
      * Environment kinds (envs/) the curriculum may pick beside the task types: each family × level ×

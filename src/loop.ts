@@ -1,27 +1,26 @@
 // One autonomous curriculum run: the only place where the rooms meet (DESIGN.md, "One step of the
 // loop"). Read `runStep` top to bottom to follow one step.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, masteredSkills, meanAbsAdvantage } from '../curricula/index.js';
-import { isSolved, solvedCount, solveRate } from '../core/rules.js';
-import { isTaskArm, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/index.js';
+import { createController, createGate, createMasteryTracker, isTaskArm, masteredSkills, meanAbsAdvantage, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/index.js';
+import { solvedCount, solveRate } from '../core/rules.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent } from '../graphs/index.js';
-import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
-import { verifyTasks } from './verification.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
-import { createLlmPolicy, createProposerAgent, learnabilityReward, passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, skillProbeMetrics, masterySummary, probeScores, probeSets, type MasterySummary, type Probe } from './probes.js';
-import { flushGraphs, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openGraphs, propose, runEvent, sandboxOf, taskSpace, type ProposeContext } from './run-parts.js';
+import { createLlmPolicy, createProposerAgent, learnabilityReward, type LlmPolicy, type ProposalRecord } from './agents/index.js';
+import { buildProbes, skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
+import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openCeilings, openGraphs, propose, runEvent, sandboxOf, tabledArms, taskSpace, typesOf, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
 import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
 import { RunStore, StoreError } from './store.js';
-import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, scoreEnvProbes, type EnvArchive, type EnvProbe, type PlayedEnvs } from './run-envs.js';
+import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, type EnvArchive } from './run-envs.js';
+import { agentMetrics, checkpoint, envMetrics, runProbes, solverFit, verifyGroups, type Checkpoint } from './loop-parts.js';
+import { LevelEvals } from './level-evals.js';
 import { ConfigError } from './config.js';
-import { answerKind, answerShape, type Task, type Skill } from '../core/task.js';
+import { answerKind, answerShape, type Task } from '../core/task.js';
 import { trainingReward } from './reward.js';
 
 export interface StepProgress {
@@ -66,17 +65,6 @@ export interface RunSummary extends MasterySummary {
   backend: string;
   wallMs: number;
   graphBacklog: number;
-}
-
-interface Checkpoint {
-  step: number;
-  rng: [number, number, number, number];
-  controller: unknown;
-  mastery: unknown;
-  /** The learned proposer's preferences and baselines (only when it is on). */
-  proposer?: unknown;
-  /** The self-play proposer's drafts waiting for a reward (only in self-play). */
-  selfPlay?: unknown;
 }
 
 /** Sets up every part, runs the steps, and leaves the run in `runs/<id>/`. */
@@ -150,12 +138,17 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   try {
     // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
     // training task ever duplicates one; balanced so that no trivial policy passes them (src/probes.ts).
-    const probes = await buildProbes(sandbox, space.arms, space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, render);
+    // (mastery probes at the tabled levels: no skill enters above them; those have evaluation sets)
+    const probes = await buildProbes(sandbox, tabledArms(space), space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, render);
     const probeIds = new Set(probes.map((p) => p.task.id));
     // Environment arms (src/run-envs.ts): held-out environments from their own stream, whose source
     // tasks join `seen`; an arm that makes none is left out. No environment is made from a held-out task.
     const envProbes = await buildEnvProbes(sandbox, envs.arms, { perArm: config.probes.perArm, mastery: mastery.opts, log }, createRng(`${config.seed}/env-probes`), seen);
     const envArchive: EnvArchive = { specs: new Map(), held: new Set(seen) };
+    // Held-out sets above the tables (src/level-evals.ts): the listed arms' now, the rest as the run reaches them.
+    const fits = solverFit(config.solver.model.maxAnswerLen, space.tabled, log);
+    const evals = new LevelEvals(sandbox, { seed: config.seed, perArm: config.probes.perArm, tabled: space.tabled, types: (f) => typesOf(space, f), render });
+    for (const a of space.arms) await evals.ensure(a.family, a.level, seen);
     const arms: Arm[] = [...space.arms, ...envProbes.arms];
     const controller = createController(config.curriculum, arms);
     const plan = probeSets(probes, space.skills, mastery.opts);
@@ -178,6 +171,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       }
       for (const row of store.envEpisodes()) envArchive.specs.set(row.spec.id, row.spec);
       for (const row of store.tasks()) {
+        await evals.ensure(row.task.family, row.task.level, seen);
         archive.set(row.task.id, row.task);
         seen.add(seenKey(row.task));
         tally.set(row.task.id, { solved: row.solved, attempts: row.attempts });
@@ -202,7 +196,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       const t0 = Date.now();
       const open = gate.open(arms, mastery.mastered());
       const mastered = masteredSkills(mastery.mastered(), skills, open);
-      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, armSkills, probeIds, render, proposer, llmSolver, skills, learned, selfPlay, envArchive };
+      const ceilings = openCeilings(space, open);
+      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, ceilings, evals, armSkills, probeIds, render, proposer, llmSolver, skills, learned, selfPlay, envArchive };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
@@ -211,6 +206,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       for (const t of res.newTasks) {
         learned?.note(t);
         selfPlay?.proposer.note(t);
+        if (!llmSolver) fits(t);
       }
       let probeAccuracy = last.probeAccuracy;
       let probeArms: Record<string, number> = {};
@@ -218,8 +214,8 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       if (step % config.probes.every === 0 || step === config.steps) {
         const probe = await runProbes(policy, sandbox, probes, envProbes.probes, skills);
         probeAccuracy = probe.overall;
-        // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest)
-        probeArms = { ...probe.perArm, ...skillProbeMetrics(probe.perSkill) };
+        // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest), and the levels' held-out sets
+        probeArms = { ...probe.perArm, ...skillProbeMetrics(probe.perSkill), ...(await evals.score(policy)) };
         for (const ev of mastery.observe(step, probe.perSkill)) {
           const at = new Date().toISOString();
           events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });
@@ -304,6 +300,9 @@ interface StepContext extends ProposeContext {
   render: (task: Task) => string;
   llmSolver: LlmPolicy | null;
   envArchive: EnvArchive;
+  /** Families whose levels go past the listed arms, while open (PickContext.ceilings). */
+  ceilings: ReadonlyMap<string, number>;
+  evals: LevelEvals;
 }
 
 interface StepEvents {
@@ -316,7 +315,9 @@ async function runStep(ctx: StepContext) {
   const { config, step, rng, sandbox, policy, controller } = ctx;
   // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing
   // mastered skills); environment arms among them are played in 4b.
-  const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms, mastered: ctx.mastered });
+  const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms, mastered: ctx.mastered, ...(ctx.ceilings.size > 0 ? { ceilings: ctx.ceilings } : {}) });
+  // A level above a family's table gets its evaluation set before its first training task (src/level-evals.ts).
+  for (const pick of picks) if (isTaskArm(pick.arm)) await ctx.evals.ensure(pick.arm.family, pick.arm.level, ctx.seen);
   // 2. The proposer materialises each task pick as a validated task.
   const tasks: Task[] = [];
   const newTasks: Task[] = [];
@@ -385,6 +386,7 @@ async function runStep(ctx: StepContext) {
       learnability: mean(rewards.map(learnabilityReward)),
       meanLevel: mean(tasks.map((t) => t.level)),
       openArms: ctx.arms.length,
+      ...frontierMetrics(controller),
       newTasks: newTasks.length,
       ...stats,
       ...agentMetrics(ctx, proposals, rewards),
@@ -393,75 +395,6 @@ async function runStep(ctx: StepContext) {
       ...(selfPlayRound === undefined ? {} : selfPlayMetrics(selfPlayRound?.stats ?? null)),
     },
   };
-}
-
-/** Verifies G answers per task in one batch; verdicts[g][i] is that of answers[g][i], to tasks[g]. */
-async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]): Promise<DetailedVerdict[][]> {
-  const flat = await verifyTasks(sandbox, answers.flatMap((group, g) => group.map((answer) => ({ task: tasks[g]!, answer }))));
-  let next = 0;
-  return answers.map((group) => group.map(() => flat[next++]!));
-}
-
-/**
- * Greedy decoding on the held-out probes, and greedy episodes on the held-out environments:
- * accuracy overall and per skill (with its trivial baseline), and per arm.
- */
-async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], envProbes: EnvProbe[], skills: Skill[]) {
-  const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })));
-  const verdicts = await verifyTasks(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
-  const scores = probeScores(probes, verdicts, skills);
-  if (envProbes.length === 0) return scores;
-  const env = await scoreEnvProbes(policy as TransformerPolicy, sandbox, envProbes);
-  return {
-    overall: mean([...verdicts.map((v) => (isSolved(v.reward) ? 1 : 0)), ...env.solved]),
-    perSkill: new Map([...scores.perSkill, ...env.perSkill]),
-    perArm: { ...scores.perArm, ...env.perArm },
-  };
-}
-
-/** A step's environment episodes in its metrics: how many, their mean reward and solve rate, turns per episode. */
-function envMetrics(played: PlayedEnvs): Record<string, number> {
-  const eps = played.groups.flat();
-  return {
-    'env.episodes': eps.length,
-    'env.meanReward': mean(eps.map((e) => e.reward)),
-    'env.solveRate': mean(played.results.map((r) => r.solveRate)),
-    'env.turns': mean(eps.map((e) => e.turns.length)),
-  };
-}
-
-async function checkpoint(store: RunStore, policy: Policy, runId: string, step: number, state: Checkpoint): Promise<void> {
-  const id = `step-${String(step).padStart(6, '0')}`;
-  const final = join(store.dir, 'checkpoints', id);
-  const tmp = `${final}.tmp`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  await policy.save(tmp);
-  writeFileSync(join(tmp, 'loop.json'), JSON.stringify(state));
-  rmSync(final, { recursive: true, force: true });
-  renameSync(tmp, final);
-  const at = new Date().toISOString();
-  store.addCheckpoint(id, step, final, at);
-  store.appendOutbox(step, [{ kind: 'checkpoint', runId, id, step, path: final }]);
-}
-
-/** Per-step metrics of the LLM agents: proposals by outcome, tokens, pass@k of an evaluated solver. */
-function agentMetrics(ctx: StepContext, proposals: ProposalRecord[], rewards: number[][]): Record<string, number> {
-  const out: Record<string, number> = {};
-  if (ctx.proposer) {
-    out.proposals = proposals.length;
-    for (const p of proposals) out[`proposals.${p.outcome}`] = (out[`proposals.${p.outcome}`] ?? 0) + 1;
-    out['proposer.tokens'] = proposals.reduce((a, p) => a + p.inputTokens + p.outputTokens, 0);
-  }
-  if (ctx.llmSolver) {
-    out.passAt1 = passAtK(rewards, 1);
-    out[`passAt${ctx.config.group}`] = passAtK(rewards, ctx.config.group);
-    const calls = ctx.llmSolver.takeCalls();
-    out['solver.calls'] = calls.length;
-    out['solver.tokens'] = calls.reduce((a, c) => a + c.tokens.input + c.tokens.output, 0);
-    out['solver.failedCalls'] = calls.filter((c) => c.error).length;
-  }
-  return out;
 }
 
 const seenKey = (t: Task): string => t.id;

@@ -25,7 +25,8 @@ export function envSpace(config: RunConfig, present: readonly Skill[]): { arms: 
   if (kinds.length === 0) return { arms: [], skills: [] };
   const arms = config.families.flatMap((id) => {
     const f = spaceFamily(id);
-    const levels = Math.min(config.maxLevel, f.levels - 1) + 1;
+    // (environments are made at the tabled levels: an open maxLevel lists those)
+    const levels = Math.min(config.maxLevel ?? f.levels - 1, f.levels - 1) + 1;
     return kinds.filter((k) => f.types.includes(envSourceType(k))).flatMap((type) => Array.from({ length: levels }, (_, level): EnvArm => ({ family: id, level, type })));
   });
   return { arms, skills: envSkills(kinds, new Set(present.map((s) => s.id))) };

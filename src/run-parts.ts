@@ -1,7 +1,7 @@
 // The parts of a run that the built-in loop (src/loop.ts) and a served run (src/server/) share:
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/probes.ts.
-import { armKey, isTaskArm, type Arm, type TaskArm, type Pick } from '../curricula/index.js';
+import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick } from '../curricula/index.js';
 import { materialise, mutate, renderNatural } from '../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
 import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/index.js';
@@ -16,21 +16,64 @@ import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnedDraf
 import { referenceTask, selfPlayRecord, type SelfPlay } from './self-play.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
-/** The arms (family, level, type) of a config, its skills, and the skills each arm exercises. */
-export function taskSpace(config: RunConfig): { arms: TaskArm[]; skills: Skill[]; armSkills: (arm: Arm) => string[] } {
+/** The task space of a config (docs/levels.md). */
+export interface TaskSpace {
+  /** The arms (family, level, type) the controllers pick among. */
+  arms: TaskArm[];
+  skills: Skill[];
+  /** The skills an arm exercises: its family's, up to its level. */
+  armSkills: (arm: Arm) => string[];
+  /** Families whose levels go on past their listed arms, with the highest level each may reach (the level-frontier controller's). */
+  ceilings: Map<string, number>;
+  /** Each family's tabled levels (0 … n − 1): levels above have held-out evaluation sets instead of mastery probes. */
+  tabled: Map<string, number>;
+}
+
+/**
+ * The task space of a config. A family's arms are the config's types it makes (code families:
+ * deduction, abduction, induction; problem families: problem) at levels 0 … maxLevel, as far as the
+ * family goes; with maxLevel open (null), at its tabled levels, and the levels above them up to
+ * its last are its ceiling.
+ */
+export function taskSpace(config: RunConfig): TaskSpace {
   // Bridged families (rg.<dataset>) whose bridge is not set up are left out with one line.
   const families = availableFamilies(config.families);
   const fams = families.map((id) => spaceFamily(id));
-  // A family's arms are the config's types that it makes (code families: deduction, abduction,
-  // induction; problem families: problem).
-  const arms: TaskArm[] = fams.flatMap((f) =>
-    Array.from({ length: Math.min(config.maxLevel, f.levels - 1) + 1 }, (_, level) =>
-      config.types.filter((type) => f.types.includes(type)).map((type) => ({ family: f.id, level, type })),
-    ).flat(),
-  );
+  const ceilings = new Map<string, number>();
+  const arms: TaskArm[] = fams.flatMap((f) => {
+    const last = f.lastLevel ?? Infinity;
+    const top = Math.min(config.maxLevel ?? f.levels - 1, last);
+    const ceiling = Math.min(config.maxLevel ?? Infinity, last);
+    if (ceiling > top) ceilings.set(f.id, ceiling);
+    return Array.from({ length: top + 1 }, (_, level) => config.types.filter((type) => f.types.includes(type)).map((type) => ({ family: f.id, level, type }))).flat();
+  });
   const skills = spaceSkills(families);
   const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
-  return { arms, skills, armSkills };
+  return { arms, skills, armSkills, ceilings, tabled: new Map(fams.map((f) => [f.id, f.levels])) };
+}
+
+/** The arms at their family's tabled levels (where the mastery probes are). */
+export const tabledArms = (space: TaskSpace): TaskArm[] => space.arms.filter((a) => a.level < (space.tabled.get(a.family) ?? Infinity));
+
+/** The task types a family has arms of in the space. */
+export const typesOf = (space: TaskSpace, family: string): TaskArm['type'][] => [...new Set(space.arms.filter((a) => a.family === family).map((a) => a.type))];
+
+/**
+ * The space's ceilings of the families whose highest listed level is open now (gating: the levels
+ * above exercise the same skills, so they open with it).
+ */
+export function openCeilings(space: TaskSpace, open: readonly Arm[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [family, ceiling] of space.ceilings) {
+    const top = Math.max(...space.arms.filter((a) => a.family === family).map((a) => a.level));
+    if (open.some((a) => a.family === family && a.level === top)) out.set(family, ceiling);
+  }
+  return out;
+}
+
+/** The level-frontier controller's h per family × type, as step metrics (`frontier.<family>/<type>`); none for other controllers. */
+export function frontierMetrics(controller: Controller): Record<string, number> {
+  return Object.fromEntries(Object.entries(controller.frontier?.() ?? {}).map(([k, h]) => [`frontier.${k}`, h]));
 }
 
 /** The sandbox a run's config asks for: its workers, limits and answer budgets. */

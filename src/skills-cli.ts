@@ -83,12 +83,38 @@ export function skillsCommand(program: Command, deps: Deps): void {
             : runIds.length === 2
               ? await renderSkills(graph, { view: 'compare', runIds: [runIds[0]!, runIds[1]!], atStep: o.atStep, format })
               : await renderSkills(graph, { view: view as 'mastery' | 'frontier' | 'timeline', runId: runIds[0], atStep: o.atStep, format, probeSets, latest });
-        process.stdout.write(ensureNewline(out));
+        const levels = view === 'mastery' || view === 'frontier' ? frontierHistory(store) : null;
+        process.stdout.write(ensureNewline(levels ? withLevelFrontier(out, format, levels) : out));
       } finally {
         await graph.close();
         store?.close();
       }
     });
+}
+
+/** Each family × type's level-frontier h over a run: the step of each rise (from the run's metrics); null without that controller. */
+export function frontierHistory(store: RunStore | null): Record<string, { now: number; rises: [step: number, h: number][] }> | null {
+  if (!store) return null;
+  const out: Record<string, { now: number; rises: [number, number][] }> = {};
+  for (const m of store.metrics()) {
+    for (const [k, v] of Object.entries(m)) {
+      if (!k.startsWith('frontier.') || typeof v !== 'number') continue;
+      const key = k.slice('frontier.'.length);
+      const e = (out[key] ??= { now: v, rises: [] });
+      if (v !== e.now || e.rises.length === 0) e.rises.push([Number(m.step), v]);
+      e.now = v;
+    }
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}
+
+/** A view with the level frontier added: a table's closing lines, or a JSON view's `levelFrontier` field. */
+function withLevelFrontier(view: string, format: ViewFormat, levels: NonNullable<ReturnType<typeof frontierHistory>>): string {
+  if (format === 'json') return JSON.stringify({ ...(JSON.parse(view) as object), levelFrontier: levels }, null, 2);
+  if (format !== 'table') return view;
+  const width = Math.max(...Object.keys(levels).map((k) => k.length));
+  const rows = Object.entries(levels).map(([k, e]) => `  ${k.padEnd(width)}  h ${String(e.now).padStart(3)}  (h at step: ${e.rises.slice(-12).map(([s, h]) => `${h}@${s}`).join(' ')})`);
+  return [ensureNewline(view).trimEnd(), '', 'level frontier (level-frontier controller; docs/levels.md): each family × type\'s upper level h now and as it rose', ...rows].join('\n');
 }
 
 async function openTarget(o: Record<string, string | undefined>, store: RunStore | null): Promise<SkillGraph> {
@@ -156,7 +182,7 @@ function withBridged(native: string, format: string): string {
   const fams = bridgedFamilies(catalogue);
   if (format === 'json') {
     const t = JSON.parse(native) as { families: unknown[]; skills: { id: string }[]; roots: string[] };
-    t.families.push(...fams.map(({ id, name, description, levels, knobs, skills }) => ({ id, name, description, levels, knobs, skills: skills.map((s) => s.id) })));
+    t.families.push(...fams.map(({ id, name, description, levels, knobs, finite, skills }) => ({ id, name, description, levels, knobs, growth: [], lastLevel: levels - 1, finite, skills: skills.map((s) => s.id) })));
     t.skills.push(...fams.flatMap((f) => f.skills));
     t.roots.push(...fams.flatMap((f) => f.skills.map((s) => s.id)));
     return JSON.stringify({ ...t, excluded: catalogue.excluded.map((x) => ({ family: `rg.${x.dataset}`, reason: x.reason })) }, null, 2);

@@ -56,7 +56,7 @@ export function spaceFamily(id: string): FamilyInfo {
   if (!isBridgedFamily(id)) return familyInfo(id);
   const f = bridgedFamilies().find((x) => x.id === id);
   if (!f) throw new UserError(loadCatalogue() ? `'${id}' is not a bridged family here (excluded or unknown: \`cogen setup reasoning-gym --list\`)` : notSetUpLine());
-  return { id: f.id, name: f.name, levels: f.levels, skills: f.skills, types: ['problem'] };
+  return { id: f.id, name: f.name, levels: f.levels, lastLevel: f.levels - 1, skills: f.skills, types: ['problem'] };
 }
 
 /** The skills of a config's families, native and bridged. */

@@ -13,6 +13,7 @@ import {
   bridgedFamilies,
   drawBridged,
   findBridgedFamily,
+  formatBridgedTable,
   loadCatalogue,
   materialiseBridged,
   notSetUpLine,
@@ -120,8 +121,10 @@ describe.skipIf(!READY && !CI)('Reasoning Gym bridge (real package)', () => {
       expect(findBridgedFamily(`rg.${d}`)).toBeUndefined();
       expect(cat.excluded.find((x) => x.dataset === d)?.reason).toMatch(/verify/);
     }
-    // countdown's ladder comes from RG's curriculum
+    // countdown's ladder comes from RG's curriculum, and stays finite: the taxonomy says so
     expect(findBridgedFamily('rg.countdown')!.levels.length).toBeGreaterThanOrEqual(3);
+    const rgCountdown = bridgedFamilies().find((f) => f.id === 'rg.countdown')!;
+    expect(formatBridgedTable()).toContain(`  no levels above ${rgCountdown.levels - 1}: Reasoning Gym's curriculum for it is a finite list of levels`);
   });
 
   it('draws items of several datasets: each witness scores 1, each near miss < 1, and the same seed gives the same task', async () => {

@@ -29,7 +29,11 @@ const task = (id: string, family: string, level: number, program: string, output
 });
 
 const STEPS = 5;
-const metricsAt = (s: number) => ({ meanReward: s / 10, solveRate: s / 8, entropy: 1 - s / 10, kl: s / 100, lr: 0.001 * s, probeAccuracy: s >= 3 ? 0.5 : 0, 'probe.arith/0/deduction': s >= 3 ? 0.25 : null, ms: 500 });
+const metricsAt = (s: number) => ({
+  meanReward: s / 10, solveRate: s / 8, entropy: 1 - s / 10, kl: s / 100, lr: 0.001 * s, probeAccuracy: s >= 3 ? 0.5 : 0, 'probe.arith/0/deduction': s >= 3 ? 0.25 : null, ms: 500,
+  // a level-frontier run above level 4 (docs/levels.md): h per family × type, and held-out accuracy per level above the table
+  'frontier.arith/deduction': s + 3, 'eval.arith/10': s >= 5 ? 0 : null, 'eval.arith/5': s >= 3 ? 1 : null,
+});
 
 function writeRun(runsDir: string, id: string, steps: number): void {
   const store = RunStore.open(join(runsDir, id), { create: true });
@@ -98,6 +102,9 @@ describe('cogen dashboard: the read-only API', () => {
     expect(series('kl', 'kl')).toEqual([1, 2, 3, 4, 5].map((s) => metricsAt(s).kl));
     expect(series('lr', 'lr')).toEqual([1, 2, 3, 4, 5].map((s) => metricsAt(s).lr));
     expect(series('throughput', 'tasksPerSec')).toEqual([4, 6, 6, 6, 6]);
+    expect(series('frontier', 'frontier.arith/deduction')).toEqual([4, 5, 6, 7, 8]);
+    expect(c.charts.find((x: { id: string }) => x.id === 'eval').keys).toEqual(['eval.arith/5', 'eval.arith/10']);
+    expect(series('eval', 'eval.arith/5')).toEqual([null, null, 1, 1, 1]);
     expect(readFileSync(db).equals(before)).toBe(true);
   });
 

@@ -251,7 +251,7 @@ describe('the CLI with problem families', () => {
   it('lists them in the taxonomy and runs a preset of problems with the built-in solver', () => {
     const tax = cogen(['skills', '--taxonomy']);
     expect(tax.code, tax.stderr).toBe(0);
-    expect(tax.stdout).toMatch(/sudoku\s+5\s+3\s+problem \(constraints\)/);
+    expect(tax.stdout).toMatch(/sudoku\s+0-55\s+3\s+problem \(constraints\)/);
     const dir = tempDir('cogen-problems-run-');
     const preset = join(dir, 'problems.yaml');
     writeFileSync(

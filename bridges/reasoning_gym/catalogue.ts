@@ -51,8 +51,13 @@ export interface BridgedFamily {
   description: string;
   levels: number;
   knobs: string[];
+  /** Why it has no levels above its last (`cogen skills --taxonomy` says so). */
+  finite: string;
   skills: Skill[];
 }
+
+/** A bridged family's ladder is Reasoning Gym's own curriculum, served as it is: it does not grow (docs/levels.md). */
+export const FINITE_LADDER = "Reasoning Gym's curriculum for it is a finite list of levels, served as they are (the bridge grows none)";
 
 let cached: { path: string; value: RgCatalogue | null } | null = null;
 
@@ -97,6 +102,7 @@ export function bridgedFamilies(catalogue = loadCatalogue()): BridgedFamily[] {
       description: `${f.doc || f.dataset} (Reasoning Gym ${catalogue.reasoningGym}, ${f.category}; scored by its score_answer in the bridge's worker)`,
       levels: f.levels.length,
       knobs: f.levels.map((l) => knob(l.config)),
+      finite: FINITE_LADDER,
       skills: [{ id: `${id}.solve`, family: id, name: `solve ${f.dataset}`, description: `answer a Reasoning Gym ${f.dataset} item (${f.category})`, requires: [], level: 0 }],
     };
   });
@@ -202,6 +208,7 @@ export function formatBridgedTable(catalogue = loadCatalogue()): string {
   for (const f of fams) {
     out.push(`${f.id} — ${f.description}`);
     f.knobs.forEach((k, i) => out.push(`  level ${i}: ${k}`));
+    out.push(`  no levels above ${f.levels - 1}: ${f.finite}`);
   }
   out.push('', 'excluded (never served):');
   for (const x of catalogue.excluded) out.push(`  rg.${x.dataset}: ${x.reason}`);

@@ -1,7 +1,8 @@
 // Integer arithmetic: generated expressions over integer parameters, widening to comparisons and bits.
 import { countNodes, gen, newCtx, prods, ret, type Node, type Param } from '../grammar/index.js';
-import { defineFamily, skill, type Candidate } from '../kit.js';
+import { chain, defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'arith';
@@ -29,20 +30,26 @@ const LEVELS = [
   { params: { int: [2, 2] }, exprs: { body: { ops: DIVISION, depth: [2, 3], leaf: 0.25, ints: [1, 12] } }, inputs: ranges([0, 20]) },
   { params: { int: [2, 3] }, exprs: { body: { ops: COMPARED, depth: 3, leaf: 0.25, ints: [1, 12] } }, inputs: ranges([-20, 20]) },
   {
+    shape: 'const t1 = E; …; return E (each definition reads the one before it, t1 a parameter)',
     params: { int: [3, 3] },
+    counts: { definitions: 0 },
     exprs: { body: { ops: [...COMPARED, ...prods('ge', 'band', 'bor', 'bxor', 'shl', 'shr')], depth: 4, leaf: 0.25, ints: [1, 12] } },
     inputs: ranges([-50, 50]),
   },
 ] satisfies Level[];
 
+const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }), knob.ints({ by: 10 })]);
+
 function candidate(rng: Rng, level: number): Candidate {
-  const { params, exprs } = LEVELS[level]!;
+  const { params, exprs, counts } = LADDER.at(level);
   const ps: Param[] = NAMES.slice(0, drawSpan(rng, params.int)).map((name) => ({ name, type: 'int' }));
   const ctx = newCtx(rng, exprs.body.ops, ps, exprs.body);
-  const body = gen(ctx, 'int', drawSpan(rng, exprs.body.depth), true, ps.map((p) => p.name));
+  const depth = drawSpan(rng, exprs.body.depth);
+  const defs = chain(ctx, 'int', counts?.definitions ?? 0, depth, ps.map((p) => p.name));
+  const body = [...defs.stmts, ret(gen(ctx, 'int', depth, true, defs.read))];
   const skills = [...ctx.skills];
-  if (countNodes([body], isOperator) >= 2) skills.push('arith.nested');
-  return { prog: { params: ps, body: [ret(body)] }, skills };
+  if (countNodes(body, isOperator) >= 2) skills.push('arith.nested');
+  return { prog: { params: ps, body }, skills };
 }
 
 /** An operator node, of those counted for the 'nested' skill. */
@@ -55,6 +62,6 @@ export const arith = defineFamily({
   name: 'integer arithmetic',
   description: 'Integer expressions: + - *, floor division, modulo, abs/min/max; composed with comparisons and bits at higher levels.',
   skills: arithSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

@@ -1,7 +1,8 @@
 // Arrays: map, filter, reduce and the other methods over integer arrays, with generated lambdas.
 import { countNodes, gen, newCtx, P, prods, ret, type Param } from '../grammar/index.js';
-import { defineFamily, skill, type Candidate } from '../kit.js';
+import { chain, defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'array';
@@ -57,7 +58,9 @@ const LEVELS = [
     inputs: ranges([-10, 20], [2, 6]),
   },
   {
+    shape: 'const t1 = E; …; return E (each definition an array reading the one before it, t1 reading xs)',
     params: { 'int[]': [1, 2], int: 1 },
+    counts: { definitions: 0 },
     exprs: {
       body: {
         ops: prods('map', 'filter', 'sum', 'some', 'every', 'aslice', 'aconcat', 'alen', 'add', 'sub', 'mul', 'mod', 'gt', 'lt', 'ge', 'ifInt', 'sortAsc', 'sortDesc', 'arev', 'and', 'or'),
@@ -71,11 +74,17 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
+const LADDER = ladder(LEVELS, [
+  knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }),
+  knob.arrays({ by: 1, max: 200, why: 'arrays and what is built from them would make prompts of many thousands of characters' }),
+  knob.ints({ by: 5 }),
+]);
+
 /** The methods that count towards a chain (array.chain). */
 const CHAINED = new Set(['map', 'filter', 'reduce', 'some', 'every', 'slice', 'concat', 'sort']);
 
 function candidate(rng: Rng, level: number): Candidate {
-  const { params, exprs } = LEVELS[level]!;
+  const { params, exprs, counts } = LADDER.at(level);
   const { body: spec } = exprs;
   const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   if (typeof params['int[]'] !== 'number' && rng.bool(0.3)) ps.push({ name: 'ys', type: 'int[]' });
@@ -85,12 +94,13 @@ function candidate(rng: Rng, level: number): Candidate {
   // At level 0 an int is a count, the .length of a map or filter: array.length is a level-0 skill
   // (map, filter and other families' first skills build on it).
   const count = level === 0 && ty === 'int';
-  const built = gen(ctx, count ? 'int[]' : ty, spec.depth, true, ['xs']);
-  const body = count ? P.alen.build([built]) : built;
+  const defs = chain(ctx, 'int[]', counts?.definitions ?? 0, spec.depth, ['xs']);
+  const built = gen(ctx, count ? 'int[]' : ty, spec.depth, true, defs.read);
+  const body = [...defs.stmts, ret(count ? P.alen.build([built]) : built)];
   const skills = new Set(ctx.skills);
   if (count) skills.add(P.alen.skill);
-  if (countNodes([body], (n) => n.kind === 'meth' && CHAINED.has(n.method)) >= 2) skills.add('array.chain');
-  return { prog: { params: ps, body: [ret(body)] }, skills };
+  if (countNodes(body, (n) => n.kind === 'meth' && CHAINED.has(n.method)) >= 2) skills.add('array.chain');
+  return { prog: { params: ps, body }, skills };
 }
 
 export const array = defineFamily({
@@ -98,6 +108,6 @@ export const array = defineFamily({
   name: 'arrays',
   description: 'map, filter, reduce, some/every, includes, slice/concat over integer arrays, with arithmetic and comparison lambdas.',
   skills: arraySkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

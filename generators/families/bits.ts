@@ -1,7 +1,8 @@
 // Bit operations on non-negative integers, and counting set bits.
 import { bin, gen, let_, lit, newCtx, P, prods, ret, set, v, while_, type Param, type Production, type Stmt } from '../grammar/index.js';
-import { defineFamily, skill, type Candidate } from '../kit.js';
+import { chain, defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'bits';
@@ -38,14 +39,18 @@ const LEVELS = [
   { params: { nat: [2, 2] }, exprs: { body: { ops: [...SHIFTS, testBit, setBit], depth: [2, 3], leaf: 0.3, ints: [1, 31] } }, inputs: ranges([0, 63]) },
   { params: { nat: [1, 2] }, exprs: { body: { ops: WITH_NOT, depth: 3, leaf: 0.3, ints: [1, 31] } }, inputs: ranges([0, 127]), or: [POPCOUNT] },
   {
+    shape: 'const t1 = E; …; return E (each definition reads the one before it, t1 a parameter)',
     params: { nat: [2, 3] },
+    counts: { definitions: 0 },
     exprs: { body: { ops: [...SHIFTS, ...prods('add', 'sub', 'mod', 'ifInt', 'gt', 'eq'), testBit, setBit], depth: 4, leaf: 0.3, ints: [1, 31] } },
     inputs: ranges([0, 255]),
   },
 ] satisfies Level[];
 
+const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }), knob.ints({ by: 64 }, [], 'upper')]);
+
 function candidate(rng: Rng, level: number): Candidate {
-  const row = LEVELS[level]!;
+  const row = LADDER.at(level);
   const ps: Param[] = NAMES.slice(0, drawSpan(rng, row.params.nat)).map((name) => ({ name, type: 'int' }));
   const names = ps.map((p) => p.name);
   const types = ps.map(() => 'nat');
@@ -61,8 +66,9 @@ function candidate(rng: Rng, level: number): Candidate {
     return { prog: { params: ps, body }, skills: [...ctx.skills, 'bits.popcount', 'bits.mask', 'loop.while'], inputTypes: types };
   }
   const ctx = newCtx(rng, row.exprs.body.ops, ps, row.exprs.body);
-  const body = gen(ctx, 'int', drawSpan(rng, row.exprs.body.depth), true, names);
-  return { prog: { params: ps, body: [ret(body)] }, skills: ctx.skills, inputTypes: types };
+  const depth = drawSpan(rng, row.exprs.body.depth);
+  const defs = chain(ctx, 'int', row.counts?.definitions ?? 0, depth, names);
+  return { prog: { params: ps, body: [...defs.stmts, ret(gen(ctx, 'int', depth, true, defs.read))] }, skills: ctx.skills, inputTypes: types };
 }
 
 export const bits = defineFamily({
@@ -70,6 +76,6 @@ export const bits = defineFamily({
   name: 'bit operations',
   description: 'Bitwise & | ^ ~, shifts, bit tests and sets, and counting set bits.',
   skills: bitsSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

@@ -2,6 +2,7 @@
 import { cond, gen, if_, let_, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level, type Span } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'cond';
@@ -46,15 +47,21 @@ const LEVELS = [
     inputs: ranges([-20, 20]),
   },
   {
-    shape: 'let r = x; 2-3 updates of r, each under a condition; return c ? r : y (c over r, y of depth 1)',
+    shape: 'let r = x; updates of r, each under a condition; return c ? r : y (c over r, y of depth 1)',
     params: { int: [2, 3] },
+    counts: { updates: [2, 3] },
     exprs: { condition: { ops: COMPOUND, depth: 2, leaf: 0.4, ints: [1, 15] }, branch: { ops: ARITH_DIV, depth: 2, leaf: 0.35, ints: [1, 15] } },
     inputs: ranges([-30, 30]),
   },
 ] satisfies Level[];
 
+const LADDER = ladder(LEVELS, [
+  knob.count('updates', { by: 3, every: 2, max: 90, why: 'programs would near the 16,000-character limit' }),
+  knob.ints({ by: 10 }),
+]);
+
 function candidate(rng: Rng, level: number): Candidate {
-  const { params, exprs } = LEVELS[level]!;
+  const { params, exprs, counts } = LADDER.at(level);
   const { condition, branch } = exprs;
   const ps: Param[] = NAMES.slice(0, drawSpan(rng, params.int)).map((name) => ({ name, type: 'int' }));
   const cctx = newCtx(rng, condition.ops, ps, condition);
@@ -83,7 +90,7 @@ function candidate(rng: Rng, level: number): Candidate {
     actx.scope.push(r);
     cctx.scope.push(r);
     const updates: Stmt[] = [];
-    const k = rng.int(2, 3);
+    const k = drawSpan(rng, counts!.updates!);
     for (let i = 0; i < k; i++) {
       const op = rng.pick(['=', '+=', '-='] as const);
       updates.push(if_(gen(cctx, 'bool', condition.depth, true, ['r', ...names]), [set('r', op, gen(actx, 'int', drawSpan(rng, branch.depth), true))]));
@@ -100,7 +107,7 @@ export const condFamily = defineFamily({
   name: 'conditionals',
   description: 'Ternaries, if/else, else-if chains, nested conditions and guarded updates over integer inputs.',
   skills: condSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });
 

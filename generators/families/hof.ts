@@ -2,6 +2,7 @@
 import { apply, bin, call, fn, for_, gen, let_, lit, meth, newCtx, prods, ret, set, someNode, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type ExprSpec, type Level, type Span } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'hof';
@@ -50,6 +51,11 @@ const LEVELS = [
     inputs: ranges([0, 20]),
   },
 ] as const satisfies readonly Level[];
+
+const LADDER = ladder(LEVELS, [
+  knob.depth('g', { by: 1, every: 8, max: 12, why: 'deeper functions would seldom stay within the value bounds' }),
+  knob.ints({ by: 8, max: 2000, why: 'the iterations would near a tenth of the answer budget cap' }, [], 'upper'),
+]);
 
 const x: Param = { name: 'x', type: 'int' };
 const a = v('a');
@@ -111,7 +117,7 @@ function candidate(rng: Rng, level: number): Candidate {
       skills: ['hof.pass', 'hof.lambda', 'array.map', ...(uses ? ['array.filter', ...pctx.skills] : []), ...l.skills],
     };
   }
-  const l = lam(rng, LEVELS[4].exprs.g);
+  const l = lam(rng, LADDER.top(level).exprs.g);
   const body: Stmt[] = [
     let_('g', l.e, true),
     let_('r', a),
@@ -126,6 +132,6 @@ export const hof = defineFamily({
   name: 'higher-order functions',
   description: 'Local lambdas, repeated application, composition, closures, functions as arguments, iteration.',
   skills: hofSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

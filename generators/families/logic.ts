@@ -1,7 +1,8 @@
 // Comparison and boolean logic over boolean and integer parameters.
 import { countNodes, gen, newCtx, prods, ret, size, type Param } from '../grammar/index.js';
-import { defineFamily, skill, type Candidate } from '../kit.js';
+import { chain, defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'logic';
@@ -34,11 +35,15 @@ const LEVELS = [
   },
   { params: { bool: [1, 2], int: 2 }, exprs: { body: { ops: COMPARISONS, depth: 3, leaf: 0.2, ints: [1, 15] } }, inputs: ranges([0, 20]) },
   {
+    shape: 'const t1 = E; …; return E (each definition reads the one before it, t1 a parameter)',
     params: { bool: [2, 2], int: 2 },
+    counts: { definitions: 0 },
     exprs: { body: { ops: [...COMPARISONS, ...prods('mul', 'mod', 'ifBool', 'ifInt', 'even')], depth: 4, leaf: 0.2, ints: [1, 15] } },
     inputs: ranges([-20, 20]),
   },
 ] satisfies Level[];
+
+const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }), knob.ints({ by: 10 })]);
 
 const BOOL_OPS = new Set<string>(['&&', '||', '!']);
 const AND_OR = new Set<string>(['&&', '||']);
@@ -53,18 +58,19 @@ function candidate(rng: Rng, level: number): Candidate {
 }
 
 function candidate1(rng: Rng, level: number): Candidate {
-  const { params, exprs } = LEVELS[level]!;
+  const { params, exprs, counts } = LADDER.at(level);
   const nb = drawSpan(rng, params.bool);
   const ps: Param[] = [
     ...BOOL.slice(0, nb).map((name) => ({ name, type: 'bool' })),
     ...INT.slice(0, drawSpan(rng, params.int)).map((name) => ({ name, type: 'int' })),
   ];
   const ctx = newCtx(rng, exprs.body.ops, ps, exprs.body);
-  const body = gen(ctx, 'bool', exprs.body.depth, true, ps.map((p) => p.name));
+  const defs = chain(ctx, 'bool', counts?.definitions ?? 0, exprs.body.depth, ps.map((p) => p.name));
+  const body = [...defs.stmts, ret(gen(ctx, 'bool', exprs.body.depth, true, defs.read))];
   const skills = [...ctx.skills];
-  if (countNodes([body], (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2) skills.push('logic.nested');
-  if (skills.includes('logic.compare') && countNodes([body], (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0) skills.push('logic.range');
-  return { prog: { params: ps, body: [ret(body)] }, skills, keepParams: level === 0 };
+  if (countNodes(body, (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2) skills.push('logic.nested');
+  if (skills.includes('logic.compare') && countNodes(body, (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0) skills.push('logic.range');
+  return { prog: { params: ps, body }, skills, keepParams: level === 0 };
 }
 
 export const logic = defineFamily({
@@ -72,6 +78,6 @@ export const logic = defineFamily({
   name: 'comparison and boolean logic',
   description: 'Boolean expressions with && || ! and xor over boolean inputs, and comparisons over integer inputs.',
   skills: logicSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

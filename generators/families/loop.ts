@@ -2,6 +2,7 @@
 import { bin, call, for_, forOf, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'loop';
@@ -52,12 +53,15 @@ const LEVELS = [
     inputs: ranges([0, 6]),
   },
   {
-    shape: 'for (const x of xs) { if (guard) return E(x, s, c); s += E(x); c++ }; return E(s, c) (E of depth 1 in the exit, else 2)',
+    shape: 'for (const x of xs) { if (guard) return E(x, s, c); s += E(x) (updates); c++ }; return E(s, c) (E one level shallower in the exit)',
     params: { 'int[]': 1 },
-    exprs: { E: { ops: prods('add', 'sub', 'mul', 'mod', 'abs'), leaf: 0.4, ints: [1, 6] }, guard: { ops: prods('lt', 'gt', 'eq', 'ge', 'and', 'or', 'add', 'mod'), depth: 2, leaf: 0.4, ints: [1, 20] } },
+    counts: { updates: 1 },
+    exprs: { E: { ops: prods('add', 'sub', 'mul', 'mod', 'abs'), depth: 2, leaf: 0.4, ints: [1, 6] }, guard: { ops: prods('lt', 'gt', 'eq', 'ge', 'and', 'or', 'add', 'mod'), depth: 2, leaf: 0.4, ints: [1, 20] } },
     inputs: ranges([-10, 20], [2, 7]),
   },
 ] as const satisfies readonly Level[];
+
+const LADDER = ladder(LEVELS, [knob.count('updates', { by: 2, max: 200, why: 'programs would near the 16,000-character limit' }), knob.arrays({ by: 2 }), knob.ints({ by: 5 })]);
 
 function candidate(rng: Rng, level: number): Candidate {
   const skills = new Set<string>(['loop.for']);
@@ -131,7 +135,7 @@ function candidate(rng: Rng, level: number): Candidate {
     for (const s of [...ctx.skills, ...cctx.skills, 'loop.nested', 'loop.count']) skills.add(s);
     return { prog: { params: ps, body }, skills, inputTypes: ['nat'] };
   }
-  const { E, guard } = LEVELS[4].exprs;
+  const { exprs: { E, guard }, counts } = LADDER.top(level);
   const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   const scope: Param[] = [{ name: 'x', type: 'int' }, { name: 's', type: 'int' }, { name: 'c', type: 'int' }];
   const ctx = newCtx(rng, E.ops, scope, E);
@@ -140,11 +144,11 @@ function candidate(rng: Rng, level: number): Candidate {
     let_('s', lit(0)),
     let_('c', lit(0)),
     forOf('x', v('xs'), [
-      if_(gen(cctx, 'bool', guard.depth, true, ['x', 's']), [ret(gen(ctx, 'int', 1, false, ['x', 's', 'c']))]),
-      set('s', '+=', gen(ctx, 'int', 2, true, ['x'])),
+      if_(gen(cctx, 'bool', guard.depth, true, ['x', 's']), [ret(gen(ctx, 'int', E.depth - 1, false, ['x', 's', 'c']))]),
+      ...Array.from({ length: counts.updates }, () => set('s', '+=', gen(ctx, 'int', E.depth, true, ['x']))),
       set('c', '++'),
     ]),
-    ret(gen(ctx, 'int', 2, true, ['s', 'c'])),
+    ret(gen(ctx, 'int', E.depth, true, ['s', 'c'])),
   ];
   for (const s of [...ctx.skills, ...cctx.skills, 'loop.forof', 'loop.early-exit', 'loop.count', 'cond.if-else']) skills.add(s);
   return { prog: { params: ps, body }, skills };
@@ -155,6 +159,6 @@ export const loop = defineFamily({
   name: 'loops and accumulators',
   description: 'Counted for-loops, products, counting, for-of, while loops, nested loops and early exits.',
   skills: loopSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

@@ -2,6 +2,7 @@
 import { bin, call, for_, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type ExprSpec, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'numtheory';
@@ -31,7 +32,7 @@ const PRIMES = {
 } satisfies Level;
 /** What level 4 does with the result r of either shape. */
 const POST = { ops: prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'even'), depth: 3, leaf: 0.5, ints: [1, 9] } satisfies ExprSpec;
-const LCM = { shape: 'r = lcm(a, b), through gcd; return r or post(r)', params: { nat: 2 }, exprs: { post: POST }, inputs: ranges([1, 30]) } satisfies Level;
+const LCM = { shape: 'r = lcm(a, b), through gcd; then r = post(r, a, b) (posts), the last post(r) returned, or r', params: { nat: 2 }, counts: { posts: 1 }, exprs: { post: POST }, inputs: ranges([1, 30]) } satisfies Level;
 
 const LEVELS = [
   {
@@ -60,8 +61,15 @@ const LEVELS = [
     inputs: ranges([1, 100]),
     or: [PRIMES],
   },
-  { shape: 'r = b^e mod m by repeated multiplication (loop); return r or post(r)', params: { nat: 3 }, exprs: { post: POST }, inputs: ranges([2, 30]), or: [LCM] },
+  { shape: 'r = b^e mod m by repeated multiplication (loop); then r = post(r, b, e, m) (posts), the last post(r) returned, or r', params: { nat: 3 }, counts: { posts: 1 }, exprs: { post: POST }, inputs: ranges([2, 30]), or: [LCM] },
 ] as const satisfies readonly Level[];
+
+const LADDER = ladder(LEVELS, [
+  knob.count('posts', { by: 1, max: 120, why: 'programs would near the 16,000-character limit' }),
+  knob.count('posts', { by: 1, max: 120, why: 'programs would near the 16,000-character limit' }, ['or', 0]),
+  knob.ints({ by: 10 }, [], 'upper'),
+  knob.ints({ by: 10 }, ['or', 0], 'upper'),
+]);
 
 const n = v('n');
 const mod = (a: Expr, b: Expr): Expr => bin('%', a, b);
@@ -140,13 +148,21 @@ function candidate(rng: Rng, level: number): Candidate {
     ];
     return { prog: { params: [np], body }, skills: ['numtheory.prime', 'numtheory.divisors', 'loop.nested', 'loop.count', ...kctx.skills], inputTypes: ['nat'] };
   }
-  const post = newCtx(rng, POST.ops, [{ name: 'r', type: 'int' }], POST);
-  const tail = rng.bool(0.1) ? v('r') : gen(post, 'int', POST.depth, true, ['r']);
+  const top = LADDER.top(level);
+  const postSpec = top.exprs.post;
+  const post = newCtx(rng, postSpec.ops, [{ name: 'r', type: 'int' }], postSpec);
+  const tail = rng.bool(0.1) ? v('r') : gen(post, 'int', postSpec.depth, true, ['r']);
+  // Grown levels apply more posts before the last, each reading r and the parameters (none at level 4).
+  const posts = (ps: Param[]): Stmt[] => {
+    const ctx = newCtx(rng, postSpec.ops, [{ name: 'r', type: 'int' }, ...ps], postSpec);
+    return Array.from({ length: top.counts.posts - 1 }, () => set('r', '=', gen(ctx, 'int', postSpec.depth, true, ['r'])));
+  };
   if (rng.bool()) {
     const ps: Param[] = [{ name: 'b', type: 'int' }, { name: 'e', type: 'int' }, { name: 'm', type: 'int' }];
     const body: Stmt[] = [
       let_('r', lit(1)),
       for_('i', lit(0), v('e'), [set('r', '=', mod(bin('*', v('r'), v('b')), v('m')))]),
+      ...posts(ps),
       ret(tail),
     ];
     return { prog: { params: ps, body }, skills: ['numtheory.modpow', 'loop.product', ...post.skills], inputTypes: ['nat', 'nat', 'nat'] };
@@ -156,10 +172,11 @@ function candidate(rng: Rng, level: number): Candidate {
     let_('x', v('a')),
     let_('y', v('b')),
     gcdLoop('x', 'y'),
-    let_('r', floorDiv(bin('*', v('a'), v('b')), v('x')), true),
+    let_('r', floorDiv(bin('*', v('a'), v('b')), v('x')), top.counts.posts === 1),
+    ...posts(ps),
     ret(tail),
   ];
-  return { prog: { params: ps, body }, skills: ['numtheory.lcm', 'numtheory.gcd', 'loop.while', ...post.skills], inputTypes: ['nat', 'nat'], ranges: LCM.inputs };
+  return { prog: { params: ps, body }, skills: ['numtheory.lcm', 'numtheory.gcd', 'loop.while', ...post.skills], inputTypes: ['nat', 'nat'], ranges: top.or[0].inputs };
 }
 
 export const numtheory = defineFamily({
@@ -167,6 +184,6 @@ export const numtheory = defineFamily({
   name: 'number theory',
   description: 'Parity, divisibility, digits, gcd/lcm, primality, divisors and modular powers.',
   skills: numtheorySkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

@@ -2,6 +2,7 @@
 import { bin, call, cond, fn, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, prods, prop, ret, set, seti, someNode, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'record';
@@ -55,9 +56,16 @@ const LEVELS = [
       guard: { ops: prods('gt', 'lt', 'eq', 'even', 'add', 'and', 'or'), depth: 2, leaf: 0.4, ints: [1, 12] },
       update: { ops: prods('add', 'sub', 'mul', 'max', 'ifInt', 'gt'), depth: 3, leaf: 0.4, ints: [1, 5] },
     },
-    inputs: ranges([-10, 20], [1, 5], [1, 3], 'abc'),
+    inputs: { ...ranges([-10, 20], [1, 5], [1, 3], 'abc'), keys: 6 },
   },
 ] as const satisfies readonly Level[];
+
+const LADDER = ladder(LEVELS, [
+  knob.keys({ by: 4, max: 400, why: 'dictionaries would make prompts of many thousands of characters' }),
+  knob.depth('guard', { by: 1, every: 8, max: 16, why: 'deeper guards would seldom stay within the value bounds' }),
+  knob.depth('update', { by: 1, every: 8, max: 16, why: 'deeper updates would seldom stay within the value bounds' }),
+  knob.ints({ by: 5 }),
+]);
 
 const o = v('o');
 const recScope = (): Param[] => [
@@ -123,7 +131,7 @@ function candidate(rng: Rng, level: number): Candidate {
     ];
     return { prog: { params: [{ name: 'ws', type: 'str[]' }], body }, skills: ['record.count', 'record.build', 'loop.forof', 'str.index'] };
   }
-  const { guard, update } = LEVELS[4].exprs;
+  const { guard, update } = LADDER.top(level).exprs;
   const m = v('m');
   const scope: Param[] = [{ name: 'k', type: 'str' }, { name: 'x', type: 'int' }, { name: 'r', type: 'int' }];
   const cctx = newCtx(rng, guard.ops, scope, guard);
@@ -148,6 +156,6 @@ export const record = defineFamily({
   name: 'objects and records',
   description: 'Field access, record building, spread updates, keys/values of dictionaries, counting and aggregation.',
   skills: recordSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

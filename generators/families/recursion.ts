@@ -2,6 +2,7 @@
 import { bin, call, gen, idx, if_, lit, meth, newCtx, prods, prop, ret, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'recursion';
@@ -69,6 +70,13 @@ const LEVELS = [
   },
 ] as const satisfies readonly Level[];
 
+const LADDER = ladder(LEVELS, [
+  knob.depth('step', { by: 1, every: 8, max: 12, why: 'deeper steps would seldom stay within the value bounds' }),
+  // n from 10d at level d (50 at level 5), so that level 8 costs more than tabled level 3's tree
+  // recursion (docs/levels.md, "Measured"); the step depth's max ends the ladder first.
+  { ...knob.ints({ by: 10, offset: 4, max: 900, why: "the recursion would near the sandbox's 256 KiB stack, which held 1,100 calls of the deepest steps" }), how: 'shift' },
+]);
+
 function candidate(rng: Rng, level: number): Candidate {
   const n = v('n');
   const r: Param = { name: 'r', type: 'int' };
@@ -127,7 +135,7 @@ function candidate(rng: Rng, level: number): Candidate {
     const body: Stmt[] = [if_(bin('<', n, lit(10)), [ret(n)]), ret(comb)];
     return { prog: { params: [np], body }, skills: ['recursion.digits', 'recursion.combine', 'numtheory.digits', ...ctx.skills], inputTypes: ['nat'], ranges: DIGITS.inputs };
   }
-  const { step: stepSpec, result } = LEVELS[4].exprs;
+  const { step: stepSpec, result } = LADDER.top(level).exprs;
   const acc: Param = { name: 'acc', type: 'int' };
   const d = rng.int(1, 2);
   const ctx = newCtx(rng, stepSpec.ops, [acc, np], stepSpec);
@@ -149,7 +157,7 @@ export const recursion = defineFamily({
   name: 'recursion',
   description: 'Linear, list, string, tree, digit and accumulator recursion with generated combinations.',
   skills: recursionSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });
 

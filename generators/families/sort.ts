@@ -2,6 +2,7 @@
 import { bin, call, cond, fn, for_, gen, idx, if_, let_, lit, meth, newCtx, prods, prop, ret, set, seti, un, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type ExprSpec, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'sort';
@@ -67,6 +68,13 @@ const LEVELS = [
   },
 ] as const satisfies readonly Level[];
 
+const LADDER = ladder(LEVELS, [
+  knob.depth('key', { by: 1, every: 8, max: 20, why: 'deeper keys would seldom stay within the value bounds' }),
+  knob.depth('projection', { by: 1, every: 8, max: 20, why: 'deeper projections would seldom stay within the value bounds' }),
+  knob.arrays({ by: 2, max: 200, why: 'the insertion sort would near a tenth of the answer budget cap' }),
+  knob.ints({ by: 5 }),
+]);
+
 function candidate(rng: Rng, level: number): Candidate {
   const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   if (level === 0) {
@@ -80,8 +88,10 @@ function candidate(rng: Rng, level: number): Candidate {
     const ctx = newCtx(rng, spec.ops, ps, spec);
     return { prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] }, skills: ctx.skills };
   }
-  const mapCtx = newCtx(rng, KEY.ops, [{ name: 'x', type: 'int' }], KEY);
-  const key = (): Expr => fn(['x'], gen(mapCtx, 'int', drawSpan(rng, KEY.depth), true, ['x']));
+  // (the key is KEY up to level 4, and grows above it with the level-4 table)
+  const keySpec = level >= 4 ? LADDER.top(level).exprs.key : KEY;
+  const mapCtx = newCtx(rng, keySpec.ops, [{ name: 'x', type: 'int' }], keySpec);
+  const key = (): Expr => fn(['x'], gen(mapCtx, 'int', drawSpan(rng, keySpec.depth), true, ['x']));
   if (level === 2) {
     const shape = rng.int(0, 2);
     if (shape === 0) {
@@ -146,7 +156,7 @@ function candidate(rng: Rng, level: number): Candidate {
         while_(bin('&&', bin('>', v('j'), lit(0)), desc ? bin('<', before, here) : bin('>', before, here)), swap),
       ]),
   ];
-  const projection = LEVELS[4].exprs.projection;
+  const projection = LADDER.top(level).exprs.projection;
   const pctx = newCtx(rng, projection.ops, [{ name: 's', type: 'int[]' }], projection);
   const proj = rng.bool(0.4) ? v('s') : gen(pctx, 'int[]', projection.depth, true, ['s']);
   body.push(ret(proj));
@@ -158,6 +168,6 @@ export const sort = defineFamily({
   name: 'sorting and searching',
   description: 'Sorted copies, reversal, extremes, linear and binary search, k-th smallest, de-duplication, inversions, insertion sort.',
   skills: sortSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

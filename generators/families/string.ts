@@ -2,6 +2,7 @@
 import { bin, cond, forOf, gen, let_, lit, meth, newCtx, prods, prop, ret, set, v, type Param, type Stmt } from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
+import { knob, ladder } from '../ladder.js';
 import type { Rng } from '../../core/rng.js';
 
 const F = 'str';
@@ -58,8 +59,14 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
+const LADDER = ladder(LEVELS, [
+  knob.depth('body', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
+  knob.depth('result', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
+  knob.strings({ by: 4, max: 1000, why: 'a string input and what is built from it would make prompts of many thousands of characters' }),
+]);
+
 function candidate(rng: Rng, level: number): Candidate {
-  const { params, exprs } = LEVELS[level]!;
+  const { params, exprs } = LADDER.at(level);
   const { body } = exprs;
   const ps: Param[] = [{ name: 's', type: 'str' }];
   if (typeof params.str === 'number' ? params.str === 2 : rng.bool()) ps.push({ name: 't', type: 'str' });
@@ -92,6 +99,6 @@ export const str = defineFamily({
   name: 'strings',
   description: 'String length, concatenation, indexing, slicing, case, reversal, repetition, search and replacement.',
   skills: strSkills,
-  levels: LEVELS,
+  ladder: LADDER,
   candidate,
 });

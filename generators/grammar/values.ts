@@ -5,6 +5,8 @@ import type { Json } from '../../core/task.js';
 export interface ValueBounds {
   maxAbs: number;
   maxLen: number;
+  /** Most keys of an object (16 unless set). */
+  maxKeys?: number;
 }
 export const DEFAULT_BOUNDS: ValueBounds = { maxAbs: 1_000_000, maxLen: 40 };
 
@@ -17,7 +19,7 @@ export function isTidy(x: unknown, b: ValueBounds = DEFAULT_BOUNDS, depth = 0): 
   if (Array.isArray(x)) return x.length <= b.maxLen && x.every((y) => isTidy(y, b, depth + 1));
   if (typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) {
     const vals = Object.values(x as object);
-    return vals.length <= 16 && vals.every((y) => isTidy(y, b, depth + 1));
+    return vals.length <= (b.maxKeys ?? 16) && vals.every((y) => isTidy(y, b, depth + 1));
   }
   return false;
 }

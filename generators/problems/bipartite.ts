@@ -52,6 +52,7 @@ export const bipartite = defineProblemFamily({
     problemSkill(ID, 'odd-cycle', 'odd cycles as certificates', 'find an odd cycle when no 2-colouring exists', [`${ID}.colour`], 1),
   ],
   levels: LEVELS,
+  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, extra: { by: 3 } },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L): ProblemInstance {

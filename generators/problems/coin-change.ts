@@ -38,6 +38,7 @@ export const coinChange = defineProblemFamily({
     problemSkill(ID, 'count', 'a fixed number of coins', 'meet a sum and a count together', [`${ID}.combine`], 2),
   ],
   levels: LEVELS,
+  growth: { kinds: { by: 3, max: 300, why: 'the coin values would make a statement of many thousands of characters' }, coins: { by: 5 }, maxCoin: { by: 10 } },
   verifier,
   size: (d) => (d as { coins: number[] }).coins.length,
   draw(rng, L) {

@@ -54,6 +54,7 @@ export const commonSubsequence = defineProblemFamily({
     problemSkill(ID, 'dp', 'dynamic programming over two strings', 'the longest common subsequence table', [`${ID}.subsequence`, 'edit-script.edit'], 2),
   ],
   levels: LEVELS,
+  growth: { length: { by: 3, every: 2, max: 110, why: 'the verifier\'s check would near a tenth of the answer budget cap' }, alphabet: { by: 1, every: 4, max: 26, why: 'the alphabet has 26 letters' } },
   verifier,
   size: (d) => (d as { a: string }).a.length,
   draw(rng, L) {

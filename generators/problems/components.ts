@@ -45,6 +45,7 @@ export const components = defineProblemFamily({
     problemSkill(ID, 'partition', 'components as a partition', 'group every node by its component', [`${ID}.reach`], 1),
   ],
   levels: LEVELS,
+  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, groups: { by: 1, every: 3 }, extra: { by: 1, every: 2 } },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {

@@ -6,6 +6,8 @@ import { defineProblemFamily, problemSkill, shuffled } from './kit.js';
 const ID = 'countdown';
 const SMALL = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const BIG = [25, 50, 75, 100];
+/** No product passes this (the grown levels chain many numbers; levels 0-4 never reach it). */
+const MAX_VALUE = 1e9;
 
 const verifier = `function f(answer, data) {
   if (typeof answer !== 'string' || answer.length > 200) return 0;
@@ -65,6 +67,7 @@ export const countdown = defineProblemFamily({
     problemSkill(ID, 'div', 'exact division', 'use exact division among the operations', [`${ID}.mul`], 3),
   ],
   levels: LEVELS,
+  growth: { numbers: { by: 3 }, used: { by: 1, every: 2, max: 34, why: "the expression would pass the verifier's 200 characters" }, big: { by: 1, every: 4 } },
   verifier,
   size: (d) => (d as { numbers: number[] }).numbers.length,
   draw(rng, L) {
@@ -74,7 +77,7 @@ export const countdown = defineProblemFamily({
     let value = order[0]!;
     for (let k = 1; k < L.used; k++) {
       const n = order[k]!;
-      const ops = [...L.ops].filter((op) => (op === '-' ? value - n > 0 : op === '/' ? value % n === 0 && n > 1 : op === '*' ? n > 1 : true));
+      const ops = [...L.ops].filter((op) => (op === '-' ? value - n > 0 : op === '/' ? value % n === 0 && n > 1 : op === '*' ? n > 1 && value * n <= MAX_VALUE : true));
       const op = rng.pick(ops);
       value = op === '+' ? value + n : op === '-' ? value - n : op === '*' ? value * n : value / n;
       expr = k === L.used - 1 ? `${expr}${op}${n}` : `(${expr}${op}${n})`;

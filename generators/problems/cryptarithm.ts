@@ -45,6 +45,7 @@ export const cryptarithm = defineProblemFamily({
     problemSkill(ID, 'distinct', 'distinct-digit constraints', 'keep letters on distinct digits, no leading zero', [`${ID}.carry`], 1),
   ],
   levels: LEVELS,
+  growth: { terms: { by: 4 }, digits: { by: 1, every: 8, max: 13, why: 'a sum of the terms could pass 2^53 and lose its last digits' } },
   verifier,
   size: (d) => (d as { letters: string[] }).letters.length,
   draw(rng, L) {

@@ -38,6 +38,7 @@ export const diophantine = defineProblemFamily({
     problemSkill(ID, 'several', 'several unknowns', 'three or four unknowns', [`${ID}.solve`, 'bezout.combine'], 2),
   ],
   levels: LEVELS,
+  growth: { unknowns: { by: 2, max: 200, why: 'the equation would make a statement of many thousands of characters' }, maxCoefficient: { by: 10 }, maxValue: { by: 5 } },
   verifier,
   size: (d) => (d as { coefficients: number[] }).coefficients.length,
   draw(rng, L) {
@@ -45,7 +46,8 @@ export const diophantine = defineProblemFamily({
     const xs = coefficients.map(() => rng.int(0, L.maxValue));
     xs[0] = Math.max(1, xs[0]!);
     const c = coefficients.reduce((s, a, i) => s + a * xs[i]!, 0);
-    const names = ['x', 'y', 'z', 'w'];
+    // (four unknowns up to level 4; grown levels name more: x, y, z, w, x5, x6, …)
+    const names = coefficients.map((_, i) => ['x', 'y', 'z', 'w'][i] ?? `x${i + 1}`);
     const lhs = coefficients.map((a, i) => `${a}·${names[i]}`).join(' + ');
     return {
       statement: `Find whole numbers ${names.slice(0, L.unknowns).join(', ')} ≥ 0 with ${lhs} = ${c}. Answer with the JSON array [${names.slice(0, L.unknowns).join(', ')}].`,

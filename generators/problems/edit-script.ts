@@ -77,6 +77,7 @@ export const editScript = defineProblemFamily({
     problemSkill(ID, 'distance', 'edit distance', 'find a shortest edit script (Levenshtein)', [`${ID}.edit`], 2),
   ],
   levels: LEVELS,
+  growth: { length: { by: 5, every: 4, max: 85, why: 'the verifier\'s minimality check would near a tenth of the answer budget cap' }, edits: { by: 1 } },
   verifier,
   size: (d) => (d as { from: string }).from.length,
   draw(rng, L) {

@@ -2,7 +2,8 @@
 import { defineProblemFamily, problemSkill } from './kit.js';
 
 const ID = 'factorise';
-const PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113];
+/** The primes up to 450 (the largest factor's cap; levels 0-4 draw from those up to 113). */
+const PRIMES = Array.from({ length: 449 }, (_, i) => i + 2).filter((p) => Array.from({ length: p - 2 }, (_, i) => i + 2).every((q) => p % q !== 0));
 
 const verifier = `function f(answer, data) {
   if (!Array.isArray(answer) || answer.length === 0 || answer.length > 60) return 0;
@@ -40,6 +41,8 @@ export const factorise = defineProblemFamily({
     problemSkill(ID, 'primes', 'larger prime factors', 'recognise larger primes', [`${ID}.divide`], 2),
   ],
   levels: LEVELS,
+  growth: { largest: { by: 7, max: 450, why: 'a product of six factors could pass 2^53 and stop being exact' } },
+  slower: { ratio: 1.2, why: 'n must stay an exact JavaScript number (below 2^53), so its six prime factors grow slowly (the largest by 7 a level)' },
   verifier,
   size: (d) => Math.log10((d as { n: number }).n),
   draw(rng, L) {

@@ -37,6 +37,7 @@ export const graphColouring = defineProblemFamily({
     problemSkill(ID, 'k', 'k-colouring', 'colour with three or four colours', [`${ID}.two`], 1),
   ],
   levels: LEVELS,
+  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, density: { times: 0.92 } },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {

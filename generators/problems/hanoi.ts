@@ -60,6 +60,8 @@ export const hanoi = defineProblemFamily({
     problemSkill(ID, 'mixed', 'from any position', 'gather disks from a mixed position', [`${ID}.recursion`], 2),
   ],
   levels: LEVELS,
+  growth: { disks: { by: 1, log: true, max: 13, why: 'the 2^14 − 1 moves of 14 disks would pass a 64 KiB completion' } },
+  slower: { ratio: 4, why: 'an answer doubles with each disk, so disks grow with the logarithm of the level (one more at d = 5, 7, 11, 19, 35, …)' },
   verifier,
   size: (d) => (d as { disks: number }).disks,
   draw(rng, L) {

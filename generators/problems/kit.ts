@@ -9,6 +9,8 @@
 // function, because the sandbox runs exactly what the task records.
 import type { Rng } from '../../core/rng.js';
 import type { Json, ProblemDraft, Skill } from '../../core/task.js';
+import { describeRule, grow, lastWithin, TOP, withinMax, type Rule } from '../growth.js';
+import { checkLevel } from '../kit.js';
 
 /** One generated instance: what the task states and the answers validation checks. */
 export interface ProblemInstance {
@@ -30,8 +32,12 @@ export interface ProblemSpec<L extends ProblemLevel> {
   /** arithmetic | constraints | graphs | strings | planning | number-theory (see DOMAINS). */
   domain: Domain;
   skills: Skill[];
-  /** The levels, easiest first, declared once (≥ 5; complexity rises with the level). */
+  /** The tabled levels 0-4, easiest first, declared once (complexity rises with the level). */
   levels: readonly L[];
+  /** How the level-4 knobs grow above level 4 (docs/levels.md); a knob without a rule stays as at level 4. */
+  growth: { readonly [K in keyof L]?: Rule };
+  /** Set when the rule grows difficulty slower than tenfold by level 30: the factor it promises instead, and why. */
+  slower?: Slower;
   /** Source of `function f(answer, data)` returning a score in [0, 1]. */
   verifier: string;
   draw(rng: Rng, level: L, index: number): ProblemInstance;
@@ -42,6 +48,12 @@ export interface ProblemSpec<L extends ProblemLevel> {
 export const DOMAINS = ['arithmetic', 'constraints', 'graphs', 'strings', 'planning', 'number-theory'] as const;
 export type Domain = (typeof DOMAINS)[number];
 
+/** A rule whose difficulty grows slower than tenfold by level 30: the factor at level 30 over level 4 it meets instead, and why. */
+export interface Slower {
+  ratio: number;
+  why: string;
+}
+
 export interface ProblemFamily {
   kind: 'problem';
   id: string;
@@ -49,8 +61,14 @@ export interface ProblemFamily {
   description: string;
   domain: Domain;
   skills: Skill[];
+  /** Tabled levels (0-4); levels above are grown by `growth`. */
   levels: number;
   knobs: string[];
+  /** One line per knob that grows above the tabled levels: its rule in d. */
+  growth: string[];
+  /** The last level the family can render within the served limits (null: every level). */
+  lastLevel: number | null;
+  slower?: Slower;
   verifier: string;
   /** Pure and synchronous: same rng state, same draft. The sandbox validates it (validate.ts). */
   generate(rng: Rng, level: number): ProblemDraft;
@@ -77,9 +95,34 @@ function hostVerifier(id: string, source: string): (answer: Json, data: Json) =>
   }
 }
 
+/** A problem family's level d: its table up to 4, the level-4 table grown by its rules above. */
+function problemLadder<L extends ProblemLevel>(spec: ProblemSpec<L>) {
+  const top = spec.levels[TOP]!;
+  const rules = Object.entries(spec.growth).filter((e): e is [string, Rule] => e[1] !== undefined);
+  for (const [k] of rules) if (typeof top[k] !== 'number') throw new Error(`problem family '${spec.id}': knob ${k} is not a number, so it cannot grow`);
+  const base = (k: string): number => top[k] as number;
+  const grown = new Map<number, L>();
+  const lasts = rules.map(([k, r]) => lastWithin(base(k), r)).filter((l): l is number => l !== null);
+  return {
+    at(d: number): L {
+      if (d <= TOP) return spec.levels[d]!;
+      let l = grown.get(d);
+      if (!l) grown.set(d, (l = { ...top, ...Object.fromEntries(rules.map(([k, r]) => [k, grow(base(k), r, d)])) }));
+      return l;
+    },
+    last: lasts.length > 0 ? Math.min(...lasts) : null,
+    refusal(d: number): string | null {
+      const past = rules.find(([k, r]) => !withinMax(base(k), r, d));
+      return past ? `its ${past[0]} would be ${grow(base(past[0]), past[1], d)}, past ${past[1].max}${past[1].why ? ` (${past[1].why})` : ''}` : null;
+    },
+    lines: rules.map(([k, r]) => `${k} ${describeRule(base(k), r)}`),
+  };
+}
+
 export function defineProblemFamily<L extends ProblemLevel>(spec: ProblemSpec<L>): ProblemFamily {
   const levels = spec.levels.length;
-  if (levels < 5) throw new Error(`problem family '${spec.id}' declares ${levels} levels; at least 5 are needed`);
+  if (levels !== TOP + 1) throw new Error(`problem family '${spec.id}' tables ${levels} levels; levels 0-${TOP} are tabled, the rest grown`);
+  const ladder = problemLadder(spec);
   const check = hostVerifier(spec.id, spec.verifier);
   const score = (a: Json, d: Json): number => {
     try {
@@ -93,7 +136,7 @@ export function defineProblemFamily<L extends ProblemLevel>(spec: ProblemSpec<L>
   const screened = (rng: Rng, level: number): ProblemInstance => {
     for (let i = 0; i < MAX_DRAWS; i++) {
       // Through JSON once: what the task stores is what the family checked (-0 reads as 0).
-      const inst = JSON.parse(JSON.stringify(spec.draw(rng, spec.levels[level]!, level))) as ProblemInstance;
+      const inst = JSON.parse(JSON.stringify(spec.draw(rng, ladder.at(level), level))) as ProblemInstance;
       if (score(inst.witness, inst.data) !== 1) continue;
       const failures = inst.failures.filter((f) => {
         const s = score(f, inst.data);
@@ -112,12 +155,13 @@ export function defineProblemFamily<L extends ProblemLevel>(spec: ProblemSpec<L>
     skills: spec.skills,
     levels,
     knobs: spec.levels.map(knobLine),
+    growth: ladder.lines,
+    lastLevel: ladder.last,
+    ...(spec.slower ? { slower: spec.slower } : {}),
     verifier: spec.verifier,
     size: spec.size,
     generate(rng: Rng, level: number): ProblemDraft {
-      if (!Number.isInteger(level) || level < 0 || level >= levels) {
-        throw new RangeError(`problem family '${spec.id}': level ${level} is outside 0..${levels - 1}`);
-      }
+      checkLevel(spec.id, level, ladder.last, Number.isInteger(level) && level >= 0 ? ladder.refusal(level) : null);
       const inst = screened(rng, level);
       return {
         type: 'problem',

@@ -84,6 +84,7 @@ export const maze = defineProblemFamily({
     problemSkill(ID, 'search', 'path search', 'find a route through a larger maze (BFS)', [`${ID}.moves`, 'shortest-path.walk'], 2),
   ],
   levels: LEVELS,
+  growth: { rows: { by: 2, max: 171, why: 'the grid would make a statement of many thousands of characters' }, cols: { by: 2 } },
   verifier,
   size: (d) => (d as { grid: string[] }).grid.length * (d as { grid: string[] }).grid[0]!.length,
   draw(rng, L) {

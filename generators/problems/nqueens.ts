@@ -57,6 +57,8 @@ export const nqueens = defineProblemFamily({
     problemSkill(ID, 'backtrack', 'backtracking search', 'search larger boards with fixed queens', [`${ID}.place`], 3),
   ],
   levels: LEVELS,
+  growth: { n: { by: 1, every: 2, max: 40, why: 'the backtracking search for a witness would take seconds' }, fixed: { by: 1, every: 4 } },
+  slower: { ratio: 2.5, why: 'the board grows one row every two levels: the witness is found by backtracking, whose cost grows exponentially with the board' },
   verifier,
   size: (d) => (d as { n: number }).n,
   draw(rng, L) {

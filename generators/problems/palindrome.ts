@@ -38,6 +38,7 @@ export const palindrome = defineProblemFamily({
     problemSkill(ID, 'counting', 'letter counts', 'use letter parities to place the middle letter', [`${ID}.mirror`], 1),
   ],
   levels: LEVELS,
+  growth: { half: { by: 4 }, alphabet: { by: 1, every: 4, max: 26, why: 'the alphabet has 26 letters' } },
   verifier,
   size: (d) => (d as { letters: string }).letters.length,
   draw(rng, L) {

@@ -51,6 +51,7 @@ export const regexSynthesis = defineProblemFamily({
     problemSkill(ID, 'alternation', 'alternation and grouping', 'combine choices with | and ( )', [`${ID}.quantifiers`], 2),
   ],
   levels: LEVELS,
+  growth: { atoms: { by: 1, every: 12, max: 8, why: 'the verifier\'s matching could backtrack past its deadline' }, words: { by: 4 } },
   verifier,
   size: (d) => (d as { positive: string[]; negative: string[] }).positive.length + (d as { negative: string[] }).negative.length,
   draw(rng, L) {
@@ -59,7 +60,8 @@ export const regexSynthesis = defineProblemFamily({
     const re = new RegExp(`^(?:${regex})$`);
     const positive = [...new Set(Array.from({ length: L.words * 3 }, () => atoms.map((a) => a.sample(rng)).join('')))].slice(0, L.words).sort();
     const negative: string[] = [];
-    for (let k = 0; k < 60 && negative.length < L.words; k++) {
+    // (60 tries up to level 4, where a level has at most 8 words; more for the grown levels' words)
+    for (let k = 0; k < Math.max(60, 7 * L.words) && negative.length < L.words; k++) {
       const base = rng.pick(positive);
       const w = rng.bool() ? base + rng.pick(['a', 'b', 'c', 'd']) : base.slice(0, rng.int(0, Math.max(0, base.length - 1))) + rng.pick(['a', 'b', 'c', 'd', '']);
       if (!re.test(w) && !negative.includes(w)) negative.push(w);

@@ -82,6 +82,7 @@ export const shortestPath = defineProblemFamily({
     problemSkill(ID, 'dijkstra', 'least-weight paths', 'compare path weights (Dijkstra)', [`${ID}.walk`], 1),
   ],
   levels: LEVELS,
+  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, extraEdges: { by: 6 }, maxWeight: { by: 5 } },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {

@@ -44,6 +44,7 @@ export const slidingPuzzle = defineProblemFamily({
     problemSkill(ID, 'plan', 'plan a solution', 'undo a longer scramble', [`${ID}.slide`], 2),
   ],
   levels: LEVELS,
+  growth: { rows: { by: 1, every: 3, max: 30, why: 'the board would make a statement of many thousands of characters' }, cols: { by: 1, every: 3 }, scramble: { by: 5 } },
   verifier,
   size: (d) => (d as { rows: number; cols: number }).rows * (d as { cols: number }).cols,
   draw(rng, L) {

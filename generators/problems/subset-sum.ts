@@ -38,6 +38,7 @@ export const subsetSum = defineProblemFamily({
     problemSkill(ID, 'search', 'subset search in long lists', 'prune a search over many subsets', [`${ID}.pick`], 2),
   ],
   levels: LEVELS,
+  growth: { numbers: { by: 6, max: 1200, why: 'the list would make a statement of many thousands of characters' }, pick: { by: 2 }, max: { by: 10 } },
   verifier,
   size: (d) => (d as { numbers: number[] }).numbers.length,
   draw(rng, L) {

@@ -30,18 +30,17 @@ const verifier = `function f(answer, data) {
 }`;
 
 interface Level extends Record<string, number> {
-  n: number;
   boxRows: number;
   boxCols: number;
   holes: number;
 }
 
 const LEVELS: Level[] = [
-  { n: 4, boxRows: 2, boxCols: 2, holes: 5 },
-  { n: 4, boxRows: 2, boxCols: 2, holes: 9 },
-  { n: 6, boxRows: 2, boxCols: 3, holes: 14 },
-  { n: 6, boxRows: 2, boxCols: 3, holes: 20 },
-  { n: 9, boxRows: 3, boxCols: 3, holes: 40 },
+  { boxRows: 2, boxCols: 2, holes: 5 },
+  { boxRows: 2, boxCols: 2, holes: 9 },
+  { boxRows: 2, boxCols: 3, holes: 14 },
+  { boxRows: 2, boxCols: 3, holes: 20 },
+  { boxRows: 3, boxCols: 3, holes: 40 },
 ];
 
 /** A solved grid: the standard pattern, with symbols, rows within bands and bands shuffled. */
@@ -58,7 +57,7 @@ function solved(rng: Rng, n: number, bh: number, bw: number): number[][] {
 export const sudoku = defineProblemFamily({
   id: ID,
   name: 'Sudoku',
-  description: 'complete a 4×4, 6×6 or 9×9 sudoku grid',
+  description: 'complete a sudoku grid: 4×4, 6×6 and 9×9 up to level 4, larger boxes above',
   domain: 'constraints',
   skills: [
     problemSkill(ID, 'singles', 'fill forced cells', 'a cell whose row, column and box leave one symbol', [], 0),
@@ -66,9 +65,17 @@ export const sudoku = defineProblemFamily({
     problemSkill(ID, 'classic', 'classic 9×9 sudoku', 'the 9×9 grid with many holes', [`${ID}.boxes`], 4),
   ],
   levels: LEVELS,
+  growth: {
+    // the box's sides grow in turn, one every 4 levels: 3×4 at d = 8, 4×4 at 12, 4×5 at 16, …
+    boxRows: { by: 1, every: 8, max: 9, why: 'a grid of 90 × 90 or more would pass the 32,000-character statement' },
+    boxCols: { by: 1, every: 8, offset: 4, max: 9, why: 'a grid of 90 × 90 or more would pass the 32,000-character statement' },
+    holes: { by: 4 },
+  },
   verifier,
   size: (d) => (d as { grid: number[][] }).grid.flat().filter((x) => x === 0).length,
-  draw(rng, L) {
+  draw(rng, level) {
+    // The grid's side is the box's area (levels 0-4: 4, 6, 9; grown levels: 16, 25, …).
+    const L = { ...level, n: level.boxRows * level.boxCols };
     const sol = solved(rng, L.n, L.boxRows, L.boxCols);
     const cells = shuffled(rng, Array.from({ length: L.n * L.n }, (_, i) => i)).slice(0, L.holes);
     const grid = sol.map((r) => [...r]);

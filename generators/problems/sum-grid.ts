@@ -46,6 +46,7 @@ export const sumGrid = defineProblemFamily({
     problemSkill(ID, 'distinct', 'distinct digits per row', 'sums with the all-different constraint', [`${ID}.sums`], 2),
   ],
   levels: LEVELS,
+  growth: { rows: { by: 1 }, cols: { by: 1, every: 10, max: 9, why: 'a row of more than 9 cells cannot hold distinct digits 1-9' } },
   verifier,
   size: (d) => (d as { rowSums: number[]; colSums: number[] }).rowSums.length * (d as { colSums: number[] }).colSums.length,
   draw(rng, L) {

@@ -39,6 +39,7 @@ export const topologicalOrder = defineProblemFamily({
     problemSkill(ID, 'kahn', 'topological sort', 'order a larger DAG (Kahn’s algorithm)', [`${ID}.order`, 'shortest-path.walk'], 2),
   ],
   levels: LEVELS,
+  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, edges: { by: 8 } },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {

@@ -9,9 +9,14 @@ import type { Sandbox } from '../../sandbox/index.js';
 import { budgetFor, runTwiceMetered, sandboxBudget } from '../../sandbox/index.js';
 import { canonicalHash } from '../hash.js';
 import { isJsonValue, taskId } from '../identity.js';
+import { MAX_ANSWER_CHARS } from '../../core/rules.js';
 
-/** Sizes a problem draft may have (JSON characters; the failure count). */
-export const PROBLEM_LIMITS = { programChars: 4000, statementChars: 4000, dataChars: 20_000, answerChars: 8000, minFailures: 1, maxFailures: 8 } as const;
+/**
+ * Sizes a problem draft may have (JSON characters; the failure count): an answer must fit in a
+ * served completion (core/rules.ts), and a statement and its data may grow with the level as far
+ * as a prompt of some 8,000 tokens (docs/levels.md).
+ */
+export const PROBLEM_LIMITS = { programChars: 4000, statementChars: 32_000, dataChars: 64 * 1024, answerChars: MAX_ANSWER_CHARS, minFailures: 1, maxFailures: 8 } as const;
 
 export type ProblemRejection =
   | { reason: 'invalid'; detail: string }
@@ -49,7 +54,7 @@ export async function validateProblem(
   sandbox: Sandbox,
   d: ProblemDraft,
   seen?: Set<string>,
-): Promise<{ ok: true; task: ProblemTask } | { ok: false; rejection: ProblemRejection | { reason: 'duplicate' | 'timeout' | 'sandbox'; detail: string } }> {
+): Promise<{ ok: true; task: ProblemTask; cost: number | null } | { ok: false; rejection: ProblemRejection | { reason: 'duplicate' | 'timeout' | 'sandbox'; detail: string } }> {
   const bad = checkProblemDraft(d);
   if (bad) return { ok: false, rejection: { reason: 'invalid', detail: bad } };
   const hash = canonicalHash(d.program);
@@ -96,7 +101,7 @@ export async function validateProblem(
     failures: d.failures,
     verifier: 'program',
   };
-  return { ok: true, task };
+  return { ok: true, task, cost };
 }
 
 const clip = (x: unknown): string => {

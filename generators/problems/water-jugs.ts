@@ -81,6 +81,8 @@ export const waterJugs = defineProblemFamily({
     problemSkill(ID, 'plan', 'plan measurements', 'reach an amount that needs several pours', [`${ID}.simulate`, 'bezout.combine'], 2),
   ],
   levels: LEVELS,
+  growth: { maxCapacity: { by: 1, max: 100, why: 'the search over every state of the jugs would take seconds' }, minSteps: { by: 1, every: 2 } },
+  slower: { ratio: 1.5, why: 'the reference plan comes from a breadth-first search over every state of the jugs, whose number grows with the capacities to the power of the jugs' },
   verifier,
   size: (d) => (d as { capacities: number[] }).capacities.reduce((a, b) => a + b, 0),
   draw(rng, L) {

@@ -136,7 +136,17 @@ export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) =
   { id: 'throughput', title: 'Tasks/s', keys: (k) => ['tasksPerSec'].filter((x) => k.includes(x)) },
   { id: 'optim', title: 'Loss and gradient norm', keys: (k) => ['loss', 'gradNorm', 'clipFraction'].filter((x) => k.includes(x)) },
   { id: 'curriculum', title: 'Curriculum level and skills', keys: (k) => ['meanLevel', 'skillsMastered'].filter((x) => k.includes(x)) },
+  // The level-frontier controller's h per family × type, and the held-out accuracy above the tables (docs/levels.md).
+  { id: 'frontier', title: 'Level frontier h per family × type', keys: (k) => k.filter((x) => x.startsWith('frontier.')).sort() },
+  { id: 'eval', title: 'Held-out accuracy per family and level above 4', keys: (k) => k.filter((x) => x.startsWith('eval.')).sort(byFamilyThenLevel) },
 ];
+
+/** `eval.<family>/<level>` keys by family, then by level as a number (10 after 9). */
+function byFamilyThenLevel(a: string, b: string): number {
+  const [fa, la] = a.split('/');
+  const [fb, lb] = b.split('/');
+  return fa!.localeCompare(fb!) || Number(la) - Number(lb);
+}
 
 export interface Curves {
   steps: number[];

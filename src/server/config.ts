@@ -1,5 +1,6 @@
 // The `serve` section of a run config: how a served run treats the trainers that talk to it.
 import { z } from 'zod';
+import { MAX_COMPLETION_CHARS } from '../../core/rules.js';
 
 export const serveConfigSchema = z
   .object({
@@ -12,7 +13,7 @@ export const serveConfigSchema = z
     /** Largest request body, in bytes (a larger one gets 413). */
     maxBodyBytes: z.number().int().positive().default(8 * 1024 * 1024),
     /** Most characters of one completion (a longer one gets 400). */
-    maxCompletionChars: z.number().int().positive().default(64 * 1024),
+    maxCompletionChars: z.number().int().positive().default(MAX_COMPLETION_CHARS),
     /** Most OpenEnv WebSocket sessions open at once. */
     maxSessions: z.number().int().positive().default(64),
   })

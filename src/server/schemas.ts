@@ -114,6 +114,10 @@ export const StatsSchema = z
       .openapi({ description: "Every masterable skill, mastered or not: its last probe accuracy (null before the first round), its probe set's trivial baseline and the accuracy mastery needs" }),
     skills_ever_learned: z.array(z.string()),
     forgotten: z.object({ skills: z.array(z.string()), share: z.number() }).openapi({ description: 'Skills ever learned but not mastered now, and their share of those ever learned' }),
+    frontier: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .openapi({ description: "The level-frontier controller's upper level h now, per `family/type` (only with that controller; docs/levels.md)", example: { 'arith/deduction': 7 } }),
   })
   .openapi('Stats');
 

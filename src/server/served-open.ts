@@ -13,7 +13,7 @@ import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
 import { buildProbes, probeSets, type Probe } from '../probes.js';
-import { learnedProposerOf, newRunId, openGraphs, runEvent, sandboxOf, taskSpace } from '../run-parts.js';
+import { learnedProposerOf, newRunId, openGraphs, runEvent, sandboxOf, tabledArms, taskSpace } from '../run-parts.js';
 import { RunStore, StoreError } from '../store.js';
 import { PgRecords } from './records/postgres.js';
 import { SqliteRecords } from './records/sqlite.js';
@@ -175,7 +175,7 @@ async function openSqlite(
 function drawProbes(config: RunConfig, sandbox: Sandbox, seen: Set<string>): Promise<Probe[]> {
   const space = taskSpace(config);
   const mastery = createMasteryTracker(config.curriculum.mastery);
-  return buildProbes(sandbox, space.arms, space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
+  return buildProbes(sandbox, tabledArms(space), space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
 }
 
 function probePlan(config: RunConfig, probes: Probe[]): string {

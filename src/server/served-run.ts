@@ -17,7 +17,7 @@ import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { RunConfig } from '../config.js';
 import { masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
-import { graphTask, propose, type GraphSink, type taskSpace } from '../run-parts.js';
+import { graphTask, openCeilings, propose, type GraphSink, type TaskSpace } from '../run-parts.js';
 import { StoreError, type IssueRecord, type StoredRequest } from '../store.js';
 import type { Skill, Task } from '../../core/task.js';
 import { Committer } from './committer.js';
@@ -43,7 +43,7 @@ export interface ServedParts {
   verifier: Verifier;
   graphs: GraphSink[];
   gate: Gate;
-  space: ReturnType<typeof taskSpace>;
+  space: TaskSpace;
   probes: Probe[];
   cur: Curriculum;
   now: () => number;
@@ -108,7 +108,8 @@ export class ServedRun {
         const step = cur.state.step;
         const arms = this.p.gate.open(space.arms, cur.mastery.mastered());
         const mastered = masteredSkills(cur.mastery.mastered(), space.skills, arms);
-        const picks = cur.controller.pick(n, cur.rng, { step, arms, mastered });
+        const ceilings = openCeilings(space, arms);
+        const picks = cur.controller.pick(n, cur.rng, { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) });
         const first = cur.state.issued;
         cur.state.issued += n;
         const ctx = { step, sandbox: this.p.sandbox, seen: cur.seen, archive: cur.archive, probeIds: this.probeIds, proposer: null, skills: space.skills, learned: cur.learned };
@@ -283,6 +284,8 @@ export class ServedRun {
       progress: m.progress.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline, bar: x.bar, mastered: x.mastered })),
       skills_ever_learned: m.skillsEverLearned,
       forgotten: m.forgotten,
+      // The level-frontier controller's h per family × type now (absent for other controllers; docs/levels.md).
+      ...(cur.controller.frontier?.() ? { frontier: cur.controller.frontier()! } : {}),
     };
   }
 

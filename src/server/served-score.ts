@@ -6,7 +6,7 @@ import type { GraphEvent } from '../../graphs/index.js';
 import type { DetailedVerdict } from '../../sandbox/index.js';
 import type { Task } from '../../core/task.js';
 import { solvedCount, solveRate } from '../../core/rules.js';
-import { learnedMetrics, mean } from '../run-parts.js';
+import { frontierMetrics, learnedMetrics, mean } from '../run-parts.js';
 import type { CommitView } from './committer.js';
 import type { WriteOp } from './records/types.js';
 import type { Curriculum } from './served-state.js';
@@ -61,6 +61,7 @@ export function scoreChange(cur: Curriculum, view: CommitView, v: VerifiedScore)
     meanReward: mean(rewards),
     solveRate: mean(fed.map((r) => r.solveRate)),
     meanLevel: mean(fed.map((r) => r.arm.level)),
+    ...frontierMetrics(cur.controller),
     ...(learnedStats === undefined ? {} : learnedMetrics(learnedStats)),
   };
   // Each task's solve rate so far, counting the requests committed before this one in the same batch.

@@ -26,6 +26,7 @@ import type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './ty
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
+export { answerIds, grammarFor } from './grammar.js';
 export type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './types.js';
 export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
