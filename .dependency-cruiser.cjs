@@ -1,6 +1,6 @@
-// The house (DESIGN.md, README "The map"): core/ is the ground floor, the rooms stand on it, the
-// roof (src/*.ts, the server, the dashboard) is where they meet. `npm run lint` checks it.
-// core/ is a floor, not a room: its files are imported directly.
+// The house (docs/DESIGN.md, "The house"; README "Where things are"): core/ is the ground floor,
+// the rooms stand on it, the roof (src/*.ts, the server, the dashboard) is where they meet.
+// `npm run lint` checks it. core/ is a floor, not a room: its files are imported directly.
 const ROOMS = '(generators|curricula|sandbox|graphs|proposers|envs|bridges|src/solver|src/agents)';
 module.exports = {
   forbidden: [

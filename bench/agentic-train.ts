@@ -1,9 +1,9 @@
-// bench:agentic's trained section (issue 23, "Measured"): for each kind at level 0, the built-in
-// solver trained with multi-turn GRPO (src/envs-train.ts) on a pool of generated environments,
-// its success before and after training on that pool and on held-out environments of the same kind
-// (greedy, and with --eval-samples the sampled policy's), with its learning curve; and the cost of
-// the longer context (ms per agentic training step at the single-turn default context and at the
-// agentic one).
+// bench:agentic's trained section (bench/results/agentic.md): for each kind at level 0, the
+// built-in solver trained with multi-turn GRPO (src/envs-train.ts) on a pool of generated
+// environments, its success before and after training on that pool and on held-out environments of
+// the same kind (greedy, and with --eval-samples the sampled policy's), with its learning curve;
+// and the cost of the longer context (ms per agentic training step at the single-turn default
+// context and at the agentic one).
 import { createRng } from '../core/rng.js';
 import { generateEnv, type EnvKind, type EnvSpec } from '../envs/index.js';
 import type { Sandbox } from '../sandbox/index.js';

@@ -1,5 +1,5 @@
-// npm run bench:agentic — the environments' own cost and floor (issue 23, "Measured"): for each kind
-// (probe, repair, search) at each level asked for, over the same generated environments:
+// npm run bench:agentic — the environments' own cost and floor (bench/results/agentic.md): for each
+// kind (probe, repair, search) at each level asked for, over the same generated environments:
 //   make       environments generated and validated per second (generateEnv: a source task drawn and
 //              validated in the sandbox, the kind's build, the reference policy played once)
 //   reference  episodes per second with the scripted reference policy, and its success rate (1 by

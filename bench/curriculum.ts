@@ -1,8 +1,8 @@
-// The headline curriculum benchmark (issue 6): the same solver, the same budget of solver steps,
-// several seeds; every controller against `uniform` and `hardest`. For each run it records the
-// held-out probe accuracy curve (the loop's probes, every K steps), skill events (steps to master),
-// and, at the end, greedy accuracy per family and level on one fixed held-out set shared by all runs.
-// Writes bench/results/curriculum.{json,md,svg}.
+// The headline curriculum benchmark (bench/results/curriculum.md): the same solver, the same budget
+// of solver steps, several seeds; every controller against `uniform` and `hardest`. For each run it
+// records the held-out probe accuracy curve (the loop's probes, every K steps), skill events (steps
+// to master), and, at the end, greedy accuracy per family and level on one fixed held-out set
+// shared by all runs. Writes bench/results/curriculum.{json,md,svg}.
 //
 // Seeds are drawn at random unless given (`--seeds random:8`, the default, prints them; `--seeds
 // 1,2,3` replays), and every controller runs on the same seeds, so each comparison with uniform is
@@ -364,7 +364,7 @@ function statsMarkdown(stats: Stats[], runs: RunRecord[], seedList: number[]): s
   return lines;
 }
 
-/** Issue 21's target, judged on the controller named before the run: its held-out AUC beats uniform's (the paired interval above 0) and it masters ≥ 1.5× uniform's skills on average. */
+/** The target (bench/results/curriculum.md), judged on the controller named before the run: its held-out AUC beats uniform's (the paired interval above 0) and it masters ≥ 1.5× uniform's skills on average. */
 function verdictLines(stats: Stats[], named: string): string[] {
   const uni = stats.find((x) => x.controller === 'uniform');
   if (!uni) return ['uniform was not run; no comparison.'];

@@ -9,7 +9,7 @@
 //                repeats an earlier task of the cell is still generated and validated, so it counts.
 //   new/s        the distinct tasks among them, per second (dup: how many repeated an earlier one)
 //
-// The target (issue #4: >= 1,000 tasks/s at levels 0-2) is judged on validated/s: it measures speed.
+// The target (>= 1,000 tasks/s at levels 0-2) is judged on validated/s: it measures speed.
 // new/s is bounded by the size of the task space, not by speed: the lowest levels are small by
 // design, so their draws repeat and new/s falls however fast generation is. It is printed beside
 // validated/s, never folded into it.
@@ -20,7 +20,7 @@
 // Measured: a fresh pool spends 1.4-2.2 ms of CPU per task at first and ~0.6 ms after some 2,500
 // tasks (about 3 s), and a cell of 192 drafts is over in tens of milliseconds.
 //
-// The 1,000/s target is the code families' (issue #4); problem families are reported per level.
+// The 1,000/s target is the code families'; problem families are reported per level.
 //
 //   npm run bench:generators [-- --n 300 --workers 2 --levels 0-4 --families arith,logic,sudoku --kinds code,problem,rg --rg-seconds 0.4 --out FILE]
 //   (rg: the bridged Reasoning Gym families, when `cogen setup reasoning-gym` was run: bench/results/reasoning-gym.{json,md})

@@ -1,5 +1,6 @@
-// What the canonical hash decides, recorded so that two versions of it can be compared (issue 17:
-// "the dedup decisions on 10,000 drafts before and after, with every difference listed").
+// What the canonical hash decides, recorded so that two versions of it can be compared: the dedup
+// decisions on 10,000 drafts before and after, with every difference listed
+// (bench/results/hash.md).
 //
 //   npx tsx bench/hash-dedup.ts record OUT.json      10,000 reference drafts (round-robin over
 //                                                     family × level × type, fixed seeds) and 600

@@ -1,9 +1,9 @@
-// Mastery benchmark (issue 18): does `cogen run` (a preset, default: the default one) learn skills a
-// trivial policy cannot pass, and keep them? Each seed runs at 1× and 4× the preset's steps, the way
-// the CLI would (startRun, wasm backend, the solver's default threads), and the same seeds run once
-// more with rehearsal 0 (the peer) at 1×. Prints a table and the medians, and writes
-// bench/results/mastery.json (after every run, so a cut-short benchmark keeps what it measured) and the
-// generated section of bench/results/mastery.md.
+// Mastery benchmark (bench/results/mastery.md): does `cogen run` (a preset, default: the default
+// one) learn skills a trivial policy cannot pass, and keep them? Each seed runs at 1× and 4× the
+// preset's steps, the way the CLI would (startRun, wasm backend, the solver's default threads), and
+// the same seeds run once more with rehearsal 0 (the peer) at 1×. Prints a table and the medians,
+// and writes bench/results/mastery.json (after every run, so a cut-short benchmark keeps what it
+// measured) and the generated section of bench/results/mastery.md.
 //
 //   npm run bench:mastery [-- --seeds 3,17,42 | --n 3] [--quick] [--preset default] [--scales 1,4]
 //                         [--peer-scales 1] [--out bench/results]

@@ -1,9 +1,10 @@
-// The forked measure of bench:proposer (issue 24). A run's own learnable share mixes the proposer
-// with where that run's solver went: a solver that learns its tasks takes them out of the band, and
-// two runs of one seed part ways after the first update. Here, at checkpoints of a learned run, the
-// learned proposer (its state at that step) and the fixed generators each draw fresh tasks for
-// every arm, and the run's own solver at that step answers both sets (G samples each): the share of
-// each set in the band 0 < p < 1 against the same solver, arms and step.
+// The forked measure of bench:proposer (bench/results/proposer.md). A run's own learnable share
+// mixes the proposer with where that run's solver went: a solver that learns its tasks takes them
+// out of the band, and two runs of one seed part ways after the first update. Here, at checkpoints
+// of a learned run, the learned proposer (its state at that step) and the fixed generators each
+// draw fresh tasks for every arm, and the run's own solver at that step answers both sets (G
+// samples each): the share of each set in the band 0 < p < 1 against the same solver, arms and
+// step.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { armKey } from '../curricula/index.js';

@@ -1,5 +1,6 @@
-// Proposer benchmark (issue 24). Two parts, each on paired runs (same preset, controller, budget
-// and seed; seeds drawn at random with bench/stats.ts drawSeeds and printed, --seeds replays them):
+// Proposer benchmark (bench/results/proposer.md). Two parts, each on paired runs (same preset,
+// controller, budget and seed; seeds drawn at random with bench/stats.ts drawSeeds and printed,
+// --seeds replays them):
 //
 // grammar    the learned grammar proposer against the fixed generators. Per run, from its store:
 //   learnable share  fresh tasks whose first group (the solver's G answers in the step the task was

@@ -1,5 +1,6 @@
-// The hostile mix of bench:sandbox (issue 15): see bench/sandbox.ts's header for what it measures.
-// `npm run bench:sandbox -- --hostile` runs only this part and keeps the other rows of the results file.
+// The hostile mix of bench:sandbox (bench/results/sandbox-hostile.md): see bench/sandbox.ts's
+// header for what it measures. `npm run bench:sandbox -- --hostile` runs only this part and keeps
+// the other rows of the results file.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
@@ -17,7 +18,7 @@ import { median } from './stats.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-// ---------------------------------------------------------------- the hostile mix (issue 15)
+// ---------------------------------------------------------------- the hostile mix
 const HOSTILE_KINDS: { kind: string; answer: string }[] = [
   { kind: 'loop', answer: 'function f(a){ for(;;){} }' },
   { kind: 'string', answer: "function f(a){ let s=''; for(let i=0;i<1e9;i++) s+='x'; return s }" },

@@ -39,18 +39,18 @@
 // a call 5-10 µs), so with a fresh context per task at G = 8 the 5× target is out of reach (roughly
 // 3× at best, by that estimate; measured 1.46×).
 //
-// Hostile mix (issue 15; `npm run bench:sandbox -- --hostile` runs only this part and keeps the
-// other rows of the results file): 256 induction answers for 32 generated induction tasks (8
-// distinct right answers per task), all right, or with 10 % of one bad kind (an endless loop,
-// endless string building, a 10-million-character error message), verified with one verifyMany
-// per batch; clean and hostile batches alternate in the same run. Reported per kind: throughput
-// as a share of the clean figure (target ≥ 25 %; median and range over the rounds), and the worst
-// single-answer wall cost (one answer alone, against each of the 32 tasks) against its budget in
-// steps. Also the cost of a reset: a fresh context vs a fresh runtime and context.
+// Hostile mix (bench/results/sandbox-hostile.md; `npm run bench:sandbox -- --hostile` runs only
+// this part and keeps the other rows of the results file): 256 induction answers for 32 generated
+// induction tasks (8 distinct right answers per task), all right, or with 10 % of one bad kind (an
+// endless loop, endless string building, a 10-million-character error message), verified with one
+// verifyMany per batch; clean and hostile batches alternate in the same run. Reported per kind:
+// throughput as a share of the clean figure (target ≥ 25 %; median and range over the rounds), and
+// the worst single-answer wall cost (one answer alone, against each of the 32 tasks) against its
+// budget in steps. Also the cost of a reset: a fresh context vs a fresh runtime and context.
 //
 // Two program sets: PAIRED (ten realistic task programs written in both JavaScript and Python, so
 // every executor runs the same work) and GENERATED (programs and inputs from cogen's generators,
-// levels 0–3, all families; JavaScript only). Targets (issue 3): cogen ≥ 5,000 verifications/s and
+// levels 0–3, all families; JavaScript only). Targets: cogen ≥ 5,000 verifications/s and
 // ≥ 5× python, on the PAIRED set. Results: a table on stdout and bench/results/sandbox.json.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,9 @@
-// The statistics the benchmarks report (issue 21): seeds drawn at random, means with a 95 %
-// percentile-bootstrap interval, and paired comparisons (a bootstrap interval of the mean paired
-// difference, and an exact sign-flip permutation test). Written here rather than taken from a
-// package because these are a few lines each and must be deterministic given a seed (the reports
-// are re-rendered from their JSON); no well-kept JS package offers them over a seedable rng.
+// The statistics the benchmarks report (docs/DESIGN.md, "Benchmarks"): seeds drawn at random, means
+// with a 95 % percentile-bootstrap interval, and paired comparisons (a bootstrap interval of the
+// mean paired difference, and an exact sign-flip permutation test). Written here rather than taken
+// from a package because these are a few lines each and must be deterministic given a seed (the
+// reports are re-rendered from their JSON); no well-kept JS package offers them over a seedable
+// rng.
 import { randomInt } from 'node:crypto';
 import { createRng, type Rng } from '../core/rng.js';
 

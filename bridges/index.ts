@@ -1,6 +1,6 @@
 // The bridges room: other task sources under cogen's curricula, skill graph and server. Today one,
-// Reasoning Gym (DESIGN.md, "Tasks"): its datasets as families `rg.<dataset>`, generated and scored
-// by its own code in a Python worker (bridges/reasoning_gym/worker.py) that `cogen setup
+// Reasoning Gym (docs/DESIGN.md, "Tasks"): its datasets as families `rg.<dataset>`, generated and
+// scored by its own code in a Python worker (bridges/reasoning_gym/worker.py) that `cogen setup
 // reasoning-gym` installs. This file is the room's door.
 import { existsSync } from 'node:fs';
 import { loadCatalogue } from './reasoning_gym/catalogue.js';

@@ -13,7 +13,8 @@ export const solveRate = (rewards: readonly number[]): number => (rewards.length
 
 /**
  * Learnability of a task the solver solves at rate p: 1 − p while 0 < p < 1, else 0. A task always
- * or never solved teaches nothing; among the rest, the harder ones teach more (DESIGN.md, step 5).
+ * or never solved teaches nothing; among the rest, the harder ones teach more (docs/DESIGN.md, step
+ * 5).
  */
 export const learnability = (p: number): number => (p > 0 && p < 1 ? 1 - p : 0);
 

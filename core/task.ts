@@ -1,4 +1,5 @@
-// The task model shared by every room (DESIGN.md, "Tasks"). Plain data: no behaviour lives here.
+// The task model shared by every room (docs/DESIGN.md, "Tasks"). Plain data: no behaviour lives
+// here.
 
 /** A JSON-like value: what programs take and return, and what literal answers are. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

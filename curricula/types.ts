@@ -1,4 +1,4 @@
-// The curriculum interface (DESIGN.md, "Curricula"). Controllers see per-arm statistics only.
+// The curriculum interface (docs/DESIGN.md, "Curricula"). Controllers see per-arm statistics only.
 import type { Rng } from '../core/rng.js';
 import { TASK_TYPES, type TaskType } from '../core/task.js';
 import type { EnvKind } from '../envs/index.js';

@@ -1,5 +1,5 @@
-// The environment room (DESIGN.md, "Environments"): multi-turn, tool-using environments made from
-// the same programs as the tasks, checked by the same sandbox. Enter through here.
+// The environment room (docs/DESIGN.md, "Environments"): multi-turn, tool-using environments made
+// from the same programs as the tasks, checked by the same sandbox. Enter through here.
 export * from './types.js';
 export { Env, toolsOf } from './env.js';
 export { ENV_SKILLS, envId, envSkills, envSourceType, generateEnv, validateEnv, type GenerateEnvOptions, type ValidatedEnv } from './generate.js';

@@ -1,7 +1,7 @@
-// The environment model (DESIGN.md, "Environments"): plain data that can be stored, exported and
-// replayed. A spec holds everything an episode needs (the hidden program, the tests, the budgets),
-// so an episode is a pure function of the spec, the seed and the actions (and the sandbox, which
-// meters in interpreter steps, never wall-clock time).
+// The environment model (docs/DESIGN.md, "Environments"): plain data that can be stored, exported
+// and replayed. A spec holds everything an episode needs (the hidden program, the tests, the
+// budgets), so an episode is a pure function of the spec, the seed and the actions (and the
+// sandbox, which meters in interpreter steps, never wall-clock time).
 import type { Example, Json } from '../core/task.js';
 
 export const ENV_KINDS = ['probe', 'repair', 'search'] as const;

@@ -1,6 +1,6 @@
-// The generator registry (DESIGN.md, "Tasks" and "Skills"): the families (code families here,
-// problem families in problems/), their skill taxonomy, and turning a draft into a validated Task
-// through the sandbox.
+// The generator registry (docs/DESIGN.md, "Tasks" and "Skills and the skill graph"): the families
+// (code families here, problem families in problems/), their skill taxonomy, and turning a draft
+// into a validated Task through the sandbox.
 import type { Rng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type AnyDraft, type Example, type Json, type ProblemDraft, type Skill, type Task, type TaskDraft, type TaskType } from '../core/task.js';
 import type { FailureReason, Sandbox } from '../sandbox/index.js';

@@ -1,4 +1,4 @@
-// Two renderings of a task (DESIGN.md, "Tasks": rendering is separate from content).
+// Two renderings of a task (docs/DESIGN.md, "Tasks": rendering is separate from content).
 //
 // Compact — what the built-in solver reads (tokenized by src/solver/tokenizer.ts). Printable ASCII
 // only, no spaces that carry no meaning, one-letter type tag:

@@ -1,4 +1,5 @@
-// The generator interface (DESIGN.md, "Tasks" and "Skills"): one family per file behind a registry.
+// The generator interface (docs/DESIGN.md, "Tasks" and "Skills and the skill graph"): one family
+// per file behind a registry.
 import type { Rng } from '../core/rng.js';
 import type { Skill, TaskDraft, TaskType } from '../core/task.js';
 

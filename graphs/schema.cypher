@@ -1,5 +1,6 @@
-// cogen skill graph schema (DESIGN.md, "Skills and the skill graph"). Applied statement by statement at
-// Neo4jSkillGraph.init(); every statement is idempotent (IF NOT EXISTS). Neo4j 5.x, Community or later.
+// cogen skill graph schema (docs/DESIGN.md, "Skills and the skill graph"). Applied statement by
+// statement at Neo4jSkillGraph.init(); every statement is idempotent (IF NOT EXISTS). Neo4j 5.x,
+// Community or later.
 //
 // (:Skill {id, family, name, description, level})-[:REQUIRES]->(:Skill)
 // (:Run {id, preset, config, startedAt, endedAt, status})

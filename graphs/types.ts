@@ -1,6 +1,7 @@
-// The skill graph interface (DESIGN.md, "Skills and the skill graph"). Two stores implement it:
-// embedded (SQLite, the run's database) and Neo4j. Writes arrive as events through the run store's
-// outbox; `apply` must be idempotent (MERGE on ids) so that replaying the outbox is always safe.
+// The skill graph interface (docs/DESIGN.md, "Skills and the skill graph"). Two stores implement
+// it: embedded (SQLite, the run's database) and Neo4j. Writes arrive as events through the run
+// store's outbox; `apply` must be idempotent (MERGE on ids) so that replaying the outbox is always
+// safe.
 import type { Skill } from '../core/task.js';
 
 export interface GraphTask {

@@ -1,5 +1,5 @@
-// The learned grammar proposer's configuration (issue 24): off by default, so a run without this
-// section draws exactly what the fixed generators draw.
+// The learned grammar proposer's configuration (README "A proposer that learns"): off by default,
+// so a run without this section draws exactly what the fixed generators draw.
 import { z } from 'zod';
 
 export const learnedProposerConfigSchema = z

@@ -1,6 +1,6 @@
-// The proposers room (issue 24): a proposer that learns where the fixed generators draw. The
-// learned grammar proposer keeps per-arm preferences over the typed grammar's choices and trains
-// them on the learnability of its tasks, with novelty and validity terms.
+// The proposers room (README "A proposer that learns"): a proposer that learns where the fixed
+// generators draw. The learned grammar proposer keeps per-arm preferences over the typed grammar's
+// choices and trains them on the learnability of its tasks, with novelty and validity terms.
 export { learnedProposerConfigSchema, proposerConfigSchema, selfPlayConfigSchema, type LearnedProposerConfig, type ProposerConfig, type SelfPlayConfig } from './config.js';
 export { buckets, probabilities, traceText, TracingChooser, type Choice, type Preferences } from './chooser.js';
 export { LEARNED_PROPOSER, LEARNED_VERSION, LearnedProposer, preferenceRows, type LearnedDraft, type LearnedState, type LearnStats, type PreferenceRow } from './learned.js';

@@ -1,4 +1,4 @@
-// The learned grammar proposer (issue 24; DESIGN.md step 5): per arm (family, level, type) it keeps
+// The learned grammar proposer (docs/DESIGN.md, step 5): per arm (family, level, type) it keeps
 // preferences over the grammar's choices, samples drafts with them (TracingChooser), and learns by
 // REINFORCE with a per-arm baseline from each draft's reward:
 //   r = learnability(p) + novelty · [canonical hash new to the run] + validity · [the sandbox accepted it]

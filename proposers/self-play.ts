@@ -1,11 +1,12 @@
-// Self-play (issue 24; Absolute Zero's one policy in two roles), an experiment, off by default: the
-// solver's own transformer writes the fresh tasks. The generators' grammar stays the author of the
-// program's shape; at each of its choice points (which production fills a hole, whether a hole stops
-// growing, which range an integer literal falls in) the model picks the option instead of the fixed
-// weights. Each option is one token (a character), the model reads the prompt (a reference task and
-// the arm) and the choice tokens so far, and its next-token distribution is masked to the point's
-// options: constrained decoding, so any weights give a program of the grammar. The sandbox checks
-// validity, determinism and duplicates as for any proposal.
+// Self-play (README "A proposer that learns"; Absolute Zero's one policy in two roles), an
+// experiment, off by default: the solver's own transformer writes the fresh tasks. The generators'
+// grammar stays the author of the program's shape; at each of its choice points (which production
+// fills a hole, whether a hole stops growing, which range an integer literal falls in) the model
+// picks the option instead of the fixed weights. Each option is one token (a character), the model
+// reads the prompt (a reference task and the arm) and the choice tokens so far, and its next-token
+// distribution is masked to the point's options: constrained decoding, so any weights give a
+// program of the grammar. The sandbox checks validity, determinism and duplicates as for any
+// proposal.
 //
 // The proposer role's reward is AZR's: learnability(p) + novelty · [canonical hash new to the run] +
 // validity · [the sandbox accepted it] (refused candidates score 0; reward.ts), and its advantage is the

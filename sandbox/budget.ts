@@ -1,5 +1,5 @@
-// Budgets (DESIGN.md, "Sandbox"): one answer has one budget, shared by all the calls that verify
-// it, in interpreter steps, a unit the engine counts deterministically (QuickJS's interrupt
+// Budgets (docs/DESIGN.md, "Sandbox"): one answer has one budget, shared by all the calls that
+// verify it, in interpreter steps, a unit the engine counts deterministically (QuickJS's interrupt
 // counter: one step per loop back-edge, call, regexp backtrack, …), so a verdict never depends on
 // the machine's load. Validation measures the reference's cost in steps (runTwice's first pass: the
 // program loaded in a fresh context and called on every input in order, as an induction answer is

@@ -1,5 +1,6 @@
-// The sandbox for untrusted programs (DESIGN.md, "Sandbox"): QuickJS compiled to WebAssembly, one
-// runtime per worker thread, a fresh context per task, limits on time, memory, stack and output.
+// The sandbox for untrusted programs (docs/DESIGN.md, "Sandbox"): QuickJS compiled to WebAssembly,
+// one runtime per worker thread, a fresh context per task, limits on time, memory, stack and
+// output.
 //
 // A task (runTasks) is a program and the argument lists of its calls: the program is loaded once
 // in a fresh context and every call runs there, in order (run and runMany: a task of one call).

@@ -1,9 +1,9 @@
-// Steps: the budget unit (DESIGN.md, "Sandbox"), counted and enforced here. This file is the only
-// one that reads or writes QuickJS's interrupt counter, so the accounting that decides 'timeout'
-// verdicts can be read in one place. A worker thread runs one job at a time, so the accounting is
-// this module's state: the engine marks jobs, calls and contexts through the functions below and
-// reads `interrupted`, `overBudget`, `overWall` and `spent` (exported bindings are live; only this
-// file assigns them).
+// Steps: the budget unit (docs/DESIGN.md, "Sandbox"), counted and enforced here. This file is the
+// only one that reads or writes QuickJS's interrupt counter, so the accounting that decides
+// 'timeout' verdicts can be read in one place. A worker thread runs one job at a time, so the
+// accounting is this module's state: the engine marks jobs, calls and contexts through the
+// functions below and reads `interrupted`, `overBudget`, `overWall` and `spent` (exported bindings
+// are live; only this file assigns them).
 //
 // The interrupt counter lives in the context's struct in WASM memory (JSContext.interrupt_counter);
 // findCounter() finds it and checks that it behaves as expected (exact = true). Then every step a

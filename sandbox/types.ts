@@ -1,4 +1,4 @@
-// The executor's interface (DESIGN.md, "Sandbox"). Every program cogen runs goes through it.
+// The executor's interface (docs/DESIGN.md, "Sandbox"). Every program cogen runs goes through it.
 import type { Json } from '../core/task.js';
 
 export interface Limits {

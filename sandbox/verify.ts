@@ -1,4 +1,4 @@
-// The three verifiers (DESIGN.md, "Tasks"). A malformed answer scores 0 with a reason; nothing
+// The three verifiers (docs/DESIGN.md, "Tasks"). A malformed answer scores 0 with a reason; nothing
 // here throws on an answer.
 //
 //   deduction  the answer is a literal; reward 1 iff it deep-equals task.output (no sandbox run).

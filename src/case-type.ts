@@ -1,5 +1,5 @@
 // A task's case type: what a learner must have met in training for a held-out task of that type to
-// measure generalisation rather than luck (issue 20). The held-out probes (src/probes.ts) hold a
+// measure generalisation rather than luck. The held-out probes (src/probes.ts) hold a
 // task out only while another task of its case type stays in training, so that no probe asks for a
 // case no training task covers (`||` on false,false when training had no such task, say).
 //

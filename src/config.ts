@@ -1,5 +1,5 @@
-// Run configuration and presets (DESIGN.md, "Conventions"): YAML presets in curricula/, validated
-// with zod; each room owns the schema of its own section and this file composes them.
+// Run configuration and presets (docs/DESIGN.md, "Conventions"): YAML presets in curricula/,
+// validated with zod; each room owns the schema of its own section and this file composes them.
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

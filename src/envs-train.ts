@@ -1,10 +1,11 @@
-// The built-in solver plays agentic environments (issue 23): where the environment room (envs/) and
-// the solver (src/solver/) meet. The solver reads a compact first prompt (the same information as
-// the environment's prompt, in the compact rendering it reads tasks in), writes actions in its
-// action language (episodes.ts: `call([3])`, `submit(a=>a+1)`, `run_tests(...)`), each turned into
-// the environment's tool call here; the environment's tool results are appended in a compact
-// rendering (solverObservation), the trajectory keeping the environment's own text. Multi-turn
-// GRPO trains it on groups of episodes of the same environment, rewarded at the end.
+// The built-in solver plays agentic environments (docs/DESIGN.md, "Environments"): where the
+// environment room (envs/) and the solver (src/solver/) meet. The solver reads a compact first
+// prompt (the same information as the environment's prompt, in the compact rendering it reads tasks
+// in), writes actions in its action language (episodes.ts: `call([3])`, `submit(a=>a+1)`,
+// `run_tests(...)`), each turned into the environment's tool call here; the environment's tool
+// results are appended in a compact rendering (solverObservation), the trajectory keeping the
+// environment's own text. Multi-turn GRPO trains it on groups of episodes of the same environment,
+// rewarded at the end.
 import { createRng } from '../core/rng.js';
 import type { Json } from '../core/task.js';
 import { Env, type EnvAction, type EnvSpec, type Trajectory } from '../envs/index.js';

@@ -1,12 +1,12 @@
-// `cogen export --what proposals` (issue 24): what the proposers wrote, as a dataset to train a
-// proposer elsewhere. One record per proposal, accepted or not: the prompt (an LLM proposer's
-// prompt; for the learned grammar proposer the arm and its choice trace; for self-play the arm,
-// the model's prompt and its choice tokens), the output (the
-// program as written), the outcome and the learnability reward (1 − p for the solver's solve rate
-// 0 < p < 1, else 0; null until the task was scored, and for refused proposals). In the trl format
-// a record is TRL's conversational prompt-completion pair with `reward` and a boolean `label`
-// (reward > 0), the unpaired layout its KTO trainer reads and a GRPO reward function can look up.
-// (This file keeps export.ts's RecordKind shape without importing it: export.ts imports this one.)
+// `cogen export --what proposals` (README "A proposer that learns"): what the proposers wrote, as a
+// dataset to train a proposer elsewhere. One record per proposal, accepted or not: the prompt (an
+// LLM proposer's prompt; for the learned grammar proposer the arm and its choice trace; for
+// self-play the arm, the model's prompt and its choice tokens), the output (the program as
+// written), the outcome and the learnability reward (1 − p for the solver's solve rate 0 < p < 1,
+// else 0; null until the task was scored, and for refused proposals). In the trl format a record is
+// TRL's conversational prompt-completion pair with `reward` and a boolean `label` (reward > 0), the
+// unpaired layout its KTO trainer reads and a GRPO reward function can look up. (This file keeps
+// export.ts's RecordKind shape without importing it: export.ts imports this one.)
 import type { RunStore } from './store.js';
 
 export interface ProposalExport {

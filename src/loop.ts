@@ -1,5 +1,5 @@
-// One autonomous curriculum run: the only place where the rooms meet (DESIGN.md, "One step of the
-// loop"). Read `runStep` top to bottom to follow one step.
+// One autonomous curriculum run: the only place where the rooms meet (docs/DESIGN.md, "One step of
+// the loop"). Read `runStep` top to bottom to follow one step.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -310,7 +310,7 @@ interface StepEvents {
   outbox: GraphEvent[];
 }
 
-/** Steps 1–6 of DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */
+/** Steps 1–6 of docs/DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */
 async function runStep(ctx: StepContext) {
   const { config, step, rng, sandbox, policy, controller } = ctx;
   // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing

@@ -1,4 +1,5 @@
-// The held-out mastery probes (DESIGN.md, step 7), chosen so that a trivial policy cannot pass them.
+// The held-out mastery probes (docs/DESIGN.md, step 7), chosen so that a trivial policy cannot pass
+// them.
 //
 // A trivial policy answers without reading the program: per group of probes that look alike to it
 // (same task type, level and answer shape), it gives one fixed kind of answer:

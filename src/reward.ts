@@ -1,5 +1,5 @@
-// Reward shaping for the policy update only (DESIGN.md, "One step of the loop": reward in [0, 1]).
-// The verifiers' rewards are exact and are what the run records, the curriculum sees and the
+// Reward shaping for the policy update only (docs/DESIGN.md, "One step of the loop": reward in [0,
+// 1]). The verifiers' rewards are exact and are what the run records, the curriculum sees and the
 // mastery probes count. From random initialisation an exact-match reward on arithmetic rarely
 // fires, so the update may give a wrong deduction answer partial credit:
 //   numericPartial: r = partial / (1 + |answer − output|) for a numeric output (it tends to teach

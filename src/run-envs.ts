@@ -1,7 +1,8 @@
-// Environment arms in an autonomous run (issue 23): where the environments (envs/), the curriculum's
-// arms and the built-in solver meet for `cogen run`. loop.ts calls these at the points of a step
-// where it handles tasks: the space (arms and skills), the held-out probes, playing the picked arms,
-// and scoring the probes. An environment arm is (family, level, kind); its skill is `env.<kind>`.
+// Environment arms in an autonomous run (docs/DESIGN.md, "Environments"): where the environments
+// (envs/), the curriculum's arms and the built-in solver meet for `cogen run`. loop.ts calls these
+// at the points of a step where it handles tasks: the space (arms and skills), the held-out probes,
+// playing the picked arms, and scoring the probes. An environment arm is (family, level, kind); its
+// skill is `env.<kind>`.
 import type { Rng } from '../core/rng.js';
 import { isSolved, solveRate } from '../core/rules.js';
 import type { Skill } from '../core/task.js';

@@ -1,6 +1,7 @@
-// The self-play mode's glue (issue 24, experimental): the built-in solver's transformer is also the
-// proposer (proposers/self-play.ts). Here the two meet: the config's switch, the model as the
-// decoder's ChoiceModel, the reference task of a prompt, and the proposals' rows and metrics.
+// The self-play mode's glue (experimental; README "A proposer that learns"): the built-in solver's
+// transformer is also the proposer (proposers/self-play.ts). Here the two meet: the config's
+// switch, the model as the decoder's ChoiceModel, the reference task of a prompt, and the
+// proposals' rows and metrics.
 import type { Task } from '../core/task.js';
 import type { TaskArm } from '../curricula/index.js';
 import { SelfPlayProposer, type ChoiceModel, type SelfPlayDraft, type SelfPlayStats } from '../proposers/index.js';

@@ -1,4 +1,4 @@
-// The run store: one SQLite database (WAL) per run, `runs/<id>/run.db` (DESIGN.md, "Stores and
+// The run store: one SQLite database (WAL) per run, `runs/<id>/run.db` (docs/DESIGN.md, "Stores and
 // durability"). Everything one step produces is committed in one transaction, graph events included
 // (the outbox), so a run killed at any moment loses nothing and a resumed run duplicates nothing.
 import Database from 'better-sqlite3';
@@ -63,7 +63,7 @@ export interface TaskRow {
   solved: number;
 }
 
-/** One played environment episode (issue 23): the spec it played and its trajectory. */
+/** One played environment episode (docs/DESIGN.md, "Environments"): the spec it played and its trajectory. */
 export interface EnvEpisodeRow {
   id: number;
   step: number;

@@ -1,4 +1,5 @@
-// LLM agents (issue 8) against LangChain's own scripted chat models: no network, no timing asserts.
+// LLM agents (README "LLM agents") against LangChain's own scripted chat models: no network, no
+// timing asserts.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -29,7 +29,7 @@ const CI = process.env.CI === 'true' || process.env.CI === '1';
 const READY = bridgeReady();
 if (!READY && !CI) console.warn(`bridge-rg tests skipped: ${notSetUpLine()}`);
 
-/** The five datasets whose items' own answers do not score 1 with their own score_answer (issue 25). */
+/** The five datasets whose items' own answers do not score 1 with their own score_answer (bench/results/reasoning-gym.md). */
 const KNOWN_UNVERIFIED = ['boxnet', 'graph_color', 'propositional_logic', 'rubiks_cube', 'rush_hour'];
 /** Datasets of different kinds: arithmetic with an evaluating scorer, strings, a grid game, graphs, logic. */
 const SAMPLE = ['rg.countdown', 'rg.basic_arithmetic', 'rg.spell_backward', 'rg.mini_sudoku', 'rg.shortest_path', 'rg.family_relationships'];

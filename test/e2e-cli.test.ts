@@ -34,7 +34,8 @@ describe('cogen run --preset smoke, then skills and export', () => {
     // The skills whose last event is 'learned' are the ones the summary reports mastered.
     const events = db.prepare('SELECT skill_id, event FROM skill_events ORDER BY id').all() as { skill_id: string; event: string }[];
     const last = new Map(events.map((e) => [e.skill_id, e.event]));
-    // smoke's probes can show arith.add/sub/mul and logic.and/or/not mastered (issue 18: balanced probe sets)
+    // smoke's probes can show arith.add/sub/mul and logic.and/or/not mastered (balanced probe sets,
+    // src/probes.ts)
     expect(summary.skillsMasterable).toBe(6);
     expect(summary.mastery.map((m) => m.skillId)).toEqual([...summary.skillsMastered].sort());
     expect([...last].filter(([, e]) => e === 'learned').map(([id]) => id).sort()).toEqual([...summary.skillsMastered].sort());

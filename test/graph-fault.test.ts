@@ -1,9 +1,9 @@
-// The fault test of issue 7: a run writes to Neo4j through the outbox; Neo4j is killed in the middle
-// of the run and started again on the same data directory. The run finishes regardless, the backlog
-// drains once Neo4j is back, and Neo4j ends with exactly the same graph (nodes, edges, properties,
-// mastery intervals) as the run's embedded store. Uses its own local Neo4j (not the shared one), so it
-// needs Java + Maven, like test/setup/neo4j.ts; skipped outside CI when neither NEO4J_URI nor a local
-// Neo4j is available.
+// The outbox's fault test (docs/DESIGN.md, "Skills and the skill graph"): a run writes to Neo4j
+// through the outbox; Neo4j is killed in the middle of the run and started again on the same data
+// directory. The run finishes regardless, the backlog drains once Neo4j is back, and Neo4j ends
+// with exactly the same graph (nodes, edges, properties, mastery intervals) as the run's embedded
+// store. Uses its own local Neo4j (not the shared one), so it needs Java + Maven, like
+// test/setup/neo4j.ts; skipped outside CI when neither NEO4J_URI nor a local Neo4j is available.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';

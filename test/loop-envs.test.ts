@@ -1,8 +1,8 @@
-// Environment arms in an autonomous run (issue 23): the curriculum picks (family, level, kind) arms
-// beside the task arms; the built-in solver plays their episodes, which the store records and the
-// update trains on; the held-out environments score the env.* skills against the random
-// valid-action policy; and a run stopped after an uncheckpointed step resumes to exactly the run
-// that was never stopped.
+// Environment arms in an autonomous run (docs/DESIGN.md, "Environments"): the curriculum picks
+// (family, level, kind) arms beside the task arms; the built-in solver plays their episodes, which
+// the store records and the update trains on; the held-out environments score the env.* skills
+// against the random valid-action policy; and a run stopped after an uncheckpointed step resumes to
+// exactly the run that was never stopped.
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

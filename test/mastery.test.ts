@@ -1,8 +1,8 @@
-// Mastery a trivial policy cannot reach (issue 18): the binomial bound on probes per skill, the
-// learning rule's margin over the trivial baseline, the baseline itself, balanced probe sets, and the
-// property that no trivial policy (a constant answer, the most common output or argument list, an
-// echoed argument, the identity, …) ever produces a learned event, for any family, level and type.
-// Old run stores (graph rows and events without a baseline) stay readable.
+// Mastery a trivial policy cannot reach (docs/DESIGN.md, step 7): the binomial bound on probes per
+// skill, the learning rule's margin over the trivial baseline, the baseline itself, balanced probe
+// sets, and the property that no trivial policy (a constant answer, the most common output or
+// argument list, an echoed argument, the identity, …) ever produces a learned event, for any
+// family, level and type. Old run stores (graph rows and events without a baseline) stay readable.
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

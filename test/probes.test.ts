@@ -1,4 +1,4 @@
-// A fair held-out split (issue 20): a task's case type (src/case-type.ts), and probes that only ask
+// A fair held-out split: a task's case type (src/case-type.ts), and probes that only ask
 // for cases training covers, a few at a time (holdLimit per case type), for any seed.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

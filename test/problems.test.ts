@@ -1,6 +1,6 @@
-// Verified problems (issue 25, part A): validation of problem drafts (a verifier that accepts
-// anything, a witness it rejects, nondeterminism, limits), hostile answers, bridged answers as text,
-// the LLM proposer's problem proposals, exports, probes' trivial baselines and the server.
+// Verified problems (docs/DESIGN.md, "Tasks"): validation of problem drafts (a verifier that
+// accepts anything, a witness it rejects, nondeterminism, limits), hostile answers, bridged answers
+// as text, the LLM proposer's problem proposals, exports, probes' trivial baselines and the server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { createRng } from '../core/rng.js';

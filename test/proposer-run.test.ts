@@ -1,7 +1,7 @@
-// The learned grammar proposer inside a run (issue 24): its tasks carry its identity, its drafts are
-// recorded as proposals with their learnability, its per-step metrics are logged, and a run stopped
-// after an uncheckpointed step resumes to exactly the run that was never stopped: the same tasks,
-// metrics, proposals and the same preferences in the last checkpoint.
+// The learned grammar proposer inside a run (README "A proposer that learns"): its tasks carry its
+// identity, its drafts are recorded as proposals with their learnability, its per-step metrics are
+// logged, and a run stopped after an uncheckpointed step resumes to exactly the run that was never
+// stopped: the same tasks, metrics, proposals and the same preferences in the last checkpoint.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
-// The learned grammar proposer (issue 24): its chooser is a distribution over the grammar's options,
-// the fixed chooser draws exactly what the generators always drew, novelty is judged on the
-// canonical hash, REINFORCE moves preferences toward learnable tasks, the state resumes exactly,
-// and a trained proposer's drafts still pass the sandbox about as often as the fixed generators'.
+// The learned grammar proposer (README "A proposer that learns"): its chooser is a distribution
+// over the grammar's options, the fixed chooser draws exactly what the generators always drew,
+// novelty is judged on the canonical hash, REINFORCE moves preferences toward learnable tasks, the
+// state resumes exactly, and a trained proposer's drafts still pass the sandbox about as often as
+// the fixed generators'.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRng, type Rng } from '../core/rng.js';

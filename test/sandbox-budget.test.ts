@@ -1,7 +1,8 @@
-// Budgets (issue 15): one answer, one budget of interpreter steps, counted by the engine. The tests
-// check the accounting (steps spent against the budget, as the engine reports them), never a wall
-// time: the wall cost of hostile answers is measured by `npm run bench:sandbox`. The hostile
-// answers themselves (test/hostile/corpus.ts) are checked in test/sandbox-hostile.test.ts.
+// Budgets (docs/DESIGN.md, "Sandbox"): one answer, one budget of interpreter steps, counted by the
+// engine. The tests check the accounting (steps spent against the budget, as the engine reports
+// them), never a wall time: the wall cost of hostile answers is measured by
+// `npm run bench:sandbox`. The hostile answers themselves (test/hostile/corpus.ts) are checked
+// in test/sandbox-hostile.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSandbox, budgetFor, DEFAULT_BUDGET, resolveBudget, taskBudget } from '../sandbox/index.js';

@@ -1,7 +1,7 @@
 // The hostile corpus: every program is contained, ends with its typed reason, and the next task on
 // the same worker is unaffected; the host and the pool stay healthy. Hostile induction answers
-// (issue 15) fail with their reason within their budget (the steps the engine reports), with a
-// short reason, and the first limit failure ends the answer.
+// (bench/results/sandbox-hostile.md) fail with their reason within their budget (the steps the
+// engine reports), with a short reason, and the first limit failure ends the answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, verifyAnswer } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';

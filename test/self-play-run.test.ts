@@ -1,7 +1,7 @@
-// Self-play inside a run (issue 24, experimental): the fresh tasks carry `self-play@<version>`, the
-// drafts are proposals rows, the proposer role's metrics are logged, and a run stopped after an
-// uncheckpointed step resumes to exactly the run that was never stopped (tasks, metrics, proposals,
-// checkpointed weights).
+// Self-play inside a run (experimental; README "A proposer that learns"): the fresh tasks carry
+// `self-play@<version>`, the drafts are proposals rows, the proposer role's metrics are logged, and
+// a run stopped after an uncheckpointed step resumes to exactly the run that was never stopped
+// (tasks, metrics, proposals, checkpointed weights).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

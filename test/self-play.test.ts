@@ -1,8 +1,9 @@
-// Self-play (issue 24, experimental): the solver's transformer writes programs under a decoder
-// constrained to the grammar's options. Any seed and any weights give a program of the grammar
-// (it parses, the reference interpreter runs it, every choice token was one of its point's options);
-// the same weights and seed give the same program; the proposer role's loss sees its own choice
-// tokens only (renormalised over the options), and its sampled log-probs are what training recomputes.
+// Self-play (experimental; README "A proposer that learns"): the solver's transformer writes
+// programs under a decoder constrained to the grammar's options. Any seed and any weights give a
+// program of the grammar (it parses, the reference interpreter runs it, every choice token was one
+// of its point's options); the same weights and seed give the same program; the proposer role's
+// loss sees its own choice tokens only (renormalised over the options), and its sampled log-probs
+// are what training recomputes.
 import { parse } from 'acorn';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
-// A served run reports mastery as the autonomous run's summary does (issue 18): each mastered skill
-// beside its trivial baseline, the skills ever learned, and what was forgotten. A real server on a
-// loopback port; the right answers to the probes come from drawing the same probe set here (the
-// same config and stream), not from the server's responses.
+// A served run reports mastery as the autonomous run's summary does (src/probes.ts,
+// curricula/mastery.ts): each mastered skill beside its trivial baseline, the skills ever learned,
+// and what was forgotten. A real server on a loopback port; the right answers to the probes come
+// from drawing the same probe set here (the same config and stream), not from the server's
+// responses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPreset } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';

@@ -1,5 +1,6 @@
-// The built-in solver playing environments (issue 23): the action language, sampling log-probs on
-// multi-turn transcripts, the loss masked to the agent's own tokens, and a deterministic run.
+// The built-in solver playing environments (docs/DESIGN.md, "Environments"): the action language,
+// sampling log-probs on multi-turn transcripts, the loss masked to the agent's own tokens, and a
+// deterministic run.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.js';

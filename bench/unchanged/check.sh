@@ -1,7 +1,7 @@
 #!/bin/bash
-# Behaviour unchanged between two commits (issue 17's check for a refactor): the drafts'
-# fingerprints (drafts-digest.ts) and a smoke run's store and checkpoints (compare-runs.py), each
-# commit in its own temporary worktree.   Usage: bash bench/unchanged/check.sh BASE [OTHER=HEAD]
+# Behaviour unchanged between two commits (the check for a refactor; bench/results/house.md): the
+# drafts' fingerprints (drafts-digest.ts) and a smoke run's store and checkpoints (compare-runs.py),
+# each commit in its own temporary worktree.   Usage: bash bench/unchanged/check.sh BASE [OTHER=HEAD]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=$1; other=${2:-HEAD}; tmp=$(mktemp -d)

@@ -1,4 +1,4 @@
-// The native problem families' registry (one file per family, DESIGN.md "Tasks": the verified
+// The native problem families' registry (one file per family, docs/DESIGN.md "Tasks": the verified
 // problem), grouped by domain.
 import type { ProblemFamily } from './kit.js';
 import { countdown } from './countdown.js';

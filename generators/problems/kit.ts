@@ -1,4 +1,4 @@
-// What every problem family file shares (DESIGN.md, "Tasks": the verified problem): the family
+// What every problem family file shares (docs/DESIGN.md, "Tasks": the verified problem): the family
 // interface behind the registry, declaring a family once (its levels, skills and verifier), and small
 // helpers the generators and verifiers use.
 //

@@ -1,4 +1,4 @@
-// Validation of a verified problem (DESIGN.md, "Tasks": the verified problem). A problem draft
+// Validation of a verified problem (docs/DESIGN.md, "Tasks": the verified problem). A problem draft
 // becomes a task only when its verifier, run in the sandbox as f(answer, data), scores the witness
 // exactly 1 and every near-miss failure below 1 — so a verifier that accepts anything is caught —
 // twice in fresh contexts in two orders (determinism), within the limits. Its answers' budget comes

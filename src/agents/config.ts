@@ -1,7 +1,7 @@
-// Configuration of the LLM agents (DESIGN.md, "Solver and the GRPO family", last paragraph): a chat
-// model as proposer for a share of the fresh tasks, and a chat model as a solver under evaluation.
-// Every field has a default and both agents are off by default. API keys are never configuration:
-// they come from the environment only (see `apiKeyFromEnv` in model.ts).
+// Configuration of the LLM agents (docs/DESIGN.md, "Solver and the GRPO family", last paragraph): a
+// chat model as proposer for a share of the fresh tasks, and a chat model as a solver under
+// evaluation. Every field has a default and both agents are off by default. API keys are never
+// configuration: they come from the environment only (see `apiKeyFromEnv` in model.ts).
 import { z } from 'zod';
 
 export const PROVIDERS = ['openai', 'ollama', 'scripted'] as const;

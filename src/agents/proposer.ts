@@ -1,7 +1,8 @@
-// The LLM proposer (DESIGN.md, "One step of the loop", step 2): a chat model writes a task draft from
-// K reference tasks, the way Absolute Zero's proposer does. Its output is parsed here against a zod
-// schema (LangChain's fakes and withStructuredOutput validate nothing); the loop then validates the
-// draft in the sandbox through generators' `materialise`, exactly like a generated draft.
+// The LLM proposer (docs/DESIGN.md, "One step of the loop", step 2): a chat model writes a task
+// draft from K reference tasks, the way Absolute Zero's proposer does. Its output is parsed here
+// against a zod schema (LangChain's fakes and withStructuredOutput validate nothing); the loop then
+// validates the draft in the sandbox through generators' `materialise`, exactly like a generated
+// draft.
 import { z } from 'zod';
 import type { AnyDraft, Input, Json } from '../../core/task.js';
 import { createRng } from '../../core/rng.js';

@@ -1,4 +1,4 @@
-// An LLM as the solver, for evaluation only (DESIGN.md, "Solver and the GRPO family", last
+// An LLM as the solver, for evaluation only (docs/DESIGN.md, "Solver and the GRPO family", last
 // paragraph). It implements the loop's Policy: it answers the tasks' natural-language renderings,
 // its final answer is extracted from a fenced block or an `ANSWER:` line, and the sandbox verifies
 // it like any other answer. It trains nothing; pass@k over the G samples is computed by passAtK.

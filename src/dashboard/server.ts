@@ -1,8 +1,9 @@
-// `cogen dashboard`: one local page over the run store (DESIGN.md, "Looking at a run"). Read-only: the
-// run's database is opened with SQLite's read-only flag on each request, so a run live in another
-// process is shown as it goes (the page polls the run's summary and reloads what changed). No CDN:
-// uPlot and Cytoscape.js are served from node_modules, the page's own script from src/dashboard/public.
-// Every path is relative, so the same app can be mounted under a prefix (cogen serve's /dashboard).
+// `cogen dashboard`: one local page over the run store (docs/DESIGN.md, "Looking at a run").
+// Read-only: the run's database is opened with SQLite's read-only flag on each request, so a run
+// live in another process is shown as it goes (the page polls the run's summary and reloads what
+// changed). No CDN: uPlot and Cytoscape.js are served from node_modules, the page's own script from
+// src/dashboard/public. Every path is relative, so the same app can be mounted under a prefix
+// (cogen serve's /dashboard).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

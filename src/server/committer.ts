@@ -1,12 +1,12 @@
-// The one writer of a served run (DESIGN.md, "Serving trainers"; docs/scale-out.md). Changes of the
-// run's state (tasks handed out, scores, probe reports) queue here; each batch runs as one writer
-// transaction: it takes the run's writer lock, brings the in-memory state up to the store's (another
-// replica may have written since), applies every queued change in order on top of it, writes their
-// rows with the new state snapshot, and commits; only then does each caller answer. So every step is
-// applied by one writer on the state the step before left, whichever replica took the request.
-// A batch that fails answers every caller with a StoreError (a 503): nothing of it was acknowledged.
-// With SQLite that stops the run (restart with --resume); with PostgreSQL the next batch reloads the
-// state from the store and goes on.
+// The one writer of a served run (docs/DESIGN.md, "Serving trainers"; docs/scale-out.md). Changes
+// of the run's state (tasks handed out, scores, probe reports) queue here; each batch runs as one
+// writer transaction: it takes the run's writer lock, brings the in-memory state up to the store's
+// (another replica may have written since), applies every queued change in order on top of it,
+// writes their rows with the new state snapshot, and commits; only then does each caller answer. So
+// every step is applied by one writer on the state the step before left, whichever replica took the
+// request. A batch that fails answers every caller with a StoreError (a 503): nothing of it was
+// acknowledged. With SQLite that stops the run (restart with --resume); with PostgreSQL the next
+// batch reloads the state from the store and goes on.
 import { StoreError, type StoredRequest } from '../store.js';
 import type { Prefetch, ServedRecords, WriteOp, WriterTx } from './records/types.js';
 

@@ -1,6 +1,6 @@
-// `cogen serve`: a served run behind HTTP (DESIGN.md, "Serving trainers"). Loopback by default; any
-// other address needs a bearer token from the environment (COGEN_TOKEN), which is never logged,
-// stored or returned.
+// `cogen serve`: a served run behind HTTP (docs/DESIGN.md, "Serving trainers"). Loopback by
+// default; any other address needs a bearer token from the environment (COGEN_TOKEN), which is
+// never logged, stored or returned.
 import { isLoopback } from './loopback.js';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import type { RunConfig } from '../config.js';

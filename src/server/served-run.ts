@@ -1,7 +1,7 @@
-// A served run (DESIGN.md, "Serving trainers"): the same curriculum, probes and skill graph as an
-// autonomous run, but the solver is a trainer's model on the other side of HTTP. Where the loop has
-// one step per solver update, a served run has one step per score request; its unit of progress is
-// the scored group (the completions reported for one sampled task), which feeds the controller.
+// A served run (docs/DESIGN.md, "Serving trainers"): the same curriculum, probes and skill graph as
+// an autonomous run, but the solver is a trainer's model on the other side of HTTP. Where the loop
+// has one step per solver update, a served run has one step per score request; its unit of progress
+// is the scored group (the completions reported for one sampled task), which feeds the controller.
 //
 // Durability: answers are verified first, outside any lock; then every change of state (tasks handed
 // out, scores, probe reports) goes to the run's one writer (committer.ts), which applies it on the

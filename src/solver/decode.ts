@@ -1,7 +1,7 @@
-// Decoding (DESIGN.md, "Solver and the GRPO family"): G answers per prompt, each prompt run once
-// (prefill) and the answers extended token by token from the KV cache, every token masked to what
-// the answer's grammar allows. The policy runs it on this thread and, for the other chunks of a
-// batch, the shard workers run the same code (accel/parallel.ts).
+// Decoding (docs/DESIGN.md, "Solver and the GRPO family"): G answers per prompt, each prompt run
+// once (prefill) and the answers extended token by token from the KV cache, every token masked to
+// what the answer's grammar allows. The policy runs it on this thread and, for the other chunks of
+// a batch, the shard workers run the same code (accel/parallel.ts).
 //
 // Each prompt draws from its own random stream (seeded by the policy per call), so the answers do
 // not depend on how prompts are split between threads.

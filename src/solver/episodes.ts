@@ -1,5 +1,5 @@
-// Multi-turn episodes for the built-in solver (issue 23): actions decoded under an action grammar,
-// and the rows a multi-turn GRPO update trains on.
+// Multi-turn episodes for the built-in solver (docs/DESIGN.md, "Environments"): actions decoded
+// under an action grammar, and the rows a multi-turn GRPO update trains on.
 //
 // An episode is a transcript: the first prompt, then turns of (the action the agent wrote, the text
 // the environment answered). Turn k is decoded as one row `<bos> context action <eos>`, where

@@ -1,4 +1,4 @@
-// Answer grammars for constrained decoding (DESIGN.md, "Solver and the GRPO family").
+// Answer grammars for constrained decoding (docs/DESIGN.md, "Solver and the GRPO family").
 //
 // Each grammar is a small pushdown automaton over characters; a token (tokenizer.ts: a character or a
 // word) steps it by each of its characters. `allowedTokens(state, tokensLeft)` returns the tokens

@@ -1,5 +1,5 @@
-// The solver: a small transformer policy trained with the GRPO family (DESIGN.md, "Solver and the
-// GRPO family"). createPolicy() is what the loop uses; TransformerPolicy adds hooks for tests.
+// The solver: a small transformer policy trained with the GRPO family (docs/DESIGN.md, "Solver and
+// the GRPO family"). createPolicy() is what the loop uses; TransformerPolicy adds hooks for tests.
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
 import type { AnswerShape } from '../../core/task.js';

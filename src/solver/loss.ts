@@ -1,4 +1,4 @@
-// The GRPO family (DESIGN.md, "Solver and the GRPO family"). Notation: for answer i, token t,
+// The GRPO family (docs/DESIGN.md, "Solver and the GRPO family"). Notation: for answer i, token t,
 // lr = logp − old, ratio = exp(lr), A_i the advantage, m the completion mask.
 //
 //   grpo, bnpo, dr_grpo, dapo   token loss  ℓ = −min(ratio·A, clip(ratio, 1−εl, 1+εh)·A) + β·k3

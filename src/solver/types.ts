@@ -1,4 +1,4 @@
-// The solver's interface as the loop sees it (DESIGN.md, "Solver and the GRPO family").
+// The solver's interface as the loop sees it (docs/DESIGN.md, "Solver and the GRPO family").
 import type { AnswerKind, AnswerShape } from '../../core/task.js';
 import type { ChoiceRow } from './choices.js';
 import type { EpisodeRows } from './episodes.js';

@@ -115,9 +115,9 @@ export const NORMAL = {
 };
 
 /**
- * Hostile induction answers (issue 15): verified against a real induction task, each must fail
- * with its reason, end its verification within its budget (steps, counted by the engine), and
- * bring back a short reason whatever it tried to push out of the sandbox.
+ * Hostile induction answers (bench/results/sandbox-hostile.md): verified against a real induction
+ * task, each must fail with its reason, end its verification within its budget (steps, counted by
+ * the engine), and bring back a short reason whatever it tried to push out of the sandbox.
  */
 export interface HostileAnswer {
   name: string;
