@@ -480,8 +480,11 @@ REGISTER_KERNEL_BUILDER(Name("CogenTargetLogpGrad").Device(DEVICE_CPU), CogenTar
 REGISTER_KERNEL_BUILDER(Name("CogenAttention").Device(DEVICE_CPU), CogenAttention);
 REGISTER_KERNEL_BUILDER(Name("CogenAttentionGrad").Device(DEVICE_CPU), CogenAttentionGrad);
 
-// Loading the addon registers the ops above. It exports setThreads(n): the threads the ops split
-// their work over from then on (n ≥ 1).
+// Loading the addon registers the ops above (and tf-decode.cc's). It exports setThreads(n): the
+// threads the ops split their work over from then on (n ≥ 1); and abi, the version of the ops' set
+// and signatures, which tf-ops.ts checks so that an addon built by an older cogen is refused.
+static const int32_t kOpsAbi = 2;
+
 static napi_value SetThreads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value arg;
@@ -498,6 +501,8 @@ static napi_value Init(napi_env env, napi_value exports) {
   napi_value fn;
   if (napi_create_function(env, "setThreads", NAPI_AUTO_LENGTH, SetThreads, nullptr, &fn) == napi_ok)
     napi_set_named_property(env, exports, "setThreads", fn);
+  napi_value abi;
+  if (napi_create_int32(env, kOpsAbi, &abi) == napi_ok) napi_set_named_property(env, exports, "abi", abi);
   return exports;
 }
 NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

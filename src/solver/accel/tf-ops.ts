@@ -47,7 +47,10 @@ function decodeArgs(inputs: tf.NamedTensorInfoMap, a: Record<string, number>): t
 }
 
 /** The loaded addon: setThreads(n) sets the threads its ops split their work over (an OpenMP team). */
-let addon: { setThreads(n: number): void } | null = null;
+let addon: { setThreads(n: number): void; abi: number } | null = null;
+
+/** The ops' set and signatures (tf-ops.cc kOpsAbi): an addon of another version is not used. */
+const OPS_ABI = 2;
 
 /**
  * The threads the native ops split their work over from now on (≥ 1; their results do not depend
@@ -74,8 +77,9 @@ export function registerTensorflowOps(pkg: string): string | null {
   if (!existsSync(file)) return 'not built (`cogen setup tensorflow` builds them for the CPU package)';
   try {
     const loaded = req(file) as Partial<NonNullable<typeof addon>>;
-    // a build from before the ops had threads of their own: its kernels' inputs may differ too
-    if (typeof loaded.setThreads !== 'function') return 'built by an older cogen (re-run `cogen setup tensorflow`)';
+    // a build from before this set of ops (the decode step, threads of their own): kernels may be
+    // missing or take other inputs
+    if (typeof loaded.setThreads !== 'function' || loaded.abi !== OPS_ABI) return 'built by an older cogen (re-run `cogen setup tensorflow`)';
     addon = loaded as NonNullable<typeof addon>;
   } catch (e) {
     return `failed to load (${String((e as Error).message).split('\n')[0]})`;
