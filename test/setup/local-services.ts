@@ -12,6 +12,20 @@ import { join } from 'node:path';
 
 export const INSTALL = 'apt-get install -y postgresql nats-server';
 
+/**
+ * Whether this test run wants a service: its flag (`on`, `off` or `auto`), under CI always, and
+ * otherwise when no file filter is given or a filter matches `names`.
+ */
+export function wantsService(flag: string | undefined, names: RegExp): boolean {
+  const f = (flag ?? 'auto').toLowerCase();
+  if (f === 'on' || f === '1' || f === 'true') return true;
+  if (f === 'off' || f === '0' || f === 'false') return false;
+  if (process.env.CI === 'true' || process.env.CI === '1') return true;
+  const args = process.argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run' && a !== 'watch');
+  const filters = args.filter((a) => a.includes('/') || a.includes('test') || /^[\w.-]+$/.test(a));
+  return filters.length === 0 || filters.some((a) => names.test(a));
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();

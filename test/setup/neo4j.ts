@@ -6,12 +6,12 @@
 // skipped elsewhere. Outside CI the local server is only started when the selected tests may need it
 // (no file filter, or a filter naming graph/neo4j/loop/fault/e2e); COGEN_TEST_NEO4J=on|off overrides.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 // @ts-expect-error plain JS module without type declarations
 import { startLocalNeo4j } from '../../graphs/neo4j-local.js';
+import { freePort, wantsService } from './local-services.js';
 
 export interface Neo4jTestConnection {
   uri: string | null;
@@ -30,29 +30,7 @@ declare module 'vitest' {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function wanted(): boolean {
-  const flag = (process.env.COGEN_TEST_NEO4J ?? 'auto').toLowerCase();
-  if (flag === 'on' || flag === '1' || flag === 'true') return true;
-  if (flag === 'off' || flag === '0' || flag === 'false') return false;
-  if (process.env.CI === 'true' || process.env.CI === '1') return true;
-  const args = process.argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run' && a !== 'watch');
-  const filters = args.filter((a) => a.includes('/') || a.includes('test') || /^[\w.-]+$/.test(a));
-  if (filters.length === 0) return true;
-  return filters.some((f) => /graph|neo4j|loop|fault|e2e/i.test(f));
-}
+const wanted = (): boolean => wantsService(process.env.COGEN_TEST_NEO4J, /graph|neo4j|loop|fault|e2e/i);
 
 let stop: (() => Promise<void>) | null = null;
 let dataDir: string | null = null;

@@ -8,7 +8,7 @@
 // elsewhere. Outside CI they are only started when the selected tests may need them (no file filter,
 // or a filter naming postgres/replica/worker/scale/chaos/nats); COGEN_TEST_SERVICES=on|off overrides.
 import type { TestProject } from 'vitest/node';
-import { startNats, startPostgres, stopLocalServices } from './local-services.js';
+import { startNats, startPostgres, stopLocalServices, wantsService } from './local-services.js';
 
 export interface ServiceConnection {
   url: string | null;
@@ -27,16 +27,7 @@ declare module 'vitest' {
   }
 }
 
-function wanted(): boolean {
-  const flag = (process.env.COGEN_TEST_SERVICES ?? 'auto').toLowerCase();
-  if (flag === 'on' || flag === '1' || flag === 'true') return true;
-  if (flag === 'off' || flag === '0' || flag === 'false') return false;
-  if (process.env.CI === 'true' || process.env.CI === '1') return true;
-  const args = process.argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run' && a !== 'watch');
-  const filters = args.filter((a) => a.includes('/') || a.includes('test') || /^[\w.-]+$/.test(a));
-  if (filters.length === 0) return true;
-  return filters.some((f) => /postgres|replica|worker|scale|chaos|nats/i.test(f));
-}
+const wanted = (): boolean => wantsService(process.env.COGEN_TEST_SERVICES, /postgres|replica|worker|scale|chaos|nats/i);
 
 const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
