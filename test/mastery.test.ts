@@ -242,7 +242,7 @@ describe('balanced probe sets', () => {
   }, 60_000);
 });
 
-describe('spaces large enough for balanced probes (issue 18: grow the space, not loosen the rule)', () => {
+describe('spaces large enough for balanced probes (grow the space, not loosen the rule)', () => {
   const plan = async (families: string[], maxLevel: number, types: readonly (typeof CODE_TASK_TYPES)[number][], perArm: number) => {
     const skills = allSkills().filter((s) => families.includes(s.family));
     const arms = families.flatMap((family) => Array.from({ length: maxLevel + 1 }, (_, level) => types.map((type) => ({ family, level, type }))).flat());

@@ -10,7 +10,7 @@
 // The weights travel to the workers with each request (~0.5 MB for the default model).
 //
 // What a shard computes comes from a module the workers import by URL (a ShardModule): the
-// policy's is train-step.ts; bench:train passes its own for the fixed-shape step.
+// policy's is train-step.ts; bench:train passes its own for bench/shape.ts's fixed-shape step.
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import type { Params } from '../model.js';
