@@ -49,6 +49,18 @@ export async function connectNats(url: string, name: string): Promise<{ nc: Nats
   }
 }
 
+/** Follows the connection's status: the one-line reason the queue is unreachable while it is, else null. */
+export function watchReachable(nc: NatsConnection, display: string): () => string | null {
+  let down: string | null = null;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') down = `the verification queue (NATS at ${display}) is unreachable`;
+      else if (s.type === 'reconnect') down = null;
+    }
+  })().catch(() => {});
+  return () => down;
+}
+
 /** Creates the streams and the two durable consumers when they are missing, and sets the consumers' AckWait. */
 export async function ensureQueue(nc: NatsConnection, ackWaitS: number): Promise<JetStreamManager> {
   let jsm: JetStreamManager;

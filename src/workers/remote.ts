@@ -9,7 +9,7 @@ import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io
 import type { SandboxConfig } from '../../sandbox/config.js';
 import { isBridgedProblem, type Task } from '../../core/task.js';
 import { VerificationUnavailable, type Scored, type Verifier } from '../server/verifier.js';
-import { DEFAULT_ACK_WAIT_S, SUBJECTS, VERDICT_PREFIX, connectNats, ensureQueue, queueStats } from './nats.js';
+import { DEFAULT_ACK_WAIT_S, SUBJECTS, VERDICT_PREFIX, connectNats, ensureQueue, queueStats, watchReachable } from './nats.js';
 import { MAX_BATCH, batchHeaders, encodeBatch, readVerdicts } from './protocol.js';
 
 export interface QueueVerifierOptions {
@@ -47,13 +47,7 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
   const reply = `${VERDICT_PREFIX}${id}`;
   const waiting = new Map<string, Waiting>();
   let seq = 0;
-  let down: string | null = null;
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect') down = `the verification queue (NATS at ${display}) is unreachable`;
-      else if (s.type === 'reconnect') down = null;
-    }
-  })().catch(() => {});
+  const down = watchReachable(nc, display);
   const take = (data: Uint8Array) => {
     const verdicts = readVerdicts(data);
     // A verdict for a batch no request waits for any more (answered already, or timed out): dropped.
@@ -112,7 +106,8 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
   return {
     kind: 'queue',
     async score(items) {
-      if (down) throw new VerificationUnavailable(down);
+      const reason = down();
+      if (reason) throw new VerificationUnavailable(reason);
       const lanes = [items.flatMap((it, i) => (isBridgedProblem(it.task) ? [] : [i])), items.flatMap((it, i) => (isBridgedProblem(it.task) ? [i] : []))];
       const chunks = lanes.flatMap((idx) => Array.from({ length: Math.ceil(idx.length / MAX_BATCH) }, (_, k) => idx.slice(k * MAX_BATCH, (k + 1) * MAX_BATCH)));
       const out: Scored[] = new Array(items.length);
@@ -124,7 +119,7 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
       );
       return out;
     },
-    ping: async () => down ?? (nc.isClosed() ? `the verification queue (NATS at ${display}) connection is closed` : null),
+    ping: async () => down() ?? (nc.isClosed() ? `the verification queue (NATS at ${display}) connection is closed` : null),
     queueStats: () => queueStats(jsm).catch(() => null),
     async close() {
       for (const w of waiting.values()) w.fail(new VerificationUnavailable('the replica is stopping'));

@@ -13,7 +13,7 @@ import { createSandbox, type Sandbox } from '../../sandbox/index.js';
 import type { SandboxConfig } from '../../sandbox/config.js';
 import type { Task } from '../../core/task.js';
 import { scoreHere, type Scored } from '../server/verifier.js';
-import { STREAM, SUBJECTS, connectNats, ensureQueue, type Lane } from './nats.js';
+import { STREAM, SUBJECTS, connectNats, ensureQueue, watchReachable, type Lane } from './nats.js';
 import { MAX_CRASHES, batchHeaders, encode, readBatch, single, verdictsOf, type Batch, type Verdicts } from './protocol.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
@@ -68,13 +68,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   else opts.log(`this worker takes no bridged rg.* batches: ${notSetUpLine()}`);
   const metrics = createWorkerMetrics(jsm);
   const handler = new BatchHandler(nc, opts, metrics);
-  let down: string | null = null;
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect') down = `the verification queue (NATS at ${display}) is unreachable`;
-      else if (s.type === 'reconnect') down = null;
-    }
-  })().catch(() => {});
+  const down = watchReachable(nc, display);
   let stopping = false;
   const js = jetstream(nc);
   const pull = async (lane: Lane): Promise<void> => {
@@ -103,7 +97,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     display,
     metrics,
     jsm,
-    unavailable: () => down,
+    unavailable: down,
     async close() {
       stopping = true;
       await Promise.allSettled(loops);
