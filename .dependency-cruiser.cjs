@@ -27,6 +27,13 @@ module.exports = {
       to: { path: `^${ROOMS}/`, pathNot: ['^$1/', '/(index|config)\\.ts$'] },
     },
     {
+      name: 'scripts-outside',
+      comment: 'scripts/ (the docs generators, npm run docs) read the house; nothing in the house imports them',
+      severity: 'error',
+      from: { path: '^(core|generators|curricula|sandbox|graphs|proposers|envs|bridges|src)/' },
+      to: { path: '^scripts/' },
+    },
+    {
       name: 'roof-uses-doors',
       comment: 'the roof meets the rooms at their doors too',
       severity: 'error',

@@ -1,4 +1,4 @@
-// The learned grammar proposer's configuration (README "A proposer that learns"): off by default,
+// The learned grammar proposer's configuration (docs/proposers.md): off by default,
 // so a run without this section draws exactly what the fixed generators draw.
 import { z } from 'zod';
 

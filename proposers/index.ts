@@ -1,4 +1,4 @@
-// The proposers room (README "A proposer that learns"): a proposer that learns where the fixed
+// The proposers room (docs/proposers.md): a proposer that learns where the fixed
 // generators draw. The learned grammar proposer keeps per-arm preferences over the typed grammar's
 // choices and trains them on the learnability of its tasks, with novelty and validity terms.
 export { learnedProposerConfigSchema, proposerConfigSchema, selfPlayConfigSchema, type LearnedProposerConfig, type ProposerConfig, type SelfPlayConfig } from './config.js';

@@ -1,4 +1,4 @@
-// Self-play (README "A proposer that learns"; Absolute Zero's one policy in two roles), an
+// Self-play (docs/proposers.md; Absolute Zero's one policy in two roles), an
 // experiment, off by default: the solver's own transformer writes the fresh tasks. The generators'
 // grammar stays the author of the program's shape; at each of its choice points (which production
 // fills a hole, whether a hole stops growing, which range an integer literal falls in) the model

@@ -37,7 +37,8 @@ export async function main(argv: string[]): Promise<number> {
 
 const runsDirOption = () => new Option('--runs-dir <dir>', 'where runs live').default('runs').env('COGEN_RUNS_DIR');
 
-function buildProgram(): Command {
+/** The whole command tree, without parsing anything: main() runs it, scripts/docs-cli.ts writes docs/cli.md from it. */
+export function buildProgram(): Command {
   const program = new Command('cogen')
     .description('Self-evolving environment co-generation: tasks, verifiers, a curriculum, a solver that learns, a skill graph.')
     .version('0.1.0')

@@ -1,4 +1,4 @@
-// `cogen export --what proposals` (README "A proposer that learns"): what the proposers wrote, as a
+// `cogen export --what proposals` (docs/proposers.md): what the proposers wrote, as a
 // dataset to train a proposer elsewhere. One record per proposal, accepted or not: the prompt (an
 // LLM proposer's prompt; for the learned grammar proposer the arm and its choice trace; for
 // self-play the arm, the model's prompt and its choice tokens), the output (the program as

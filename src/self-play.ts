@@ -1,4 +1,4 @@
-// The self-play mode's glue (experimental; README "A proposer that learns"): the built-in solver's
+// The self-play mode's glue (experimental; docs/proposers.md): the built-in solver's
 // transformer is also the proposer (proposers/self-play.ts). Here the two meet: the config's
 // switch, the model as the decoder's ChoiceModel, the reference task of a prompt, and the
 // proposals' rows and metrics.

@@ -1,4 +1,4 @@
-// LLM agents (README "LLM agents") against LangChain's own scripted chat models: no network, no
+// LLM agents (docs/agents.md) against LangChain's own scripted chat models: no network, no
 // timing asserts.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

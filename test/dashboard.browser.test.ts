@@ -5,7 +5,7 @@
 // to replay), with scripted LLM proposals. The page's curves are read back and compared with the run
 // store, the slider is moved and the skills' colours are checked against the timeline, a task is
 // opened, and screenshots are saved to test-artifacts/ (with COGEN_UPDATE_SCREENSHOTS=1 also to docs/,
-// the README's pictures). Under CI=true a missing /usr/bin/chromium fails the test; locally it skips.
+// the pictures of docs/dashboard.md and the README). Under CI=true a missing /usr/bin/chromium fails the test; locally it skips.
 import { FakeChatModel } from '@langchain/core/utils/testing';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import Database from 'better-sqlite3';
@@ -25,7 +25,7 @@ const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const CI = process.env.CI === 'true' || process.env.CI === '1';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const UPDATE_DOCS = process.env.COGEN_UPDATE_SCREENSHOTS === '1';
-// The smoke run's length: short in the suite; longer when the README's screenshots are remade.
+// The smoke run's length: short in the suite; longer when the screenshots of docs/dashboard.md are remade.
 const STEPS = Number(process.env.COGEN_DASHBOARD_STEPS ?? (UPDATE_DOCS ? 30 : 6));
 const SKIP_REASON = `no ${CHROMIUM} (Debian's chromium package: apt-get install -y chromium); the dashboard's browser test is skipped`;
 const STATE_COLOR = { mastered: '#7fc97f', forgotten: '#fdc086', never: '#e0e0e0' } as const;

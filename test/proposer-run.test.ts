@@ -1,4 +1,4 @@
-// The learned grammar proposer inside a run (README "A proposer that learns"): its tasks carry its
+// The learned grammar proposer inside a run (docs/proposers.md): its tasks carry its
 // identity, its drafts are recorded as proposals with their learnability, its per-step metrics are
 // logged, and a run stopped after an uncheckpointed step resumes to exactly the run that was never
 // stopped: the same tasks, metrics, proposals and the same preferences in the last checkpoint.

@@ -1,4 +1,4 @@
-// The learned grammar proposer (README "A proposer that learns"): its chooser is a distribution
+// The learned grammar proposer (docs/proposers.md): its chooser is a distribution
 // over the grammar's options, the fixed chooser draws exactly what the generators always drew,
 // novelty is judged on the canonical hash, REINFORCE moves preferences toward learnable tasks, the
 // state resumes exactly, and a trained proposer's drafts still pass the sandbox about as often as

@@ -1,4 +1,4 @@
-// Self-play inside a run (experimental; README "A proposer that learns"): the fresh tasks carry
+// Self-play inside a run (experimental; docs/proposers.md): the fresh tasks carry
 // `self-play@<version>`, the drafts are proposals rows, the proposer role's metrics are logged, and
 // a run stopped after an uncheckpointed step resumes to exactly the run that was never stopped
 // (tasks, metrics, proposals, checkpointed weights).

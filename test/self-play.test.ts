@@ -1,4 +1,4 @@
-// Self-play (experimental; README "A proposer that learns"): the solver's transformer writes
+// Self-play (experimental; docs/proposers.md): the solver's transformer writes
 // programs under a decoder constrained to the grammar's options. Any seed and any weights give a
 // program of the grammar (it parses, the reference interpreter runs it, every choice token was one
 // of its point's options); the same weights and seed give the same program; the proposer role's

@@ -44,7 +44,7 @@ const modelFields = {
   concurrency: z.number().int().positive().default(4),
   /** Cap on generated tokens per call (provider-side), if set. */
   maxTokens: z.number().int().positive().optional(),
-  /** provider 'scripted': a JSON file of scripted outputs (see README section "LLM agents"). */
+  /** provider 'scripted': a JSON file of scripted outputs (docs/agents.md, "Without a network: a scripted model"). */
   scriptPath: z.string().optional(),
 };
 
