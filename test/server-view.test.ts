@@ -131,5 +131,8 @@ describe("cogen serve in the solver's view", () => {
     const doc = (await call(server.url, '/openapi.json')).json;
     expect(doc.paths['/v1/tokenizer'].get).toBeDefined();
     expect(doc.components.schemas.SampleRequest.properties.view.enum).toEqual(['chat', 'compact']);
+    // its own object: a ServedTask extended would require a chat prompt too (Schemathesis checks responses against it)
+    expect(doc.components.schemas.CompactTask.properties.prompt.type).toBe('string');
+    expect(doc.components.schemas.CompactTask.allOf).toBeUndefined();
   });
 });

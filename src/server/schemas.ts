@@ -9,17 +9,13 @@ export const ErrorSchema = z.object({ error: z.string().openapi({ example: 'item
 const Message = z.object({ role: z.enum(['system', 'user']), content: z.string() }).openapi('ChatMessage');
 const TaskType = z.enum(['deduction', 'abduction', 'induction', 'problem']);
 
+const taskFields = { id: z.string(), type: TaskType, family: z.string(), level: z.number().int(), skills: z.array(z.string()) };
+const answerFields = {
+  answer_kind: z.enum(['literal', 'program']),
+  answer_shape: z.string().openapi({ description: 'The type of the expected answer, e.g. int, [int,str] or program.' }),
+};
 export const ServedTaskSchema = z
-  .object({
-    id: z.string(),
-    type: TaskType,
-    family: z.string(),
-    level: z.number().int(),
-    skills: z.array(z.string()),
-    prompt: z.array(Message).openapi({ description: 'The task as chat messages: instructions, then the natural-language task.' }),
-    answer_kind: z.enum(['literal', 'program']),
-    answer_shape: z.string().openapi({ description: 'The type of the expected answer, e.g. int, [int,str] or program.' }),
-  })
+  .object({ ...taskFields, prompt: z.array(Message).openapi({ description: 'The task as chat messages: instructions, then the natural-language task.' }), ...answerFields })
   .openapi('ServedTask');
 
 const expiresAt = { expires_at: z.string().openapi({ description: 'Scores after this instant still count, but no longer feed the curriculum.' }) };
@@ -30,10 +26,15 @@ const TaskViewSchema = z.enum(TASK_VIEWS).default('chat').openapi({ description:
 export const ViewRuleSchema = z
   .object({ name: z.string(), separator: z.string(), space: z.string(), prompt_end: z.string(), answer_end: z.string() })
   .openapi('ViewRule', { description: "How the compact view is written: tokens joined by `separator`, the space character's token written `space`; a prompt ends with `prompt_end`, an answer with `answer_end`." });
-export const CompactTaskSchema = ServedTaskSchema.extend({
-  prompt: z.string().openapi({ description: "The task in the solver's view: its tokens joined by one space, <sep> last." }),
-  prompt_ids: z.array(z.number().int()).openapi({ description: "The prompt's token ids as GET /v1/tokenizer reads them (<bos> first, <sep> last)." }),
-}).openapi('CompactTask');
+// (its own object, not ServedTask extended: the document would require both prompts at once)
+export const CompactTaskSchema = z
+  .object({
+    ...taskFields,
+    prompt: z.string().openapi({ description: "The task in the solver's view: its tokens joined by one space, <sep> last." }),
+    prompt_ids: z.array(z.number().int()).openapi({ description: "The prompt's token ids as GET /v1/tokenizer reads them (<bos> first, <sep> last)." }),
+    ...answerFields,
+  })
+  .openapi('CompactTask');
 export const CompactSampledTaskSchema = CompactTaskSchema.extend(expiresAt).openapi('CompactSampledTask');
 export const ViewQuerySchema = z.object({ view: TaskViewSchema });
 export const TokenizerSchema = z.record(z.string(), z.any()).openapi('TokenizerJson', { description: "The solver's vocabulary as a Hugging Face tokenizers file (Tokenizer.from_str): WordLevel, WhitespaceSplit, <bos> prepended." });
