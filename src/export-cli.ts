@@ -28,7 +28,7 @@ export function exportCommand(program: Command, deps: Deps): void {
     .option('--seed <n>', 'eval: the seed (a run of this seed makes the same set above level 4)', deps.int, 0)
     .option('--types <list>', 'eval: the task types to cycle through (default: every type the family makes)', (v: string) => v.split(','))
     .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
-    .addOption(new Option('--view <view>', "tasks and eval: chat (the natural-language prompt, as always) | compact (the built-in solver's tokens joined by one space, the space written ␣: prompt ending <sep>, completion ending <eos>, for SFT of your own model; jsonl or trl; docs/train-your-own-model.md)").choices(EXPORT_VIEWS).default('chat'))
+    .addOption(new Option('--view <view>', "tasks and eval: chat (the natural-language prompt, as always) | compact (the built-in solver's tokens joined by one space, the space written ␣: <sep> before the prompt's last token, completion ending <eos>, for SFT of your own model; jsonl or trl; docs/train-your-own-model.md)").choices(EXPORT_VIEWS).default('chat'))
     .option('--exclude-probes <run>', "tasks and eval: leave out the held-out probes of this run (in --runs-dir; drawn again from its config), so a model trained on the export is measured on tasks it never saw")
     .addOption(deps.runsDirOption())
     .action(async (o) => {

@@ -10,7 +10,7 @@ import { RunStore } from '../src/store.js';
 import { drawRunProbes, storedRunProbeIds } from '../src/run-probes.js';
 import { createSandbox } from '../sandbox/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
-import { splitView, viewAnswerText } from '../src/solver/index.js';
+import { splitView, viewAnswerText, withSep } from '../src/solver/index.js';
 import { SEP, encode } from '../src/solver/tokenizer.js';
 import { referenceAnswer, type Task } from '../core/task.js';
 import { cogen, tempDir } from './helpers.js';
@@ -62,7 +62,7 @@ describe("cogen export in the solver's view", () => {
       for (const r of rows) {
         const task = store.task(r.id)!;
         expect(Object.keys(r)).toEqual(['id', 'type', 'family', 'level', 'skills', 'prompt', 'completion', 'answer', 'view']);
-        expect(splitView(r.prompt)).toEqual([...encode(renderCompact(task)), SEP]);
+        expect(splitView(r.prompt)).toEqual(withSep(encode(renderCompact(task))));
         expect(r.completion.endsWith(' <eos>')).toBe(true);
         expect(viewAnswerText(r.completion)).toBe(referenceAnswer(task));
         expect([r.answer, r.skills, r.level, r.view]).toEqual([referenceAnswer(task), task.skills, task.level, 'words-1']);

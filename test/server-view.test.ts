@@ -8,7 +8,7 @@ import { startServer, type RunningServer } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
 import { renderCompact } from '../generators/index.js';
-import { splitView, viewAnswer } from '../src/solver/index.js';
+import { splitView, viewAnswer, withSep } from '../src/solver/index.js';
 import { BOS, SEP, encode } from '../src/solver/tokenizer.js';
 import { tempDir } from './helpers.js';
 
@@ -50,12 +50,12 @@ describe("cogen serve in the solver's view", () => {
     await server?.close();
   });
 
-  it("samples tasks whose prompt is the solver's tokens of the compact rendering, <sep> last, and states the rule", async () => {
+  it("samples tasks whose prompt is the solver's tokens of the compact rendering, <sep> before the last, and states the rule", async () => {
     const { status, json } = await call(server.url, '/v1/sample', { n: 4, view: 'compact' });
     expect(status).toBe(200);
-    expect(json.view).toEqual({ name: 'words-1', separator: ' ', space: '␣', prompt_end: '<sep>', answer_end: '<eos>' });
+    expect(json.view).toEqual({ name: 'words-1', separator: ' ', space: '␣', prompt_sep: '<sep>', prompt_sep_at: 'before the last token', answer_end: '<eos>' });
     for (const t of json.tasks as CompactSampled[]) {
-      const ids = [BOS, ...encode(renderCompact(stored(t.id))), SEP];
+      const ids = [BOS, ...withSep(encode(renderCompact(stored(t.id))))];
       expect(t.prompt_ids).toEqual(ids);
       expect(splitView(t.prompt)).toEqual(ids.slice(1));
       expect(t.expires_at).toMatch(/Z$/);

@@ -24,14 +24,14 @@ export const SampledTaskSchema = ServedTaskSchema.extend(expiresAt).openapi('Sam
 // The solver's view (src/server/served-view.ts; the rule is src/solver/served-view.ts's).
 const TaskViewSchema = z.enum(TASK_VIEWS).default('chat').openapi({ description: "chat (the default): the prompt as chat messages, the completion free text. compact: the built-in solver's view, its tokens joined by one space (the space token written ␣), ending in <sep>; a completion in it is such tokens, read up to <eos> (docs/train-your-own-model.md)." });
 export const ViewRuleSchema = z
-  .object({ name: z.string(), separator: z.string(), space: z.string(), prompt_end: z.string(), answer_end: z.string() })
-  .openapi('ViewRule', { description: "How the compact view is written: tokens joined by `separator`, the space character's token written `space`; a prompt ends with `prompt_end`, an answer with `answer_end`." });
+  .object({ name: z.string(), separator: z.string(), space: z.string(), prompt_sep: z.string(), prompt_sep_at: z.string(), answer_end: z.string() })
+  .openapi('ViewRule', { description: "How the compact view is written: tokens joined by `separator`, the space character's token written `space`; a prompt has `prompt_sep` written `prompt_sep_at` (before its last token), an answer ends with `answer_end`." });
 // (its own object, not ServedTask extended: the document would require both prompts at once)
 export const CompactTaskSchema = z
   .object({
     ...taskFields,
-    prompt: z.string().openapi({ description: "The task in the solver's view: its tokens joined by one space, <sep> last." }),
-    prompt_ids: z.array(z.number().int()).openapi({ description: "The prompt's token ids as GET /v1/tokenizer reads them (<bos> first, <sep> last)." }),
+    prompt: z.string().openapi({ description: "The task in the solver's view: its tokens joined by one space, <sep> before the last." }),
+    prompt_ids: z.array(z.number().int()).openapi({ description: "The prompt's token ids as GET /v1/tokenizer reads them (<bos> first, <sep> before the last)." }),
     ...answerFields,
   })
   .openapi('CompactTask');

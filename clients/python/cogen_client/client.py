@@ -18,8 +18,8 @@ DEFAULT_URL = "http://127.0.0.1:8787"
 Message = Dict[str, str]
 
 #: The views a task is served in: "chat" (the default: chat messages for an LLM) and "compact" (the
-#: built-in solver's own tokens, joined by one space, the space token written "␣"; the prompt ends
-#: with "<sep>", a completion is such tokens up to "<eos>"). `Cogen.tokenizer_json()` reads it.
+#: built-in solver's own tokens, joined by one space, the space token written "␣"; the prompt has
+#: "<sep>" before its last token, a completion is such tokens up to "<eos>"). `Cogen.tokenizer_json()` reads it.
 VIEWS = ("chat", "compact")
 
 
