@@ -4,8 +4,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, listPresets, loadPreset, parseConfig } from './config.js';
-import { EXPORT_FORMATS, exportRun, type ExportFormat, type ExportKind } from './export.js';
-import { EXPORT_WHAT, exportEvalCommand, exportedRun } from './export-eval.js';
+import { exportCommand } from './export-cli.js';
 import { controllerNames } from '../curricula/index.js';
 import { BACKENDS } from './solver/config.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -196,29 +195,7 @@ export function buildProgram(): Command {
   skillsCommand(program, { openRun, runsDirOption });
   workerCommand(program, { int: parseIntArg, float: parseFloatArg });
 
-  program
-    .command('export')
-    .description('write what a run made (its validated tasks, or its played environment episodes), or an evaluation set of one family at one level, for other training stacks')
-    .option('--run <id>', 'run id (every kind but eval)')
-    .requiredOption('-o, --out <file>', 'output file')
-    .addOption(new Option('-w, --what <kind>', 'which records (tasks: the validated tasks with their verifiers; trajectories: played environment episodes as OpenAI chats with tool calls; proposals: what the LLM and learned proposers wrote, with their learnability; eval: a fixed evaluation set of --family at --level, no run: docs/levels.md)').choices(EXPORT_WHAT).default('tasks'))
-    .option('--family <id>', 'eval: the family')
-    .option('--level <n>', 'eval: the level (any d up to the family\'s last)', parseIntArg)
-    .option('--n <n>', 'eval: how many tasks', parseIntArg, 64)
-    .option('--seed <n>', 'eval: the seed (a run of this seed makes the same set above level 4)', parseIntArg, 0)
-    .option('--types <list>', 'eval: the task types to cycle through (default: every type the family makes)', (v: string) => v.split(','))
-    .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
-    .addOption(runsDirOption())
-    .action(async (o) => {
-      if (o.what === 'eval') return exportEvalCommand({ ...o, out: resolve(o.out), shown: o.out });
-      const store = openRun(resolve(o.runsDir), exportedRun(o));
-      try {
-        const n = await exportRun(store, o.what as ExportKind, resolve(o.out), o.format as ExportFormat);
-        process.stderr.write(`wrote ${n} ${o.what} to ${o.out} (${o.format})\n`);
-      } finally {
-        store.close();
-      }
-    });
+  exportCommand(program, { openRun, runsDirOption, int: parseIntArg });
 
   program
     .command('envs')

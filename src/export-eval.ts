@@ -6,7 +6,8 @@ import { renderCompact, renderNatural } from '../generators/index.js';
 import { TASK_TYPES, type TaskType } from '../core/task.js';
 import { UserError } from '../core/errors.js';
 import { createSandbox } from '../sandbox/index.js';
-import { EXPORT_KINDS, exportTasks, type ExportFormat } from './export.js';
+import { EXPORT_KINDS, type ExportFormat } from './export.js';
+import { exportTaskRows, type ExportView } from './export-view.js';
 import { evalSet } from './level-evals.js';
 import { spaceFamily } from './verification.js';
 
@@ -22,6 +23,9 @@ export interface EvalExportOptions {
   types?: string[];
   out: string;
   format: ExportFormat;
+  /** The view the tasks are written in (default chat), and ids of tasks to leave out (a run's probes). */
+  view?: ExportView;
+  exclude?: ReadonlySet<string>;
 }
 
 /** Writes the evaluation set; returns how many tasks. Bad options are refused in one line. */
@@ -42,7 +46,7 @@ export async function exportEval(o: EvalExportOptions): Promise<number> {
       throw new UserError(e.message.split('\n')[0]!);
     });
     const rows = tasks.map((task) => ({ task, step: 0, compact: renderCompact(task), natural: renderNatural(task), attempts: 0, solved: 0 }));
-    return await exportTasks(rows, o.out, o.format);
+    return await exportTaskRows(rows, o.out, o.format, { view: o.view, exclude: o.exclude });
   } finally {
     await sandbox.close();
   }
@@ -51,7 +55,7 @@ export async function exportEval(o: EvalExportOptions): Promise<number> {
 /** `cogen export --what eval` from the command line's options: writes the set and says so on stderr. */
 export async function exportEvalCommand(o: Omit<EvalExportOptions, 'family' | 'level'> & { family?: string; level?: number; shown: string }): Promise<void> {
   if (o.family === undefined || o.level === undefined) throw new UserError('--what eval needs --family and --level');
-  const n = await exportEval({ family: o.family, level: o.level, n: o.n, seed: o.seed, types: o.types, out: o.out, format: o.format });
+  const n = await exportEval({ family: o.family, level: o.level, n: o.n, seed: o.seed, types: o.types, out: o.out, format: o.format, view: o.view, exclude: o.exclude });
   process.stderr.write(`wrote ${n} eval tasks of ${o.family} at level ${o.level} (seed ${o.seed}) to ${o.shown} (${o.format})\n`);
 }
 

@@ -38,8 +38,8 @@ export interface VerlRow {
 export interface Exported {
   /** jsonl: the kind's full record. */
   record: object;
-  /** trl: a chat-format prompt and the columns a reward function needs. */
-  trl: { prompt: ChatMessage[] } & Record<string, unknown>;
+  /** trl: a chat-format prompt (the text of the solver's view: src/export-view.ts) and the columns a reward function needs. */
+  trl: { prompt: ChatMessage[] | string } & Record<string, unknown>;
   /** parquet: veRL's row; extra_info holds the fields the kind declares in `extraInfo`. */
   verl: VerlRow;
 }

@@ -17,7 +17,11 @@ import {
   ProbeReportSchema,
   ProbeSetSchema,
   SampledTaskSchema,
+  CompactSampledTaskSchema,
   ScoreResponseSchema,
+  TokenizerSchema,
+  ViewQuerySchema,
+  ViewRuleSchema,
   StatsSchema,
   TaskSchema,
   VerifyResponseSchema,
@@ -25,6 +29,8 @@ import {
 } from './schemas.js';
 import { openEnvRoutes } from './openenv.js';
 import { readBody } from './body.js';
+import { answerIn, itemsIn, viewField } from './served-view.js';
+import { hfTokenizer } from '../solver/index.js';
 import { dashboardApp } from '../dashboard/server.js';
 
 export interface AppOptions {
@@ -112,13 +118,16 @@ export function createApp(opts: AppOptions) {
       path: '/v1/sample',
       summary: 'Tasks picked by the live curriculum',
       request: body(req.sample),
-      responses: { 200: json(z.object({ run_id: z.string(), tasks: z.array(SampledTaskSchema) }), 'Sampled tasks'), ...errors(400, 401, 413, 503) },
+      responses: {
+        200: json(z.object({ run_id: z.string(), view: ViewRuleSchema.optional(), tasks: z.array(z.union([SampledTaskSchema, CompactSampledTaskSchema])) }), 'Sampled tasks (in the compact view, with the rule it is written by)'),
+        ...errors(400, 401, 413, 503),
+      },
     }),
     async (c) => {
-      const { n } = c.req.valid('json');
-      const { tasks } = await run.sample(n);
+      const { n, view } = c.req.valid('json');
+      const { tasks } = await run.sample(n, view);
       metrics.sampled.inc(tasks.length);
-      return c.json({ run_id: run.runId, tasks }, 200);
+      return c.json({ run_id: run.runId, ...viewField(view), tasks }, 200);
     },
   );
 
@@ -134,17 +143,30 @@ export function createApp(opts: AppOptions) {
     async (c) => {
       const b = c.req.valid('json');
       const key = c.req.valid('header')['idempotency-key'] ?? b.idempotency_key;
-      const digest = key === undefined ? undefined : createHash('sha256').update(JSON.stringify(b.items)).digest('hex');
+      const items = itemsIn(b.view, b.items, 'items');
+      // The digest of a request in the chat view is as it always was; one in the compact view also
+      // says so, so that the same key reused across views is a reuse with another body.
+      const sent = b.view === 'chat' ? b.items : { view: b.view, items: b.items };
+      const digest = key === undefined ? undefined : createHash('sha256').update(JSON.stringify(sent)).digest('hex');
       const t0 = performance.now();
-      const res = await run.score(b.items, key === undefined ? undefined : { key, digest: digest! });
+      const res = await run.score(items, key === undefined ? undefined : { key, digest: digest! });
       metrics.scored(res, (performance.now() - t0) / 1000);
       return c.json(res, 200);
     },
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/probes', summary: 'The current evaluation set (held-out probes) and whether a report is due', responses: { 200: json(ProbeSetSchema, 'The probes'), ...errors(401, 503) } }),
-    async (c) => c.json(await run.probeSet(), 200),
+    createRoute({
+      method: 'get',
+      path: '/v1/probes',
+      summary: 'The current evaluation set (held-out probes) and whether a report is due',
+      request: { query: ViewQuerySchema },
+      responses: { 200: json(ProbeSetSchema, 'The probes'), ...errors(400, 401, 503) },
+    }),
+    async (c) => {
+      const { view } = c.req.valid('query');
+      return c.json({ ...(await run.probeSet(view)), ...viewField(view) }, 200);
+    },
   );
 
   app.openapi(
@@ -158,7 +180,7 @@ export function createApp(opts: AppOptions) {
     }),
     async (c) => {
       const b = c.req.valid('json');
-      const report = await run.reportProbes(b.round, b.answers);
+      const report = await run.reportProbes(b.round, itemsIn(b.view, b.answers, 'answers'));
       if (report.accepted) metrics.probeReports.inc();
       return c.json(report, 200);
     },
@@ -177,7 +199,8 @@ export function createApp(opts: AppOptions) {
       const b = c.req.valid('json');
       const task = parseTask(b.task);
       if (typeof task === 'string') throw new HTTPException(400, { message: task });
-      const [{ answer, verdict }] = (await run.verifier.score([{ task, completion: b.completion }])) as [{ answer: string; verdict: { reward: number; reason?: string } }];
+      const completion = answerIn(b.view, b.completion, 'completion');
+      const [{ answer, verdict }] = (await run.verifier.score([{ task, completion }])) as [{ answer: string; verdict: { reward: number; reason?: string } }];
       return c.json({ reward: verdict.reward, reason: verdict.reason ?? null, answer }, 200);
     },
   );
@@ -195,6 +218,17 @@ export function createApp(opts: AppOptions) {
       const rows = (await run.skills(view)) as unknown as Record<string, unknown>[];
       return c.json({ run_id: run.runId, view, rows }, 200);
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/tokenizer',
+      summary: "The built-in solver's vocabulary as a Hugging Face tokenizer.json",
+      description: "For a model trained on the compact view: tokenizers' Tokenizer.from_str reads a compact prompt as the solver's token ids (docs/train-your-own-model.md).",
+      responses: { 200: json(TokenizerSchema, 'The tokenizer file'), ...errors(401) },
+    }),
+    async (c) => c.json(hfTokenizer() as Record<string, unknown>, 200),
   );
 
   app.openapi(

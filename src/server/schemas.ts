@@ -2,44 +2,62 @@
 // them. Field names are snake_case, as the Python trainers that call them write theirs.
 import { z } from '@hono/zod-openapi';
 import type { ServeConfig } from './config.js';
+import { TASK_VIEWS } from './served-view.js';
 
 export const ErrorSchema = z.object({ error: z.string().openapi({ example: 'items.0.task_id: expected string, received undefined' }) }).openapi('Error');
 
 const Message = z.object({ role: z.enum(['system', 'user']), content: z.string() }).openapi('ChatMessage');
 const TaskType = z.enum(['deduction', 'abduction', 'induction', 'problem']);
 
+const taskFields = { id: z.string(), type: TaskType, family: z.string(), level: z.number().int(), skills: z.array(z.string()) };
+const answerFields = {
+  answer_kind: z.enum(['literal', 'program']),
+  answer_shape: z.string().openapi({ description: 'The type of the expected answer, e.g. int, [int,str] or program.' }),
+};
 export const ServedTaskSchema = z
-  .object({
-    id: z.string(),
-    type: TaskType,
-    family: z.string(),
-    level: z.number().int(),
-    skills: z.array(z.string()),
-    prompt: z.array(Message).openapi({ description: 'The task as chat messages: instructions, then the natural-language task.' }),
-    answer_kind: z.enum(['literal', 'program']),
-    answer_shape: z.string().openapi({ description: 'The type of the expected answer, e.g. int, [int,str] or program.' }),
-  })
+  .object({ ...taskFields, prompt: z.array(Message).openapi({ description: 'The task as chat messages: instructions, then the natural-language task.' }), ...answerFields })
   .openapi('ServedTask');
 
-export const SampledTaskSchema = ServedTaskSchema.extend({ expires_at: z.string().openapi({ description: 'Scores after this instant still count, but no longer feed the curriculum.' }) }).openapi('SampledTask');
+const expiresAt = { expires_at: z.string().openapi({ description: 'Scores after this instant still count, but no longer feed the curriculum.' }) };
+export const SampledTaskSchema = ServedTaskSchema.extend(expiresAt).openapi('SampledTask');
+
+// The solver's view (src/server/served-view.ts; the rule is src/solver/served-view.ts's).
+const TaskViewSchema = z.enum(TASK_VIEWS).default('chat').openapi({ description: "chat (the default): the prompt as chat messages, the completion free text. compact: the built-in solver's view, its tokens joined by one space (the space token written ␣), ending in <sep>; a completion in it is such tokens, read up to <eos> (docs/train-your-own-model.md)." });
+export const ViewRuleSchema = z
+  .object({ name: z.string(), separator: z.string(), space: z.string(), prompt_sep: z.string(), prompt_sep_at: z.string(), answer_end: z.string() })
+  .openapi('ViewRule', { description: "How the compact view is written: tokens joined by `separator`, the space character's token written `space`; a prompt has `prompt_sep` written `prompt_sep_at` (before its last token), an answer ends with `answer_end`." });
+// (its own object, not ServedTask extended: the document would require both prompts at once)
+export const CompactTaskSchema = z
+  .object({
+    ...taskFields,
+    prompt: z.string().openapi({ description: "The task in the solver's view: its tokens joined by one space, <sep> before the last." }),
+    prompt_ids: z.array(z.number().int()).openapi({ description: "The prompt's token ids as GET /v1/tokenizer reads them (<bos> first, <sep> before the last)." }),
+    ...answerFields,
+  })
+  .openapi('CompactTask');
+export const CompactSampledTaskSchema = CompactTaskSchema.extend(expiresAt).openapi('CompactSampledTask');
+export const ViewQuerySchema = z.object({ view: TaskViewSchema });
+export const TokenizerSchema = z.record(z.string(), z.any()).openapi('TokenizerJson', { description: "The solver's vocabulary as a Hugging Face tokenizers file (Tokenizer.from_str): WordLevel, WhitespaceSplit, <bos> prepended." });
 
 /** Schemas whose limits come from the run's `serve` config. */
 export function requestSchemas(cfg: ServeConfig) {
   const completion = z.string().max(cfg.maxCompletionChars).openapi({ description: 'The model\'s free-text completion; the final answer is extracted from it (a fenced block, an `ANSWER:` line, or the bare answer).' });
   const item = z.object({ task_id: z.string().min(1).max(200), completion }).openapi('Completion');
   return {
-    sample: z.object({ n: z.number().int().min(1).max(cfg.maxSample).default(1) }).openapi('SampleRequest'),
+    sample: z.object({ n: z.number().int().min(1).max(cfg.maxSample).default(1), view: TaskViewSchema }).openapi('SampleRequest'),
     score: z
       .object({
         items: z.array(item).min(1).max(cfg.maxItems),
+        view: TaskViewSchema,
         idempotency_key: z.string().min(1).max(200).optional().openapi({ description: 'A retried request with the same key gets the first response and counts once (the Idempotency-Key header works too).' }),
       })
       .openapi('ScoreRequest'),
-    probes: z.object({ round: z.number().int().min(0), answers: z.array(item).max(cfg.maxItems) }).openapi('ProbeReportRequest'),
+    probes: z.object({ round: z.number().int().min(0), answers: z.array(item).max(cfg.maxItems), view: TaskViewSchema }).openapi('ProbeReportRequest'),
     verify: z
       .object({
         task: z.union([z.string().max(cfg.maxBodyBytes), TaskSchema]).openapi({ description: 'A task as exported (a JSONL record, TRL\'s task column, or veRL\'s extra_info.task), as an object or JSON text.' }),
         completion,
+        view: TaskViewSchema,
       })
       .openapi('VerifyRequest'),
     step: z.object({ action: z.object({ task_id: z.string().min(1).max(200), completion }).openapi('CogenAction'), timeout_s: z.number().optional(), request_id: z.string().optional() }).openapi('StepRequest'),
@@ -75,7 +93,7 @@ export const ScoreResponseSchema = z
   .openapi('ScoreResponse');
 
 export const ProbeSetSchema = z
-  .object({ round: z.number().int(), due: z.boolean(), every: z.number().int(), tasks: z.array(ServedTaskSchema) })
+  .object({ round: z.number().int(), due: z.boolean(), every: z.number().int(), view: ViewRuleSchema.optional(), tasks: z.array(z.union([ServedTaskSchema, CompactTaskSchema])) })
   .openapi('ProbeSet');
 
 export const ProbeReportSchema = z

@@ -5,15 +5,13 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker } from '../../curricula/index.js';
-import { renderNatural } from '../../generators/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
-import type { Sandbox } from '../../sandbox/index.js';
 import { parseConfig, type RunConfig } from '../config.js';
-import { createRng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
-import { buildProbes, probeSets, type Probe } from '../probes.js';
-import { learnedProposerOf, newRunId, openGraphs, runEvent, sandboxOf, tabledArms, taskSpace } from '../run-parts.js';
+import { probeSets, type Probe } from '../probes.js';
+import { drawRunProbes } from '../run-probes.js';
+import { learnedProposerOf, newRunId, openGraphs, runEvent, sandboxOf, taskSpace } from '../run-parts.js';
 import { RunStore, StoreError } from '../store.js';
 import { PgRecords } from './records/postgres.js';
 import { SqliteRecords } from './records/sqlite.js';
@@ -80,7 +78,7 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
       opened.push(() => pg.close());
       created = await pg.initialise(async () => {
         const seen = new Set<string>();
-        const probes = await drawProbes(config, sandbox, seen);
+        const probes = await drawRunProbes(config, sandbox, seen);
         stored = { probes, seen: [...seen] };
         return { meta: createMeta(probePlan(config, probes), { probes: JSON.stringify(stored) }), events: createEvents() };
       });
@@ -116,7 +114,7 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
     const seen = new Set<string>(kept?.seen ?? []);
     // The same held-out probes as an autonomous run of this config: drawn first, from their own stream
     // (a PostgreSQL run keeps them: a joining replica reads them, as drawing them again takes seconds).
-    const probes = kept?.probes ?? (await drawProbes(config, sandbox, seen));
+    const probes = kept?.probes ?? (await drawRunProbes(config, sandbox, seen));
     const plan = probePlan(config, probes);
     const archive = new Map<string, Task>();
     const cur = new Curriculum(controller, mastery, learned, archive, seen, initialState(config.seed));
@@ -170,12 +168,6 @@ async function openSqlite(
   for (const row of store.tasks()) cur.addTask(row.task, false);
   store.setMeta({ status: 'running', probePlan: o.plan });
   o.log(`resuming served run ${o.runId} at step ${state.step} (${state.groups} groups, ${cur.archive.size} tasks)`);
-}
-
-function drawProbes(config: RunConfig, sandbox: Sandbox, seen: Set<string>): Promise<Probe[]> {
-  const space = taskSpace(config);
-  const mastery = createMasteryTracker(config.curriculum.mastery);
-  return buildProbes(sandbox, tabledArms(space), space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderNatural);
 }
 
 function probePlan(config: RunConfig, probes: Probe[]): string {

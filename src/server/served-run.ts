@@ -25,7 +25,8 @@ import { scoreChange } from './served-score.js';
 import type { ServedRecords } from './records/types.js';
 import type { Curriculum } from './served-state.js';
 import type { Verifier } from './verifier.js';
-import { servedTask, type ProbeReport, type ScoreItem, type ScoreResponse, type ServedTask } from './types.js';
+import type { ProbeReport, ScoreItem, ScoreResponse } from './types.js';
+import { taskIn, type TaskIn, type TaskView } from './served-view.js';
 
 /** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
 export class ServeError extends Error {
@@ -99,8 +100,8 @@ export class ServedRun {
     return this.p.records;
   }
 
-  /** n tasks picked by the live controller (replays and mutations included), handed out until they expire. */
-  async sample(n: number): Promise<{ tasks: (ServedTask & { expires_at: string })[] }> {
+  /** n tasks picked by the live controller (replays and mutations included), handed out until they expire; written in `view` (served-view.ts). */
+  async sample<V extends TaskView = 'chat'>(n: number, view: V = 'chat' as V): Promise<{ tasks: (TaskIn<V> & { expires_at: string })[] }> {
     this.assertOpen();
     const { cur, space, config } = this.p;
     return this.committer.run({
@@ -127,7 +128,7 @@ export class ServedRun {
         const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({ taskId, issuedAt, expiresAt }));
         const expires = new Date(expiresAt).toISOString();
         return {
-          result: { tasks: tasks.map((t) => ({ ...servedTask(t), expires_at: expires })) },
+          result: { tasks: tasks.map((t) => ({ ...taskIn(view, t), expires_at: expires })) },
           ops: [{
             op: 'issue' as const,
             step,
@@ -203,10 +204,10 @@ export class ServedRun {
   }
 
   /** The current evaluation set: the held-out probes, and whether a report for this round is due. */
-  async probeSet(): Promise<{ round: number; due: boolean; every: number; tasks: ServedTask[] }> {
+  async probeSet<V extends TaskView = 'chat'>(view: V = 'chat' as V): Promise<{ round: number; due: boolean; every: number; tasks: TaskIn<V>[] }> {
     await this.refresh();
     const round = this.probeRound();
-    return { round, due: round > this.p.cur.state.probeRound, every: this.config.probes.every, tasks: this.p.probes.map((x) => servedTask(x.task)) };
+    return { round, due: round > this.p.cur.state.probeRound, every: this.config.probes.every, tasks: this.p.probes.map((x) => taskIn(view, x.task)) };
   }
 
   /**
@@ -395,6 +396,5 @@ export class ServedRun {
 
 /** How soon after a change the skill graphs are fed (ms). */
 const FLUSH_MS = 500;
-
 const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
 const reused = (key: string) => new ServeError(409, `idempotency key "${clip(key)}" was used with another request body`);

@@ -7,6 +7,7 @@ import { TransformerPolicy } from './policy.js';
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
 export { answerIds, grammarFor } from './grammar.js';
+export { VIEW_RULE, hfTokenizer, joinView, splitView, viewAnswer, viewAnswerText, viewPrompt, withSep } from './served-view.js';
 export type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './types.js';
 export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';

@@ -47,7 +47,7 @@ export const TOKENS: readonly string[] = [
   ...WORDS,
 ];
 export const VOCAB_SIZE = TOKENS.length;
-/** Names of the specials, for a tokenizer file (server/tokenizer). */
+/** Names of the specials, for the view written as text (served-view.ts). */
 export const SPECIAL_NAMES: readonly string[] = SPECIALS;
 
 const wordId = new Map(WORDS.map((w, i) => [w, 4 + CHARS + i]));

@@ -17,6 +17,11 @@ DEFAULT_URL = "http://127.0.0.1:8787"
 
 Message = Dict[str, str]
 
+#: The views a task is served in: "chat" (the default: chat messages for an LLM) and "compact" (the
+#: built-in solver's own tokens, joined by one space, the space token written "␣"; the prompt has
+#: "<sep>" before its last token, a completion is such tokens up to "<eos>"). `Cogen.tokenizer_json()` reads it.
+VIEWS = ("chat", "compact")
+
 
 class CogenError(Exception):
     """A request the server refused or could not answer.
@@ -36,14 +41,15 @@ class CogenError(Exception):
 
 @dataclass
 class Task:
-    """One task served by the live curriculum. `prompt` is a list of chat messages."""
+    """One task served by the live curriculum. `prompt` is a list of chat messages, or in the compact
+    view the text of the solver's tokens (`prompt_ids` then holds their ids, `<bos>` first)."""
 
     id: str
     type: str
     family: str
     level: int
     skills: List[str]
-    prompt: List[Message]
+    prompt: Union[List[Message], str]
     answer_kind: str = "literal"
     answer_shape: str = ""
     expires_at: Optional[str] = None
@@ -53,13 +59,20 @@ class Task:
     @property
     def messages(self) -> List[Message]:
         """The prompt as chat messages (what `tokenizer.apply_chat_template` takes)."""
+        if isinstance(self.prompt, str):
+            return [{"role": "user", "content": self.prompt}]
         return self.prompt
 
+    @property
+    def prompt_ids(self) -> Optional[List[int]]:
+        """In the compact view, the prompt's token ids as `tokenizer_json()` reads them; else None."""
+        return self.extra.get("prompt_ids")
+
     @classmethod
-    def from_json(cls, d: Dict[str, Any]) -> "Task":
+    def from_json(cls, d: Dict[str, Any], view: str = "chat") -> "Task":
         known = {"id", "type", "family", "level", "skills", "prompt", "answer_kind", "answer_shape", "expires_at"}
         prompt = d.get("prompt")
-        if isinstance(prompt, str):  # tolerate a plain-text prompt
+        if isinstance(prompt, str) and view != "compact":  # tolerate a plain-text prompt
             prompt = [{"role": "user", "content": prompt}]
         return cls(
             id=d["id"],
@@ -67,7 +80,7 @@ class Task:
             family=d.get("family", ""),
             level=int(d.get("level", 0)),
             skills=list(d.get("skills", [])),
-            prompt=list(prompt or []),
+            prompt=prompt if isinstance(prompt, str) else list(prompt or []),
             answer_kind=d.get("answer_kind", "literal"),
             answer_shape=d.get("answer_shape", ""),
             expires_at=d.get("expires_at"),
@@ -230,18 +243,25 @@ class Cogen:
         """GET /health: {"status": "healthy", "run_id": ...}."""
         return self._request("GET", "/health", retry=True)
 
-    def sample(self, n: int) -> List[Task]:
-        """n fresh tasks chosen by the live curriculum (chat-format prompts)."""
-        out = self._request("POST", "/v1/sample", {"n": int(n)})
-        return [Task.from_json(t) for t in out["tasks"]]
+    def sample(self, n: int, view: str = "chat") -> List[Task]:
+        """n fresh tasks chosen by the live curriculum: chat-format prompts, or with view="compact"
+        the built-in solver's tokens as text (see `VIEWS`)."""
+        out = self._request("POST", "/v1/sample", {"n": int(n), **_view(view)})
+        return [Task.from_json(t, view) for t in out["tasks"]]
 
-    def score_detailed(self, pairs: Iterable[Pair], idempotency_key: Optional[str] = None) -> ScoreResults:
+    def tokenizer_json(self) -> str:
+        """GET /v1/tokenizer: the solver's vocabulary as a Hugging Face tokenizer.json text, for
+        `tokenizers.Tokenizer.from_str` (a compact prompt then reads as exactly its `prompt_ids`)."""
+        return json.dumps(self._request("GET", "/v1/tokenizer", retry=True), ensure_ascii=False)
+
+    def score_detailed(self, pairs: Iterable[Pair], idempotency_key: Optional[str] = None, view: str = "chat") -> ScoreResults:
         """Scores (task_id, completion) pairs; completions for one task form one group.
 
         Always sends an idempotency key (a fresh uuid4 unless given) and, on a connection error or
         a 5xx, retries with the same key, so a retried request is never counted twice. A batch of
         more than `max_items` completions goes as several requests of whole groups, keyed
         `<key>/<i>`, so that retrying the whole call with the same key is still counted once.
+        With view="compact" each completion is the solver's tokens as text, read up to `<eos>`.
         """
         items = [{"task_id": str(tid), "completion": str(c)} for tid, c in pairs]
         key = idempotency_key or str(uuid.uuid4())
@@ -255,7 +275,8 @@ class Cogen:
         for i, idx in enumerate(chunks):
             sub = [items[j] for j in idx]
             k = key if len(chunks) == 1 else f"{key}/{i}"
-            res = self._request("POST", "/v1/score", {"items": sub, "idempotency_key": k}, headers={"Idempotency-Key": k}, retry=True)
+            body = {"items": sub, "idempotency_key": k, **_view(view)}
+            res = self._request("POST", "/v1/score", body, headers={"Idempotency-Key": k}, retry=True)
             replayed.append(bool(res.get("replayed", False)))
             for j, r in zip(idx, res["results"]):
                 out[j] = ScoreResult.from_json(r, items[j]["task_id"])
@@ -265,30 +286,31 @@ class Cogen:
         results.replayed = all(replayed)
         return results
 
-    def score(self, pairs: Iterable[Pair], idempotency_key: Optional[str] = None) -> List[float]:
+    def score(self, pairs: Iterable[Pair], idempotency_key: Optional[str] = None, view: str = "chat") -> List[float]:
         """Rewards in [0, 1] for (task_id, completion) pairs, in order."""
-        return [r.reward for r in self.score_detailed(pairs, idempotency_key)]
+        return [r.reward for r in self.score_detailed(pairs, idempotency_key, view)]
 
-    def verify(self, task: Union[str, Dict[str, Any], Task], completion: str) -> ScoreResult:
+    def verify(self, task: Union[str, Dict[str, Any], Task], completion: str, view: str = "chat") -> ScoreResult:
         """Stateless scoring of any task JSON (a line of an export, a dict, or a JSON string)."""
         if isinstance(task, Task):
             task = task.to_json()
         elif isinstance(task, str):
             task = json.loads(task)
-        out = self._request("POST", "/v1/verify", {"task": task, "completion": str(completion)}, retry=True)
+        out = self._request("POST", "/v1/verify", {"task": task, "completion": str(completion), **_view(view)}, retry=True)
         return ScoreResult.from_json(out, task_id=str(task.get("id", "")) if isinstance(task, dict) else "")
 
-    def probes(self) -> Dict[str, Any]:
+    def probes(self, view: str = "chat") -> Dict[str, Any]:
         """GET /v1/probes: {"round", "due", "tasks": [Task, ...]} (tasks parsed into `Task`)."""
-        out = self._request("GET", "/v1/probes", retry=True)
-        out["tasks"] = [Task.from_json(t) for t in out.get("tasks", [])]
+        query = "?" + urllib.parse.urlencode({"view": view}) if view != "chat" else ""
+        out = self._request("GET", "/v1/probes" + query, retry=True)
+        out["tasks"] = [Task.from_json(t, view) for t in out.get("tasks", [])]
         return out
 
-    def report_probes(self, round: int, answers: Union[Sequence[Pair], Dict[str, str]]) -> Dict[str, Any]:
+    def report_probes(self, round: int, answers: Union[Sequence[Pair], Dict[str, str]], view: str = "chat") -> Dict[str, Any]:
         """POST /v1/probes: the trainer's greedy answers to the probe round's tasks."""
         if isinstance(answers, dict):
             answers = list(answers.items())
-        body = {"round": round, "answers": [{"task_id": str(t), "completion": str(c)} for t, c in answers]}
+        body = {"round": round, "answers": [{"task_id": str(t), "completion": str(c)} for t, c in answers], **_view(view)}
         return self._request("POST", "/v1/probes", body)
 
     def skills(self, view: str = "mastery") -> Any:
@@ -306,40 +328,47 @@ class Cogen:
 
         The dataset's `task_id` column arrives in kwargs as a list, one per completion.
         Completions may be strings or conversations (the last assistant message is the answer).
+        The view the completions are written in comes from the dataset's `view` column (which
+        `as_hf_dataset(view="compact")` adds), else it is "chat".
         """
+        views = kwargs.get("view") or ["chat"]
+        view = views if isinstance(views, str) else views[0]
         task_ids = kwargs.get("task_id")
         if task_ids is None:
             raise ValueError("cogen trl_reward needs the dataset's `task_id` column (use env.as_dataset())")
         if len(task_ids) != len(completions):
             raise ValueError(f"cogen trl_reward: {len(task_ids)} task ids for {len(completions)} completions")
-        return self.score(list(zip(task_ids, (completion_text(c) for c in completions))))
+        return self.score(list(zip(task_ids, (completion_text(c) for c in completions))), view=view)
 
-    def as_dataset(self, batch: int = 64) -> "LiveDataset":
+    def as_dataset(self, batch: int = 64, view: str = "chat") -> "LiveDataset":
         """An endless iterable of fresh task rows from the live curriculum:
-        {"prompt": [messages], "task_id", "type", "family", "level"}."""
-        return LiveDataset(self, batch)
+        {"prompt": [messages], "task_id", "type", "family", "level"}; with view="compact" the
+        prompt is the solver's tokens as text and the row has "view": "compact"."""
+        return LiveDataset(self, batch, view)
 
-    def as_hf_dataset(self, batch: int = 64):
+    def as_hf_dataset(self, batch: int = 64, view: str = "chat"):
         """The live dataset as a HuggingFace `datasets.IterableDataset` (for `GRPOTrainer(train_dataset=...)`;
         give the trainer `max_steps`, and `shuffle_dataset=False` so that tasks are not buffered)."""
         from .trl import hf_dataset
 
-        return hf_dataset(self, batch)
+        return hf_dataset(self, batch, view)
 
 
 class LiveDataset:
     """Endless iterable over fresh tasks; each iteration samples `batch` tasks at a time, lazily."""
 
-    def __init__(self, env: Cogen, batch: int = 64):
+    def __init__(self, env: Cogen, batch: int = 64, view: str = "chat"):
         if batch < 1:
             raise ValueError("batch must be >= 1")
+        _view(view)
         self.env = env
         self.batch = batch
+        self.view = view
 
     def __iter__(self) -> Iterator[Dict[str, Any]]:
         while True:
-            for t in self.env.sample(self.batch):
-                yield task_row(t)
+            for t in self.env.sample(self.batch, self.view):
+                yield task_row(t, self.view)
 
 
 def _chunks_of_groups(items: List[Dict[str, str]], limit: int) -> List[List[int]]:
@@ -362,14 +391,25 @@ def _chunks_of_groups(items: List[Dict[str, str]], limit: int) -> List[List[int]
     return chunks
 
 
-def task_row(t: Task) -> Dict[str, Any]:
-    return {
+def task_row(t: Task, view: str = "chat") -> Dict[str, Any]:
+    row = {
         "prompt": t.prompt,
         "task_id": t.id,
         "type": t.type,
         "family": t.family,
         "level": t.level,
     }
+    if view != "chat":  # the reward function reads it back (trl_reward); chat rows stay as they were
+        row["view"] = view
+    return row
+
+
+def _view(view: str) -> Dict[str, str]:
+    """The request field of a view: nothing for "chat" (the server's default, so requests in it stay
+    as they were), {"view": ...} otherwise; an unknown view is refused here, before any request."""
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+    return {} if view == "chat" else {"view": view}
 
 
 def completion_text(c: Any) -> str:

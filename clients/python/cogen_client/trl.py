@@ -20,17 +20,25 @@ except ImportError:  # pragma: no cover - exercised only without transformers
     _CallbackBase = object  # type: ignore
 
 
-def _live_rows(env: Cogen, batch: int) -> Iterator[Dict[str, Any]]:
+def _live_rows(env: Cogen, batch: int, view: str = "chat") -> Iterator[Dict[str, Any]]:
     while True:
-        for t in env.sample(batch):
-            yield task_row(t)
+        for t in env.sample(batch, view):
+            yield task_row(t, view)
 
 
-def hf_dataset(env: Cogen, batch: int = 64):
+def hf_dataset(env: Cogen, batch: int = 64, view: str = "chat"):
     """An endless `datasets.IterableDataset` of fresh tasks: prompt (chat messages), task_id, type,
     family, level. Give GRPOTrainer `max_steps` (an endless stream has no epoch) and
-    `shuffle_dataset=False` (a shuffle buffer would hold tasks back until they go stale)."""
+    `shuffle_dataset=False` (a shuffle buffer would hold tasks back until they go stale).
+
+    With view="compact" the prompt is the built-in solver's tokens as text (a standard, not
+    conversational, prompt: load the tokenizer from `env.tokenizer_json()`), and a `view` column
+    tells `env.trl_reward` that completions are written in it too."""
     from datasets import Features, IterableDataset, Value
+
+    if view == "compact":
+        columns = {"prompt": Value("string"), "task_id": Value("string"), "type": Value("string"), "family": Value("string"), "level": Value("int64"), "view": Value("string")}
+        return IterableDataset.from_generator(_live_rows, features=Features(columns), gen_kwargs={"env": env, "batch": batch, "view": view})
 
     try:  # datasets >= 4
         from datasets import List as _List
@@ -67,6 +75,10 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
     them into learned / forgotten events of *this* model. Only the main process answers.
 
         trainer = GRPOTrainer(..., callbacks=[CogenProbeCallback(env, tokenizer)])
+
+    With view="compact" the probes come in the built-in solver's view and the answers go back in it:
+    the prompt is tokenized as it is (the tokenizer of `env.tokenizer_json()` prepends `<bos>`),
+    and the answer decoded with its specials, the server reading it up to `<eos>`.
     """
 
     def __init__(
@@ -76,8 +88,10 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
         every: Optional[int] = None,
         max_new_tokens: int = 256,
         batch_size: int = 8,
+        view: str = "chat",
     ):
         self.env = env
+        self.view = view
         self.tokenizer = tokenizer
         self.every = every
         self.max_new_tokens = max_new_tokens
@@ -101,7 +115,7 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
     def maybe_report(self, model: Any) -> Optional[Dict[str, Any]]:
         """Answers the current probe round if it is due and not answered yet; returns the server's
         result, or None when there was nothing to do."""
-        p = self.env.probes()
+        p = self.env.probes(self.view)
         rnd = p.get("round")
         due = p.get("due")
         if due is None:
@@ -110,7 +124,7 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
         if not due or rnd in self.reported or not tasks:
             return None
         completions = self.generate(model, tasks)
-        result = self.env.report_probes(rnd, [(t.id, c) for t, c in zip(tasks, completions)])
+        result = self.env.report_probes(rnd, [(t.id, c) for t, c in zip(tasks, completions)], self.view)
         self.reported.add(rnd)
         self.history.append(result)
         logger.info("cogen probes round %s: accuracy %s", rnd, result.get("accuracy"))
@@ -124,8 +138,11 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
         device = getattr(model, "device", None)
         if device is None:
             device = next(model.parameters()).device
-        chat = bool(getattr(tok, "chat_template", None))
-        texts = [render_prompt(tok, t.messages) for t in tasks]
+        compact = self.view == "compact"
+        chat = bool(getattr(tok, "chat_template", None)) and not compact
+        texts = [str(t.prompt) if compact else render_prompt(tok, t.messages) for t in tasks]
+        # In the compact view the specials stay, with the spaces between tokens as they are: the server reads up to <eos>.
+        decode = {"skip_special_tokens": False, "clean_up_tokenization_spaces": False} if compact else {"skip_special_tokens": True}
         pad_id = tok.pad_token_id if tok.pad_token_id is not None else getattr(tok, "eos_token_id", None)
         # Batches need a pad token (left padding, for a decoder-only model); without one, one by one.
         size = self.batch_size if pad_id is not None else 1
@@ -150,7 +167,7 @@ class CogenProbeCallback(_CallbackBase):  # type: ignore[misc, valid-type]
                         pad_token_id=pad_id,
                     )
                 new = out[:, enc["input_ids"].shape[1] :]
-                outputs.extend(tok.batch_decode(new, skip_special_tokens=True))
+                outputs.extend(tok.batch_decode(new, **decode))
         finally:
             tok.padding_side = old_side
             if tok.pad_token != old_pad:
