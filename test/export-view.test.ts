@@ -11,7 +11,7 @@ import { drawRunProbes, storedRunProbeIds } from '../src/run-probes.js';
 import { createSandbox } from '../sandbox/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import { splitView, viewAnswerText, withSep } from '../src/solver/index.js';
-import { SEP, encode } from '../src/solver/tokenizer.js';
+import { encode } from '../src/solver/tokenizer.js';
 import { referenceAnswer, type Task } from '../core/task.js';
 import { cogen, tempDir } from './helpers.js';
 
