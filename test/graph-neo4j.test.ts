@@ -1,15 +1,26 @@
 // Neo4j-only checks: one clear line for each connection problem, the Neo4j store ending identical to
 // the embedded store for the same long event stream (applied in different batchings), the Cypher
 // export recreating a graph, and the outbox backlog surviving an unreachable server.
+import { readFileSync } from 'node:fs';
+import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphConnectionError, openSkillGraph } from '../graphs/index.js';
 import { Neo4jSkillGraph } from '../graphs/neo4j.js';
 import { drainOutbox } from '../graphs/outbox.js';
 import type { GraphEvent, SkillGraph } from '../graphs/types.js';
-import { cypherStatements, renderSkills } from '../graphs/index.js';
+import { cypherStatements, masteryTable, renderSkills } from '../graphs/index.js';
 import { MemoryOutbox, SKILLS, isCI, lockNeo4j, mastery, neo4jConnection, runEvents, task } from './graph-helpers.js';
 
 const { conn, reason } = neo4jConnection();
+
+/** The Cypher statement under a `// <title>` comment in docs/graph.md (its queries stay runnable). */
+function docsQuery(title: string): string {
+  const doc = readFileSync(new URL('../docs/graph.md', import.meta.url), 'utf8');
+  const at = doc.indexOf(`// ${title}`);
+  if (at < 0) throw new Error(`docs/graph.md has no query titled "${title}"`);
+  const body = doc.slice(doc.indexOf('\n', at) + 1);
+  return body.slice(0, body.indexOf(';'));
+}
 
 /** A long, deterministic stream: 3 runs, mutations, replays, rates, learn/forget cycles. */
 function longStream(seed = 7): GraphEvent[] {
@@ -98,6 +109,31 @@ describe('Neo4j store against the embedded store', () => {
     expect(await neo.snapshot()).toEqual(want);
     for (const run of ['r1', 'r2', 'r3']) {
       expect(await renderSkills(neo, { view: 'mastery', runId: run })).toEqual(await renderSkills(emb, { view: 'mastery', runId: run }));
+    }
+  });
+
+  it("docs/graph.md's query for the skills a run has mastered now returns what `cogen skills` lists as mastered", async () => {
+    await neo.clear();
+    const events = longStream(11);
+    const emb = await openSkillGraph({ kind: 'embedded', db: ':memory:' });
+    await emb.apply(events);
+    await neo.apply(events);
+    const query = docsQuery('The skills a run has mastered now');
+    const driver = neo4j.driver(conn!.uri, neo4j.auth.basic(conn!.user, conn!.password));
+    const session = driver.session({ database: conn!.database });
+    try {
+      let mastered = 0;
+      for (const run of ['r1', 'r2', 'r3']) {
+        const got = (await session.run(query, { run })).records.map((r) => r.get('s.id') as string);
+        const want = (await masteryTable(emb, run)).filter((r) => r.state === 'mastered').map((r) => r.skillId).sort();
+        expect(got).toEqual(want);
+        mastered += want.length;
+      }
+      expect(mastered).toBeGreaterThan(0); // the stream leaves some skills mastered, so the check can fail
+    } finally {
+      await session.close();
+      await driver.close();
+      await emb.close();
     }
   });
 

@@ -1,0 +1,197 @@
+// bench:served-learn — does a model trained outside cogen learn through `cogen serve`? Per seed
+// (drawn at random and printed; `--seeds 1,23` replays): a served run of the default preset (the
+// learnability curriculum, the mastery settings unchanged); another run's level-0 tasks, exported in
+// the compact view with the served run's probes left out by id, to warm-start the model; then
+// examples/trl_curriculum.py (TRL's SFTTrainer, then GRPOTrainer with cogen as dataset, reward and
+// probe judge; a small GPT-2 on CPU). The served run's store says what the trainer's model
+// mastered, when, and what it knew at the first probe round. Beside it, the built-in solver's
+// `cogen run` on the same seed (the peer). Writes bench/results/served-learn.{json,md} after
+// every seed; seeds run in separate processes merge with --merge.
+//
+//   npm run bench:served-learn [-- --seeds random:1 --minutes 50 (GRPO's wall time) --sft-steps 600 --setup-torch]
+//   npx tsx bench/served-learn.ts --merge DIR,DIR [--out bench/results]
+// Needs torch, TRL and transformers (bench/torch-venv.ts; not CI).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { drawSeeds, median } from './stats.js';
+import { torchPython } from './torch-venv.js';
+
+const { values: args } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: 'random:1' },
+    steps: { type: 'string', default: '20000' },
+    minutes: { type: 'string', default: '50' },
+    'sft-steps': { type: 'string', default: '600' },
+    'source-steps': { type: 'string', default: '30' },
+    trainer: { type: 'string', default: '' },
+    'setup-torch': { type: 'boolean', default: false },
+    'no-peer': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench/results' },
+    merge: { type: 'string' },
+  },
+});
+const ROOT = join(import.meta.dirname, '..');
+const COGEN = join(ROOT, 'bin/cogen.js');
+const PRESET = 'default';
+
+interface SkillState {
+  skill: string;
+  firstRound: number | null;
+  masteredAtFirstRound: boolean;
+  firstMastered: number | null;
+  masteredAtEnd: boolean;
+}
+interface SeedResult {
+  seed: number;
+  sourceSeed: number;
+  warmRows: number;
+  grpoSteps: number;
+  grpoConfig: Record<string, unknown>;
+  wallSeconds: number;
+  skills: SkillState[];
+  mastered: number;
+  learnedByGrpo: number;
+  peerMastered: number | null;
+}
+
+const cogen = (argv: string[]): string => {
+  const r = spawnSync(process.execPath, [COGEN, ...argv], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`cogen ${argv.join(' ')}: exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
+  return r.stdout;
+};
+
+const freePort = (): Promise<number> =>
+  new Promise((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+
+async function serve(seed: number, runsDir: string, runId: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [COGEN, 'serve', '--preset', PRESET, '--seed', String(seed), '--port', String(port), '--runs-dir', runsDir, '--run-id', runId], { cwd: ROOT, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 1200; i++) {
+    if (child.exitCode !== null) throw new Error(`cogen serve exited with ${child.exitCode}`);
+    if (await fetch(url + '/health').then((r) => r.ok, () => false)) return { url, child };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('cogen serve was not healthy after 120 s');
+}
+
+const stop = (child: ChildProcess): Promise<void> =>
+  new Promise((ok) => {
+    if (child.exitCode !== null) return ok();
+    child.once('exit', () => ok());
+    child.kill('SIGTERM');
+  });
+
+/** The mastery table of a run (`cogen skills --format json`), the default preset's masterable skills. */
+function mastery(runsDir: string, runId: string): { skillId: string; state: string; since: number | null }[] {
+  const table = JSON.parse(cogen(['skills', '--run', runId, '--runs-dir', runsDir, '--format', 'json'])) as { skills: { skillId: string; state: string; since: number | null; level: number }[] };
+  return table.skills.filter((s) => s.skillId.startsWith('arith.') || s.skillId.startsWith('logic.')).filter((s) => s.level <= 1);
+}
+
+interface ProbeRound { round: number; per_skill: Record<string, number>; events: { skill_id: string; event: 'learned' | 'forgotten' }[] }
+
+function skillStates(runsDir: string, runId: string, rounds: ProbeRound[]): SkillState[] {
+  const first = rounds[0];
+  const learnedAtFirst = new Set((first?.events ?? []).filter((e) => e.event === 'learned').map((e) => e.skill_id));
+  return mastery(runsDir, runId).map((s) => ({
+    skill: s.skillId,
+    firstRound: first?.per_skill[s.skillId] ?? null,
+    masteredAtFirstRound: learnedAtFirst.has(s.skillId),
+    firstMastered: s.state === 'never' ? null : s.since,
+    masteredAtEnd: s.state === 'mastered',
+  }));
+}
+
+async function runSeed(seed: number, python: string, dir: string): Promise<SeedResult> {
+  const runsDir = join(dir, 'runs');
+  const started = Date.now();
+  const served = `served-${seed}`;
+  const sourceSeed = (seed % 999_983) + 1; // another run: another seed, printed
+  const { url, child } = await serve(seed, runsDir, served);
+  try {
+    process.stderr.write(`seed ${seed}: served run ${served} at ${url}; warm-start source: cogen run --seed ${sourceSeed} --steps ${args['source-steps']}\n`);
+    cogen(['run', '--preset', PRESET, '--seed', String(sourceSeed), '--steps', args['source-steps']!, '--runs-dir', runsDir, '--run-id', `source-${sourceSeed}`]);
+    const warm = join(dir, 'warm.jsonl');
+    process.stderr.write(cogen(['export', '--run', `source-${sourceSeed}`, '--runs-dir', runsDir, '--view', 'compact', '--exclude-probes', served, '--out', warm]));
+    const trainerOut = join(dir, 'trainer');
+    const extra = args.trainer ? args.trainer.split(' ') : [];
+    const r = spawnSync(python, [join(ROOT, 'examples/trl_curriculum.py'), '--url', url, '--warm', warm, '--sft-steps', args['sft-steps']!, '--steps', args.steps!, '--minutes', args.minutes!, '--seed', String(seed), '--out', trainerOut, ...extra], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (r.status !== 0) throw new Error(`examples/trl_curriculum.py exited with ${r.status}`);
+    const summary = JSON.parse(readFileSync(join(trainerOut, 'summary.json'), 'utf8')) as { probe_rounds: ProbeRound[]; grpo_config: Record<string, unknown>; grpo_steps: number; warm_start?: { rows: number } };
+    await stop(child);
+    const skills = skillStates(runsDir, served, summary.probe_rounds);
+    const peerMastered = args['no-peer'] ? null : builtInPeer(seed, runsDir);
+    return {
+      seed, sourceSeed, warmRows: summary.warm_start?.rows ?? 0, grpoSteps: summary.grpo_steps, grpoConfig: summary.grpo_config,
+      wallSeconds: Math.round((Date.now() - started) / 1000), skills,
+      mastered: skills.filter((s) => s.masteredAtEnd).length,
+      learnedByGrpo: skills.filter((s) => s.masteredAtEnd && !s.masteredAtFirstRound).length,
+      peerMastered,
+    };
+  } finally {
+    await stop(child);
+  }
+}
+
+/** The built-in solver's `cogen run` on the same seed and preset: skills mastered at its end. */
+function builtInPeer(seed: number, runsDir: string): number {
+  cogen(['run', '--preset', PRESET, '--seed', String(seed), '--runs-dir', runsDir, '--run-id', `builtin-${seed}`]);
+  return mastery(runsDir, `builtin-${seed}`).filter((s) => s.state === 'mastered').length;
+}
+
+function report(rows: SeedResult[]): string {
+  const lines = [
+    '# bench:served-learn',
+    '',
+    `A GPT-2 (examples/trl_curriculum.py) trained by TRL on CPU through \`cogen serve --preset ${PRESET}\`; peer: the built-in solver's \`cogen run\` on the same seed. Seeds: ${rows.map((r) => r.seed).join(', ')}.`,
+    '',
+    '| seed | mastered at the end | of them not mastered at the first probe round | built-in solver (peer) | GRPO steps | wall s | skills (first round → first mastered step) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.seed} | ${r.mastered} | ${r.learnedByGrpo} | ${r.peerMastered ?? '-'} | ${r.grpoSteps} | ${r.wallSeconds} | ${r.skills.map((s) => `${s.skill} ${s.firstRound?.toFixed(2) ?? '-'}→${s.firstMastered ?? '-'}`).join(', ')} |`),
+    '',
+    `Median mastered: ${median(rows.map((r) => r.mastered))}; learned by GRPO: ${median(rows.map((r) => r.learnedByGrpo))}; peer: ${median(rows.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered])))}.`,
+    `GRPOConfig: ${JSON.stringify(rows[0]?.grpoConfig ?? {})}`,
+  ];
+  return lines.join('\n') + '\n';
+}
+
+function write(rows: SeedResult[], seedsDrawn: boolean): void {
+  mkdirSync(args.out!, { recursive: true });
+  writeFileSync(join(args.out!, 'served-learn.json'), JSON.stringify({ preset: PRESET, seedsDrawn, seeds: rows }, null, 1) + '\n');
+  writeFileSync(join(args.out!, 'served-learn.md'), report(rows));
+}
+
+async function main(): Promise<void> {
+  if (args.merge) {
+    const rows = args.merge.split(',').flatMap((d) => (JSON.parse(readFileSync(join(d, 'served-learn.json'), 'utf8')) as { seeds: SeedResult[] }).seeds);
+    write(rows, true);
+    process.stdout.write(report(rows));
+    return;
+  }
+  const py = torchPython(args['setup-torch']);
+  if ('error' in py) throw new Error(py.error);
+  const drawn = args.seeds!.startsWith('random:');
+  const seeds = drawn ? drawSeeds(Number(args.seeds!.slice(7))) : args.seeds!.split(',').map(Number);
+  process.stderr.write(`bench:served-learn: seeds (${drawn ? 'drawn at random' : 'given'}) ${seeds.join(',')}\n`);
+  const rows: SeedResult[] = [];
+  for (const seed of seeds) {
+    rows.push(await runSeed(seed, py.python, join(tmpdir(), `cogen-served-learn-${process.pid}`, String(seed))));
+    write(rows, drawn);
+  }
+  process.stdout.write(report(rows));
+}
+
+main().catch((e: Error) => {
+  process.stderr.write(`bench:served-learn: ${e.message}\n`);
+  process.exit(1);
+});
