@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { preferenceRows, type LearnedState, type PreferenceRow } from '../../proposers/index.js';
 import type { RunStore } from '../store.js';
 import { UserError } from '../../core/errors.js';
+import { pct } from '../../core/stats.js';
 import { openRun, parseIntArg, runsDirOption } from './shared.js';
 
 export interface ProposerReport {
@@ -67,8 +68,6 @@ export function proposerReport(store: RunStore, top = 3): ProposerReport {
     })),
   };
 }
-
-const pct = (x: number): string => `${(100 * x).toFixed(0)}%`;
 
 export function formatProposerReport(r: ProposerReport, format: 'table' | 'json'): string {
   if (format === 'json') return JSON.stringify(r, null, 2);
