@@ -28,6 +28,7 @@ import { compactProgram } from '../generators/index.js';
 import { oneTokenEdits } from '../src/envs-train.js';
 import { contextCost, solverOf, trainKind, type TrainedRow } from './agentic-train.js';
 import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Policy, type RepairSpec } from '../envs/index.js';
+import { mean } from './stats.js';
 
 const arg = (name: string, def: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -88,7 +89,6 @@ async function play(specs: EnvSpec[], policyOf: (s: EnvSpec, k: number) => Polic
     }
   }
   const secs = (performance.now() - t0) / 1000;
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return { episodes: rewards.length, perSec: rewards.length / secs, success: rewards.filter((r) => r === 1).length / rewards.length, meanReward: mean(rewards), meanTurns: mean(turns), endings };
 }
 

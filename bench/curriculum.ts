@@ -23,6 +23,7 @@ import { armKey, type TaskArm } from '../curricula/types.js';
 import { simMarkdown, simSection } from './curriculum-sim.js';
 import { bootstrapMean, drawSeeds, formatInterval, pairedDifference, type Interval, type Paired } from './stats.js';
 import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, RunStore, startRun, verifyMany, createRng, answerKind, answerShape, type RunConfig, type Task } from '../src/index.js';
+import { mean } from '../core/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -97,8 +98,6 @@ interface RunRecord {
   stepsToMaster: Record<string, number>;
   meanLevel: number;
 }
-
-const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 /** Normalised area under the curve: trapezoids between probe points, divided by their span (a lone point is its value). */
 function auc(curve: [number, number][]): number {

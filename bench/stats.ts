@@ -14,6 +14,7 @@ export function drawSeeds(n: number): number[] {
   return [...out];
 }
 
+/** The mean, NaN for no values: not core/stats.ts's `mean` (0), since a benchmark cell without samples must not read as 0. */
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
 /** The median (NaN for no values). */

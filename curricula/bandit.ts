@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
-import { armKey, checkState, jsonCopy, mean, requireArms, sampleArms, softmax } from './util.js';
+import { armKey, checkState, jsonCopy, requireArms, sampleArms, softmax } from './util.js';
+import { mean } from '../core/stats.js';
 
 export const banditOptions = z.strictObject({
   alpha: z.number().min(0).max(1).default(0.5),

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { Arm, ArmResult, Controller, Pick, PickContext } from './types.js';
-import { checkState, jsonCopy, mean, newPick, pushWindow, requireArms } from './util.js';
+import { checkState, jsonCopy, newPick, pushWindow, requireArms } from './util.js';
+import { mean } from '../core/stats.js';
 
 export const ladderOptions = z
   .strictObject({

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
-import { armKey, checkState, jsonCopy, mean, pushWindow, requireArms, sampleArms } from './util.js';
+import { armKey, checkState, jsonCopy, pushWindow, requireArms, sampleArms } from './util.js';
+import { mean } from '../core/stats.js';
 import { learnability } from '../core/rules.js';
 
 export const learnabilityOptions = z.strictObject({

@@ -1,6 +1,7 @@
 // Small helpers shared by the controllers: weighted sampling, softmax, arm bookkeeping.
 import type { Rng } from '../core/rng.js';
 import { armKey, type Arm, type Pick } from './types.js';
+import { mean } from '../core/stats.js';
 
 /** Index drawn with probability weights[i] / Σ weights; uniform when the weights carry no mass. */
 export function sampleIndex(weights: readonly number[], rng: Rng): number {
@@ -38,8 +39,6 @@ export function softmax(values: readonly number[], tau: number): number[] {
   const e = values.map((v) => Math.exp(v / t - max));
   return normalise(e);
 }
-
-export const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /** Least-squares slope of ys against their indices 0…n−1 (0 with fewer than two points). */
 export function slope(ys: readonly number[]): number {

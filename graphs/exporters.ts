@@ -4,10 +4,10 @@
 import type { Skill } from '../core/task.js';
 import { schemaStatements } from './schema.js';
 import type { GraphSnapshot, GraphTask } from './types.js';
+import { pct } from '../core/stats.js';
 
 export type SkillState = 'mastered' | 'forgotten' | 'never';
 
-const pct = (x: number | null) => (x === null ? null : `${(x * 100).toFixed(0)}%`);
 
 const STATE_COLOR: Record<SkillState, string> = { mastered: '#7fc97f', forgotten: '#fdc086', never: '#e0e0e0' };
 

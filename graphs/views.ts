@@ -8,6 +8,7 @@ export type { SkillState } from './exporters.js';
 import { toCypher, toDot, toGraphML, type SkillState } from './exporters.js';
 import { masteryBar } from '../curricula/index.js';
 import type { GraphRun, GraphTask, Mastery, SkillGraph } from './types.js';
+import { pct } from '../core/stats.js';
 
 export type ViewFormat = 'table' | 'json' | 'dot' | 'graphml' | 'cypher';
 export const VIEW_FORMATS: readonly ViewFormat[] = ['table', 'json', 'dot', 'graphml', 'cypher'];
@@ -232,7 +233,6 @@ export function formatTable(headers: string[], rows: (string | number | null)[][
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
 }
 
-const pct = (x: number | null) => (x === null ? null : `${(x * 100).toFixed(0)}%`);
 
 /** How the mastered skills stand against their trivial baselines, for the mastery table's header. */
 export function aboveBaseline(rows: Pick<MasteryRow, 'state' | 'accuracy' | 'baseline'>[]): string {

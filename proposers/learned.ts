@@ -13,6 +13,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import { probabilities, TracingChooser, traceText, type Choice, type Preferences } from './chooser.js';
 import type { LearnedProposerConfig } from './config.js';
 import { scoreDrafts } from './reward.js';
+import { mean } from '../core/stats.js';
 
 export const LEARNED_VERSION = 2;
 /** The `proposer` of every task the learned grammar proposer draws. */
@@ -217,4 +218,3 @@ export function preferenceRows(state: LearnedState): PreferenceRow[] {
 }
 
 const clamp = (x: number, m: number): number => Math.max(-m, Math.min(m, x));
-const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);

@@ -21,6 +21,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import type { SelfPlayConfig } from './config.js';
 import type { LearnedDraft } from './learned.js';
 import { scoreDrafts } from './reward.js';
+import { mean } from '../core/stats.js';
 
 export const SELF_PLAY_VERSION = 1;
 /** The `proposer` of every task the self-play proposer writes. */
@@ -285,4 +286,3 @@ export class SelfPlayProposer {
   }
 }
 
-const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);

@@ -7,6 +7,7 @@ import type { Json } from '../core/task.js';
 import type { FailureReason, Limits, RunResult, Sandbox } from './types.js';
 import { deepEqual } from './answer.js';
 import { runTasks } from './verify.js';
+import { clip } from '../core/text.js';
 
 export type ValidationResult =
   | { ok: true; outputs: Json[] }
@@ -71,11 +72,10 @@ function compare(inputs: Json[][], first: RunResult[], second: RunResult[]): Val
         return { ok: false, reason: limit ? b.reason : 'nondeterministic', detail: `input ${i}: ran once, then failed with ${b.reason}: ${b.detail}` };
       }
       if (!deepEqual(a, b.value)) {
-        return { ok: false, reason: 'nondeterministic', detail: `input ${i}: ${clip(JSON.stringify(a))} then ${clip(JSON.stringify(b.value))} (state kept between calls?)` };
+        return { ok: false, reason: 'nondeterministic', detail: `input ${i}: ${clip(JSON.stringify(a) ?? 'undefined', 80)} then ${clip(JSON.stringify(b.value) ?? 'undefined', 80)} (state kept between calls?)` };
       }
     }
   }
   return { ok: true, outputs };
 }
 
-const clip = (s: string | undefined): string => (s === undefined ? 'undefined' : s.length > 80 ? `${s.slice(0, 80)}…` : s);

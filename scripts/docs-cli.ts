@@ -1,5 +1,5 @@
 // docs/cli.md, written from the CLI's own commander definitions (src/cli.ts's buildProgram, with
-// the commands src/skills-cli.ts and src/worker-cli.ts add), so that the reference cannot drift
+// the commands it adds from src/cli/, one file each), so that the reference cannot drift
 // from the flags the code accepts. `npm run docs` rewrites it; test/docs-current.test.ts fails
 // when it is not current.
 import type { Argument, Command, Option } from 'commander';

@@ -11,7 +11,7 @@ import { isSolved } from '../core/rules.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { Policy } from './solver/index.js';
 import { drawTask, verifyTasks } from './verification.js';
-import { mean } from './run-parts.js';
+import { mean } from '../core/stats.js';
 
 export interface EvalSetOptions {
   family: string;

@@ -8,7 +8,7 @@ import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
 import { answerKind, answerShape, referenceAnswer, type Skill, type Task } from '../core/task.js';
 import { passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
 import { probeScores, type Probe } from './probes.js';
-import { mean } from './run-parts.js';
+import { mean } from '../core/stats.js';
 import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './run-envs.js';
 import { answerIds, grammarFor, type Policy, type TransformerPolicy } from './solver/index.js';
 import type { RunStore } from './store.js';

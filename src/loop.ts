@@ -11,7 +11,7 @@ import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, type LlmPolicy, type ProposalRecord } from './agents/index.js';
 import { buildProbes, skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
-import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, learnedProposerOf, mean, newRunId, openCeilings, openGraphs, propose, runEvent, sandboxOf, tabledArms, taskSpace, typesOf, type ProposeContext } from './run-parts.js';
+import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, learnedProposerOf, newRunId, openCeilings, openGraphs, propose, runEvent, sandboxOf, tabledArms, taskSpace, typesOf, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
 import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
@@ -22,6 +22,7 @@ import { LevelEvals } from './level-evals.js';
 import { ConfigError } from './config.js';
 import { answerKind, answerShape, type Task } from '../core/task.js';
 import { trainingReward } from './reward.js';
+import { mean } from '../core/stats.js';
 
 export interface StepProgress {
   step: number;

@@ -27,7 +27,7 @@ import { drawTask, verifyTasks } from './verification.js';
 import type { Rng } from '../core/rng.js';
 import { answerShape, valueType, type Json, type Skill, type Task, type Verdict } from '../core/task.js';
 import { isSolved } from '../core/rules.js';
-import { mean } from './run-parts.js';
+import { mean } from '../core/stats.js';
 import { caseType } from './case-type.js';
 
 export interface Probe {

@@ -12,7 +12,7 @@ import type { ProbeSets } from '../graphs/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { RunConfig } from './config.js';
 import { playSolver, type SolverEpisode } from './envs-train.js';
-import { mean } from './run-parts.js';
+import { mean } from '../core/stats.js';
 import type { TransformerPolicy } from './solver/index.js';
 import { spaceFamily } from './verification.js';
 

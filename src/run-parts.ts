@@ -225,8 +225,6 @@ export function graphTask(task: Task): GraphTask {
   return { id: task.id, type: task.type, family: task.family, level: task.level, program: task.program, skills: task.skills, hash: task.hash, prompt: renderNatural(task), parent: task.parent, solveRate: null, proposer: task.proposer };
 }
 
-export const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-
 /** A new run's id: UTC timestamp, preset name and seed (a served run says so). */
 export function newRunId(config: RunConfig, served = false): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');

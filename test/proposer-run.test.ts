@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { exportRun } from '../src/export.js';
-import { formatProposerReport, proposerReport } from '../src/proposer-cli.js';
+import { formatProposerReport, proposerReport } from '../src/cli/proposer.js';
 import { RunStore } from '../src/store.js';
 import { openSkillGraph, renderSkills, showSkill } from '../graphs/index.js';
 import { LEARNED_PROPOSER } from '../proposers/index.js';

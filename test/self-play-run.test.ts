@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { SELF_PLAY_PROPOSER } from '../proposers/index.js';
-import { proposerReport } from '../src/proposer-cli.js';
+import { proposerReport } from '../src/cli/proposer.js';
 import { RunStore } from '../src/store.js';
 import { lastCheckpoint, runRows, tempDir } from './helpers.js';
 

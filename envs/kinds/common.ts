@@ -56,6 +56,7 @@ export function toolSchema(t: ToolDef): ToolSchema {
   return { type: 'function', function: { name: t.name, description: t.description, parameters } };
 }
 
+// Not core/text.ts's clip: a cut observation also says how many characters were left out.
 export const clip = (s: string, n = MAX_OBSERVATION_CHARS): string => (s.length <= n ? s : `${s.slice(0, n)}… (${s.length - n} more characters cut)`);
 
 const show = (x: Json): string => clip(JSON.stringify(x), 200);

@@ -10,6 +10,7 @@ import { budgetFor, runTwiceMetered, sandboxBudget } from '../../sandbox/index.j
 import { canonicalHash } from '../hash.js';
 import { isJsonValue, taskId } from '../identity.js';
 import { MAX_ANSWER_CHARS } from '../../core/rules.js';
+import { clip } from '../../core/text.js';
 
 /**
  * Sizes a problem draft may have (JSON characters; the failure count): an answer must fit in a
@@ -69,12 +70,12 @@ export async function validateProblem(
   }
   if (!r.ok) return { ok: false, rejection: { reason: 'sandbox-failure', failure: r.reason, detail: `${r.reason}: ${r.detail}` } };
   const [w, ...fails] = r.outputs;
-  if (!isScore(w)) return { ok: false, rejection: { reason: 'unsound', detail: `the verifier returned ${clip(w)} for the witness, not a score in [0, 1]` } };
+  if (!isScore(w)) return { ok: false, rejection: { reason: 'unsound', detail: `the verifier returned ${shown(w)} for the witness, not a score in [0, 1]` } };
   if (w !== 1) return { ok: false, rejection: { reason: 'unsound', detail: `the verifier scores the witness ${w}, not 1` } };
   for (let i = 0; i < fails.length; i++) {
     const s = fails[i];
-    if (!isScore(s)) return { ok: false, rejection: { reason: 'unsound', detail: `the verifier returned ${clip(s)} for failure ${i + 1}, not a score in [0, 1]` } };
-    if (s >= 1) return { ok: false, rejection: { reason: 'unsound', detail: `the verifier accepts failure ${i + 1} (${clip(d.failures[i])}): it must score a near miss below 1` } };
+    if (!isScore(s)) return { ok: false, rejection: { reason: 'unsound', detail: `the verifier returned ${shown(s)} for failure ${i + 1}, not a score in [0, 1]` } };
+    if (s >= 1) return { ok: false, rejection: { reason: 'unsound', detail: `the verifier accepts failure ${i + 1} (${shown(d.failures[i])}): it must score a near miss below 1` } };
   }
   // The answers' budget: all the checks' cost (the witness and every failure) is an upper bound on
   // what checking one answer costs the reference verifier; ten times the reference must fit the cap.
@@ -104,7 +105,4 @@ export async function validateProblem(
   return { ok: true, task, cost };
 }
 
-const clip = (x: unknown): string => {
-  const s = x === undefined ? 'undefined' : JSON.stringify(x) ?? String(x);
-  return s.length > 60 ? `${s.slice(0, 60)}…` : s;
-};
+const shown = (x: unknown): string => clip(x === undefined ? 'undefined' : JSON.stringify(x) ?? String(x), 60);

@@ -27,6 +27,7 @@ import type { Curriculum } from './served-state.js';
 import type { Verifier } from './verifier.js';
 import type { ProbeReport, ScoreItem, ScoreResponse } from './types.js';
 import { taskIn, type TaskIn, type TaskView } from './served-view.js';
+import { clip } from '../../core/text.js';
 
 /** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
 export class ServeError extends Error {
@@ -219,7 +220,7 @@ export class ServedRun {
     const { probes, cur, space } = this.p;
     const byId = new Map(probes.map((x, i) => [x.task.id, i]));
     const unknown = answers.find((a) => !byId.has(a.task_id));
-    if (unknown) throw new ServeError(422, `task "${clip(unknown.task_id)}" is not in the probe set (GET /v1/probes lists it)`);
+    if (unknown) throw new ServeError(422, `task "${clip(unknown.task_id, 80)}" is not in the probe set (GET /v1/probes lists it)`);
     const refuse = (detail: string): ProbeReport => ({ round, accepted: false, detail, accuracy: null, per_skill: {}, events: [] });
     await this.refresh();
     if (round !== this.probeRound()) return refuse(`round ${round} is not the current round ${this.probeRound()}`);
@@ -346,8 +347,8 @@ export class ServedRun {
       this.p.cur.addTask(task, false);
       return task;
     }
-    if (this.probeIds.has(id)) throw new ServeError(422, `task "${clip(id)}" is a probe: report it through POST /v1/probes`);
-    throw new ServeError(404, `unknown task id "${clip(id)}" (not sampled from this run)`);
+    if (this.probeIds.has(id)) throw new ServeError(422, `task "${clip(id, 80)}" is a probe: report it through POST /v1/probes`);
+    throw new ServeError(404, `unknown task id "${clip(id, 80)}" (not sampled from this run)`);
   }
 
   /** Abandons expired issues, at most once a second: expiry is coarse, and each pass is a write. */
@@ -396,5 +397,4 @@ export class ServedRun {
 
 /** How soon after a change the skill graphs are fed (ms). */
 const FLUSH_MS = 500;
-const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
-const reused = (key: string) => new ServeError(409, `idempotency key "${clip(key)}" was used with another request body`);
+const reused = (key: string) => new ServeError(409, `idempotency key "${clip(key, 80)}" was used with another request body`);

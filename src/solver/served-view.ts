@@ -19,6 +19,7 @@
 import type { AnswerShape } from '../../core/task.js';
 import { answerIds, grammarFor } from './grammar.js';
 import { BOS, EOS, SEP, SPECIAL_NAMES, TOKENS, VIEW, encode } from './tokenizer.js';
+import { clip } from '../../core/text.js';
 
 /** What joins two tokens, and how the space character's token is written. */
 export const VIEW_SEPARATOR = ' ';
@@ -55,7 +56,7 @@ export function splitView(text: string): number[] | { error: string } {
   for (const word of text.split(/\s+/)) {
     if (word === '') continue;
     const id = idOfViewToken.get(word);
-    if (id === undefined) return { error: `${clip(word)} is not a token of the solver's view ${VIEW} (tokens are joined by one space, the space itself written ${SPACE_TOKEN}; GET /v1/tokenizer lists them)` };
+    if (id === undefined) return { error: `${shown(word)} is not a token of the solver's view ${VIEW} (tokens are joined by one space, the space itself written ${SPACE_TOKEN}; GET /v1/tokenizer lists them)` };
     ids.push(id);
   }
   return ids;
@@ -117,4 +118,4 @@ export function hfTokenizer(): object {
 /** `<sep>` inserted before the last token (an empty prompt is `<sep>` alone). */
 export const withSep = (ids: readonly number[]): number[] => [...ids.slice(0, -1), SEP, ...ids.slice(-1)];
 
-const clip = (s: string): string => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+const shown = (s: string): string => JSON.stringify(clip(s, 40));

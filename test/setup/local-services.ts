@@ -12,6 +12,9 @@ import { join } from 'node:path';
 
 export const INSTALL = 'apt-get install -y postgresql nats-server';
 
+/** vitest options whose value may follow as the next word. */
+const VALUE_OPTIONS = new Set(['--project', '--reporter', '--outputFile', '-t', '--testNamePattern', '--shard', '-c', '--config', '-r', '--root', '--dir', '--pool', '--maxWorkers']);
+
 /**
  * Whether this test run wants a service: its flag (`on`, `off` or `auto`), under CI always, and
  * otherwise when no file filter is given or a filter matches `names`.
@@ -21,7 +24,10 @@ export function wantsService(flag: string | undefined, names: RegExp): boolean {
   if (f === 'on' || f === '1' || f === 'true') return true;
   if (f === 'off' || f === '0' || f === 'false') return false;
   if (process.env.CI === 'true' || process.env.CI === '1') return true;
-  const args = process.argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run' && a !== 'watch');
+  // The value of an option given as a separate word is no file filter: `npm run test:e2e` is
+  // `vitest run --project e2e` (vitest.config.ts), and its `e2e` must not read as one.
+  const argv = process.argv.slice(2);
+  const args = argv.filter((a, i) => !a.startsWith('-') && !VALUE_OPTIONS.has(argv[i - 1] ?? '') && a !== 'run' && a !== 'watch');
   const filters = args.filter((a) => a.includes('/') || a.includes('test') || /^[\w.-]+$/.test(a));
   return filters.length === 0 || filters.some((a) => names.test(a));
 }

@@ -1,10 +1,13 @@
 // `cogen proposer --run <id>`: what the learned grammar proposer favours now, per arm: at each choice
 // point of the typed grammar, its options with the learned probability against the fixed weights'.
+import { Option, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { preferenceRows, type LearnedState, type PreferenceRow } from '../proposers/index.js';
-import type { RunStore } from './store.js';
-import { UserError } from '../core/errors.js';
+import { join, resolve } from 'node:path';
+import { preferenceRows, type LearnedState, type PreferenceRow } from '../../proposers/index.js';
+import type { RunStore } from '../store.js';
+import { UserError } from '../../core/errors.js';
+import { pct } from '../../core/stats.js';
+import { openRun, parseIntArg, runsDirOption } from './shared.js';
 
 export interface ProposerReport {
   runId: string;
@@ -66,8 +69,6 @@ export function proposerReport(store: RunStore, top = 3): ProposerReport {
   };
 }
 
-const pct = (x: number): string => `${(100 * x).toFixed(0)}%`;
-
 export function formatProposerReport(r: ProposerReport, format: 'table' | 'json'): string {
   if (format === 'json') return JSON.stringify(r, null, 2);
   const out = [`learned proposer of run ${r.runId} at step ${r.step}: options at each choice point, learned probability (fixed weights' in brackets), the most moved points first`];
@@ -80,4 +81,22 @@ export function formatProposerReport(r: ProposerReport, format: 'table' | 'json'
     }
   }
   return out.join('\n');
+}
+
+export function proposerCommand(program: Command): void {
+  program
+    .command('proposer')
+    .description('what the learned grammar proposer favours now, per arm: the options at each choice point with learned and fixed probability')
+    .requiredOption('--run <id>', 'run id')
+    .addOption(new Option('-f, --format <format>', 'table or json').choices(['table', 'json']).default('table'))
+    .option('--top <n>', 'options shown per choice point', parseIntArg, 3)
+    .addOption(runsDirOption())
+    .action((o) => {
+      const store = openRun(resolve(o.runsDir), o.run);
+      try {
+        process.stdout.write(`${formatProposerReport(proposerReport(store, o.top), o.format)}\n`);
+      } finally {
+        store.close();
+      }
+    });
 }

@@ -2,14 +2,16 @@
 // valid-action policy, or a chat model through LangChain tool calling, and record them in a run of
 // their own, so that `cogen export --what trajectories` gives multi-turn chats without a server
 // (the reference policy's episodes are demonstrations for SFT; a chat model's are its evaluation).
+import { Option, type Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { createRng } from '../core/rng.js';
-import { UserError } from '../core/errors.js';
-import { ENV_KINDS, Env, generateEnv, playEpisode, playWithChatModel, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Trajectory } from '../envs/index.js';
-import { createSandbox } from '../sandbox/index.js';
-import { agentsConfigSchema, buildChatModel } from './agents/index.js';
-import { RunStore } from './store.js';
+import { join, resolve } from 'node:path';
+import { createRng } from '../../core/rng.js';
+import { UserError } from '../../core/errors.js';
+import { ENV_KINDS, Env, generateEnv, playEpisode, playWithChatModel, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Trajectory } from '../../envs/index.js';
+import { createSandbox } from '../../sandbox/index.js';
+import { agentsConfigSchema, buildChatModel } from '../agents/index.js';
+import { RunStore } from '../store.js';
+import { parseIntArg, runsDirOption } from './shared.js';
 
 export const ENV_POLICIES = ['reference', 'random', 'llm'] as const;
 export type EnvPolicy = (typeof ENV_POLICIES)[number];
@@ -100,4 +102,40 @@ export async function playEnvs(opts: PlayEnvsOptions): Promise<PlayEnvsSummary> 
     await sandbox.close();
   }
   return { runId, dir, rows };
+}
+
+export function envsCommand(program: Command): void {
+  program
+    .command('envs')
+    .description('play agentic environments (probe, repair, search) with the reference policy, a random valid-action policy or a chat model, and record the episodes in a run (export them with --what trajectories)')
+    .option('--kind <kinds>', 'comma-separated kinds', 'probe,repair,search')
+    .option('--families <list>', 'comma-separated generator families the environments are made from', 'arith')
+    .option('--level <n>', 'level (the program\'s difficulty and the budgets)', parseIntArg, 0)
+    .option('--episodes <n>', 'episodes per kind, each on a new environment', parseIntArg, 10)
+    .option('--seed <n>', 'seed (the same seed makes the same environments)', parseIntArg, 0)
+    .addOption(new Option('--policy <name>', 'reference (the scripted solution), random (valid actions), or llm (a chat model through tool calling)').choices(ENV_POLICIES).default('reference'))
+    .addOption(new Option('--provider <name>', 'with --policy llm: the LLM provider').choices(['openai', 'ollama', 'scripted']))
+    .option('--model <name>', 'with --policy llm: model name')
+    .option('--base-url <url>', 'with --policy llm: OpenAI-compatible endpoint')
+    .option('--script <file>', 'with --provider scripted: a JSON script of replies')
+    .option('--run-id <id>', 'name the run (default: envs-<time>-<policy>)')
+    .addOption(runsDirOption())
+    .option('--json', 'the summary as JSON on stdout')
+    .action(async (o) => {
+      const model = { provider: o.provider, model: o.model, baseUrl: o.baseUrl, scriptPath: o.script ? resolve(String(o.script)) : undefined };
+      const summary = await playEnvs({
+        kinds: parseKinds(o.kind),
+        families: String(o.families).split(',').map((f: string) => f.trim()).filter(Boolean),
+        level: o.level,
+        episodes: o.episodes,
+        seed: o.seed,
+        policy: o.policy as EnvPolicy,
+        model: Object.fromEntries(Object.entries(model).filter(([, v]) => v !== undefined)),
+        runsDir: resolve(o.runsDir),
+        runId: o.runId,
+        log: o.json ? undefined : (line) => process.stderr.write(`${line}\n`),
+      });
+      if (o.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      else process.stderr.write(`run ${summary.runId} in ${summary.dir}\nexport:   cogen export --run ${summary.runId} --what trajectories --out trajectories.jsonl\n`);
+    });
 }

@@ -1,21 +1,22 @@
 // `cogen worker`: a verification worker for replicas started with --verify (docs/scale-out.md).
 import { Option, type Command } from 'commander';
-import { UserError } from '../core/errors.js';
-import { isLoopback } from './server/loopback.js';
-import { DEFAULT_ACK_WAIT_S } from './workers/nats.js';
-import { startWorker } from './workers/worker.js';
-import { serveWorkerHttp } from './workers/worker-http.js';
+import { UserError } from '../../core/errors.js';
+import { isLoopback } from '../server/loopback.js';
+import { DEFAULT_ACK_WAIT_S } from '../workers/nats.js';
+import { startWorker } from '../workers/worker.js';
+import { serveWorkerHttp } from '../workers/worker-http.js';
+import { parseFloatArg, parseIntArg } from './shared.js';
 
-export function workerCommand(program: Command, parse: { int: (v: string) => number; float: (v: string) => number }): void {
+export function workerCommand(program: Command): void {
   program
     .command('worker')
     .description('verify answers for cogen serve replicas started with --verify: take batches from a NATS JetStream work queue, verify them in a sandbox pool, reply with verdicts (stateless; run as many as you like, on any machine)')
     .requiredOption('--nats <url>', 'nats://host[:port] of the NATS server with JetStream (credentials from NATS_TOKEN, or NATS_USER and NATS_PASSWORD)')
-    .option('--ack-wait <seconds>', 'AckWait of the queue: a batch whose worker gave no sign of life this long is delivered to another', parse.float, DEFAULT_ACK_WAIT_S)
-    .option('--concurrency <n>', 'batches verified at once', parse.int, 4)
-    .option('--sandbox-workers <n>', 'threads of the sandbox pool (default: one per core)', parse.int)
+    .option('--ack-wait <seconds>', 'AckWait of the queue: a batch whose worker gave no sign of life this long is delivered to another', parseFloatArg, DEFAULT_ACK_WAIT_S)
+    .option('--concurrency <n>', 'batches verified at once', parseIntArg, 4)
+    .option('--sandbox-workers <n>', 'threads of the sandbox pool (default: one per core)', parseIntArg)
     .option('--host <host>', 'address of /health and /metrics (any other than loopback needs COGEN_TOKEN)', '127.0.0.1')
-    .option('--port <n>', 'port of /health and /metrics (0: any free one)', parse.int, 8788)
+    .option('--port <n>', 'port of /health and /metrics (0: any free one)', parseIntArg, 8788)
     .addOption(new Option('--crash-on <text>', 'fault injection for tests and benches: the worker kills itself on a batch with an answer containing this text').env('COGEN_WORKER_CRASH_ON').hideHelp())
     .addOption(new Option('--trace', 'log a line when a batch is taken and when it is answered').env('COGEN_WORKER_TRACE').hideHelp())
     .action(async (o) => {

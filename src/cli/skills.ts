@@ -3,23 +3,19 @@
 import { Command, Option } from 'commander';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { formatTaxonomy } from '../generators/index.js';
-import { ENV_SKILLS } from '../envs/index.js';
-import { bridgedFamilies, formatBridgedTable, loadCatalogue } from '../bridges/index.js';
-import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../graphs/index.js';
-import type { ProbeSets, SkillGraph } from '../graphs/index.js';
-import { UserError } from '../core/errors.js';
-import type { RunStore } from './store.js';
-import { latestSkillProbes } from './probes.js';
-
-interface Deps {
-  openRun: (runsDir: string, id: string) => RunStore;
-  runsDirOption: () => Option;
-}
+import { formatTaxonomy } from '../../generators/index.js';
+import { ENV_SKILLS } from '../../envs/index.js';
+import { bridgedFamilies, formatBridgedTable, loadCatalogue } from '../../bridges/index.js';
+import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../../graphs/index.js';
+import type { ProbeSets, SkillGraph } from '../../graphs/index.js';
+import { UserError } from '../../core/errors.js';
+import type { RunStore } from '../store.js';
+import { latestSkillProbes } from '../probes.js';
+import { openRun, runsDirOption } from './shared.js';
 
 const VIEWS = ['mastery', 'frontier', 'timeline', 'show', 'sync'] as const;
 
-export function skillsCommand(program: Command, deps: Deps): void {
+export function skillsCommand(program: Command): void {
   program
     .command('skills')
     .description('inspect the skill graph: mastery table (default), frontier, timeline, show <skill>, sync')
@@ -33,7 +29,7 @@ export function skillsCommand(program: Command, deps: Deps): void {
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); password from NEO4J_PASSWORD')
     .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')
-    .addOption(deps.runsDirOption())
+    .addOption(runsDirOption())
     .action(async (view: string, skill: string | undefined, o) => {
       const format = o.format as ViewFormat;
       if (o.taxonomy) {
@@ -53,7 +49,7 @@ export function skillsCommand(program: Command, deps: Deps): void {
         let total = 0;
         try {
           for (const id of runIds) {
-            const store = deps.openRun(runsDir, id);
+            const store = openRun(runsDir, id);
             try {
               total += await replayAll(store.allEvents(), target);
             } finally {
@@ -67,7 +63,7 @@ export function skillsCommand(program: Command, deps: Deps): void {
         return;
       }
 
-      const store = o.graph === 'embedded' ? deps.openRun(runsDir, runIds[0]!) : null;
+      const store = o.graph === 'embedded' ? openRun(runsDir, runIds[0]!) : null;
       const graph = await openTarget(o, store);
       try {
         if (runIds.length === 2 && o.graph === 'embedded') {
