@@ -11,6 +11,7 @@
 //   npm run bench:served-learn [-- --seeds random:1 --minutes 50 (GRPO's wall time) --sft-steps 600 --setup-torch]
 //   npx tsx bench/served-learn.ts --merge DIR,DIR [--out bench/results]
 // Needs torch, TRL and transformers (bench/torch-venv.ts; not CI).
+import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -45,6 +46,13 @@ interface SkillState {
   firstMastered: number | null;
   masteredAtEnd: boolean;
 }
+/** A mastered skill's arm (its family at its level): share of the scored tasks in the 50 steps before and after its first mastery. */
+interface ArmShare {
+  skill: string;
+  step: number;
+  before: number | null;
+  after: number | null;
+}
 interface SeedResult {
   seed: number;
   sourceSeed: number;
@@ -56,6 +64,7 @@ interface SeedResult {
   mastered: number;
   learnedByGrpo: number;
   peerMastered: number | null;
+  armShares: ArmShare[];
 }
 
 const cogen = (argv: string[]): string => {
@@ -93,7 +102,7 @@ const stop = (child: ChildProcess): Promise<void> =>
   });
 
 /** The mastery table of a run (`cogen skills --format json`), the default preset's masterable skills. */
-function mastery(runsDir: string, runId: string): { skillId: string; state: string; since: number | null }[] {
+function mastery(runsDir: string, runId: string): { skillId: string; state: string; since: number | null; level: number }[] {
   const table = JSON.parse(cogen(['skills', '--run', runId, '--runs-dir', runsDir, '--format', 'json'])) as { skills: { skillId: string; state: string; since: number | null; level: number }[] };
   return table.skills.filter((s) => s.skillId.startsWith('arith.') || s.skillId.startsWith('logic.')).filter((s) => s.level <= 1);
 }
@@ -110,6 +119,29 @@ function skillStates(runsDir: string, runId: string, rounds: ProbeRound[]): Skil
     firstMastered: s.state === 'never' ? null : s.since,
     masteredAtEnd: s.state === 'mastered',
   }));
+}
+
+const WINDOW = 50;
+
+/** The curriculum following the trainer: each skill first mastered after step 0, its arm's share of scored tasks just before and after. */
+function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf: Map<string, number>): ArmShare[] {
+  const db = new Database(join(runsDir, runId, 'run.db'), { readonly: true });
+  try {
+    const share = (family: string, level: number, from: number, to: number): number | null => {
+      const row = db.prepare('SELECT COUNT(*) AS n, SUM(t.family = ? AND t.level = ?) AS arm FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step >= ? AND s.step < ?').get(family, level, from, to) as { n: number; arm: number | null };
+      return row.n ? (row.arm ?? 0) / row.n : null;
+    };
+    return skills
+      .filter((s) => s.firstMastered !== null && s.firstMastered > 0)
+      .map((s) => {
+        const [family] = s.skill.split('.') as [string];
+        const level = levelOf.get(s.skill) ?? 0;
+        const at = s.firstMastered!;
+        return { skill: s.skill, step: at, before: share(family, level, Math.max(0, at - WINDOW), at), after: share(family, level, at, at + WINDOW) };
+      });
+  } finally {
+    db.close();
+  }
 }
 
 async function runSeed(seed: number, python: string, dir: string): Promise<SeedResult> {
@@ -130,6 +162,7 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
     const summary = JSON.parse(readFileSync(join(trainerOut, 'summary.json'), 'utf8')) as { probe_rounds: ProbeRound[]; grpo_config: Record<string, unknown>; grpo_steps: number; warm_start?: { rows: number } };
     await stop(child);
     const skills = skillStates(runsDir, served, summary.probe_rounds);
+    const shares = armShares(runsDir, served, skills, new Map(mastery(runsDir, served).map((m) => [m.skillId, m.level])));
     const peerMastered = args['no-peer'] ? null : builtInPeer(seed, runsDir);
     return {
       seed, sourceSeed, warmRows: summary.warm_start?.rows ?? 0, grpoSteps: summary.grpo_steps, grpoConfig: summary.grpo_config,
@@ -137,6 +170,7 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
       mastered: skills.filter((s) => s.masteredAtEnd).length,
       learnedByGrpo: skills.filter((s) => s.masteredAtEnd && !s.masteredAtFirstRound).length,
       peerMastered,
+      armShares: shares,
     };
   } finally {
     await stop(child);
@@ -161,6 +195,10 @@ function report(rows: SeedResult[]): string {
     '',
     `Median mastered: ${median(rows.map((r) => r.mastered))}; learned by GRPO: ${median(rows.map((r) => r.learnedByGrpo))}; peer: ${median(rows.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered])))}.`,
     `GRPOConfig: ${JSON.stringify(rows[0]?.grpoConfig ?? {})}`,
+    '',
+    `The curriculum following the trainer (learnability): a skill's arm's share of the scored tasks in the ${WINDOW} steps before its first mastery → the ${WINDOW} after (skills mastered at the first probe round have no before).`,
+    '',
+    ...rows.flatMap((r) => r.armShares.map((a) => `- seed ${r.seed}, ${a.skill} at step ${a.step}: ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}`)),
   ];
   return lines.join('\n') + '\n';
 }
