@@ -38,6 +38,20 @@ module.exports = {
       to: { path: '^scripts/' },
     },
     {
+      name: 'server-without-agents',
+      comment: 'cogen serve scores with the sandbox and renders with the generators; it never loads the LLM agents (LangChain)',
+      severity: 'error',
+      from: { path: '^src/server/' },
+      to: { path: '^src/agents/' },
+    },
+    {
+      name: 'curricula-without-envs',
+      comment: 'a controller sees per-arm statistics only; an environment kind is a name from core/task.ts',
+      severity: 'error',
+      from: { path: '^curricula/' },
+      to: { path: '^envs/' },
+    },
+    {
       name: 'roof-uses-doors',
       comment: 'the roof meets the rooms at their doors too',
       severity: 'error',

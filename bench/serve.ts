@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { verifyMany } from '../sandbox/verify.js';
-import { extractAnswer } from '../src/agents/index.js';
+import { extractAnswer } from '../sandbox/index.js';
 import { loadPreset } from '../src/config.js';
 import { sandboxOf } from '../src/run-parts.js';
 import { openServedRun } from '../src/server/index.js';

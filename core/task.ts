@@ -10,6 +10,10 @@ export type CodeTaskType = (typeof CODE_TASK_TYPES)[number];
 export const TASK_TYPES = [...CODE_TASK_TYPES, 'problem'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
+/** The kinds of agentic environment (envs/): on the ground floor because a curriculum arm is a task type or one of them. */
+export const ENV_KINDS = ['probe', 'repair', 'search'] as const;
+export type EnvKind = (typeof ENV_KINDS)[number];
+
 /** An input is the list of arguments passed to `f`: `f(...input)`. */
 export type Input = Json[];
 export interface Example {

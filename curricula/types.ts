@@ -1,7 +1,6 @@
 // The curriculum interface (docs/DESIGN.md, "Curricula"). Controllers see per-arm statistics only.
 import type { Rng } from '../core/rng.js';
-import { TASK_TYPES, type TaskType } from '../core/task.js';
-import type { EnvKind } from '../envs/index.js';
+import { TASK_TYPES, type EnvKind, type TaskType } from '../core/task.js';
 
 /** What an arm serves: a task type, or an environment kind (envs/). The two sets of names are disjoint. */
 export type ArmType = TaskType | EnvKind;

@@ -2,10 +2,9 @@
 // and replayed. A spec holds everything an episode needs (the hidden program, the tests, the
 // budgets), so an episode is a pure function of the spec, the seed and the actions (and the
 // sandbox, which meters in interpreter steps, never wall-clock time).
-import type { Example, Json } from '../core/task.js';
+import type { EnvKind, Example, Json } from '../core/task.js';
 
-export const ENV_KINDS = ['probe', 'repair', 'search'] as const;
-export type EnvKind = (typeof ENV_KINDS)[number];
+export { ENV_KINDS, type EnvKind } from '../core/task.js';
 
 /** How many turns an episode may take, and how many tool calls (submit aside) it may make. */
 export interface EnvBudgets {

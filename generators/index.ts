@@ -29,7 +29,7 @@ import type { ProblemFamily } from './problems/kit.js';
 import { validateProblem } from './problems/validate.js';
 
 export { canonicalHash, canonicalForm, compactProgram, minify, tokenize } from './hash.js';
-export { parseCompact, renderCompact, renderNatural } from './render.js';
+export { parseCompact, renderCompact, renderNatural, solverSystemPrompt } from './render.js';
 export { mutate, applicableOps, MUTATION_OPS, type MutationOp } from './mutate.js';
 export type { Family } from './types.js';
 export { isJsonValue, taskId } from './identity.js';

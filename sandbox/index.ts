@@ -29,6 +29,7 @@ import { sandboxDefaults } from './config.js';
 
 export * from './types.js';
 export { parseLiteral, formatLiteral } from './answer.js';
+export { extractAnswer } from './reply.js';
 export { verifyAnswer, verifyMany, verifyManyMetered } from './verify.js';
 export type { MeteredVerdict } from './verify.js';
 export { runTwice, runTwiceMetered } from './validate.js';

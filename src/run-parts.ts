@@ -9,7 +9,7 @@ import { createSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { RunConfig } from './config.js';
 import type { Rng } from '../core/rng.js';
-import { toProposalRecord, type ProposalRecord, type ProposerAgent } from './agents/index.js';
+import type { ProposalRecord, ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
 import type { Skill, Task } from '../core/task.js';
 import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnedDraft, type LearnStats } from '../proposers/index.js';
@@ -138,6 +138,8 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     };
     const out = await proposer.propose(req);
     const m = out.draft ? await materialise(sandbox, out.draft, seen) : undefined;
+    // Loaded here, where an LLM proposer already runs: a served run shares this file and never loads LangChain.
+    const { toProposalRecord } = await import('./agents/index.js');
     proposals.push(toProposalRecord(ctx.step, req, proposer.label, out, m));
     if (m?.ok) return m.task;
     // Rejected or unreachable: the generators step in (the agent has logged why).

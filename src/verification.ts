@@ -6,7 +6,7 @@ import { bridgeReady, bridgedFamilies, drawBridged, isBridgedFamily, loadCatalog
 import { allSkills, familyInfo, generateTask, type FamilyInfo, type GenerateOptions } from '../generators/index.js';
 import { problemAnswerText, verifyMany, type DetailedVerdict, type Sandbox } from '../sandbox/index.js';
 import { answerKind, isBridgedProblem, type ProblemTask, type Skill, type Task } from '../core/task.js';
-import { extractAnswer } from './agents/index.js';
+import { extractAnswer } from '../sandbox/index.js';
 import { UserError } from '../core/errors.js';
 
 /** Verdicts in the order of `items`: bridged problems scored in the worker, the rest in the sandbox. */

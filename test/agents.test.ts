@@ -8,6 +8,7 @@ import { FakeListChatModel, FakeStreamingChatModel } from '@langchain/core/utils
 import { AIMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import { ChatOllama } from '@langchain/ollama';
+import { extractAnswer } from '../sandbox/index.js';
 import type { ChatResult } from '@langchain/core/outputs';
 import {
   agentsConfigSchema,
@@ -16,7 +17,6 @@ import {
   createLlmPolicy,
   createProposerAgent,
   estimateTokens,
-  extractAnswer,
   extractJson,
   loadScript,
   parseProposal,

@@ -2,7 +2,7 @@
 // shown K reference tasks from the run's archive, the target family, skills and level, and the
 // executor's rules, and writes one new task of the requested type as a fenced ```json block of a
 // fixed shape. The solver is asked for its final answer in a fenced block or an `ANSWER:` line.
-import type { AnswerKind, Skill, Task, TaskType } from '../../core/task.js';
+import type { Skill, Task, TaskType } from '../../core/task.js';
 import type { Rng } from '../../core/rng.js';
 
 /** What the proposer is asked for (the loop fills it from a curriculum pick). */
@@ -136,13 +136,3 @@ export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>
 
 /** The prompt text as recorded in the run store: system and user parts, labelled. */
 export const promptText = (p: Prompt): string => `[system]\n${p.system}\n\n[user]\n${p.user}`;
-
-/** Instructions for an LLM solver, by the kind of answer the task expects ('text': a bridged problem's free-text answer). */
-export function solverSystemPrompt(kind: AnswerKind | 'text'): string {
-  const what = kind === 'program'
-    ? 'The answer is a JavaScript function declaration named `f` (pure, deterministic, no I/O). Put it in a fenced ```javascript block.'
-    : kind === 'text'
-      ? 'The answer is text, written exactly as the problem asks for it. Put it on a last line of the form `ANSWER: <answer>`.'
-      : 'The answer is a JSON literal (a number, string, boolean, null, array or object; for an input, the JSON array of arguments). Put it in a fenced ```json block, or on a last line of the form `ANSWER: <json>`.';
-  return `You solve programming puzzles exactly. Reason briefly if you need to, then give your final answer. ${what} Give exactly one final answer.`;
-}

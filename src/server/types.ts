@@ -1,7 +1,6 @@
 // What a served run hands to trainers and takes back: the shapes of tasks, scores and probe
 // reports, and a task rendered as chat messages.
-import { renderNatural } from '../../generators/index.js';
-import { solverSystemPrompt } from '../agents/index.js';
+import { renderNatural, solverSystemPrompt } from '../../generators/index.js';
 import { answerKind, answerShape, isBridgedProblem, type Task } from '../../core/task.js';
 
 export interface ChatMessage {
