@@ -10,13 +10,14 @@
 //
 //   npm run bench:served-learn [-- --seeds random:1 --minutes 50 (GRPO's wall time) --sft-steps 600 --setup-torch]
 //   npx tsx bench/served-learn.ts --merge DIR,DIR [--out bench/results]
+//   npx tsx bench/served-learn.ts --reread TMP/cogen-served-learn-PID/SEED [--wall-seconds N]   (figures again from its stored runs)
 // Needs torch, TRL and transformers (bench/torch-venv.ts; not CI).
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { drawSeeds, median } from './stats.js';
 import { torchPython } from './torch-venv.js';
@@ -33,6 +34,8 @@ const { values: args } = parseArgs({
     'no-peer': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results' },
     merge: { type: 'string' },
+    reread: { type: 'string' },
+    'wall-seconds': { type: 'string', default: '0' },
   },
 });
 const ROOT = join(import.meta.dirname, '..');
@@ -122,6 +125,8 @@ function skillStates(runsDir: string, runId: string, rounds: ProbeRound[]): Skil
 }
 
 const WINDOW = 50;
+/** The warm start's source run: another seed, derived from the served run's so that a replay finds it. */
+const sourceSeedOf = (seed: number): number => (seed % 999_983) + 1;
 
 /** The curriculum following the trainer: each skill first mastered after step 0, its arm's share of scored tasks just before and after. */
 function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf: Map<string, number>): ArmShare[] {
@@ -148,7 +153,7 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
   const runsDir = join(dir, 'runs');
   const started = Date.now();
   const served = `served-${seed}`;
-  const sourceSeed = (seed % 999_983) + 1; // another run: another seed, printed
+  const sourceSeed = sourceSeedOf(seed);
   const { url, child } = await serve(seed, runsDir, served);
   try {
     process.stderr.write(`seed ${seed}: served run ${served} at ${url}; warm-start source: cogen run --seed ${sourceSeed} --steps ${args['source-steps']}\n`);
@@ -159,28 +164,29 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
     const extra = args.trainer ? args.trainer.split(' ') : [];
     const r = spawnSync(python, [join(ROOT, 'examples/trl_curriculum.py'), '--url', url, '--warm', warm, '--sft-steps', args['sft-steps']!, '--steps', args.steps!, '--minutes', args.minutes!, '--seed', String(seed), '--out', trainerOut, ...extra], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
     if (r.status !== 0) throw new Error(`examples/trl_curriculum.py exited with ${r.status}`);
-    const summary = JSON.parse(readFileSync(join(trainerOut, 'summary.json'), 'utf8')) as { probe_rounds: ProbeRound[]; grpo_config: Record<string, unknown>; grpo_steps: number; warm_start?: { rows: number } };
     await stop(child);
-    const skills = skillStates(runsDir, served, summary.probe_rounds);
-    const shares = armShares(runsDir, served, skills, new Map(mastery(runsDir, served).map((m) => [m.skillId, m.level])));
-    const peerMastered = args['no-peer'] ? null : builtInPeer(seed, runsDir);
-    return {
-      seed, sourceSeed, warmRows: summary.warm_start?.rows ?? 0, grpoSteps: summary.grpo_steps, grpoConfig: summary.grpo_config,
-      wallSeconds: Math.round((Date.now() - started) / 1000), skills,
-      mastered: skills.filter((s) => s.masteredAtEnd).length,
-      learnedByGrpo: skills.filter((s) => s.masteredAtEnd && !s.masteredAtFirstRound).length,
-      peerMastered,
-      armShares: shares,
-    };
+    if (!args['no-peer']) cogen(['run', '--preset', PRESET, '--seed', String(seed), '--runs-dir', runsDir, '--run-id', `builtin-${seed}`]);
+    return readSeed(seed, dir, Math.round((Date.now() - started) / 1000));
   } finally {
     await stop(child);
   }
 }
 
-/** The built-in solver's `cogen run` on the same seed and preset: skills mastered at its end. */
-function builtInPeer(seed: number, runsDir: string): number {
-  cogen(['run', '--preset', PRESET, '--seed', String(seed), '--runs-dir', runsDir, '--run-id', `builtin-${seed}`]);
-  return mastery(runsDir, `builtin-${seed}`).filter((s) => s.state === 'mastered').length;
+/** A seed's figures, read from what its runs stored (the served run, the trainer's summary, the built-in peer's run when there is one). */
+function readSeed(seed: number, dir: string, wallSeconds: number): SeedResult {
+  const runsDir = join(dir, 'runs');
+  const served = `served-${seed}`;
+  const summary = JSON.parse(readFileSync(join(dir, 'trainer', 'summary.json'), 'utf8')) as { probe_rounds: ProbeRound[]; grpo_config: Record<string, unknown>; grpo_steps: number; warm_start?: { rows: number } };
+  const skills = skillStates(runsDir, served, summary.probe_rounds);
+  const peer = existsSync(join(runsDir, `builtin-${seed}`)) ? mastery(runsDir, `builtin-${seed}`) : null;
+  return {
+    seed, sourceSeed: sourceSeedOf(seed), warmRows: summary.warm_start?.rows ?? 0, grpoSteps: summary.grpo_steps, grpoConfig: summary.grpo_config,
+    wallSeconds, skills,
+    mastered: skills.filter((s) => s.masteredAtEnd).length,
+    learnedByGrpo: skills.filter((s) => s.masteredAtEnd && !s.masteredAtFirstRound).length,
+    peerMastered: peer && peer.filter((s) => s.state === 'mastered').length,
+    armShares: armShares(runsDir, served, skills, new Map(mastery(runsDir, served).map((m) => [m.skillId, m.level]))),
+  };
 }
 
 function report(rows: SeedResult[]): string {
@@ -210,6 +216,13 @@ function write(rows: SeedResult[], seedsDrawn: boolean): void {
 }
 
 async function main(): Promise<void> {
+  if (args.reread) {
+    // DIR of one seed (…/cogen-served-learn-PID/SEED): its figures again from the stored runs.
+    const rows = [readSeed(Number(basename(args.reread)), args.reread, Number(args['wall-seconds']))];
+    write(rows, true);
+    process.stdout.write(report(rows));
+    return;
+  }
   if (args.merge) {
     const rows = args.merge.split(',').flatMap((d) => (JSON.parse(readFileSync(join(d, 'served-learn.json'), 'utf8')) as { seeds: SeedResult[] }).seeds);
     write(rows, true);
