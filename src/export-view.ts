@@ -1,6 +1,6 @@
 // `cogen export --view compact`: tasks in the built-in solver's view, for supervised training of a
 // model outside cogen (docs/train-your-own-model.md). A row's prompt is the task's compact rendering
-// in the solver's tokens, `<sep>` last, and its completion the reference answer in them, `<eos>`
+// in the solver's tokens, `<sep>` before the last, and its completion the reference answer in them, `<eos>`
 // last: the rule is src/solver/served-view.ts's, the same `cogen serve` uses for `view: "compact"`.
 // `--exclude-probes <run>` leaves out the held-out probes of a run (drawn again from its config,
 // src/run-probes.ts), so that a model trained on the rows is measured on tasks it never saw.
@@ -21,7 +21,7 @@ export interface CompactRecord {
   family: string;
   level: number;
   skills: string[];
-  /** The solver's tokens of the compact rendering joined by one space (the space token written ␣), `<sep>` last. */
+  /** The solver's tokens of the compact rendering joined by one space (the space token written ␣), `<sep>` before the last token. */
   prompt: string;
   /** The reference answer's tokens in the same view, `<eos>` last. */
   completion: string;

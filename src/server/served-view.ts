@@ -12,7 +12,7 @@ import { servedTask, type ScoreItem, type ServedTask } from './types.js';
 export const TASK_VIEWS = ['chat', 'compact'] as const;
 export type TaskView = (typeof TASK_VIEWS)[number];
 
-/** A task in the solver's view: its prompt as view text (ending in `<sep>`), and the ids a tokenizer from GET /v1/tokenizer reads it as. */
+/** A task in the solver's view: its prompt as view text (`<sep>` before its last token), and the ids a tokenizer from GET /v1/tokenizer reads it as. */
 export interface CompactTask extends Omit<ServedTask, 'prompt'> {
   prompt: string;
   prompt_ids: number[];
