@@ -29,8 +29,8 @@ export const curriculumConfigSchema = z
     explore: unit().default(0.1),
     /**
      * Fraction of picks that rehearse a mastered skill (a fresh task of an open arm exercising it),
-     * whatever the controller, so that learning one skill does not erase another. 0.15 is within the
-     * issue's 0.1-0.2; bench:mastery measures it against rehearsal 0 (bench/results/mastery.md).
+     * whatever the controller, so that learning one skill does not erase another. 0.15 is not tuned;
+     * bench:mastery measures it against rehearsal 0 (bench/results/mastery.md).
      */
     rehearsal: unit().default(0.15),
     /** Open arms only when the skill graph says their prerequisites are mastered. */
