@@ -15,10 +15,10 @@
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort } from '../test/setup/local-services.js';
 import { drawSeeds, median } from './stats.js';
 import { torchPython } from './torch-venv.js';
 
@@ -75,14 +75,6 @@ const cogen = (argv: string[]): string => {
   if (r.status !== 0) throw new Error(`cogen ${argv.join(' ')}: exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
   return r.stdout;
 };
-
-const freePort = (): Promise<number> =>
-  new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
 
 async function serve(seed: number, runsDir: string, runId: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();

@@ -10,8 +10,9 @@ import type { GraphEvent } from '../graphs/index.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { createLlmPolicy, createProposerAgent, learnabilityReward, type LlmPolicy, type ProposalRecord } from './agents/index.js';
-import { buildProbes, skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
-import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, learnedProposerOf, newRunId, openCeilings, openGraphs, propose, runEvent, sandboxOf, tabledArms, taskSpace, typesOf, type ProposeContext } from './run-parts.js';
+import { skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
+import { drawRunProbes } from './run-probes.js';
+import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, learnedProposerOf, newRunId, openCeilings, openGraphs, propose, runEvent, sandboxOf, taskSpace, typesOf, type ProposeContext } from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
 import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
@@ -140,7 +141,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
     // training task ever duplicates one; balanced so that no trivial policy passes them (src/probes.ts).
     // (mastery probes at the tabled levels: no skill enters above them; those have evaluation sets)
-    const probes = await buildProbes(sandbox, tabledArms(space), space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, render);
+    const probes = await drawRunProbes(config, sandbox, seen, render);
     const probeIds = new Set(probes.map((p) => p.task.id));
     // Environment arms (src/run-envs.ts): held-out environments from their own stream, whose source
     // tasks join `seen`; an arm that makes none is left out. No environment is made from a held-out task.

@@ -1,8 +1,8 @@
 // A run's held-out mastery probes from its config alone: they are drawn first, from their own stream
 // (`<seed>/probes`), over the config's tabled arms (src/probes.ts), so the same config draws the same
-// probes again. A served run draws them here (src/server/served-open.ts); `cogen export
-// --exclude-probes` draws a run's again to leave them out of training data. (src/loop.ts draws them
-// inline with the same arguments, its rendering aside, which does not change which tasks are drawn.)
+// probes again. An autonomous run (src/loop.ts) and a served run (src/server/served-open.ts) draw
+// them here; `cogen export --exclude-probes` draws a run's again to leave them out of training data.
+// The rendering (compact for the built-in solver) does not change which tasks are drawn.
 import { createMasteryTracker } from '../curricula/index.js';
 import { renderNatural } from '../generators/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
