@@ -39,7 +39,8 @@ module.exports = {
     },
     {
       name: 'server-without-agents',
-      comment: 'cogen serve scores with the sandbox and renders with the generators; it never loads the LLM agents (LangChain)',
+      comment:
+        'cogen serve scores with the sandbox and renders with the generators; it never loads the LLM agents (LangChain)',
       severity: 'error',
       from: { path: '^src/server/' },
       to: { path: '^src/agents/' },

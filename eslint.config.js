@@ -1,7 +1,20 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'runs/', 'bench/results/', 'graphs/neo4j-launcher/', 'dist/', '**/*.tmp.*', 'bench/_*', 'scratch/', '.venv/', 'test-artifacts/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'runs/',
+      'bench/results/',
+      'graphs/neo4j-launcher/',
+      'dist/',
+      '**/*.tmp.*',
+      'bench/_*',
+      'scratch/',
+      '.venv/',
+      'test-artifacts/',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

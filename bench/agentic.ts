@@ -27,7 +27,18 @@ import { drawSeeds, median } from './stats.js';
 import { compactProgram } from '../generators/index.js';
 import { oneTokenEdits } from '../src/envs-train.js';
 import { contextCost, solverOf, trainKind, type TrainedRow } from './agentic-train.js';
-import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvKind, type EnvSpec, type Policy, type RepairSpec } from '../envs/index.js';
+import {
+  ENV_KINDS,
+  Env,
+  generateEnv,
+  playEpisode,
+  randomPolicy,
+  referencePolicy,
+  type EnvKind,
+  type EnvSpec,
+  type Policy,
+  type RepairSpec,
+} from '../envs/index.js';
 import { mean } from './stats.js';
 
 const arg = (name: string, def: string): string => {
@@ -41,11 +52,24 @@ const families = arg('families', 'arith,str,array,loop').split(',');
 // --train-steps N, or per kind: probe:100,repair:300,search:800 (a kind left out trains 0 steps: none)
 const stepsArg = arg('train-steps', '150');
 const stepsOf = (kind: EnvKind): number =>
-  /^\d+$/.test(stepsArg) ? Number(stepsArg) : Number(stepsArg.split(',').find((x) => x.startsWith(`${kind}:`))?.split(':')[1] ?? 0);
+  /^\d+$/.test(stepsArg)
+    ? Number(stepsArg)
+    : Number(
+        stepsArg
+          .split(',')
+          .find((x) => x.startsWith(`${kind}:`))
+          ?.split(':')[1] ?? 0,
+      );
 const train = {
-  steps: Math.max(...ENV_KINDS.map(stepsOf)), poolSize: Number(arg('pool', '16')), heldOut: Number(arg('held-out', '16')),
-  group: Number(arg('group', '8')), envsPerStep: Number(arg('envs-per-step', '4')), seed: Number(arg('seed', String(drawSeeds(1)[0]))), families,
-  optim: JSON.parse(arg('optim', '{}')) as Record<string, number>, evalSamples: Number(arg('eval-samples', '8')),
+  steps: Math.max(...ENV_KINDS.map(stepsOf)),
+  poolSize: Number(arg('pool', '16')),
+  heldOut: Number(arg('held-out', '16')),
+  group: Number(arg('group', '8')),
+  envsPerStep: Number(arg('envs-per-step', '4')),
+  seed: Number(arg('seed', String(drawSeeds(1)[0]))),
+  families,
+  optim: JSON.parse(arg('optim', '{}')) as Record<string, number>,
+  evalSamples: Number(arg('eval-samples', '8')),
 };
 const solver = solverOf(train);
 
@@ -55,7 +79,14 @@ interface Row {
   envs: number;
   makePerSec: number;
   reference: { episodes: number; perSec: number; success: number; meanTurns: number };
-  random: { episodes: number; perSec: number; success: number; meanReward: number; meanTurns: number; endings: Record<string, number> };
+  random: {
+    episodes: number;
+    perSec: number;
+    success: number;
+    meanReward: number;
+    meanTurns: number;
+    endings: Record<string, number>;
+  };
   /** Families that made no environment of this kind in 30 tries. */
   skipped?: string[];
   /**
@@ -89,7 +120,14 @@ async function play(specs: EnvSpec[], policyOf: (s: EnvSpec, k: number) => Polic
     }
   }
   const secs = (performance.now() - t0) / 1000;
-  return { episodes: rewards.length, perSec: rewards.length / secs, success: rewards.filter((r) => r === 1).length / rewards.length, meanReward: mean(rewards), meanTurns: mean(turns), endings };
+  return {
+    episodes: rewards.length,
+    perSec: rewards.length / secs,
+    success: rewards.filter((r) => r === 1).length / rewards.length,
+    meanReward: mean(rewards),
+    meanTurns: mean(turns),
+    endings,
+  };
 }
 
 for (const level of levels) {
@@ -106,7 +144,9 @@ for (const level of levels) {
       } catch (e) {
         // A family whose programs rarely make this kind (repair needs an operator or literal to break).
         skipped.add(family);
-        console.log(`  ${kind} L${level}: ${family} skipped (${(e as Error).message.split('(')[1]?.split(';')[0] ?? 'no environment'})`);
+        console.log(
+          `  ${kind} L${level}: ${family} skipped (${(e as Error).message.split('(')[1]?.split(';')[0] ?? 'no environment'})`,
+        );
       }
     }
     const makePerSec = specs.length / ((performance.now() - t0) / 1000);
@@ -118,38 +158,69 @@ for (const level of levels) {
       envs: specs.length,
       makePerSec,
       reference: { episodes: ref.episodes, perSec: ref.perSec, success: ref.success, meanTurns: ref.meanTurns },
-      random: { episodes: rnd.episodes, perSec: rnd.perSec, success: rnd.success, meanReward: rnd.meanReward, meanTurns: rnd.meanTurns, endings: rnd.endings },
+      random: {
+        episodes: rnd.episodes,
+        perSec: rnd.perSec,
+        success: rnd.success,
+        meanReward: rnd.meanReward,
+        meanTurns: rnd.meanTurns,
+        endings: rnd.endings,
+      },
     };
     if (skipped.size) row.skipped = [...skipped];
     if (kind === 'repair') {
       const edits = specs.map((s) => oneTokenEdits(compactProgram((s as RepairSpec).buggy)));
       const fixed = specs.filter((s, i) => edits[i]!.includes(compactProgram(s.program))).length;
       row.oneEdit = { share: fixed / specs.length, medianEdits: median(edits.map((e) => e.length)) };
-      console.log(`  repair L${level}: the fix is a one-token edit in ${fixed} of ${specs.length} environments (median ${row.oneEdit.medianEdits} edits, budget ${specs[0]?.budgets.calls} test runs)`);
+      console.log(
+        `  repair L${level}: the fix is a one-token edit in ${fixed} of ${specs.length} environments (median ${row.oneEdit.medianEdits} edits, budget ${specs[0]?.budgets.calls} test runs)`,
+      );
     }
     rows.push(row);
     console.log(
-      `${kind.padEnd(7)} L${level}  make ${makePerSec.toFixed(1).padStart(6)}/s  reference ${ref.perSec.toFixed(1).padStart(6)} ep/s success ${ref.success.toFixed(2)}  random ${rnd.perSec.toFixed(1).padStart(6)} ep/s success ${rnd.success.toFixed(2)} mean reward ${rnd.meanReward.toFixed(2)} (${Object.entries(rnd.endings).map(([k, n]) => `${k} ${n}`).join(', ')})`,
+      `${kind.padEnd(7)} L${level}  make ${makePerSec.toFixed(1).padStart(6)}/s  reference ${ref.perSec.toFixed(1).padStart(6)} ep/s success ${ref.success.toFixed(2)}  random ${rnd.perSec.toFixed(1).padStart(6)} ep/s success ${rnd.success.toFixed(2)} mean reward ${rnd.meanReward.toFixed(2)} (${Object.entries(
+        rnd.endings,
+      )
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')})`,
     );
   }
 }
 const trained: TrainedRow[] = [];
 let cost: Awaited<ReturnType<typeof contextCost>> = [];
 if (train.steps > 0) {
-  console.log(`trained section: seed ${train.seed}, steps ${ENV_KINDS.map((k) => `${k} ${stepsOf(k)}`).join(', ')}, pool ${train.poolSize}, held-out ${train.heldOut}, ${train.envsPerStep} environments x ${train.group} episodes a step`);
+  console.log(
+    `trained section: seed ${train.seed}, steps ${ENV_KINDS.map((k) => `${k} ${stepsOf(k)}`).join(', ')}, pool ${train.poolSize}, held-out ${train.heldOut}, ${train.envsPerStep} environments x ${train.group} episodes a step`,
+  );
   for (const kind of ENV_KINDS) {
     if (stepsOf(kind) === 0) continue;
     const r = await trainKind(sb, kind, { ...train, steps: stepsOf(kind) }, console.log);
     trained.push(r);
     const s = (x?: number) => (x === undefined ? '' : ` (sampled ${x.toFixed(2)})`);
-    console.log(`${kind.padEnd(7)} L0  untrained pool ${r.untrained.pool.toFixed(2)} held-out ${r.untrained.heldOut.toFixed(2)}${s(r.untrained.heldOutSampled)}  trained pool ${r.trained.pool.toFixed(2)}${s(r.trained.poolSampled)} held-out ${r.trained.heldOut.toFixed(2)}${s(r.trained.heldOutSampled)} (${r.seconds.toFixed(0)} s)`);
+    console.log(
+      `${kind.padEnd(7)} L0  untrained pool ${r.untrained.pool.toFixed(2)} held-out ${r.untrained.heldOut.toFixed(2)}${s(r.untrained.heldOutSampled)}  trained pool ${r.trained.pool.toFixed(2)}${s(r.trained.poolSampled)} held-out ${r.trained.heldOut.toFixed(2)}${s(r.trained.heldOutSampled)} (${r.seconds.toFixed(0)} s)`,
+    );
   }
   cost = await contextCost(sb, train);
-  for (const c of cost) console.log(`context ${c.maxPromptLen}+${c.maxAnswerLen}: ${c.msPerUpdate.toFixed(0)} ms per update (mean prompt ${c.promptChars.toFixed(0)} chars)`);
+  for (const c of cost)
+    console.log(
+      `context ${c.maxPromptLen}+${c.maxAnswerLen}: ${c.msPerUpdate.toFixed(0)} ms per update (mean prompt ${c.promptChars.toFixed(0)} chars)`,
+    );
 }
 await sb.close();
 
-const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))), levels, envsPerKind: perKind, randomSeeds, families, sandboxWorkers: 1, train: train.steps > 0 ? { ...train, solver } : null };
+const meta = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  loadavg: loadavg().map((x) => Number(x.toFixed(2))),
+  levels,
+  envsPerKind: perKind,
+  randomSeeds,
+  families,
+  sandboxWorkers: 1,
+  train: train.steps > 0 ? { ...train, solver } : null,
+};
 const dir = arg('out', join(import.meta.dirname, 'results'));
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'agentic.json'), JSON.stringify({ meta, rows, trained, contextCost: cost }, null, 2) + '\n');
@@ -161,9 +232,21 @@ const md = [
   '',
   '| kind | level | make env/s | reference ep/s | reference success | random ep/s | random success | random mean reward | random endings |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map((r) => `| ${r.kind} | ${r.level} | ${f(r.makePerSec)} | ${f(r.reference.perSec)} | ${f(r.reference.success, 2)} | ${f(r.random.perSec)} | ${f(r.random.success, 2)} | ${f(r.random.meanReward, 2)} | ${Object.entries(r.random.endings).map(([k, n]) => `${k} ${n}`).join(', ')}${r.skipped ? ` (families skipped: ${r.skipped.join(', ')})` : ''} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.kind} | ${r.level} | ${f(r.makePerSec)} | ${f(r.reference.perSec)} | ${f(r.reference.success, 2)} | ${f(r.random.perSec)} | ${f(r.random.success, 2)} | ${f(r.random.meanReward, 2)} | ${Object.entries(
+        r.random.endings,
+      )
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}${r.skipped ? ` (families skipped: ${r.skipped.join(', ')})` : ''} |`,
+  ),
   '',
-  ...rows.filter((r) => r.oneEdit).map((r) => `Repair level ${r.level}: the fix is one of the one-token edits the built-in solver writes in ${f(100 * r.oneEdit!.share, 0)} % of the environments (median ${r.oneEdit!.medianEdits} edits to choose from).`),
+  ...rows
+    .filter((r) => r.oneEdit)
+    .map(
+      (r) =>
+        `Repair level ${r.level}: the fix is one of the one-token edits the built-in solver writes in ${f(100 * r.oneEdit!.share, 0)} % of the environments (median ${r.oneEdit!.medianEdits} edits to choose from).`,
+    ),
   '',
   ...trainedSection(),
 ].join('\n');
@@ -172,7 +255,8 @@ console.log(`wrote ${join(dir, 'agentic.json')} and agentic.md`);
 
 /** The trained section of the report: success beside the untrained model and the random policy, curves, context cost. */
 function trainedSection(): string[] {
-  if (trained.length === 0) return ['Not measured in this run: the built-in solver after training (--train-steps 0).', ''];
+  if (trained.length === 0)
+    return ['Not measured in this run: the built-in solver after training (--train-steps 0).', ''];
   const rnd = (k: string) => rows.find((r) => r.kind === k && r.level === 0)?.random.success;
   const opt = (x?: number) => (x === undefined ? '-' : f(x, 2));
   const curveLine = (r: TrainedRow): string => {
@@ -192,7 +276,14 @@ function trainedSection(): string[] {
     '',
     '| kind | steps | untrained pool | untrained held-out | untrained held-out, sampled | trained pool | trained pool, sampled | trained held-out | trained held-out, sampled | random (above) | train s | held-out endings after training |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...trained.map((r) => `| ${r.kind} | ${r.steps} | ${f(r.untrained.pool, 2)} | ${f(r.untrained.heldOut, 2)} | ${opt(r.untrained.heldOutSampled)} | ${f(r.trained.pool, 2)} | ${opt(r.trained.poolSampled)} | ${f(r.trained.heldOut, 2)} | ${opt(r.trained.heldOutSampled)} | ${rnd(r.kind) === undefined ? '-' : f(rnd(r.kind)!, 2)} | ${f(r.seconds, 0)} | ${Object.entries(r.trained.heldOutEndings).map(([k, n]) => `${k} ${n}`).join(', ')} |`),
+    ...trained.map(
+      (r) =>
+        `| ${r.kind} | ${r.steps} | ${f(r.untrained.pool, 2)} | ${f(r.untrained.heldOut, 2)} | ${opt(r.untrained.heldOutSampled)} | ${f(r.trained.pool, 2)} | ${opt(r.trained.poolSampled)} | ${f(r.trained.heldOut, 2)} | ${opt(r.trained.heldOutSampled)} | ${rnd(r.kind) === undefined ? '-' : f(rnd(r.kind)!, 2)} | ${f(r.seconds, 0)} | ${Object.entries(
+          r.trained.heldOutEndings,
+        )
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')} |`,
+    ),
     '',
     'Learning curves (sampled success of the training batches, mean over windows of steps; every step in agentic.json):',
     '',

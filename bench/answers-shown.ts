@@ -42,24 +42,40 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
   },
 });
-const steps = Number(args.steps), perStep = Number(args.tasks), G = Number(args.group);
-if (G < 2) throw new Error('--group must be at least 2: the shown answer needs a wrong sample beside it to get an advantage');
+const steps = Number(args.steps),
+  perStep = Number(args.tasks),
+  G = Number(args.group);
+if (G < 2)
+  throw new Error('--group must be at least 2: the shown answer needs a wrong sample beside it to get an advantage');
 
 const sandbox = await createSandbox({});
 const rng = createRng(`${args.seed}/answers-shown`);
 const seen = new Set<string>();
 const skills = allSkills().filter((s) => s.family === args.family);
-const probes = await buildProbes(sandbox, [{ family: args.family, level: 0, type: 'deduction' }], skills, { perArm: 40, mastery: masteryConfigSchema.parse({}) }, createRng(`${args.seed}/probes`), seen, renderCompact);
+const probes = await buildProbes(
+  sandbox,
+  [{ family: args.family, level: 0, type: 'deduction' }],
+  skills,
+  { perArm: 40, mastery: masteryConfigSchema.parse({}) },
+  createRng(`${args.seed}/probes`),
+  seen,
+  renderCompact,
+);
 const all: Task[] = [];
 for (;;) {
   try {
-    all.push(await generateTask(sandbox, { family: args.family, level: 0, type: 'deduction', rng, seen, attempts: 200 }));
+    all.push(
+      await generateTask(sandbox, { family: args.family, level: 0, type: 'deduction', rng, seen, attempts: 200 }),
+    );
   } catch {
     break; // the level's task space is exhausted
   }
 }
 const heldOut = probes.map((p) => p.task);
-const train = all.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k).map((x) => x.t);
+const train = all
+  .map((t) => ({ t, k: rng.next() }))
+  .sort((a, b) => a.k - b.k)
+  .map((x) => x.t);
 const baseline = trivialBaseline(probes);
 
 await initBackend('wasm');
@@ -69,7 +85,11 @@ const cfg = solverConfigSchema.parse({
   loss: { dynamicSampling: false, scale: 'none' },
   model: JSON.parse(args.model!),
 });
-const policy = await createPolicy(cfg, { seed: Number(args.seed), totalSteps: steps, log: (line) => process.stderr.write(`${line}\n`) });
+const policy = await createPolicy(cfg, {
+  seed: Number(args.seed),
+  totalSteps: steps,
+  log: (line) => process.stderr.write(`${line}\n`),
+});
 const prompt = (t: Task) => ({ text: renderCompact(t), kind: 'literal' as const, shape: answerShape(t) });
 const accuracy = async (set: Task[]): Promise<number> => {
   const answers = await policy.greedy(set.map(prompt));
@@ -78,7 +98,9 @@ const accuracy = async (set: Task[]): Promise<number> => {
 
 /** Overwrites a sampled row with the reference answer, token by token through the answer grammar. */
 function showAnswer(row: RolloutRow, task: Task): void {
-  const ref = referenceAnswer(task), shape = answerShape(task), grammar = grammarFor(shape);
+  const ref = referenceAnswer(task),
+    shape = answerShape(task),
+    grammar = grammarFor(shape);
   const maxLen = cfg.model.maxAnswerLen;
   let state = grammar.start();
   row.answer = [];
@@ -96,7 +118,9 @@ function showAnswer(row: RolloutRow, task: Task): void {
 
 const curve: { step: number; seconds: number; heldOut: number; train: number }[] = [];
 const started = Date.now();
-console.log(`${all.length + heldOut.length} tasks: ${heldOut.length} held out (trivial baseline ${baseline.toFixed(3)}); ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}, model ${JSON.stringify(cfg.model)}`);
+console.log(
+  `${all.length + heldOut.length} tasks: ${heldOut.length} held out (trivial baseline ${baseline.toFixed(3)}); ${perStep} tasks × ${G} a step, lr ${args.lr}, weight decay ${args.wd}, model ${JSON.stringify(cfg.model)}`,
+);
 console.log('| step | s | held-out | train (80) |');
 console.log('| --- | --- | --- | --- |');
 for (let step = 1; step <= steps; step++) {
@@ -105,17 +129,43 @@ for (let step = 1; step <= steps; step++) {
   batch.forEach((task, g) => showAnswer(rollout.rows[g]![0]!, task));
   // The shown rows' old log-probs are the current policy's (ratio 1), as self-imitation's are.
   const { recomputed } = await policy.recomputeLogProbs(rollout);
-  batch.forEach((_, g) => { rollout.rows[g]![0]!.oldLogp = Float32Array.from(recomputed[g]![0]!); });
-  await policy.update(rollout, batch.map(() => Array.from({ length: G }, (_, i) => (i === 0 ? 1 : 0))));
+  batch.forEach((_, g) => {
+    rollout.rows[g]![0]!.oldLogp = Float32Array.from(recomputed[g]![0]!);
+  });
+  await policy.update(
+    rollout,
+    batch.map(() => Array.from({ length: G }, (_, i) => (i === 0 ? 1 : 0))),
+  );
   if (step % 50 === 0 || step === steps) {
-    const point = { step, seconds: Math.round((Date.now() - started) / 100) / 10, heldOut: await accuracy(heldOut), train: await accuracy(train.slice(0, 80)) };
+    const point = {
+      step,
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      heldOut: await accuracy(heldOut),
+      train: await accuracy(train.slice(0, 80)),
+    };
     curve.push(point);
     console.log(`| ${step} | ${point.seconds} | ${point.heldOut.toFixed(3)} | ${point.train.toFixed(3)} |`);
   }
 }
 mkdirSync('bench/results', { recursive: true });
-const out = args.out ?? (args.family === 'arith' ? 'bench/results/answers-shown.json' : `bench/results/answers-shown-${args.family}.json`);
-writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), args, tasks: all.length + heldOut.length, heldOut: heldOut.length, baseline, curve }, null, 2));
+const out =
+  args.out ??
+  (args.family === 'arith' ? 'bench/results/answers-shown.json' : `bench/results/answers-shown-${args.family}.json`);
+writeFileSync(
+  out,
+  JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      args,
+      tasks: all.length + heldOut.length,
+      heldOut: heldOut.length,
+      baseline,
+      curve,
+    },
+    null,
+    2,
+  ),
+);
 console.log(`wrote ${out}`);
 await sandbox.close();
 process.exit(0);

@@ -31,16 +31,19 @@ export const CEILING_TARGETS: Record<string, number> = { 'logic/0/deduction': 0.
 /** From this step on, the solver is compared with the peer. */
 export const COMPARE_FROM = 300;
 
-const f = (x: number | null | undefined): string => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(3));
+const f = (x: number | null | undefined): string =>
+  x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(3);
 const at = (c: Point[] | null, step: number): Point | undefined => c?.find((p) => p.step === step);
 
 /** The solver's held-out minus the peer's at the steps both measured, from COMPARE_FROM on. */
 function gapsOf(r: ArmRun): number[] {
   if (!r.peer) return [];
-  return r.solver.filter((p) => p.step >= COMPARE_FROM).flatMap((p) => {
-    const q = at(r.peer, p.step);
-    return q ? [p.heldOut - q.heldOut] : [];
-  });
+  return r.solver
+    .filter((p) => p.step >= COMPARE_FROM)
+    .flatMap((p) => {
+      const q = at(r.peer, p.step);
+      return q ? [p.heldOut - q.heldOut] : [];
+    });
 }
 
 /** The solver's largest shortfall against the peer. */
@@ -60,26 +63,46 @@ const reached = (c: Point[] | null, target: number | undefined): number | null =
   target === undefined || !c ? null : (c.find((p) => p.heldOut >= target)?.step ?? null);
 
 export function ceilingReport(runs: ArmRun[]): string {
-  const lines = ['# bench:ceiling', '', 'Greedy exact-match on the run\'s held-out probes (sampled pass@1 in brackets); training at the end; the peer is PyTorch on the same split and batches.', ''];
+  const lines = [
+    '# bench:ceiling',
+    '',
+    "Greedy exact-match on the run's held-out probes (sampled pass@1 in brackets); training at the end; the peer is PyTorch on the same split and batches.",
+    '',
+  ];
   const groups = new Map<string, ArmRun[]>();
-  for (const r of runs) (groups.get(`${r.preset} ${r.arm}`) ?? groups.set(`${r.preset} ${r.arm}`, []).get(`${r.preset} ${r.arm}`)!).push(r);
+  for (const r of runs)
+    (groups.get(`${r.preset} ${r.arm}`) ?? groups.set(`${r.preset} ${r.arm}`, []).get(`${r.preset} ${r.arm}`)!).push(r);
   for (const [key, rs] of groups) {
     const target = CEILING_TARGETS[rs[0]!.arm];
-    lines.push(`## ${key}${target === undefined ? '' : ` (target ${target} held-out within ${rs[0]!.steps} steps)`}`, '');
-    lines.push('| seed | train tasks / held out | baseline | solver at 300 / 1000 / end | best | first at target | train at end | peer at 300 / 1000 / end | peer first at target | worst solver − peer from 300 |');
+    lines.push(
+      `## ${key}${target === undefined ? '' : ` (target ${target} held-out within ${rs[0]!.steps} steps)`}`,
+      '',
+    );
+    lines.push(
+      '| seed | train tasks / held out | baseline | solver at 300 / 1000 / end | best | first at target | train at end | peer at 300 / 1000 / end | peer first at target | worst solver − peer from 300 |',
+    );
     lines.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const r of rs) {
       const end = r.solver.at(-1);
       const pe = r.peer?.at(-1);
       const show = (p: Point | undefined) => (p ? `${f(p.heldOut)} (${f(p.sampledHeldOut)})` : '–');
-      lines.push(`| ${r.seed} | ${r.trainTasks} / ${r.heldOut} | ${f(r.baseline)} | ${show(at(r.solver, 300))} / ${show(at(r.solver, 1000))} / ${show(end)} | ${r.solver.length ? f(Math.max(...r.solver.map((p) => p.heldOut))) : '–'} | ${reached(r.solver, target) ?? '–'} | ${f(end?.train)} | ${r.peer ? `${show(at(r.peer, 300))} / ${show(at(r.peer, 1000))} / ${show(pe)}` : r.peerError ?? '–'} | ${reached(r.peer, target) ?? '–'} | ${f(worstGap(r))} |`);
+      lines.push(
+        `| ${r.seed} | ${r.trainTasks} / ${r.heldOut} | ${f(r.baseline)} | ${show(at(r.solver, 300))} / ${show(at(r.solver, 1000))} / ${show(end)} | ${r.solver.length ? f(Math.max(...r.solver.map((p) => p.heldOut))) : '–'} | ${reached(r.solver, target) ?? '–'} | ${f(end?.train)} | ${r.peer ? `${show(at(r.peer, 300))} / ${show(at(r.peer, 1000))} / ${show(pe)}` : (r.peerError ?? '–')} | ${reached(r.peer, target) ?? '–'} | ${f(worstGap(r))} |`,
+      );
     }
     const finals = rs.map((r) => r.solver.at(-1)?.heldOut ?? NaN);
     const gaps = rs.map(worstGap).filter((g): g is number => g !== null);
-    lines.push('', `Median of ${rs.length} seed(s): solver ${f(median(finals))} at the end (range ${f(Math.min(...finals))}–${f(Math.max(...finals))})` +
-      (target === undefined ? '' : `, target ${target} ${median(finals) >= target ? 'met' : 'not met'}`) +
-      (rs.some((r) => r.peer) ? `; the peer ${f(median(rs.map((r) => r.peer?.at(-1)?.heldOut ?? NaN)))}` : '') +
-      (gaps.length ? `; worst solver − peer from step ${COMPARE_FROM}: median ${f(median(gaps))} (${gaps.map(f).join(', ')}), mean gap ${rs.map(meanGap).map(f).join(', ')}` : '') + '.', '');
+    lines.push(
+      '',
+      `Median of ${rs.length} seed(s): solver ${f(median(finals))} at the end (range ${f(Math.min(...finals))}–${f(Math.max(...finals))})` +
+        (target === undefined ? '' : `, target ${target} ${median(finals) >= target ? 'met' : 'not met'}`) +
+        (rs.some((r) => r.peer) ? `; the peer ${f(median(rs.map((r) => r.peer?.at(-1)?.heldOut ?? NaN)))}` : '') +
+        (gaps.length
+          ? `; worst solver − peer from step ${COMPARE_FROM}: median ${f(median(gaps))} (${gaps.map(f).join(', ')}), mean gap ${rs.map(meanGap).map(f).join(', ')}`
+          : '') +
+        '.',
+      '',
+    );
   }
   return lines.join('\n');
 }

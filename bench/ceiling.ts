@@ -26,7 +26,19 @@ import { createMasteryTracker } from '../curricula/index.js';
 import { buildProbes, trivialBaseline } from '../src/probes.js';
 import { taskSpace, sandboxOf } from '../src/run-parts.js';
 import { verifyTasks } from '../src/verification.js';
-import { answerKind, answerShape, createPolicy, createRng, generateTask, loadPreset, referenceAnswer, renderCompact, solverConfigSchema, type RunConfig, type Task } from '../src/index.js';
+import {
+  answerKind,
+  answerShape,
+  createPolicy,
+  createRng,
+  generateTask,
+  loadPreset,
+  referenceAnswer,
+  renderCompact,
+  solverConfigSchema,
+  type RunConfig,
+  type Task,
+} from '../src/index.js';
 import { TOKENS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
 import { drawSeeds } from './stats.js';
@@ -56,17 +68,24 @@ const { values: args } = parseArgs({
 
 const out = args.out!;
 if (args.merge) {
-  const runs = args.merge.split(',').flatMap((d) => (JSON.parse(readFileSync(join(d, 'ceiling.json'), 'utf8')) as { runs: ArmRun[] }).runs);
+  const runs = args.merge
+    .split(',')
+    .flatMap((d) => (JSON.parse(readFileSync(join(d, 'ceiling.json'), 'utf8')) as { runs: ArmRun[] }).runs);
   save(runs, { merged: args.merge });
   process.exit(0);
 }
 
-const steps = Number(args.steps), every = Number(args.every), batchSize = Number(args.batch);
+const steps = Number(args.steps),
+  every = Number(args.every),
+  batchSize = Number(args.batch);
 const drawn = /^random:(\d+)$/.exec(args.seeds!);
 const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds!.split(',').map(Number);
-if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+if (seeds.some((s) => !Number.isInteger(s) || s < 0))
+  throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
 const peer = args['no-peer'] ? { error: 'skipped (--no-peer)' } : torchPython(args['setup-torch']);
-console.log(`bench:ceiling: presets ${args.presets}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}, ${steps} steps of ${batchSize}; peer: ${'python' in peer ? peer.python : peer.error}`);
+console.log(
+  `bench:ceiling: presets ${args.presets}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}, ${steps} steps of ${batchSize}; peer: ${'python' in peer ? peer.python : peer.error}`,
+);
 
 function save(runs: ArmRun[], meta: Record<string, unknown>): void {
   mkdirSync(out, { recursive: true });
@@ -75,7 +94,12 @@ function save(runs: ArmRun[], meta: Record<string, unknown>): void {
 }
 
 /** The arm's training tasks: its space without the run's probes (which `seen` holds), up to the cap. */
-async function trainingTasks(sandbox: Sandbox, arm: { family: string; level: number; type: Task['type'] }, seed: number, seen: Set<string>): Promise<Task[]> {
+async function trainingTasks(
+  sandbox: Sandbox,
+  arm: { family: string; level: number; type: Task['type'] },
+  seed: number,
+  seen: Set<string>,
+): Promise<Task[]> {
   const rng = createRng(`${seed}/ceiling/${arm.family}/${arm.level}/${arm.type}`);
   const tasks: Task[] = [];
   const own = new Set(seen);
@@ -93,44 +117,95 @@ const prompt = (t: Task) => ({ text: renderCompact(t), kind: answerKind(t.type),
 
 /** Greedy exact-match (verified, as probes are) of the policy on tasks, or of sampled answers. */
 async function accuracy(sandbox: Sandbox, answers: string[], tasks: Task[]): Promise<number> {
-  const verdicts = await verifyTasks(sandbox, tasks.map((task, i) => ({ task, answer: answers[i]! })));
+  const verdicts = await verifyTasks(
+    sandbox,
+    tasks.map((task, i) => ({ task, answer: answers[i]! })),
+  );
   return verdicts.filter((v) => v.reward >= 1).length / Math.max(1, tasks.length);
 }
 
 /** The peer's answers at one evaluation, as it prints them. */
-interface PeerAnswers { step: number; heldOut: string[]; train: string[]; sampledHeldOut: string[]; seconds: number }
+interface PeerAnswers {
+  step: number;
+  heldOut: string[];
+  train: string[];
+  sampledHeldOut: string[];
+  seconds: number;
+}
 
 /** The peer's evaluations, from its process (started at once; it runs beside the solver). */
 function runPeer(python: string, job: object): Promise<PeerAnswers[]> {
   const dir = mkdtempSync(join(tmpdir(), 'cogen-ceiling-'));
   writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['bench/ceiling_torch.py', join(dir, 'job.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(python, ['bench/ceiling_torch.py', join(dir, 'job.json')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let text = '';
-    child.stdout.on('data', (d) => { text += d; });
+    child.stdout.on('data', (d) => {
+      text += d;
+    });
     child.on('close', (code) => {
       rmSync(dir, { recursive: true, force: true });
       if (code !== 0) reject(new Error(`peer exited ${code}`));
-      else resolve(text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as PeerAnswers));
+      else
+        resolve(
+          text
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as PeerAnswers),
+        );
     });
   });
 }
 
-async function runArm(config: RunConfig, preset: string, seed: number, arm: { family: string; level: number; type: Task['type'] }, held: Task[], train: Task[], baseline: number, sandbox: Sandbox): Promise<ArmRun> {
+async function runArm(
+  config: RunConfig,
+  preset: string,
+  seed: number,
+  arm: { family: string; level: number; type: Task['type'] },
+  held: Task[],
+  train: Task[],
+  baseline: number,
+  sandbox: Sandbox,
+): Promise<ArmRun> {
   const name = `${arm.family}/${arm.level}/${arm.type}`;
   const over = JSON.parse(args.solver!) as Partial<RunConfig['solver']>;
-  const solverCfg = solverConfigSchema.parse({ ...config.solver, ...over, model: { ...config.solver.model, ...over.model }, optim: { ...config.solver.optim, ...over.optim }, backend: args.backend });
+  const solverCfg = solverConfigSchema.parse({
+    ...config.solver,
+    ...over,
+    model: { ...config.solver.model, ...over.model },
+    optim: { ...config.solver.optim, ...over.optim },
+    backend: args.backend,
+  });
   const policy = await createPolicy(solverCfg, { seed, totalSteps: steps, log: (l) => process.stderr.write(`${l}\n`) });
   const rng = createRng(`${seed}/ceiling-batches/${name}`);
-  const batches = Array.from({ length: steps }, () => Array.from({ length: batchSize }, () => rng.int(0, train.length - 1)));
+  const batches = Array.from({ length: steps }, () =>
+    Array.from({ length: batchSize }, () => rng.int(0, train.length - 1)),
+  );
   const evalTrain = train.slice(0, Number(args['train-eval']));
   const tok = (ts: Task[]) => {
     const rows = ts.map((t) => policy.tokens(prompt(t), referenceAnswer(t)));
     return { prompts: rows.map((r) => r.prompt), answers: rows.map((r) => r.answer) };
   };
-  const peerRun = 'python' in peer
-    ? runPeer(peer.python, { seed, vocab: VOCAB_SIZE, tokens: TOKENS, model: solverCfg.model, optim: solverCfg.optim, steps, every, batches, trainEval: evalTrain.length, train: tok(train), heldOut: tok(held), threads: 1 })
-    : Promise.resolve(null);
+  const peerRun =
+    'python' in peer
+      ? runPeer(peer.python, {
+          seed,
+          vocab: VOCAB_SIZE,
+          tokens: TOKENS,
+          model: solverCfg.model,
+          optim: solverCfg.optim,
+          steps,
+          every,
+          batches,
+          trainEval: evalTrain.length,
+          train: tok(train),
+          heldOut: tok(held),
+          threads: 1,
+        })
+      : Promise.resolve(null);
   const curve: Point[] = [];
   const started = Date.now();
   for (let step = 1; step <= (args['no-solver'] ? 0 : steps); step++) {
@@ -141,20 +216,49 @@ async function runArm(config: RunConfig, preset: string, seed: number, arm: { fa
       step,
       heldOut: await accuracy(sandbox, await policy.greedy(held.map(prompt)), held),
       train: await accuracy(sandbox, await policy.greedy(evalTrain.map(prompt)), evalTrain),
-      sampledHeldOut: await accuracy(sandbox, (await policy.sample(held.map(prompt), 1)).answers.map((g) => g[0]!), held),
+      sampledHeldOut: await accuracy(
+        sandbox,
+        (await policy.sample(held.map(prompt), 1)).answers.map((g) => g[0]!),
+        held,
+      ),
       seconds: Math.round((Date.now() - started) / 100) / 10,
     };
     curve.push(point);
-    process.stderr.write(`${preset} seed ${seed} ${name} step ${step}: held-out ${point.heldOut.toFixed(3)} train ${point.train.toFixed(3)} sampled ${point.sampledHeldOut.toFixed(3)}\n`);
+    process.stderr.write(
+      `${preset} seed ${seed} ${name} step ${step}: held-out ${point.heldOut.toFixed(3)} train ${point.train.toFixed(3)} sampled ${point.sampledHeldOut.toFixed(3)}\n`,
+    );
   }
   policy.dispose();
-  const peerAnswers = await peerRun.catch((e: Error) => { process.stderr.write(`peer: ${e.message}\n`); return null; });
+  const peerAnswers = await peerRun.catch((e: Error) => {
+    process.stderr.write(`peer: ${e.message}\n`);
+    return null;
+  });
   // the peer's answers verified as the solver's are
-  const peerCurve = peerAnswers && await Promise.all(peerAnswers.map(async (a): Promise<Point> => ({
-    step: a.step, seconds: a.seconds,
-    heldOut: await accuracy(sandbox, a.heldOut, held), train: await accuracy(sandbox, a.train, evalTrain), sampledHeldOut: await accuracy(sandbox, a.sampledHeldOut, held),
-  })));
-  return { preset, seed, arm: name, backend: policy.backend, trainTasks: train.length, heldOut: held.length, baseline, steps, batch: batchSize, solver: curve, peer: peerCurve, ...(peerCurve ? {} : { peerError: 'python' in peer ? 'the peer failed (its stderr above)' : peer.error }) };
+  const peerCurve =
+    peerAnswers &&
+    (await Promise.all(
+      peerAnswers.map(async (a): Promise<Point> => ({
+        step: a.step,
+        seconds: a.seconds,
+        heldOut: await accuracy(sandbox, a.heldOut, held),
+        train: await accuracy(sandbox, a.train, evalTrain),
+        sampledHeldOut: await accuracy(sandbox, a.sampledHeldOut, held),
+      })),
+    ));
+  return {
+    preset,
+    seed,
+    arm: name,
+    backend: policy.backend,
+    trainTasks: train.length,
+    heldOut: held.length,
+    baseline,
+    steps,
+    batch: batchSize,
+    solver: curve,
+    peer: peerCurve,
+    ...(peerCurve ? {} : { peerError: 'python' in peer ? 'the peer failed (its stderr above)' : peer.error }),
+  };
 }
 
 const runs: ArmRun[] = [];
@@ -166,14 +270,37 @@ for (const preset of args.presets!.split(',')) {
     const seen = new Set<string>();
     const mastery = createMasteryTracker(config.curriculum.mastery);
     // the probes exactly as the run draws them (src/loop.ts): same arms, seed stream and options
-    const probes = await buildProbes(sandbox, arms, skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, renderCompact);
+    const probes = await buildProbes(
+      sandbox,
+      arms,
+      skills,
+      { perArm: config.probes.perArm, mastery: mastery.opts },
+      createRng(`${config.seed}/probes`),
+      seen,
+      renderCompact,
+    );
     for (const arm of arms.filter((a) => a.level <= 1)) {
       const name = `${arm.family}/${arm.level}`;
       if (args.arms && !args.arms.split(',').some((a) => name === a || `${name}/${arm.type}` === a)) continue;
-      const mine = probes.filter((p) => p.task.family === arm.family && p.task.level === arm.level && p.task.type === arm.type);
+      const mine = probes.filter(
+        (p) => p.task.family === arm.family && p.task.level === arm.level && p.task.type === arm.type,
+      );
       const train = await trainingTasks(sandbox, arm, seed, seen);
-      console.log(`${preset} seed ${seed} ${name}/${arm.type}: ${train.length} training tasks, ${mine.length} held out (trivial baseline ${trivialBaseline(mine).toFixed(3)})`);
-      runs.push(await runArm(config, preset, seed, arm, mine.map((p) => p.task), train, trivialBaseline(mine), sandbox));
+      console.log(
+        `${preset} seed ${seed} ${name}/${arm.type}: ${train.length} training tasks, ${mine.length} held out (trivial baseline ${trivialBaseline(mine).toFixed(3)})`,
+      );
+      runs.push(
+        await runArm(
+          config,
+          preset,
+          seed,
+          arm,
+          mine.map((p) => p.task),
+          train,
+          trivialBaseline(mine),
+          sandbox,
+        ),
+      );
       save(runs, { seeds, seedsDrawn: Boolean(drawn), args });
     }
     await sandbox.close();

@@ -21,7 +21,13 @@ const SIM = { families: 3, levels: 6, rate: 0.05, group: 8, steps: 150, batch: 8
 export function simSection(): SimAggregate[] {
   const per = controllerNames.map((controller) => {
     const rs = SIM.seeds.map((seed) =>
-      simulate(createController(curriculumConfigSchema.parse({ controller }), simArms(SIM.families, SIM.levels)), SIM, SIM.steps, SIM.batch, createRng(`sim/${seed}`)),
+      simulate(
+        createController(curriculumConfigSchema.parse({ controller }), simArms(SIM.families, SIM.levels)),
+        SIM,
+        SIM.steps,
+        SIM.batch,
+        createRng(`sim/${seed}`),
+      ),
     );
     const curve = rs[0]!.curve.map((_, i) => mean(rs.map((r) => r.curve[i]!)));
     return { controller, rs, curve };
@@ -50,7 +56,7 @@ export function simMarkdown(sim: SimAggregate[]): string[] {
       'whose competence grows only from mixed-outcome groups at or above its frontier. It exercises the controllers, not the solver: ' +
       'it shows what they do when a learnable frontier exists.',
     '',
-    '| controller | final accuracy | AUC | picks on 0<p<1 | cells mastered (p ≥ 0.8) | steps to uniform\'s final |',
+    "| controller | final accuracy | AUC | picks on 0<p<1 | cells mastered (p ≥ 0.8) | steps to uniform's final |",
     '|---|---|---|---|---|---|',
     ...sim.map(
       (x) =>
@@ -70,7 +76,17 @@ export function simMarkdown(sim: SimAggregate[]): string[] {
 // exploration and rehearsal included). Measured per seed: the steps until the learner's competence
 // (the level it solves half the time) reaches TARGET in every family, and for level-frontier how far
 // its h strays from the competence on the way.
-export const TRACK = { families: 3, rate: 0.05, group: 8, steps: 3000, batch: 8, target: 20, early: 4, band: 2, ceiling: 1000 };
+export const TRACK = {
+  families: 3,
+  rate: 0.05,
+  group: 8,
+  steps: 3000,
+  batch: 8,
+  target: 20,
+  early: 4,
+  band: 2,
+  ceiling: 1000,
+};
 export const TRACK_SETUPS = [
   { name: 'level-frontier (open levels)', controller: 'level-frontier', levels: 5, ceiling: TRACK.ceiling },
   { name: 'uniform over 0-30', controller: 'uniform', levels: 31 },
@@ -92,13 +108,24 @@ export interface TrackRow {
 
 export function trackSeed(seed: number): TrackRow[] {
   return TRACK_SETUPS.map((s) => {
-    const opts = { families: TRACK.families, rate: TRACK.rate, group: TRACK.group, levels: s.levels, ...('ceiling' in s ? { ceiling: s.ceiling } : {}) };
-    const controller = createController(curriculumConfigSchema.parse({ controller: s.controller }), simArms(opts.families, opts.levels));
+    const opts = {
+      families: TRACK.families,
+      rate: TRACK.rate,
+      group: TRACK.group,
+      levels: s.levels,
+      ...('ceiling' in s ? { ceiling: s.ceiling } : {}),
+    };
+    const controller = createController(
+      curriculumConfigSchema.parse({ controller: s.controller }),
+      simArms(opts.families, opts.levels),
+    );
     const r = simulate(controller, opts, TRACK.steps, TRACK.batch, createRng(`track/${seed}`));
     const reached = r.competence.findIndex((c) => Math.min(...c) >= TRACK.target);
     const early = r.competence.findIndex((c) => Math.min(...c) >= TRACK.early);
     const until = reached < 0 ? r.competence.length : reached + 1;
-    const devs = r.competence.slice(0, until).flatMap((c, i) => c.flatMap((x, f) => (r.frontier[i]![f] === null ? [] : [Math.abs(r.frontier[i]![f]! - x)])));
+    const devs = r.competence
+      .slice(0, until)
+      .flatMap((c, i) => c.flatMap((x, f) => (r.frontier[i]![f] === null ? [] : [Math.abs(r.frontier[i]![f]! - x)])));
     return {
       seed,
       setup: s.name,
@@ -121,10 +148,18 @@ export function trackMarkdown(rows: TrackRow[], seeds: number[], drawn: boolean)
     const reach = rs.map((r) => r.stepsToTarget ?? Infinity);
     const m = median(reach);
     const e = median(rs.map((r) => r.stepsToEarly ?? Infinity));
-    return { s, rs, median: Number.isFinite(m) ? m : null, early: Number.isFinite(e) ? e : null, final: median(rs.map((r) => r.finalCompetence)) };
+    return {
+      s,
+      rs,
+      median: Number.isFinite(m) ? m : null,
+      early: Number.isFinite(e) ? e : null,
+      final: median(rs.map((r) => r.finalCompetence)),
+    };
   });
   const f = per[0]!;
-  const fewer = per.slice(1).every((p) => f.rs.every((r, i) => (r.stepsToTarget ?? Infinity) < (p.rs[i]!.stepsToTarget ?? Infinity)));
+  const fewer = per
+    .slice(1)
+    .every((p) => f.rs.every((r, i) => (r.stepsToTarget ?? Infinity) < (p.rs[i]!.stepsToTarget ?? Infinity)));
   const dev = f.rs.map((r) => r.maxDeviation ?? NaN);
   const within = f.rs.map((r) => r.withinBand ?? NaN);
   return [
@@ -135,7 +170,10 @@ export function trackMarkdown(rows: TrackRow[], seeds: number[], drawn: boolean)
     '',
     `| controller | steps to competence ${TRACK.target} (median; per seed) | steps to competence ${TRACK.early} (median; per seed) | final competence (median) | final competence / ${frontier}'s |`,
     '|---|---|---|---|---|',
-    ...per.map((p) => `| ${p.s.name} | ${steps(p.median)}; ${p.rs.map((r) => steps(r.stepsToTarget)).join(', ')} | ${steps(p.early)}; ${p.rs.map((r) => steps(r.stepsToEarly)).join(', ')} | ${p.final.toFixed(1)} | ${(p.final / f.final).toFixed(2)} |`),
+    ...per.map(
+      (p) =>
+        `| ${p.s.name} | ${steps(p.median)}; ${p.rs.map((r) => steps(r.stepsToTarget)).join(', ')} | ${steps(p.early)}; ${p.rs.map((r) => steps(r.stepsToEarly)).join(', ')} | ${p.final.toFixed(1)} | ${(p.final / f.final).toFixed(2)} |`,
+    ),
     '',
     `${frontier}: |h − competence| at most ${Math.max(...dev).toFixed(2)} levels up to the target (per seed ${dev.map((d) => d.toFixed(2)).join(', ')}); ` +
       `${(100 * Math.min(...within)).toFixed(1)} % of family-steps within ±${TRACK.band} on the worst seed. ` +
@@ -150,16 +188,34 @@ if (process.argv[1]?.endsWith('curriculum-sim.ts')) {
   const { mkdirSync, writeFileSync } = await import('node:fs');
   const { drawSeeds } = await import('./stats.js');
   const { loadavg } = await import('node:os');
-  const { values: args } = parseArgs({ options: { seeds: { type: 'string', default: 'random:5' }, out: { type: 'string', default: 'bench/results' } } });
+  const { values: args } = parseArgs({
+    options: { seeds: { type: 'string', default: 'random:5' }, out: { type: 'string', default: 'bench/results' } },
+  });
   const drawn = /^random:(\d+)$/.exec(args.seeds!);
   const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds!.split(',').map(Number);
-  if (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s))) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+  if (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s)))
+    throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
   console.log(`bench curriculum-sim (level frontier): seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}`);
   const t0 = Date.now();
   const rows = seeds.flatMap(trackSeed);
   const md = trackMarkdown(rows, seeds, drawn !== null);
   console.log(md.join('\n'));
   mkdirSync(args.out!, { recursive: true });
-  writeFileSync(`${args.out}/frontier-sim.json`, JSON.stringify({ date: new Date().toISOString(), seeds, seedsDrawn: drawn !== null, load: loadavg(), wallSeconds: (Date.now() - t0) / 1000, track: TRACK, rows }, null, 2) + '\n');
+  writeFileSync(
+    `${args.out}/frontier-sim.json`,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        seeds,
+        seedsDrawn: drawn !== null,
+        load: loadavg(),
+        wallSeconds: (Date.now() - t0) / 1000,
+        track: TRACK,
+        rows,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   writeFileSync(`${args.out}/frontier-sim.md`, md.join('\n') + '\n');
 }

@@ -22,7 +22,21 @@ import { controllerNames, type ControllerName } from '../curricula/index.js';
 import { armKey, type TaskArm } from '../curricula/types.js';
 import { simMarkdown, simSection } from './curriculum-sim.js';
 import { bootstrapMean, drawSeeds, formatInterval, pairedDifference, type Interval, type Paired } from './stats.js';
-import { createPolicy, createSandbox, generateTask, parseConfig, renderCompact, RunStore, startRun, verifyMany, createRng, answerKind, answerShape, type RunConfig, type Task } from '../src/index.js';
+import {
+  createPolicy,
+  createSandbox,
+  generateTask,
+  parseConfig,
+  renderCompact,
+  RunStore,
+  startRun,
+  verifyMany,
+  createRng,
+  answerKind,
+  answerShape,
+  type RunConfig,
+  type Task,
+} from '../src/index.js';
 import { mean } from '../core/stats.js';
 
 const { values: args } = parseArgs({
@@ -51,11 +65,14 @@ const steps = Number(args.steps);
 const drawn = /^random:(\d+)$/.exec(args.seeds);
 // --resume and --rerender keep the seeds recorded in curriculum.json (see main).
 let seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds.split(',').map(Number);
-if (seeds.some((s) => !Number.isInteger(s))) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+if (seeds.some((s) => !Number.isInteger(s)))
+  throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
 const controllers = args.controllers.split(',') as ControllerName[];
-for (const c of controllers) if (!controllerNames.includes(c)) throw new Error(`unknown controller ${c} (known: ${controllerNames.join(', ')})`);
+for (const c of controllers)
+  if (!controllerNames.includes(c)) throw new Error(`unknown controller ${c} (known: ${controllerNames.join(', ')})`);
 const underTest = args['under-test'] as ControllerName | '';
-if (underTest && !controllers.includes(underTest)) throw new Error(`--under-test ${underTest} is not among --controllers (${controllers.join(', ')})`);
+if (underTest && !controllers.includes(underTest))
+  throw new Error(`--under-test ${underTest} is not among --controllers (${controllers.join(', ')})`);
 const families = args.families.split(',');
 const types = args.types.split(',');
 const maxLevel = Number(args['max-level']);
@@ -134,8 +151,13 @@ async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm
   const sandbox = await createSandbox({});
   try {
     await policy.load(checkpointDir);
-    const answers = await policy.greedy(heldout.map((h) => ({ text: renderCompact(h.task), kind: answerKind(h.task.type), shape: answerShape(h.task) })));
-    const verdicts = await verifyMany(sandbox, heldout.map((h, i) => ({ task: h.task, answer: answers[i]! })));
+    const answers = await policy.greedy(
+      heldout.map((h) => ({ text: renderCompact(h.task), kind: answerKind(h.task.type), shape: answerShape(h.task) })),
+    );
+    const verdicts = await verifyMany(
+      sandbox,
+      heldout.map((h, i) => ({ task: h.task, answer: answers[i]! })),
+    );
     const byCell = new Map<string, number[]>();
     heldout.forEach((h, i) => {
       const k = `${h.arm.family}/${h.arm.level}`;
@@ -152,7 +174,12 @@ async function evaluate(config: RunConfig, checkpointDir: string, heldout: { arm
   }
 }
 
-async function runOne(controller: ControllerName, seed: number, heldout: { arm: TaskArm; task: Task }[], runsDir: string): Promise<RunRecord> {
+async function runOne(
+  controller: ControllerName,
+  seed: number,
+  heldout: { arm: TaskArm; task: Task }[],
+  runsDir: string,
+): Promise<RunRecord> {
   const config = configFor(controller, seed);
   const runId = `bench-${controller}-${seed}`;
   const summary = await startRun(config, { runsDir, preset: 'bench', runId });
@@ -166,7 +193,8 @@ async function runOne(controller: ControllerName, seed: number, heldout: { arm: 
       if (step % probeEvery === 0 || step === config.steps) curve.push([step, Number(m.probeAccuracy)]);
     }
     const stepsToMaster: Record<string, number> = {};
-    for (const e of store.skillEvents()) if (e.event === 'learned' && !(e.skillId in stepsToMaster)) stepsToMaster[e.skillId] = e.step;
+    for (const e of store.skillEvents())
+      if (e.event === 'learned' && !(e.skillId in stepsToMaster)) stepsToMaster[e.skillId] = e.step;
     const ck = store.latestCheckpoint();
     const ev = ck ? await evaluate(config, ck.path, heldout) : { cells: {}, overall: 0 };
     return {
@@ -237,7 +265,12 @@ function aggregate(runs: RunRecord[], uniformFinal: number | null): Aggregate[] 
 const COLOURS = ['#444444', '#d62728', '#ff7f0e', '#1f77b4', '#2ca02c', '#9467bd', '#8c564b'];
 
 function svgPlot(aggs: Aggregate[]): string {
-  const W = 760, H = 440, L = 60, R = 170, T = 30, B = 50;
+  const W = 760,
+    H = 440,
+    L = 60,
+    R = 170,
+    T = 30,
+    B = 50;
   const maxX = steps;
   const maxY = Math.max(0.05, ...aggs.flatMap((a) => a.curve.map(([, y]) => y))) * 1.1;
   const x = (s: number) => L + ((W - L - R) * s) / maxX;
@@ -253,7 +286,9 @@ function svgPlot(aggs: Aggregate[]): string {
   ];
   for (let i = 0; i <= 5; i++) {
     const v = (maxY * i) / 5;
-    parts.push(`<line x1="${L - 4}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#eee"/><text x="${L - 8}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(2)}</text>`);
+    parts.push(
+      `<line x1="${L - 4}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#eee"/><text x="${L - 8}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(2)}</text>`,
+    );
     const s = Math.round((maxX * i) / 5);
     parts.push(`<text x="${x(s)}" y="${H - B + 16}" text-anchor="middle">${s}</text>`);
   }
@@ -262,14 +297,22 @@ function svgPlot(aggs: Aggregate[]): string {
     const pts = a.curve.map(([s, v]) => `${x(s).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
     const dash = a.controller === 'uniform' || a.controller === 'hardest' ? ' stroke-dasharray="5,3"' : '';
     parts.push(`<polyline points="${pts}" fill="none" stroke="${c}" stroke-width="2"${dash}/>`);
-    parts.push(`<line x1="${W - R + 12}" y1="${T + 10 + i * 18}" x2="${W - R + 36}" y2="${T + 10 + i * 18}" stroke="${c}" stroke-width="2"${dash}/>`);
+    parts.push(
+      `<line x1="${W - R + 12}" y1="${T + 10 + i * 18}" x2="${W - R + 36}" y2="${T + 10 + i * 18}" stroke="${c}" stroke-width="2"${dash}/>`,
+    );
     parts.push(`<text x="${W - R + 42}" y="${T + 14 + i * 18}">${a.controller}</text>`);
   });
   parts.push('</svg>');
   return parts.join('\n');
 }
 
-function markdown(aggs: Aggregate[], stats: Stats[], runs: RunRecord[], meta: Record<string, unknown>, verdict: string[]): string {
+function markdown(
+  aggs: Aggregate[],
+  stats: Stats[],
+  runs: RunRecord[],
+  meta: Record<string, unknown>,
+  verdict: string[],
+): string {
   const f2 = (v: number) => v.toFixed(3);
   const seedList = (meta.seeds as number[] | undefined) ?? seeds;
   const lines = [
@@ -279,7 +322,7 @@ function markdown(aggs: Aggregate[], stats: Stats[], runs: RunRecord[], meta: Re
       `batch ${args.batch} × group ${args.group}; probes every ${args['probe-every']} steps (${args['probe-per-arm']} per arm); ` +
       `final held-out set: ${args['heldout-per-arm']} tasks per arm, shared by all runs. Backend: ${String(meta.backend)}. Total wall time: ${String(meta.totalWallS)} s.`,
     '',
-    '| controller | final probe acc | held-out acc (end) | AUC | steps to uniform\'s final | skills mastered | mean level | wall s/run |',
+    "| controller | final probe acc | held-out acc (end) | AUC | steps to uniform's final | skills mastered | mean level | wall s/run |",
     '|---|---|---|---|---|---|---|---|',
     ...aggs.map(
       (a) =>
@@ -298,9 +341,20 @@ function markdown(aggs: Aggregate[], stats: Stats[], runs: RunRecord[], meta: Re
   if (skills.length === 0) lines.push('No controller mastered any skill within the budget.');
   else {
     lines.push(`| controller | ${skills.join(' | ')} |`, `|---|${skills.map(() => '---').join('|')}|`);
-    for (const a of aggs) lines.push(`| ${a.controller} | ${skills.map((s) => (a.stepsToMaster[s] ? `${a.stepsToMaster[s].mean.toFixed(0)} (${a.stepsToMaster[s].seeds})` : '—')).join(' | ')} |`);
+    for (const a of aggs)
+      lines.push(
+        `| ${a.controller} | ${skills.map((s) => (a.stepsToMaster[s] ? `${a.stepsToMaster[s].mean.toFixed(0)} (${a.stepsToMaster[s].seeds})` : '—')).join(' | ')} |`,
+      );
   }
-  lines.push('', '## Targets', '', ...verdict.map((v) => `- ${v}`), '', '![held-out accuracy vs steps](curriculum.svg)', '');
+  lines.push(
+    '',
+    '## Targets',
+    '',
+    ...verdict.map((v) => `- ${v}`),
+    '',
+    '![held-out accuracy vs steps](curriculum.svg)',
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -323,14 +377,21 @@ function statistics(runs: RunRecord[], seedList: number[]): Stats[] {
     const rs = of(controller);
     const done = rs.filter((r): r is RunRecord => r !== undefined);
     const pairs = rs.flatMap((r, i) => (r && uni[i] ? [[r, uni[i]!] as const] : []));
-    const paired = (f: (r: RunRecord) => number) => pairedDifference(pairs.map(([a]) => f(a)), pairs.map(([, b]) => f(b)));
+    const paired = (f: (r: RunRecord) => number) =>
+      pairedDifference(
+        pairs.map(([a]) => f(a)),
+        pairs.map(([, b]) => f(b)),
+      );
     return {
       controller,
       auc: bootstrapMean(done.map((r) => r.auc)),
       finalProbe: bootstrapMean(done.map((r) => r.finalProbeAccuracy)),
       heldout: bootstrapMean(done.map((r) => r.heldoutOverall)),
       skills: bootstrapMean(done.map(skills)),
-      vsUniform: controller === 'uniform' || pairs.length === 0 ? null : { auc: paired((r) => r.auc), heldout: paired((r) => r.heldoutOverall), skills: paired(skills) },
+      vsUniform:
+        controller === 'uniform' || pairs.length === 0
+          ? null
+          : { auc: paired((r) => r.auc), heldout: paired((r) => r.heldoutOverall), skills: paired(skills) },
     };
   });
 }
@@ -384,7 +445,10 @@ function verdictLines(stats: Stats[], named: string): string[] {
 async function main(): Promise<void> {
   const t0 = Date.now();
   if (args.rerender) {
-    const old = JSON.parse(readFileSync(join(args.out, 'curriculum.json'), 'utf8')) as { meta: Record<string, unknown>; runs: RunRecord[] };
+    const old = JSON.parse(readFileSync(join(args.out, 'curriculum.json'), 'utf8')) as {
+      meta: Record<string, unknown>;
+      runs: RunRecord[];
+    };
     writeReports(old.runs, old.meta);
     return;
   }
@@ -392,7 +456,9 @@ async function main(): Promise<void> {
   mkdirSync(runsDir, { recursive: true });
   mkdirSync(args.out, { recursive: true });
   const arms: TaskArm[] = families.flatMap((family) =>
-    Array.from({ length: maxLevel + 1 }, (_, level) => types.map((type) => ({ family, level, type }) as TaskArm)).flat(),
+    Array.from({ length: maxLevel + 1 }, (_, level) =>
+      types.map((type) => ({ family, level, type }) as TaskArm),
+    ).flat(),
   );
   const heldout = await buildHeldout(arms, Number(args['heldout-per-arm']));
   console.log(`held-out set: ${heldout.length} tasks over ${arms.length} arms`);
@@ -408,11 +474,25 @@ async function main(): Promise<void> {
       console.log('nothing to resume');
     }
   }
-  console.log(`seeds${drawn && !args.resume ? ' (drawn at random)' : ''}: ${seeds.join(',')}; controller under test: ${underTest || 'none named'}`);
+  console.log(
+    `seeds${drawn && !args.resume ? ' (drawn at random)' : ''}: ${seeds.join(',')}; controller under test: ${underTest || 'none named'}`,
+  );
   const metaNow = () => ({
-    steps, seeds, seedsDrawn: drawn !== null, underTest, families, types, maxLevel, batch: Number(args.batch), group: Number(args.group),
-    probeEvery: Number(args['probe-every']), probePerArm: Number(args['probe-per-arm']), heldoutPerArm: Number(args['heldout-per-arm']),
-    backend: runs[0]?.backend ?? 'n/a', totalWallS: Math.round((Date.now() - t0) / 1000), date: new Date().toISOString(),
+    steps,
+    seeds,
+    seedsDrawn: drawn !== null,
+    underTest,
+    families,
+    types,
+    maxLevel,
+    batch: Number(args.batch),
+    group: Number(args.group),
+    probeEvery: Number(args['probe-every']),
+    probePerArm: Number(args['probe-per-arm']),
+    heldoutPerArm: Number(args['heldout-per-arm']),
+    backend: runs[0]?.backend ?? 'n/a',
+    totalWallS: Math.round((Date.now() - t0) / 1000),
+    date: new Date().toISOString(),
   });
   try {
     for (const seed of seeds)
@@ -441,8 +521,14 @@ function writeReports(runs: RunRecord[], meta: Record<string, unknown>): void {
   const stats = statistics(runs, seedList);
   const verdict = verdictLines(stats, String(meta.underTest ?? ''));
   const simulated = simSection();
-  writeFileSync(join(args.out, 'curriculum.json'), JSON.stringify({ meta, verdict, aggregates: aggs, statistics: stats, simulated, runs }, null, 2) + '\n');
-  writeFileSync(join(args.out, 'curriculum.md'), markdown(aggs, stats, runs, meta, verdict) + '\n' + simMarkdown(simulated).join('\n'));
+  writeFileSync(
+    join(args.out, 'curriculum.json'),
+    JSON.stringify({ meta, verdict, aggregates: aggs, statistics: stats, simulated, runs }, null, 2) + '\n',
+  );
+  writeFileSync(
+    join(args.out, 'curriculum.md'),
+    markdown(aggs, stats, runs, meta, verdict) + '\n' + simMarkdown(simulated).join('\n'),
+  );
   writeFileSync(join(args.out, 'curriculum.svg'), svgPlot(aggs) + '\n');
   console.log(verdict.join('\n'));
   console.log(`wrote ${args.out}/curriculum.{json,md,svg} in ${meta.totalWallS} s`);

@@ -13,7 +13,12 @@ export class Peer {
   private stderr = '';
   private exited: string | null = null;
 
-  constructor(readonly name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    readonly name: string,
+    cmd: string,
+    args: string[],
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.proc = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
     createInterface({ input: this.proc.stdout }).on('line', (l) => {
       // a peer's JSON lines are its answers; anything else (a library's notice) is not
@@ -24,7 +29,9 @@ export class Peer {
         w.resolve(l);
       } else this.lines.push(l);
     });
-    this.proc.stderr.on('data', (d: Buffer) => { this.stderr = (this.stderr + d.toString()).slice(-4000); });
+    this.proc.stderr.on('data', (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString()).slice(-4000);
+    });
     this.proc.on('exit', (code) => {
       this.exited = `${name} exited (${code}): ${this.stderr.trim().split('\n').pop() ?? ''}`;
       this.waiting?.reject(new Error(this.exited));
@@ -37,7 +44,9 @@ export class Peer {
     const l = this.lines.shift();
     if (l !== undefined) return Promise.resolve(JSON.parse(l) as T);
     if (this.exited) return Promise.reject(new Error(this.exited));
-    return new Promise<string>((resolve, reject) => { this.waiting = { resolve, reject }; }).then((s) => JSON.parse(s) as T);
+    return new Promise<string>((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    }).then((s) => JSON.parse(s) as T);
   }
 
   /** Sends one request and waits for its answer. */

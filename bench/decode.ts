@@ -31,7 +31,14 @@ import { torchPython } from './torch-venv.js';
 export const DECODE = { prompts: 8, group: 8, promptLen: 31, answerLen: 15 };
 export type DecodeGrammar = 'free' | 'typed';
 /** What a round times: our decode on a backend with one grammar, or PyTorch's (no grammar). */
-type Series = 'tensorflow free' | 'tensorflow typed' | 'wasm free' | 'wasm typed' | 'torch free' | 'composite free' | 'composite typed';
+type Series =
+  | 'tensorflow free'
+  | 'tensorflow typed'
+  | 'wasm free'
+  | 'wasm typed'
+  | 'torch free'
+  | 'composite free'
+  | 'composite typed';
 const MAIN: Series[] = ['tensorflow free', 'tensorflow typed', 'torch free', 'wasm free', 'wasm typed'];
 
 function decodePrompts(vocab: number): DecodePrompt[] {
@@ -48,16 +55,22 @@ function decodePrompts(vocab: number): DecodePrompt[] {
 function decoder(): (grammar: DecodeGrammar) => Promise<number> {
   const { mc, params } = shapeModel();
   const V = mc.vocabSize;
-  const o: DecodeOptions = { maxPromptLen: DECODE.promptLen, maxAnswerLen: DECODE.answerLen, sampling: { temperature: 1, topK: 0, topP: 1 } };
+  const o: DecodeOptions = {
+    maxPromptLen: DECODE.promptLen,
+    maxAnswerLen: DECODE.answerLen,
+    sampling: { temperature: 1, topK: 0, topP: 1 },
+  };
   const prompts = decodePrompts(V);
   const all = new Uint8Array(V).fill(1);
   const free = { allowed: () => all, next: () => {} };
   return async (grammar) => {
-    const rows = grammar === 'free'
-      ? await decodeMasked(params, mc, o, prompts, DECODE.group, false, () => free)
-      : (await decodeRows(params, mc, o, prompts, DECODE.group, false)).flat();
+    const rows =
+      grammar === 'free'
+        ? await decodeMasked(params, mc, o, prompts, DECODE.group, false, () => free)
+        : (await decodeRows(params, mc, o, prompts, DECODE.group, false)).flat();
     // the typed grammar's tokens must lie inside the shape's vocabulary (pick() reads V logits)
-    if (grammar === 'typed' && rows.some((r) => r.allowed.some((a) => a.subarray(V).some((x) => x)))) throw new Error('the int grammar allowed a token outside the shape\'s vocabulary');
+    if (grammar === 'typed' && rows.some((r) => r.allowed.some((a) => a.subarray(V).some((x) => x))))
+      throw new Error("the int grammar allowed a token outside the shape's vocabulary");
     return Math.max(...rows.map((r) => r.answer.length));
   };
 }
@@ -67,16 +80,43 @@ function startPeer(who: 'tensorflow' | 'wasm' | 'torch' | 'composite'): Peer | {
   if (who === 'torch') {
     const py = torchPython();
     if ('error' in py) return py;
-    const cfg = { vocab: SHAPE.vocab, d: SHAPE.d, layers: SHAPE.layers, heads: SHAPE.heads, positions: SHAPE.seq, ...DECODE, calls: 0, threads: 1, serve: true };
-    return new Peer('torch', py.python, [fileURLToPath(new URL('./decode_torch.py', import.meta.url)), JSON.stringify(cfg)]);
+    const cfg = {
+      vocab: SHAPE.vocab,
+      d: SHAPE.d,
+      layers: SHAPE.layers,
+      heads: SHAPE.heads,
+      positions: SHAPE.seq,
+      ...DECODE,
+      calls: 0,
+      threads: 1,
+      serve: true,
+    };
+    return new Peer('torch', py.python, [
+      fileURLToPath(new URL('./decode_torch.py', import.meta.url)),
+      JSON.stringify(cfg),
+    ]);
   }
   const backend = who === 'composite' ? 'tensorflow' : who;
-  return new Peer(who, process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve', backend, ...(who === 'composite' ? ['--composite'] : [])],
-    { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' });
+  return new Peer(
+    who,
+    process.execPath,
+    [
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      '--serve',
+      backend,
+      ...(who === 'composite' ? ['--composite'] : []),
+    ],
+    { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' },
+  );
 }
 
 /** One round: each series' call times (ms) and steps per call, or why a peer gave none. */
-interface Round { ms: Partial<Record<Series, number[]>>; steps: Partial<Record<Series, number>>; peers: Record<string, unknown> }
+interface Round {
+  ms: Partial<Record<Series, number[]>>;
+  steps: Partial<Record<Series, number>>;
+  peers: Record<string, unknown>;
+}
 
 /**
  * Starts the series' peers, warms them (two calls of each grammar), then `calls` times calls each
@@ -87,7 +127,10 @@ async function round(index: number, calls: number, series: Series[]): Promise<Ro
   const peers = new Map<string, Peer>();
   for (const who of new Set(series.map((s) => s.split(' ')[0]!))) {
     const p = startPeer(who as 'tensorflow');
-    if ('error' in p) { out.peers[who] = p; continue; }
+    if ('error' in p) {
+      out.peers[who] = p;
+      continue;
+    }
     try {
       out.peers[who] = await p.next<Record<string, unknown>>();
       peers.set(who, p);
@@ -111,7 +154,8 @@ async function round(index: number, calls: number, series: Series[]): Promise<Ro
   return out;
 }
 
-const range = (xs: number[], digits: number): string => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
+const range = (xs: number[], digits: number): string =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
 const tokensPerS = (ms: number, steps: number): number => (DECODE.prompts * DECODE.group * steps * 1000) / ms;
 
 /**
@@ -122,28 +166,50 @@ const tokensPerS = (ms: number, steps: number): number => (DECODE.prompts * DECO
  * its paired calls (each call over the other side's call beside it; their median) and of its best
  * calls. Returns the table's rows and the JSON's record.
  */
-export async function decodeRounds(rounds: number, calls: number): Promise<{ rows: [string, string, string][]; record: Record<string, unknown> }> {
+export async function decodeRounds(
+  rounds: number,
+  calls: number,
+): Promise<{ rows: [string, string, string][]; record: Record<string, unknown> }> {
   const all: Round[] = [];
   for (let i = 0; i < rounds; i++) all.push(await round(i, calls, MAIN));
   const composite = await round(0, Math.max(3, Math.floor(calls / 4)), ['composite free', 'composite typed']);
   const rows: [string, string, string][] = [];
   const what = `${DECODE.prompts} prompts × ${DECODE.group} answers, ${DECODE.promptLen + 1} + ${DECODE.answerLen + 1} positions, 1 thread`;
   const label: Record<Series, string> = {
-    'tensorflow free': 'unconstrained: tensorflow', 'wasm free': 'unconstrained: wasm', 'torch free': 'PyTorch KV-cache, no grammar',
-    'tensorflow typed': 'typed int grammar: tensorflow', 'wasm typed': 'typed int grammar: wasm',
-    'composite free': "unconstrained: tensorflow with model.ts's composite step", 'composite typed': "typed int grammar: tensorflow with model.ts's composite step",
+    'tensorflow free': 'unconstrained: tensorflow',
+    'wasm free': 'unconstrained: wasm',
+    'torch free': 'PyTorch KV-cache, no grammar',
+    'tensorflow typed': 'typed int grammar: tensorflow',
+    'wasm typed': 'typed int grammar: wasm',
+    'composite free': "unconstrained: tensorflow with model.ts's composite step",
+    'composite typed': "typed int grammar: tensorflow with model.ts's composite step",
   };
   const figures: Partial<Record<Series, { medianMs: number[]; bestMs: number[]; tokensPerS: number[] }>> = {};
   for (const s of [...MAIN, 'composite free', 'composite typed'] as Series[]) {
     const rs = (s.startsWith('composite') ? [composite] : all).filter((r) => r.ms[s]?.length);
     if (!rs.length) continue;
-    const f = { medianMs: rs.map((r) => median(r.ms[s]!)), bestMs: rs.map((r) => Math.min(...r.ms[s]!)), tokensPerS: rs.map((r) => tokensPerS(median(r.ms[s]!), r.steps[s]!)) };
+    const f = {
+      medianMs: rs.map((r) => median(r.ms[s]!)),
+      bestMs: rs.map((r) => Math.min(...r.ms[s]!)),
+      tokensPerS: rs.map((r) => tokensPerS(median(r.ms[s]!), r.steps[s]!)),
+    };
     figures[s] = f;
-    rows.push([`decode (${what}), ${label[s]}`, `${range(f.medianMs, 1)} ms a call (best ${range(f.bestMs, 1)})`, `${range(f.tokensPerS, 0)} tok/s`]);
+    rows.push([
+      `decode (${what}), ${label[s]}`,
+      `${range(f.medianMs, 1)} ms a call (best ${range(f.bestMs, 1)})`,
+      `${range(f.tokensPerS, 0)} tok/s`,
+    ]);
   }
-  for (const r of [...all, composite]) for (const [who, p] of Object.entries(r.peers)) if (p && typeof p === 'object' && 'error' in p) rows.push([`decode, ${who}`, 'n/a', String(p.error)]);
+  for (const r of [...all, composite])
+    for (const [who, p] of Object.entries(r.peers))
+      if (p && typeof p === 'object' && 'error' in p) rows.push([`decode, ${who}`, 'n/a', String(p.error)]);
   const pairs: [string, Series, Series, string][] = [
-    ['tensorflowTorchFree', 'tensorflow free', 'torch free', 'tensorflow / PyTorch KV-cache decode time, unconstrained'],
+    [
+      'tensorflowTorchFree',
+      'tensorflow free',
+      'torch free',
+      'tensorflow / PyTorch KV-cache decode time, unconstrained',
+    ],
     ['tensorflowWasmFree', 'tensorflow free', 'wasm free', 'tensorflow / wasm decode time, unconstrained'],
     ['tensorflowWasmTyped', 'tensorflow typed', 'wasm typed', 'tensorflow / wasm decode time, typed int grammar'],
     ['typedTorch', 'tensorflow typed', 'torch free', 'tensorflow typed / PyTorch unconstrained decode time'],
@@ -152,9 +218,16 @@ export async function decodeRounds(rounds: number, calls: number): Promise<{ row
   for (const [key, a, b, text] of pairs) {
     const rs = all.filter((r) => r.ms[a]?.length && r.ms[b]?.length);
     if (!rs.length) continue;
-    const r = { pairedCalls: rs.map((x) => median(x.ms[a]!.map((v, k) => v / x.ms[b]![k]!))), bestCalls: rs.map((x) => Math.min(...x.ms[a]!) / Math.min(...x.ms[b]!)) };
+    const r = {
+      pairedCalls: rs.map((x) => median(x.ms[a]!.map((v, k) => v / x.ms[b]![k]!))),
+      bestCalls: rs.map((x) => Math.min(...x.ms[a]!) / Math.min(...x.ms[b]!)),
+    };
     ratios[key] = r;
-    rows.push([`${text}, ${rs.length} rounds of ${calls} paired calls`, '', `paired calls: ${range(r.pairedCalls, 2)}; best calls: ${range(r.bestCalls, 2)}`]);
+    rows.push([
+      `${text}, ${rs.length} rounds of ${calls} paired calls`,
+      '',
+      `paired calls: ${range(r.pairedCalls, 2)}; best calls: ${range(r.bestCalls, 2)}`,
+    ]);
   }
   const record = {
     work: { ...DECODE, threads: 1, sampling: 'temperature 1, no top-k/top-p', calls },
@@ -188,14 +261,23 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
 // `npx tsx bench/decode.ts [--rounds N] [--calls N]`: the decoding rounds alone (bench:train runs
 // them too); prints the table and writes bench/results/decode.json with the load around them.
 if (process.argv[1] === fileURLToPath(import.meta.url) && !process.argv.includes('--serve')) {
-  const arg = (name: string, dflt: number): number => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
+  const arg = (name: string, dflt: number): number =>
+    process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt;
   const loadAtStart = os.loadavg();
   const date = new Date().toISOString();
   const d = await decodeRounds(arg('--rounds', 5), arg('--calls', 20));
   console.log('\n| what | time | figure |\n| --- | --- | --- |');
   for (const r of d.rows) console.log(`| ${r.join(' | ')} |`);
   mkdirSync('bench/results', { recursive: true });
-  const out = { date, cpus: os.cpus().length, node: process.version, shape: SHAPE, loadAtStart, loadAtEnd: os.loadavg(), ...d.record };
+  const out = {
+    date,
+    cpus: os.cpus().length,
+    node: process.version,
+    shape: SHAPE,
+    loadAtStart,
+    loadAtEnd: os.loadavg(),
+    ...d.record,
+  };
   writeFileSync('bench/results/decode.json', JSON.stringify(out, null, 2) + '\n');
   console.log('\nwrote bench/results/decode.json');
 }

@@ -45,15 +45,31 @@ interface Source {
 
 const sources = (only: string[]): Source[] =>
   [
-    ...families.map((f): Source => ({ id: f.id, kind: 'code', draw: (rng, level, i) => drawReference(f.id, rng, level, CODE_TASK_TYPES[i % 3]!) })),
-    ...problemFamilies.map((f): Source => ({ id: f.id, kind: 'problem', ...(f.slower ? { slower: f.slower } : {}), draw: (rng, level) => withSize(f.generate(rng, level), f.size) })),
+    ...families.map((f): Source => ({
+      id: f.id,
+      kind: 'code',
+      draw: (rng, level, i) => drawReference(f.id, rng, level, CODE_TASK_TYPES[i % 3]!),
+    })),
+    ...problemFamilies.map((f): Source => ({
+      id: f.id,
+      kind: 'problem',
+      ...(f.slower ? { slower: f.slower } : {}),
+      draw: (rng, level) => withSize(f.generate(rng, level), f.size),
+    })),
   ].filter((s) => only.length === 0 || only.includes(s.id));
 
 const withSize = (draft: ProblemDraft, size: (data: Json) => number) => ({ draft, size: size(draft.data) });
 
 const BATCH = 32;
 
-async function cell(sandbox: Sandbox, s: Source, level: number, n: number, latencyTasks: number, seed: number): Promise<LevelRow> {
+async function cell(
+  sandbox: Sandbox,
+  s: Source,
+  level: number,
+  n: number,
+  latencyTasks: number,
+  seed: number,
+): Promise<LevelRow> {
   const rng = createRng(`levels/${seed}/${s.id}/${level}`);
   const rejected: Record<string, number> = {};
   const costs: number[] = [];
@@ -81,7 +97,12 @@ async function cell(sandbox: Sandbox, s: Source, level: number, n: number, laten
   const types = s.kind === 'code' ? CODE_TASK_TYPES : (['problem'] as const);
   for (let i = 0; i < latencyTasks; i++) {
     const t = performance.now();
-    await generateTask(sandbox, { family: s.id, level, type: types[i % types.length]!, rng: createRng(`levels/latency/${seed}/${s.id}/${level}/${i}`) });
+    await generateTask(sandbox, {
+      family: s.id,
+      level,
+      type: types[i % types.length]!,
+      rng: createRng(`levels/latency/${seed}/${s.id}/${level}/${i}`),
+    });
     lat.push(performance.now() - t);
   }
   return {
@@ -132,10 +153,37 @@ export function verdict(rows: LevelRow[], slower?: { ratio: number; why: string 
   };
 }
 
-interface LevelsOptions { lo: number; hi: number; n: number; latencyTasks: number; workers: number; only: string[]; out: string; seed: number; seedDrawn: boolean; replace?: boolean }
+interface LevelsOptions {
+  lo: number;
+  hi: number;
+  n: number;
+  latencyTasks: number;
+  workers: number;
+  only: string[];
+  out: string;
+  seed: number;
+  seedDrawn: boolean;
+  replace?: boolean;
+}
 /** A run that re-measured some families of a stored result (`--replace`): their rows are its. */
-interface Rerun { families: string[]; seed: number; seedDrawn: boolean; date: string; loadAverageAtStart: number[]; wallSeconds: number }
-type Stored = LevelsOptions & { date: string; node: string; cores: number; loadAverageAtStart: number[]; wallSeconds: number; verdicts: FamilyVerdict[]; rows: LevelRow[]; reruns?: Rerun[] };
+interface Rerun {
+  families: string[];
+  seed: number;
+  seedDrawn: boolean;
+  date: string;
+  loadAverageAtStart: number[];
+  wallSeconds: number;
+}
+type Stored = LevelsOptions & {
+  date: string;
+  node: string;
+  cores: number;
+  loadAverageAtStart: number[];
+  wallSeconds: number;
+  verdicts: FamilyVerdict[];
+  rows: LevelRow[];
+  reruns?: Rerun[];
+};
 
 /**
  * `--replace`: the families measured now take the place of their rows and verdicts in the stored
@@ -151,9 +199,16 @@ function replaceIn(out: string, o: LevelsOptions, rows: LevelRow[], verdicts: Fa
   const fresh = new Set(rerun.families);
   return {
     ...stored,
-    rows: [...stored.rows.filter((r) => !fresh.has(r.family)), ...rows].sort((a, b) => rank(a) - rank(b) || a.level - b.level),
+    rows: [...stored.rows.filter((r) => !fresh.has(r.family)), ...rows].sort(
+      (a, b) => rank(a) - rank(b) || a.level - b.level,
+    ),
     verdicts: [...stored.verdicts.filter((v) => !fresh.has(v.family)), ...verdicts].sort((a, b) => rank(a) - rank(b)),
-    reruns: [...(stored.reruns ?? []).map((r) => ({ ...r, families: r.families.filter((f) => !fresh.has(f)) })).filter((r) => r.families.length > 0), rerun],
+    reruns: [
+      ...(stored.reruns ?? [])
+        .map((r) => ({ ...r, families: r.families.filter((f) => !fresh.has(f)) }))
+        .filter((r) => r.families.length > 0),
+      rerun,
+    ],
   };
 }
 
@@ -169,7 +224,9 @@ export async function levelsBench(o: LevelsOptions): Promise<void> {
       for (let level = o.lo; level <= o.hi; level++) {
         const r = await cell(sandbox, s, level, o.n, o.latencyTasks, o.seed);
         own.push(r);
-        process.stderr.write(`${s.id} d${level}: ${r.validated}/${r.drafts} valid, ${r.validatedPerSec} validated/s, cost ${r.cost}, size ${r.size}, ${r.msToTask} ms to a task\n`);
+        process.stderr.write(
+          `${s.id} d${level}: ${r.validated}/${r.drafts} valid, ${r.validatedPerSec} validated/s, cost ${r.cost}, size ${r.size}, ${r.msToTask} ms to a task\n`,
+        );
       }
       rows.push(...own);
       verdicts.push(verdict(own, s.slower));
@@ -181,8 +238,24 @@ export async function levelsBench(o: LevelsOptions): Promise<void> {
   const date = new Date().toISOString();
   const { replace, ...opts } = o;
   const result: Stored = replace
-    ? replaceIn(o.out, o, rows, verdicts, { families: sources(o.only).map((s) => s.id), seed: o.seed, seedDrawn: o.seedDrawn, date, loadAverageAtStart: load, wallSeconds })
-    : { date, node: process.version, cores: cpus().length, loadAverageAtStart: load, wallSeconds, ...opts, verdicts, rows };
+    ? replaceIn(o.out, o, rows, verdicts, {
+        families: sources(o.only).map((s) => s.id),
+        seed: o.seed,
+        seedDrawn: o.seedDrawn,
+        date,
+        loadAverageAtStart: load,
+        wallSeconds,
+      })
+    : {
+        date,
+        node: process.version,
+        cores: cpus().length,
+        loadAverageAtStart: load,
+        wallSeconds,
+        ...opts,
+        verdicts,
+        rows,
+      };
   const md = levelsMarkdown(result);
   console.log(md.join('\n'));
   mkdirSync('bench/results', { recursive: true });
@@ -210,7 +283,10 @@ function levelsMarkdown(o: Stored): string[] {
     '',
     '| family | >= 99 % valid | median to a task < 2 s | grows (d + 5 > d, 30 >= 10× 4; or its stated factor) | cost at 30 / at 4 | size at 30 / at 4 |',
     '|---|---|---|---|---|---|',
-    ...verdicts.map((v) => `| ${v.family} | ${v.sound ? 'yes' : 'NO'} | ${v.fast ? 'yes' : 'NO'} | ${v.grows ? `yes, ${v.grows}${v.slower ? ` (slower: ≥ ${v.slower.ratio}×)` : ''}` : `NO${v.slower ? ` (slower: ≥ ${v.slower.ratio}×)` : ''}`} | ${v.ratio30 ? fmt(v.ratio30.cost) : '-'} | ${v.ratio30 ? fmt(v.ratio30.size) : '-'} |`),
+    ...verdicts.map(
+      (v) =>
+        `| ${v.family} | ${v.sound ? 'yes' : 'NO'} | ${v.fast ? 'yes' : 'NO'} | ${v.grows ? `yes, ${v.grows}${v.slower ? ` (slower: ≥ ${v.slower.ratio}×)` : ''}` : `NO${v.slower ? ` (slower: ≥ ${v.slower.ratio}×)` : ''}`} | ${v.ratio30 ? fmt(v.ratio30.cost) : '-'} | ${v.ratio30 ? fmt(v.ratio30.size) : '-'} |`,
+    ),
     '',
     `All families: sound ${verdicts.every((v) => v.sound) ? 'yes' : 'NO'}, fast ${verdicts.every((v) => v.fast) ? 'yes' : 'NO'}, growth ${verdicts.every((v) => v.grows) ? 'yes' : 'NO'}.`,
     '',
@@ -226,8 +302,14 @@ function levelsMarkdown(o: Stored): string[] {
       const x = r ? f(r) : null;
       return x === null ? '-' : fmt(x);
     };
-    const line = (label: string, f: (r: LevelRow) => number | null) => `| ${v.family} | ${label} | ${shown.map((d) => cellOf(d, f)).join(' | ')} |`;
-    out.push(line('validated/s', (r) => r.validatedPerSec), line('cost (steps)', (r) => r.cost), line('size', (r) => r.size), line('ms to a task', (r) => r.msToTask));
+    const line = (label: string, f: (r: LevelRow) => number | null) =>
+      `| ${v.family} | ${label} | ${shown.map((d) => cellOf(d, f)).join(' | ')} |`;
+    out.push(
+      line('validated/s', (r) => r.validatedPerSec),
+      line('cost (steps)', (r) => r.cost),
+      line('size', (r) => r.size),
+      line('ms to a task', (r) => r.msToTask),
+    );
   }
   return out;
 }

@@ -54,8 +54,21 @@ if (hi > 4) {
   const { drawSeeds } = await import('./stats.js');
   const given = arg('seed', '');
   const seed = given ? Number(given) : drawSeeds(1)[0]!;
-  console.log(`bench:generators --levels ${lo}-${hi}: seed ${seed}${given ? '' : ' (drawn at random; --seed replays it)'}`);
-  await levelsBench({ lo, hi, n: Number(arg('n', '240')), latencyTasks: Number(arg('latency', '5')), workers: WORKERS, only: only ? only.split(',') : [], out: arg('out', 'bench/results/generators-levels'), seed, seedDrawn: !given, replace: process.argv.includes('--replace') });
+  console.log(
+    `bench:generators --levels ${lo}-${hi}: seed ${seed}${given ? '' : ' (drawn at random; --seed replays it)'}`,
+  );
+  await levelsBench({
+    lo,
+    hi,
+    n: Number(arg('n', '240')),
+    latencyTasks: Number(arg('latency', '5')),
+    workers: WORKERS,
+    only: only ? only.split(',') : [],
+    out: arg('out', 'bench/results/generators-levels'),
+    seed,
+    seedDrawn: !given,
+    replace: process.argv.includes('--replace'),
+  });
   process.exit(0);
 }
 const BATCH = 64;
@@ -91,8 +104,22 @@ interface Source {
   draw(rng: Rng, level: number, i: number): AnyDraft;
 }
 const sources: Source[] = [
-  ...(kinds.includes('code') ? families.map((f): Source => ({ id: f.id, kind: 'code', levels: f.levels, draw: (rng, level, i) => f.generate(rng, level, CODE_TASK_TYPES[i % 3]!) })) : []),
-  ...(kinds.includes('problem') ? problemFamilies.map((f): Source => ({ id: f.id, kind: 'problem', levels: f.levels, draw: (rng, level) => f.generate(rng, level) })) : []),
+  ...(kinds.includes('code')
+    ? families.map((f): Source => ({
+        id: f.id,
+        kind: 'code',
+        levels: f.levels,
+        draw: (rng, level, i) => f.generate(rng, level, CODE_TASK_TYPES[i % 3]!),
+      }))
+    : []),
+  ...(kinds.includes('problem')
+    ? problemFamilies.map((f): Source => ({
+        id: f.id,
+        kind: 'problem',
+        levels: f.levels,
+        draw: (rng, level) => f.generate(rng, level),
+      }))
+    : []),
 ];
 const fams = sources.filter((f) => !only || only.split(',').includes(f.id));
 // Warm the pool (worker start-up and QuickJS module instantiation are not generator costs), then
@@ -153,7 +180,9 @@ for (const fam of fams) {
       rejected,
     });
     const r = rows[rows.length - 1]!;
-    process.stderr.write(`${fam.id} L${level}: ${r.draftsPerSec} drafts/s, ${r.validatedPerSec} validated/s, ${r.newPerSec} new/s\n`);
+    process.stderr.write(
+      `${fam.id} L${level}: ${r.draftsPerSec} drafts/s, ${r.validatedPerSec} validated/s, ${r.newPerSec} new/s\n`,
+    );
   }
 }
 await sandbox.close();
@@ -165,9 +194,14 @@ console.log(
     `load average ${loadAtStart.map((x) => x.toFixed(2)).join(' ')} before the run`,
 );
 const W = Math.max(10, ...rows.map((r) => r.family.length));
-console.log(`${'family'.padEnd(W)} ${'kind'.padEnd(7)} ${'level'.padStart(5)} ${pad('drafts/s', 10)} ${pad('validated/s', 12)}   ${pad('new/s', 7)} ${pad('valid', 9)} ${pad('dup', 4)}  rejected`);
+console.log(
+  `${'family'.padEnd(W)} ${'kind'.padEnd(7)} ${'level'.padStart(5)} ${pad('drafts/s', 10)} ${pad('validated/s', 12)}   ${pad('new/s', 7)} ${pad('valid', 9)} ${pad('dup', 4)}  rejected`,
+);
 for (const r of rows) {
-  const rej = Object.entries(r.rejected).map(([k, n]) => `${k}:${n}`).join(' ') || '-';
+  const rej =
+    Object.entries(r.rejected)
+      .map(([k, n]) => `${k}:${n}`)
+      .join(' ') || '-';
   const flag = miss(r) ? ' *' : '';
   console.log(
     `${r.family.padEnd(W)} ${r.kind.padEnd(7)} ${pad(r.level, 5)} ${pad(r.draftsPerSec, 10)} ${pad(r.validatedPerSec, 12)}${flag.padEnd(2)} ${pad(r.newPerSec, 7)} ${pad(`${r.validated}/${r.drafts}`, 9)} ${pad(r.duplicates, 4)}  ${rej}`,
@@ -183,12 +217,16 @@ console.log(
 const problemRows = rows.filter((r) => r.kind === 'problem');
 if (problemRows.length > 0) {
   const rates = problemRows.map((r) => r.validatedPerSec).sort((a, b) => a - b);
-  console.log(`problem families: ${problemRows.length} cells, validated/s median ${rates[Math.floor(rates.length / 2)]}, slowest ${rates[0]} (${problemRows.find((r) => r.validatedPerSec === rates[0])!.family})`);
+  console.log(
+    `problem families: ${problemRows.length} cells, validated/s median ${rates[Math.floor(rates.length / 2)]}, slowest ${rates[0]} (${problemRows.find((r) => r.validatedPerSec === rates[0])!.family})`,
+  );
 }
 const familiesAvailable = { code: families.length, problem: problemFamilies.length };
-console.log(`families available: ${familiesAvailable.code} native code + ${familiesAvailable.problem} native problem = ${familiesAvailable.code + familiesAvailable.problem}`);
 console.log(
-  'new/s counts distinct tasks only: the lowest levels\' task spaces are small by design, so repeats there\n' +
+  `families available: ${familiesAvailable.code} native code + ${familiesAvailable.problem} native problem = ${familiesAvailable.code + familiesAvailable.problem}`,
+);
+console.log(
+  "new/s counts distinct tasks only: the lowest levels' task spaces are small by design, so repeats there\n" +
     'bound new/s by the size of the space, not by the speed of generation.',
 );
 
@@ -207,7 +245,8 @@ if (rows.length > 0) {
         workers: WORKERS,
         draftsPerCell: N,
         warmUp: { draftsPerCell: WARM_UP, poolTasks: POOL_WARM_UP },
-        target: 'validatedPerSec >= 1000 at levels 0-2 for code families (newPerSec is bounded by the size of the task space)',
+        target:
+          'validatedPerSec >= 1000 at levels 0-2 for code families (newPerSec is bounded by the size of the task space)',
         familiesAvailable,
         rows,
       },
@@ -220,4 +259,9 @@ if (rows.length > 0) {
 
 // The bridged Reasoning Gym families (bridges/): validated tasks/s per level against Reasoning Gym's
 // own generate + score in the same worker, and the families available with them.
-if (kinds.includes('rg')) await runReasoningGymBench({ nativeFamilies: familiesAvailable, outDir: 'bench/results', seconds: Number(arg('rg-seconds', '0.4')) });
+if (kinds.includes('rg'))
+  await runReasoningGymBench({
+    nativeFamilies: familiesAvailable,
+    outDir: 'bench/results',
+    seconds: Number(arg('rg-seconds', '0.4')),
+  });

@@ -65,7 +65,7 @@ function records(runId: string, n: number): GraphEvent[] {
     } else if (r < 9) {
       out.push({ kind: 'solve-rate', taskId: `${runId}-t${i - r}`, solveRate: (i % 9) / 8 });
     } else {
-      const skill = SKILLS[(i / 10) % SKILLS.length | 0]!.id;
+      const skill = SKILLS[((i / 10) % SKILLS.length) | 0]!.id;
       const forget = learned.has(skill);
       if (forget) learned.delete(skill);
       else learned.add(skill);
@@ -136,7 +136,9 @@ async function main() {
     stop = () => server.stop();
     serverPid = server.process.pid ?? null;
   }
-  process.stderr.write(`bench:graph: Neo4j at ${conn.uri}; ${RECORDS} records batched (${BATCH}/tx), ${SINGLE} one per tx\n`);
+  process.stderr.write(
+    `bench:graph: Neo4j at ${conn.uri}; ${RECORDS} records batched (${BATCH}/tx), ${SINGLE} one per tx\n`,
+  );
   try {
     const neo = (await openSkillGraph({ kind: 'neo4j', ...conn })) as Neo4jSkillGraph;
     await neo.clear();
@@ -147,7 +149,14 @@ async function main() {
     await time(neo, records('warm', WARM), BATCH);
     await time(neo, records('warm1', Math.min(300, WARM)), 1);
 
-    type Row = { store: string; mode: string; records: number; seconds: number; perSecond: number; serverCpuSeconds: number | null };
+    type Row = {
+      store: string;
+      mode: string;
+      records: number;
+      seconds: number;
+      perSecond: number;
+      serverCpuSeconds: number | null;
+    };
     const rows: Row[] = [];
     const add = (store: string, mode: string, n: number, seconds: number) =>
       rows.push({
@@ -180,10 +189,19 @@ async function main() {
     await emb.close();
     rmSync(dir, { recursive: true, force: true });
 
-    const merged = new Map<string, { store: string; mode: string; records: number; seconds: number; cpu: number | null }>();
+    const merged = new Map<
+      string,
+      { store: string; mode: string; records: number; seconds: number; cpu: number | null }
+    >();
     for (const r of rows) {
       const k = `${r.store}|${r.mode}`;
-      const m = merged.get(k) ?? { store: r.store, mode: r.mode, records: 0, seconds: 0, cpu: r.serverCpuSeconds === null ? null : 0 };
+      const m = merged.get(k) ?? {
+        store: r.store,
+        mode: r.mode,
+        records: 0,
+        seconds: 0,
+        cpu: r.serverCpuSeconds === null ? null : 0,
+      };
       m.records += r.records;
       m.seconds += r.seconds;
       if (m.cpu !== null && r.serverCpuSeconds !== null) m.cpu += r.serverCpuSeconds;
@@ -202,7 +220,15 @@ async function main() {
     process.stdout.write(
       formatTable(
         ['store', 'mode', 'records', 'seconds', 'records/s', 'server cpu s', 'records/server-cpu-s'],
-        summary.map((s) => [s.store, s.mode, s.records, s.seconds.toFixed(2), s.perSecond, s.serverCpuSeconds, s.perServerCpuSecond]),
+        summary.map((s) => [
+          s.store,
+          s.mode,
+          s.records,
+          s.seconds.toFixed(2),
+          s.perSecond,
+          s.serverCpuSeconds,
+          s.perServerCpuSecond,
+        ]),
       ) +
         `neo4j batched vs one per transaction: ${speedup}x; target >= 5000 records/s batched: ${nb.perSecond >= 5000 ? 'met' : 'NOT met'}` +
         ` (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)\n`,
@@ -210,9 +236,25 @@ async function main() {
     const result = {
       benchmark: 'graph',
       date: new Date().toISOString(),
-      machine: { loadAverage: loadavg().map((x) => +x.toFixed(2)), cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
-      neo4j: { uri: conn.uri.replace(/\/\/.*@/, '//'), local: stop !== null, version: '5.26.12 community (embedded launcher)' },
-      params: { records: RECORDS, single: SINGLE, batch: BATCH, warmup: arg('warmup', 10_000), mix: '70% task, 20% solve-rate, 10% mastery' },
+      machine: {
+        loadAverage: loadavg().map((x) => +x.toFixed(2)),
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? null,
+        memGiB: +(totalmem() / 2 ** 30).toFixed(1),
+        node: process.version,
+      },
+      neo4j: {
+        uri: conn.uri.replace(/\/\/.*@/, '//'),
+        local: stop !== null,
+        version: '5.26.12 community (embedded launcher)',
+      },
+      params: {
+        records: RECORDS,
+        single: SINGLE,
+        batch: BATCH,
+        warmup: arg('warmup', 10_000),
+        mix: '70% task, 20% solve-rate, 10% mastery',
+      },
       summary,
       rounds: rows,
       neo4jBatchedVsSingle: speedup,

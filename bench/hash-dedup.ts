@@ -15,7 +15,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type Json, type Task, type TaskType } from '../core/task.js';
 import {
-  applicableOps, canonicalHash, compactProgram, drawReference, families, minify, mutate, taskId,
+  applicableOps,
+  canonicalHash,
+  compactProgram,
+  drawReference,
+  families,
+  minify,
+  mutate,
+  taskId,
 } from '../generators/index.js';
 
 const DRAFTS = 10_000;
@@ -65,7 +72,11 @@ function recordDrafts(): DraftRecord[] {
     const c = cells[i % cells.length]!;
     const { draft, outputs } = drawReference(c.family, rngs[i % cells.length]!, c.level, c.type);
     const hash = canonicalHash(draft.program);
-    const id = taskId(c.type, hash, question(c.type, draft.inputs, outputs, draft.visibleCount ?? 0, draft.message ?? ''));
+    const id = taskId(
+      c.type,
+      hash,
+      question(c.type, draft.inputs, outputs, draft.visibleCount ?? 0, draft.message ?? ''),
+    );
     if (!firstByHash.has(hash)) firstByHash.set(hash, i);
     const duplicateOf = firstById.get(id) ?? -1;
     if (duplicateOf < 0) firstById.set(id, i);
@@ -88,15 +99,30 @@ function recordMutations(): MutationRecord[] {
     const c = cells[i % cells.length]!;
     const { draft, outputs } = drawReference(c.family, createRng(`hash-dedup:mutate:${i}`), c.level, c.type);
     const base = {
-      id: `t${i}`, family: c.family, level: c.level, skills: draft.skills, program: draft.program,
-      hash: canonicalHash(draft.program), parent: null, proposer: 'generator',
+      id: `t${i}`,
+      family: c.family,
+      level: c.level,
+      skills: draft.skills,
+      program: draft.program,
+      hash: canonicalHash(draft.program),
+      parent: null,
+      proposer: 'generator',
     };
     const pairs = draft.inputs.map((input, k) => ({ input, output: outputs[k]! }));
-    const task: Task = c.type === 'induction'
-      ? { ...base, type: 'induction', visible: pairs.slice(0, draft.visibleCount), hidden: pairs.slice(draft.visibleCount), message: draft.message ?? '' }
-      : { ...base, type: c.type, input: draft.inputs[0]!, output: outputs[0]! };
+    const task: Task =
+      c.type === 'induction'
+        ? {
+            ...base,
+            type: 'induction',
+            visible: pairs.slice(0, draft.visibleCount),
+            hidden: pairs.slice(draft.visibleCount),
+            message: draft.message ?? '',
+          }
+        : { ...base, type: c.type, input: draft.inputs[0]!, output: outputs[0]! };
     const ops = applicableOps(task);
-    const mutated = Object.fromEntries(ops.map((op) => [op, JSON.stringify(mutate(createRng(`hash-dedup:op:${i}`), task, op))]));
+    const mutated = Object.fromEntries(
+      ops.map((op) => [op, JSON.stringify(mutate(createRng(`hash-dedup:op:${i}`), task, op))]),
+    );
     out.push({ cell: `${c.family}:${c.level}:${c.type}`, program: draft.program, ops, mutated });
   }
   return out;
@@ -117,7 +143,9 @@ function compare(a: Recording, b: Recording): string {
     lines.push('', `### ${field}: ${diff.length} difference${diff.length === 1 ? '' : 's'}`);
     for (const i of diff) {
       const d = a.drafts[i]!;
-      lines.push(`- draft ${i} (${d.cell}) ${fence(d.program)}: ${fence(String(d[field]))} → ${fence(String(b.drafts[i]![field]))}`);
+      lines.push(
+        `- draft ${i} (${d.cell}) ${fence(d.program)}: ${fence(String(d[field]))} → ${fence(String(b.drafts[i]![field]))}`,
+      );
     }
   }
   const hashesChanged = a.drafts.filter((d, i) => d.hash !== b.drafts[i]!.hash).length;
@@ -125,14 +153,19 @@ function compare(a: Recording, b: Recording): string {
   const mdiff: string[] = [];
   a.mutations.forEach((m, i) => {
     const o = b.mutations[i]!;
-    if (m.ops.join() !== o.ops.join()) mdiff.push(`- task ${i} (${m.cell}) ${fence(m.program)}: ops ${m.ops.join(',')} → ${o.ops.join(',')}`);
+    if (m.ops.join() !== o.ops.join())
+      mdiff.push(`- task ${i} (${m.cell}) ${fence(m.program)}: ops ${m.ops.join(',')} → ${o.ops.join(',')}`);
     for (const op of m.ops) {
       if (o.mutated[op] !== undefined && o.mutated[op] !== m.mutated[op]) {
         mdiff.push(`- task ${i} (${m.cell}) ${op}: ${fence(m.mutated[op]!)} → ${fence(o.mutated[op])}`);
       }
     }
   });
-  lines.push('', `### mutations: ${a.mutations.length} tasks, ${mdiff.length} difference${mdiff.length === 1 ? '' : 's'}`, ...mdiff);
+  lines.push(
+    '',
+    `### mutations: ${a.mutations.length} tasks, ${mdiff.length} difference${mdiff.length === 1 ? '' : 's'}`,
+    ...mdiff,
+  );
   return lines.join('\n');
 }
 

@@ -17,7 +17,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMasteryTracker, masteryBar } from '../curricula/index.js';
-import { answerKind, answerShape, createPolicy, createRng, loadPreset, renderCompact, RunStore, startRun, type RunConfig } from '../src/index.js';
+import {
+  answerKind,
+  answerShape,
+  createPolicy,
+  createRng,
+  loadPreset,
+  renderCompact,
+  RunStore,
+  startRun,
+  type RunConfig,
+} from '../src/index.js';
 import { buildProbes, latestSkillProbes } from '../src/probes.js';
 import { sandboxOf, taskSpace } from '../src/run-parts.js';
 import { verifyTasks } from '../src/verification.js';
@@ -64,7 +74,11 @@ function readRun(dir: string): { skills: SkillRow[]; curve: Record<string, numbe
   try {
     const metrics = store.metrics();
     const events = store.skillEvents();
-    const plan = JSON.parse(store.getMeta('probePlan') ?? '{"skills":{}}') as { learnAt: number; margin: number; skills: Record<string, { baseline: number }> };
+    const plan = JSON.parse(store.getMeta('probePlan') ?? '{"skills":{}}') as {
+      learnAt: number;
+      margin: number;
+      skills: Record<string, { baseline: number }>;
+    };
     const latest = latestSkillProbes(metrics);
     const mastered = new Set<string>();
     for (const e of events) {
@@ -103,15 +117,33 @@ async function sampledPass1(config: RunConfig, dir: string): Promise<Record<stri
   if (!ckpt) return {};
   const { arms, skills } = taskSpace(config);
   const sandbox = await sandboxOf(config);
-  const probes = await buildProbes(sandbox, arms, skills, { perArm: config.probes.perArm, mastery: createMasteryTracker(config.curriculum.mastery).opts }, createRng(`${config.seed}/probes`), new Set(), renderCompact);
+  const probes = await buildProbes(
+    sandbox,
+    arms,
+    skills,
+    { perArm: config.probes.perArm, mastery: createMasteryTracker(config.curriculum.mastery).opts },
+    createRng(`${config.seed}/probes`),
+    new Set(),
+    renderCompact,
+  );
   const policy = await createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log: () => {} });
   await policy.load(ckpt.path);
-  const answers = (await policy.sample(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })), 1)).answers.map((g) => g[0]!);
+  const answers = (
+    await policy.sample(
+      probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })),
+      1,
+    )
+  ).answers.map((g) => g[0]!);
   policy.dispose();
-  const verdicts = await verifyTasks(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
+  const verdicts = await verifyTasks(
+    sandbox,
+    probes.map((p, i) => ({ task: p.task, answer: answers[i]! })),
+  );
   await sandbox.close();
   const byArm: Record<string, number[]> = {};
-  probes.forEach((p, i) => (byArm[`${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(verdicts[i]!.reward >= 1 ? 1 : 0));
+  probes.forEach((p, i) =>
+    (byArm[`${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(verdicts[i]!.reward >= 1 ? 1 : 0),
+  );
   return Object.fromEntries(Object.entries(byArm).map(([k, xs]) => [k, xs.reduce((a, b) => a + b, 0) / xs.length]));
 }
 
@@ -119,22 +151,38 @@ const runs: SeedRun[] = [];
 const startedAll = Date.now();
 const drawn = args.merge ? null : /^random:(\d+)$/.exec(args.seeds);
 const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.merge ? [] : args.seeds.split(',').map(Number);
-if (!args.merge && (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s)))) throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+if (!args.merge && (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s))))
+  throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
 
 async function runSeed(seed: number): Promise<SeedRun> {
-  const config = loadPreset(args.preset, { seed, ...(args.steps ? { steps: Number(args.steps) } : {}), solver: { backend: args.backend } });
+  const config = loadPreset(args.preset, {
+    seed,
+    ...(args.steps ? { steps: Number(args.steps) } : {}),
+    solver: { backend: args.backend },
+  });
   const runsDir = join(tmpdir(), `cogen-bench-learn-${process.pid}`);
   const started = Date.now();
   const runId = `learn-${seed}`;
   const dir = join(runsDir, runId);
   process.stderr.write(`seed ${seed}: run store ${dir}\n`);
-  const row = (partial: boolean, backend = ''): SeedRun => ({ seed, backend, steps: config.steps, partial, wallSeconds: (Date.now() - started) / 1000, ...readRun(dir) });
+  const row = (partial: boolean, backend = ''): SeedRun => ({
+    seed,
+    backend,
+    steps: config.steps,
+    partial,
+    wallSeconds: (Date.now() - started) / 1000,
+    ...readRun(dir),
+  });
   const summary = await startRun(config, {
-    runsDir, preset: args.preset, runId,
+    runsDir,
+    preset: args.preset,
+    runId,
     log: (line) => process.stderr.write(`${line}\n`),
     onProgress: (p) => {
       if (p.step % 50 !== 0) return;
-      process.stderr.write(`seed ${seed} step ${p.step}: reward ${p.meanReward.toFixed(3)} solve ${(100 * p.solveRate).toFixed(1)}% skills ${p.skillsMastered}\n`);
+      process.stderr.write(
+        `seed ${seed} step ${p.step}: reward ${p.meanReward.toFixed(3)} solve ${(100 * p.solveRate).toFixed(1)}% skills ${p.skillsMastered}\n`,
+      );
       write([...runs, row(true)]);
     },
   });
@@ -149,40 +197,98 @@ const summarise = (rows: SeedRun[]) => ({
   skills: LEVEL0_SKILLS.map((skill) => {
     const s = rows.map((r) => r.skills.find((x) => x.skill === skill)!);
     const by = s.filter((x) => x.firstMastered !== null).length;
-    return { skill, masteredBy: by, seeds: s.length, medianFirstStep: by * 2 > s.length ? median(s.map((x) => x.firstMastered ?? Infinity)) : null, masteredAtEnd: s.filter((x) => x.masteredAtEnd).length };
+    return {
+      skill,
+      masteredBy: by,
+      seeds: s.length,
+      medianFirstStep: by * 2 > s.length ? median(s.map((x) => x.firstMastered ?? Infinity)) : null,
+      masteredAtEnd: s.filter((x) => x.masteredAtEnd).length,
+    };
   }),
 });
 
 function write(rows: SeedRun[], wallSeconds = (Date.now() - startedAll) / 1000, seedsDrawn = drawn !== null): void {
   mkdirSync(args.out, { recursive: true });
-  writeFileSync(join(args.out, 'learn-seeds.json'), JSON.stringify({ date: new Date().toISOString(), preset: args.preset, seeds: rows.map((r) => r.seed), seedsDrawn, wallSeconds, summary: summarise(rows), runs: rows }, null, 2) + '\n');
+  writeFileSync(
+    join(args.out, 'learn-seeds.json'),
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        preset: args.preset,
+        seeds: rows.map((r) => r.seed),
+        seedsDrawn,
+        wallSeconds,
+        summary: summarise(rows),
+        runs: rows,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
 function printSeed(run: SeedRun): void {
-  console.log(`\nseed ${run.seed}: ${run.partial ? `${run.stepsDone} of ${run.steps} steps (partial)` : `${run.steps} steps`}, ${run.backend || 'backend not recorded yet'}, ${run.wallSeconds.toFixed(0)} s wall`);
-  console.log('| skill | first mastered at step | mastered at the end | last probe accuracy | needs | trivial baseline |');
+  console.log(
+    `\nseed ${run.seed}: ${run.partial ? `${run.stepsDone} of ${run.steps} steps (partial)` : `${run.steps} steps`}, ${run.backend || 'backend not recorded yet'}, ${run.wallSeconds.toFixed(0)} s wall`,
+  );
+  console.log(
+    '| skill | first mastered at step | mastered at the end | last probe accuracy | needs | trivial baseline |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- |');
-  for (const s of run.skills) console.log(`| ${s.skill} | ${s.firstMastered ?? 'never'} | ${s.masteredAtEnd ? 'yes' : 'no'} | ${f3(s.lastAccuracy)} | ${f3(s.bar)} | ${f3(s.baseline)} |`);
+  for (const s of run.skills)
+    console.log(
+      `| ${s.skill} | ${s.firstMastered ?? 'never'} | ${s.masteredAtEnd ? 'yes' : 'no'} | ${f3(s.lastAccuracy)} | ${f3(s.bar)} | ${f3(s.baseline)} |`,
+    );
   const last = run.curve.at(-1);
-  if (last) console.log(`greedy held-out at step ${last.step}: ${Object.entries(last).filter(([k]) => k.startsWith('probe.')).map(([k, v]) => `${k.slice(6)} ${f3(v)}`).join(', ')}${run.sampledPass1 ? `; sampled pass@1: ${Object.entries(run.sampledPass1).map(([k, v]) => `${k} ${f3(v)}`).join(', ')}` : ''}`);
+  if (last)
+    console.log(
+      `greedy held-out at step ${last.step}: ${Object.entries(last)
+        .filter(([k]) => k.startsWith('probe.'))
+        .map(([k, v]) => `${k.slice(6)} ${f3(v)}`)
+        .join(', ')}${
+        run.sampledPass1
+          ? `; sampled pass@1: ${Object.entries(run.sampledPass1)
+              .map(([k, v]) => `${k} ${f3(v)}`)
+              .join(', ')}`
+          : ''
+      }`,
+    );
 }
 
 function printSummary(rows: SeedRun[], wallSeconds: number): void {
   const s = summarise(rows);
-  console.log(`\nbench:learn, preset ${args.preset}, ${rows.length} seeds (${rows.map((r) => r.seed).join(', ')}), ${wallSeconds.toFixed(0)} s wall`);
-  console.log(`level-0 skills mastered per seed: ${s.level0MasteredPerSeed.join(', ')} of 6; median ${s.medianLevel0Mastered}`);
+  console.log(
+    `\nbench:learn, preset ${args.preset}, ${rows.length} seeds (${rows.map((r) => r.seed).join(', ')}), ${wallSeconds.toFixed(0)} s wall`,
+  );
+  console.log(
+    `level-0 skills mastered per seed: ${s.level0MasteredPerSeed.join(', ')} of 6; median ${s.medianLevel0Mastered}`,
+  );
   console.log('| skill | seeds that mastered it | median first step | mastered at the end |');
   console.log('| --- | --- | --- | --- |');
-  for (const k of s.skills) console.log(`| ${k.skill} | ${k.masteredBy} of ${k.seeds} | ${k.medianFirstStep ?? 'not by most'} | ${k.masteredAtEnd} of ${k.seeds} |`);
+  for (const k of s.skills)
+    console.log(
+      `| ${k.skill} | ${k.masteredBy} of ${k.seeds} | ${k.medianFirstStep ?? 'not by most'} | ${k.masteredAtEnd} of ${k.seeds} |`,
+    );
   console.log(`wrote ${join(args.out, 'learn-seeds.json')}`);
 }
 
 if (args.merge) {
   // Seeds run in parallel, one process and --out folder each; the wall time is the longest of theirs.
-  const reports = args.merge.split(',').map((dir) => JSON.parse(readFileSync(join(dir, 'learn-seeds.json'), 'utf8')) as { runs: SeedRun[]; wallSeconds: number; seedsDrawn: boolean });
+  const reports = args.merge.split(',').map(
+    (dir) =>
+      JSON.parse(readFileSync(join(dir, 'learn-seeds.json'), 'utf8')) as {
+        runs: SeedRun[];
+        wallSeconds: number;
+        seedsDrawn: boolean;
+      },
+  );
   const rows = reports.flatMap((r) => r.runs);
   const wall = Math.max(...reports.map((r) => r.wallSeconds));
-  write(rows, wall, reports.every((r) => r.seedsDrawn));
+  write(
+    rows,
+    wall,
+    reports.every((r) => r.seedsDrawn),
+  );
   rows.forEach(printSeed);
   printSummary(rows, wall);
 } else {

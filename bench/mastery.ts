@@ -32,7 +32,9 @@ const seeds = args.seeds ? list(args.seeds) : drawSeeds(Number(args.n));
 const scales = args.quick ? [1] : list(args.scales);
 const peerScales = args.quick ? [] : list(args['peer-scales']);
 const base = loadPreset(args.preset, { solver: { backend: 'wasm' } });
-console.log(`bench:mastery — preset ${args.preset} (${base.steps} steps), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
+console.log(
+  `bench:mastery — preset ${args.preset} (${base.steps} steps), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`,
+);
 
 interface Row {
   seed: number;
@@ -53,10 +55,20 @@ const runsDir = join(tmpdir(), `cogen-bench-mastery-${process.pid}`);
 const started = Date.now();
 
 async function one(seed: number, scale: number, rehearsal: number | undefined): Promise<Row> {
-  const config = loadPreset(args.preset, { seed, steps: base.steps * scale, solver: { backend: 'wasm' }, ...(rehearsal === undefined ? {} : { curriculum: { rehearsal } }) });
+  const config = loadPreset(args.preset, {
+    seed,
+    steps: base.steps * scale,
+    solver: { backend: 'wasm' },
+    ...(rehearsal === undefined ? {} : { curriculum: { rehearsal } }),
+  });
   const runId = `s${seed}-x${scale}-r${config.curriculum.rehearsal}`;
   const t0 = Date.now();
-  const s: RunSummary = await startRun(config, { runsDir, preset: args.preset, runId, log: (line) => process.stderr.write(`[${runId}] ${line}\n`) });
+  const s: RunSummary = await startRun(config, {
+    runsDir,
+    preset: args.preset,
+    runId,
+    log: (line) => process.stderr.write(`[${runId}] ${line}\n`),
+  });
   rmSync(s.dir, { recursive: true, force: true });
   return {
     seed,
@@ -76,10 +88,15 @@ const range = (xs: number[]): string => (xs.length === 0 ? '-' : `${Math.min(...
 const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '-');
 
 function table(): string[] {
-  const out = ['| seed | × steps | arm | steps | wall (s) | mastered at end (accuracy − trivial baseline) | ever learned | forgotten at end |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+  const out = [
+    '| seed | × steps | arm | steps | wall (s) | mastered at end (accuracy − trivial baseline) | ever learned | forgotten at end |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
   for (const r of rows) {
     const mastered = r.mastered.map((m) => `${m.skillId} +${fmt(m.aboveBaseline)}`).join(', ') || 'none';
-    out.push(`| ${r.seed} | ${r.scale}× | ${r.arm} | ${r.steps} | ${r.wallSeconds} | ${r.mastered.length}: ${mastered} | ${r.everLearned.length} | ${r.forgotten.length} (${Math.round(100 * r.forgottenShare)}%) |`);
+    out.push(
+      `| ${r.seed} | ${r.scale}× | ${r.arm} | ${r.steps} | ${r.wallSeconds} | ${r.mastered.length}: ${mastered} | ${r.everLearned.length} | ${r.forgotten.length} (${Math.round(100 * r.forgottenShare)}%) |`,
+    );
   }
   return out;
 }
@@ -109,14 +126,32 @@ function findings() {
     .map((seed) => {
       const one = main.find((r) => r.seed === seed && r.scale === 1);
       const four = main.find((r) => r.seed === seed && r.scale === 4);
-      return one && four ? { seed, at1: one.mastered.length, at4: four.mastered.length, holds: four.mastered.length >= one.mastered.length } : null;
+      return one && four
+        ? {
+            seed,
+            at1: one.mastered.length,
+            at4: four.mastered.length,
+            holds: four.mastered.length >= one.mastered.length,
+          }
+        : null;
     })
     .filter((x) => x !== null);
   const peerRatio = peerScales.map((scale) => {
-    const pairs = seeds.map((seed) => [byScale(scale).find((r) => r.seed === seed), byScale(scale, peer).find((r) => r.seed === seed)] as const).filter(([a, b]) => a && b);
+    const pairs = seeds
+      .map(
+        (seed) =>
+          [byScale(scale).find((r) => r.seed === seed), byScale(scale, peer).find((r) => r.seed === seed)] as const,
+      )
+      .filter(([a, b]) => a && b);
     const kept = pairs.reduce((a, [r]) => a + r!.mastered.length, 0);
     const peerKept = pairs.reduce((a, [, p]) => a + p!.mastered.length, 0);
-    return { scale, seeds: pairs.length, skillsKept: kept, peerSkillsKept: peerKept, ratio: peerKept > 0 ? kept / peerKept : null };
+    return {
+      scale,
+      seeds: pairs.length,
+      skillsKept: kept,
+      peerSkillsKept: peerKept,
+      ratio: peerKept > 0 ? kept / peerKept : null,
+    };
   });
   return { perScale, longerKeeps, peerRatio };
 }
@@ -124,16 +159,40 @@ function findings() {
 function save(done: boolean): void {
   mkdirSync(args.out, { recursive: true });
   const f = findings();
-  const json = { date: new Date().toISOString(), done, preset: args.preset, seeds, steps: base.steps, rehearsal: base.curriculum.rehearsal, wallSeconds: Math.round((Date.now() - started) / 1000), findings: f, runs: rows };
+  const json = {
+    date: new Date().toISOString(),
+    done,
+    preset: args.preset,
+    seeds,
+    steps: base.steps,
+    rehearsal: base.curriculum.rehearsal,
+    wallSeconds: Math.round((Date.now() - started) / 1000),
+    findings: f,
+    runs: rows,
+  };
   writeFileSync(join(args.out, 'mastery.json'), `${JSON.stringify(json, null, 2)}\n`);
   const md = [
     `Run ${json.date.slice(0, 16)}Z: preset ${args.preset} (${base.steps} steps, rehearsal ${base.curriculum.rehearsal}), seeds ${seeds.join(', ')}, ${json.wallSeconds} s in all${done ? '' : ' (cut short: the runs made so far)'}.`,
     '',
     ...table(),
     '',
-    ...f.perScale.filter((s) => s.runs > 0).map((s) => `- ${s.scale}× steps (${s.runs} runs): mastered at the end median ${s.medianMastered} (range ${s.masteredRange}), every one above its trivial baseline: ${s.everyMasteredAboveBaseline ? `yes (by ≥ ${fmt(s.minAboveBaseline)})` : 'no'}; forgotten at the end ${Math.round(100 * s.forgottenShare)}% of those ever learned; wall ${s.wallRange} s (median ${s.medianWallSeconds}).`),
-    ...(f.longerKeeps.length ? [`- 4× keeps at least the skills of 1×: ${f.longerKeeps.map((k) => `seed ${k.seed} ${k.at1} → ${k.at4}${k.holds ? '' : ' (no)'}`).join(', ')}.`] : []),
-    ...f.peerRatio.filter((p) => p.seeds > 0).map((p) => `- Peer (rehearsal 0) at ${p.scale}×, ${p.seeds} seeds: skills kept ${p.skillsKept} against ${p.peerSkillsKept}${p.ratio === null ? '' : ` (ratio ${fmt(p.ratio)})`}.`),
+    ...f.perScale
+      .filter((s) => s.runs > 0)
+      .map(
+        (s) =>
+          `- ${s.scale}× steps (${s.runs} runs): mastered at the end median ${s.medianMastered} (range ${s.masteredRange}), every one above its trivial baseline: ${s.everyMasteredAboveBaseline ? `yes (by ≥ ${fmt(s.minAboveBaseline)})` : 'no'}; forgotten at the end ${Math.round(100 * s.forgottenShare)}% of those ever learned; wall ${s.wallRange} s (median ${s.medianWallSeconds}).`,
+      ),
+    ...(f.longerKeeps.length
+      ? [
+          `- 4× keeps at least the skills of 1×: ${f.longerKeeps.map((k) => `seed ${k.seed} ${k.at1} → ${k.at4}${k.holds ? '' : ' (no)'}`).join(', ')}.`,
+        ]
+      : []),
+    ...f.peerRatio
+      .filter((p) => p.seeds > 0)
+      .map(
+        (p) =>
+          `- Peer (rehearsal 0) at ${p.scale}×, ${p.seeds} seeds: skills kept ${p.skillsKept} against ${p.peerSkillsKept}${p.ratio === null ? '' : ` (ratio ${fmt(p.ratio)})`}.`,
+      ),
   ];
   const path = join(args.out, 'mastery.md');
   const BEGIN = '<!-- bench:mastery begin (generated) -->';
@@ -142,7 +201,10 @@ function save(done: boolean): void {
   const at = old.indexOf(BEGIN);
   const to = old.indexOf(END);
   const body = `${BEGIN}\n${md.join('\n')}\n${END}`;
-  writeFileSync(path, at >= 0 && to > at ? `${old.slice(0, at)}${body}${old.slice(to + END.length)}` : `${old.trimEnd()}\n\n${body}\n`);
+  writeFileSync(
+    path,
+    at >= 0 && to > at ? `${old.slice(0, at)}${body}${old.slice(to + END.length)}` : `${old.trimEnd()}\n\n${body}\n`,
+  );
 }
 
 for (const scale of scales) {
@@ -164,5 +226,10 @@ if (base.curriculum.rehearsal > 0) {
 save(true);
 rmSync(runsDir, { recursive: true, force: true });
 console.log(['', ...table(), ''].join('\n'));
-console.log(readFileSync(join(args.out, 'mastery.md'), 'utf8').split('\n').filter((l) => l.startsWith('- ')).join('\n'));
+console.log(
+  readFileSync(join(args.out, 'mastery.md'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('- '))
+    .join('\n'),
+);
 console.log(`wrote ${join(args.out, 'mastery.json')} and ${join(args.out, 'mastery.md')}`);

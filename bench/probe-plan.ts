@@ -8,11 +8,17 @@ import { renderCompact } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
 
 const args = process.argv.slice(2);
-const flag = (name: string) => { const i = args.indexOf(name); return i < 0 ? undefined : args.splice(i, 2)[1]; };
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args.splice(i, 2)[1];
+};
 const overrides: Record<string, unknown> = {};
-const fams = flag('--families'); if (fams) overrides.families = fams.split(',');
-const ml = flag('--max-level'); if (ml) overrides.maxLevel = Number(ml);
-const types = flag('--types'); if (types) overrides.types = types.split(',');
+const fams = flag('--families');
+if (fams) overrides.families = fams.split(',');
+const ml = flag('--max-level');
+if (ml) overrides.maxLevel = Number(ml);
+const types = flag('--types');
+if (types) overrides.types = types.split(',');
 const only = flag('--only');
 for (const preset of args.length ? args : ['default', 'smoke', 'learn']) {
   const config = loadPreset(preset, overrides);
@@ -20,13 +26,25 @@ for (const preset of args.length ? args : ['default', 'smoke', 'learn']) {
   const sandbox = await sandboxOf(config);
   const mastery = createMasteryTracker(config.curriculum.mastery);
   const t0 = Date.now();
-  const probes = await buildProbes(sandbox, arms, skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), new Set(), renderCompact);
+  const probes = await buildProbes(
+    sandbox,
+    arms,
+    skills,
+    { perArm: config.probes.perArm, mastery: mastery.opts },
+    createRng(`${config.seed}/probes`),
+    new Set(),
+    renderCompact,
+  );
   const plan = probeSets(probes, skills, mastery.opts);
-  console.log(`== ${preset} ${JSON.stringify(overrides)}: ${probes.length} probes (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(
+    `== ${preset} ${JSON.stringify(overrides)}: ${probes.length} probes (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   for (const s of skills) {
     if (s.level > (config.maxLevel ?? Infinity) || (only && !s.id.startsWith(only))) continue;
     const p = plan.skills[s.id]!;
-    console.log(`  ${s.id.padEnd(22)} L${s.level} probes ${String(p.probes).padStart(3)} baseline ${p.baseline.toFixed(2)} ${p.masterable ? 'masterable' : 'NOT masterable'}`);
+    console.log(
+      `  ${s.id.padEnd(22)} L${s.level} probes ${String(p.probes).padStart(3)} baseline ${p.baseline.toFixed(2)} ${p.masterable ? 'masterable' : 'NOT masterable'}`,
+    );
   }
   await sandbox.close();
 }

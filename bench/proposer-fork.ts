@@ -22,13 +22,20 @@ export interface ForkPoint {
   step: number;
   learned: number;
   fixed: number;
-  byArm: Record<string, { learned: number; fixed: number; learnedNone: number; fixedNone: number; learnedAll: number; fixedAll: number }>;
+  byArm: Record<
+    string,
+    { learned: number; fixed: number; learnedNone: number; fixedNone: number; learnedAll: number; fixedAll: number }
+  >;
 }
 
 /** Tasks sampled in one call (the run's own batch is 16; this keeps the sampler's memory near it). */
 const CHUNK = 32;
 
-export async function forkedShares(dir: string, config: RunConfig, opts: { perArm: number; every: number }): Promise<ForkPoint[]> {
+export async function forkedShares(
+  dir: string,
+  config: RunConfig,
+  opts: { perArm: number; every: number },
+): Promise<ForkPoint[]> {
   const steps = readdirSync(join(dir, 'checkpoints'))
     .map((d) => /^step-(\d+)$/.exec(d))
     .filter((m): m is RegExpExecArray => m !== null)
@@ -44,7 +51,8 @@ export async function forkedShares(dir: string, config: RunConfig, opts: { perAr
       const ck = join(dir, 'checkpoints', `step-${String(step).padStart(6, '0')}`);
       await policy.load(ck);
       const learned = learnedProposerOf(config);
-      if (!learned) throw new Error('forkedShares: the run\'s config has no learned proposer (proposer.learned.enabled)');
+      if (!learned)
+        throw new Error("forkedShares: the run's config has no learned proposer (proposer.learned.enabled)");
       learned.restore((JSON.parse(readFileSync(join(ck, 'loop.json'), 'utf8')) as { proposer: unknown }).proposer);
       const drawn: { arm: string; who: 'learned' | 'fixed'; task: Task }[] = [];
       for (const arm of arms) {
@@ -52,8 +60,15 @@ export async function forkedShares(dir: string, config: RunConfig, opts: { perAr
         const seen = new Set<string>();
         for (let i = 0; i < opts.perArm; i++) {
           // A draw that exhausts its attempts (a small level) is left out of both counts.
-          const l = await learned.generate(sandbox, arm, createRng(`fork/${config.seed}/${step}/${key}/learned/${i}`), seen, 20).catch(() => null);
-          const f = await drawTask(sandbox, { ...arm, rng: createRng(`fork/${config.seed}/${step}/${key}/fixed/${i}`), seen, attempts: 20 }).catch(() => null);
+          const l = await learned
+            .generate(sandbox, arm, createRng(`fork/${config.seed}/${step}/${key}/learned/${i}`), seen, 20)
+            .catch(() => null);
+          const f = await drawTask(sandbox, {
+            ...arm,
+            rng: createRng(`fork/${config.seed}/${step}/${key}/fixed/${i}`),
+            seen,
+            attempts: 20,
+          }).catch(() => null);
           if (l) drawn.push({ arm: key, who: 'learned', task: l });
           if (f) drawn.push({ arm: key, who: 'fixed', task: f });
         }
@@ -61,9 +76,17 @@ export async function forkedShares(dir: string, config: RunConfig, opts: { perAr
       const solved: number[] = [];
       for (let i = 0; i < drawn.length; i += CHUNK) {
         const part = drawn.slice(i, i + CHUNK);
-        const { answers } = await policy.sample(part.map(({ task: t }) => ({ text: renderCompact(t), kind: answerKind(t.type), shape: answerShape(t) })), config.group);
-        const verdicts = await verifyTasks(sandbox, part.flatMap(({ task }, g) => answers[g]!.map((answer) => ({ task, answer }))));
-        part.forEach((_, g) => solved.push(solvedCount(verdicts.slice(g * config.group, (g + 1) * config.group).map((v) => v.reward))));
+        const { answers } = await policy.sample(
+          part.map(({ task: t }) => ({ text: renderCompact(t), kind: answerKind(t.type), shape: answerShape(t) })),
+          config.group,
+        );
+        const verdicts = await verifyTasks(
+          sandbox,
+          part.flatMap(({ task }, g) => answers[g]!.map((answer) => ({ task, answer }))),
+        );
+        part.forEach((_, g) =>
+          solved.push(solvedCount(verdicts.slice(g * config.group, (g + 1) * config.group).map((v) => v.reward))),
+        );
       }
       const byArm: ForkPoint['byArm'] = {};
       for (const arm of arms.map(armKey)) {
@@ -73,12 +96,20 @@ export async function forkedShares(dir: string, config: RunConfig, opts: { perAr
         };
         const band = (s: number) => s > 0 && s < config.group;
         byArm[arm] = {
-          learned: share('learned', band), fixed: share('fixed', band),
-          learnedNone: share('learned', (s) => s === 0), fixedNone: share('fixed', (s) => s === 0),
-          learnedAll: share('learned', (s) => s === config.group), fixedAll: share('fixed', (s) => s === config.group),
+          learned: share('learned', band),
+          fixed: share('fixed', band),
+          learnedNone: share('learned', (s) => s === 0),
+          fixedNone: share('fixed', (s) => s === 0),
+          learnedAll: share('learned', (s) => s === config.group),
+          fixedAll: share('fixed', (s) => s === config.group),
         };
       }
-      const over = (who: 'learned' | 'fixed') => meanOf(Object.values(byArm).map((a) => a[who]).filter(Number.isFinite));
+      const over = (who: 'learned' | 'fixed') =>
+        meanOf(
+          Object.values(byArm)
+            .map((a) => a[who])
+            .filter(Number.isFinite),
+        );
       points.push({ step, learned: over('learned'), fixed: over('fixed'), byArm });
     }
   } finally {

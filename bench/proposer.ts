@@ -53,12 +53,22 @@ const { values: args } = parseArgs({
     rerender: { type: 'boolean', default: false },
   },
 });
-if (args.part !== 'grammar' && args.part !== 'self-play') throw new Error(`--part is grammar or self-play (got ${args.part})`);
+if (args.part !== 'grammar' && args.part !== 'self-play')
+  throw new Error(`--part is grammar or self-play (got ${args.part})`);
 
 /** Two-sided 97.5 % quantiles of Student's t for 1…10 degrees of freedom (z beyond). */
 const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
 
-interface Setup { preset: string; steps: number; batch: number; group: number; maxLevel: number; controller: string; seeds: number[]; /** solver.init of every run (--init) */ init?: string }
+interface Setup {
+  preset: string;
+  steps: number;
+  batch: number;
+  group: number;
+  maxLevel: number;
+  controller: string;
+  seeds: number[];
+  /** solver.init of every run (--init) */ init?: string;
+}
 
 interface GrammarRow {
   seed: number;
@@ -110,7 +120,12 @@ const stored = existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, 'utf8')
 // A record written before the self-play part holds the grammar part at its top level.
 const record: Record_ = 'rows' in stored ? { grammar: [stored as unknown as GrammarRecord] } : stored;
 if (record.grammar && !Array.isArray(record.grammar)) record.grammar = [record.grammar as GrammarRecord];
-const sameSetting = (a: Setup, b: Setup): boolean => a.preset === b.preset && a.steps === b.steps && a.maxLevel === b.maxLevel && a.controller === b.controller && a.init === b.init;
+const sameSetting = (a: Setup, b: Setup): boolean =>
+  a.preset === b.preset &&
+  a.steps === b.steps &&
+  a.maxLevel === b.maxLevel &&
+  a.controller === b.controller &&
+  a.init === b.init;
 const save = () => writeFileSync(jsonPath, JSON.stringify(record, null, 2) + '\n');
 
 /** Fresh tasks (each with its first group's solve), from a run's store. */
@@ -128,9 +143,16 @@ function freshTasks(dir: string) {
   }
 }
 
-const learnable = (rs: { solved: number; attempts: number }[]): number => (rs.length ? rs.filter((r) => r.solved > 0 && r.solved < r.attempts).length / rs.length : 0);
+const learnable = (rs: { solved: number; attempts: number }[]): number =>
+  rs.length ? rs.filter((r) => r.solved > 0 && r.solved < r.attempts).length / rs.length : 0;
 
-function paired<R extends { seed: number; proposer: string }>(rows: R[], seeds: number[], a: string, b: string, metric: (r: R) => number) {
+function paired<R extends { seed: number; proposer: string }>(
+  rows: R[],
+  seeds: number[],
+  a: string,
+  b: string,
+  metric: (r: R) => number,
+) {
   const diffs = seeds.flatMap((s) => {
     const x = rows.find((r) => r.seed === s && r.proposer === a);
     const y = rows.find((r) => r.seed === s && r.proposer === b);
@@ -159,10 +181,27 @@ function summariseGrammar(rows: GrammarRow[], seeds: number[]) {
   const withThirds = rows.filter((r) => r.learnableByThird);
   const last = (p: string) => meanOf(withThirds, p, (r) => r.learnableByThird![2]!);
   return {
-    learnableShare: { fixed: of('fixed', (r) => r.learnableShare), learned: of('learned', (r) => r.learnableShare), ratio, target: 1.5, met: ratio >= 1.5 },
+    learnableShare: {
+      fixed: of('fixed', (r) => r.learnableShare),
+      learned: of('learned', (r) => r.learnableShare),
+      ratio,
+      target: 1.5,
+      met: ratio >= 1.5,
+    },
     /** The same in the last third of the run, when the learned proposer has learned (not the target's measure). */
-    learnableShareLastThird: { fixed: last('fixed'), learned: last('learned'), ratio: last('learned') / last('fixed'), n: withThirds.length / 2 },
-    distinctPrograms: { fixed: of('fixed', (r) => r.distinctPrograms), learned: of('learned', (r) => r.distinctPrograms), ratio: distinct, target: 0.9, met: distinct >= 0.9 },
+    learnableShareLastThird: {
+      fixed: last('fixed'),
+      learned: last('learned'),
+      ratio: last('learned') / last('fixed'),
+      n: withThirds.length / 2,
+    },
+    distinctPrograms: {
+      fixed: of('fixed', (r) => r.distinctPrograms),
+      learned: of('learned', (r) => r.distinctPrograms),
+      ratio: distinct,
+      target: 0.9,
+      met: distinct >= 0.9,
+    },
     // "Not lower beyond the interval": the interval of the paired difference reaches 0 or above.
     mastered: { ...mastered, met: !(mastered.hi < 0) },
     probeAccuracy: { ...probe, met: !(probe.hi < 0) },
@@ -177,12 +216,32 @@ function summariseForked(rows: GrammarRow[]) {
   const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const learned = m(fs.map((f) => f.learned));
   const fixed = m(fs.map((f) => f.fixed));
-  const diff = paired(fs.flatMap((f, i) => [{ seed: i, proposer: 'fixed', v: f.fixed }, { seed: i, proposer: 'learned', v: f.learned }]), fs.map((_, i) => i), 'fixed', 'learned', (r) => r.v);
+  const diff = paired(
+    fs.flatMap((f, i) => [
+      { seed: i, proposer: 'fixed', v: f.fixed },
+      { seed: i, proposer: 'learned', v: f.learned },
+    ]),
+    fs.map((_, i) => i),
+    'fixed',
+    'learned',
+    (r) => r.v,
+  );
   const arms = [...new Set(fs.flatMap((f) => f.points.flatMap((p) => Object.keys(p.byArm))))].sort();
-  const pooled = (arm: string, k: keyof ForkPoint['byArm'][string]) => m(fs.flatMap((f) => f.points.map((p) => p.byArm[arm]?.[k] ?? NaN)).filter(Number.isFinite));
-  const byArm = Object.fromEntries(arms.map((a) => [a, {
-    learned: pooled(a, 'learned'), fixed: pooled(a, 'fixed'), learnedNone: pooled(a, 'learnedNone'), fixedNone: pooled(a, 'fixedNone'), learnedAll: pooled(a, 'learnedAll'), fixedAll: pooled(a, 'fixedAll'),
-  }]));
+  const pooled = (arm: string, k: keyof ForkPoint['byArm'][string]) =>
+    m(fs.flatMap((f) => f.points.map((p) => p.byArm[arm]?.[k] ?? NaN)).filter(Number.isFinite));
+  const byArm = Object.fromEntries(
+    arms.map((a) => [
+      a,
+      {
+        learned: pooled(a, 'learned'),
+        fixed: pooled(a, 'fixed'),
+        learnedNone: pooled(a, 'learnedNone'),
+        fixedNone: pooled(a, 'fixedNone'),
+        learnedAll: pooled(a, 'learnedAll'),
+        fixedAll: pooled(a, 'fixedAll'),
+      },
+    ]),
+  );
   return { n: fs.length, learned, fixed, ratio: learned / fixed, paired: diff, byArm };
 }
 
@@ -195,7 +254,12 @@ function generatorCandidatesPerDraft(preset: string, maxLevel: number): number {
   const config = loadPreset(preset, { maxLevel });
   let candidates = 0;
   let drafts = 0;
-  const counting: Chooser = { ...FIXED_CHOOSER, begin: () => { candidates++; } };
+  const counting: Chooser = {
+    ...FIXED_CHOOSER,
+    begin: () => {
+      candidates++;
+    },
+  };
   for (const fam of FAMILIES.filter((x) => config.families.includes(x.id))) {
     for (let level = 0; level <= Math.min(maxLevel, fam.levels - 1); level++) {
       for (const type of config.types) {
@@ -212,29 +276,72 @@ function generatorCandidatesPerDraft(preset: string, maxLevel: number): number {
 function summariseSelfPlay(rows: SelfPlayRow[], seeds: number[], generatorCandidates: number) {
   const sp = rows.filter((r) => r.proposer === 'self-play');
   const sum = (m: (r: SelfPlayRow) => number) => sp.reduce((a, r) => a + m(r), 0);
-  const validRate = sum((r) => r.valid ?? 0) / Math.max(1, sum((r) => r.drafts ?? 0));
+  const validRate =
+    sum((r) => r.valid ?? 0) /
+    Math.max(
+      1,
+      sum((r) => r.drafts ?? 0),
+    );
   return {
     validRate: { value: validRate, target: 0.9, met: validRate >= 0.9 },
-    acceptedRate: sum((r) => r.accepted ?? 0) / Math.max(1, sum((r) => r.drafts ?? 0)),
-    candidatesPerDraft: sum((r) => r.candidates ?? 0) / Math.max(1, sum((r) => (r.drafts ?? 0) + (r.exhausted ?? 0))),
+    acceptedRate:
+      sum((r) => r.accepted ?? 0) /
+      Math.max(
+        1,
+        sum((r) => r.drafts ?? 0),
+      ),
+    candidatesPerDraft:
+      sum((r) => r.candidates ?? 0) /
+      Math.max(
+        1,
+        sum((r) => (r.drafts ?? 0) + (r.exhausted ?? 0)),
+      ),
     /** Share of the programs decoded (candidates) that the reference interpreter and the sandbox found valid. */
-    validPerCandidate: sum((r) => r.valid ?? 0) / Math.max(1, sum((r) => r.candidates ?? 0)),
+    validPerCandidate:
+      sum((r) => r.valid ?? 0) /
+      Math.max(
+        1,
+        sum((r) => r.candidates ?? 0),
+      ),
     generatorCandidatesPerDraft: generatorCandidates,
     learnableByThird: {
       generators: [0, 1, 2].map((k) => meanOf(rows, 'generators', (r) => r.learnableByThird[k]!)),
       selfPlay: [0, 1, 2].map((k) => meanOf(rows, 'self-play', (r) => r.learnableByThird[k]!)),
     },
-    distinctPrograms: { generators: meanOf(rows, 'generators', (r) => r.distinctPrograms), selfPlay: meanOf(rows, 'self-play', (r) => r.distinctPrograms) },
-    probeAccuracy: { generators: meanOf(rows, 'generators', (r) => r.probeAccuracy), selfPlay: meanOf(rows, 'self-play', (r) => r.probeAccuracy), paired: paired(rows, seeds, 'generators', 'self-play', (r) => r.probeAccuracy) },
+    distinctPrograms: {
+      generators: meanOf(rows, 'generators', (r) => r.distinctPrograms),
+      selfPlay: meanOf(rows, 'self-play', (r) => r.distinctPrograms),
+    },
+    probeAccuracy: {
+      generators: meanOf(rows, 'generators', (r) => r.probeAccuracy),
+      selfPlay: meanOf(rows, 'self-play', (r) => r.probeAccuracy),
+      paired: paired(rows, seeds, 'generators', 'self-play', (r) => r.probeAccuracy),
+    },
   };
 }
 
 async function runPart(): Promise<void> {
   const seeds = args.seeds ? args.seeds.split(',').map(Number) : drawSeeds(Number(args.n));
-  const over = { solver: { backend: 'wasm', ...(args.init ? { init: args.init } : {}) }, maxLevel: Number(args['max-level']), ...(args.steps ? { steps: Number(args.steps) } : {}), ...(args.controller ? { curriculum: { controller: args.controller } } : {}) };
+  const over = {
+    solver: { backend: 'wasm', ...(args.init ? { init: args.init } : {}) },
+    maxLevel: Number(args['max-level']),
+    ...(args.steps ? { steps: Number(args.steps) } : {}),
+    ...(args.controller ? { curriculum: { controller: args.controller } } : {}),
+  };
   const base = loadPreset(args.preset, over);
-  const setup: Setup = { preset: args.preset, steps: base.steps, batch: base.batch, group: base.group, maxLevel: Number(args['max-level']), controller: base.curriculum.controller, seeds, ...(args.init ? { init: args.init } : {}) };
-  console.log(`bench:proposer --part ${args.part} — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);
+  const setup: Setup = {
+    preset: args.preset,
+    steps: base.steps,
+    batch: base.batch,
+    group: base.group,
+    maxLevel: Number(args['max-level']),
+    controller: base.curriculum.controller,
+    seeds,
+    ...(args.init ? { init: args.init } : {}),
+  };
+  console.log(
+    `bench:proposer --part ${args.part} — preset ${args.preset} (${base.steps} steps × ${base.batch} tasks × ${base.group} answers, maxLevel ${base.maxLevel}, controller ${base.curriculum.controller}), seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`,
+  );
   const runsDir = join(tmpdir(), `cogen-bench-proposer-${process.pid}`);
   mkdirSync(runsDir, { recursive: true });
   const arms = args.part === 'grammar' ? (['fixed', 'learned'] as const) : (['generators', 'self-play'] as const);
@@ -242,27 +349,53 @@ async function runPart(): Promise<void> {
   const selfPlayRows: SelfPlayRow[] = [];
   for (const seed of seeds) {
     for (const proposer of arms) {
-      const proposerConfig = proposer === 'learned' ? { proposer: { learned: { enabled: true } } } : proposer === 'self-play' ? { proposer: { selfPlay: { enabled: true } } } : {};
+      const proposerConfig =
+        proposer === 'learned'
+          ? { proposer: { learned: { enabled: true } } }
+          : proposer === 'self-play'
+            ? { proposer: { selfPlay: { enabled: true } } }
+            : {};
       const config = loadPreset(args.preset, { ...over, seed, ...proposerConfig });
       const t0 = Date.now();
       const summary = await startRun(config, { runsDir, preset: args.preset, runId: `${proposer}-${seed}` });
       const wallS = (Date.now() - t0) / 1000;
       const tasks = freshTasks(summary.dir);
       const forked = proposer === 'learned' ? await forkedMeasure(summary.dir, config) : undefined;
-      const common = { seed, freshTasks: tasks.length, learnableShare: learnable(tasks), distinctPrograms: new Set(tasks.map((r) => r.hash)).size, probeAccuracy: summary.probeAccuracy, wallS };
+      const common = {
+        seed,
+        freshTasks: tasks.length,
+        learnableShare: learnable(tasks),
+        distinctPrograms: new Set(tasks.map((r) => r.hash)).size,
+        probeAccuracy: summary.probeAccuracy,
+        wallS,
+      };
       const third = (k: number) => tasks.filter((t) => Math.min(2, Math.floor(((t.step - 1) * 3) / base.steps)) === k);
       if (proposer === 'fixed' || proposer === 'learned') {
-        const row: GrammarRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))), mastered: summary.skillsMastered.length, ...(forked ? { forked } : {}) };
+        const row: GrammarRow = {
+          ...common,
+          proposer,
+          learnableByThird: [0, 1, 2].map((k) => learnable(third(k))),
+          mastered: summary.skillsMastered.length,
+          ...(forked ? { forked } : {}),
+        };
         grammarRows.push(row);
         const rec: GrammarRecord = { ...setup, rows: grammarRows, summary: summariseGrammar(grammarRows, seeds) };
         record.grammar = [...(record.grammar ?? []).filter((r) => !sameSetting(r, setup)), rec];
-        console.log(`seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}% (${row.learnableByThird!.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')})  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${forked ? `  forked: learned ${(100 * forked.learned).toFixed(1)}% fixed ${(100 * forked.fixed).toFixed(1)}%` : ''}  ${wallS.toFixed(0)} s`);
+        console.log(
+          `seed ${seed} ${proposer.padEnd(7)}  fresh ${row.freshTasks}  learnable ${(100 * row.learnableShare).toFixed(1)}% (${row.learnableByThird!.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')})  distinct ${row.distinctPrograms}  mastered ${row.mastered}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${forked ? `  forked: learned ${(100 * forked.learned).toFixed(1)}% fixed ${(100 * forked.fixed).toFixed(1)}%` : ''}  ${wallS.toFixed(0)} s`,
+        );
       } else {
         const row: SelfPlayRow = { ...common, proposer, learnableByThird: [0, 1, 2].map((k) => learnable(third(k))) };
         if (proposer === 'self-play') Object.assign(row, selfPlayCounts(summary.dir, tasks));
         selfPlayRows.push(row);
-        record.selfPlay = { ...setup, rows: selfPlayRows, summary: summariseSelfPlay(selfPlayRows, seeds, generatorCandidatesPerDraft(args.preset, setup.maxLevel)) };
-        console.log(`seed ${seed} ${proposer.padEnd(10)}  fresh ${row.freshTasks}  learnable ${row.learnableByThird.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')}  distinct ${row.distinctPrograms}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${row.drafts !== undefined ? `  valid ${row.valid}/${row.drafts}  accepted ${row.accepted}  candidates ${row.candidates}  fallback ${row.fallback}` : ''}  ${wallS.toFixed(0)} s`);
+        record.selfPlay = {
+          ...setup,
+          rows: selfPlayRows,
+          summary: summariseSelfPlay(selfPlayRows, seeds, generatorCandidatesPerDraft(args.preset, setup.maxLevel)),
+        };
+        console.log(
+          `seed ${seed} ${proposer.padEnd(10)}  fresh ${row.freshTasks}  learnable ${row.learnableByThird.map((x) => `${(100 * x).toFixed(0)}%`).join(' / ')}  distinct ${row.distinctPrograms}  probe ${(100 * row.probeAccuracy).toFixed(1)}%${row.drafts !== undefined ? `  valid ${row.valid}/${row.drafts}  accepted ${row.accepted}  candidates ${row.candidates}  fallback ${row.fallback}` : ''}  ${wallS.toFixed(0)} s`,
+        );
       }
       rmSync(summary.dir, { recursive: true, force: true });
       save();
@@ -273,7 +406,9 @@ async function runPart(): Promise<void> {
 
 /** The forked measure of a learned run (bench/proposer-fork.ts), 32 draws per arm and proposer at each point. */
 async function forkedMeasure(dir: string, config: ReturnType<typeof loadPreset>): Promise<GrammarRow['forked']> {
-  const every = args['fork-every'] ? Number(args['fork-every']) : config.checkpointEvery * Math.max(1, Math.ceil(config.steps / 5 / config.checkpointEvery));
+  const every = args['fork-every']
+    ? Number(args['fork-every'])
+    : config.checkpointEvery * Math.max(1, Math.ceil(config.steps / 5 / config.checkpointEvery));
   const points = await forkedShares(dir, config, { perArm: 32, every });
   const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   return { learned: m(points.map((p) => p.learned)), fixed: m(points.map((p) => p.fixed)), points };
@@ -283,10 +418,15 @@ async function forkedMeasure(dir: string, config: ReturnType<typeof loadPreset>)
 function selfPlayCounts(dir: string, tasks: { proposer: string }[]): Partial<SelfPlayRow> {
   const db = new Database(join(dir, 'run.db'), { readonly: true });
   try {
-    const outcomes = db.prepare('SELECT outcome, COUNT(*) AS n FROM proposals GROUP BY outcome').all() as { outcome: string; n: number }[];
+    const outcomes = db.prepare('SELECT outcome, COUNT(*) AS n FROM proposals GROUP BY outcome').all() as {
+      outcome: string;
+      n: number;
+    }[];
     const n = (o: string) => outcomes.find((x) => x.outcome === o)?.n ?? 0;
     const sent = outcomes.filter((x) => x.outcome !== 'exhausted').reduce((a, x) => a + x.n, 0);
-    const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data) as Record<string, number>);
+    const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map(
+      (r) => JSON.parse(r.data) as Record<string, number>,
+    );
     return {
       drafts: sent,
       valid: n('accepted') + n('duplicate'),
@@ -304,13 +444,24 @@ if (!args.rerender) await runPart();
 else {
   // the summaries again from the rows (records merged by hand, or written by an older version)
   for (const g of record.grammar ?? []) g.summary = summariseGrammar(g.rows, g.seeds);
-  if (record.selfPlay) record.selfPlay.summary = summariseSelfPlay(record.selfPlay.rows, record.selfPlay.seeds, generatorCandidatesPerDraft(record.selfPlay.preset, record.selfPlay.maxLevel));
+  if (record.selfPlay)
+    record.selfPlay.summary = summariseSelfPlay(
+      record.selfPlay.rows,
+      record.selfPlay.seeds,
+      generatorCandidatesPerDraft(record.selfPlay.preset, record.selfPlay.maxLevel),
+    );
 }
 save();
 const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const pc = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '-');
-const setupLine = (s: Setup) => `Preset \`${s.preset}\` (${s.steps} steps × ${s.batch} tasks × ${s.group} answers, maxLevel ${s.maxLevel}, controller ${s.controller}, wasm${s.init ? `, solver from ${s.init}` : ''}), seeds ${s.seeds.join(', ')} (drawn at random; \`--seeds ${s.seeds.join(',')}\` replays them).`;
-const md = ['# bench:proposer — proposers that learn against the fixed generators', '', `Generated by bench/proposer.ts (\`npm run bench:proposer -- --part grammar|self-play\`); ${new Date().toISOString().slice(0, 10)}.`, ''];
+const setupLine = (s: Setup) =>
+  `Preset \`${s.preset}\` (${s.steps} steps × ${s.batch} tasks × ${s.group} answers, maxLevel ${s.maxLevel}, controller ${s.controller}, wasm${s.init ? `, solver from ${s.init}` : ''}), seeds ${s.seeds.join(', ')} (drawn at random; \`--seeds ${s.seeds.join(',')}\` replays them).`;
+const md = [
+  '# bench:proposer — proposers that learn against the fixed generators',
+  '',
+  `Generated by bench/proposer.ts (\`npm run bench:proposer -- --part grammar|self-play\`); ${new Date().toISOString().slice(0, 10)}.`,
+  '',
+];
 for (const g of record.grammar ?? []) {
   const s = g.summary;
   md.push(
@@ -320,12 +471,19 @@ for (const g of record.grammar ?? []) {
     '',
     '| seed | proposer | fresh tasks | learnable share | by thirds of the run | distinct programs | mastered | probe accuracy | wall s |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...g.rows.map((r) => `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${pc(r.learnableShare)} | ${r.learnableByThird?.map(pc).join(' / ') ?? '-'} | ${r.distinctPrograms} | ${r.mastered} | ${pc(r.probeAccuracy)} | ${r.wallS.toFixed(0)} |`),
+    ...g.rows.map(
+      (r) =>
+        `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${pc(r.learnableShare)} | ${r.learnableByThird?.map(pc).join(' / ') ?? '-'} | ${r.distinctPrograms} | ${r.mastered} | ${pc(r.probeAccuracy)} | ${r.wallS.toFixed(0)} |`,
+    ),
     '',
     '| measure | fixed | learned | learned vs fixed | target | met |',
     '|---|---|---|---|---|---|',
     `| learnable share (mean over the run) | ${f(s.learnableShare.fixed)} | ${f(s.learnableShare.learned)} | ×${f(s.learnableShare.ratio, 2)} | ≥ ×1.5 | ${s.learnableShare.met ? 'yes' : 'no'} |`,
-    ...(s.learnableShareLastThird ? [`| learnable share, last third of the run (${s.learnableShareLastThird.n} seeds with thirds; not the target's measure) | ${f(s.learnableShareLastThird.fixed)} | ${f(s.learnableShareLastThird.learned)} | ×${f(s.learnableShareLastThird.ratio, 2)} | | |`] : []),
+    ...(s.learnableShareLastThird
+      ? [
+          `| learnable share, last third of the run (${s.learnableShareLastThird.n} seeds with thirds; not the target's measure) | ${f(s.learnableShareLastThird.fixed)} | ${f(s.learnableShareLastThird.learned)} | ×${f(s.learnableShareLastThird.ratio, 2)} | | |`,
+        ]
+      : []),
     `| distinct programs (mean) | ${f(s.distinctPrograms.fixed, 1)} | ${f(s.distinctPrograms.learned, 1)} | ×${f(s.distinctPrograms.ratio, 2)} | ≥ ×0.9 | ${s.distinctPrograms.met ? 'yes' : 'no'} |`,
     `| skills mastered, paired difference | | | ${f(s.mastered.mean, 2)} [${f(s.mastered.lo, 2)}, ${f(s.mastered.hi, 2)}] | interval reaches ≥ 0 | ${s.mastered.met ? 'yes' : 'no'} |`,
     `| probe accuracy, paired difference | | | ${f(s.probeAccuracy.mean)} [${f(s.probeAccuracy.lo)}, ${f(s.probeAccuracy.hi)}] | interval reaches ≥ 0 | ${s.probeAccuracy.met ? 'yes' : 'no'} |`,
@@ -343,11 +501,17 @@ function forkedLines(g: GrammarRecord): string[] {
     '',
     '| seed | learnable share at each checkpoint, learned / fixed | mean learned | mean fixed |',
     '|---|---|---|---|',
-    ...rows.map((r) => `| ${r.seed} | ${r.forked!.points.map((p) => `${p.step}: ${pc(p.learned)} / ${pc(p.fixed)}`).join(', ')} | ${pc(r.forked!.learned)} | ${pc(r.forked!.fixed)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.seed} | ${r.forked!.points.map((p) => `${p.step}: ${pc(p.learned)} / ${pc(p.fixed)}`).join(', ')} | ${pc(r.forked!.learned)} | ${pc(r.forked!.fixed)} |`,
+    ),
     '',
     '| arm (pooled over seeds and checkpoints) | learnable, learned / fixed | none right, learned / fixed | all right, learned / fixed |',
     '|---|---|---|---|',
-    ...Object.entries(s.byArm).map(([a, v]) => `| ${a} | ${pc(v.learned)} / ${pc(v.fixed)} | ${pc(v.learnedNone)} / ${pc(v.fixedNone)} | ${pc(v.learnedAll)} / ${pc(v.fixedAll)} |`),
+    ...Object.entries(s.byArm).map(
+      ([a, v]) =>
+        `| ${a} | ${pc(v.learned)} / ${pc(v.fixed)} | ${pc(v.learnedNone)} / ${pc(v.fixedNone)} | ${pc(v.learnedAll)} / ${pc(v.fixedAll)} |`,
+    ),
     '',
     '| measure | fixed | learned | learned vs fixed | paired difference (95 %) |',
     '|---|---|---|---|---|',
@@ -360,13 +524,16 @@ const sp = record.selfPlay;
 if (sp) {
   const s = sp.summary;
   md.push(
-    '## Self-play (experimental): the solver\'s network proposes, against a generators-only run',
+    "## Self-play (experimental): the solver's network proposes, against a generators-only run",
     '',
     setupLine(sp),
     '',
     '| seed | proposer | fresh tasks | learnable share, thirds of the run | distinct programs | probe accuracy | drafts valid / sent | accepted (new) | candidates decoded | fresh tasks from the fallback | wall s |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...sp.rows.map((r) => `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${r.learnableByThird.map(pc).join(' / ')} | ${r.distinctPrograms} | ${pc(r.probeAccuracy)} | ${r.drafts === undefined ? '' : `${r.valid} / ${r.drafts}`} | ${r.accepted ?? ''} | ${r.candidates ?? ''} | ${r.fallback ?? ''} | ${r.wallS.toFixed(0)} |`),
+    ...sp.rows.map(
+      (r) =>
+        `| ${r.seed} | ${r.proposer} | ${r.freshTasks} | ${r.learnableByThird.map(pc).join(' / ')} | ${r.distinctPrograms} | ${pc(r.probeAccuracy)} | ${r.drafts === undefined ? '' : `${r.valid} / ${r.drafts}`} | ${r.accepted ?? ''} | ${r.candidates ?? ''} | ${r.fallback ?? ''} | ${r.wallS.toFixed(0)} |`,
+    ),
     '',
     '| measure | generators | self-play | target | met |',
     '|---|---|---|---|---|',
@@ -374,7 +541,10 @@ if (sp) {
     `| accepted as new tasks (no duplicate) / drafts sent | | ${pc(s.acceptedRate)} | | |`,
     `| candidates decoded per draft (the rest refused by the reference interpreter; generators: drawn evenly over the arms) | ${f(s.generatorCandidatesPerDraft, 2)} | ${f(s.candidatesPerDraft, 2)} | | |`,
     `| valid programs / programs decoded (candidate level: the interpreter's refusals count as invalid; generators: drafts / candidates) | ${pc(1 / s.generatorCandidatesPerDraft)} | ${pc(s.validPerCandidate)} | ≥ 90% | ${s.validPerCandidate >= 0.9 ? 'yes' : 'no'} |`,
-    ...[0, 1, 2].map((k) => `| learnable share, third ${k + 1} of the run (mean) | ${pc(s.learnableByThird.generators[k]!)} | ${pc(s.learnableByThird.selfPlay[k]!)} | | |`),
+    ...[0, 1, 2].map(
+      (k) =>
+        `| learnable share, third ${k + 1} of the run (mean) | ${pc(s.learnableByThird.generators[k]!)} | ${pc(s.learnableByThird.selfPlay[k]!)} | | |`,
+    ),
     `| distinct programs among fresh tasks (mean) | ${f(s.distinctPrograms.generators, 1)} | ${f(s.distinctPrograms.selfPlay, 1)} | | |`,
     `| held-out probe accuracy (mean) | ${pc(s.probeAccuracy.generators)} | ${pc(s.probeAccuracy.selfPlay)} | | |`,
     `| probe accuracy, paired difference self-play − generators | | ${f(s.probeAccuracy.paired.mean)} [${f(s.probeAccuracy.paired.lo)}, ${f(s.probeAccuracy.paired.hi)}] | reported | |`,

@@ -45,11 +45,23 @@ interface HostileRow {
   reason: string;
 }
 
-export async function hostileMix(sandbox: Sandbox): Promise<{ rows: HostileRow[]; clean: number; rounds: number[][]; reset: { contextMicros: number; runtimeMicros: number } }> {
+export async function hostileMix(sandbox: Sandbox): Promise<{
+  rows: HostileRow[];
+  clean: number;
+  rounds: number[][];
+  reset: { contextMicros: number; runtimeMicros: number };
+}> {
   const tasks: Task[] = [];
   for (let i = 0; tasks.length < HOSTILE_TASKS; i++) {
     const fam = families[i % families.length]!;
-    tasks.push(await generateTask(sandbox, { family: fam.id, level: i % Math.min(fam.levels, 4), type: 'induction', rng: createRng(`bench-hostile-${i}`) }));
+    tasks.push(
+      await generateTask(sandbox, {
+        family: fam.id,
+        level: i % Math.min(fam.levels, 4),
+        type: 'induction',
+        rng: createRng(`bench-hostile-${i}`),
+      }),
+    );
   }
   // Distinct texts (verifyMany verifies identical answers to a task once).
   const batch = (bad: string | null) =>
@@ -64,9 +76,10 @@ export async function hostileMix(sandbox: Sandbox): Promise<{ rows: HostileRow[]
     const t0 = performance.now();
     do {
       const vs = await verifyMany(sandbox, items);
-      if (check) vs.forEach((v, i) => {
-        if (v.reward !== 1) throw new Error(`a right answer failed: ${items[i]!.answer.slice(0, 80)}: ${v.reason}`);
-      });
+      if (check)
+        vs.forEach((v, i) => {
+          if (v.reward !== 1) throw new Error(`a right answer failed: ${items[i]!.answer.slice(0, 80)}: ${v.reason}`);
+        });
       n += items.length;
     } while (performance.now() - t0 < 1000 * SECONDS);
     return n / ((performance.now() - t0) / 1000);
@@ -77,7 +90,9 @@ export async function hostileMix(sandbox: Sandbox): Promise<{ rows: HostileRow[]
     const row = [await rate(clean, true)];
     for (const m of mixes) row.push(await rate(m.items, false));
     rounds.push(row);
-    process.stderr.write(`  hostile round ${r + 1}: clean ${row[0]!.toFixed(0)}/s, ${mixes.map((m, k) => `${m.kind} ${row[k + 1]!.toFixed(0)}/s`).join(', ')}\n`);
+    process.stderr.write(
+      `  hostile round ${r + 1}: clean ${row[0]!.toFixed(0)}/s, ${mixes.map((m, k) => `${m.kind} ${row[k + 1]!.toFixed(0)}/s`).join(', ')}\n`,
+    );
   }
   const rows: HostileRow[] = [];
   for (const [k, m] of mixes.entries()) {
@@ -91,7 +106,8 @@ export async function hostileMix(sandbox: Sandbox): Promise<{ rows: HostileRow[]
       const took = performance.now() - t0;
       ms.push(took);
       budgets.push(v!.budget ?? 0);
-      if (took > worst.ms) worst = { ms: took, budget: v!.budget ?? 0, steps: v!.steps ?? 0, reason: v!.verdict.reason ?? '' };
+      if (took > worst.ms)
+        worst = { ms: took, budget: v!.budget ?? 0, steps: v!.steps ?? 0, reason: v!.verdict.reason ?? '' };
     }
     rows.push({
       kind: m.kind,
@@ -115,16 +131,20 @@ export function hostileTable(h: Awaited<ReturnType<typeof hostileMix>>): string 
   return [
     `hostile mix: ${HOSTILE_ANSWERS} induction answers for ${HOSTILE_TASKS} tasks, 10 % of one bad kind; clean ${h.clean.toFixed(0)} verif/s (median of ${h.rounds.length} rounds)`,
     `kind      verif/s   ÷clean (median, range)   one answer: worst ms (median)   its budget / steps spent   budgets over tasks   reason`,
-    ...h.rows.map((r) =>
-      `${r.kind.padEnd(8)} ${r.rate.toFixed(0).padStart(8)}   ${(r.ratio * 100).toFixed(0).padStart(4)}% (${(r.ratioMin * 100).toFixed(0)}–${(r.ratioMax * 100).toFixed(0)} %)      ` +
-        `${r.worstMs.toFixed(1).padStart(8)} (${r.medianMs.toFixed(1)})            ${`${r.budget} / ${r.steps}`.padStart(22)}   ${`${r.budgetMin}–${r.budgetMax}`.padStart(18)}   ${r.reason}`),
+    ...h.rows.map(
+      (r) =>
+        `${r.kind.padEnd(8)} ${r.rate.toFixed(0).padStart(8)}   ${(r.ratio * 100).toFixed(0).padStart(4)}% (${(r.ratioMin * 100).toFixed(0)}–${(r.ratioMax * 100).toFixed(0)} %)      ` +
+        `${r.worstMs.toFixed(1).padStart(8)} (${r.medianMs.toFixed(1)})            ${`${r.budget} / ${r.steps}`.padStart(22)}   ${`${r.budgetMin}–${r.budgetMax}`.padStart(18)}   ${r.reason}`,
+    ),
     `target: each kind ≥ 25 % of clean · reset: fresh context ${h.reset.contextMicros.toFixed(0)} µs, fresh runtime + context ${h.reset.runtimeMicros.toFixed(0)} µs`,
   ].join('\n');
 }
 
 /** µs for a fresh context on a used runtime vs a fresh runtime with its context (interleaved, medians). */
 async function resetMicros(): Promise<{ contextMicros: number; runtimeMicros: number }> {
-  const mod = await newQuickJSWASMModuleFromVariant(variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0]);
+  const mod = await newQuickJSWASMModuleFromVariant(
+    variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0],
+  );
   const rt = mod.newRuntime();
   rt.setMemoryLimit(16 << 20);
   const ctxOnce = () => rt.newContext({ intrinsics: INTRINSICS }).dispose();
@@ -155,21 +175,37 @@ async function resetMicros(): Promise<{ contextMicros: number; runtimeMicros: nu
 
 export async function hostileOnly(): Promise<void> {
   const sandbox = await createSandbox();
-  process.stderr.write(`sandbox bench, hostile mix only: ${availableParallelism()} cores, ${SECONDS}s per measurement, ${ROUNDS} rounds, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
+  process.stderr.write(
+    `sandbox bench, hostile mix only: ${availableParallelism()} cores, ${SECONDS}s per measurement, ${ROUNDS} rounds, load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}\n`,
+  );
   const h = await hostileMix(sandbox);
   await sandbox.close();
   console.log(hostileTable(h));
   const file = new URL('./results/sandbox.json', import.meta.url);
-  const old = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : { bench: 'sandbox' };
+  const old = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
+    : { bench: 'sandbox' };
   writeFileSync(file, JSON.stringify({ ...old, hostile: hostileJson(h) }, null, 2) + '\n');
 }
 
 export function hostileJson(h: Awaited<ReturnType<typeof hostileMix>>): Record<string, unknown> {
   return {
     date: new Date().toISOString(),
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? null, node: process.version, loadavg: loadavg() },
+    machine: {
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? null,
+      node: process.version,
+      loadavg: loadavg(),
+    },
     secondsPerMeasurement: SECONDS,
-    workload: { tasks: HOSTILE_TASKS, answers: HOSTILE_ANSWERS, badShare: 0.1, kinds: Object.fromEntries(HOSTILE_KINDS.map((k) => [k.kind, k.answer])) },
+    workload: {
+      tasks: HOSTILE_TASKS,
+      answers: HOSTILE_ANSWERS,
+      badShare: 0.1,
+      kinds: Object.fromEntries(HOSTILE_KINDS.map((k) => [k.kind, k.answer])),
+    },
     cleanRate: h.clean,
     rows: h.rows,
     rounds_raw: h.rounds,

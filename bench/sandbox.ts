@@ -195,16 +195,23 @@ function generatedTasks(n: number): BenchTask[] {
 /** Runs one step (B tasks) and returns the rewards of its B × G verifications, in order. */
 type StepRunner = (step: BenchTask[]) => Promise<number[]>;
 
-const steps = (tasks: BenchTask[]): BenchTask[][] => Array.from({ length: Math.ceil(tasks.length / B) }, (_, i) => tasks.slice(i * B, i * B + B));
+const steps = (tasks: BenchTask[]): BenchTask[][] =>
+  Array.from({ length: Math.ceil(tasks.length / B) }, (_, i) => tasks.slice(i * B, i * B + B));
 const countOf = (tasks: BenchTask[]): number => tasks.reduce((a, t) => a + t.answers.length, 0);
 
-async function timeIt(label: string, tasks: BenchTask[], run: StepRunner, expected: number[]): Promise<{ rate: number; agree: number; n: number; seconds: number }> {
+async function timeIt(
+  label: string,
+  tasks: BenchTask[],
+  run: StepRunner,
+  expected: number[],
+): Promise<{ rate: number; agree: number; n: number; seconds: number }> {
   const all = steps(tasks);
-  const pass = async () => (await (async () => {
-    const out: number[] = [];
-    for (const st of all) for (const x of await run(st)) out.push(x);
-    return out;
-  })());
+  const pass = async () =>
+    await (async () => {
+      const out: number[] = [];
+      for (const st of all) for (const x of await run(st)) out.push(x);
+      return out;
+    })();
   // One warm-up pass (also the agreement check), then whole passes until SECONDS have elapsed.
   const first = await pass();
   let agree = 0;
@@ -224,7 +231,19 @@ async function timeIt(label: string, tasks: BenchTask[], run: StepRunner, expect
 }
 
 function asAbduction(t: BenchTask, i: number): Task {
-  return { id: `b${i}`, family: 'bench', level: 0, skills: [], program: t.program, hash: '', parent: null, proposer: 'bench', type: 'abduction', input: t.answers[0]!, output: t.output! };
+  return {
+    id: `b${i}`,
+    family: 'bench',
+    level: 0,
+    skills: [],
+    program: t.program,
+    hash: '',
+    parent: null,
+    proposer: 'bench',
+    type: 'abduction',
+    input: t.answers[0]!,
+    output: t.output!,
+  };
 }
 
 /** cogen through verifyMany, as the loop calls it: one task object per task, G answers each. */
@@ -259,12 +278,16 @@ function nodeVm(timeoutMs: number): StepRunner {
 }
 
 function vm2Runner(timeoutMs: number): StepRunner {
-  const { VM } = require('vm2') as { VM: new (o: { timeout: number; sandbox: object; eval: boolean; wasm: boolean }) => { run(code: string): unknown } };
+  const { VM } = require('vm2') as {
+    VM: new (o: { timeout: number; sandbox: object; eval: boolean; wasm: boolean }) => { run(code: string): unknown };
+  };
   return async (step) =>
     step.flatMap((t) =>
       t.answers.map((a) => {
         try {
-          const v = new VM({ timeout: timeoutMs, sandbox: {}, eval: false, wasm: false }).run(`${t.program}\n;JSON.stringify(f(...${js(a)}))`);
+          const v = new VM({ timeout: timeoutMs, sandbox: {}, eval: false, wasm: false }).run(
+            `${t.program}\n;JSON.stringify(f(...${js(a)}))`,
+          );
           return typeof v === 'string' && deepEqual(JSON.parse(v) as Json, t.output!) ? 1 : 0;
         } catch {
           return 0;
@@ -344,32 +367,40 @@ function pythonPool(workers: number, timeoutMs: number) {
    * perVerification: one request per answer, exec each time (Absolute Zero's way); otherwise one
    * request per task. Requests are spread round-robin over the workers and pipelined.
    */
-  const runner = (perVerification: boolean): StepRunner => async (step) => {
-    const reqs: { code: string; answers: Json[][]; want: Json }[] = [];
-    for (const t of step) {
-      if (perVerification) for (const a of t.answers) reqs.push({ code: t.py!, answers: [a], want: t.output! });
-      else reqs.push({ code: t.py!, answers: t.answers, want: t.output! });
-    }
-    const out: number[][] = new Array(reqs.length);
-    await Promise.all(
-      procs.map(async (w, k) => {
-        const mine: number[] = [];
-        for (let i = k; i < reqs.length; i += procs.length) mine.push(i);
-        if (mine.length === 0) return;
-        const done = mine.map((i) => new Promise<void>((res) => w.waiting.push((line) => {
-          out[i] = JSON.parse(line) as number[];
-          res();
-        })));
-        w.p.stdin.write(mine.map((i) => js({ ...reqs[i]!, t: timeoutMs / 1000, per: perVerification })).join('\n') + '\n');
-        await Promise.all(done);
-      }),
-    );
-    return out.flat();
-  };
+  const runner =
+    (perVerification: boolean): StepRunner =>
+    async (step) => {
+      const reqs: { code: string; answers: Json[][]; want: Json }[] = [];
+      for (const t of step) {
+        if (perVerification) for (const a of t.answers) reqs.push({ code: t.py!, answers: [a], want: t.output! });
+        else reqs.push({ code: t.py!, answers: t.answers, want: t.output! });
+      }
+      const out: number[][] = new Array(reqs.length);
+      await Promise.all(
+        procs.map(async (w, k) => {
+          const mine: number[] = [];
+          for (let i = k; i < reqs.length; i += procs.length) mine.push(i);
+          if (mine.length === 0) return;
+          const done = mine.map(
+            (i) =>
+              new Promise<void>((res) =>
+                w.waiting.push((line) => {
+                  out[i] = JSON.parse(line) as number[];
+                  res();
+                }),
+              ),
+          );
+          w.p.stdin.write(
+            mine.map((i) => js({ ...reqs[i]!, t: timeoutMs / 1000, per: perVerification })).join('\n') + '\n',
+          );
+          await Promise.all(done);
+        }),
+      );
+      return out.flat();
+    };
   const close = () => procs.forEach((w) => w.p.kill());
   return { runner, close };
 }
-
 
 async function main(): Promise<void> {
   if (process.argv.includes('--hostile')) return hostileOnly();
@@ -385,44 +416,100 @@ async function main(): Promise<void> {
     tasks.forEach((t, i) => (t.output = refs[i]!.ok ? refs[i]!.value : null));
     const rs = await sandbox.runMany(tasks.flatMap((t) => t.answers.map((args) => ({ program: t.program, args }))));
     let at = 0;
-    return tasks.flatMap((t) => t.answers.map(() => {
-      const r = rs[at++]!;
-      return r.ok && deepEqual(r.value, t.output!) ? 1 : 0;
-    }));
+    return tasks.flatMap((t) =>
+      t.answers.map(() => {
+        const r = rs[at++]!;
+        return r.ok && deepEqual(r.value, t.output!) ? 1 : 0;
+      }),
+    );
   };
   const refPaired = await reference(paired);
   const refGenerated = await reference(generated);
 
-  process.stderr.write(`sandbox bench: ${workers} cores (${cpus()[0]?.model ?? '?'}), ${SECONDS}s per measurement, B=${B} tasks × G=${G} answers per step\n`);
+  process.stderr.write(
+    `sandbox bench: ${workers} cores (${cpus()[0]?.model ?? '?'}), ${SECONDS}s per measurement, B=${B} tasks × G=${G} answers per step\n`,
+  );
   const rows: { set: string; executor: string; rate: number; agree: number; note: string }[] = [];
-  const add = (set: string, executor: string, r: { rate: number; agree: number }, note: string) => rows.push({ set, executor, rate: r.rate, agree: r.agree, note });
+  const add = (set: string, executor: string, r: { rate: number; agree: number }, note: string) =>
+    rows.push({ set, executor, rate: r.rate, agree: r.agree, note });
 
   const py = pythonPool(workers, timeoutMs);
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      add('paired', 'cogen', await timeIt('paired/cogen', paired, cogenRunner(sandbox, false), refPaired), `${workers} workers, fresh QuickJS context per task (G answers in it)`);
-      add('paired', 'cogen/call', await timeIt('paired/cogen/call', paired, cogenRunner(sandbox, true), refPaired), `${workers} workers, fresh QuickJS context per verification`);
-      add('paired', 'python', await timeIt('paired/python', paired, py.runner(true), refPaired), `${workers} persistent python3 workers, exec per verification (Absolute Zero style)`);
-      add('paired', 'python/task', await timeIt('paired/python/task', paired, py.runner(false), refPaired), `${workers} persistent python3 workers, exec per task, G calls (no isolation between programs)`);
+      add(
+        'paired',
+        'cogen',
+        await timeIt('paired/cogen', paired, cogenRunner(sandbox, false), refPaired),
+        `${workers} workers, fresh QuickJS context per task (G answers in it)`,
+      );
+      add(
+        'paired',
+        'cogen/call',
+        await timeIt('paired/cogen/call', paired, cogenRunner(sandbox, true), refPaired),
+        `${workers} workers, fresh QuickJS context per verification`,
+      );
+      add(
+        'paired',
+        'python',
+        await timeIt('paired/python', paired, py.runner(true), refPaired),
+        `${workers} persistent python3 workers, exec per verification (Absolute Zero style)`,
+      );
+      add(
+        'paired',
+        'python/task',
+        await timeIt('paired/python/task', paired, py.runner(false), refPaired),
+        `${workers} persistent python3 workers, exec per task, G calls (no isolation between programs)`,
+      );
     }
   } finally {
     py.close();
   }
-  add('paired', 'node:vm', await timeIt('paired/node:vm', paired.slice(0, 64), nodeVm(timeoutMs), refPaired), 'main thread, fresh context per verification');
-  add('paired', 'vm2', await timeIt('paired/vm2', paired.slice(0, 32), vm2Runner(timeoutMs), refPaired), 'main thread, fresh VM per verification');
-  add('generated', 'cogen', await timeIt('generated/cogen', generated, cogenRunner(sandbox, false), refGenerated), `${workers} workers, fresh QuickJS context per task (G answers in it)`);
-  add('generated', 'cogen/call', await timeIt('generated/cogen/call', generated, cogenRunner(sandbox, true), refGenerated), `${workers} workers, fresh QuickJS context per verification`);
-  add('generated', 'node:vm', await timeIt('generated/node:vm', generated.slice(0, 64), nodeVm(timeoutMs), refGenerated), 'main thread, fresh context per verification');
+  add(
+    'paired',
+    'node:vm',
+    await timeIt('paired/node:vm', paired.slice(0, 64), nodeVm(timeoutMs), refPaired),
+    'main thread, fresh context per verification',
+  );
+  add(
+    'paired',
+    'vm2',
+    await timeIt('paired/vm2', paired.slice(0, 32), vm2Runner(timeoutMs), refPaired),
+    'main thread, fresh VM per verification',
+  );
+  add(
+    'generated',
+    'cogen',
+    await timeIt('generated/cogen', generated, cogenRunner(sandbox, false), refGenerated),
+    `${workers} workers, fresh QuickJS context per task (G answers in it)`,
+  );
+  add(
+    'generated',
+    'cogen/call',
+    await timeIt('generated/cogen/call', generated, cogenRunner(sandbox, true), refGenerated),
+    `${workers} workers, fresh QuickJS context per verification`,
+  );
+  add(
+    'generated',
+    'node:vm',
+    await timeIt('generated/node:vm', generated.slice(0, 64), nodeVm(timeoutMs), refGenerated),
+    'main thread, fresh context per verification',
+  );
   const hostile = await hostileMix(sandbox);
   await sandbox.close();
 
   // With several rounds, each executor's rate is its median over the rounds.
-  const rate = (set: string, ex: string) => median(rows.filter((r) => r.set === set && r.executor === ex).map((r) => r.rate));
-  const merged = [...new Map(rows.map((r) => [`${r.set}/${r.executor}`, { ...r, rate: rate(r.set, r.executor) }])).values()];
+  const rate = (set: string, ex: string) =>
+    median(rows.filter((r) => r.set === set && r.executor === ex).map((r) => r.rate));
+  const merged = [
+    ...new Map(rows.map((r) => [`${r.set}/${r.executor}`, { ...r, rate: rate(r.set, r.executor) }])).values(),
+  ];
   const cogenPaired = rate('paired', 'cogen');
   const lines = [
     `set        executor      verif/s   cogen÷this   agrees   note`,
-    ...merged.map((r) => `${r.set.padEnd(10)} ${r.executor.padEnd(12)} ${r.rate.toFixed(0).padStart(8)}   ${(rate(r.set, 'cogen') / r.rate).toFixed(2).padStart(10)}   ${(r.agree * 100).toFixed(1).padStart(5)}%   ${r.note}`),
+    ...merged.map(
+      (r) =>
+        `${r.set.padEnd(10)} ${r.executor.padEnd(12)} ${r.rate.toFixed(0).padStart(8)}   ${(rate(r.set, 'cogen') / r.rate).toFixed(2).padStart(10)}   ${(r.agree * 100).toFixed(1).padStart(5)}%   ${r.note}`,
+    ),
   ];
   console.log(lines.join('\n'));
   const pyRatio = cogenPaired / rate('paired', 'python');
@@ -449,7 +536,13 @@ async function main(): Promise<void> {
         machine: { cores: workers, cpu: cpus()[0]?.model ?? null, node: process.version, loadavg: loadavg() },
         secondsPerMeasurement: SECONDS,
         rounds: ROUNDS,
-        workload: { B, G, pairedTasks: paired.length, generatedTasks: generated.length, verification: 'f(answer) compared with the task output; all answers of a step through one verifyMany' },
+        workload: {
+          B,
+          G,
+          pairedTasks: paired.length,
+          generatedTasks: generated.length,
+          verification: 'f(answer) compared with the task output; all answers of a step through one verifyMany',
+        },
         limits: { timeoutMs },
         rows: merged,
         rounds_raw: rows,
@@ -461,7 +554,11 @@ async function main(): Promise<void> {
           cogenOverVm2: cogenPaired / rate('paired', 'vm2'),
         },
         targets: { verificationsPerSecond: 5000, overPython: 5 },
-        isolationFloor: { contextMicros: ctxUs, ceilingVerificationsPerSecond: ceiling, ceilingOverPython: ceiling / rate('paired', 'python') },
+        isolationFloor: {
+          contextMicros: ctxUs,
+          ceilingVerificationsPerSecond: ceiling,
+          ceilingOverPython: ceiling / rate('paired', 'python'),
+        },
         hostile: hostileJson(hostile),
       },
       null,
@@ -476,17 +573,21 @@ async function main(): Promise<void> {
  * than W·G / that cost, even if parsing, calls and messages were free.
  */
 async function contextMicros(): Promise<number> {
-  const mod = await newQuickJSWASMModuleFromVariant(variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0]);
+  const mod = await newQuickJSWASMModuleFromVariant(
+    variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0],
+  );
   const rt = mod.newRuntime();
   const once = () => rt.newContext({ intrinsics: INTRINSICS }).dispose();
   for (let i = 0; i < 200; i++) once();
   let n = 0;
   const t0 = performance.now();
-  while (performance.now() - t0 < 1000 * SECONDS) { once(); n++; }
+  while (performance.now() - t0 < 1000 * SECONDS) {
+    once();
+    n++;
+  }
   const us = ((performance.now() - t0) * 1000) / n;
   rt.dispose();
   return us;
 }
-
 
 await main();

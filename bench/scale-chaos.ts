@@ -17,11 +17,19 @@ import { runChaos } from './scale/chaos.js';
 import { ROOT } from './scale/procs.js';
 
 const { values: args } = parseArgs({
-  options: { seconds: { type: 'string', default: '120' }, calm: { type: 'string', default: '20' }, preset: { type: 'string', default: 'heavy' }, 'kill-min': { type: 'string', default: '10' }, 'kill-max': { type: 'string', default: '20' } },
+  options: {
+    seconds: { type: 'string', default: '120' },
+    calm: { type: 'string', default: '20' },
+    preset: { type: 'string', default: 'heavy' },
+    'kill-min': { type: 'string', default: '10' },
+    'kill-max': { type: 'string', default: '20' },
+  },
 });
 
 async function main() {
-  const load0 = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const load0 = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   console.error(`bench:scale-chaos on ${cpus().length} cores, load ${load0}, preset ${args.preset}`);
   const tmp = mkdtempSync(join(tmpdir(), 'cogen-bench-chaos-'));
   try {
@@ -52,17 +60,29 @@ async function main() {
     const range = (xs: number[]) => (xs.length ? `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)} s` : '-');
     const rows = [
       ['acknowledged score requests', String(r.acked)],
-      ['rewards/s calm (peer) / under kills (ratio)', `${calm.toFixed(0)} / ${chaos.toFixed(0)} (${calm > 0 ? (chaos / calm).toFixed(2) : '-'})`],
+      [
+        'rewards/s calm (peer) / under kills (ratio)',
+        `${calm.toFixed(0)} / ${chaos.toFixed(0)} (${calm > 0 ? (chaos / calm).toFixed(2) : '-'})`,
+      ],
       ['kills: replicas / workers', `${restarts('replica').length} / ${restarts('worker').length}`],
       ['restart to healthy: replicas / workers', `${range(restarts('replica'))} / ${range(restarts('worker'))}`],
-      ['kill to first batch delivered again', `${range(redeliveries)} (${redeliveries.length} of ${r.kills.filter((k) => (k.heldBatches ?? 0) > 0).length} worker kills that held batches)`],
-      ['client errors: 503 + Retry-After / connection / other', `${r.errors.retriable503} / ${r.errors.connection} / ${r.errors.other.length}`],
+      [
+        'kill to first batch delivered again',
+        `${range(redeliveries)} (${redeliveries.length} of ${r.kills.filter((k) => (k.heldBatches ?? 0) > 0).length} worker kills that held batches)`,
+      ],
+      [
+        'client errors: 503 + Retry-After / connection / other',
+        `${r.errors.retriable503} / ${r.errors.connection} / ${r.errors.other.length}`,
+      ],
       ['violations', r.violations.length ? r.violations.join('; ') : 'none'],
     ];
     const w = Math.max(...rows.map((x) => x[0]!.length));
     console.log(rows.map(([a, b]) => `${a!.padEnd(w)}  ${b}`).join('\n'));
     mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench', 'results', 'scale-chaos.json'), `${JSON.stringify({ date: new Date().toISOString(), cores: cpus().length, load: load0, preset: args.preset, ...r, rates: { calm, chaos } }, null, 2)}\n`);
+    writeFileSync(
+      join(ROOT, 'bench', 'results', 'scale-chaos.json'),
+      `${JSON.stringify({ date: new Date().toISOString(), cores: cpus().length, load: load0, preset: args.preset, ...r, rates: { calm, chaos } }, null, 2)}\n`,
+    );
     return r.violations.length === 0;
   } finally {
     await stopLocalServices();

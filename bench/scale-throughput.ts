@@ -20,7 +20,13 @@ import { bodies, scoreLoad, tasksOf, type LoadResult } from './scale/load.js';
 import { ROOT, cpuSeconds, machineCpu, metric, proc, type Proc } from './scale/procs.js';
 import { project, type PhaseCosts } from './scale/projection.js';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '15' }, preset: { type: 'string', default: 'heavy' }, clients: { type: 'string', default: '4' } } });
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '15' },
+    preset: { type: 'string', default: 'heavy' },
+    clients: { type: 'string', default: '4' },
+  },
+});
 const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const CORES = cpus().length;
@@ -33,17 +39,33 @@ interface Phase extends PhaseCosts {
   perWorker: number[];
 }
 
-async function measure(name: string, replica: Proc, workers: Proc[], natsPid: number | undefined, runId: string, hostile: number): Promise<Phase> {
+async function measure(
+  name: string,
+  replica: Proc,
+  workers: Proc[],
+  natsPid: number | undefined,
+  runId: string,
+  hostile: number,
+): Promise<Phase> {
   const tasks = [];
   for (let i = 0; i < 4; i++) {
-    const res = await fetch(`${replica.url}/v1/sample`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n": 64}' });
+    const res = await fetch(`${replica.url}/v1/sample`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"n": 64}',
+    });
     if (!res.ok) throw new Error(`sample: ${res.status} ${await res.text()}`);
     tasks.push(...((await res.json()) as { tasks: unknown[] }).tasks);
   }
   const list = bodies(tasksOf(join(tmp, runId), runId), 64, hostile);
   await scoreLoad(replica.url, list, CLIENTS, 3); // warm-up: JIT, sandbox contexts, connections
   const pids = { replica: replica.child!.pid, workers: workers.map((w) => w.child!.pid), nats: natsPid };
-  const cpu0 = { replica: cpuSeconds(pids.replica), workers: pids.workers.map((p) => cpuSeconds(p)), nats: cpuSeconds(pids.nats), client: process.cpuUsage() };
+  const cpu0 = {
+    replica: cpuSeconds(pids.replica),
+    workers: pids.workers.map((p) => cpuSeconds(p)),
+    nats: cpuSeconds(pids.nats),
+    client: process.cpuUsage(),
+  };
   // Main threads' CPU time (not their event loops' busy wall time, which counts waiting for a core on a loaded machine).
   const main0 = cpuSeconds(pids.replica, true);
   const wMain0 = pids.workers.map((p) => cpuSeconds(p, true));
@@ -57,7 +79,13 @@ async function measure(name: string, replica: Proc, workers: Proc[], natsPid: nu
   const client = process.cpuUsage(cpu0.client);
   const per = (x: number) => (x / Math.max(1, load.rewards)) * 1000;
   const workerCpu = pids.workers.map((p, i) => cpuSeconds(p) - cpu0.workers[i]!);
-  const ours = cpuSeconds(pids.replica) - cpu0.replica + workerCpu.reduce((a, b) => a + b, 0) + cpuSeconds(pids.nats) - cpu0.nats + (client.user + client.system) / 1e6;
+  const ours =
+    cpuSeconds(pids.replica) -
+    cpu0.replica +
+    workerCpu.reduce((a, b) => a + b, 0) +
+    cpuSeconds(pids.nats) -
+    cpu0.nats +
+    (client.user + client.system) / 1e6;
   return {
     availableCores: (ours + machine1.idle - machine0.idle) / load.seconds,
     name,
@@ -75,17 +103,44 @@ async function measure(name: string, replica: Proc, workers: Proc[], natsPid: nu
   };
 }
 
-async function phase(name: string, n: number, nats: string | null, natsPid: number | undefined, hostile: number[]): Promise<Phase[]> {
+async function phase(
+  name: string,
+  n: number,
+  nats: string | null,
+  natsPid: number | undefined,
+  hostile: number[],
+): Promise<Phase[]> {
   const runId = `scale-${name}`;
-  const replicaArgs = ['serve', '--preset', args.preset!, '--runs-dir', join(tmp, runId), '--run-id', runId, ...(nats ? ['--verify', nats] : [])];
+  const replicaArgs = [
+    'serve',
+    '--preset',
+    args.preset!,
+    '--runs-dir',
+    join(tmp, runId),
+    '--run-id',
+    runId,
+    ...(nats ? ['--verify', nats] : []),
+  ];
   const replica = proc(`replica ${name}`, 'replica', await freePort(), replicaArgs);
   const workers: Proc[] = [];
-  for (let i = 0; i < n; i++) workers.push(proc(`worker ${i}`, 'worker', await freePort(), ['worker', '--nats', nats!, '--sandbox-workers', '1', '--concurrency', '4']));
+  for (let i = 0; i < n; i++)
+    workers.push(
+      proc(`worker ${i}`, 'worker', await freePort(), [
+        'worker',
+        '--nats',
+        nats!,
+        '--sandbox-workers',
+        '1',
+        '--concurrency',
+        '4',
+      ]),
+    );
   try {
     for (const p of [replica, ...workers]) p.start();
     await Promise.all([replica, ...workers].map((p) => p.healthy()));
     const out: Phase[] = [];
-    for (const h of hostile) out.push(await measure(h > 0 ? `${name} hostile ${h * 100}%` : name, replica, workers, natsPid, runId, h));
+    for (const h of hostile)
+      out.push(await measure(h > 0 ? `${name} hostile ${h * 100}%` : name, replica, workers, natsPid, runId, h));
     return out;
   } finally {
     await Promise.all([replica, ...workers].map((p) => p.stop()));
@@ -94,7 +149,11 @@ async function phase(name: string, n: number, nats: string | null, natsPid: numb
 
 async function main() {
   const load0 = loadavg()[0]!.toFixed(2);
-  console.error(`bench:scale on ${CORES} cores, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}, preset ${args.preset}, ${CLIENTS} clients, ${SECONDS} s a phase`);
+  console.error(
+    `bench:scale on ${CORES} cores, load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}, preset ${args.preset}, ${CLIENTS} clients, ${SECONDS} s a phase`,
+  );
   const nats = await startNats();
   const natsPid = servicePids.nats;
   try {
@@ -117,24 +176,85 @@ function report(phases: Phase[], load0: string) {
   const hostile = phases.find((p) => p.name.includes('hostile'))!;
   const proj = project(n1, CORES);
   const f = (x: number, d = 0) => x.toFixed(d);
-  const rows = phases.map((p) => [p.name, f(p.rate), f(p.mainPer1000, 3), f(p.replicaCpuPer1000, 3), f(p.workerCpuPer1000, 3), f(p.natsCpuPer1000, 3), f(p.clientCpuPer1000, 3), p.perWorker.map((x) => f(x)).join(' / ') || '-', f(p.availableCores, 2), Object.keys(p.load.errors).length ? JSON.stringify(p.load.errors) : '-']);
-  const head = ['phase', 'rewards/s', 'coordinator main s/1k', 'replica CPU s/1k', 'workers CPU s/1k', 'NATS CPU s/1k', 'clients CPU s/1k', 'per-worker rewards/s', 'cores had', 'errors'];
+  const rows = phases.map((p) => [
+    p.name,
+    f(p.rate),
+    f(p.mainPer1000, 3),
+    f(p.replicaCpuPer1000, 3),
+    f(p.workerCpuPer1000, 3),
+    f(p.natsCpuPer1000, 3),
+    f(p.clientCpuPer1000, 3),
+    p.perWorker.map((x) => f(x)).join(' / ') || '-',
+    f(p.availableCores, 2),
+    Object.keys(p.load.errors).length ? JSON.stringify(p.load.errors) : '-',
+  ]);
+  const head = [
+    'phase',
+    'rewards/s',
+    'coordinator main s/1k',
+    'replica CPU s/1k',
+    'workers CPU s/1k',
+    'NATS CPU s/1k',
+    'clients CPU s/1k',
+    'per-worker rewards/s',
+    'cores had',
+    'errors',
+  ];
   console.log(table([head, ...rows]));
   const checks = {
-    mainThreadRatio: { n1: n1.mainPer1000 / alone.mainPer1000, n2: n2.mainPer1000 / alone.mainPer1000, target: '≤ 0.5' },
-    processCpuRatio: { n1: n1.replicaCpuPer1000 / alone.replicaCpuPer1000, n2: n2.replicaCpuPer1000 / alone.replicaCpuPer1000 },
-    projectionOfN2: { predicted: proj.sameMachine(2, n2.availableCores), measured: n2.rate, error: proj.sameMachine(2, n2.availableCores) / n2.rate - 1, target: 'within ±20 %' },
+    mainThreadRatio: {
+      n1: n1.mainPer1000 / alone.mainPer1000,
+      n2: n2.mainPer1000 / alone.mainPer1000,
+      target: '≤ 0.5',
+    },
+    processCpuRatio: {
+      n1: n1.replicaCpuPer1000 / alone.replicaCpuPer1000,
+      n2: n2.replicaCpuPer1000 / alone.replicaCpuPer1000,
+    },
+    projectionOfN2: {
+      predicted: proj.sameMachine(2, n2.availableCores),
+      measured: n2.rate,
+      error: proj.sameMachine(2, n2.availableCores) / n2.rate - 1,
+      target: 'within ±20 %',
+    },
     hostileRatio: { value: hostile.rate / n2.rate, target: '≥ 0.25' },
   };
-  console.log(`\ncoordinator main-thread cost per 1,000 rewards with workers ÷ serve alone: N=1 ${f(checks.mainThreadRatio.n1, 2)}, N=2 ${f(checks.mainThreadRatio.n2, 2)} (target ≤ 0.5)`);
-  console.log(`coordinator process CPU (all its threads) per 1,000 rewards with workers ÷ serve alone: N=1 ${f(checks.processCpuRatio.n1, 2)}, N=2 ${f(checks.processCpuRatio.n2, 2)}`);
-  console.log(`projection of N=2 from N=1's costs and the ${f(n2.availableCores, 2)} cores N=2 had: ${f(checks.projectionOfN2.predicted)} rewards/s, measured ${f(n2.rate)} (${f(100 * checks.projectionOfN2.error, 1)} %, target within ±20 %)`);
+  console.log(
+    `\ncoordinator main-thread cost per 1,000 rewards with workers ÷ serve alone: N=1 ${f(checks.mainThreadRatio.n1, 2)}, N=2 ${f(checks.mainThreadRatio.n2, 2)} (target ≤ 0.5)`,
+  );
+  console.log(
+    `coordinator process CPU (all its threads) per 1,000 rewards with workers ÷ serve alone: N=1 ${f(checks.processCpuRatio.n1, 2)}, N=2 ${f(checks.processCpuRatio.n2, 2)}`,
+  );
+  console.log(
+    `projection of N=2 from N=1's costs and the ${f(n2.availableCores, 2)} cores N=2 had: ${f(checks.projectionOfN2.predicted)} rewards/s, measured ${f(n2.rate)} (${f(100 * checks.projectionOfN2.error, 1)} %, target within ±20 %)`,
+  );
   console.log(`hostile 10 % through workers ÷ clean: ${f(checks.hostileRatio.value, 2)} (target ≥ 0.25)`);
   console.log(`\nprojection, workers on machines of their own (${CORES} cores each), one coordinator:`);
-  console.log(table([['workers', 'rewards/s', 'bound'], ...[1, 2, 8, 16, 64].map((n) => [String(n), f(proj.dedicated(n).rate), proj.dedicated(n).bound])]));
-  console.log(`the coordinator saturates at ${f(proj.saturation.rate)} rewards/s (${proj.saturation.bound}), reached with ${f(proj.saturation.workers, 1)} workers`);
+  console.log(
+    table([
+      ['workers', 'rewards/s', 'bound'],
+      ...[1, 2, 8, 16, 64].map((n) => [String(n), f(proj.dedicated(n).rate), proj.dedicated(n).bound]),
+    ]),
+  );
+  console.log(
+    `the coordinator saturates at ${f(proj.saturation.rate)} rewards/s (${proj.saturation.bound}), reached with ${f(proj.saturation.workers, 1)} workers`,
+  );
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-  const out = { date: new Date().toISOString(), cores: CORES, load: load0, preset: args.preset, seconds: SECONDS, clients: CLIENTS, phases, checks, projection: { perWorker: proj.perWorker, coordinator: proj.saturation, dedicated: Object.fromEntries([1, 2, 8, 16, 64].map((n) => [n, proj.dedicated(n)])) } };
+  const out = {
+    date: new Date().toISOString(),
+    cores: CORES,
+    load: load0,
+    preset: args.preset,
+    seconds: SECONDS,
+    clients: CLIENTS,
+    phases,
+    checks,
+    projection: {
+      perWorker: proj.perWorker,
+      coordinator: proj.saturation,
+      dedicated: Object.fromEntries([1, 2, 8, 16, 64].map((n) => [n, proj.dedicated(n)])),
+    },
+  };
   writeFileSync(join(ROOT, 'bench', 'results', 'scale.json'), `${JSON.stringify(out, null, 2)}\n`);
 }
 

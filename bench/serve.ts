@@ -28,7 +28,13 @@ import { openServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/store.js';
 import { answerKind, referenceAnswer, type Task } from '../core/task.js';
 
-const { values: args } = parseArgs({ options: { preset: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '8' }, rounds: { type: 'string', default: '10' } } });
+const { values: args } = parseArgs({
+  options: {
+    preset: { type: 'string', default: 'default' },
+    seconds: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '10' },
+  },
+});
 const ROOT = resolve(import.meta.dirname, '..');
 const seconds = Number(args.seconds);
 const sampleRounds = Number(args.rounds);
@@ -45,7 +51,22 @@ const freePort = () =>
 
 async function startChild(runId: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bin/cogen.js'), 'serve', '--preset', args.preset!, '--port', String(port), '--runs-dir', join(tmp, 'runs'), '--run-id', runId], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin/cogen.js'),
+      'serve',
+      '--preset',
+      args.preset!,
+      '--port',
+      String(port),
+      '--runs-dir',
+      join(tmp, 'runs'),
+      '--run-id',
+      runId,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const url = `http://127.0.0.1:${port}`;
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
@@ -62,7 +83,11 @@ async function startChild(runId: string): Promise<{ url: string; child: ChildPro
 }
 
 const post = async (url: string, path: string, body: unknown) => {
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res.json() as Promise<any>;
 };
@@ -78,7 +103,13 @@ function wrongAnswer(t: Task, k: number): string {
 /** Batches of `size` completions: groups of 8 per task, half right (the reference, in free text), half wrong (each another answer). */
 function batches(tasks: Task[], size: number): { task_id: string; completion: string }[][] {
   const items = tasks.flatMap((t) =>
-    Array.from({ length: 8 }, (_, i) => ({ task_id: t.id, completion: i % 2 === 0 ? `Thinking it through.\nANSWER: ${referenceAnswer(t).split('\n').join(' ')}` : wrongAnswer(t, i >> 1) })),
+    Array.from({ length: 8 }, (_, i) => ({
+      task_id: t.id,
+      completion:
+        i % 2 === 0
+          ? `Thinking it through.\nANSWER: ${referenceAnswer(t).split('\n').join(' ')}`
+          : wrongAnswer(t, i >> 1),
+    })),
   );
   const out = [];
   for (let i = 0; i + size <= items.length; i += size) out.push(items.slice(i, i + size));
@@ -98,7 +129,11 @@ const wrk = (() => {
 })();
 
 async function main() {
-  console.error(`bench:serve on ${cpus().length} cores, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}, preset ${args.preset}, client ${wrk ? 'wrk' : 'autocannon'}`);
+  console.error(
+    `bench:serve on ${cpus().length} cores, load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}, preset ${args.preset}, client ${wrk ? 'wrk' : 'autocannon'}`,
+  );
   // --- sample: fresh runs of the same preset and seed on both sides.
   const { url, child } = await startChild('http');
   const tHttp = performance.now();
@@ -120,12 +155,18 @@ async function main() {
   const b256 = batches(tasks, 256);
   // The durable peer scores its own run's tasks (the same preset, seed and draws as the server's).
   const localStore = RunStore.open(join(tmp, 'runs', 'local'), { create: false });
-  const bLocal = batches(localStore.tasks().map((r) => r.task), 64);
+  const bLocal = batches(
+    localStore.tasks().map((r) => r.task),
+    64,
+  );
   localStore.close();
   const sandbox = await sandboxOf(config);
 
   /** Rewards/s of `score` over these batches for `seconds`, 4 batches in flight (as the server's 4 clients). */
-  async function fourInFlight(bodies: { task_id: string; completion: string }[][], score: (batch: { task_id: string; completion: string }[]) => Promise<unknown>): Promise<number> {
+  async function fourInFlight(
+    bodies: { task_id: string; completion: string }[][],
+    score: (batch: { task_id: string; completion: string }[]) => Promise<unknown>,
+  ): Promise<number> {
     let done = 0;
     let next = 0;
     const end = performance.now() + seconds * 1000;
@@ -145,25 +186,39 @@ async function main() {
   /** extractAnswer + verifyMany on the server's batches: verification alone. */
   const inProcess = () =>
     fourInFlight(b64, (batch) =>
-      verifyMany(sandbox, batch.map((it) => {
-        const task = byId.get(it.task_id)!;
-        return { task, answer: extractAnswer(it.completion, answerKind(task.type)) };
-      })),
+      verifyMany(
+        sandbox,
+        batch.map((it) => {
+          const task = byId.get(it.task_id)!;
+          return { task, answer: extractAnswer(it.completion, answerKind(task.type)) };
+        }),
+      ),
     );
 
   /** The same score requests through a ServedRun in this process: verification and the durable record, no HTTP. */
   const durable = () => fourInFlight(bLocal, (batch) => local.score(batch));
 
   /** Requests per second and latency percentiles (ms) of POST /v1/score with these bodies, in rotation. */
-  async function overHttp(bodies: { task_id: string; completion: string }[][], connections: number, duration: number): Promise<{ rps: number; p50: number; p99: number; max: number; requests: number }> {
+  async function overHttp(
+    bodies: { task_id: string; completion: string }[][],
+    connections: number,
+    duration: number,
+  ): Promise<{ rps: number; p50: number; p99: number; max: number; requests: number }> {
     return wrk ? overWrk(bodies, connections, duration) : overAutocannon(bodies, connections, duration);
   }
 
   function overWrk(bodies: { task_id: string; completion: string }[][], connections: number, duration: number) {
     const script = join(tmp, 'bodies.lua');
     const quoted = bodies.map((b) => `[==[${JSON.stringify({ items: b })}]==]`).join(',\n');
-    writeFileSync(script, `local bodies = {${quoted}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("POST", "/v1/score", {["Content-Type"] = "application/json"}, bodies[(i % #bodies) + 1])\nend\n`);
-    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '30s', '-s', script, url + '/v1/score'], { encoding: 'utf8' });
+    writeFileSync(
+      script,
+      `local bodies = {${quoted}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("POST", "/v1/score", {["Content-Type"] = "application/json"}, bodies[(i % #bodies) + 1])\nend\n`,
+    );
+    const out = execFileSync(
+      'wrk',
+      ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '30s', '-s', script, url + '/v1/score'],
+      { encoding: 'utf8' },
+    );
     const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
     const ms = (re: RegExp) => {
       const m = re.exec(out);
@@ -171,19 +226,42 @@ async function main() {
       return Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'us' ? 0.001 : 1);
     };
     if (/Non-2xx|Socket errors/.test(out)) throw new Error(`score over HTTP failed:\n${out}`);
-    return { rps: num(/Requests\/sec:\s+([\d.]+)/), p50: ms(/50%\s+([\d.]+)(us|ms|s)/), p99: ms(/99%\s+([\d.]+)(us|ms|s)/), max: ms(/Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/), requests: num(/(\d+) requests in/) };
+    return {
+      rps: num(/Requests\/sec:\s+([\d.]+)/),
+      p50: ms(/50%\s+([\d.]+)(us|ms|s)/),
+      p99: ms(/99%\s+([\d.]+)(us|ms|s)/),
+      max: ms(/Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/),
+      requests: num(/(\d+) requests in/),
+    };
   }
 
-  async function overAutocannon(bodies: { task_id: string; completion: string }[][], connections: number, duration: number) {
+  async function overAutocannon(
+    bodies: { task_id: string; completion: string }[][],
+    connections: number,
+    duration: number,
+  ) {
     let next = 0;
     const result = await autocannon({
       url: url + '/v1/score',
       connections,
       duration,
-      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ items: bodies[next++ % bodies.length] }) }) }],
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ items: bodies[next++ % bodies.length] }) }),
+        },
+      ],
     });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`score over HTTP: ${result.non2xx} non-2xx, ${result.errors} errors`);
-    return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, requests: result.requests.total };
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`score over HTTP: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return {
+      rps: result.requests.total / result.duration,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      requests: result.requests.total,
+    };
   }
 
   const rows: { round: number; inProcess: number; durable: number; http: number }[] = [];
@@ -204,9 +282,24 @@ async function main() {
   const sampleLocal = rate(localTasks, sampleLocalMs);
   const table = [
     ['measure', 'over HTTP', 'in process', 'ratio'],
-    ['sample, tasks/s (n=64, 1 client)', sampleHttp.toFixed(0), sampleLocal.toFixed(0), (sampleHttp / sampleLocal).toFixed(2)],
-    ...rows.map((r) => [`score, rewards/s (64/batch, 4 clients), round ${r.round}`, r.http.toFixed(0), r.inProcess.toFixed(0), (r.http / r.inProcess).toFixed(2)]),
-    ...rows.map((r) => [`score vs ServedRun.score in process (durable), round ${r.round}`, r.http.toFixed(0), r.durable.toFixed(0), (r.http / r.durable).toFixed(2)]),
+    [
+      'sample, tasks/s (n=64, 1 client)',
+      sampleHttp.toFixed(0),
+      sampleLocal.toFixed(0),
+      (sampleHttp / sampleLocal).toFixed(2),
+    ],
+    ...rows.map((r) => [
+      `score, rewards/s (64/batch, 4 clients), round ${r.round}`,
+      r.http.toFixed(0),
+      r.inProcess.toFixed(0),
+      (r.http / r.inProcess).toFixed(2),
+    ]),
+    ...rows.map((r) => [
+      `score vs ServedRun.score in process (durable), round ${r.round}`,
+      r.http.toFixed(0),
+      r.durable.toFixed(0),
+      (r.http / r.durable).toFixed(2),
+    ]),
     ['one batch of 256, latency p50 / p99 (ms)', `${lat.p50.toFixed(0)} / ${lat.p99.toFixed(0)}`, '', ''],
   ];
   const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
@@ -214,11 +307,23 @@ async function main() {
   const out = {
     bench: 'serve',
     date: new Date().toISOString(),
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? null, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadavg: loadavg().map((x) => +x.toFixed(2)) },
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? null,
+      memGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      loadavg: loadavg().map((x) => +x.toFixed(2)),
+    },
     preset: args.preset,
     client: wrk ? 'wrk' : 'autocannon',
     seconds,
-    sample: { httpTasksPerSecond: sampleHttp, inProcessTasksPerSecond: sampleLocal, ratio: sampleHttp / sampleLocal, rounds: sampleRounds, n: 64 },
+    sample: {
+      httpTasksPerSecond: sampleHttp,
+      inProcessTasksPerSecond: sampleLocal,
+      ratio: sampleHttp / sampleLocal,
+      rounds: sampleRounds,
+      n: 64,
+    },
     score: rows.map((r) => ({ ...r, ratio: r.http / r.inProcess, ratioDurable: r.http / r.durable })),
     latency256: lat,
   };

@@ -72,17 +72,41 @@ interface SeedResult {
 
 const cogen = (argv: string[]): string => {
   const r = spawnSync(process.execPath, [COGEN, ...argv], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`cogen ${argv.join(' ')}: exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
+  if (r.status !== 0)
+    throw new Error(`cogen ${argv.join(' ')}: exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
   return r.stdout;
 };
 
 async function serve(seed: number, runsDir: string, runId: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [COGEN, 'serve', '--preset', PRESET, '--seed', String(seed), '--port', String(port), '--runs-dir', runsDir, '--run-id', runId], { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [
+      COGEN,
+      'serve',
+      '--preset',
+      PRESET,
+      '--seed',
+      String(seed),
+      '--port',
+      String(port),
+      '--runs-dir',
+      runsDir,
+      '--run-id',
+      runId,
+    ],
+    { cwd: ROOT, stdio: 'ignore' },
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`cogen serve exited with ${child.exitCode}`);
-    if (await fetch(url + '/health').then((r) => r.ok, () => false)) return { url, child };
+    if (
+      await fetch(url + '/health').then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, child };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
@@ -97,12 +121,23 @@ const stop = (child: ChildProcess): Promise<void> =>
   });
 
 /** The mastery table of a run (`cogen skills --format json`), the default preset's masterable skills. */
-function mastery(runsDir: string, runId: string): { skillId: string; state: string; since: number | null; level: number }[] {
-  const table = JSON.parse(cogen(['skills', '--run', runId, '--runs-dir', runsDir, '--format', 'json'])) as { skills: { skillId: string; state: string; since: number | null; level: number }[] };
-  return table.skills.filter((s) => s.skillId.startsWith('arith.') || s.skillId.startsWith('logic.')).filter((s) => s.level <= 1);
+function mastery(
+  runsDir: string,
+  runId: string,
+): { skillId: string; state: string; since: number | null; level: number }[] {
+  const table = JSON.parse(cogen(['skills', '--run', runId, '--runs-dir', runsDir, '--format', 'json'])) as {
+    skills: { skillId: string; state: string; since: number | null; level: number }[];
+  };
+  return table.skills
+    .filter((s) => s.skillId.startsWith('arith.') || s.skillId.startsWith('logic.'))
+    .filter((s) => s.level <= 1);
 }
 
-interface ProbeRound { round: number; per_skill: Record<string, number>; events: { skill_id: string; event: 'learned' | 'forgotten' }[] }
+interface ProbeRound {
+  round: number;
+  per_skill: Record<string, number>;
+  events: { skill_id: string; event: 'learned' | 'forgotten' }[];
+}
 
 function skillStates(runsDir: string, runId: string, rounds: ProbeRound[]): SkillState[] {
   const first = rounds[0];
@@ -125,7 +160,11 @@ function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf
   const db = new Database(join(runsDir, runId, 'run.db'), { readonly: true });
   try {
     const share = (family: string, level: number, from: number, to: number): number | null => {
-      const row = db.prepare('SELECT COUNT(*) AS n, SUM(t.family = ? AND t.level = ?) AS arm FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step >= ? AND s.step < ?').get(family, level, from, to) as { n: number; arm: number | null };
+      const row = db
+        .prepare(
+          'SELECT COUNT(*) AS n, SUM(t.family = ? AND t.level = ?) AS arm FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step >= ? AND s.step < ?',
+        )
+        .get(family, level, from, to) as { n: number; arm: number | null };
       return row.n ? (row.arm ?? 0) / row.n : null;
     };
     return skills
@@ -134,7 +173,12 @@ function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf
         const [family] = s.skill.split('.') as [string];
         const level = levelOf.get(s.skill) ?? 0;
         const at = s.firstMastered!;
-        return { skill: s.skill, step: at, before: share(family, level, Math.max(0, at - WINDOW), at), after: share(family, level, at, at + WINDOW) };
+        return {
+          skill: s.skill,
+          step: at,
+          before: share(family, level, Math.max(0, at - WINDOW), at),
+          after: share(family, level, at, at + WINDOW),
+        };
       });
   } finally {
     db.close();
@@ -148,16 +192,66 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
   const sourceSeed = sourceSeedOf(seed);
   const { url, child } = await serve(seed, runsDir, served);
   try {
-    process.stderr.write(`seed ${seed}: served run ${served} at ${url}; warm-start source: cogen run --seed ${sourceSeed} --steps ${args['source-steps']}\n`);
-    cogen(['run', '--preset', PRESET, '--seed', String(sourceSeed), '--steps', args['source-steps']!, '--runs-dir', runsDir, '--run-id', `source-${sourceSeed}`]);
+    process.stderr.write(
+      `seed ${seed}: served run ${served} at ${url}; warm-start source: cogen run --seed ${sourceSeed} --steps ${args['source-steps']}\n`,
+    );
+    cogen([
+      'run',
+      '--preset',
+      PRESET,
+      '--seed',
+      String(sourceSeed),
+      '--steps',
+      args['source-steps']!,
+      '--runs-dir',
+      runsDir,
+      '--run-id',
+      `source-${sourceSeed}`,
+    ]);
     const warm = join(dir, 'warm.jsonl');
-    process.stderr.write(cogen(['export', '--run', `source-${sourceSeed}`, '--runs-dir', runsDir, '--view', 'compact', '--exclude-probes', served, '--out', warm]));
+    process.stderr.write(
+      cogen([
+        'export',
+        '--run',
+        `source-${sourceSeed}`,
+        '--runs-dir',
+        runsDir,
+        '--view',
+        'compact',
+        '--exclude-probes',
+        served,
+        '--out',
+        warm,
+      ]),
+    );
     const trainerOut = join(dir, 'trainer');
     const extra = args.trainer ? args.trainer.split(' ') : [];
-    const r = spawnSync(python, [join(ROOT, 'examples/trl_curriculum.py'), '--url', url, '--warm', warm, '--sft-steps', args['sft-steps']!, '--steps', args.steps!, '--minutes', args.minutes!, '--seed', String(seed), '--out', trainerOut, ...extra], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    const r = spawnSync(
+      python,
+      [
+        join(ROOT, 'examples/trl_curriculum.py'),
+        '--url',
+        url,
+        '--warm',
+        warm,
+        '--sft-steps',
+        args['sft-steps']!,
+        '--steps',
+        args.steps!,
+        '--minutes',
+        args.minutes!,
+        '--seed',
+        String(seed),
+        '--out',
+        trainerOut,
+        ...extra,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
     if (r.status !== 0) throw new Error(`examples/trl_curriculum.py exited with ${r.status}`);
     await stop(child);
-    if (!args['no-peer']) cogen(['run', '--preset', PRESET, '--seed', String(seed), '--runs-dir', runsDir, '--run-id', `builtin-${seed}`]);
+    if (!args['no-peer'])
+      cogen(['run', '--preset', PRESET, '--seed', String(seed), '--runs-dir', runsDir, '--run-id', `builtin-${seed}`]);
     return readSeed(seed, dir, Math.round((Date.now() - started) / 1000));
   } finally {
     await stop(child);
@@ -168,12 +262,22 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
 function readSeed(seed: number, dir: string, wallSeconds: number): SeedResult {
   const runsDir = join(dir, 'runs');
   const served = `served-${seed}`;
-  const summary = JSON.parse(readFileSync(join(dir, 'trainer', 'summary.json'), 'utf8')) as { probe_rounds: ProbeRound[]; grpo_config: Record<string, unknown>; grpo_steps: number; warm_start?: { rows: number } };
+  const summary = JSON.parse(readFileSync(join(dir, 'trainer', 'summary.json'), 'utf8')) as {
+    probe_rounds: ProbeRound[];
+    grpo_config: Record<string, unknown>;
+    grpo_steps: number;
+    warm_start?: { rows: number };
+  };
   const skills = skillStates(runsDir, served, summary.probe_rounds);
   const peer = existsSync(join(runsDir, `builtin-${seed}`)) ? mastery(runsDir, `builtin-${seed}`) : null;
   return {
-    seed, sourceSeed: sourceSeedOf(seed), warmRows: summary.warm_start?.rows ?? 0, grpoSteps: summary.grpo_steps, grpoConfig: summary.grpo_config,
-    wallSeconds, skills,
+    seed,
+    sourceSeed: sourceSeedOf(seed),
+    warmRows: summary.warm_start?.rows ?? 0,
+    grpoSteps: summary.grpo_steps,
+    grpoConfig: summary.grpo_config,
+    wallSeconds,
+    skills,
     mastered: skills.filter((s) => s.masteredAtEnd).length,
     learnedByGrpo: skills.filter((s) => s.masteredAtEnd && !s.masteredAtFirstRound).length,
     peerMastered: peer && peer.filter((s) => s.state === 'mastered').length,
@@ -189,21 +293,32 @@ function report(rows: SeedResult[]): string {
     '',
     '| seed | mastered at the end | of them not mastered at the first probe round | built-in solver (peer) | GRPO steps | wall s | skills (first round → first mastered step) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.seed} | ${r.mastered} | ${r.learnedByGrpo} | ${r.peerMastered ?? '-'} | ${r.grpoSteps} | ${r.wallSeconds} | ${r.skills.map((s) => `${s.skill} ${s.firstRound?.toFixed(2) ?? '-'}→${s.firstMastered ?? '-'}`).join(', ')} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.seed} | ${r.mastered} | ${r.learnedByGrpo} | ${r.peerMastered ?? '-'} | ${r.grpoSteps} | ${r.wallSeconds} | ${r.skills.map((s) => `${s.skill} ${s.firstRound?.toFixed(2) ?? '-'}→${s.firstMastered ?? '-'}`).join(', ')} |`,
+    ),
     '',
     `Median mastered: ${median(rows.map((r) => r.mastered))}; learned by GRPO: ${median(rows.map((r) => r.learnedByGrpo))}; peer: ${median(rows.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered])))}.`,
     `GRPOConfig: ${JSON.stringify(rows[0]?.grpoConfig ?? {})}`,
     '',
     `The curriculum following the trainer (learnability): a skill's arm's share of the scored tasks in the ${WINDOW} steps before its first mastery → the ${WINDOW} after (skills mastered at the first probe round have no before).`,
     '',
-    ...rows.flatMap((r) => r.armShares.map((a) => `- seed ${r.seed}, ${a.skill} at step ${a.step}: ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}`)),
+    ...rows.flatMap((r) =>
+      r.armShares.map(
+        (a) =>
+          `- seed ${r.seed}, ${a.skill} at step ${a.step}: ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}`,
+      ),
+    ),
   ];
   return lines.join('\n') + '\n';
 }
 
 function write(rows: SeedResult[], seedsDrawn: boolean): void {
   mkdirSync(args.out!, { recursive: true });
-  writeFileSync(join(args.out!, 'served-learn.json'), JSON.stringify({ preset: PRESET, seedsDrawn, seeds: rows }, null, 1) + '\n');
+  writeFileSync(
+    join(args.out!, 'served-learn.json'),
+    JSON.stringify({ preset: PRESET, seedsDrawn, seeds: rows }, null, 1) + '\n',
+  );
   writeFileSync(join(args.out!, 'served-learn.md'), report(rows));
 }
 
@@ -216,7 +331,11 @@ async function main(): Promise<void> {
     return;
   }
   if (args.merge) {
-    const rows = args.merge.split(',').flatMap((d) => (JSON.parse(readFileSync(join(d, 'served-learn.json'), 'utf8')) as { seeds: SeedResult[] }).seeds);
+    const rows = args.merge
+      .split(',')
+      .flatMap(
+        (d) => (JSON.parse(readFileSync(join(d, 'served-learn.json'), 'utf8')) as { seeds: SeedResult[] }).seeds,
+      );
     write(rows, true);
     process.stdout.write(report(rows));
     return;

@@ -6,7 +6,9 @@ import { policyLoss, type LossNorm } from '../src/solver/loss.js';
 import { head, hidden, paramShapes, type ModelConfig, type Params } from '../src/solver/model.js';
 import { gradsByName, targetLogp } from '../src/solver/train-step.js';
 
-export interface ShapeSetup { mc: ModelConfig }
+export interface ShapeSetup {
+  mc: ModelConfig;
+}
 
 /** Rows of token ids, their next-token targets and advantages, and (for a shard) the whole batch's normalisers. */
 export interface ShapeRows {
@@ -28,12 +30,25 @@ export function shapeLogp(params: Params, mc: ModelConfig, b: ShapeRows): tf.Ten
 
 export const shardParamShapes = (s: ShapeSetup): [string, number[]][] => paramShapes(s.mc);
 
-export function shardGrads(params: Params, _ref: Params | null, s: ShapeSetup, b: ShapeRows): { grads: Map<string, tf.Tensor>; stats: Record<string, number> } {
-  const grads = gradsByName(params, () => tf.tidy(() => policyLoss({
-    logp: shapeLogp(params, s.mc, b),
-    old: tf.tensor2d(b.old!, [b.N, b.T]),
-    mask: tf.ones([b.N, b.T]) as tf.Tensor2D,
-    adv: tf.tensor1d(b.adv),
-  }, { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: b.T, norm: b.norm }).loss));
+export function shardGrads(
+  params: Params,
+  _ref: Params | null,
+  s: ShapeSetup,
+  b: ShapeRows,
+): { grads: Map<string, tf.Tensor>; stats: Record<string, number> } {
+  const grads = gradsByName(params, () =>
+    tf.tidy(
+      () =>
+        policyLoss(
+          {
+            logp: shapeLogp(params, s.mc, b),
+            old: tf.tensor2d(b.old!, [b.N, b.T]),
+            mask: tf.ones([b.N, b.T]) as tf.Tensor2D,
+            adv: tf.tensor1d(b.adv),
+          },
+          { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: b.T, norm: b.norm },
+        ).loss,
+    ),
+  );
   return { grads, stats: {} };
 }

@@ -12,7 +12,8 @@ export const SHAPE = { vocab: 64, d: 64, layers: 2, heads: 4, seq: 48, batch: 64
 
 export function shapeBatch() {
   const rng = createRng(1);
-  const N = SHAPE.batch, T = SHAPE.seq;
+  const N = SHAPE.batch,
+    T = SHAPE.seq;
   const tokens = new Int32Array(N * T).map(() => rng.int(0, SHAPE.vocab - 1));
   const targets = new Int32Array(N * T).map(() => rng.int(0, SHAPE.vocab - 1));
   const adv = new Float32Array(N).map(() => rng.next() * 2 - 1);
@@ -20,15 +21,36 @@ export function shapeBatch() {
 }
 
 export function shapeModel(): { mc: ModelConfig; params: Params } {
-  const mc: ModelConfig = { vocabSize: SHAPE.vocab, dModel: SHAPE.d, layers: SHAPE.layers, heads: SHAPE.heads, mlpRatio: 4, maxPositions: SHAPE.seq };
+  const mc: ModelConfig = {
+    vocabSize: SHAPE.vocab,
+    dModel: SHAPE.d,
+    layers: SHAPE.layers,
+    heads: SHAPE.heads,
+    mlpRatio: 4,
+    maxPositions: SHAPE.seq,
+  };
   return { mc, params: makeParams(initWeights(mc, createRng(2))) };
 }
 
 export const shapeOptim = { ...solverConfigSchema.parse({}).optim, totalSteps: 5000 };
 
 /** One GRPO step (forward, backward, clip, AdamW) of logp() against the sampling log-probs `old`. */
-export async function grpoStep(params: Params, opt: AdamW, logp: () => tf.Tensor2D, old: tf.Tensor2D, mask: tf.Tensor2D, adv: tf.Tensor1D): Promise<void> {
-  const { value, grads } = tf.variableGrads(() => policyLoss({ logp: logp(), old, mask, adv }, { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: old.shape[1] }).loss, [...params.values()]);
+export async function grpoStep(
+  params: Params,
+  opt: AdamW,
+  logp: () => tf.Tensor2D,
+  old: tf.Tensor2D,
+  mask: tf.Tensor2D,
+  adv: tf.Tensor1D,
+): Promise<void> {
+  const { value, grads } = tf.variableGrads(
+    () =>
+      policyLoss(
+        { logp: logp(), old, mask, adv },
+        { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: old.shape[1] },
+      ).loss,
+    [...params.values()],
+  );
   const byName = new Map<string, tf.Tensor>();
   for (const [n, v] of params) byName.set(n, grads[v.name]!);
   const r = opt.apply(byName);

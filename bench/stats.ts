@@ -27,7 +27,8 @@ export function median(xs: readonly number[]): number {
 /** The q-quantile (0 ≤ q ≤ 1) of sorted values, by linear interpolation. */
 function quantile(sorted: readonly number[], q: number): number {
   const i = (sorted.length - 1) * q;
-  const lo = Math.floor(i), hi = Math.ceil(i);
+  const lo = Math.floor(i),
+    hi = Math.ceil(i);
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (i - lo);
 }
 
@@ -39,7 +40,10 @@ export interface Interval {
 }
 
 /** The mean of `xs` with a percentile-bootstrap interval at `level` (resampling `reps` times). */
-export function bootstrapMean(xs: readonly number[], opts: { level?: number; reps?: number; rng?: Rng } = {}): Interval {
+export function bootstrapMean(
+  xs: readonly number[],
+  opts: { level?: number; reps?: number; rng?: Rng } = {},
+): Interval {
   const { level = 0.95, reps = 10_000 } = opts;
   const rng = opts.rng ?? createRng('bootstrap');
   if (xs.length === 0) return { mean: NaN, lo: NaN, hi: NaN, n: 0 };
@@ -52,7 +56,12 @@ export function bootstrapMean(xs: readonly number[], opts: { level?: number; rep
   const sorted = Array.from(means).sort((a, b) => a - b);
   const m = mean(xs);
   // Resampled means of equal values can differ in the last bit; the interval always holds the mean.
-  return { mean: m, lo: Math.min(m, quantile(sorted, (1 - level) / 2)), hi: Math.max(m, quantile(sorted, 1 - (1 - level) / 2)), n: xs.length };
+  return {
+    mean: m,
+    lo: Math.min(m, quantile(sorted, (1 - level) / 2)),
+    hi: Math.max(m, quantile(sorted, 1 - (1 - level) / 2)),
+    n: xs.length,
+  };
 }
 
 /**
@@ -89,7 +98,11 @@ export interface Paired extends Interval {
 }
 
 /** `a − b` over paired observations (same seeds, same order): the mean difference, its bootstrap interval and p. */
-export function pairedDifference(a: readonly number[], b: readonly number[], opts: { level?: number; reps?: number; rng?: Rng } = {}): Paired {
+export function pairedDifference(
+  a: readonly number[],
+  b: readonly number[],
+  opts: { level?: number; reps?: number; rng?: Rng } = {},
+): Paired {
   if (a.length !== b.length) throw new Error(`paired samples differ in length: ${a.length} and ${b.length}`);
   const diffs = a.map((x, i) => x - b[i]!);
   return { ...bootstrapMean(diffs, opts), p: signFlipTest(diffs, { rng: opts.rng }) };

@@ -20,7 +20,8 @@ const off = (process.argv.slice(2).find((a) => !a.startsWith('--') && !/^\d+$/.t
 
 if (process.argv.includes('--child')) {
   const threads = Number(process.argv[process.argv.indexOf('--child') + 2]);
-  if ((await initBackend('tensorflow', { threads, log: () => {} })) !== 'tensorflow') throw new Error('tensorflow did not start; run `cogen setup tensorflow`');
+  if ((await initBackend('tensorflow', { threads, log: () => {} })) !== 'tensorflow')
+    throw new Error('tensorflow did not start; run `cogen setup tensorflow`');
   const { mc, params } = shapeModel();
   const b = shapeBatch();
   const opt = new AdamW(params, shapeOptim);
@@ -34,7 +35,8 @@ if (process.argv.includes('--child')) {
   };
   const kernels = tf.getKernelsForBackend('tensorflow').filter((k) => off.some((o) => k.kernelName.startsWith(o)));
   if (kernels.length === 0) throw new Error(`no registered kernel starts with ${off.join(' or ')}`);
-  const on: number[] = [], without: number[] = [];
+  const on: number[] = [],
+    without: number[] = [];
   for (let i = 0; i < 3; i++) await step();
   for (let round = 0; round < 8; round++) {
     for (let i = 0; i < 4; i++) on.push(await step());
@@ -42,15 +44,20 @@ if (process.argv.includes('--child')) {
     for (let i = 0; i < 4; i++) without.push(await step());
     for (const k of kernels) tf.registerKernel(k);
   }
-  console.log(JSON.stringify({ kernels: kernels.map((k) => k.kernelName), withMs: median(on), withoutMs: median(without) }));
+  console.log(
+    JSON.stringify({ kernels: kernels.map((k) => k.kernelName), withMs: median(on), withoutMs: median(without) }),
+  );
   process.exit(0);
 }
 
 const rows: Record<string, unknown>[] = [];
 console.log(`| threads | native | without ${off.join(', ')} | native faster |\n| --- | --- | --- | --- |`);
 for (const threads of [1, 2]) {
-  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', off.join(','), String(threads)],
-    { encoding: 'utf8', env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } });
+  const r = spawnSync(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), '--child', off.join(','), String(threads)],
+    { encoding: 'utf8', env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '2' } },
+  );
   const last = r.stdout?.trim().split('\n').pop() ?? '';
   if (r.status !== 0 || !last.startsWith('{')) {
     console.log(`| ${threads} | n/a | n/a | ${(r.stderr || '').trim().split('\n').pop()} |`);
@@ -58,7 +65,12 @@ for (const threads of [1, 2]) {
   }
   const x = JSON.parse(last) as { kernels: string[]; withMs: number; withoutMs: number };
   rows.push({ threads, ...x });
-  console.log(`| ${threads} | ${x.withMs.toFixed(1)} ms | ${x.withoutMs.toFixed(1)} ms | ${(x.withoutMs / x.withMs).toFixed(2)}x |`);
+  console.log(
+    `| ${threads} | ${x.withMs.toFixed(1)} ms | ${x.withoutMs.toFixed(1)} ms | ${(x.withoutMs / x.withMs).toFixed(2)}x |`,
+  );
 }
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/tf-kernel-ab.json', JSON.stringify({ date: new Date().toISOString(), off, rows }, null, 2) + '\n');
+writeFileSync(
+  'bench/results/tf-kernel-ab.json',
+  JSON.stringify({ date: new Date().toISOString(), off, rows }, null, 2) + '\n',
+);

@@ -26,8 +26,21 @@ export {
   type RgCatalogue,
   type RgFamilyEntry,
 } from './reasoning_gym/catalogue.js';
-export { drawBridged, materialiseBridged, scoreBridged, type BridgedData, type BridgedMaterialised, type DrawOptions } from './reasoning_gym/tasks.js';
-export { benchBridged, benchReasoningGym, runReasoningGymBench, type BridgedBenchReport, type BridgedBenchRow } from './reasoning_gym/bench.js';
+export {
+  drawBridged,
+  materialiseBridged,
+  scoreBridged,
+  type BridgedData,
+  type BridgedMaterialised,
+  type DrawOptions,
+} from './reasoning_gym/tasks.js';
+export {
+  benchBridged,
+  benchReasoningGym,
+  runReasoningGymBench,
+  type BridgedBenchReport,
+  type BridgedBenchRow,
+} from './reasoning_gym/bench.js';
 
 /** Whether the bridge is set up: the virtual environment's Python and the catalogue setup wrote. */
 export function bridgeReady(): boolean {

@@ -9,7 +9,8 @@ export const isSolved = (reward: number): boolean => reward >= 1;
 export const solvedCount = (rewards: readonly number[]): number => rewards.filter(isSolved).length;
 
 /** The fraction of a group's answers that solve the task (0 for an empty group). */
-export const solveRate = (rewards: readonly number[]): number => (rewards.length === 0 ? 0 : solvedCount(rewards) / rewards.length);
+export const solveRate = (rewards: readonly number[]): number =>
+  rewards.length === 0 ? 0 : solvedCount(rewards) / rewards.length;
 
 /**
  * Learnability of a task the solver solves at rate p: 1 − p while 0 < p < 1, else 0. A task always

@@ -7,7 +7,8 @@
  * The arithmetic mean; 0 for no values (an empty batch's metric reads 0, not NaN, which the run
  * store's JSON would turn into null). bench/stats.ts's `mean` gives NaN instead.
  */
-export const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+export const mean = (xs: readonly number[]): number =>
+  xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** A share in [0, 1] as a whole percentage, "42%"; null (nothing measured yet) stays null. */
 export function pct(x: number): string;

@@ -94,7 +94,8 @@ export type Task = CodeTask | ProblemTask;
 
 /** The verifier prefix of problems scored by the Reasoning Gym bridge (their answers are free text). */
 export const BRIDGED_VERIFIER_PREFIX = 'reasoning-gym:';
-export const isBridgedProblem = (task: Task): boolean => task.type === 'problem' && task.verifier.startsWith(BRIDGED_VERIFIER_PREFIX);
+export const isBridgedProblem = (task: Task): boolean =>
+  task.type === 'problem' && task.verifier.startsWith(BRIDGED_VERIFIER_PREFIX);
 
 /** What the proposer hands to validation before outputs are known (outputs come from the sandbox). */
 export interface TaskDraft {

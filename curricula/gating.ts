@@ -29,7 +29,12 @@ export function isArmOpen(arm: Arm, input: GatingInput, mastered: ReadonlySet<st
   return armOpen(arm, input.armSkills, byId, mastered);
 }
 
-function armOpen(arm: Arm, armSkills: GatingInput['armSkills'], byId: Map<string, GateSkill>, mastered: ReadonlySet<string>): boolean {
+function armOpen(
+  arm: Arm,
+  armSkills: GatingInput['armSkills'],
+  byId: Map<string, GateSkill>,
+  mastered: ReadonlySet<string>,
+): boolean {
   for (const id of armSkills(arm)) {
     const s = byId.get(id);
     if (s && !s.requires.every((r) => mastered.has(r))) return false;
@@ -51,7 +56,12 @@ export function openArms(arms: readonly Arm[], input: GatingInput, mastered: Ite
 }
 
 /** Arms open with `after` mastered that were closed with `before` (for "unlocked" notices). */
-export function newlyOpened(arms: readonly Arm[], input: GatingInput, before: Iterable<string>, after: Iterable<string>): Arm[] {
+export function newlyOpened(
+  arms: readonly Arm[],
+  input: GatingInput,
+  before: Iterable<string>,
+  after: Iterable<string>,
+): Arm[] {
   const was = new Set(openArms(arms, input, before));
   return openArms(arms, input, after).filter((a) => !was.has(a));
 }

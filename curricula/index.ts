@@ -14,7 +14,16 @@ import { ReplayController, replayOptions } from './replay.js';
 import type { Arm, Controller } from './types.js';
 import { UniformController } from './uniform.js';
 
-export const controllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress', 'replay', 'level-frontier'] as const;
+export const controllerNames = [
+  'uniform',
+  'hardest',
+  'ladder',
+  'learnability',
+  'bandit',
+  'progress',
+  'replay',
+  'level-frontier',
+] as const;
 export type ControllerName = (typeof controllerNames)[number];
 /** Controllers that can choose the arms of replay's fresh tasks. */
 export const baseControllerNames = ['uniform', 'hardest', 'ladder', 'learnability', 'bandit', 'progress'] as const;
@@ -91,8 +100,22 @@ export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller
 
 export type { Arm, ArmResult, ArmType, Controller, MasteredSkill, Pick, PickContext, TaskArm } from './types.js';
 export { armKey, isTaskArm } from './types.js';
-export { frontierKey, LevelFrontierController, levelFrontierOptions, type LevelFrontierOptions } from './level-frontier.js';
-export { createGate, type Gate, openArms, newlyOpened, unlockedSkills, isArmOpen, type GateSkill, type GatingInput } from './gating.js';
+export {
+  frontierKey,
+  LevelFrontierController,
+  levelFrontierOptions,
+  type LevelFrontierOptions,
+} from './level-frontier.js';
+export {
+  createGate,
+  type Gate,
+  openArms,
+  newlyOpened,
+  unlockedSkills,
+  isArmOpen,
+  type GateSkill,
+  type GatingInput,
+} from './gating.js';
 export {
   createMasteryTracker,
   MasteryTracker,

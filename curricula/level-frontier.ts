@@ -76,7 +76,9 @@ export class LevelFrontierController implements Controller {
       const k = keys[rng.int(0, keys.length - 1)]!;
       const arms = byKey.get(k)!;
       const choices = this.window(k, arms, ctx);
-      out.push(newPick({ family: arms[0]!.family, type: arms[0]!.type, level: choices[rng.int(0, choices.length - 1)]! }));
+      out.push(
+        newPick({ family: arms[0]!.family, type: arms[0]!.type, level: choices[rng.int(0, choices.length - 1)]! }),
+      );
     }
     return out;
   }

@@ -66,7 +66,8 @@ export function passes(accuracy: number, baseline: number, opts: MasteryOptions)
 }
 
 /** The probe accuracy a skill must reach to be learned: learnAt, and `margin` above its trivial baseline. */
-export const masteryBar = (baseline: number, opts: Pick<MasteryOptions, 'learnAt' | 'margin'>): number => Math.max(opts.learnAt, baseline + opts.margin);
+export const masteryBar = (baseline: number, opts: Pick<MasteryOptions, 'learnAt' | 'margin'>): number =>
+  Math.max(opts.learnAt, baseline + opts.margin);
 
 /** P(X ≥ k) for X ~ Binomial(n, p), summed in log space (no underflow for n in the hundreds). */
 export function binomialTail(n: number, p: number, k: number): number {
@@ -129,7 +130,8 @@ export function masteryStep(
   probes: SkillProbes,
   opts: MasteryOptions = masteryConfigSchema.parse({}),
 ): { state: MasteryState; events: MasteryEvent[] } {
-  const bySkill: Record<string, SkillProbe> = probes instanceof Map ? Object.fromEntries(probes) : { ...(probes as Record<string, SkillProbe>) };
+  const bySkill: Record<string, SkillProbe> =
+    probes instanceof Map ? Object.fromEntries(probes) : { ...(probes as Record<string, SkillProbe>) };
   const next: MasteryState = {
     mastered: { ...state.mastered },
     accuracy: { ...state.accuracy },

@@ -32,7 +32,11 @@ export function withRehearsal(inner: Controller, rehearsal: number): Controller 
  * The mastered skills as PickContext carries them: each with the arms of its own family and level
  * (where its probes are drawn), so that rehearsal practises the skill where it was learned.
  */
-export function masteredSkills(mastered: ReadonlySet<string>, skills: readonly Skill[], arms: readonly Arm[]): MasteredSkill[] {
+export function masteredSkills(
+  mastered: ReadonlySet<string>,
+  skills: readonly Skill[],
+  arms: readonly Arm[],
+): MasteredSkill[] {
   return skills
     .filter((s) => mastered.has(s.id))
     .map((s) => ({ skillId: s.id, arms: arms.filter((a) => a.family === s.family && a.level === s.level) }));

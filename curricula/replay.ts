@@ -40,10 +40,17 @@ interface ReplayState {
 }
 
 /** PLR's replay distribution over the given entries at step `step`. */
-export function replayProbabilities(entries: readonly ArchiveEntry[], step: number, temperature: number, rho: number): number[] {
+export function replayProbabilities(
+  entries: readonly ArchiveEntry[],
+  step: number,
+  temperature: number,
+  rho: number,
+): number[] {
   const n = entries.length;
   if (n === 0) return [];
-  const order = entries.map((_, i) => i).sort((i, j) => entries[j]!.score - entries[i]!.score || (entries[i]!.taskId < entries[j]!.taskId ? -1 : 1));
+  const order = entries
+    .map((_, i) => i)
+    .sort((i, j) => entries[j]!.score - entries[i]!.score || (entries[i]!.taskId < entries[j]!.taskId ? -1 : 1));
   const rank = new Array<number>(n);
   order.forEach((idx, r) => (rank[idx] = r + 1));
   const beta = temperature > 0 ? temperature : 1e-3;
@@ -118,7 +125,12 @@ export class ReplayController implements Controller {
   }
 
   state(): ReplayState {
-    return { name: 'replay', version: 1, archive: JSON.parse(JSON.stringify(this.archive)) as ArchiveEntry[], base: this.base.state() };
+    return {
+      name: 'replay',
+      version: 1,
+      archive: JSON.parse(JSON.stringify(this.archive)) as ArchiveEntry[],
+      base: this.base.state(),
+    };
   }
   restore(state: unknown): void {
     const s = checkState(state, this.name) as unknown as ReplayState;

@@ -45,7 +45,8 @@ export class SimLearner {
 
 export function simArms(families: number, levels: number): Arm[] {
   const out: Arm[] = [];
-  for (let f = 0; f < families; f++) for (let l = 0; l < levels; l++) out.push({ family: `f${f}`, level: l, type: 'deduction' });
+  for (let f = 0; f < families; f++)
+    for (let l = 0; l < levels; l++) out.push({ family: `f${f}`, level: l, type: 'deduction' });
   return out;
 }
 
@@ -63,7 +64,14 @@ export interface SimRun {
 }
 
 /** Runs a controller against a fresh learner for `steps` steps of `batch` picks. */
-export function simulate(c: Controller, opts: SimOptions, steps: number, batch: number, rng: Rng, masterAt = 0.8): SimRun {
+export function simulate(
+  c: Controller,
+  opts: SimOptions,
+  steps: number,
+  batch: number,
+  rng: Rng,
+  masterAt = 0.8,
+): SimRun {
   const learner = new SimLearner(opts);
   const arms = simArms(opts.families, opts.levels);
   let near = 0;
@@ -72,7 +80,10 @@ export function simulate(c: Controller, opts: SimOptions, steps: number, batch: 
   const mastered: Record<string, number> = {};
   const competence: number[][] = [];
   const frontier: (number | null)[][] = [];
-  const ceilings = opts.ceiling === undefined ? undefined : new Map(Array.from({ length: opts.families }, (_, f) => [`f${f}`, opts.ceiling!]));
+  const ceilings =
+    opts.ceiling === undefined
+      ? undefined
+      : new Map(Array.from({ length: opts.families }, (_, f) => [`f${f}`, opts.ceiling!]));
   for (let step = 1; step <= steps; step++) {
     const ps = c.pick(batch, rng, { step, arms, ...(ceilings ? { ceilings } : {}) });
     const results = ps.map((pk, i) => {
@@ -94,5 +105,12 @@ export function simulate(c: Controller, opts: SimOptions, steps: number, batch: 
     competence.push(learner.skill.map((_, f) => learner.competence(f)));
     frontier.push(learner.skill.map((_, f) => h?.[`f${f}/deduction`] ?? null));
   }
-  return { frontierFraction: near / picks, meanSkill: learner.skill.reduce((a, b) => a + b, 0) / opts.families, curve, mastered, competence, frontier };
+  return {
+    frontierFraction: near / picks,
+    meanSkill: learner.skill.reduce((a, b) => a + b, 0) / opts.families,
+    curve,
+    mastered,
+    competence,
+    frontier,
+  };
 }

@@ -27,7 +27,13 @@ export function trajectoryMessages(t: Pick<Trajectory, 'prompt' | 'steps'>): Env
     { role: 'user', content: t.prompt },
   ];
   t.steps.forEach((s, i) => {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: toolCallId(i), type: 'function', function: { name: s.action.name, arguments: s.action.arguments } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: toolCallId(i), type: 'function', function: { name: s.action.name, arguments: s.action.arguments } },
+      ],
+    });
     messages.push({ role: 'tool', tool_call_id: toolCallId(i), content: s.observation });
   });
   return messages;

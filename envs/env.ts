@@ -26,7 +26,18 @@ export class Env {
   reset(seed = 0): EnvObservation {
     const obs = { text: kindOf(this.spec).prompt(this.spec, seed), tools: toolsOf(this.spec) };
     const s = this.spec;
-    this.traj = { envId: s.id, kind: s.kind, family: s.family, level: s.level, seed, prompt: obs.text, tools: obs.tools, steps: [], reward: 0, done: false };
+    this.traj = {
+      envId: s.id,
+      kind: s.kind,
+      family: s.family,
+      level: s.level,
+      seed,
+      prompt: obs.text,
+      tools: obs.tools,
+      steps: [],
+      reward: 0,
+      done: false,
+    };
     this.calls = 0;
     return obs;
   }
@@ -45,24 +56,44 @@ export class Env {
     const t = this.traj;
     if (!t) throw new Error('step before reset: call reset first');
     const budgets = this.spec.budgets;
-    if (t.done) return { observation: 'the episode is over', reward: t.reward, done: true, info: { turn: t.steps.length, callsLeft: budgets.calls - this.calls, reason: t.reason } };
+    if (t.done)
+      return {
+        observation: 'the episode is over',
+        reward: t.reward,
+        done: true,
+        info: { turn: t.steps.length, callsLeft: budgets.calls - this.calls, reason: t.reason },
+      };
     const kind = kindOf(this.spec);
     const name = typeof action?.name === 'string' ? action.name : '';
     const raw = typeof action?.arguments === 'string' ? action.arguments : safeJson(action?.arguments);
-    const end = (observation: string, reward: number, reason?: string): StepResult => this.record(name, raw, observation, reward, true, reason);
+    const end = (observation: string, reward: number, reason?: string): StepResult =>
+      this.record(name, raw, observation, reward, true, reason);
     if (t.steps.length >= budgets.turns) return end('no turns left', 0, `budget: more than ${budgets.turns} turns`);
     const tool = kind.tools.find((x) => x.name === name);
-    if (!tool) return end(`unknown tool ${clip(JSON.stringify(name), 60)}`, 0, `malformed: unknown tool ${clip(JSON.stringify(name), 60)} (tools: ${kind.tools.map((x) => x.name).join(', ')})`);
+    if (!tool)
+      return end(
+        `unknown tool ${clip(JSON.stringify(name), 60)}`,
+        0,
+        `malformed: unknown tool ${clip(JSON.stringify(name), 60)} (tools: ${kind.tools.map((x) => x.name).join(', ')})`,
+      );
     let args: unknown;
     try {
       args = typeof action.arguments === 'string' ? JSON.parse(action.arguments) : action.arguments;
     } catch (e) {
-      return end('the arguments are not JSON', 0, `malformed: arguments are not JSON (${clip((e as Error).message, 100)})`);
+      return end(
+        'the arguments are not JSON',
+        0,
+        `malformed: arguments are not JSON (${clip((e as Error).message, 100)})`,
+      );
     }
     const parsed = tool.args.safeParse(args);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      return end('the arguments do not fit the tool', 0, `malformed: ${name}.${issue.path.join('.') || '(arguments)'}: ${issue.message}`);
+      return end(
+        'the arguments do not fit the tool',
+        0,
+        `malformed: ${name}.${issue.path.join('.') || '(arguments)'}: ${issue.message}`,
+      );
     }
     const bad = kind.check(this.spec, name, parsed.data);
     if (bad) return end('the arguments do not fit f', 0, `malformed: ${name}: ${bad}`);
@@ -74,15 +105,32 @@ export class Env {
     return out.end ? end(out.text, out.reward, out.reason) : this.record(name, raw, out.text, 0, false);
   }
 
-  private record(name: string, args: string, observation: string, reward: number, done: boolean, reason?: string): StepResult {
+  private record(
+    name: string,
+    args: string,
+    observation: string,
+    reward: number,
+    done: boolean,
+    reason?: string,
+  ): StepResult {
     const t = this.traj!;
-    t.steps.push({ action: { name, arguments: args }, observation, reward, done, ...(reason === undefined ? {} : { reason }) });
+    t.steps.push({
+      action: { name, arguments: args },
+      observation,
+      reward,
+      done,
+      ...(reason === undefined ? {} : { reason }),
+    });
     if (done) {
       t.done = true;
       t.reward = reward;
       if (reason !== undefined) t.reason = reason;
     }
-    const info = { turn: t.steps.length, callsLeft: this.spec.budgets.calls - this.calls, ...(reason === undefined ? {} : { reason }) };
+    const info = {
+      turn: t.steps.length,
+      callsLeft: this.spec.budgets.calls - this.calls,
+      ...(reason === undefined ? {} : { reason }),
+    };
     return { observation, reward, done, info };
   }
 }

@@ -16,7 +16,8 @@ import { ENV_KINDS, type EnvKind, type EnvSpec } from './types.js';
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 /** The environment id: kind, the hidden program's canonical hash and the question. */
-export const envId = (kind: EnvKind, hash: string, question: string): string => sha(`env\u0000${kind}\u0000${hash}\u0000${question}`);
+export const envId = (kind: EnvKind, hash: string, question: string): string =>
+  sha(`env\u0000${kind}\u0000${hash}\u0000${question}`);
 
 export interface GenerateEnvOptions {
   kind: EnvKind;
@@ -40,19 +41,29 @@ export type ValidatedEnv = { ok: true; spec: EnvSpec } | { ok: false; reason: st
 export async function validateEnv(sandbox: Sandbox, spec: EnvSpec): Promise<ValidatedEnv> {
   const traj = await playEpisode(new Env(spec, sandbox), referencePolicy(spec), 0);
   if (traj.reward === 1 && traj.done) return { ok: true, spec };
-  return { ok: false, reason: `the reference policy got reward ${traj.reward} (${traj.reason ?? 'episode not finished'})` };
+  return {
+    ok: false,
+    reason: `the reference policy got reward ${traj.reward} (${traj.reason ?? 'episode not finished'})`,
+  };
 }
 
 /** Draws source tasks until one makes a valid, new environment. Same rng state (and seen) → same spec. */
 export async function generateEnv(sandbox: Sandbox, opts: GenerateEnvOptions): Promise<EnvSpec> {
-  if (!ENV_KINDS.includes(opts.kind)) throw new Error(`unknown environment kind '${String(opts.kind)}'; known kinds: ${ENV_KINDS.join(', ')}`);
+  if (!ENV_KINDS.includes(opts.kind))
+    throw new Error(`unknown environment kind '${String(opts.kind)}'; known kinds: ${ENV_KINDS.join(', ')}`);
   const impl = KINDS[opts.kind] as unknown as ReturnType<typeof kindOf>;
   const attempts = opts.attempts ?? 30;
   const reasons = new Map<string, number>();
   let last = '';
   const settings = sandboxBudget(sandbox);
   for (let i = 0; i < attempts; i++) {
-    const task = await generateTask(sandbox, { family: opts.family, level: opts.level, type: impl.source, rng: opts.rng, ...(opts.tasksSeen ? { seen: opts.tasksSeen } : {}) });
+    const task = await generateTask(sandbox, {
+      family: opts.family,
+      level: opts.level,
+      type: impl.source,
+      rng: opts.rng,
+      ...(opts.tasksSeen ? { seen: opts.tasksSeen } : {}),
+    });
     const firstInput = task.type === 'induction' ? task.visible[0]!.input : task.type === 'abduction' ? task.input : [];
     const base: SpecBase = {
       id: '',
@@ -85,7 +96,9 @@ export async function generateEnv(sandbox: Sandbox, opts: GenerateEnvOptions): P
     last = why;
   }
   const summary = [...reasons].map(([k, n]) => `${k} ×${n}`).join(', ');
-  throw new Error(`generateEnv: no ${opts.kind} environment for family '${opts.family}' at level ${opts.level} after ${attempts} tasks (${summary}; last: ${last})`);
+  throw new Error(
+    `generateEnv: no ${opts.kind} environment for family '${opts.family}' at level ${opts.level} after ${attempts} tasks (${summary}; last: ${last})`,
+  );
 }
 
 /**
@@ -94,9 +107,30 @@ export async function generateEnv(sandbox: Sandbox, opts: GenerateEnvOptions): P
  * it, repair means reading comparisons and arithmetic closely enough to see a wrong one.
  */
 export const ENV_SKILLS: readonly Skill[] = Object.freeze([
-  { id: 'env.probe', family: 'env', name: 'probe a hidden function', description: 'call a hidden f with chosen arguments, then write a program that behaves the same', requires: ['arith.add', 'str.length'], level: 0 },
-  { id: 'env.repair', family: 'env', name: 'repair a planted bug', description: 'run candidate fixes of a buggy program against tests, then submit the repaired program', requires: ['arith.add', 'logic.compare'], level: 0 },
-  { id: 'env.search', family: 'env', name: 'search for an input', description: 'call f to find an argument list that gives a target output', requires: ['arith.add'], level: 0 },
+  {
+    id: 'env.probe',
+    family: 'env',
+    name: 'probe a hidden function',
+    description: 'call a hidden f with chosen arguments, then write a program that behaves the same',
+    requires: ['arith.add', 'str.length'],
+    level: 0,
+  },
+  {
+    id: 'env.repair',
+    family: 'env',
+    name: 'repair a planted bug',
+    description: 'run candidate fixes of a buggy program against tests, then submit the repaired program',
+    requires: ['arith.add', 'logic.compare'],
+    level: 0,
+  },
+  {
+    id: 'env.search',
+    family: 'env',
+    name: 'search for an input',
+    description: 'call f to find an argument list that gives a target output',
+    requires: ['arith.add'],
+    level: 0,
+  },
 ]);
 
 /** The task type an environment kind is made from (a family that makes it can make the kind). */
@@ -104,5 +138,8 @@ export const envSourceType = (kind: EnvKind): 'induction' | 'abduction' => KINDS
 
 /** The environment skills of `kinds`, their prerequisites cut to the skills a run has (`present`). */
 export function envSkills(kinds: readonly EnvKind[], present: ReadonlySet<string>): Skill[] {
-  return ENV_SKILLS.filter((s) => kinds.some((k) => s.id === `env.${k}`)).map((s) => ({ ...s, requires: s.requires.filter((r) => present.has(r)) }));
+  return ENV_SKILLS.filter((s) => kinds.some((k) => s.id === `env.${k}`)).map((s) => ({
+    ...s,
+    requires: s.requires.filter((r) => present.has(r)),
+  }));
 }

@@ -16,7 +16,8 @@ export const NO_TOOL_CALL = 'no_tool_call';
 
 /** Plays one episode with a chat model that supports bindTools; the trajectory. */
 export async function playWithChatModel(env: Env, model: BaseChatModel, seed = 0): Promise<Trajectory> {
-  if (typeof model.bindTools !== 'function') throw new Error(`the chat model ${model._llmType()} cannot call tools (no bindTools)`);
+  if (typeof model.bindTools !== 'function')
+    throw new Error(`the chat model ${model._llmType()} cannot call tools (no bindTools)`);
   const obs = env.reset(seed);
   const bound = model.bindTools(obs.tools as BindToolsInput[]);
   const messages: BaseMessage[] = [new SystemMessage(ENV_SYSTEM_PROMPT), new HumanMessage(obs.text)];
@@ -25,12 +26,21 @@ export async function playWithChatModel(env: Env, model: BaseChatModel, seed = 0
     const ai = (await bound.invoke(messages)) as AIMessage;
     messages.push(ai);
     const calls: { id: string; action: EnvAction }[] = [
-      ...(ai.tool_calls ?? []).map((c) => ({ id: c.id ?? toolCallId(n), action: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } })),
+      ...(ai.tool_calls ?? []).map((c) => ({
+        id: c.id ?? toolCallId(n),
+        action: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+      })),
       // A call whose arguments did not parse: the raw text goes to the environment, which says so.
-      ...(ai.invalid_tool_calls ?? []).map((c) => ({ id: c.id ?? toolCallId(n), action: { name: c.name ?? '', arguments: c.args ?? '' } })),
+      ...(ai.invalid_tool_calls ?? []).map((c) => ({
+        id: c.id ?? toolCallId(n),
+        action: { name: c.name ?? '', arguments: c.args ?? '' },
+      })),
     ];
     if (calls.length === 0) {
-      await env.step({ name: NO_TOOL_CALL, arguments: JSON.stringify({ text: typeof ai.content === 'string' ? ai.content.slice(0, 200) : '' }) });
+      await env.step({
+        name: NO_TOOL_CALL,
+        arguments: JSON.stringify({ text: typeof ai.content === 'string' ? ai.content.slice(0, 200) : '' }),
+      });
       break;
     }
     for (const c of calls) {

@@ -7,7 +7,10 @@ import { kindOf } from './env.js';
 import type { EnvAction, EnvObservation, EnvSpec, Trajectory } from './types.js';
 
 /** Chooses the next action from what the episode has shown so far; null stops (the episode stays open). */
-export type Policy = (obs: EnvObservation, history: Trajectory['steps']) => EnvAction | null | Promise<EnvAction | null>;
+export type Policy = (
+  obs: EnvObservation,
+  history: Trajectory['steps'],
+) => EnvAction | null | Promise<EnvAction | null>;
 
 /** Plays one episode from reset(seed) until it ends or the policy stops; the trajectory. */
 export async function playEpisode(env: Env, policy: Policy, seed = 0): Promise<Trajectory> {

@@ -7,7 +7,15 @@ import { createRng } from '../core/rng.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { Env } from './env.js';
 import { generateEnv } from './generate.js';
-import { ENV_KINDS, type EnvAction, type EnvKind, type EnvObservation, type EnvSpec, type StepResult, type Trajectory } from './types.js';
+import {
+  ENV_KINDS,
+  type EnvAction,
+  type EnvKind,
+  type EnvObservation,
+  type EnvSpec,
+  type StepResult,
+  type Trajectory,
+} from './types.js';
 
 export class EnvSessionError extends Error {
   constructor(
@@ -44,7 +52,8 @@ export interface EnvSessionOptions {
 }
 
 /** The rng a requested environment is drawn with: the same request (with its seed) makes the same environment. */
-export const requestRng = (kind: EnvKind, family: string, level: number, seed: number) => createRng(`env/${kind}/${family}/${level}/${seed}`);
+export const requestRng = (kind: EnvKind, family: string, level: number, seed: number) =>
+  createRng(`env/${kind}/${family}/${level}/${seed}`);
 
 export class EnvSessions {
   private readonly episodes = new Map<string, Env>();
@@ -59,13 +68,22 @@ export class EnvSessions {
   }
 
   async start(req: EnvRequest): Promise<StartedEpisode> {
-    if (!ENV_KINDS.includes(req.kind)) throw new EnvSessionError(`unknown environment kind '${String(req.kind)}'; known kinds: ${ENV_KINDS.join(', ')}`, 'bad-request');
+    if (!ENV_KINDS.includes(req.kind))
+      throw new EnvSessionError(
+        `unknown environment kind '${String(req.kind)}'; known kinds: ${ENV_KINDS.join(', ')}`,
+        'bad-request',
+      );
     const seed = req.seed ?? Math.floor(Math.random() * 2 ** 31);
     const family = req.family ?? createRng(`family/${seed}`).pick(this.opts.families);
     const level = req.level ?? 0;
     let spec: EnvSpec;
     try {
-      spec = await generateEnv(this.sandbox, { kind: req.kind, family, level, rng: requestRng(req.kind, family, level, seed) });
+      spec = await generateEnv(this.sandbox, {
+        kind: req.kind,
+        family,
+        level,
+        rng: requestRng(req.kind, family, level, seed),
+      });
     } catch (e) {
       throw new EnvSessionError((e as Error).message.split('\n')[0]!, 'bad-request');
     }
@@ -76,12 +94,21 @@ export class EnvSessions {
     this.episodes.set(episodeId, env);
     while (this.episodes.size > this.opts.maxEpisodes) this.episodes.delete(this.episodes.keys().next().value!);
     const { id, kind, skills, budgets } = spec;
-    return { episodeId, spec: { id, kind, family: spec.family, level: spec.level, skills, budgets }, seed, observation };
+    return {
+      episodeId,
+      spec: { id, kind, family: spec.family, level: spec.level, skills, budgets },
+      seed,
+      observation,
+    };
   }
 
   async step(episodeId: string, action: EnvAction): Promise<StepResult> {
     const env = this.episodes.get(episodeId);
-    if (!env) throw new EnvSessionError(`no open environment episode '${episodeId}' (it ended, was never started, or was dropped)`, 'unknown-episode');
+    if (!env)
+      throw new EnvSessionError(
+        `no open environment episode '${episodeId}' (it ended, was never started, or was dropped)`,
+        'unknown-episode',
+      );
     const r = await env.step(action);
     if (r.done) {
       this.episodes.delete(episodeId);

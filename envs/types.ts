@@ -107,7 +107,13 @@ export interface Trajectory {
   seed: number;
   prompt: string;
   tools: ToolSchema[];
-  steps: { action: { name: string; arguments: string }; observation: string; reward: number; done: boolean; reason?: string }[];
+  steps: {
+    action: { name: string; arguments: string };
+    observation: string;
+    reward: number;
+    done: boolean;
+    reason?: string;
+  }[];
   reward: number;
   done: boolean;
   reason?: string;

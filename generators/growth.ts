@@ -49,7 +49,7 @@ export function withinMax(v: number, r: Rule, d: number): boolean {
  * halving.
  */
 export function lastWithin(v: number, r: Rule): number | null {
-  if (r.max === undefined || (r.times ?? 1) === 1 && !r.by) return null;
+  if (r.max === undefined || ((r.times ?? 1) === 1 && !r.by)) return null;
   if (!withinMax(v, r, TOP + 1)) return TOP;
   let hi = TOP + 2;
   while (withinMax(v, r, hi)) hi = TOP + (hi - TOP) * 2;
@@ -78,7 +78,8 @@ export function growthTerm(r: Rule): string {
 }
 
 /** The rule's max as text (empty without one). */
-export const maxText = (r: Rule): string => (r.max === undefined ? '' : ` (at most ${r.max}${r.why ? `: past it ${r.why}` : ''})`);
+export const maxText = (r: Rule): string =>
+  r.max === undefined ? '' : ` (at most ${r.max}${r.why ? `: past it ${r.why}` : ''})`;
 
 /** The rule as a formula in d (`4 + ⌊(d − 4)/4⌋`, `−20 − 5(d − 4)`, `5 + ⌊log2(d − 3)⌋`), with its max. */
 export function describeRule(v: number, r: Rule): string {

@@ -4,7 +4,16 @@
 // are read as JavaScript reads them) and its syntax tree (which words name variables, which
 // operators are binary, where a semicolon was inserted automatically).
 import { createHash } from 'node:crypto';
-import { parse, tokenizer, tokTypes, type AnyNode, type Node, type Options, type Pattern, type Token as AcornToken } from 'acorn';
+import {
+  parse,
+  tokenizer,
+  tokTypes,
+  type AnyNode,
+  type Node,
+  type Options,
+  type Pattern,
+  type Token as AcornToken,
+} from 'acorn';
 
 export type TokKind = 'id' | 'num' | 'str' | 'regex' | 'template' | 'punct';
 export interface Token {
@@ -63,12 +72,17 @@ function tokensOnly(src: string): Token[] {
 function fromAcorn(src: string, t: AcornToken): Token {
   const type = t.type;
   const kind: TokKind =
-    type === tokTypes.name || type === tokTypes.privateId || type.keyword !== undefined ? 'id'
-    : type === tokTypes.num ? 'num'
-    : type === tokTypes.string ? 'str'
-    : type === tokTypes.regexp ? 'regex'
-    : type === tokTypes.template || type === tokTypes.invalidTemplate ? 'template'
-    : 'punct';
+    type === tokTypes.name || type === tokTypes.privateId || type.keyword !== undefined
+      ? 'id'
+      : type === tokTypes.num
+        ? 'num'
+        : type === tokTypes.string
+          ? 'str'
+          : type === tokTypes.regexp
+            ? 'regex'
+            : type === tokTypes.template || type === tokTypes.invalidTemplate
+              ? 'template'
+              : 'punct';
   return { kind, text: src.slice(t.start, t.end), at: t.start, end: t.end };
 }
 
@@ -82,37 +96,55 @@ function walk(node: AnyNode, parent: AnyNode | null, visit: (node: AnyNode, pare
   }
 }
 
-const isNode = (v: unknown): v is AnyNode => typeof v === 'object' && v !== null && typeof (v as Node).type === 'string';
+const isNode = (v: unknown): v is AnyNode =>
+  typeof v === 'object' && v !== null && typeof (v as Node).type === 'string';
 
 /** The names a binding pattern declares. */
 function declaredBy(p: Pattern | null | undefined): string[] {
   if (!p) return [];
   switch (p.type) {
-    case 'Identifier': return [p.name];
-    case 'ObjectPattern': return p.properties.flatMap((q) => declaredBy(q.type === 'RestElement' ? q.argument : q.value));
-    case 'ArrayPattern': return p.elements.flatMap(declaredBy);
-    case 'RestElement': return declaredBy(p.argument);
-    case 'AssignmentPattern': return declaredBy(p.left);
-    default: return [];
+    case 'Identifier':
+      return [p.name];
+    case 'ObjectPattern':
+      return p.properties.flatMap((q) => declaredBy(q.type === 'RestElement' ? q.argument : q.value));
+    case 'ArrayPattern':
+      return p.elements.flatMap(declaredBy);
+    case 'RestElement':
+      return declaredBy(p.argument);
+    case 'AssignmentPattern':
+      return declaredBy(p.left);
+    default:
+      return [];
   }
 }
 
 /** Whether an identifier is a property name, an object key or a meta-property rather than a variable. */
 function namesNoVariable(id: AnyNode, parent: AnyNode | null): boolean {
   switch (parent?.type) {
-    case 'MemberExpression': return parent.property === id && !parent.computed;
+    case 'MemberExpression':
+      return parent.property === id && !parent.computed;
     case 'Property':
     case 'MethodDefinition':
-    case 'PropertyDefinition': return parent.key === id && !parent.computed;
-    case 'MetaProperty': return true;
-    default: return false;
+    case 'PropertyDefinition':
+      return parent.key === id && !parent.computed;
+    case 'MetaProperty':
+      return true;
+    default:
+      return false;
   }
 }
 
 // Statements whose grammar ends in `;` (the only places JavaScript inserts one).
 const ENDS_IN_SEMICOLON = new Set([
-  'ExpressionStatement', 'VariableDeclaration', 'ReturnStatement', 'ThrowStatement', 'BreakStatement',
-  'ContinueStatement', 'DoWhileStatement', 'DebuggerStatement', 'PropertyDefinition',
+  'ExpressionStatement',
+  'VariableDeclaration',
+  'ReturnStatement',
+  'ThrowStatement',
+  'BreakStatement',
+  'ContinueStatement',
+  'DoWhileStatement',
+  'DebuggerStatement',
+  'PropertyDefinition',
 ]);
 
 function annotate(tree: AnyNode, tokens: Token[]): Token[] {
@@ -130,16 +162,24 @@ function annotate(tree: AnyNode, tokens: Token[]): Token[] {
         if (!namesNoVariable(node, parent)) mark(node.start, 'ref');
         else if (parent?.type === 'Property' && parent.shorthand) mark(node.start, 'shorthand');
         break;
-      case 'VariableDeclarator': declaredBy(node.id).forEach((n) => declared.add(n)); break;
+      case 'VariableDeclarator':
+        declaredBy(node.id).forEach((n) => declared.add(n));
+        break;
       case 'FunctionDeclaration':
       case 'FunctionExpression':
       case 'ArrowFunctionExpression':
         [node.id ?? null, ...node.params].flatMap(declaredBy).forEach((n) => declared.add(n));
         break;
       case 'ClassDeclaration':
-      case 'ClassExpression': if (node.id) declared.add(node.id.name); break;
-      case 'CatchClause': declaredBy(node.param).forEach((n) => declared.add(n)); break;
-      case 'LabeledStatement': declared.add(node.label.name); break;
+      case 'ClassExpression':
+        if (node.id) declared.add(node.id.name);
+        break;
+      case 'CatchClause':
+        declaredBy(node.param).forEach((n) => declared.add(n));
+        break;
+      case 'LabeledStatement':
+        declared.add(node.label.name);
+        break;
       case 'BinaryExpression':
       case 'LogicalExpression':
       case 'AssignmentExpression':
@@ -149,10 +189,14 @@ function annotate(tree: AnyNode, tokens: Token[]): Token[] {
         }
         break;
       case 'EmptyStatement':
-        if (parent && ['Program', 'BlockStatement', 'StaticBlock', 'SwitchCase'].includes(parent.type)) mark(node.start, 'empty');
+        if (parent && ['Program', 'BlockStatement', 'StaticBlock', 'SwitchCase'].includes(parent.type))
+          mark(node.start, 'empty');
         break;
     }
-    const inForHead = parent?.type === 'ForStatement' ? parent.init === node : (parent?.type === 'ForInStatement' || parent?.type === 'ForOfStatement') && parent.left === node;
+    const inForHead =
+      parent?.type === 'ForStatement'
+        ? parent.init === node
+        : (parent?.type === 'ForInStatement' || parent?.type === 'ForOfStatement') && parent.left === node;
     if (ENDS_IN_SEMICOLON.has(node.type) && !inForHead && byEnd.get(node.end)?.text !== ';') inserted.add(node.end);
   });
   for (const t of tokens) if (t.ref && declared.has(t.text)) t.local = true;
@@ -187,7 +231,9 @@ function operatorToken(tokens: Token[], leftEnd: number): Token | undefined {
 /** The tokens that carry meaning: no empty statements, no `;` directly before `}`. */
 function significant(toks: Token[]): Token[] {
   const kept = toks.filter((t) => !t.empty);
-  return kept.filter((t, i) => !(t.kind === 'punct' && t.text === ';' && kept[i + 1]?.kind === 'punct' && kept[i + 1]!.text === '}'));
+  return kept.filter(
+    (t, i) => !(t.kind === 'punct' && t.text === ';' && kept[i + 1]?.kind === 'punct' && kept[i + 1]!.text === '}'),
+  );
 }
 
 /**
@@ -223,7 +269,8 @@ function joinTokens(toks: Token[]): string {
     const last = out[out.length - 1] ?? '';
     const first = t.text[0] ?? '';
     const needSpace =
-      prev !== undefined && prev.end !== t.at &&
+      prev !== undefined &&
+      prev.end !== t.at &&
       ((WORDISH.test(last) && WORDISH.test(first)) ||
         (prev.kind === 'regex' && WORDISH.test(first)) ||
         (prev.kind === 'num' && /^\d+$/.test(prev.text) && first === '.') ||
@@ -265,7 +312,8 @@ function matching(toks: Token[], open: number): number {
 export function compactProgram(program: string): string {
   const toks = significant(tokenize(program));
   const fallback = joinTokens(toks);
-  if (toks.length < 6 || toks[0]!.text !== 'function' || toks[1]!.text !== 'f' || toks[2]!.text !== '(') return fallback;
+  if (toks.length < 6 || toks[0]!.text !== 'function' || toks[1]!.text !== 'f' || toks[2]!.text !== '(')
+    return fallback;
   const pClose = matching(toks, 2);
   if (pClose < 0 || toks[pClose + 1]?.text !== '{') return fallback;
   const bClose = matching(toks, pClose + 1);

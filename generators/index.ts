@@ -2,7 +2,17 @@
 // (code families here, problem families in problems/), their skill taxonomy, and turning a draft
 // into a validated Task through the sandbox.
 import type { Rng } from '../core/rng.js';
-import { CODE_TASK_TYPES, type AnyDraft, type Example, type Json, type ProblemDraft, type Skill, type Task, type TaskDraft, type TaskType } from '../core/task.js';
+import {
+  CODE_TASK_TYPES,
+  type AnyDraft,
+  type Example,
+  type Json,
+  type ProblemDraft,
+  type Skill,
+  type Task,
+  type TaskDraft,
+  type TaskType,
+} from '../core/task.js';
 import type { FailureReason, Sandbox } from '../sandbox/index.js';
 import { runTwiceMetered } from '../sandbox/index.js';
 import { budgetFor, sandboxBudget } from '../sandbox/index.js';
@@ -37,7 +47,20 @@ export { isJsonValue, taskId } from './identity.js';
 export { FIXED_CHOOSER, type Chooser, type Production } from './grammar/index.js';
 export { productionLabel, type Drawn } from './kit.js';
 
-const REGISTRY: FamilyImpl[] = [arith, logic, condFamily, str, array, sort, loop, recursion, bits, record, hof, numtheory];
+const REGISTRY: FamilyImpl[] = [
+  arith,
+  logic,
+  condFamily,
+  str,
+  array,
+  sort,
+  loop,
+  recursion,
+  bits,
+  record,
+  hof,
+  numtheory,
+];
 
 /** Every family, in registry order. */
 export const families: Family[] = REGISTRY;
@@ -55,7 +78,8 @@ export function getFamily(id: string): Family {
 function getImpl(id: string): FamilyImpl {
   const f = REGISTRY.find((x) => x.id === id);
   if (f) return f;
-  if (PROBLEM_FAMILIES.some((x) => x.id === id)) throw new Error(`task family '${id}' is a problem family: it makes only 'problem' tasks`);
+  if (PROBLEM_FAMILIES.some((x) => x.id === id))
+    throw new Error(`task family '${id}' is a problem family: it makes only 'problem' tasks`);
   throw new Error(`unknown task family '${id}'; known families: ${knownIds()}`);
 }
 
@@ -64,7 +88,8 @@ const knownIds = (): string => [...REGISTRY, ...PROBLEM_FAMILIES].map((x) => x.i
 export function getProblemFamily(id: string): ProblemFamily {
   const f = PROBLEM_FAMILIES.find((x) => x.id === id);
   if (f) return f;
-  if (REGISTRY.some((x) => x.id === id)) throw new Error(`task family '${id}' makes deduction, abduction and induction tasks, not problems`);
+  if (REGISTRY.some((x) => x.id === id))
+    throw new Error(`task family '${id}' makes deduction, abduction and induction tasks, not problems`);
   throw new Error(`unknown task family '${id}'; known families: ${knownIds()}`);
 }
 
@@ -83,7 +108,8 @@ export interface FamilyInfo {
 /** Any native family's id, levels, skills and task types. */
 export function familyInfo(id: string): FamilyInfo {
   const p = PROBLEM_FAMILIES.find((x) => x.id === id);
-  if (p) return { id: p.id, name: p.name, levels: p.levels, lastLevel: p.lastLevel, skills: p.skills, types: ['problem'] };
+  if (p)
+    return { id: p.id, name: p.name, levels: p.levels, lastLevel: p.lastLevel, skills: p.skills, types: ['problem'] };
   const f = getImpl(id);
   return { id: f.id, name: f.name, levels: f.levels, lastLevel: f.lastLevel, skills: f.skills, types: CODE_TASK_TYPES };
 }
@@ -156,7 +182,14 @@ const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repea
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : pad(cell, widths[c]!))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => (c === r.length - 1 ? cell : pad(cell, widths[c]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const dotId = (s: string): string => JSON.stringify(s);
@@ -174,21 +207,38 @@ export function formatTaxonomy(format: 'table' | 'json' | 'dot'): string {
       }
       lines.push('  }');
     }
-    for (const s of t.skills) for (const r of s.requires) lines.push(`  ${dotId(s.id)} -> ${dotId(r)} [label="requires"];`);
+    for (const s of t.skills)
+      for (const r of s.requires) lines.push(`  ${dotId(s.id)} -> ${dotId(r)} [label="requires"];`);
     lines.push('}');
     return lines.join('\n');
   }
   if (format !== 'table') throw new Error(`formatTaxonomy: unknown format '${String(format)}'; use table, json or dot`);
   const out: string[] = [];
   out.push(`${t.families.length} families, ${t.skills.length} skills, ${t.roots.length} roots`, '');
-  out.push(table([['FAMILY', 'LEVELS', 'SKILLS', 'TYPES', 'NAME'], ...t.families.map((f) => [f.id, levelRange(f), String(f.skills.length), f.domain ? `problem (${f.domain})` : 'code', f.name])]));
+  out.push(
+    table([
+      ['FAMILY', 'LEVELS', 'SKILLS', 'TYPES', 'NAME'],
+      ...t.families.map((f) => [
+        f.id,
+        levelRange(f),
+        String(f.skills.length),
+        f.domain ? `problem (${f.domain})` : 'code',
+        f.name,
+      ]),
+    ]),
+  );
   for (const f of t.families) {
     out.push('', `${f.id} — ${f.description}`);
     f.knobs.forEach((k, i) => out.push(`  level ${i}: ${k}`));
     out.push(...growthLines(f));
   }
   out.push('');
-  out.push(table([['SKILL', 'LEVEL', 'REQUIRES', 'NAME'], ...t.skills.map((s) => [s.id, String(s.level), s.requires.join(',') || '-', s.name])]));
+  out.push(
+    table([
+      ['SKILL', 'LEVEL', 'REQUIRES', 'NAME'],
+      ...t.skills.map((s) => [s.id, String(s.level), s.requires.join(',') || '-', s.name]),
+    ]),
+  );
   return out.join('\n');
 }
 
@@ -201,7 +251,8 @@ export function growthLines(f: TaxonomyFamily): string[] {
   if (f.growth.length === 0) return f.finite ? [`  no levels above ${f.levels - 1}: ${f.finite}`] : [];
   const out = [`  above level ${f.levels - 1}: ${f.growth.join('; ')}`];
   if (f.lastLevel !== null) out.push(`  last level ${f.lastLevel}: above it a knob passes its limit (above)`);
-  if (f.slower) out.push(`  grows slower than tenfold by level 30 (at least ${f.slower.ratio}× level 4): ${f.slower.why}`);
+  if (f.slower)
+    out.push(`  grows slower than tenfold by level 30 (at least ${f.slower.ratio}× level 4): ${f.slower.why}`);
   return out;
 }
 
@@ -238,7 +289,8 @@ export const REJECT_REASONS = [
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 /** A validated task with its reference's measured cost in interpreter steps (null where the sandbox does not count), or why not. */
-export type Materialised = { ok: true; task: Task; cost: number | null } | { ok: false; reason: RejectReason; detail: string };
+export type Materialised =
+  { ok: true; task: Task; cost: number | null } | { ok: false; reason: RejectReason; detail: string };
 
 const SANDBOX_REASON: Record<FailureReason, RejectReason> = {
   syntax: 'error',
@@ -256,7 +308,6 @@ const SANDBOX_REASON: Record<FailureReason, RejectReason> = {
   closed: 'sandbox',
 } as Record<FailureReason, RejectReason>;
 
-
 function checkDraft(d: TaskDraft): string | null {
   if (!d || typeof d !== 'object') return 'draft is not an object';
   if (!(CODE_TASK_TYPES as readonly string[]).includes(d.type)) return `unknown task type '${String(d.type)}'`;
@@ -265,14 +316,16 @@ function checkDraft(d: TaskDraft): string | null {
   if (!Array.isArray(d.skills) || !d.skills.every((s) => typeof s === 'string')) return 'skills must be a list of ids';
   if (typeof d.program !== 'string' || !/function\s+f\s*\(/.test(d.program)) return 'program must declare function f';
   if (d.program.length > MAX_PROGRAM_CHARS) return `program is longer than ${MAX_PROGRAM_CHARS} characters`;
-  if (!Array.isArray(d.inputs) || !d.inputs.every((i) => Array.isArray(i))) return 'inputs must be a list of argument lists';
+  if (!Array.isArray(d.inputs) || !d.inputs.every((i) => Array.isArray(i)))
+    return 'inputs must be a list of argument lists';
   if (!d.inputs.every((i) => isJsonValue(i))) return 'inputs must be JSON-like (finite numbers, no -0)';
   if (d.type !== 'induction') {
     if (d.inputs.length !== 1) return `${d.type} needs exactly one input, got ${d.inputs.length}`;
   } else {
     const v = d.visibleCount;
     if (d.inputs.length < 2) return 'induction needs at least two inputs';
-    if (!Number.isInteger(v) || v! < 1 || v! >= d.inputs.length) return `visibleCount must be in 1..${d.inputs.length - 1}`;
+    if (!Number.isInteger(v) || v! < 1 || v! >= d.inputs.length)
+      return `visibleCount must be in 1..${d.inputs.length - 1}`;
     if (d.message !== undefined && typeof d.message !== 'string') return 'message must be text';
   }
   return null;
@@ -285,7 +338,6 @@ function question(type: TaskType, inputs: Json[][], outputs: Json[], visibleCoun
   return JSON.stringify([message, visibleCount, inputs, outputs]);
 }
 
-
 /**
  * Validates a draft in the sandbox and builds the Task: every input runs twice in fresh contexts
  * (limits, determinism), outputs must be JSON-like, induction must be non-trivial, and the task
@@ -293,19 +345,24 @@ function question(type: TaskType, inputs: Json[][], outputs: Json[], visibleCoun
  * (its verifier must score the witness 1 and every failure < 1). Never throws for a bad draft.
  */
 export async function materialise(sandbox: Sandbox, draft: AnyDraft, seen?: Set<string>): Promise<Materialised> {
-  if (draft && typeof draft === 'object' && draft.type === 'problem') return materialiseProblem(sandbox, draft as ProblemDraft, seen);
+  if (draft && typeof draft === 'object' && draft.type === 'problem')
+    return materialiseProblem(sandbox, draft as ProblemDraft, seen);
   return materialiseCode(sandbox, draft as TaskDraft, seen);
 }
 
 /** A problem draft through the sandbox (problems/validate.ts), its rejection in materialise's reasons. */
 async function materialiseProblem(sandbox: Sandbox, draft: ProblemDraft, seen?: Set<string>): Promise<Materialised> {
-  if (typeof draft.family !== 'string' || draft.family.length === 0) return { ok: false, reason: 'invalid', detail: 'family is missing' };
-  if (!Number.isInteger(draft.level) || draft.level < 0) return { ok: false, reason: 'invalid', detail: `level ${String(draft.level)} is not a non-negative integer` };
-  if (!Array.isArray(draft.skills) || !draft.skills.every((s) => typeof s === 'string')) return { ok: false, reason: 'invalid', detail: 'skills must be a list of ids' };
+  if (typeof draft.family !== 'string' || draft.family.length === 0)
+    return { ok: false, reason: 'invalid', detail: 'family is missing' };
+  if (!Number.isInteger(draft.level) || draft.level < 0)
+    return { ok: false, reason: 'invalid', detail: `level ${String(draft.level)} is not a non-negative integer` };
+  if (!Array.isArray(draft.skills) || !draft.skills.every((s) => typeof s === 'string'))
+    return { ok: false, reason: 'invalid', detail: 'skills must be a list of ids' };
   const v = await validateProblem(sandbox, draft, seen);
   if (v.ok) return v;
   const r = v.rejection;
-  if (r.reason === 'sandbox-failure') return { ok: false, reason: SANDBOX_REASON[r.failure as FailureReason] ?? 'error', detail: r.detail };
+  if (r.reason === 'sandbox-failure')
+    return { ok: false, reason: SANDBOX_REASON[r.failure as FailureReason] ?? 'error', detail: r.detail };
   return { ok: false, reason: r.reason, detail: r.detail };
 }
 
@@ -329,16 +386,31 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
   const settings = sandboxBudget(sandbox);
   const budget = cost === null ? undefined : budgetFor(cost, settings);
   if (cost !== null && cost * 10 > budget!) {
-    return { ok: false, reason: 'timeout', detail: `the reference takes ${cost} steps; answers may take at most ${settings.cap} (the budget cap), which must be 10× the reference` };
+    return {
+      ok: false,
+      reason: 'timeout',
+      detail: `the reference takes ${cost} steps; answers may take at most ${settings.cap} (the budget cap), which must be 10× the reference`,
+    };
   }
   const outputs = r.outputs;
   const i = outputs.findIndex((o) => !isJsonValue(o));
   if (i >= 0) return { ok: false, reason: 'non-serialisable', detail: `output ${i} is not JSON-like` };
-  const answer = draft.type === 'deduction' ? JSON.stringify(outputs[0]) : draft.type === 'abduction' ? JSON.stringify(draft.inputs[0]) : draft.program;
-  if (answer.length > MAX_ANSWER_CHARS) return { ok: false, reason: 'limits', detail: `the reference answer has ${answer.length} characters; a served completion holds at most ${MAX_ANSWER_CHARS}` };
+  const answer =
+    draft.type === 'deduction'
+      ? JSON.stringify(outputs[0])
+      : draft.type === 'abduction'
+        ? JSON.stringify(draft.inputs[0])
+        : draft.program;
+  if (answer.length > MAX_ANSWER_CHARS)
+    return {
+      ok: false,
+      reason: 'limits',
+      detail: `the reference answer has ${answer.length} characters; a served completion holds at most ${MAX_ANSWER_CHARS}`,
+    };
   const message = draft.message ?? '';
   if (draft.type === 'induction') {
-    if (isConstantOutput(outputs)) return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
+    if (isConstantOutput(outputs))
+      return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
   }
   const hash = canonicalHash(draft.program);
   const visibleCount = draft.visibleCount ?? 0;
@@ -359,7 +431,13 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
   let task: Task;
   if (draft.type === 'induction') {
     const pairs: Example[] = draft.inputs.map((input, k) => ({ input, output: outputs[k]! }));
-    task = { ...base, type: 'induction', visible: pairs.slice(0, visibleCount), hidden: pairs.slice(visibleCount), message };
+    task = {
+      ...base,
+      type: 'induction',
+      visible: pairs.slice(0, visibleCount),
+      hidden: pairs.slice(visibleCount),
+      message,
+    };
   } else {
     task = { ...base, type: draft.type as 'deduction' | 'abduction', input: draft.inputs[0]!, output: outputs[0]! };
   }
@@ -380,8 +458,14 @@ export interface GenerateOptions {
 export async function generateTask(sandbox: Sandbox, opts: GenerateOptions): Promise<Task> {
   const draw: () => AnyDraft =
     opts.type === 'problem'
-      ? ((p) => () => p.generate(opts.rng, opts.level))(getProblemFamily(opts.family))
-      : ((f) => () => f.generate(opts.rng, opts.level, opts.type))(getFamily(opts.family));
+      ? (
+          (p) => () =>
+            p.generate(opts.rng, opts.level)
+        )(getProblemFamily(opts.family))
+      : (
+          (f) => () =>
+            f.generate(opts.rng, opts.level, opts.type)
+        )(getFamily(opts.family));
   const attempts = opts.attempts ?? 50;
   const reasons = new Map<string, number>();
   let last = '';

@@ -17,7 +17,12 @@ export interface Ranges {
   keys?: number;
 }
 
-export const ranges = (int: [number, number], len: [number, number] = [1, 4], strLen: [number, number] = [1, 4], letters = 'abcde'): Ranges => ({
+export const ranges = (
+  int: [number, number],
+  len: [number, number] = [1, 4],
+  strLen: [number, number] = [1, 4],
+  letters = 'abcde',
+): Ranges => ({
   int,
   len,
   strLen,
@@ -30,9 +35,28 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
 /** The first n dictionary keys: a, b, …, z, then aa, ab, …; DICT_KEYS for the default 6. */
 function dictKeys(n: number | undefined): readonly string[] {
   if (n === undefined) return DICT_KEYS;
-  return Array.from({ length: n }, (_, i) => (i < 26 ? ALPHABET[i]! : ALPHABET[Math.floor(i / 26) - 1]! + ALPHABET[i % 26]!));
+  return Array.from({ length: n }, (_, i) =>
+    i < 26 ? ALPHABET[i]! : ALPHABET[Math.floor(i / 26) - 1]! + ALPHABET[i % 26]!,
+  );
 }
-const WORD_POOL = ['ab', 'ba', 'cat', 'dog', 'ox', 'a', 'b', 'sun', 'cab', 'bob', 'tea', 'eat', 'ant', 'bee', 'cow', 'owl'];
+const WORD_POOL = [
+  'ab',
+  'ba',
+  'cat',
+  'dog',
+  'ox',
+  'a',
+  'b',
+  'sun',
+  'cab',
+  'bob',
+  'tea',
+  'eat',
+  'ant',
+  'bee',
+  'cow',
+  'owl',
+];
 
 /** One random value of an input type under a level's ranges. */
 export function drawValue(rng: Rng, ty: string, r: Ranges): Json {

@@ -4,7 +4,24 @@
 // passes sandbox validation first time.
 import type { Rng } from '../core/rng.js';
 import type { Input, Json, Skill, TaskDraft, TaskType } from '../core/task.js';
-import { evaluate, gen, isTidy, let_, P, printProgram, size, trimParams, withChooser, type Chooser, type GenCtx, type Param, type Production, type Prog, type Stmt, type Ty } from './grammar/index.js';
+import {
+  evaluate,
+  gen,
+  isTidy,
+  let_,
+  P,
+  printProgram,
+  size,
+  trimParams,
+  withChooser,
+  type Chooser,
+  type GenCtx,
+  type Param,
+  type Production,
+  type Prog,
+  type Stmt,
+  type Ty,
+} from './grammar/index.js';
 import type { Family } from './types.js';
 import { drawValue, type Ranges } from './inputs.js';
 import { describeLevels, type Level } from './levels.js';
@@ -93,7 +110,11 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
       const cand: Candidate =
         trimmed === raw.prog
           ? raw
-          : { ...raw, prog: trimmed, inputTypes: raw.inputTypes?.filter((_, i) => trimmed.params.includes(raw.prog.params[i]!)) };
+          : {
+              ...raw,
+              prog: trimmed,
+              inputTypes: raw.inputTypes?.filter((_, i) => trimmed.params.includes(raw.prog.params[i]!)),
+            };
       const r = cand.ranges ?? ladder.at(level).inputs;
       const types = cand.inputTypes ?? cand.prog.params.map((p: Param) => p.type);
       const inputs: Input[] = [];
@@ -151,8 +172,12 @@ export function defineFamily(spec: FamilySpec): FamilyImpl {
  * one line naming why (docs/levels.md).
  */
 export function checkLevel(family: string, level: number, last: number | null, refusal: string | null): void {
-  if (!Number.isInteger(level) || level < 0) throw new RangeError(`family '${family}': level ${level} is not a natural number (levels are 0, 1, 2, …)`);
-  if (refusal !== null) throw new RangeError(`family '${family}': level ${level} cannot be rendered within the served limits: ${refusal}; its last level is ${last}`);
+  if (!Number.isInteger(level) || level < 0)
+    throw new RangeError(`family '${family}': level ${level} is not a natural number (levels are 0, 1, 2, …)`);
+  if (refusal !== null)
+    throw new RangeError(
+      `family '${family}': level ${level} cannot be rendered within the served limits: ${refusal}; its last level is ${last}`,
+    );
 }
 
 /**
@@ -161,7 +186,13 @@ export function checkLevel(family: string, level: number, last: number | null, r
  * families chain them before their return (docs/levels.md). The return must read the last name,
  * so that every definition is live. Without definitions, the names to read are `first`.
  */
-export function chain(ctx: GenCtx, ty: Ty, k: number, depth: number, first: string[]): { stmts: Stmt[]; read: string[] } {
+export function chain(
+  ctx: GenCtx,
+  ty: Ty,
+  k: number,
+  depth: number,
+  first: string[],
+): { stmts: Stmt[]; read: string[] } {
   const stmts: Stmt[] = [];
   let read = first;
   for (let i = 1; i <= k; i++) {

@@ -21,21 +21,51 @@ export interface Knob {
 /** The knobs a table has, by what they name (for the rules in the family files). */
 export const knob = {
   /** The nesting depth of a generated expression. */
-  depth: (role: string, rule: Rule, at: readonly (string | number)[] = []): Knob => ({ label: `${role} depth`, path: [...at, 'exprs', role, 'depth'], how: 'shift', rule }),
+  depth: (role: string, rule: Rule, at: readonly (string | number)[] = []): Knob => ({
+    label: `${role} depth`,
+    path: [...at, 'exprs', role, 'depth'],
+    how: 'shift',
+    rule,
+  }),
   /** The upper end of a generated expression's integer literals. */
-  literals: (role: string, rule: Rule, at: readonly (string | number)[] = []): Knob => ({ label: `${role} literals up to`, path: [...at, 'exprs', role, 'ints', 1], how: 'shift', rule }),
+  literals: (role: string, rule: Rule, at: readonly (string | number)[] = []): Knob => ({
+    label: `${role} literals up to`,
+    path: [...at, 'exprs', role, 'ints', 1],
+    how: 'shift',
+    rule,
+  }),
   /** The range integer inputs are drawn from, both ends outwards (a range of naturals keeps its lower end). */
-  ints: (rule: Rule, at: readonly (string | number)[] = [], how: 'widen' | 'upper' = 'widen'): Knob => ({ label: 'int inputs', path: [...at, 'inputs', 'int'], how, rule }),
+  ints: (rule: Rule, at: readonly (string | number)[] = [], how: 'widen' | 'upper' = 'widen'): Knob => ({
+    label: 'int inputs',
+    path: [...at, 'inputs', 'int'],
+    how,
+    rule,
+  }),
   /** The longest array input. */
-  arrays: (rule: Rule, at: readonly (string | number)[] = []): Knob => ({ label: 'array lengths', path: [...at, 'inputs', 'len'], how: 'upper', rule }),
+  arrays: (rule: Rule, at: readonly (string | number)[] = []): Knob => ({
+    label: 'array lengths',
+    path: [...at, 'inputs', 'len'],
+    how: 'upper',
+    rule,
+  }),
   /** The longest string input. */
-  strings: (rule: Rule, at: readonly (string | number)[] = []): Knob => ({ label: 'string lengths', path: [...at, 'inputs', 'strLen'], how: 'upper', rule }),
+  strings: (rule: Rule, at: readonly (string | number)[] = []): Knob => ({
+    label: 'string lengths',
+    path: [...at, 'inputs', 'strLen'],
+    how: 'upper',
+    rule,
+  }),
   /** How many keys a dictionary input may have. */
   keys: (rule: Rule): Knob => ({ label: 'dictionary keys', path: ['inputs', 'keys'], how: 'shift', rule }),
   /** How many parameters of a type. */
   params: (type: string, rule: Rule): Knob => ({ label: `${type} params`, path: ['params', type], how: 'shift', rule }),
   /** How many of a repeated part of the level's shape (its `counts`). */
-  count: (name: string, rule: Rule, at: readonly (string | number)[] = []): Knob => ({ label: name, path: [...at, 'counts', name], how: 'shift', rule }),
+  count: (name: string, rule: Rule, at: readonly (string | number)[] = []): Knob => ({
+    label: name,
+    path: [...at, 'counts', name],
+    how: 'shift',
+    rule,
+  }),
 };
 
 type Last<T extends readonly unknown[]> = T extends readonly [...unknown[], infer L] ? L : T[number];
@@ -100,7 +130,11 @@ function boundsFor(table: Level): ValueBounds {
   const longest = Math.max(...ranges.map((r) => Math.max(r.len[1], r.strLen[1])));
   const widest = Math.max(...ranges.map((r) => Math.max(Math.abs(r.int[0]), Math.abs(r.int[1]))));
   const keys = Math.max(...ranges.map((r) => r.keys ?? 0));
-  return { maxLen: Math.max(DEFAULT_BOUNDS.maxLen, 4 * longest), maxAbs: Math.max(DEFAULT_BOUNDS.maxAbs, 1000 * widest), maxKeys: Math.max(16, keys) };
+  return {
+    maxLen: Math.max(DEFAULT_BOUNDS.maxLen, 4 * longest),
+    maxAbs: Math.max(DEFAULT_BOUNDS.maxAbs, 1000 * widest),
+    maxKeys: Math.max(16, keys),
+  };
 }
 
 export function ladder<const T extends readonly Level[]>(tables: T, knobs: readonly Knob[]): Ladder<T> {
@@ -116,7 +150,11 @@ export function ladder<const T extends readonly Level[]>(tables: T, knobs: reado
     }
     return t;
   };
-  const lasts = knobs.flatMap((k) => numbers(getAt(top, k.path)).map((v) => lastWithin(v, k.rule)).filter((l): l is number => l !== null));
+  const lasts = knobs.flatMap((k) =>
+    numbers(getAt(top, k.path))
+      .map((v) => lastWithin(v, k.rule))
+      .filter((l): l is number => l !== null),
+  );
   const last = lasts.length > 0 ? Math.min(...lasts) : null;
   return {
     tables,

@@ -72,7 +72,10 @@ function describeShape(family: string, level: Level, before: Map<string, ExprSpe
   parts.push(describeParams(level.params));
   for (const [name, s] of present(level.counts)) parts.push(`${span(s)} ${name}`);
   for (const [role, e] of present(level.exprs)) parts.push(describeExpr(family, role, e, before.get(role)));
-  const inputs = describeInputs(present(level.params).flatMap(([type, s]) => (most(s) > 0 ? [type] : [])), level.inputs);
+  const inputs = describeInputs(
+    present(level.params).flatMap(([type, s]) => (most(s) > 0 ? [type] : [])),
+    level.inputs,
+  );
   if (inputs) parts.push(inputs);
   return parts.join('; ');
 }
@@ -82,7 +85,8 @@ function present<T>(table: Readonly<Partial<Record<string, T>>> | undefined): [s
   return Object.entries(table ?? {}).filter((e): e is [string, T] => e[1] !== undefined);
 }
 
-const span = (s: Span): string => (typeof s === 'number' ? String(s) : s[0] === s[1] ? String(s[0]) : `${s[0]}-${s[1]}`);
+const span = (s: Span): string =>
+  typeof s === 'number' ? String(s) : s[0] === s[1] ? String(s[0]) : `${s[0]}-${s[1]}`;
 const most = (s: Span): number => (typeof s === 'number' ? s : s[1]);
 
 function describeParams(params: Level['params']): string {
@@ -98,7 +102,10 @@ function describeExpr(family: string, role: string, e: ExprSpec, below: ExprSpec
   if (!below) return `${role}${returns}${depth} over ${describeOps(family, e.ops)}`;
   const added = e.ops.filter((p) => !below.ops.includes(p));
   const dropped = below.ops.filter((p) => !e.ops.includes(p));
-  const change = [added.length > 0 ? `adds ${describeOps(family, added)}` : '', dropped.length > 0 ? `drops ${describeOps(family, dropped)}` : ''].filter(Boolean);
+  const change = [
+    added.length > 0 ? `adds ${describeOps(family, added)}` : '',
+    dropped.length > 0 ? `drops ${describeOps(family, dropped)}` : '',
+  ].filter(Boolean);
   return `${role}${returns}${depth}${change.length > 0 ? `, ${change.join(', ')}` : ', same ops'}`;
 }
 

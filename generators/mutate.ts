@@ -58,7 +58,8 @@ function swappable(toks: Token[]): number[] {
 const intLiterals = (toks: Token[]): number[] =>
   toks.flatMap((t, i) => (t.kind === 'num' && /^\d+$/.test(t.text) ? [i] : []));
 
-const splice = (src: string, t: Token, text: string): string => src.slice(0, t.at) + text + src.slice(t.at + t.text.length);
+const splice = (src: string, t: Token, text: string): string =>
+  src.slice(0, t.at) + text + src.slice(t.at + t.text.length);
 
 function exampleOutput(task: Task): Json {
   if (task.type === 'problem') return 1;
@@ -93,9 +94,11 @@ function freshName(toks: Token[], base: string): string {
 
 function wrapper(rng: Rng, out: Json, r: string): string {
   const k = rng.int(2, 9);
-  if (typeof out === 'number') return rng.pick([`${r} + ${k}`, `${r} * ${k}`, `${r} % ${k}`, `Math.abs(${r})`, `${r} > ${k}`, `${r} - ${k}`]);
+  if (typeof out === 'number')
+    return rng.pick([`${r} + ${k}`, `${r} * ${k}`, `${r} % ${k}`, `Math.abs(${r})`, `${r} > ${k}`, `${r} - ${k}`]);
   if (typeof out === 'boolean') return rng.pick([`!${r}`, `${r} ? ${k} : 0`]);
-  if (typeof out === 'string') return rng.pick([`${r} + "x"`, `${r}.length`, `${r}.split("").reverse().join("")`, `${r}.toUpperCase()`]);
+  if (typeof out === 'string')
+    return rng.pick([`${r} + "x"`, `${r}.length`, `${r}.split("").reverse().join("")`, `${r}.toUpperCase()`]);
   if (Array.isArray(out)) return rng.pick([`${r}.length`, `${r}.slice().reverse()`, `${r}.concat([${k}])`]);
   if (out === null) return `${r} === null`;
   return rng.pick([`Object.keys(${r}).length`, `Object.keys(${r}).join("")`]);
@@ -181,8 +184,10 @@ export function mutate(rng: Rng, task: Task, op?: MutationOp): AnyDraft;
 export function mutate(rng: Rng, task: Task, op?: MutationOp): AnyDraft {
   const ops = applicableOps(task);
   const chosen = op ?? rng.pick(ops);
-  if (!MUTATION_OPS.includes(chosen)) throw new Error(`mutate: unknown operator '${String(chosen)}'; known: ${MUTATION_OPS.join(', ')}`);
-  if (!ops.includes(chosen)) throw new Error(`mutate: '${chosen}' does not apply to task ${task.id} (applicable: ${ops.join(', ')})`);
+  if (!MUTATION_OPS.includes(chosen))
+    throw new Error(`mutate: unknown operator '${String(chosen)}'; known: ${MUTATION_OPS.join(', ')}`);
+  if (!ops.includes(chosen))
+    throw new Error(`mutate: '${chosen}' does not apply to task ${task.id} (applicable: ${ops.join(', ')})`);
   if (task.type === 'problem') {
     const draft: ProblemDraft = {
       type: 'problem',

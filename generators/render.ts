@@ -18,7 +18,15 @@
 //
 // Natural — for LLM solvers and exports: states the task type, the program, what to answer and the
 // exact answer format.
-import { isBridgedProblem, type AnswerKind, type Example, type Input, type Json, type ProblemTask, type Task } from '../core/task.js';
+import {
+  isBridgedProblem,
+  type AnswerKind,
+  type Example,
+  type Input,
+  type Json,
+  type ProblemTask,
+  type Task,
+} from '../core/task.js';
 import { compactProgram } from './hash.js';
 
 const ascii = (s: string): string =>
@@ -45,7 +53,9 @@ export function renderCompact(task: Task): string {
  * output as a one-element list) and its compact program. The values end at the first `@` outside a
  * JSON string (no JSON value holds one elsewhere). Assumes printable ASCII values (no \u escapes).
  */
-export function parseCompact(text: string): { type: 'deduction' | 'abduction'; values: Json[]; program: string } | null {
+export function parseCompact(
+  text: string,
+): { type: 'deduction' | 'abduction'; values: Json[]; program: string } | null {
   const type = text.startsWith('D:') ? 'deduction' : text.startsWith('A:') ? 'abduction' : null;
   if (!type) return null;
   for (let at = text.indexOf('@', 2); at >= 0; at = text.indexOf('@', at + 1)) {
@@ -127,10 +137,11 @@ function sample(x: Json): Json {
 // and used by the LLM solver: it says where the answer goes, which sandbox/reply.ts reads back.
 /** Instructions for an LLM solver, by the kind of answer the task expects ('text': a bridged problem's free-text answer). */
 export function solverSystemPrompt(kind: AnswerKind | 'text'): string {
-  const what = kind === 'program'
-    ? 'The answer is a JavaScript function declaration named `f` (pure, deterministic, no I/O). Put it in a fenced ```javascript block.'
-    : kind === 'text'
-      ? 'The answer is text, written exactly as the problem asks for it. Put it on a last line of the form `ANSWER: <answer>`.'
-      : 'The answer is a JSON literal (a number, string, boolean, null, array or object; for an input, the JSON array of arguments). Put it in a fenced ```json block, or on a last line of the form `ANSWER: <json>`.';
+  const what =
+    kind === 'program'
+      ? 'The answer is a JavaScript function declaration named `f` (pure, deterministic, no I/O). Put it in a fenced ```javascript block.'
+      : kind === 'text'
+        ? 'The answer is text, written exactly as the problem asks for it. Put it on a last line of the form `ANSWER: <answer>`.'
+        : 'The answer is a JSON literal (a number, string, boolean, null, array or object; for an input, the JSON array of arguments). Put it in a fenced ```json block, or on a last line of the form `ANSWER: <json>`.';
   return `You solve programming puzzles exactly. Reason briefly if you need to, then give your final answer. ${what} Give exactly one final answer.`;
 }

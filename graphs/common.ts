@@ -54,15 +54,41 @@ export const byMastery = by<Mastery>(
 /** Sorts every list of a snapshot by its key, in place, and returns it. */
 export function canonicalize(s: GraphSnapshot): GraphSnapshot {
   s.skills.sort(by((x) => x.id));
-  s.requires.sort(by((x) => x.skillId, (x) => x.requiresId));
+  s.requires.sort(
+    by(
+      (x) => x.skillId,
+      (x) => x.requiresId,
+    ),
+  );
   s.runs.sort(by((x) => x.id));
   s.tasks.sort(by((x) => x.id));
-  s.exercises.sort(by((x) => x.taskId, (x) => x.skillId));
-  s.derivedFrom.sort(by((x) => x.taskId, (x) => x.parentId));
-  s.proposed.sort(by((x) => x.runId, (x) => x.taskId, (x) => x.step));
+  s.exercises.sort(
+    by(
+      (x) => x.taskId,
+      (x) => x.skillId,
+    ),
+  );
+  s.derivedFrom.sort(
+    by(
+      (x) => x.taskId,
+      (x) => x.parentId,
+    ),
+  );
+  s.proposed.sort(
+    by(
+      (x) => x.runId,
+      (x) => x.taskId,
+      (x) => x.step,
+    ),
+  );
   s.mastered.sort(byMastery);
   s.checkpoints.sort(by((x) => x.id));
-  s.saved.sort(by((x) => x.runId, (x) => x.checkpointId));
+  s.saved.sort(
+    by(
+      (x) => x.runId,
+      (x) => x.checkpointId,
+    ),
+  );
   return s;
 }
 
@@ -135,7 +161,8 @@ export function planSegments(events: GraphEvent[]): Segment[] {
       if (c === CLASS_OF.task && layer % 2 !== (e.kind === 'task' ? 0 : 1)) layer++;
       (layers[layer] ??= []).push(e);
       last.set(key, layer);
-      if (e.kind === 'task' && e.task.parent) stubbed.set(e.task.parent.id, Math.max(stubbed.get(e.task.parent.id) ?? -1, layer));
+      if (e.kind === 'task' && e.task.parent)
+        stubbed.set(e.task.parent.id, Math.max(stubbed.get(e.task.parent.id) ?? -1, layer));
     }
     for (const layer of layers) {
       if (layer && layer.length > 0) segments.push({ kind: layer[0]!.kind, events: layer } as Segment);

@@ -107,12 +107,16 @@ export class EmbeddedSkillGraph implements SkillGraph {
   async init(): Promise<void> {
     this.db.exec(SCHEMA);
     // Run stores made before trivial baselines were recorded lack their columns (the rows keep null).
-    const columns = new Set((this.db.prepare('PRAGMA table_info(graph_mastered)').all() as { name: string }[]).map((c) => c.name));
+    const columns = new Set(
+      (this.db.prepare('PRAGMA table_info(graph_mastered)').all() as { name: string }[]).map((c) => c.name),
+    );
     for (const column of ['baseline', 'until_baseline']) {
       if (!columns.has(column)) this.db.exec(`ALTER TABLE graph_mastered ADD COLUMN ${column} REAL`);
     }
     // ... and before tasks recorded their proposer.
-    const taskColumns = new Set((this.db.prepare('PRAGMA table_info(graph_tasks)').all() as { name: string }[]).map((c) => c.name));
+    const taskColumns = new Set(
+      (this.db.prepare('PRAGMA table_info(graph_tasks)').all() as { name: string }[]).map((c) => c.name),
+    );
     if (!taskColumns.has('proposer')) this.db.exec('ALTER TABLE graph_tasks ADD COLUMN proposer TEXT');
     this.stmts = this.prepare();
   }
@@ -193,11 +197,29 @@ export class EmbeddedSkillGraph implements SkillGraph {
         }
         return;
       case 'run':
-        s.run.run(e.runId, e.preset, e.config, e.startedAt, e.endedAt ?? null, e.status, e.endedAt !== undefined ? 1 : 0);
+        s.run.run(
+          e.runId,
+          e.preset,
+          e.config,
+          e.startedAt,
+          e.endedAt ?? null,
+          e.status,
+          e.endedAt !== undefined ? 1 : 0,
+        );
         return;
       case 'task': {
         const t = e.task;
-        s.task.run(t.id, t.type, t.family, Math.trunc(t.level), t.program, t.hash, t.prompt, t.solveRate, t.proposer ?? null);
+        s.task.run(
+          t.id,
+          t.type,
+          t.family,
+          Math.trunc(t.level),
+          t.program,
+          t.hash,
+          t.prompt,
+          t.solveRate,
+          t.proposer ?? null,
+        );
         s.runStub.run(e.runId);
         s.proposed.run(e.runId, t.id, Math.trunc(e.step));
         for (const k of new Set(t.skills)) {
@@ -242,10 +264,16 @@ export class EmbeddedSkillGraph implements SkillGraph {
   }
 
   async skills(): Promise<Skill[]> {
-    const rows = this.db
-      .prepare('SELECT id, family, name, description, level FROM graph_skills ORDER BY id')
-      .all() as { id: string; family: string | null; name: string | null; description: string | null; level: number | null }[];
-    const req = this.db.prepare('SELECT skill_id, requires_id FROM graph_requires ORDER BY skill_id, requires_id').all() as {
+    const rows = this.db.prepare('SELECT id, family, name, description, level FROM graph_skills ORDER BY id').all() as {
+      id: string;
+      family: string | null;
+      name: string | null;
+      description: string | null;
+      level: number | null;
+    }[];
+    const req = this.db
+      .prepare('SELECT skill_id, requires_id FROM graph_requires ORDER BY skill_id, requires_id')
+      .all() as {
       skill_id: string;
       requires_id: string;
     }[];

@@ -8,7 +8,6 @@ import { pct } from '../core/stats.js';
 
 export type SkillState = 'mastered' | 'forgotten' | 'never';
 
-
 const STATE_COLOR: Record<SkillState, string> = { mastered: '#7fc97f', forgotten: '#fdc086', never: '#e0e0e0' };
 
 const dotId = (s: string) => JSON.stringify(s);
@@ -18,7 +17,11 @@ export function toDot(
   skills: Skill[],
   opts: { title?: string; state?: Map<string, SkillState>; frontier?: Set<string>; tasks?: GraphTask[] } = {},
 ): string {
-  const out = [`digraph ${dotId(opts.title ?? 'skills')} {`, '  rankdir=BT;', '  node [shape=box, style="rounded,filled", fontname="Helvetica"];'];
+  const out = [
+    `digraph ${dotId(opts.title ?? 'skills')} {`,
+    '  rankdir=BT;',
+    '  node [shape=box, style="rounded,filled", fontname="Helvetica"];',
+  ];
   const families = new Map<string, Skill[]>();
   for (const k of skills) (families.get(k.family) ?? families.set(k.family, []).get(k.family)!).push(k);
   let i = 0;
@@ -50,7 +53,10 @@ const xml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
 /** GraphML of the skill graph (Gephi, yEd, Neo4j's apoc.import.graphml read it). */
-export function toGraphML(skills: Skill[], opts: { state?: Map<string, SkillState>; tasks?: GraphTask[] } = {}): string {
+export function toGraphML(
+  skills: Skill[],
+  opts: { state?: Map<string, SkillState>; tasks?: GraphTask[] } = {},
+): string {
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
@@ -86,12 +92,16 @@ export function toGraphML(skills: Skill[], opts: { state?: Map<string, SkillStat
   let e = 0;
   for (const k of skills) {
     for (const r of k.requires) {
-      out.push(`    <edge id="e${e++}" source="${xml(`skill:${k.id}`)}" target="${xml(`skill:${r}`)}">${data('label', 'REQUIRES')}</edge>`);
+      out.push(
+        `    <edge id="e${e++}" source="${xml(`skill:${k.id}`)}" target="${xml(`skill:${r}`)}">${data('label', 'REQUIRES')}</edge>`,
+      );
     }
   }
   for (const t of opts.tasks ?? []) {
     for (const s of t.skills) {
-      out.push(`    <edge id="e${e++}" source="${xml(`task:${t.id}`)}" target="${xml(`skill:${s}`)}">${data('label', 'EXERCISES')}</edge>`);
+      out.push(
+        `    <edge id="e${e++}" source="${xml(`task:${t.id}`)}" target="${xml(`skill:${s}`)}">${data('label', 'EXERCISES')}</edge>`,
+      );
     }
   }
   out.push('  </graph>', '</graphml>');
@@ -155,7 +165,8 @@ export function toCypher(s: GraphSnapshot): string {
     out.push(`MATCH (a:${aLabel} {id: ${cStr(a)}}), (b:${bLabel} {id: ${cStr(b)}}) MERGE (a)-${pattern}->(b)${set};`);
   for (const r of s.requires) rel('Skill', r.skillId, 'Skill', r.requiresId, '[:REQUIRES]');
   for (const e of s.exercises) rel('Task', e.taskId, 'Skill', e.skillId, '[:EXERCISES]');
-  for (const d of s.derivedFrom) rel('Task', d.taskId, 'Task', d.parentId, '[d:DERIVED_FROM]', d.op === null ? '' : ` SET d.op = ${cStr(d.op)}`);
+  for (const d of s.derivedFrom)
+    rel('Task', d.taskId, 'Task', d.parentId, '[d:DERIVED_FROM]', d.op === null ? '' : ` SET d.op = ${cStr(d.op)}`);
   for (const p of s.proposed) rel('Run', p.runId, 'Task', p.taskId, `[:PROPOSED {step: ${cInt(p.step)}}]`);
   for (const m of s.mastered) {
     const p = props({

@@ -17,8 +17,7 @@ export * from './views.js';
 export { toCypher, toDot, toGraphML, cypherStatements } from './exporters.js';
 
 export type SkillGraphOptions =
-  | { kind: 'embedded'; db: Database.Database | string }
-  | ({ kind: 'neo4j' } & Neo4jOptions);
+  { kind: 'embedded'; db: Database.Database | string } | ({ kind: 'neo4j' } & Neo4jOptions);
 
 export async function openSkillGraph(opts: SkillGraphOptions): Promise<SkillGraph> {
   if (opts.kind === 'embedded') {
@@ -38,7 +37,9 @@ export async function openSkillGraph(opts: SkillGraphOptions): Promise<SkillGrap
 }
 
 /** Neo4j options from the environment (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE), or null. */
-export function neo4jOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Extract<SkillGraphOptions, { kind: 'neo4j' }> | null {
+export function neo4jOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Extract<SkillGraphOptions, { kind: 'neo4j' }> | null {
   if (!env.NEO4J_URI) return null;
   return {
     kind: 'neo4j',

@@ -41,7 +41,12 @@ export function launcherNeedsBuild() {
 export function buildLauncher(log = (line) => process.stderr.write(line + '\n')) {
   if (!launcherNeedsBuild()) return;
   const warm = existsSync(join(homedir(), '.m2', 'repository', 'org', 'neo4j', 'neo4j'));
-  const attempts = warm ? [['-o', '-q', '-B', 'package'], ['-q', '-B', 'package']] : [['-q', '-B', 'package']];
+  const attempts = warm
+    ? [
+        ['-o', '-q', '-B', 'package'],
+        ['-q', '-B', 'package'],
+      ]
+    : [['-q', '-B', 'package']];
   for (const args of attempts) {
     log(`neo4j-local: mvn ${args.join(' ')} (in ${LAUNCHER_DIR})`);
     const r = spawnSync('mvn', args, { cwd: LAUNCHER_DIR, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });

@@ -173,7 +173,12 @@ function rowsFor(seg: Segment): { query: string; rows: Record<string, unknown>[]
 }
 
 /** Maps a driver error met while connecting to a one-line GraphConnectionError. */
-export function connectionError(e: unknown, uri: string, user: string, database: string | undefined): GraphConnectionError {
+export function connectionError(
+  e: unknown,
+  uri: string,
+  user: string,
+  database: string | undefined,
+): GraphConnectionError {
   const err = e as { code?: string; message?: string };
   const code = err.code ?? '';
   const msg = (err.message ?? String(e)).split('\n')[0] ?? '';
@@ -191,7 +196,11 @@ export function connectionError(e: unknown, uri: string, user: string, database:
       { cause: e },
     );
   }
-  if (code === 'ServiceUnavailable' || code === 'SessionExpired' || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|connect/i.test(msg)) {
+  if (
+    code === 'ServiceUnavailable' ||
+    code === 'SessionExpired' ||
+    /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|connect/i.test(msg)
+  ) {
     return new GraphConnectionError(
       `cannot reach Neo4j at ${uri} (is it running? \`npm run neo4j\` starts a local one; check NEO4J_URI)`,
       'unreachable',
@@ -262,7 +271,9 @@ export class Neo4jSkillGraph implements SkillGraph {
 
   async apply(events: GraphEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const work = planSegments(events).flatMap(rowsFor).filter((w) => w.rows.length > 0);
+    const work = planSegments(events)
+      .flatMap(rowsFor)
+      .filter((w) => w.rows.length > 0);
     const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.WRITE });
     try {
       await session.executeWrite(async (tx: ManagedTransaction) => {
@@ -300,7 +311,12 @@ export class Neo4jSkillGraph implements SkillGraph {
   }
 
   async tasksForSkill(skillId: string, limit: number, runId?: string): Promise<GraphTask[]> {
-    const rows = await this.read<{ t: Record<string, unknown>; skills: string[]; parentId: string | null; op: string | null }>(
+    const rows = await this.read<{
+      t: Record<string, unknown>;
+      skills: string[];
+      parentId: string | null;
+      op: string | null;
+    }>(
       `MATCH (t:Task)-[:EXERCISES]->(:Skill {id: $skillId})
        WHERE $runId IS NULL OR EXISTS { (:Run {id: $runId})-[:PROPOSED]->(t) }
        WITH t ORDER BY t.solveRate IS NULL, coalesce(t.level, 1000000000), t.id LIMIT $limit
@@ -318,7 +334,12 @@ export class Neo4jSkillGraph implements SkillGraph {
   }
 
   async task(taskId: string): Promise<GraphTask | null> {
-    const rows = await this.read<{ t: Record<string, unknown>; skills: string[]; parentId: string | null; op: string | null }>(
+    const rows = await this.read<{
+      t: Record<string, unknown>;
+      skills: string[];
+      parentId: string | null;
+      op: string | null;
+    }>(
       `MATCH (t:Task {id: $taskId})
        OPTIONAL MATCH (t)-[:EXERCISES]->(s:Skill)
        WITH t, s ORDER BY s.id
@@ -413,11 +434,17 @@ export class Neo4jSkillGraph implements SkillGraph {
 
   /** Deletes every node and relationship of the database (tests, `skills sync --fresh`). */
   async clear(): Promise<void> {
-    await this.driver.executeQuery('MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS', {}, {
-      database: this.database,
-    }).catch(async () => {
-      await this.driver.executeQuery('MATCH (n) DETACH DELETE n', {}, { database: this.database });
-    });
+    await this.driver
+      .executeQuery(
+        'MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS',
+        {},
+        {
+          database: this.database,
+        },
+      )
+      .catch(async () => {
+        await this.driver.executeQuery('MATCH (n) DETACH DELETE n', {}, { database: this.database });
+      });
   }
 
   async close(): Promise<void> {

@@ -21,7 +21,15 @@ export interface GraphTask {
 
 export type GraphEvent =
   | { kind: 'skills'; skills: Skill[] }
-  | { kind: 'run'; runId: string; preset: string; config: string; startedAt: string; endedAt?: string | null; status: string }
+  | {
+      kind: 'run';
+      runId: string;
+      preset: string;
+      config: string;
+      startedAt: string;
+      endedAt?: string | null;
+      status: string;
+    }
   | { kind: 'task'; runId: string; step: number; task: GraphTask }
   | { kind: 'solve-rate'; taskId: string; solveRate: number }
   | {
@@ -77,22 +85,26 @@ export interface GraphCheckpoint {
  * this is what the contract tests and the fault test compare, and what the exporters render.
  */
 export interface GraphSnapshot {
-  skills: Array<Omit<Skill, 'requires' | 'family' | 'name' | 'description' | 'level'> & {
-    family: string | null;
-    name: string | null;
-    description: string | null;
-    level: number | null;
-  }>;
+  skills: Array<
+    Omit<Skill, 'requires' | 'family' | 'name' | 'description' | 'level'> & {
+      family: string | null;
+      name: string | null;
+      description: string | null;
+      level: number | null;
+    }
+  >;
   requires: Array<{ skillId: string; requiresId: string }>;
   runs: GraphRun[];
-  tasks: Array<Omit<GraphTask, 'skills' | 'parent' | 'type' | 'family' | 'level' | 'program' | 'hash' | 'prompt'> & {
-    type: string | null;
-    family: string | null;
-    level: number | null;
-    program: string | null;
-    hash: string | null;
-    prompt: string | null;
-  }>;
+  tasks: Array<
+    Omit<GraphTask, 'skills' | 'parent' | 'type' | 'family' | 'level' | 'program' | 'hash' | 'prompt'> & {
+      type: string | null;
+      family: string | null;
+      level: number | null;
+      program: string | null;
+      hash: string | null;
+      prompt: string | null;
+    }
+  >;
   exercises: Array<{ taskId: string; skillId: string }>;
   derivedFrom: Array<{ taskId: string; parentId: string; op: string | null }>;
   proposed: Array<{ runId: string; taskId: string; step: number }>;

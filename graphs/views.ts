@@ -70,7 +70,9 @@ export interface SkillDetail {
   dependents: { skillId: string; name: string; state: SkillState | null }[];
   intervals: Mastery[];
   /** Tasks that exercise the skill, each with the proposer that wrote it. */
-  exemplars: (Pick<GraphTask, 'id' | 'type' | 'family' | 'level' | 'solveRate' | 'program' | 'parent'> & { proposer: string | null })[];
+  exemplars: (Pick<GraphTask, 'id' | 'type' | 'family' | 'level' | 'solveRate' | 'program' | 'parent'> & {
+    proposer: string | null;
+  })[];
 }
 
 export interface CompareRow {
@@ -82,7 +84,14 @@ export interface CompareRow {
 }
 
 export type SkillsViewRequest =
-  | { view: 'mastery' | 'frontier' | 'timeline'; runId?: string; atStep?: number; format?: ViewFormat; probeSets?: ProbeSets; latest?: LatestProbes }
+  | {
+      view: 'mastery' | 'frontier' | 'timeline';
+      runId?: string;
+      atStep?: number;
+      format?: ViewFormat;
+      probeSets?: ProbeSets;
+      latest?: LatestProbes;
+    }
   | { view: 'show'; skill: string; runId?: string; exemplars?: number; format?: ViewFormat; probeSets?: ProbeSets }
   | { view: 'compare'; runIds: [string, string]; atStep?: number; format?: ViewFormat };
 
@@ -91,7 +100,8 @@ export async function resolveRun(graph: SkillGraph, runId?: string): Promise<Gra
   const runs = await graph.runs();
   if (runId !== undefined) {
     const run = runs.find((r) => r.id === runId);
-    if (!run) throw new Error(`no run '${runId}' in the skill graph (runs: ${runs.map((r) => r.id).join(', ') || 'none'})`);
+    if (!run)
+      throw new Error(`no run '${runId}' in the skill graph (runs: ${runs.map((r) => r.id).join(', ') || 'none'})`);
     return run;
   }
   const last = runs.filter((r) => r.startedAt !== null).at(-1) ?? runs.at(-1);
@@ -108,9 +118,21 @@ function stateOf(
   const last = seen.at(-1);
   if (!last) return { state: 'never', since: null, sinceAt: null, accuracy: null, baseline: null };
   if (last.untilStep === null || last.untilStep > atStep) {
-    return { state: 'mastered', since: last.sinceStep, sinceAt: last.sinceAt, accuracy: last.accuracy, baseline: last.baseline ?? null };
+    return {
+      state: 'mastered',
+      since: last.sinceStep,
+      sinceAt: last.sinceAt,
+      accuracy: last.accuracy,
+      baseline: last.baseline ?? null,
+    };
   }
-  return { state: 'forgotten', since: last.untilStep, sinceAt: last.untilAt, accuracy: last.untilAccuracy ?? null, baseline: last.untilBaseline ?? null };
+  return {
+    state: 'forgotten',
+    since: last.untilStep,
+    sinceAt: last.untilAt,
+    accuracy: last.untilAccuracy ?? null,
+    baseline: last.untilBaseline ?? null,
+  };
 }
 
 function groupBySkill(ms: Mastery[]): Map<string, Mastery[]> {
@@ -125,7 +147,14 @@ export async function masteryTable(graph: SkillGraph, runId: string, atStep?: nu
   return skills
     .map((k) => {
       const intervals = (by.get(k.id) ?? []).filter((m) => m.sinceStep <= (atStep ?? Infinity));
-      return { skillId: k.id, name: k.name, family: k.family, level: k.level, ...stateOf(intervals, atStep), intervals: intervals.length };
+      return {
+        skillId: k.id,
+        name: k.name,
+        family: k.family,
+        level: k.level,
+        ...stateOf(intervals, atStep),
+        intervals: intervals.length,
+      };
     })
     .sort((a, b) => a.family.localeCompare(b.family) || a.level - b.level || a.skillId.localeCompare(b.skillId));
 }
@@ -151,7 +180,14 @@ export async function timeline(graph: SkillGraph, runId: string): Promise<Timeli
   const ms = await graph.mastery(runId);
   const events: TimelineEvent[] = [];
   for (const m of ms) {
-    events.push({ step: m.sinceStep, at: m.sinceAt, skillId: m.skillId, event: 'learned', accuracy: m.accuracy, baseline: m.baseline ?? null });
+    events.push({
+      step: m.sinceStep,
+      at: m.sinceAt,
+      skillId: m.skillId,
+      event: 'learned',
+      accuracy: m.accuracy,
+      baseline: m.baseline ?? null,
+    });
     if (m.untilStep !== null) {
       events.push({
         step: m.untilStep,
@@ -164,7 +200,9 @@ export async function timeline(graph: SkillGraph, runId: string): Promise<Timeli
     }
   }
   const order = { forgotten: 0, learned: 1 };
-  return events.sort((a, b) => a.step - b.step || order[a.event] - order[b.event] || a.skillId.localeCompare(b.skillId));
+  return events.sort(
+    (a, b) => a.step - b.step || order[a.event] - order[b.event] || a.skillId.localeCompare(b.skillId),
+  );
 }
 
 export async function showSkill(
@@ -200,7 +238,12 @@ export async function showSkill(
   };
 }
 
-export async function compareRuns(graph: SkillGraph, runA: string, runB: string, atStep?: number): Promise<CompareRow[]> {
+export async function compareRuns(
+  graph: SkillGraph,
+  runA: string,
+  runB: string,
+  atStep?: number,
+): Promise<CompareRow[]> {
   await resolveRun(graph, runA);
   await resolveRun(graph, runB);
   const [a, b] = await Promise.all([masteryTable(graph, runA, atStep), masteryTable(graph, runB, atStep)]);
@@ -233,7 +276,6 @@ export function formatTable(headers: string[], rows: (string | number | null)[][
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
 }
 
-
 /** How the mastered skills stand against their trivial baselines, for the mastery table's header. */
 export function aboveBaseline(rows: Pick<MasteryRow, 'state' | 'accuracy' | 'baseline'>[]): string {
   const mastered = rows.filter((r) => r.state === 'mastered');
@@ -248,10 +290,12 @@ export function aboveBaseline(rows: Pick<MasteryRow, 'state' | 'accuracy' | 'bas
 /** Why a skill's probe set can or cannot show mastery. */
 export function probeSetLine(skillId: string, sets: ProbeSets): string {
   const set = sets.skills[skillId];
-  if (!set || set.probes === 0) return 'probes: none (no held-out task of this run exercises it): not masterable in this run';
+  if (!set || set.probes === 0)
+    return 'probes: none (no held-out task of this run exercises it): not masterable in this run';
   const head = `probes: ${set.probes} held out, trivial baseline ${pct(set.baseline)}`;
   if (set.masterable) return `${head}; mastery needs ≥ ${pct(masteryBar(set.baseline, sets))} accuracy`;
-  if (set.probes < sets.minProbes) return `${head}: not masterable in this run (${set.probes} probe${set.probes === 1 ? '' : 's'}, the rule needs ${sets.minProbes})`;
+  if (set.probes < sets.minProbes)
+    return `${head}: not masterable in this run (${set.probes} probe${set.probes === 1 ? '' : 's'}, the rule needs ${sets.minProbes})`;
   return `${head}: not masterable in this run (no room above the baseline for the ${pct(sets.margin)} margin)`;
 }
 
@@ -283,7 +327,8 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
 
   if (req.view === 'show') {
     const detail = await showSkill(graph, req.skill, { runId: req.runId, exemplars: req.exemplars });
-    if (format === 'json') return json({ ...detail, ...(req.probeSets ? { probeSet: req.probeSets.skills[req.skill] ?? null } : {}) });
+    if (format === 'json')
+      return json({ ...detail, ...(req.probeSets ? { probeSet: req.probeSets.skills[req.skill] ?? null } : {}) });
     if (format === 'table') {
       const k = detail.skill;
       const lines = [
@@ -295,7 +340,10 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
       if (detail.intervals.length > 0) {
         lines.push(
           `mastered: ${detail.intervals
-            .map((m) => `steps ${m.sinceStep}–${m.untilStep ?? 'now'} (${pct(m.accuracy)}${m.baseline == null ? '' : `, trivial baseline ${pct(m.baseline)}`})`)
+            .map(
+              (m) =>
+                `steps ${m.sinceStep}–${m.untilStep ?? 'now'} (${pct(m.accuracy)}${m.baseline == null ? '' : `, trivial baseline ${pct(m.baseline)}`})`,
+            )
             .join('; ')}`,
         );
       }
@@ -319,14 +367,22 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
       );
     }
     const skills = await graph.skills();
-    const ids = new Set([req.skill, ...detail.prerequisites.map((p) => p.skillId), ...detail.dependents.map((p) => p.skillId)]);
-    const near = skills.filter((k) => ids.has(k.id)).map((k) => ({ ...k, requires: k.requires.filter((r) => ids.has(r)) }));
+    const ids = new Set([
+      req.skill,
+      ...detail.prerequisites.map((p) => p.skillId),
+      ...detail.dependents.map((p) => p.skillId),
+    ]);
+    const near = skills
+      .filter((k) => ids.has(k.id))
+      .map((k) => ({ ...k, requires: k.requires.filter((r) => ids.has(r)) }));
     const tasks = await graph.tasksForSkill(req.skill, req.exemplars ?? 5, req.runId);
     const state = new Map<string, SkillState>();
     for (const p of [...detail.prerequisites, ...detail.dependents]) if (p.state) state.set(p.skillId, p.state);
     if (detail.state) state.set(req.skill, detail.state);
     const onlyNear = tasks.map((t) => ({ ...t, skills: t.skills.filter((s) => ids.has(s)) }));
-    return format === 'dot' ? toDot(near, { title: req.skill, state, tasks: onlyNear }) : toGraphML(near, { state, tasks: onlyNear });
+    return format === 'dot'
+      ? toDot(near, { title: req.skill, state, tasks: onlyNear })
+      : toGraphML(near, { state, tasks: onlyNear });
   }
 
   const run = await resolveRun(graph, req.runId);
@@ -358,7 +414,13 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
     }
   }
   if (req.view === 'mastery') {
-    if (format === 'json') return json({ run: run.id, skills: rows, ...(req.probeSets ? { probeSets: req.probeSets } : {}), ...(req.latest ? { latest: req.latest } : {}) });
+    if (format === 'json')
+      return json({
+        run: run.id,
+        skills: rows,
+        ...(req.probeSets ? { probeSets: req.probeSets } : {}),
+        ...(req.latest ? { latest: req.latest } : {}),
+      });
     if (format === 'table') {
       const mastered = rows.filter((r) => r.state === 'mastered').length;
       const sets = req.probeSets;
@@ -370,13 +432,26 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
         return set ? `${set.probes}${set.masterable ? '' : ' (not masterable)'}` : sets ? 'none' : null;
       };
       // progress before mastery: the latest round's accuracy beside the bar the skill must reach
-      const latest = (r: MasteryRow) => (req.latest?.[r.skillId] ? `${pct(req.latest[r.skillId]!.accuracy)} @${req.latest[r.skillId]!.step}` : '-');
+      const latest = (r: MasteryRow) =>
+        req.latest?.[r.skillId] ? `${pct(req.latest[r.skillId]!.accuracy)} @${req.latest[r.skillId]!.step}` : '-';
       const bar = (r: MasteryRow) => (sets && probed(r)?.masterable ? pct(masteryBar(probed(r)!.baseline, sets)) : '-');
       const progress = sets && req.latest ? ['latest', 'needs'] : [];
       return (
         `run ${run.id} (${run.status ?? 'unknown'}): ${mastered} of ${rows.length} skills mastered${masterable}${aboveBaseline(rows)}\n` +
         formatTable(
-          ['skill', 'name', 'family', 'level', 'state', 'since', 'accuracy', 'baseline', ...progress, 'times', ...(sets ? ['probes'] : [])],
+          [
+            'skill',
+            'name',
+            'family',
+            'level',
+            'state',
+            'since',
+            'accuracy',
+            'baseline',
+            ...progress,
+            'times',
+            ...(sets ? ['probes'] : []),
+          ],
           rows.map((r) => [
             r.skillId,
             r.name,
@@ -397,5 +472,7 @@ export async function renderSkills(graph: SkillGraph, req: SkillsViewRequest): P
   const skills = await graph.skills();
   const state = new Map(rows.map((r) => [r.skillId, r.state]));
   const frontierSet = new Set(front.map((f) => f.skillId));
-  return format === 'dot' ? toDot(skills, { title: run.id, state, frontier: frontierSet }) : toGraphML(skills, { state });
+  return format === 'dot'
+    ? toDot(skills, { title: run.id, state, frontier: frontierSet })
+    : toGraphML(skills, { state });
 }

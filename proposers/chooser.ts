@@ -18,7 +18,12 @@ export interface Choice {
 export type Preferences = Record<string, Record<string, number>>;
 
 /** softmax(log w + θ) over the options of a choice (weight-0 options keep probability 0). */
-export function probabilities(prefs: Preferences, point: string, labels: readonly string[], weights: readonly number[]): number[] {
+export function probabilities(
+  prefs: Preferences,
+  point: string,
+  labels: readonly string[],
+  weights: readonly number[],
+): number[] {
   const at = prefs[point];
   const logits = labels.map((l, i) => (weights[i]! > 0 ? Math.log(weights[i]!) + (at?.[l] ?? 0) : -Infinity));
   const top = Math.max(...logits);
@@ -81,7 +86,14 @@ export class TracingChooser implements Chooser {
 
   production(rng: Rng, ty: string, options: Production[]): Production {
     const labels = options.map(productionLabel);
-    return options[this.choose(rng, `prod:${ty}`, labels, options.map((p) => p.weight ?? 1))]!;
+    return options[
+      this.choose(
+        rng,
+        `prod:${ty}`,
+        labels,
+        options.map((p) => p.weight ?? 1),
+      )
+    ]!;
   }
 
   leaf(rng: Rng, ty: string, p: number): boolean {
@@ -90,10 +102,19 @@ export class TracingChooser implements Chooser {
 
   int(rng: Rng, ty: string, lo: number, hi: number): number {
     const bs = buckets(lo, hi);
-    const b = bs[this.choose(rng, `int:${ty}:${lo}..${hi}`, bs.map((x) => x.label), bs.map((x) => x.hi - x.lo + 1))]!;
+    const b =
+      bs[
+        this.choose(
+          rng,
+          `int:${ty}:${lo}..${hi}`,
+          bs.map((x) => x.label),
+          bs.map((x) => x.hi - x.lo + 1),
+        )
+      ]!;
     return rng.int(b.lo, b.hi);
   }
 }
 
 /** A draft's choices as one line, `point=option` each (the learned proposer's "prompt" in exports). */
-export const traceText = (trace: readonly Choice[]): string => trace.map((c) => `${c.point}=${c.labels[c.chosen]}`).join(' ');
+export const traceText = (trace: readonly Choice[]): string =>
+  trace.map((c) => `${c.point}=${c.labels[c.chosen]}`).join(' ');

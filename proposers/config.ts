@@ -52,7 +52,10 @@ export const proposerConfigSchema = z
     selfPlay: selfPlayConfigSchema.prefault({}),
   })
   .strict()
-  .refine((p) => !(p.learned.enabled && p.selfPlay.enabled), { message: 'learned and selfPlay cannot both propose: enable one', path: ['selfPlay', 'enabled'] });
+  .refine((p) => !(p.learned.enabled && p.selfPlay.enabled), {
+    message: 'learned and selfPlay cannot both propose: enable one',
+    path: ['selfPlay', 'enabled'],
+  });
 
 export type LearnedProposerConfig = z.infer<typeof learnedProposerConfigSchema>;
 export type ProposerConfig = z.infer<typeof proposerConfigSchema>;

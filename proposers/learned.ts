@@ -108,23 +108,40 @@ export class LearnedProposer {
    * Draws drafts of `arm` with the learned choices until one passes the sandbox (as generateTask
    * does with the fixed weights); every draft, accepted or not, waits in `pending` for its reward.
    */
-  async generate(sandbox: Sandbox, arm: TaskArm, rng: Rng, seen: Set<string>, attempts: number, onDraft?: (d: LearnedDraft) => void): Promise<Task> {
+  async generate(
+    sandbox: Sandbox,
+    arm: TaskArm,
+    rng: Rng,
+    seen: Set<string>,
+    attempts: number,
+    onDraft?: (d: LearnedDraft) => void,
+  ): Promise<Task> {
     const key = armKey(arm);
     const reasons = new Map<string, number>();
     for (let i = 0; i < attempts; i++) {
       const chooser = new TracingChooser(this.arm(key).prefs, MAX_REFUSED);
       const { draft } = drawReference(arm.family, rng, arm.level, arm.type, chooser);
-      for (const trace of chooser.refused) this.pending.push({ arm: key, trace, valid: false, novel: false, taskId: null, screened: true });
+      for (const trace of chooser.refused)
+        this.pending.push({ arm: key, trace, valid: false, novel: false, taskId: null, screened: true });
       const m = await materialise(sandbox, { ...draft, proposer: LEARNED_PROPOSER }, seen);
       const novel = m.ok && this.isNovel(m.task.hash);
       if (m.ok) this.note(m.task);
       this.pending.push({ arm: key, trace: chooser.trace, valid: m.ok, novel, taskId: m.ok ? m.task.id : null });
-      onDraft?.({ arm, prompt: `${key} ${traceText(chooser.trace)}`, program: draft.program, outcome: m.ok ? 'accepted' : m.reason, detail: m.ok ? null : m.detail, taskId: m.ok ? m.task.id : null });
+      onDraft?.({
+        arm,
+        prompt: `${key} ${traceText(chooser.trace)}`,
+        program: draft.program,
+        outcome: m.ok ? 'accepted' : m.reason,
+        detail: m.ok ? null : m.detail,
+        taskId: m.ok ? m.task.id : null,
+      });
       if (m.ok) return m.task;
       reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
     }
     const summary = [...reasons].map(([k, n]) => `${k} ×${n}`).join(', ');
-    throw new Error(`learned proposer: no ${arm.type} task for family '${arm.family}' at level ${arm.level} after ${attempts} drafts (${summary})`);
+    throw new Error(
+      `learned proposer: no ${arm.type} task for family '${arm.family}' at level ${arm.level} after ${attempts} drafts (${summary})`,
+    );
   }
 
   /**
@@ -190,7 +207,9 @@ export class LearnedProposer {
   restore(state: unknown): void {
     const s = state as LearnedState | undefined;
     if (!s || typeof s !== 'object' || s.version !== LEARNED_VERSION) {
-      throw new Error(`learned proposer: the checkpoint holds no state of version ${LEARNED_VERSION} (got ${s === undefined ? 'none' : `version ${String((s as { version?: unknown }).version)}`})`);
+      throw new Error(
+        `learned proposer: the checkpoint holds no state of version ${LEARNED_VERSION} (got ${s === undefined ? 'none' : `version ${String((s as { version?: unknown }).version)}`})`,
+      );
     }
     ({ arms: this.arms, fixed: this.fixed, pending: this.pending } = structuredClone(s));
   }

@@ -100,20 +100,32 @@ export class ModelChooser implements Chooser {
     if (open.length <= 1) return open[0] ?? 0;
     if (this.trace.length >= this.maxChoices || weights.length > tokens.length) {
       this.overflow++;
-      return drawIndex(rng, weights.map((w) => Math.max(0, w)));
+      return drawIndex(
+        rng,
+        weights.map((w) => Math.max(0, w)),
+      );
     }
     const allowed = open.map((i) => tokens[i]!).join('');
     const z = this.session.scores(allowed);
     const top = Math.max(...z);
     const lse = top + Math.log(z.reduce((a, x) => a + Math.exp(x - top), 0));
-    const k = drawIndex(rng, z.map((x) => Math.exp(x - lse)));
+    const k = drawIndex(
+      rng,
+      z.map((x) => Math.exp(x - lse)),
+    );
     this.trace.push({ token: allowed[k]!, allowed, logp: z[k]! - lse });
     this.session.push(allowed[k]!);
     return open[k]!;
   }
 
   production(rng: Rng, _ty: string, options: Production[]): Production {
-    return options[this.choose(rng, PRODUCTION_TOKENS, options.map((p) => p.weight ?? 1))]!;
+    return options[
+      this.choose(
+        rng,
+        PRODUCTION_TOKENS,
+        options.map((p) => p.weight ?? 1),
+      )
+    ]!;
   }
 
   leaf(rng: Rng, _ty: string, p: number): boolean {
@@ -123,7 +135,11 @@ export class ModelChooser implements Chooser {
   int(rng: Rng, _ty: string, lo: number, hi: number): number {
     const n = hi - lo + 1;
     const k = Math.max(1, Math.min(INT_TOKENS.length, n));
-    const b = this.choose(rng, INT_TOKENS, Array.from({ length: k }, (_, i) => Math.floor(((i + 1) * n) / k) - Math.floor((i * n) / k)));
+    const b = this.choose(
+      rng,
+      INT_TOKENS,
+      Array.from({ length: k }, (_, i) => Math.floor(((i + 1) * n) / k) - Math.floor((i * n) / k)),
+    );
     return rng.int(lo + Math.floor((b * n) / k), lo + Math.floor(((b + 1) * n) / k) - 1);
   }
 }
@@ -196,7 +212,16 @@ export class SelfPlayProposer {
    * Drafts of `arm` written by the model until one passes the sandbox; every draft and the refused
    * candidates inside it wait in `pending` for their reward.
    */
-  async generate(sandbox: Sandbox, arm: TaskArm, rng: Rng, seen: Set<string>, attempts: number, model: ChoiceModel, reference?: Task, onDraft?: (d: SelfPlayDraft) => void): Promise<Task> {
+  async generate(
+    sandbox: Sandbox,
+    arm: TaskArm,
+    rng: Rng,
+    seen: Set<string>,
+    attempts: number,
+    model: ChoiceModel,
+    reference?: Task,
+    onDraft?: (d: SelfPlayDraft) => void,
+  ): Promise<Task> {
     const prompt = selfPlayPrompt(arm, reference);
     const session = model.open(prompt);
     const reasons = new Map<string, number>();
@@ -212,17 +237,48 @@ export class SelfPlayProposer {
         this.counts.candidates += chooser.candidates;
         this.counts.overflow += chooser.overflow;
         // (when the candidates ran out, begin() has filed the last one among the refused)
-        for (const trace of chooser.refused) this.pending.push({ type: arm.type, prompt, trace, valid: false, novel: false, taskId: null, screened: true });
+        for (const trace of chooser.refused)
+          this.pending.push({
+            type: arm.type,
+            prompt,
+            trace,
+            valid: false,
+            novel: false,
+            taskId: null,
+            screened: true,
+          });
         if (!drawn) {
           reasons.set('candidates', (reasons.get('candidates') ?? 0) + 1);
-          onDraft?.({ arm, prompt: `${armKey(arm)} ${prompt}`, program: '', outcome: 'exhausted', detail: `${chooser.candidates} candidates refused by the reference interpreter`, taskId: null });
+          onDraft?.({
+            arm,
+            prompt: `${armKey(arm)} ${prompt}`,
+            program: '',
+            outcome: 'exhausted',
+            detail: `${chooser.candidates} candidates refused by the reference interpreter`,
+            taskId: null,
+          });
           continue;
         }
         const m = await materialise(sandbox, { ...drawn.draft, proposer: SELF_PLAY_PROPOSER }, seen);
         const novel = m.ok && !this.hashes.has(m.task.hash);
         if (m.ok) this.note(m.task);
-        this.pending.push({ type: arm.type, prompt, trace: chooser.trace, valid: m.ok, novel, taskId: m.ok ? m.task.id : null, screened: false });
-        onDraft?.({ arm, prompt: `${armKey(arm)} ${prompt} ${chooser.trace.map((c) => c.token).join('')}`, program: drawn.draft.program, outcome: m.ok ? 'accepted' : m.reason, detail: m.ok ? null : m.detail, taskId: m.ok ? m.task.id : null });
+        this.pending.push({
+          type: arm.type,
+          prompt,
+          trace: chooser.trace,
+          valid: m.ok,
+          novel,
+          taskId: m.ok ? m.task.id : null,
+          screened: false,
+        });
+        onDraft?.({
+          arm,
+          prompt: `${armKey(arm)} ${prompt} ${chooser.trace.map((c) => c.token).join('')}`,
+          program: drawn.draft.program,
+          outcome: m.ok ? 'accepted' : m.reason,
+          detail: m.ok ? null : m.detail,
+          taskId: m.ok ? m.task.id : null,
+        });
         if (m.ok) return m.task;
         reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
       }
@@ -230,14 +286,18 @@ export class SelfPlayProposer {
       session.close();
     }
     const summary = [...reasons].map(([k, n]) => `${k} ×${n}`).join(', ');
-    throw new Error(`self-play proposer: no ${arm.type} task for family '${arm.family}' at level ${arm.level} after ${attempts} drafts (${summary})`);
+    throw new Error(
+      `self-play proposer: no ${arm.type} task for family '${arm.family}' at level ${arm.level} after ${attempts} drafts (${summary})`,
+    );
   }
 
   /**
    * The drafts whose reward is known (refused ones, and accepted ones whose task is in `groups`) as
    * training rows with their task-relative advantages, and the round's stats.
    */
-  learn(groups: readonly { taskId: string; rewards: readonly number[] }[]): { rows: ChoiceRow[]; stats: SelfPlayStats & { candidates: number; overflow: number } } | null {
+  learn(
+    groups: readonly { taskId: string; rewards: readonly number[] }[],
+  ): { rows: ChoiceRow[]; stats: SelfPlayStats & { candidates: number; overflow: number } } | null {
     const { ready, waiting } = scoreDrafts(this.pending, groups, this.config);
     this.pending = waiting;
     const counts = this.counts;
@@ -246,13 +306,21 @@ export class SelfPlayProposer {
     // One baseline per task type (the proposer role's): the z-score of the reward among the round's drafts of that type.
     const byType = new Map<TaskType, number[]>();
     for (const { d, r } of ready) (byType.get(d.type) ?? byType.set(d.type, []).get(d.type)!).push(r);
-    const norm = new Map([...byType].map(([t, rs]) => [t, { mean: mean(rs), std: Math.sqrt(mean(rs.map((r) => (r - mean(rs)) ** 2))) }]));
+    const norm = new Map(
+      [...byType].map(([t, rs]) => [t, { mean: mean(rs), std: Math.sqrt(mean(rs.map((r) => (r - mean(rs)) ** 2))) }]),
+    );
     const rows: ChoiceRow[] = [];
     for (const { d, r } of ready) {
       const { mean: m, std } = norm.get(d.type)!;
       const adv = std > 0 ? (r - m) / (std + 1e-4) : 0;
       if (adv !== 0 && d.trace.length > 0) {
-        rows.push({ prompt: d.prompt, tokens: d.trace.map((c) => c.token).join(''), allowed: d.trace.map((c) => c.allowed), logp: d.trace.map((c) => c.logp), adv });
+        rows.push({
+          prompt: d.prompt,
+          tokens: d.trace.map((c) => c.token).join(''),
+          allowed: d.trace.map((c) => c.allowed),
+          logp: d.trace.map((c) => c.logp),
+          adv,
+        });
       }
     }
     const sent = ready.filter((x) => !x.d.screened);
@@ -280,9 +348,10 @@ export class SelfPlayProposer {
   restore(state: unknown): void {
     const s = state as SelfPlayState | undefined;
     if (!s || typeof s !== 'object' || s.version !== SELF_PLAY_VERSION) {
-      throw new Error(`self-play proposer: the checkpoint holds no state of version ${SELF_PLAY_VERSION} (got ${s === undefined ? 'none' : `version ${String((s as { version?: unknown }).version)}`})`);
+      throw new Error(
+        `self-play proposer: the checkpoint holds no state of version ${SELF_PLAY_VERSION} (got ${s === undefined ? 'none' : `version ${String((s as { version?: unknown }).version)}`})`,
+      );
     }
     this.pending = structuredClone(s.pending);
   }
 }
-

@@ -154,15 +154,33 @@ class Parser {
       const e = s[this.i + 1];
       this.i += 2;
       switch (e) {
-        case '"': out += '"'; break;
-        case "'": out += "'"; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case "'":
+          out += "'";
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           const hex = s.slice(this.i, this.i + 4);
           if (!/^[0-9a-fA-F]{4}$/.test(hex)) {

@@ -16,7 +16,11 @@ export const sandboxConfigSchema = z
     workers: z.number().int().positive().optional(),
     /** Deadline per call (ms), counted in steps at a fixed rate (10,000 a ms, steps.mjs), with a wall-clock safety net 20× it; answers are bounded by their budget too. */
     timeoutMs: z.number().int().positive().default(50),
-    memoryBytes: z.number().int().positive().default(16 * 1024 * 1024),
+    memoryBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024 * 1024),
     /** Set on each task when it is validated, from the reference's cost. */
     budget: budgetSchema.prefault({}),
   })

@@ -93,7 +93,12 @@ const isHardLimit = (reason) => isLimit(reason) || reason === 'output-too-large'
 export function runTask(program, argsList, limits, budget, per) {
   const n = argsList.length;
   const results = new Array(n);
-  const job = { budget: budget > 0 ? budget : 0, per: budget > 0 ? (per === 'call' ? 'call' : 'task') : null, extra: 0, failed: false };
+  const job = {
+    budget: budget > 0 ? budget : 0,
+    per: budget > 0 ? (per === 'call' ? 'call' : 'task') : null,
+    extra: 0,
+    failed: false,
+  };
   beginJobSteps(job.per === 'task' ? job.budget : Infinity);
   clearTextCut();
   let k = 0;
@@ -277,7 +282,12 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
                 if (replacer) hold(replacer);
                 arm(limits.timeoutMs);
               }
-              const sr = t === 'string' ? ctx.callFunction(stringify, json, v) : replacer ? ctx.callFunction(stringify, json, v, replacer) : null;
+              const sr =
+                t === 'string'
+                  ? ctx.callFunction(stringify, json, v)
+                  : replacer
+                    ? ctx.callFunction(stringify, json, v, replacer)
+                    : null;
               if (!sr) {
                 // Our own small function could not be made: the runtime is out of room.
                 dirty = true;
@@ -289,9 +299,18 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
               } else {
                 const isStr = ctx.typeof(sr.value) === 'string';
                 // The JSON text's length is read inside the context: a text over the cap never crosses.
-                const st = !isStr ? null : lengthOf(ctx, sr.value) > limits.maxOutputBytes ? '' : ctx.getString(sr.value);
+                const st = !isStr
+                  ? null
+                  : lengthOf(ctx, sr.value) > limits.maxOutputBytes
+                    ? ''
+                    : ctx.getString(sr.value);
                 sr.value.dispose();
-                out = st === null ? SUFFIX_CODES.u : st === '' && isStr ? ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`] : success(st, limits);
+                out =
+                  st === null
+                    ? SUFFIX_CODES.u
+                    : st === '' && isStr
+                      ? ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`]
+                      : success(st, limits);
               }
             }
           } finally {

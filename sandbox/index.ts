@@ -50,7 +50,12 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
 
 /** Floors below which QuickJS cannot even create a context. */
 const FLOOR: Limits = { timeoutMs: 1, memoryBytes: 2 * 1024 * 1024, stackBytes: 16 * 1024, maxOutputBytes: 16 };
-const CEIL: Limits = { timeoutMs: 60_000, memoryBytes: 1024 * 1024 * 1024, stackBytes: 4 * 1024 * 1024, maxOutputBytes: 64 * 1024 * 1024 };
+const CEIL: Limits = {
+  timeoutMs: 60_000,
+  memoryBytes: 1024 * 1024 * 1024,
+  stackBytes: 4 * 1024 * 1024,
+  maxOutputBytes: 64 * 1024 * 1024,
+};
 
 export interface CreateSandboxOptions extends SandboxOptions {
   /** Extra time past a job's deadline before its worker is declared wedged and replaced (ms). */
@@ -79,12 +84,24 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
   const limits = Object.freeze(resolveLimits(DEFAULT_LIMITS, opts.limits));
   const budget = Object.freeze(resolveBudget(opts.budget));
   const workers = Math.max(1, Math.floor(opts.workers ?? defaultWorkerCount()));
-  const pool = new Pool({ workers, graceMs: opts.graceMs ?? 1000, maxChunk: opts.maxChunk ?? 128, clockJumpsMs: opts.clockJumpsMs });
+  const pool = new Pool({
+    workers,
+    graceMs: opts.graceMs ?? 1000,
+    maxChunk: opts.maxChunk ?? 128,
+    clockJumpsMs: opts.clockJumpsMs,
+  });
   await pool.ready();
   const baseKey = limitsKey(limits);
 
   /** One task: bad argument lists fail alone (before the pool); the rest run in one context. */
-  const submitTask = async (program: string, inputs: Json[][], l: Limits, key: string, b?: number, per?: 'task' | 'call'): Promise<MeteredTask> => {
+  const submitTask = async (
+    program: string,
+    inputs: Json[][],
+    l: Limits,
+    key: string,
+    b?: number,
+    per?: 'task' | 'call',
+  ): Promise<MeteredTask> => {
     if (!Array.isArray(inputs)) return { results: [], steps: 0 };
     const results: RunResult[] = new Array(inputs.length);
     const argsList: string[] = [];
@@ -107,7 +124,8 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
     where.forEach((i, j) => (results[i] = rs.results[j]!));
     return { results, steps: rs.steps };
   };
-  const submit = async (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> => (await submitTask(program, [args], l, key)).results[0]!;
+  const submit = async (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> =>
+    (await submitTask(program, [args], l, key)).results[0]!;
   const metered = (tasks: TaskJob[], over?: Partial<Limits>): Promise<MeteredTask[]> => {
     const [l, key] = pick(over);
     return Promise.all(tasks.map((t) => submitTask(t.program, t.inputs, l, key, t.budget, t.budgetPer)));

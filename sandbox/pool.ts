@@ -91,10 +91,20 @@ export class Pool {
   }
 
   /** Runs one task's calls in one fresh context, in order; one result per call. */
-  submit(program: string, argsList: string[], limits: Limits, key: string, budget?: number, per?: 'task' | 'call'): Promise<Metered> {
+  submit(
+    program: string,
+    argsList: string[],
+    limits: Limits,
+    key: string,
+    budget?: number,
+    per?: 'task' | 'call',
+  ): Promise<Metered> {
     return new Promise<Metered>((resolve) => {
       if (this.closed) {
-        resolve({ results: argsList.map(() => ({ ok: false, reason: 'closed', detail: 'the sandbox is closed' })), steps: 0 });
+        resolve({
+          results: argsList.map(() => ({ ok: false, reason: 'closed', detail: 'the sandbox is closed' })),
+          steps: 0,
+        });
         return;
       }
       if (argsList.length === 0) {
@@ -116,7 +126,8 @@ export class Pool {
       s.busy = null;
       s.dead = true;
     }
-    for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.resolve({ results: this.queue[i]!.argsList.map(closedResult), steps: 0 });
+    for (let i = this.head; i < this.queue.length; i++)
+      this.queue[i]!.resolve({ results: this.queue[i]!.argsList.map(closedResult), steps: 0 });
     this.queue = [];
     this.head = 0;
     this.queuedCalls = 0;
@@ -151,7 +162,8 @@ export class Pool {
         slot.busy = null;
         worker.unref();
         const results = msg.results ?? [];
-        for (let i = 0; i < items.length; i++) items[i]!.resolve({ results: decodeAll(items[i]!, results[i]), steps: msg.steps?.[i] ?? 0 });
+        for (let i = 0; i < items.length; i++)
+          items[i]!.resolve({ results: decodeAll(items[i]!, results[i]), steps: msg.steps?.[i] ?? 0 });
         this.dispatch();
       }
     });
@@ -186,7 +198,14 @@ export class Pool {
       this.slots.splice(idx, 1);
       if (this.slots.every((s) => s.dead)) {
         for (let i = this.head; i < this.queue.length; i++) {
-          this.queue[i]!.resolve({ results: this.queue[i]!.argsList.map(() => ({ ok: false, reason: 'worker-crashed', detail: `sandbox workers cannot start: ${detail}` })), steps: 0 });
+          this.queue[i]!.resolve({
+            results: this.queue[i]!.argsList.map(() => ({
+              ok: false,
+              reason: 'worker-crashed',
+              detail: `sandbox workers cannot start: ${detail}`,
+            })),
+            steps: 0,
+          });
         }
         this.queue = [];
         this.head = 0;
@@ -227,7 +246,9 @@ export class Pool {
         t: 'run',
         id,
         limits: first.limits,
-        jobs: items.map((it) => (it.budget ? [it.program, it.argsList, it.budget, it.per ?? 'task'] : [it.program, it.argsList])),
+        jobs: items.map((it) =>
+          it.budget ? [it.program, it.argsList, it.budget, it.per ?? 'task'] : [it.program, it.argsList],
+        ),
       });
     }
     if (this.queued() === 0 && this.head > 0) {
@@ -266,7 +287,11 @@ export class Pool {
       const wallMs = busy.items[0]!.limits.timeoutMs * WALL_FACTOR;
       const limit = Math.max(wallMs, OWN_DEADLINE_MS) * 2 + this.opts.graceMs;
       if (now - busy.lastChange > limit) {
-        this.lost(slot, 'timeout', `job ran past its ${wallMs} ms wall-clock safety net without yielding; its worker was replaced`);
+        this.lost(
+          slot,
+          'timeout',
+          `job ran past its ${wallMs} ms wall-clock safety net without yielding; its worker was replaced`,
+        );
       }
     }
     if (!this.slots.some((s) => s.busy)) this.stopWatchdog();

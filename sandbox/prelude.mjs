@@ -38,9 +38,10 @@ export const REPLACER =
 
 const DIRECTIVE = /^(\s*(['"])use strict\2\s*;?)/;
 
-
 /** The program with its phase marker (set once its top level starts running). */
 export function markProgram(program) {
   const m = DIRECTIVE.exec(program);
-  return m ? m[1] + 'globalThis.__cogen_phase__=1;' + program.slice(m[1].length) : 'globalThis.__cogen_phase__=1;' + program;
+  return m
+    ? m[1] + 'globalThis.__cogen_phase__=1;' + program.slice(m[1].length)
+    : 'globalThis.__cogen_phase__=1;' + program;
 }

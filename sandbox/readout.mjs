@@ -72,7 +72,10 @@ function shortString(ctx, h, slice) {
 /** A call's JSON text as a verdict: [0, text], or the reason it is refused. */
 export function success(s, limits) {
   if (s === null) return ['non-serialisable', 'no JSON text came back'];
-  if (s.length > limits.maxOutputBytes || (s.length * 3 > limits.maxOutputBytes && Buffer.byteLength(s, 'utf8') > limits.maxOutputBytes)) {
+  if (
+    s.length > limits.maxOutputBytes ||
+    (s.length * 3 > limits.maxOutputBytes && Buffer.byteLength(s, 'utf8') > limits.maxOutputBytes)
+  ) {
     return ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
   }
   return [0, s];
@@ -140,17 +143,21 @@ export function failure(ctx, r, err, limits, callPhase, tools) {
     // QuickJS throws null when it runs out of memory while creating the 'out of memory' error. By
     // the time it is read here the unwinding may have freed the memory (reference counting frees a
     // dropped frame's objects at once), so a program with no `throw` of its own is out of memory too.
-    if (nearLimit(r, limits) || !tools.canThrow) return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
+    if (nearLimit(r, limits) || !tools.canThrow)
+      return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
     detail = 'thrown: null';
   } else if (type === 'object' || type === 'function') {
     const name = str(ctx, err, 'name', tools.slice);
     const message = str(ctx, err, 'message', tools.slice);
     if (interrupted) return timeoutOut(limits, tools.budget);
-    if (message === 'out of memory' || message === 'string too long') return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap (${message})`];
-    if (message === 'stack overflow' || message === 'Maximum call stack size exceeded') return ['stack', `exceeded the ${limits.stackBytes} byte stack cap`];
+    if (message === 'out of memory' || message === 'string too long')
+      return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap (${message})`];
+    if (message === 'stack overflow' || message === 'Maximum call stack size exceeded')
+      return ['stack', `exceeded the ${limits.stackBytes} byte stack cap`];
     if (name === 'SyntaxError' && phase === undefined) return ['syntax', clip(`SyntaxError: ${message}`)];
     if (typeof message === 'string' && message.startsWith('forbidden:')) return ['forbidden', clip(message)];
-    detail = typeof name === 'string' && typeof message === 'string' ? `${name}: ${message}` : `non-Error ${type} thrown`;
+    detail =
+      typeof name === 'string' && typeof message === 'string' ? `${name}: ${message}` : `non-Error ${type} thrown`;
   } else {
     let v = '?';
     try {

@@ -19,8 +19,11 @@ function unquoteInline(s: string): string {
  * function); else ''. An empty answer is scored 0 by the verifier.
  */
 export function extractAnswer(reply: string, kind: AnswerKind): string {
-  let blocks = [...reply.matchAll(FENCE)].map((m) => ({ at: m.index!, body: m[2]!.trim() })).filter((b) => b.body.length > 0);
-  if (kind === 'program' && blocks.some((b) => /\bfunction\b|=>/.test(b.body))) blocks = blocks.filter((b) => /\bfunction\b|=>/.test(b.body));
+  let blocks = [...reply.matchAll(FENCE)]
+    .map((m) => ({ at: m.index!, body: m[2]!.trim() }))
+    .filter((b) => b.body.length > 0);
+  if (kind === 'program' && blocks.some((b) => /\bfunction\b|=>/.test(b.body)))
+    blocks = blocks.filter((b) => /\bfunction\b|=>/.test(b.body));
   const block = blocks[blocks.length - 1];
   const tagged = [...reply.matchAll(TAGGED)];
   const tag = tagged[tagged.length - 1];

@@ -29,9 +29,7 @@ export const FAILURE_REASONS = [
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
-export type RunResult =
-  | { ok: true; value: Json }
-  | { ok: false; reason: FailureReason; detail: string };
+export type RunResult = { ok: true; value: Json } | { ok: false; reason: FailureReason; detail: string };
 
 /** One call: `program` declares `function f(...)`; the result is `f(...args)`. */
 export interface Job {

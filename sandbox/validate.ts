@@ -9,9 +9,7 @@ import { deepEqual } from './answer.js';
 import { runTasks } from './verify.js';
 import { clip } from '../core/text.js';
 
-export type ValidationResult =
-  | { ok: true; outputs: Json[] }
-  | { ok: false; reason: FailureReason; detail: string };
+export type ValidationResult = { ok: true; outputs: Json[] } | { ok: false; reason: FailureReason; detail: string };
 
 /**
  * Runs f on every input in two fresh contexts: first in order, then in reverse order with each
@@ -43,7 +41,10 @@ export async function runTwiceMetered(
   const n = inputs.length;
   const again: Json[][] = [];
   for (let i = n - 1; i >= 0; i--) again.push(inputs[i]!, inputs[i]!);
-  const jobs = [{ program, inputs }, { program, inputs: again }];
+  const jobs = [
+    { program, inputs },
+    { program, inputs: again },
+  ];
   let first: RunResult[], second: RunResult[];
   let cost: number | null = null;
   if (sandbox.runTasksMetered) {
@@ -68,14 +69,26 @@ function compare(inputs: Json[][], first: RunResult[], second: RunResult[]): Val
       if (!b.ok) {
         // Hitting a limit on a later run only is still that limit (a program near its deadline),
         // anything else means the program behaves differently from one run to the next.
-        const limit = b.reason === 'timeout' || b.reason === 'memory' || b.reason === 'stack' || b.reason === 'worker-crashed' || b.reason === 'closed';
-        return { ok: false, reason: limit ? b.reason : 'nondeterministic', detail: `input ${i}: ran once, then failed with ${b.reason}: ${b.detail}` };
+        const limit =
+          b.reason === 'timeout' ||
+          b.reason === 'memory' ||
+          b.reason === 'stack' ||
+          b.reason === 'worker-crashed' ||
+          b.reason === 'closed';
+        return {
+          ok: false,
+          reason: limit ? b.reason : 'nondeterministic',
+          detail: `input ${i}: ran once, then failed with ${b.reason}: ${b.detail}`,
+        };
       }
       if (!deepEqual(a, b.value)) {
-        return { ok: false, reason: 'nondeterministic', detail: `input ${i}: ${clip(JSON.stringify(a) ?? 'undefined', 80)} then ${clip(JSON.stringify(b.value) ?? 'undefined', 80)} (state kept between calls?)` };
+        return {
+          ok: false,
+          reason: 'nondeterministic',
+          detail: `input ${i}: ${clip(JSON.stringify(a) ?? 'undefined', 80)} then ${clip(JSON.stringify(b.value) ?? 'undefined', 80)} (state kept between calls?)`,
+        };
       }
     }
   }
   return { ok: true, outputs };
 }
-

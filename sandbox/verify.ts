@@ -115,7 +115,8 @@ function plan(task: Task, answer: string, budget: number): Plan | DetailedVerdic
       };
     }
     case 'problem': {
-      if (isBridgedProblem(task)) return zero(`malformed: a ${task.verifier} problem is scored by the Reasoning Gym bridge, not the sandbox`);
+      if (isBridgedProblem(task))
+        return zero(`malformed: a ${task.verifier} problem is scored by the Reasoning Gym bridge, not the sandbox`);
       if (task.verifier !== 'program') return zero(`malformed: unknown verifier '${String(task.verifier)}'`);
       const p = parseLiteral(answer);
       if (!p.ok) return zero(`malformed: ${p.reason}`);
@@ -128,7 +129,10 @@ function plan(task: Task, answer: string, budget: number): Plan | DetailedVerdic
         judge: ([r]) => {
           if (!r!.ok) return failed(r!);
           const s = r!.value;
-          if (typeof s !== 'number' || Number.isNaN(s)) return zero(`wrong: the verifier returned ${typeof s === 'number' ? 'NaN' : JSON.stringify(s)?.slice(0, 40) ?? 'undefined'}, not a score`);
+          if (typeof s !== 'number' || Number.isNaN(s))
+            return zero(
+              `wrong: the verifier returned ${typeof s === 'number' ? 'NaN' : (JSON.stringify(s)?.slice(0, 40) ?? 'undefined')}, not a score`,
+            );
           const reward = Math.min(1, Math.max(0, s));
           return reward === 1 ? { reward } : { reward, reason: 'wrong: the verifier scores the answer below 1' };
         },
@@ -158,7 +162,10 @@ export async function verifyAnswer(sandbox: Sandbox, task: Task, answer: string)
   return v!;
 }
 
-export async function verifyMany(sandbox: Sandbox, items: { task: Task; answer: string }[]): Promise<DetailedVerdict[]> {
+export async function verifyMany(
+  sandbox: Sandbox,
+  items: { task: Task; answer: string }[],
+): Promise<DetailedVerdict[]> {
   return (await verifyManyMetered(sandbox, items)).map((m) => m.verdict);
 }
 
@@ -172,7 +179,10 @@ export interface MeteredVerdict {
 }
 
 /** verifyMany, with each answer's budget and (for induction answers) the steps it spent. */
-export async function verifyManyMetered(sandbox: Sandbox, items: { task: Task; answer: string }[]): Promise<MeteredVerdict[]> {
+export async function verifyManyMetered(
+  sandbox: Sandbox,
+  items: { task: Task; answer: string }[],
+): Promise<MeteredVerdict[]> {
   const settings = sandboxBudget(sandbox);
   const verdicts: DetailedVerdict[] = new Array(items.length);
   const meta: { budget?: number; steps?: number }[] = items.map(() => ({}));
@@ -237,9 +247,16 @@ async function runTasksMetered(sandbox: Sandbox, tasks: TaskJob[]): Promise<Mete
 }
 
 /** sandbox.runTasks, or (for a Sandbox without it) every call through runMany in its own context. */
-export async function runTasks(sandbox: Sandbox, tasks: TaskJob[], limits?: Parameters<Sandbox['run']>[2]): Promise<RunResult[][]> {
+export async function runTasks(
+  sandbox: Sandbox,
+  tasks: TaskJob[],
+  limits?: Parameters<Sandbox['run']>[2],
+): Promise<RunResult[][]> {
   if (sandbox.runTasks) return sandbox.runTasks(tasks, limits);
-  const flat = await sandbox.runMany(tasks.flatMap((t) => t.inputs.map((args) => ({ program: t.program, args }))), limits);
+  const flat = await sandbox.runMany(
+    tasks.flatMap((t) => t.inputs.map((args) => ({ program: t.program, args }))),
+    limits,
+  );
   let at = 0;
   return tasks.map((t) => flat.slice(at, (at += t.inputs.length)));
 }

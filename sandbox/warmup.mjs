@@ -18,7 +18,8 @@ export function warmUp() {
     'function f( {',
   ];
   for (let i = 0; i < 30; i++) runJob(progs[i % progs.length], '[[3,1,2,3],"abc"]', limits);
-  for (let i = 0; i < 10; i++) runTask(progs[i % 2], ['[[3,1,2,3],"abc"]', '[[1],"x"]'], limits, 100_000, i % 4 < 2 ? 'task' : 'call');
+  for (let i = 0; i < 10; i++)
+    runTask(progs[i % 2], ['[[3,1,2,3],"abc"]', '[[1],"x"]'], limits, 100_000, i % 4 < 2 ? 'task' : 'call');
   // Calibrate interpreter progress (steps) per millisecond on a busy loop (best of a few tries).
   let best = 0;
   for (let i = 0; i < 3; i++) {

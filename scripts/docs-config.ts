@@ -53,7 +53,10 @@ function tsFiles(dir: string): string[] {
 
 function jsDoc(node: ts.Node): string | undefined {
   const docs = (node as { jsDoc?: ts.JSDoc[] }).jsDoc;
-  const text = docs?.map((d) => (typeof d.comment === 'string' ? d.comment : ts.getTextOfJSDocComment(d.comment) ?? '')).join(' ').trim();
+  const text = docs
+    ?.map((d) => (typeof d.comment === 'string' ? d.comment : (ts.getTextOfJSDocComment(d.comment) ?? '')))
+    .join(' ')
+    .trim();
   return text ? text.replace(/\s+/g, ' ') : undefined;
 }
 
@@ -66,25 +69,41 @@ function collectDocs(): Map<string, ObjectDocs> {
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
     const literals = new Map<string, ts.ObjectLiteralExpression>();
     const visitDecls = (n: ts.Node): void => {
-      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && ts.isObjectLiteralExpression(n.initializer)) literals.set(n.name.text, n.initializer);
+      if (
+        ts.isVariableDeclaration(n) &&
+        ts.isIdentifier(n.name) &&
+        n.initializer &&
+        ts.isObjectLiteralExpression(n.initializer)
+      )
+        literals.set(n.name.text, n.initializer);
       ts.forEachChild(n, visitDecls);
     };
     visitDecls(source);
     const visit = (n: ts.Node): void => {
-      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ['object', 'strictObject'].includes(n.expression.name.text) && n.arguments[0] && ts.isObjectLiteralExpression(n.arguments[0])) {
+      if (
+        ts.isCallExpression(n) &&
+        ts.isPropertyAccessExpression(n.expression) &&
+        ['object', 'strictObject'].includes(n.expression.name.text) &&
+        n.arguments[0] &&
+        ts.isObjectLiteralExpression(n.arguments[0])
+      ) {
         const fields = new Map<string, string>();
         const add = (lit: ts.ObjectLiteralExpression): void => {
           for (const p of lit.properties) {
-            if (ts.isSpreadAssignment(p) && ts.isIdentifier(p.expression) && literals.has(p.expression.text)) add(literals.get(p.expression.text)!);
-            else if (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) fields.set(p.name.text, jsDoc(p) ?? '');
+            if (ts.isSpreadAssignment(p) && ts.isIdentifier(p.expression) && literals.has(p.expression.text))
+              add(literals.get(p.expression.text)!);
+            else if (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)))
+              fields.set(p.name.text, jsDoc(p) ?? '');
           }
         };
         add(n.arguments[0]);
         // The comment of the declaration or property this schema is the value of (through .strict(), .default(…), …).
         let up: ts.Node = n;
-        while (up.parent && (ts.isPropertyAccessExpression(up.parent) || ts.isCallExpression(up.parent))) up = up.parent;
+        while (up.parent && (ts.isPropertyAccessExpression(up.parent) || ts.isCallExpression(up.parent)))
+          up = up.parent;
         const holder = up.parent && ts.isVariableDeclaration(up.parent) ? up.parent.parent.parent : up.parent;
-        const self = holder && (ts.isVariableStatement(holder) || ts.isPropertyAssignment(holder)) ? jsDoc(holder) : undefined;
+        const self =
+          holder && (ts.isVariableStatement(holder) || ts.isPropertyAssignment(holder)) ? jsDoc(holder) : undefined;
         const key = [...fields.keys()].sort().join(',');
         const docs = found.get(key) ?? { fields: new Map<string, string>() };
         for (const [k, v] of fields) if (v && !docs.fields.get(k)) docs.fields.set(k, v);
@@ -116,7 +135,8 @@ function typeOf(s: Json): string {
     if (s.exclusiveMaximum !== undefined) bounds.push(`< ${s.exclusiveMaximum}`);
     return `${t} ${bounds.join(', ')}`.trim();
   }
-  if (t === 'array') return `array of ${s.items ? typeOf(s.items) : 'any'}${s.minItems ? ` (at least ${s.minItems})` : ''}`;
+  if (t === 'array')
+    return `array of ${s.items ? typeOf(s.items) : 'any'}${s.minItems ? ` (at least ${s.minItems})` : ''}`;
   if (t === 'string') return s.format ? `string (${s.format})` : s.minLength ? `string (non-empty)` : 'string';
   if (t === 'object') return s.properties ? 'section' : 'object';
   return t ?? 'any';
@@ -129,15 +149,24 @@ function defaultOf(s: Json): string {
   return `\`${JSON.stringify(d)}\``;
 }
 
-function rows(s: Json, path: string[], required: boolean, doc: string, docs: Map<string, ObjectDocs>, out: string[]): void {
+function rows(
+  s: Json,
+  path: string[],
+  required: boolean,
+  doc: string,
+  docs: Map<string, ObjectDocs>,
+  out: string[],
+): void {
   const props = s.properties as Record<string, Json> | undefined;
   const own = props ? docs.get(Object.keys(props).sort().join(',')) : undefined;
   const description = doc || own?.self || '';
   const notes = required && !('default' in s) ? 'required. ' : '';
-  if (path.length > 0) out.push(`| \`${path.join('.')}\` | ${cell(typeOf(s))} | ${defaultOf(s)} | ${cell(notes + description)} |`);
+  if (path.length > 0)
+    out.push(`| \`${path.join('.')}\` | ${cell(typeOf(s))} | ${defaultOf(s)} | ${cell(notes + description)} |`);
   if (!props) return;
   const req = new Set((s.required as string[] | undefined) ?? []);
-  for (const [k, child] of Object.entries(props)) rows(child, [...path, k], req.has(k), own?.fields.get(k) ?? '', docs, out);
+  for (const [k, child] of Object.entries(props))
+    rows(child, [...path, k], req.has(k), own?.fields.get(k) ?? '', docs, out);
 }
 
 export function renderConfigDoc(): string {
@@ -145,7 +174,8 @@ export function renderConfigDoc(): string {
   const docs = collectDocs();
   const props = schema.properties as Record<string, Json>;
   const unexplained = Object.keys(props).filter((k) => !OVERVIEW.includes(`\`${k}\``));
-  if (unexplained.length > 0) throw new Error(`scripts/docs-config.ts: OVERVIEW does not explain ${unexplained.join(', ')}`);
+  if (unexplained.length > 0)
+    throw new Error(`scripts/docs-config.ts: OVERVIEW does not explain ${unexplained.join(', ')}`);
   const required = new Set(schema.required as string[]);
   const top = docs.get(Object.keys(props).sort().join(','));
   const lines = [

@@ -41,7 +41,10 @@ function readProgram(program: string): { params: string[]; read: number[]; body:
   const open = tokens.findIndex((t) => t.text === '(');
   const close = tokens.findIndex((t, i) => i > open && t.text === ')');
   if (open < 0 || close < 0) return { params: [], read: [], body: tokens.map((t) => t.text) };
-  const params = tokens.slice(open + 1, close).filter((t) => t.kind === 'id').map((t) => t.text);
+  const params = tokens
+    .slice(open + 1, close)
+    .filter((t) => t.kind === 'id')
+    .map((t) => t.text);
   // The body: after the parameter list, without the braces (or the arrow) that open and close it.
   let body = tokens.slice(close + 1);
   if (body[0]?.text === '=>') body = body.slice(1);

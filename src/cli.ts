@@ -41,7 +41,9 @@ export async function main(argv: string[]): Promise<number> {
 /** The whole command tree, without parsing anything: main() runs it, scripts/docs-cli.ts writes docs/cli.md from it. */
 export function buildProgram(): Command {
   const program = new Command('cogen')
-    .description('Self-evolving environment co-generation: tasks, verifiers, a curriculum, a solver that learns, a skill graph.')
+    .description(
+      'Self-evolving environment co-generation: tasks, verifiers, a curriculum, a solver that learns, a skill graph.',
+    )
     .version('0.1.0')
     .option('--verbose', 'print stack traces and debug lines')
     // Set before the subcommands are added, so that they inherit it: usage errors throw
@@ -49,6 +51,20 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   // In this order: it is the order of `cogen --help` and of docs/cli.md.
-  for (const add of [runCommand, serveCommand, skillsCommand, workerCommand, exportCommand, envsCommand, proposerCommand, setupCommand, presetsCommand, runsCommand, dashboardCommand, plotCommand]) add(program);
+  for (const add of [
+    runCommand,
+    serveCommand,
+    skillsCommand,
+    workerCommand,
+    exportCommand,
+    envsCommand,
+    proposerCommand,
+    setupCommand,
+    presetsCommand,
+    runsCommand,
+    dashboardCommand,
+    plotCommand,
+  ])
+    add(program);
   return program;
 }

@@ -50,7 +50,10 @@ export const runConfigSchema = z
      * the level-frontier controller; the other controllers pick among the tabled levels.
      */
     maxLevel: z.number().int().min(0).nullable().default(null),
-    types: z.array(z.enum(TASK_TYPES)).min(1).default([...CODE_TASK_TYPES]),
+    types: z
+      .array(z.enum(TASK_TYPES))
+      .min(1)
+      .default([...CODE_TASK_TYPES]),
     /**
      * Environment kinds (envs/) the curriculum may pick beside the task types: each family × level ×
      * kind is an arm, played by the built-in solver over several turns (src/run-envs.ts). None by default.
@@ -98,7 +101,9 @@ export function formatIssues(error: z.ZodError, input: unknown): string {
     .map((issue) => {
       const path = issue.path.join('.') || '(root)';
       let value: unknown = input;
-      for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+      for (const key of issue.path)
+        value =
+          value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
       const shown = value === undefined ? 'missing' : JSON.stringify(value);
       return `${path}: ${shown} — ${issue.message}`;
     })
@@ -120,7 +125,8 @@ function dropRetired(input: unknown): { config: unknown; dropped: { field: strin
   const dropped: { field: string; why: string }[] = [];
   for (const { path, why } of RETIRED_FIELDS) {
     let at: unknown = config;
-    for (const key of path.slice(0, -1)) at = at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+    for (const key of path.slice(0, -1))
+      at = at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
     const last = path[path.length - 1]!;
     if (at && typeof at === 'object' && Object.prototype.hasOwnProperty.call(at, last)) {
       delete (at as Record<string, unknown>)[last];
@@ -163,8 +169,12 @@ export function loadPreset(nameOrPath: string, overrides: Record<string, unknown
   const isPath = nameOrPath.includes('/') || nameOrPath.endsWith('.yaml') || nameOrPath.endsWith('.yml');
   const path = isPath ? resolve(nameOrPath) : join(PRESETS_DIR, `${nameOrPath}.yaml`);
   if (!existsSync(path)) {
-    const known = listPresets().map((p) => p.name).join(', ');
-    throw new ConfigError(isPath ? `preset file not found: ${path}` : `unknown preset "${nameOrPath}" (known: ${known})`);
+    const known = listPresets()
+      .map((p) => p.name)
+      .join(', ');
+    throw new ConfigError(
+      isPath ? `preset file not found: ${path}` : `unknown preset "${nameOrPath}" (known: ${known})`,
+    );
   }
   let raw: unknown;
   try {
@@ -172,7 +182,8 @@ export function loadPreset(nameOrPath: string, overrides: Record<string, unknown
   } catch (e) {
     throw new ConfigError(`preset ${path} is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`preset ${path} must be a YAML mapping`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError(`preset ${path} must be a YAML mapping`);
   const merged = deepMerge(raw as Record<string, unknown>, overrides);
   if (merged.name === undefined) merged.name = basename(path).replace(/\.ya?ml$/, '');
   return parseConfig(merged, isPath ? path : `"${nameOrPath}"`);
@@ -183,9 +194,10 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   for (const [k, v] of Object.entries(over)) {
     if (v === undefined) continue;
     const b = out[k];
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
-      ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
-      : v;
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
+        ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }

@@ -11,9 +11,17 @@ import type { Json } from '../core/task.js';
 import { Env, type EnvAction, type EnvSpec, type Trajectory } from '../envs/index.js';
 import { compactProgram, tokenize } from '../generators/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { parseAction, turnContext, type ActionTool, type EpisodeRows, type TransformerPolicy, type Turn } from './solver/index.js';
+import {
+  parseAction,
+  turnContext,
+  type ActionTool,
+  type EpisodeRows,
+  type TransformerPolicy,
+  type Turn,
+} from './solver/index.js';
 
-const ascii = (s: string): string => s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const ascii = (s: string): string =>
+  s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const args = (xs: Json[]): string => xs.map((x) => JSON.stringify(x)).join(',');
 
 /**
@@ -26,7 +34,8 @@ const args = (xs: Json[]): string => xs.map((x) => JSON.stringify(x)).join(',');
  */
 export function solverTools(spec: EnvSpec, turns: readonly Turn[] = []): ActionTool[] {
   const all = toolsAt(spec);
-  if (turns.length >= Math.min(spec.budgets.calls, spec.budgets.turns - 1)) return all.filter((t) => t.name === 'submit');
+  if (turns.length >= Math.min(spec.budgets.calls, spec.budgets.turns - 1))
+    return all.filter((t) => t.name === 'submit');
   const run = turns.flatMap((t) => parseAction(all, t.action)?.arg ?? []);
   // a tool whose every candidate was run is refused whole (the grammar finds no completion)
   return all.map((t) => (t.name === 'submit' || run.length === 0 ? t : { ...t, except: run }));
@@ -36,12 +45,21 @@ function toolsAt(spec: EnvSpec): ActionTool[] {
   const list = `[${spec.argTypes.join(',')}]`;
   switch (spec.kind) {
     case 'probe':
-      return [{ name: 'call', arg: list }, { name: 'submit', arg: 'program' }];
+      return [
+        { name: 'call', arg: list },
+        { name: 'submit', arg: 'program' },
+      ];
     case 'search':
-      return [{ name: 'call', arg: list }, { name: 'submit', arg: list }];
+      return [
+        { name: 'call', arg: list },
+        { name: 'submit', arg: list },
+      ];
     case 'repair': {
       const oneOf = oneTokenEdits(compactProgram(spec.buggy));
-      return [{ name: 'run_tests', arg: 'program', oneOf }, { name: 'submit', arg: 'program', oneOf }];
+      return [
+        { name: 'run_tests', arg: 'program', oneOf },
+        { name: 'submit', arg: 'program', oneOf },
+      ];
     }
   }
 }
@@ -60,7 +78,8 @@ export function oneTokenEdits(program: string): string[] {
   for (const t of tokenize(program)) {
     const put = (text: string) => out.add(program.slice(0, t.at) + text + program.slice(t.at + t.text.length));
     if (EDIT_OPERATORS.includes(t.text)) for (const op of EDIT_OPERATORS) if (op !== t.text) put(op);
-    if (t.kind === 'num' && /^\d+$/.test(t.text)) for (const d of [-3, -2, -1, 1, 2, 3]) if (Number(t.text) + d >= 0) put(String(Number(t.text) + d));
+    if (t.kind === 'num' && /^\d+$/.test(t.text))
+      for (const d of [-3, -2, -1, 1, 2, 3]) if (Number(t.text) + d >= 0) put(String(Number(t.text) + d));
   }
   out.delete(program);
   return [...out].sort();
@@ -80,7 +99,9 @@ export function solverPrompt(spec: EnvSpec, seed: number): string {
       return ascii(`P:${spec.argTypes.join(',')}@${args(shown.input)}>${JSON.stringify(shown.output)}`);
     }
     case 'repair': // a failing test as `in>expected!got`, as the environment reports it
-      return ascii(`R:${compactProgram(spec.buggy)}@${spec.visible.map((e, i) => `${args(e.input)}>${JSON.stringify(e.output)}${spec.got?.[i] == null ? '' : `!${spec.got[i]}`}`).join(';')}`);
+      return ascii(
+        `R:${compactProgram(spec.buggy)}@${spec.visible.map((e, i) => `${args(e.input)}>${JSON.stringify(e.output)}${spec.got?.[i] == null ? '' : `!${spec.got[i]}`}`).join(';')}`,
+      );
   }
 }
 
@@ -93,7 +114,12 @@ export function solverPrompt(spec: EnvSpec, seed: number): string {
 export function solverObservation(text: string): string {
   const lines = text.split('\n');
   if (/^\d+ of \d+ visible tests pass$/.test(lines[0]!)) {
-    return ascii(lines.slice(1).map((l) => (/^test \d+: pass /.test(l) ? '+' : `!${l.slice(l.lastIndexOf(', got ') + 6)}`)).join(';'));
+    return ascii(
+      lines
+        .slice(1)
+        .map((l) => (/^test \d+: pass /.test(l) ? '+' : `!${l.slice(l.lastIndexOf(', got ') + 6)}`))
+        .join(';'),
+    );
   }
   const call = /^f\(.*?\) = ([\s\S]*)$/.exec(text);
   return ascii(call ? `=${call[1]}` : text);
@@ -103,7 +129,8 @@ export function solverObservation(text: string): string {
 export function toEnvAction(spec: EnvSpec, text: string): EnvAction {
   const a = parseAction(toolsAt(spec), text);
   if (!a) return { name: text.slice(0, 40), arguments: '{}' };
-  if (a.tool === 'submit' && spec.kind !== 'search') return { name: 'submit', arguments: JSON.stringify({ program: a.arg }) };
+  if (a.tool === 'submit' && spec.kind !== 'search')
+    return { name: 'submit', arguments: JSON.stringify({ program: a.arg }) };
   if (a.tool === 'run_tests') return { name: 'run_tests', arguments: JSON.stringify({ program: a.arg }) };
   // an argument list, written as a JSON literal: it goes into the arguments' JSON as it is
   return { name: a.tool, arguments: `{"${spec.kind === 'probe' ? 'args' : 'x'}":${a.arg}}` };
@@ -120,17 +147,28 @@ export interface SolverEpisode extends EpisodeRows {
  * running), greedy or sampled. Episode seeds are `seed` (probe's shown example); the policy's own
  * random stream draws the actions, so a fixed policy seed replays the same episodes.
  */
-export async function playSolver(policy: TransformerPolicy, sandbox: Sandbox, specs: EnvSpec[], group: number, o: { greedy: boolean; seed?: number }): Promise<SolverEpisode[][]> {
+export async function playSolver(
+  policy: TransformerPolicy,
+  sandbox: Sandbox,
+  specs: EnvSpec[],
+  group: number,
+  o: { greedy: boolean; seed?: number },
+): Promise<SolverEpisode[][]> {
   const seed = o.seed ?? 0;
-  const eps = specs.map((spec) => Array.from({ length: group }, () => {
-    const env = new Env(spec, sandbox);
-    env.reset(seed);
-    return { spec, env, prompt: solverPrompt(spec, seed), rows: [] as EpisodeRows['rows'], turns: [] as Turn[] };
-  }));
+  const eps = specs.map((spec) =>
+    Array.from({ length: group }, () => {
+      const env = new Env(spec, sandbox);
+      env.reset(seed);
+      return { spec, env, prompt: solverPrompt(spec, seed), rows: [] as EpisodeRows['rows'], turns: [] as Turn[] };
+    }),
+  );
   for (;;) {
     const live = eps.flat().filter((e) => !e.env.done);
     if (live.length === 0) break;
-    const rows = await policy.decodeActions(live.map((e) => ({ text: turnContext(e.prompt, e.turns), tools: solverTools(e.spec, e.turns) })), o.greedy);
+    const rows = await policy.decodeActions(
+      live.map((e) => ({ text: turnContext(e.prompt, e.turns), tools: solverTools(e.spec, e.turns) })),
+      o.greedy,
+    );
     for (const [i, e] of live.entries()) {
       const row = rows[i]!;
       const r = await e.env.step(toEnvAction(e.spec, row.text));
@@ -138,10 +176,12 @@ export async function playSolver(policy: TransformerPolicy, sandbox: Sandbox, sp
       e.turns.push({ action: row.text, observation: solverObservation(r.observation) });
     }
   }
-  return eps.map((g) => g.map((e) => {
-    const trajectory = e.env.trajectory();
-    return { rows: e.rows, reward: trajectory.reward, trajectory, turns: e.turns };
-  }));
+  return eps.map((g) =>
+    g.map((e) => {
+      const trajectory = e.env.trajectory();
+      return { rows: e.rows, reward: trajectory.reward, trajectory, turns: e.turns };
+    }),
+  );
 }
 
 export interface AgenticTrainOptions {
@@ -155,7 +195,12 @@ export interface AgenticTrainOptions {
 }
 
 /** Multi-turn GRPO on a pool of environments: each step plays groups of episodes and updates once. */
-export async function trainAgentic(policy: TransformerPolicy, sandbox: Sandbox, pool: EnvSpec[], o: AgenticTrainOptions): Promise<void> {
+export async function trainAgentic(
+  policy: TransformerPolicy,
+  sandbox: Sandbox,
+  pool: EnvSpec[],
+  o: AgenticTrainOptions,
+): Promise<void> {
   const rng = createRng(`agentic/${o.seed}`);
   for (let step = 0; step < o.steps; step++) {
     const t0 = performance.now();
@@ -164,8 +209,12 @@ export async function trainAgentic(policy: TransformerPolicy, sandbox: Sandbox, 
     const stats = await policy.updateEpisodes(groups, policy.cfg.sampling.temperature);
     const flat = groups.flat();
     o.onStep?.({
-      step, reward: stats.reward ?? 0, success: flat.filter((e) => e.reward === 1).length / flat.length,
-      loss: stats.loss, groups: stats.groups, ms: performance.now() - t0,
+      step,
+      reward: stats.reward ?? 0,
+      success: flat.filter((e) => e.reward === 1).length / flat.length,
+      loss: stats.loss,
+      groups: stats.groups,
+      ms: performance.now() - t0,
     });
   }
 }
@@ -175,7 +224,12 @@ export async function trainAgentic(policy: TransformerPolicy, sandbox: Sandbox, 
  * `samples` of the sampled policy (the one GRPO trains; greedy decoding is one reading of it), that
  * many episodes per spec.
  */
-export async function evaluateSolver(policy: TransformerPolicy, sandbox: Sandbox, specs: EnvSpec[], o: { samples?: number } = {}): Promise<{ success: number; meanReward: number; endings: Record<string, number> }> {
+export async function evaluateSolver(
+  policy: TransformerPolicy,
+  sandbox: Sandbox,
+  specs: EnvSpec[],
+  o: { samples?: number } = {},
+): Promise<{ success: number; meanReward: number; endings: Record<string, number> }> {
   const eps = (await playSolver(policy, sandbox, specs, o.samples ?? 1, { greedy: !o.samples })).flat();
   const endings: Record<string, number> = {};
   for (const e of eps) {

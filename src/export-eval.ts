@@ -42,10 +42,19 @@ export async function exportEval(o: EvalExportOptions): Promise<number> {
   if (bad !== undefined) throw new UserError(`--types: family '${o.family}' makes ${made.join(', ')}, not '${bad}'`);
   const sandbox = await createSandbox();
   try {
-    const tasks = await evalSet(sandbox, { family: o.family, level: o.level, types, n: o.n, seed: o.seed }).catch((e: Error) => {
-      throw new UserError(e.message.split('\n')[0]!);
-    });
-    const rows = tasks.map((task) => ({ task, step: 0, compact: renderCompact(task), natural: renderNatural(task), attempts: 0, solved: 0 }));
+    const tasks = await evalSet(sandbox, { family: o.family, level: o.level, types, n: o.n, seed: o.seed }).catch(
+      (e: Error) => {
+        throw new UserError(e.message.split('\n')[0]!);
+      },
+    );
+    const rows = tasks.map((task) => ({
+      task,
+      step: 0,
+      compact: renderCompact(task),
+      natural: renderNatural(task),
+      attempts: 0,
+      solved: 0,
+    }));
     return await exportTaskRows(rows, o.out, o.format, { view: o.view, exclude: o.exclude });
   } finally {
     await sandbox.close();
@@ -53,15 +62,36 @@ export async function exportEval(o: EvalExportOptions): Promise<number> {
 }
 
 /** `cogen export --what eval` from the command line's options: writes the set and says so on stderr. */
-export async function exportEvalCommand(o: Omit<EvalExportOptions, 'family' | 'level'> & { family?: string; level?: number; shown: string }): Promise<void> {
+export async function exportEvalCommand(
+  o: Omit<EvalExportOptions, 'family' | 'level'> & { family?: string; level?: number; shown: string },
+): Promise<void> {
   if (o.family === undefined || o.level === undefined) throw new UserError('--what eval needs --family and --level');
-  const n = await exportEval({ family: o.family, level: o.level, n: o.n, seed: o.seed, types: o.types, out: o.out, format: o.format, view: o.view, exclude: o.exclude });
-  process.stderr.write(`wrote ${n} eval tasks of ${o.family} at level ${o.level} (seed ${o.seed}) to ${o.shown} (${o.format})\n`);
+  const n = await exportEval({
+    family: o.family,
+    level: o.level,
+    n: o.n,
+    seed: o.seed,
+    types: o.types,
+    out: o.out,
+    format: o.format,
+    view: o.view,
+    exclude: o.exclude,
+  });
+  process.stderr.write(
+    `wrote ${n} eval tasks of ${o.family} at level ${o.level} (seed ${o.seed}) to ${o.shown} (${o.format})\n`,
+  );
 }
 
 /** The run a run's export (`--what` other than eval) reads; eval's options are refused in one line. */
-export function exportedRun(o: { what: string; run?: string; family?: string; level?: number; types?: string[] }): string {
+export function exportedRun(o: {
+  what: string;
+  run?: string;
+  family?: string;
+  level?: number;
+  types?: string[];
+}): string {
   if (o.run === undefined) throw new UserError(`--what ${o.what} needs --run <id>`);
-  if (o.family !== undefined || o.level !== undefined || o.types !== undefined) throw new UserError('--family, --level and --types go with --what eval');
+  if (o.family !== undefined || o.level !== undefined || o.types !== undefined)
+    throw new UserError('--family, --level and --types go with --what eval');
   return o.run;
 }

@@ -29,7 +29,9 @@ type Chat = { role: string; content: string }[];
 export const proposalKind = {
   rows: (store: RunStore): ProposalExport[] =>
     store.db
-      .prepare('SELECT id, step, proposer, family, level, type, prompt, raw AS output, outcome, detail, task_id, learnability FROM proposals ORDER BY id')
+      .prepare(
+        'SELECT id, step, proposer, family, level, type, prompt, raw AS output, outcome, detail, task_id, learnability FROM proposals ORDER BY id',
+      )
       .all() as ProposalExport[],
   extraInfo: {
     index: 'int64',
@@ -48,13 +50,34 @@ export const proposalKind = {
     const reward = r.learnability ?? 0;
     return {
       record: r,
-      trl: { prompt, completion: [{ role: 'assistant', content: r.output }], reward, label: reward > 0, proposer: r.proposer, outcome: r.outcome, family: r.family, level: r.level, type: r.type },
+      trl: {
+        prompt,
+        completion: [{ role: 'assistant', content: r.output }],
+        reward,
+        label: reward > 0,
+        proposer: r.proposer,
+        outcome: r.outcome,
+        family: r.family,
+        level: r.level,
+        type: r.type,
+      },
       verl: {
         data_source: `cogen/proposals/${r.proposer}`,
         prompt,
         ability: `propose.${r.type}`,
         reward_model: { style: 'rule', ground_truth: r.output },
-        extra_info: { index, id: r.id, step: r.step, proposer: r.proposer, family: r.family, level: r.level, type: r.type, outcome: r.outcome, task_id: r.task_id, learnability: r.learnability },
+        extra_info: {
+          index,
+          id: r.id,
+          step: r.step,
+          proposer: r.proposer,
+          family: r.family,
+          level: r.level,
+          type: r.type,
+          outcome: r.outcome,
+          task_id: r.task_id,
+          learnability: r.learnability,
+        },
       },
     };
   },

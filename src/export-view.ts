@@ -35,13 +35,24 @@ export interface CompactRecord {
  * rendering writes programs; the stored program may span lines the solver has no token for), any
  * other answer as the chat view's.
  */
-export const viewReference = (task: Task): string => (task.type === 'induction' ? compactProgram(task.program) : referenceAnswer(task));
+export const viewReference = (task: Task): string =>
+  task.type === 'induction' ? compactProgram(task.program) : referenceAnswer(task);
 
 export function toCompactRecord(row: TaskRow): CompactRecord {
   const t = row.task;
   const prompt = viewPrompt(renderCompact(t)).text;
   const completion = viewAnswer(answerShape(t), viewReference(t));
-  return { id: t.id, type: t.type, family: t.family, level: t.level, skills: t.skills, prompt, completion, answer: referenceAnswer(t), view: VIEW_RULE.name };
+  return {
+    id: t.id,
+    type: t.type,
+    family: t.family,
+    level: t.level,
+    skills: t.skills,
+    prompt,
+    completion,
+    answer: referenceAnswer(t),
+    view: VIEW_RULE.name,
+  };
 }
 
 const chatTasks = RECORD_KINDS.tasks as RecordKind<TaskRow>;
@@ -58,7 +69,12 @@ const compactTasks: RecordKind<TaskRow> = {
 };
 
 /** Writes task rows in a view, less the tasks whose ids are in `exclude`; returns how many. */
-export function exportTaskRows(rows: TaskRow[], out: string, format: ExportFormat, opts: { view?: ExportView; exclude?: ReadonlySet<string> } = {}): Promise<number> {
+export function exportTaskRows(
+  rows: TaskRow[],
+  out: string,
+  format: ExportFormat,
+  opts: { view?: ExportView; exclude?: ReadonlySet<string> } = {},
+): Promise<number> {
   const kept = opts.exclude ? rows.filter((r) => !opts.exclude!.has(r.task.id)) : rows;
   return writeExport(opts.view === 'compact' ? compactTasks : chatTasks, kept, out, format);
 }
@@ -66,7 +82,10 @@ export function exportTaskRows(rows: TaskRow[], out: string, format: ExportForma
 /** Refuses, in one line, a view or probe exclusion the export cannot honour. */
 export function checkViewOptions(o: { what: string; format: string; view: string; excludeProbes?: string }): void {
   const tasks = o.what === 'tasks' || o.what === 'eval';
-  if (o.view === 'compact' && !tasks) throw new UserError(`--view compact writes tasks (--what tasks or eval), not ${o.what}`);
-  if (o.view === 'compact' && o.format === 'parquet') throw new UserError("--view compact writes jsonl or trl rows (parquet is veRL's chat layout)");
-  if (o.excludeProbes !== undefined && !tasks) throw new UserError(`--exclude-probes leaves a run's probes out of tasks (--what tasks or eval), not ${o.what}`);
+  if (o.view === 'compact' && !tasks)
+    throw new UserError(`--view compact writes tasks (--what tasks or eval), not ${o.what}`);
+  if (o.view === 'compact' && o.format === 'parquet')
+    throw new UserError("--view compact writes jsonl or trl rows (parquet is veRL's chat layout)");
+  if (o.excludeProbes !== undefined && !tasks)
+    throw new UserError(`--exclude-probes leaves a run's probes out of tasks (--what tasks or eval), not ${o.what}`);
 }

@@ -48,7 +48,8 @@ export interface Exported {
  * A parquet column type: a leaf, a list of a type, or a struct of named fields (in order). Every
  * field is nullable (OPTIONAL), as pyarrow writes them; lists use the standard three-level layout.
  */
-export type ParquetType = 'string' | 'int32' | 'int64' | 'double' | 'bool' | { list: ParquetType } | { struct: ParquetFields };
+export type ParquetType =
+  'string' | 'int32' | 'int64' | 'double' | 'bool' | { list: ParquetType } | { struct: ParquetFields };
 export type ParquetFields = Record<string, ParquetType>;
 
 /** A kind of record: where its rows come from in a run, how one becomes a record, and the typed fields of veRL's extra_info. */
@@ -139,7 +140,17 @@ const taskKind: RecordKind<TaskRow> = {
         prompt,
         ability: r.type,
         reward_model: { style: 'rule', ground_truth: r.answer },
-        extra_info: { index, id: r.id, type: r.type, family: r.family, level: r.level, skills: r.skills, solve_rate: r.solveRate, attempts: r.attempts, task },
+        extra_info: {
+          index,
+          id: r.id,
+          type: r.type,
+          family: r.family,
+          level: r.level,
+          skills: r.skills,
+          solve_rate: r.solveRate,
+          attempts: r.attempts,
+          task,
+        },
       },
     };
   },
@@ -210,19 +221,43 @@ const trajectoryKind: RecordKind<EnvEpisodeRow> = {
     return {
       record: r,
       // TRL's conversational prompt-completion layout, with the tools column its chat templates read.
-      trl: { prompt, completion: rest, tools: r.tools, reward: r.reward, env_id: r.env_id, kind: r.kind, level: r.level },
+      trl: {
+        prompt,
+        completion: rest,
+        tools: r.tools,
+        reward: r.reward,
+        env_id: r.env_id,
+        kind: r.kind,
+        level: r.level,
+      },
       verl: {
         data_source: `cogen/env/${r.kind}`,
         prompt,
         ability: `env.${r.kind}`,
         reward_model: { style: 'rule', ground_truth: row.spec.program },
-        extra_info: { index, id: r.id, env_id: r.env_id, kind: r.kind, family: r.family, level: r.level, skills: r.skills, reward: r.reward, messages: JSON.stringify(r.messages), tools: JSON.stringify(r.tools), spec: JSON.stringify(row.spec) },
+        extra_info: {
+          index,
+          id: r.id,
+          env_id: r.env_id,
+          kind: r.kind,
+          family: r.family,
+          level: r.level,
+          skills: r.skills,
+          reward: r.reward,
+          messages: JSON.stringify(r.messages),
+          tools: JSON.stringify(r.tools),
+          spec: JSON.stringify(row.spec),
+        },
       },
     };
   },
 };
 
-export const RECORD_KINDS: { [K in ExportKind]: RecordKind<any> } = { tasks: taskKind, trajectories: trajectoryKind, proposals: proposalKind };
+export const RECORD_KINDS: { [K in ExportKind]: RecordKind<any> } = {
+  tasks: taskKind,
+  trajectories: trajectoryKind,
+  proposals: proposalKind,
+};
 
 // ---- formats ----------------------------------------------------------------------------------
 
@@ -246,8 +281,14 @@ const WRITERS: Record<ExportFormat, FormatWriter> = {
     const { parquetWriteBuffer } = await import('hyparquet-writer');
     const columns = Object.entries(verlColumns(extraInfo));
     const buf = parquetWriteBuffer({
-      columnData: columns.map(([name, type]) => ({ name, data: records.map((r) => toParquetValue(type, r.verl[name as keyof VerlRow])) })),
-      schema: [{ name: 'root', num_children: columns.length }, ...columns.flatMap(([name, type]) => parquetSchema(name, type))],
+      columnData: columns.map(([name, type]) => ({
+        name,
+        data: records.map((r) => toParquetValue(type, r.verl[name as keyof VerlRow])),
+      })),
+      schema: [
+        { name: 'root', num_children: columns.length },
+        ...columns.flatMap(([name, type]) => parquetSchema(name, type)),
+      ],
     });
     return new Uint8Array(buf);
   },
@@ -274,7 +315,10 @@ export function parquetSchema(name: string, type: ParquetType): SchemaElement[] 
     ];
   }
   const fields = Object.entries(type.struct);
-  return [{ name, repetition_type: 'OPTIONAL', num_children: fields.length }, ...fields.flatMap(([n, t]) => parquetSchema(n, t))];
+  return [
+    { name, repetition_type: 'OPTIONAL', num_children: fields.length },
+    ...fields.flatMap(([n, t]) => parquetSchema(n, t)),
+  ];
 }
 
 /** A value shaped for the writer: int64 leaves as bigint, struct fields by name (missing → null). */
@@ -290,7 +334,12 @@ function toParquetValue(type: ParquetType, value: unknown): unknown {
 // ---- entry points -----------------------------------------------------------------------------
 
 /** Writes records of one kind in one format; returns how many. */
-export async function writeExport<Row>(kind: RecordKind<Row>, rows: Row[], out: string, format: ExportFormat): Promise<number> {
+export async function writeExport<Row>(
+  kind: RecordKind<Row>,
+  rows: Row[],
+  out: string,
+  format: ExportFormat,
+): Promise<number> {
   const records = rows.map((row, i) => kind.toExported(row, i));
   const data = await WRITERS[format](records, kind.extraInfo);
   mkdirSync(dirname(out), { recursive: true });

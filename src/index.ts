@@ -3,7 +3,17 @@ export { createSandbox } from '../sandbox/index.js';
 export type { Sandbox, Limits, RunResult, FailureReason } from '../sandbox/index.js';
 export { verifyAnswer, verifyMany } from '../sandbox/index.js';
 export { parseLiteral } from '../sandbox/index.js';
-export { generateTask, materialise, mutate, families, getFamily, allSkills, renderCompact, renderNatural, canonicalHash } from '../generators/index.js';
+export {
+  generateTask,
+  materialise,
+  mutate,
+  families,
+  getFamily,
+  allSkills,
+  renderCompact,
+  renderNatural,
+  canonicalHash,
+} from '../generators/index.js';
 export type { Family } from '../generators/index.js';
 export { createController, curriculumConfigSchema } from '../curricula/index.js';
 export type { Arm, Pick, Controller } from '../curricula/index.js';
@@ -17,5 +27,30 @@ export { RunStore } from './store.js';
 export { exportTasks, exportRun, toRecord, EXPORT_FORMATS, EXPORT_KINDS } from './export.js';
 export { createRng, type Rng } from '../core/rng.js';
 export * from '../core/task.js';
-export { Env, ENV_KINDS, ENV_SKILLS, generateEnv, validateEnv, playEpisode, referenceActions, referencePolicy, randomPolicy, replay, playWithChatModel, ScriptedToolModel, trajectoryMessages, EnvSessions } from '../envs/index.js';
-export type { EnvSpec, EnvKind, EnvAction, EnvObservation, StepResult, Trajectory, ToolSchema, EnvMessage, Policy as EnvPolicy } from '../envs/index.js';
+export {
+  Env,
+  ENV_KINDS,
+  ENV_SKILLS,
+  generateEnv,
+  validateEnv,
+  playEpisode,
+  referenceActions,
+  referencePolicy,
+  randomPolicy,
+  replay,
+  playWithChatModel,
+  ScriptedToolModel,
+  trajectoryMessages,
+  EnvSessions,
+} from '../envs/index.js';
+export type {
+  EnvSpec,
+  EnvKind,
+  EnvAction,
+  EnvObservation,
+  StepResult,
+  Trajectory,
+  ToolSchema,
+  EnvMessage,
+  Policy as EnvPolicy,
+} from '../envs/index.js';

@@ -30,7 +30,9 @@ export async function evalSet(sandbox: Sandbox, o: EvalSetOptions): Promise<Task
   const out: Task[] = [];
   for (let i = 0; i < o.n; i++) {
     const type = o.types[i % o.types.length]!;
-    out.push(await drawTask(sandbox, { family: o.family, level: o.level, type, rng: rng.fork(String(i)), seen, attempts: 20 }));
+    out.push(
+      await drawTask(sandbox, { family: o.family, level: o.level, type, rng: rng.fork(String(i)), seen, attempts: 20 }),
+    );
   }
   return out;
 }
@@ -67,7 +69,13 @@ export class LevelEvals {
     const key = evalKey(family, level);
     if (!this.above(family, level) || this.sets.has(key)) return;
     const types = this.o.types(family);
-    const tasks = await evalSet(this.sandbox, { family, level, types, n: this.o.perArm * types.length, seed: this.o.seed });
+    const tasks = await evalSet(this.sandbox, {
+      family,
+      level,
+      types,
+      n: this.o.perArm * types.length,
+      seed: this.o.seed,
+    });
     for (const t of tasks) seen.add(t.id);
     this.sets.set(key, { family, level, tasks, prompts: tasks.map(this.o.render) });
   }
@@ -81,9 +89,18 @@ export class LevelEvals {
     const sets = [...this.sets.entries()];
     if (sets.length === 0) return {};
     const tasks = sets.flatMap(([, s]) => s.tasks);
-    const answers = await policy.greedy(sets.flatMap(([, s]) => s.tasks.map((t, i) => ({ text: s.prompts[i]!, kind: answerKind(t.type), shape: answerShape(t) }))));
-    const verdicts = await verifyTasks(this.sandbox, tasks.map((task, i) => ({ task, answer: answers[i]! })));
+    const answers = await policy.greedy(
+      sets.flatMap(([, s]) =>
+        s.tasks.map((t, i) => ({ text: s.prompts[i]!, kind: answerKind(t.type), shape: answerShape(t) })),
+      ),
+    );
+    const verdicts = await verifyTasks(
+      this.sandbox,
+      tasks.map((task, i) => ({ task, answer: answers[i]! })),
+    );
     let next = 0;
-    return Object.fromEntries(sets.map(([key, s]) => [key, mean(s.tasks.map(() => (isSolved(verdicts[next++]!.reward) ? 1 : 0)))]));
+    return Object.fromEntries(
+      sets.map(([key, s]) => [key, mean(s.tasks.map(() => (isSolved(verdicts[next++]!.reward) ? 1 : 0)))]),
+    );
   }
 }

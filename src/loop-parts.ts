@@ -20,7 +20,11 @@ import { verifyTasks } from './verification.js';
  * writable by its answer grammar: it cannot write it (docs/levels.md). The task is served all the
  * same (a chat-model solver or a trainer has no such limit).
  */
-export function solverFit(maxAnswerLen: number, tabled: ReadonlyMap<string, number>, log: (line: string) => void): (task: Task) => void {
+export function solverFit(
+  maxAnswerLen: number,
+  tabled: ReadonlyMap<string, number>,
+  log: (line: string) => void,
+): (task: Task) => void {
   const noted = new Set<string>();
   return (task) => {
     const key = `${task.family} level ${task.level} ${task.type}`;
@@ -30,7 +34,10 @@ export function solverFit(maxAnswerLen: number, tabled: ReadonlyMap<string, numb
     const ids = answerIds(grammarFor(answerShape(task)), answer);
     if (ids !== null && ids.length - 1 <= maxAnswerLen) return;
     noted.add(key);
-    const what = ids === null ? 'a reference answer its answer grammar cannot write' : `a reference answer of ${ids.length - 1} tokens, past its maxAnswerLen ${maxAnswerLen}`;
+    const what =
+      ids === null
+        ? 'a reference answer its answer grammar cannot write'
+        : `a reference answer of ${ids.length - 1} tokens, past its maxAnswerLen ${maxAnswerLen}`;
     log(`${key}: ${what}: the built-in solver cannot write such answers (solver.model.maxAnswerLen)`);
   };
 }
@@ -47,10 +54,12 @@ export interface Checkpoint {
   selfPlay?: unknown;
 }
 
-
 /** Verifies G answers per task in one batch; verdicts[g][i] is that of answers[g][i], to tasks[g]. */
 export async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: string[][]): Promise<DetailedVerdict[][]> {
-  const flat = await verifyTasks(sandbox, answers.flatMap((group, g) => group.map((answer) => ({ task: tasks[g]!, answer }))));
+  const flat = await verifyTasks(
+    sandbox,
+    answers.flatMap((group, g) => group.map((answer) => ({ task: tasks[g]!, answer }))),
+  );
   let next = 0;
   return answers.map((group) => group.map(() => flat[next++]!));
 }
@@ -59,9 +68,20 @@ export async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: str
  * Greedy decoding on the held-out probes, and greedy episodes on the held-out environments:
  * accuracy overall and per skill (with its trivial baseline), and per arm.
  */
-export async function runProbes(policy: Policy, sandbox: Sandbox, probes: Probe[], envProbes: EnvProbe[], skills: Skill[]) {
-  const answers = await policy.greedy(probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })));
-  const verdicts = await verifyTasks(sandbox, probes.map((p, i) => ({ task: p.task, answer: answers[i]! })));
+export async function runProbes(
+  policy: Policy,
+  sandbox: Sandbox,
+  probes: Probe[],
+  envProbes: EnvProbe[],
+  skills: Skill[],
+) {
+  const answers = await policy.greedy(
+    probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })),
+  );
+  const verdicts = await verifyTasks(
+    sandbox,
+    probes.map((p, i) => ({ task: p.task, answer: answers[i]! })),
+  );
   const scores = probeScores(probes, verdicts, skills);
   if (envProbes.length === 0) return scores;
   const env = await scoreEnvProbes(policy as TransformerPolicy, sandbox, envProbes);
@@ -83,7 +103,13 @@ export function envMetrics(played: PlayedEnvs): Record<string, number> {
   };
 }
 
-export async function checkpoint(store: RunStore, policy: Policy, runId: string, step: number, state: Checkpoint): Promise<void> {
+export async function checkpoint(
+  store: RunStore,
+  policy: Policy,
+  runId: string,
+  step: number,
+  state: Checkpoint,
+): Promise<void> {
   const id = `step-${String(step).padStart(6, '0')}`;
   const final = join(store.dir, 'checkpoints', id);
   const tmp = `${final}.tmp`;
@@ -99,7 +125,11 @@ export async function checkpoint(store: RunStore, policy: Policy, runId: string,
 }
 
 /** Per-step metrics of the LLM agents: proposals by outcome, tokens, pass@k of an evaluated solver. */
-export function agentMetrics(ctx: { proposer: unknown; llmSolver: LlmPolicy | null; config: { group: number } }, proposals: ProposalRecord[], rewards: number[][]): Record<string, number> {
+export function agentMetrics(
+  ctx: { proposer: unknown; llmSolver: LlmPolicy | null; config: { group: number } },
+  proposals: ProposalRecord[],
+  rewards: number[][],
+): Record<string, number> {
   const out: Record<string, number> = {};
   if (ctx.proposer) {
     out.proposals = proposals.length;
@@ -116,4 +146,3 @@ export function agentMetrics(ctx: { proposer: unknown; llmSolver: LlmPolicy | nu
   }
   return out;
 }
-

@@ -3,22 +3,63 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createController, createGate, createMasteryTracker, isTaskArm, masteredSkills, meanAbsAdvantage, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/index.js';
+import {
+  createController,
+  createGate,
+  createMasteryTracker,
+  isTaskArm,
+  masteredSkills,
+  meanAbsAdvantage,
+  type Arm,
+  type ArmResult,
+  type Controller,
+  type MasteredSkill,
+  type Pick,
+} from '../curricula/index.js';
 import { solvedCount, solveRate } from '../core/rules.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import type { GraphEvent } from '../graphs/index.js';
 import type { RunConfig } from './config.js';
 import { createRng, type Rng } from '../core/rng.js';
-import { createLlmPolicy, createProposerAgent, learnabilityReward, type LlmPolicy, type ProposalRecord } from './agents/index.js';
+import {
+  createLlmPolicy,
+  createProposerAgent,
+  learnabilityReward,
+  type LlmPolicy,
+  type ProposalRecord,
+} from './agents/index.js';
 import { skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
 import { drawRunProbes } from './run-probes.js';
-import { flushGraphs, frontierMetrics, graphTask, learnedMetrics, learnedProposerOf, newRunId, openCeilings, openGraphs, propose, runEvent, sandboxOf, taskSpace, typesOf, type ProposeContext } from './run-parts.js';
+import {
+  flushGraphs,
+  frontierMetrics,
+  graphTask,
+  learnedMetrics,
+  learnedProposerOf,
+  newRunId,
+  openCeilings,
+  openGraphs,
+  propose,
+  runEvent,
+  sandboxOf,
+  taskSpace,
+  typesOf,
+  type ProposeContext,
+} from './run-parts.js';
 import { createPolicy } from './solver/index.js';
 import type { Policy, TransformerPolicy } from './solver/index.js';
 import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
 import { RunStore, StoreError } from './store.js';
 import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, type EnvArchive } from './run-envs.js';
-import { agentMetrics, checkpoint, envMetrics, runProbes, solverFit, verifyGroups, type Checkpoint } from './loop-parts.js';
+import {
+  agentMetrics,
+  checkpoint,
+  envMetrics,
+  runProbes,
+  solverFit,
+  verifyGroups,
+  type Checkpoint,
+} from './loop-parts.js';
 import { LevelEvals } from './level-evals.js';
 import { ConfigError } from './config.js';
 import { answerKind, answerShape, type Task } from '../core/task.js';
@@ -79,13 +120,19 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const skills = [...space.skills, ...envs.skills];
   const armSkills = (arm: Arm): string[] => (isTaskArm(arm) ? space.armSkills(arm) : [envArmSkill(arm)]);
   if (config.agents.solver.enabled && envs.arms.length > 0) {
-    throw new ConfigError('environments: in `cogen run` the built-in solver plays them; a chat model plays them with `cogen envs --policy llm` or through `cogen serve`');
+    throw new ConfigError(
+      'environments: in `cogen run` the built-in solver plays them; a chat model plays them with `cogen envs --policy llm` or through `cogen serve`',
+    );
   }
   if (config.agents.solver.enabled && config.solver.init) {
-    throw new ConfigError('solver.init: a chat-model solver (agents.solver) replaces the built-in one, whose weights solver.init sets; drop one of the two');
+    throw new ConfigError(
+      'solver.init: a chat-model solver (agents.solver) replaces the built-in one, whose weights solver.init sets; drop one of the two',
+    );
   }
   if (!opts.resume && existsSync(join(dir, 'run.db'))) {
-    throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
+    throw new StoreError(
+      `run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`,
+    );
   }
 
   const store = RunStore.open(dir, { create: !opts.resume });
@@ -106,31 +153,51 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
   const sandbox = await setup(() => sandboxOf(config));
   opened.push(() => sandbox.close());
-  const llmSolver = config.agents.solver.enabled ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver })) : null;
+  const llmSolver = config.agents.solver.enabled
+    ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver }))
+    : null;
   // Self-play grows the positions to hold the proposer's choice tokens (its runs' weights only).
   const proposalLen = selfPlayConfigOf(config)?.maxChoices;
-  const transformer = llmSolver ? null : await setup(() => createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps, log, ...(proposalLen ? { proposalLen } : {}) }));
+  const transformer = llmSolver
+    ? null
+    : await setup(() =>
+        createPolicy(config.solver, {
+          seed: config.seed,
+          totalSteps: config.steps,
+          log,
+          ...(proposalLen ? { proposalLen } : {}),
+        }),
+      );
   // solver.init: another run's weights as the start (a resumed run's own checkpoint replaces them below).
   const init = config.solver.init;
   if (transformer && init) {
-    await setup(() => transformer.loadWeights(init).catch((e: Error) => {
-      throw new ConfigError(`solver.init: cannot start from ${init}: ${e.message.split('\n')[0]}`);
-    }));
+    await setup(() =>
+      transformer.loadWeights(init).catch((e: Error) => {
+        throw new ConfigError(`solver.init: cannot start from ${init}: ${e.message.split('\n')[0]}`);
+      }),
+    );
     log(`solver: starts from the weights of ${init} (solver.init)`);
   }
   const policy: Policy = llmSolver ?? transformer!;
-  if (llmSolver) log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
+  if (llmSolver)
+    log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;
   opened.push(() => policy.dispose());
-  const proposer = await setup(async () => createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer }));
-  if (proposer) log(`proposer: ${proposer.label} for ${Math.round(100 * proposer.share)}% of fresh tasks, generators for the rest`);
+  const proposer = await setup(async () =>
+    createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer }),
+  );
+  if (proposer)
+    log(`proposer: ${proposer.label} for ${Math.round(100 * proposer.share)}% of fresh tasks, generators for the rest`);
   const gate = createGate({ skills, armSkills, enabled: config.curriculum.gating });
   const mastery = createMasteryTracker(config.curriculum.mastery);
   const learned = learnedProposerOf(config);
   if (learned) log('proposer: the learned grammar proposer draws the fresh tasks (proposer.learned)');
   const selfPlay = await setup(async () => selfPlayOf(config, transformer as TransformerPolicy | null));
-  if (selfPlay) log('proposer: self-play (experimental): the solver\'s network writes the fresh tasks under the grammar (proposer.selfPlay)');
+  if (selfPlay)
+    log(
+      "proposer: self-play (experimental): the solver's network writes the fresh tasks under the grammar (proposer.selfPlay)",
+    );
   let rng = createRng(config.seed);
   /** Cumulative (solved, attempts) per task over the run: the solver's measured solve rate. */
   const tally = new Map<string, { solved: number; attempts: number }>();
@@ -145,11 +212,23 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     const probeIds = new Set(probes.map((p) => p.task.id));
     // Environment arms (src/run-envs.ts): held-out environments from their own stream, whose source
     // tasks join `seen`; an arm that makes none is left out. No environment is made from a held-out task.
-    const envProbes = await buildEnvProbes(sandbox, envs.arms, { perArm: config.probes.perArm, mastery: mastery.opts, log }, createRng(`${config.seed}/env-probes`), seen);
+    const envProbes = await buildEnvProbes(
+      sandbox,
+      envs.arms,
+      { perArm: config.probes.perArm, mastery: mastery.opts, log },
+      createRng(`${config.seed}/env-probes`),
+      seen,
+    );
     const envArchive: EnvArchive = { specs: new Map(), held: new Set(seen) };
     // Held-out sets above the tables (src/level-evals.ts): the listed arms' now, the rest as the run reaches them.
     const fits = solverFit(config.solver.model.maxAnswerLen, space.tabled, log);
-    const evals = new LevelEvals(sandbox, { seed: config.seed, perArm: config.probes.perArm, tabled: space.tabled, types: (f) => typesOf(space, f), render });
+    const evals = new LevelEvals(sandbox, {
+      seed: config.seed,
+      perArm: config.probes.perArm,
+      tabled: space.tabled,
+      types: (f) => typesOf(space, f),
+      render,
+    });
     for (const a of space.arms) await evals.ensure(a.family, a.level, seen);
     const arms: Arm[] = [...space.arms, ...envProbes.arms];
     const controller = createController(config.curriculum, arms);
@@ -183,13 +262,19 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       store.setMeta({ status: 'running', probePlan: JSON.stringify(plan) });
       log(`resuming run ${runId} at step ${firstStep}`);
     } else {
-      store.setMeta({ runId, preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt: new Date(started).toISOString(), probePlan: JSON.stringify(plan) });
-      store.appendOutbox(0, [
-        { kind: 'skills', skills },
-        runEvent(store, 'running'),
-      ]);
+      store.setMeta({
+        runId,
+        preset: opts.preset,
+        config: JSON.stringify(config),
+        status: 'running',
+        startedAt: new Date(started).toISOString(),
+        probePlan: JSON.stringify(plan),
+      });
+      store.appendOutbox(0, [{ kind: 'skills', skills }, runEvent(store, 'running')]);
     }
-    log(`run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}${envProbes.arms.length ? `, environments ${config.environments.join(', ')} (${envProbes.arms.length} arms)` : ''}, curriculum ${controller.name}${config.curriculum.gating ? ' + gating' : ''}`);
+    log(
+      `run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}${envProbes.arms.length ? `, environments ${config.environments.join(', ')} (${envProbes.arms.length} arms)` : ''}, curriculum ${controller.name}${config.curriculum.gating ? ' + gating' : ''}`,
+    );
 
     // A resumed run carries on from its last step's probe accuracy, as the run that never stopped does.
     const lastRow = opts.resume ? store.metrics().at(-1) : undefined;
@@ -199,7 +284,30 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       const open = gate.open(arms, mastery.mastered());
       const mastered = masteredSkills(mastery.mastered(), skills, open);
       const ceilings = openCeilings(space, open);
-      const ctx: StepContext = { config, step, rng, sandbox, policy, controller, store, archive, seen, arms: open, mastered, ceilings, evals, armSkills, probeIds, render, proposer, llmSolver, skills, learned, selfPlay, envArchive };
+      const ctx: StepContext = {
+        config,
+        step,
+        rng,
+        sandbox,
+        policy,
+        controller,
+        store,
+        archive,
+        seen,
+        arms: open,
+        mastered,
+        ceilings,
+        evals,
+        armSkills,
+        probeIds,
+        render,
+        proposer,
+        llmSolver,
+        skills,
+        learned,
+        selfPlay,
+        envArchive,
+      };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
@@ -221,8 +329,19 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         for (const ev of mastery.observe(step, probe.perSkill)) {
           const at = new Date().toISOString();
           events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });
-          events.outbox.push({ kind: 'mastery', runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy, baseline: ev.baseline });
-          log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`);
+          events.outbox.push({
+            kind: 'mastery',
+            runId,
+            skillId: ev.skillId,
+            event: ev.event,
+            step,
+            at,
+            accuracy: ev.accuracy,
+            baseline: ev.baseline,
+          });
+          log(
+            `step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`,
+          );
         }
       }
       store.commitStep({
@@ -231,18 +350,35 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         scored: res.scored,
         episodes: res.episodes,
         envEpisodes: res.envEpisodes,
-        metrics: { ...res.metrics, probeAccuracy, ...probeArms, skillsMastered: mastery.mastered().size, ms: Date.now() - t0 },
+        metrics: {
+          ...res.metrics,
+          probeAccuracy,
+          ...probeArms,
+          skillsMastered: mastery.mastered().size,
+          ms: Date.now() - t0,
+        },
         proposals: res.proposals,
         skillEvents: events.skillEvents,
         outbox: [
           ...res.newTasks.map((task): GraphEvent => ({ kind: 'task', runId, step, task: graphTask(task) })),
-          ...res.scored.map((s): GraphEvent => ({ kind: 'solve-rate', taskId: s.taskId, solveRate: tally.get(s.taskId)!.solved / tally.get(s.taskId)!.attempts })),
+          ...res.scored.map((s): GraphEvent => ({
+            kind: 'solve-rate',
+            taskId: s.taskId,
+            solveRate: tally.get(s.taskId)!.solved / tally.get(s.taskId)!.attempts,
+          })),
           ...events.outbox,
         ],
       });
       const interrupted = opts.signal?.aborted === true;
       if (step % config.checkpointEvery === 0 || step === config.steps || interrupted) {
-        await checkpoint(store, policy, runId, step, { step, rng: rng.state(), controller: controller.state(), mastery: mastery.state(), ...(learned ? { proposer: learned.state() } : {}), ...(selfPlay ? { selfPlay: selfPlay.proposer.state() } : {}) });
+        await checkpoint(store, policy, runId, step, {
+          step,
+          rng: rng.state(),
+          controller: controller.state(),
+          mastery: mastery.state(),
+          ...(learned ? { proposer: learned.state() } : {}),
+          ...(selfPlay ? { selfPlay: selfPlay.proposer.state() } : {}),
+        });
       }
       const backlog = await flushGraphs(graphs, store, config.graph.batchSize, log);
       last = { solveRate: Number(res.metrics.solveRate), probeAccuracy };
@@ -317,7 +453,12 @@ async function runStep(ctx: StepContext) {
   const { config, step, rng, sandbox, policy, controller } = ctx;
   // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing
   // mastered skills); environment arms among them are played in 4b.
-  const picks = controller.pick(config.batch, rng, { step, arms: ctx.arms, mastered: ctx.mastered, ...(ctx.ceilings.size > 0 ? { ceilings: ctx.ceilings } : {}) });
+  const picks = controller.pick(config.batch, rng, {
+    step,
+    arms: ctx.arms,
+    mastered: ctx.mastered,
+    ...(ctx.ceilings.size > 0 ? { ceilings: ctx.ceilings } : {}),
+  });
   // A level above a family's table gets its evaluation set before its first training task (src/level-evals.ts).
   for (const pick of picks) if (isTaskArm(pick.arm)) await ctx.evals.ensure(pick.arm.family, pick.arm.level, ctx.seen);
   // 2. The proposer materialises each task pick as a validated task.
@@ -339,18 +480,36 @@ async function runStep(ctx: StepContext) {
     tasks.push(task);
   }
   // 3. The solver samples G answers per task, decoding constrained to each task's answer kind or type.
-  const rollout = await policy.sample(tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) })), config.group);
+  const rollout = await policy.sample(
+    tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) })),
+    config.group,
+  );
   const answers = rollout.answers;
   // 4. The sandbox verifies every answer: verdicts[g][i] for answer i to task g.
   const verdicts = await verifyGroups(sandbox, tasks, answers);
   const rewards = verdicts.map((group) => group.map((v) => v.reward));
   // 4b. Each environment pick: G episodes, played by the built-in solver turn by turn and rewarded
   // at the end by the environment, which verifies in the sandbox (src/run-envs.ts).
-  const played = await playEnvPicks(policy as TransformerPolicy, sandbox, envPicks.map((e) => e.pick), envPicks.map((e) => e.rng), ctx.envArchive, config.group, step);
+  const played = await playEnvPicks(
+    policy as TransformerPolicy,
+    sandbox,
+    envPicks.map((e) => e.pick),
+    envPicks.map((e) => e.rng),
+    ctx.envArchive,
+    config.group,
+    step,
+  );
   // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
   const results: ArmResult[] = tasks.map((t, g) => {
     const r = rewards[g]!;
-    return { arm: { family: t.family, level: t.level, type: t.type }, taskId: t.id, step, rewards: r, solveRate: solveRate(r), meanAbsAdvantage: meanAbsAdvantage(r, true) };
+    return {
+      arm: { family: t.family, level: t.level, type: t.type },
+      taskId: t.id,
+      step,
+      rewards: r,
+      solveRate: solveRate(r),
+      meanAbsAdvantage: meanAbsAdvantage(r, true),
+    };
   });
   controller.update([...results, ...played.results]);
   // The learned proposer's REINFORCE round on the learnability of the tasks it drew (proposers/).
@@ -361,11 +520,19 @@ async function runStep(ctx: StepContext) {
   // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off), and on
   // the environment episodes (one advantage per episode, the loss on the agent's tokens); in
   // self-play, on the proposer role's rows as well, in the same step.
-  const shaped = verdicts.map((group, g) => group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward)));
+  const shaped = verdicts.map((group, g) =>
+    group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward)),
+  );
   const stats = ctx.selfPlay
-    ? await ctx.selfPlay.policy.update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, { proposals: selfPlayRound?.rows ?? [], proposalWeight: ctx.selfPlay.proposer.config.weight, episodes: played.groups })
+    ? await ctx.selfPlay.policy.update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, {
+        proposals: selfPlayRound?.rows ?? [],
+        proposalWeight: ctx.selfPlay.proposer.config.weight,
+        episodes: played.groups,
+      })
     : played.groups.length > 0
-      ? await (policy as TransformerPolicy).update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, { episodes: played.groups })
+      ? await (policy as TransformerPolicy).update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, {
+          episodes: played.groups,
+        })
       : await policy.update(rollout, shaped);
 
   // The proposer's reward: the learnability of each task it wrote, recorded with its prompt.
@@ -380,7 +547,12 @@ async function runStep(ctx: StepContext) {
     envEpisodes: played.records,
     scored: results.map((r) => ({ taskId: r.taskId, attempts: r.rewards.length, solved: solvedCount(r.rewards) })),
     episodes: verdicts.flatMap((group, g) =>
-      group.map((v, i) => ({ taskId: tasks[g]!.id, answer: answers[g]![i]!, reward: v.reward, reason: v.reason ?? null })),
+      group.map((v, i) => ({
+        taskId: tasks[g]!.id,
+        answer: answers[g]![i]!,
+        reward: v.reward,
+        reason: v.reason ?? null,
+      })),
     ),
     metrics: {
       meanReward: mean(flat),

@@ -19,7 +19,14 @@
 // learnAt − margin (so that the mastery threshold is learnAt itself), and holds a candidate out only
 // while another candidate of its case type (src/case-type.ts) stays with training: every case a probe
 // asks for is one training covers. Candidates left out stay available to training.
-import { masterable, masteryBar, minProbes, type MasteryOptions, type MasteryState, type SkillProbe } from '../curricula/index.js';
+import {
+  masterable,
+  masteryBar,
+  minProbes,
+  type MasteryOptions,
+  type MasteryState,
+  type SkillProbe,
+} from '../curricula/index.js';
 import type { TaskArm } from '../curricula/index.js';
 import type { ProbeSets } from '../graphs/index.js';
 import { deepEqual, type Sandbox } from '../sandbox/index.js';
@@ -62,14 +69,26 @@ function dataKeys(task: Task): string[] {
   if (task.type === 'induction') {
     const examples = [...task.visible, ...task.hidden];
     const first = examples[0]!;
-    const constant = examples.every((e) => deepEqual(e.output, first.output)) ? [`const:${canonical(first.output)}`] : [];
-    const echoing = echoes(first.input, first.output).filter((k) => examples.every((e) => echoes(e.input, e.output).includes(k)));
+    const constant = examples.every((e) => deepEqual(e.output, first.output))
+      ? [`const:${canonical(first.output)}`]
+      : [];
+    const echoing = echoes(first.input, first.output).filter((k) =>
+      examples.every((e) => echoes(e.input, e.output).includes(k)),
+    );
     return [...constant, ...echoing];
   }
   return [];
 }
 
-const PLAIN: Record<string, Json[]> = { int: [0, 1, -1, 2], num: [0, 0.5], bool: [true, false], str: ['', 'a'], null: [null], arr: [[]], obj: [{}] };
+const PLAIN: Record<string, Json[]> = {
+  int: [0, 1, -1, 2],
+  num: [0, 0.5],
+  bool: [true, false],
+  str: ['', 'a'],
+  null: [null],
+  arr: [[]],
+  obj: [{}],
+};
 const MAX_PLAIN = 64;
 /** The most common witnesses of a group that a trivial policy may answer on problem probes. */
 const MAX_WITNESSES = 16;
@@ -132,14 +151,18 @@ export async function trivialKeys(sandbox: Sandbox, tasks: Task[], mostCommon = 
   const items: { task: number; key: string; answer: string }[] = [];
   tasks.forEach((t, i) => {
     if (t.type === 'problem') {
-      for (const [text, value] of problemConstants.get(trivialGroup(t)) ?? []) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(value) });
+      for (const [text, value] of problemConstants.get(trivialGroup(t)) ?? [])
+        items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(value) });
       return;
     }
     if (t.type !== 'abduction') return;
     for (const [text, list] of constants) items.push({ task: i, key: `const:${text}`, answer: JSON.stringify(list) });
     items.push({ task: i, key: 'echo', answer: JSON.stringify(t.input.map(() => t.output)) });
   });
-  const verdicts = await verifyTasks(sandbox, items.map((it) => ({ task: tasks[it.task]!, answer: it.answer })));
+  const verdicts = await verifyTasks(
+    sandbox,
+    items.map((it) => ({ task: tasks[it.task]!, answer: it.answer })),
+  );
   const keys = tasks.map(dataKeys);
   items.forEach((it, j) => {
     if (isSolved(verdicts[j]!.reward)) keys[it.task]!.push(it.key);
@@ -188,7 +211,8 @@ export function trivialBaseline(probes: readonly Pick<Probe, 'trivial'>[]): numb
 
 /** The probes that measure a skill: those of its own level that exercise it (any level if none there). */
 export function skillProbeSet<P extends Pick<Probe, 'task'>>(skill: Skill, probes: readonly P[]): number[] {
-  const at = (level: (l: number) => boolean) => probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [i] : []));
+  const at = (level: (l: number) => boolean) =>
+    probes.flatMap((p, i) => (p.task.skills.includes(skill.id) && level(p.task.level) ? [i] : []));
   const own = at((l) => l === skill.level);
   return own.length > 0 ? own : at(() => true);
 }
@@ -253,15 +277,27 @@ export async function buildProbes(
     const round = opts.perArm + Math.ceil((2 * quota * Math.max(1, targets.length)) / armIds.length);
     const pool = new Pool(sandbox, arms, armIds, rng, seen);
     const twinKey = (c: { task: Task; arm: number }) => `${c.arm} ${caseType(c.task)}`;
-    const holdableFor = (s: string) => holdable(pool.tasks.filter((c) => c.task.skills.includes(s)).map((c) => ({ twinKey: twinKey(c), whole: pool.dry.has(c.arm) })));
+    const holdableFor = (s: string) =>
+      holdable(
+        pool.tasks
+          .filter((c) => c.task.skills.includes(s))
+          .map((c) => ({ twinKey: twinKey(c), whole: pool.dry.has(c.arm) })),
+      );
     for (let r = 1; r <= MAX_ROUNDS; r++) {
       await pool.draw(r * round);
       // (a skill no task of the pool exercises is left alone: it is absent at this level, or too rare)
-      const counts = targets.map((s) => pool.tasks.filter((c) => !pool.dry.has(c.arm) && c.task.skills.includes(s)).length);
-      const short = counts.some((n) => n > 0 && n < 2 * quota) || targets.some((s, i) => counts[i]! > 0 && holdableFor(s) < quota);
+      const counts = targets.map(
+        (s) => pool.tasks.filter((c) => !pool.dry.has(c.arm) && c.task.skills.includes(s)).length,
+      );
+      const short =
+        counts.some((n) => n > 0 && n < 2 * quota) || targets.some((s, i) => counts[i]! > 0 && holdableFor(s) < quota);
       if (!short || armIds.every((a) => pool.dry.has(a))) break;
     }
-    const trivial = await trivialKeys(sandbox, pool.tasks.map((c) => c.task), POOL_CONSTANTS);
+    const trivial = await trivialKeys(
+      sandbox,
+      pool.tasks.map((c) => c.task),
+      POOL_CONSTANTS,
+    );
     const candidates: Candidate[] = pool.tasks.map((c, i) => ({
       ...c,
       targets: c.task.skills.filter((s) => targets.includes(s)),
@@ -272,12 +308,25 @@ export async function buildProbes(
     // An arm whose space ran dry gives at most a quarter of it, so that training keeps the rest; a
     // skill the pool cannot give its quota (within each case type's holdLimit) is not chased (it
     // cannot show mastery either way).
-    const caps = new Map(armIds.map((a) => [a, pool.dry.has(a) ? Math.max(1, Math.floor(pool.tasks.filter((c) => c.arm === a).length / 4)) : Infinity]));
+    const caps = new Map(
+      armIds.map((a) => [
+        a,
+        pool.dry.has(a) ? Math.max(1, Math.floor(pool.tasks.filter((c) => c.arm === a).length / 4)) : Infinity,
+      ]),
+    );
     const reachable = targets.filter((s) => holdableFor(s) >= quota);
-    const chosen = chooseBalanced(candidates, reachable, armIds, { quota, perArm: opts.perArm, caps, aim: opts.mastery.learnAt - opts.mastery.margin }).sort((x, y) => x.arm - y.arm);
+    const chosen = chooseBalanced(candidates, reachable, armIds, {
+      quota,
+      perArm: opts.perArm,
+      caps,
+      aim: opts.mastery.learnAt - opts.mastery.margin,
+    }).sort((x, y) => x.arm - y.arm);
     // The recorded keys try every argument list of the chosen probes as a constant, not only the
     // pool's most common ones.
-    const keys = await trivialKeys(sandbox, chosen.map((c) => c.task));
+    const keys = await trivialKeys(
+      sandbox,
+      chosen.map((c) => c.task),
+    );
     chosen.forEach((c, i) => {
       seen.add(c.task.id);
       probes.push({ task: c.task, prompt: render(c.task), trivial: keys[i]! });
@@ -294,7 +343,8 @@ export async function buildProbes(
  * from the rest of the space. (All but one would let a rare case type, `a * a` in arithmetic level 0,
  * be held out nearly whole: 7 of its 9 tasks, on seed 23.)
  */
-export const holdLimit = (n: number, whole: boolean): number => (n < 2 ? 0 : Math.max(1, Math.floor(n / (whole ? 4 : 2))));
+export const holdLimit = (n: number, whole: boolean): number =>
+  n < 2 ? 0 : Math.max(1, Math.floor(n / (whole ? 4 : 2)));
 
 /** How many of these candidates may be held out, case type by case type (holdLimit). */
 function holdable(candidates: readonly Pick<Candidate, 'twinKey' | 'whole'>[]): number {
@@ -330,7 +380,10 @@ class Pool {
         this.next.set(a, i + 1);
         try {
           const rng = this.rng.fork(`${arm.family}/${arm.level}/${arm.type}/${i}`);
-          this.tasks.push({ arm: a, task: await drawTask(this.sandbox, { ...arm, rng, seen: this.drawn, attempts: 20 }) });
+          this.tasks.push({
+            arm: a,
+            task: await drawTask(this.sandbox, { ...arm, rng, seen: this.drawn, attempts: 20 }),
+          });
         } catch {
           this.dry.add(a);
         }
@@ -379,7 +432,8 @@ function chooseBalanced(
   const raised = (c: Candidate) => c.targets.reduce((n, s) => n + tallies.get(s)!.gain(c.trivial), 0);
   for (;;) {
     const c = best((c) => {
-      const need = (perArm.get(c.arm)! < o.perArm ? 1 : 0) + c.targets.filter((s) => tallies.get(s)!.size < o.quota).length;
+      const need =
+        (perArm.get(c.arm)! < o.perArm ? 1 : 0) + c.targets.filter((s) => tallies.get(s)!.size < o.quota).length;
       // Ties go to the arm with the fewest probes, so that a skill's probes spread over its types.
       return need > 0 ? need - raised(c) - perArm.get(c.arm)! / 1e3 : null;
     });
@@ -392,7 +446,9 @@ function chooseBalanced(
   };
   for (let extra = chosen.length; extra > 0; extra--) {
     const c = best((c) => {
-      const lowered = c.targets.filter((s) => tallies.get(s)!.baseline() > o.aim && tallies.get(s)!.gain(c.trivial) === 0).length;
+      const lowered = c.targets.filter(
+        (s) => tallies.get(s)!.baseline() > o.aim && tallies.get(s)!.gain(c.trivial) === 0,
+      ).length;
       const lifted = c.targets.filter((s) => tallies.get(s)!.gain(c.trivial) === 1 && after(s, c) > o.aim).length;
       return lowered > 0 && lifted === 0 ? lowered : null;
     });
@@ -409,7 +465,11 @@ export function probeScores(probes: readonly Probe[], verdicts: readonly Verdict
   for (const skill of skills) {
     const set = skillProbeSet(skill, probes);
     if (set.length === 0) continue;
-    perSkill.set(skill.id, { accuracy: mean(set.map((i) => solved[i]!)), baseline: trivialBaseline(set.map((i) => probes[i]!)), probes: set.length });
+    perSkill.set(skill.id, {
+      accuracy: mean(set.map((i) => solved[i]!)),
+      baseline: trivialBaseline(set.map((i) => probes[i]!)),
+      probes: set.length,
+    });
   }
   const perArm: Record<string, number[]> = {};
   probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(solved[i]!));
@@ -429,10 +489,14 @@ export function skillProbeMetrics(perSkill: ReadonlyMap<string, SkillProbe>): Re
 }
 
 /** Each skill's latest probe accuracy in a run's metrics rows (oldest first), and its step. */
-export function latestSkillProbes(metrics: readonly Record<string, unknown>[]): Record<string, { step: number; accuracy: number }> {
+export function latestSkillProbes(
+  metrics: readonly Record<string, unknown>[],
+): Record<string, { step: number; accuracy: number }> {
   const out: Record<string, { step: number; accuracy: number }> = {};
   for (const m of metrics) {
-    for (const [k, v] of Object.entries(m)) if (k.startsWith(SKILL_PROBE_PREFIX) && typeof v === 'number') out[k.slice(SKILL_PROBE_PREFIX.length)] = { step: Number(m.step), accuracy: v };
+    for (const [k, v] of Object.entries(m))
+      if (k.startsWith(SKILL_PROBE_PREFIX) && typeof v === 'number')
+        out[k.slice(SKILL_PROBE_PREFIX.length)] = { step: Number(m.step), accuracy: v };
   }
   return out;
 }
@@ -459,10 +523,20 @@ export function masterySummary(mastered: Set<string>, state: MasteryState, sets:
   const ever = Object.keys(state.firstLearned).sort();
   const forgotten = ever.filter((id) => !mastered.has(id));
   return {
-    mastery: [...mastered].sort().map((skillId) => ({ skillId, accuracy: state.accuracy[skillId] ?? 0, baseline: sets.skills[skillId]?.baseline ?? 0 })),
-    progress: Object.entries(sets.skills).filter(([, p]) => p.masterable).map(([skillId, p]) => ({
-      skillId, accuracy: state.accuracy[skillId] ?? null, baseline: p.baseline, bar: masteryBar(p.baseline, sets), mastered: mastered.has(skillId),
+    mastery: [...mastered].sort().map((skillId) => ({
+      skillId,
+      accuracy: state.accuracy[skillId] ?? 0,
+      baseline: sets.skills[skillId]?.baseline ?? 0,
     })),
+    progress: Object.entries(sets.skills)
+      .filter(([, p]) => p.masterable)
+      .map(([skillId, p]) => ({
+        skillId,
+        accuracy: state.accuracy[skillId] ?? null,
+        baseline: p.baseline,
+        bar: masteryBar(p.baseline, sets),
+        mastered: mastered.has(skillId),
+      })),
     skillsMasterable: Object.values(sets.skills).filter((p) => p.masterable).length,
     skillsEverLearned: ever,
     forgotten: { skills: forgotten, share: ever.length > 0 ? forgotten.length / ever.length : 0 },

@@ -2,7 +2,10 @@
 // otherwise (logs, CI), always on stderr so stdout stays clean for --json.
 import type { StepProgress } from './loop.js';
 
-export function createProgress(stream: NodeJS.WriteStream = process.stderr): { update(p: StepProgress): void; done(): void } {
+export function createProgress(stream: NodeJS.WriteStream = process.stderr): {
+  update(p: StepProgress): void;
+  done(): void;
+} {
   const tty = Boolean(stream.isTTY);
   let lastPrinted = 0;
   return {

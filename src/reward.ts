@@ -28,7 +28,11 @@ export type RewardConfig = z.infer<typeof rewardConfigSchema>;
 /** The reward the policy update gets for one answer. */
 export function trainingReward(task: Task, answer: string, verdict: Verdict, cfg: RewardConfig): number {
   if (isSolved(verdict.reward) || task.type !== 'deduction') return verdict.reward;
-  return Math.max(verdict.reward, numericCredit(task.output, answer, cfg.numericPartial), prefixCredit(referenceAnswer(task), answer, cfg.prefixPartial));
+  return Math.max(
+    verdict.reward,
+    numericCredit(task.output, answer, cfg.numericPartial),
+    prefixCredit(referenceAnswer(task), answer, cfg.prefixPartial),
+  );
 }
 
 function numericCredit(output: unknown, answer: string, partial: number): number {

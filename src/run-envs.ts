@@ -6,8 +6,28 @@
 import type { Rng } from '../core/rng.js';
 import { isSolved, solveRate } from '../core/rules.js';
 import type { Skill } from '../core/task.js';
-import { armKey, meanAbsAdvantage, minProbes, masterable, type Arm, type ArmResult, type MasteryOptions, type Pick, type SkillProbe } from '../curricula/index.js';
-import { Env, envSkills, envSourceType, generateEnv, playEpisode, randomPolicy, type EnvKind, type EnvSpec, type Trajectory } from '../envs/index.js';
+import {
+  armKey,
+  meanAbsAdvantage,
+  minProbes,
+  masterable,
+  type Arm,
+  type ArmResult,
+  type MasteryOptions,
+  type Pick,
+  type SkillProbe,
+} from '../curricula/index.js';
+import {
+  Env,
+  envSkills,
+  envSourceType,
+  generateEnv,
+  playEpisode,
+  randomPolicy,
+  type EnvKind,
+  type EnvSpec,
+  type Trajectory,
+} from '../envs/index.js';
 import type { ProbeSets } from '../graphs/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { RunConfig } from './config.js';
@@ -28,7 +48,9 @@ export function envSpace(config: RunConfig, present: readonly Skill[]): { arms: 
     const f = spaceFamily(id);
     // (environments are made at the tabled levels: an open maxLevel lists those)
     const levels = Math.min(config.maxLevel ?? f.levels - 1, f.levels - 1) + 1;
-    return kinds.filter((k) => f.types.includes(envSourceType(k))).flatMap((type) => Array.from({ length: levels }, (_, level): EnvArm => ({ family: id, level, type })));
+    return kinds
+      .filter((k) => f.types.includes(envSourceType(k)))
+      .flatMap((type) => Array.from({ length: levels }, (_, level): EnvArm => ({ family: id, level, type })));
   });
   return { arms, skills: envSkills(kinds, new Set(present.map((s) => s.id))) };
 }
@@ -58,7 +80,14 @@ export async function buildEnvProbes(
 ): Promise<{ probes: EnvProbe[]; arms: EnvArm[] }> {
   const envSeen = new Set<string>();
   const draw = async (arm: EnvArm, i: number): Promise<EnvProbe> => {
-    const spec = await generateEnv(sandbox, { kind: arm.type, family: arm.family, level: arm.level, rng: rng.fork(`${armKey(arm)}/${i}`), seen: envSeen, tasksSeen: seen });
+    const spec = await generateEnv(sandbox, {
+      kind: arm.type,
+      family: arm.family,
+      level: arm.level,
+      rng: rng.fork(`${armKey(arm)}/${i}`),
+      seen: envSeen,
+      tasksSeen: seen,
+    });
     const traj = await playEpisode(new Env(spec, sandbox), randomPolicy(spec, rng.fork(`random/${spec.id}`)), 0);
     return { arm, spec, random: isSolved(traj.reward) ? 1 : 0 };
   };
@@ -66,7 +95,7 @@ export async function buildEnvProbes(
   // its quota is left out (its probes with it) and the quotas are counted again.
   const made = new Map<EnvArm, EnvProbe[]>(arms.map((a) => [a, []]));
   let kept = [...arms];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const arm of kept) {
       const n = Math.max(o.perArm, Math.ceil(minProbes(o.mastery) / kept.filter((a) => a.type === arm.type).length));
@@ -86,7 +115,11 @@ export async function buildEnvProbes(
 }
 
 /** Each environment skill's probe set, as probeSets gives the task skills': size, trivial baseline, whether it can show mastery. */
-export function envProbeSets(probes: readonly EnvProbe[], skills: readonly Skill[], opts: MasteryOptions): ProbeSets['skills'] {
+export function envProbeSets(
+  probes: readonly EnvProbe[],
+  skills: readonly Skill[],
+  opts: MasteryOptions,
+): ProbeSets['skills'] {
   const out: ProbeSets['skills'] = {};
   for (const s of skills) {
     const set = probes.filter((p) => envArmSkill(p.arm) === s.id);
@@ -97,8 +130,20 @@ export function envProbeSets(probes: readonly EnvProbe[], skills: readonly Skill
 }
 
 /** Greedy episodes on the held-out environments: success per environment skill (beside the random policy's) and per arm. */
-export async function scoreEnvProbes(policy: TransformerPolicy, sandbox: Sandbox, probes: readonly EnvProbe[]): Promise<{ solved: number[]; perSkill: Map<string, SkillProbe>; perArm: Record<string, number> }> {
-  const eps = (await playSolver(policy, sandbox, probes.map((p) => p.spec), 1, { greedy: true })).map((g) => g[0]!);
+export async function scoreEnvProbes(
+  policy: TransformerPolicy,
+  sandbox: Sandbox,
+  probes: readonly EnvProbe[],
+): Promise<{ solved: number[]; perSkill: Map<string, SkillProbe>; perArm: Record<string, number> }> {
+  const eps = (
+    await playSolver(
+      policy,
+      sandbox,
+      probes.map((p) => p.spec),
+      1,
+      { greedy: true },
+    )
+  ).map((g) => g[0]!);
   const solved = eps.map((e) => (isSolved(e.reward) ? 1 : 0));
   const perSkill = new Map<string, SkillProbe>();
   const perArm: Record<string, number[]> = {};
@@ -108,7 +153,8 @@ export async function scoreEnvProbes(policy: TransformerPolicy, sandbox: Sandbox
     perSkill.set(s, { accuracy: at.accuracy + solved[i]!, baseline: at.baseline + p.random, probes: at.probes + 1 });
     (perArm[`probe.${armKey(p.arm)}`] ??= []).push(solved[i]!);
   });
-  for (const [s, v] of perSkill) perSkill.set(s, { accuracy: v.accuracy / v.probes, baseline: v.baseline / v.probes, probes: v.probes });
+  for (const [s, v] of perSkill)
+    perSkill.set(s, { accuracy: v.accuracy / v.probes, baseline: v.baseline / v.probes, probes: v.probes });
   return { solved, perSkill, perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])) };
 }
 
@@ -132,7 +178,15 @@ export interface PlayedEnvs {
  * mutation pick makes a new one, or, when the arm makes no new one, replays one of its own) and
  * plays `group` sampled episodes of each together. `rngs[i]` is pick i's own stream.
  */
-export async function playEnvPicks(policy: TransformerPolicy, sandbox: Sandbox, picks: readonly Pick[], rngs: readonly Rng[], archive: EnvArchive, group: number, step: number): Promise<PlayedEnvs> {
+export async function playEnvPicks(
+  policy: TransformerPolicy,
+  sandbox: Sandbox,
+  picks: readonly Pick[],
+  rngs: readonly Rng[],
+  archive: EnvArchive,
+  group: number,
+  step: number,
+): Promise<PlayedEnvs> {
   if (picks.length === 0) return { groups: [], results: [], records: [] };
   const specs: EnvSpec[] = [];
   for (const [i, pick] of picks.entries()) {
@@ -145,11 +199,21 @@ export async function playEnvPicks(policy: TransformerPolicy, sandbox: Sandbox, 
     }
     try {
       const seen = new Set(archive.specs.keys());
-      const spec = await generateEnv(sandbox, { kind: arm.type, family: arm.family, level: arm.level, rng, seen, tasksSeen: new Set(archive.held), attempts: 20 });
+      const spec = await generateEnv(sandbox, {
+        kind: arm.type,
+        family: arm.family,
+        level: arm.level,
+        rng,
+        seen,
+        tasksSeen: new Set(archive.held),
+        attempts: 20,
+      });
       archive.specs.set(spec.id, spec);
       specs.push(spec);
     } catch (e) {
-      const own = [...archive.specs.values()].filter((s) => s.kind === arm.type && s.family === arm.family && s.level === arm.level);
+      const own = [...archive.specs.values()].filter(
+        (s) => s.kind === arm.type && s.family === arm.family && s.level === arm.level,
+      );
       if (own.length === 0) throw e;
       specs.push(rng.pick(own));
     }
@@ -157,7 +221,14 @@ export async function playEnvPicks(policy: TransformerPolicy, sandbox: Sandbox, 
   const groups = await playSolver(policy, sandbox, specs, group, { greedy: false, seed: rngs[0]!.int(0, 999) });
   const results = groups.map((g, i): ArmResult => {
     const rewards = g.map((e) => e.reward);
-    return { arm: picks[i]!.arm, taskId: specs[i]!.id, step, rewards, solveRate: solveRate(rewards), meanAbsAdvantage: meanAbsAdvantage(rewards, true) };
+    return {
+      arm: picks[i]!.arm,
+      taskId: specs[i]!.id,
+      step,
+      rewards,
+      solveRate: solveRate(rewards),
+      meanAbsAdvantage: meanAbsAdvantage(rewards, true),
+    };
   });
   const records = groups.flatMap((g, i) => g.map((e) => ({ spec: specs[i]!, trajectory: e.trajectory })));
   return { groups, results, records };

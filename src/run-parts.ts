@@ -12,7 +12,13 @@ import type { Rng } from '../core/rng.js';
 import type { ProposalRecord, ProposerAgent } from './agents/index.js';
 import type { RunStore } from './store.js';
 import type { Skill, Task } from '../core/task.js';
-import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnedDraft, type LearnStats } from '../proposers/index.js';
+import {
+  LEARNED_PROPOSER,
+  LearnedProposer,
+  SELF_PLAY_PROPOSER,
+  type LearnedDraft,
+  type LearnStats,
+} from '../proposers/index.js';
 import { referenceTask, selfPlayRecord, type SelfPlay } from './self-play.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
@@ -45,18 +51,24 @@ export function taskSpace(config: RunConfig): TaskSpace {
     const top = Math.min(config.maxLevel ?? f.levels - 1, last);
     const ceiling = Math.min(config.maxLevel ?? Infinity, last);
     if (ceiling > top) ceilings.set(f.id, ceiling);
-    return Array.from({ length: top + 1 }, (_, level) => config.types.filter((type) => f.types.includes(type)).map((type) => ({ family: f.id, level, type }))).flat();
+    return Array.from({ length: top + 1 }, (_, level) =>
+      config.types.filter((type) => f.types.includes(type)).map((type) => ({ family: f.id, level, type })),
+    ).flat();
   });
   const skills = spaceSkills(families);
-  const armSkills = (arm: Arm): string[] => skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
+  const armSkills = (arm: Arm): string[] =>
+    skills.filter((s) => s.family === arm.family && s.level <= arm.level).map((s) => s.id);
   return { arms, skills, armSkills, ceilings, tabled: new Map(fams.map((f) => [f.id, f.levels])) };
 }
 
 /** The arms at their family's tabled levels (where the mastery probes are). */
-export const tabledArms = (space: TaskSpace): TaskArm[] => space.arms.filter((a) => a.level < (space.tabled.get(a.family) ?? Infinity));
+export const tabledArms = (space: TaskSpace): TaskArm[] =>
+  space.arms.filter((a) => a.level < (space.tabled.get(a.family) ?? Infinity));
 
 /** The task types a family has arms of in the space. */
-export const typesOf = (space: TaskSpace, family: string): TaskArm['type'][] => [...new Set(space.arms.filter((a) => a.family === family).map((a) => a.type))];
+export const typesOf = (space: TaskSpace, family: string): TaskArm['type'][] => [
+  ...new Set(space.arms.filter((a) => a.family === family).map((a) => a.type)),
+];
 
 /**
  * The space's ceilings of the families whose highest listed level is open now (gating: the levels
@@ -78,7 +90,11 @@ export function frontierMetrics(controller: Controller): Record<string, number> 
 
 /** The sandbox a run's config asks for: its workers, limits and answer budgets. */
 export function sandboxOf(config: RunConfig): Promise<Sandbox> {
-  return createSandbox({ workers: config.sandbox.workers, limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes }, budget: config.sandbox.budget });
+  return createSandbox({
+    workers: config.sandbox.workers,
+    limits: { timeoutMs: config.sandbox.timeoutMs, memoryBytes: config.sandbox.memoryBytes },
+    budget: config.sandbox.budget,
+  });
 }
 
 /** What materialising a pick needs. */
@@ -106,8 +122,21 @@ export function learnedProposerOf(config: RunConfig): LearnedProposer | null {
 /** A learned proposer's draft as a proposals row (prompt: the arm and its choice trace; raw: the program). */
 function learnedRecord(step: number, proposer: string, d: LearnedDraft): ProposalRecord {
   return {
-    step, family: d.arm.family, level: d.arm.level, type: d.arm.type, proposer, prompt: d.prompt, raw: d.program,
-    outcome: d.outcome, detail: d.detail, taskId: d.taskId, inputTokens: 0, outputTokens: 0, tokensEstimated: false, ms: 0, learnability: null,
+    step,
+    family: d.arm.family,
+    level: d.arm.level,
+    type: d.arm.type,
+    proposer,
+    prompt: d.prompt,
+    raw: d.program,
+    outcome: d.outcome,
+    detail: d.detail,
+    taskId: d.taskId,
+    inputTokens: 0,
+    outputTokens: 0,
+    tokensEstimated: false,
+    ms: 0,
+    learnability: null,
   };
 }
 
@@ -158,14 +187,21 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
   try {
     if (ctx.selfPlay && !isBridgedArm(arm)) {
       const { proposer: sp, model } = ctx.selfPlay;
-      return await sp.generate(sandbox, arm, rng, seen, 20, model, referenceTask(archive, arm), (d) => proposals.push(selfPlayRecord(ctx.step, SELF_PLAY_PROPOSER, d)));
+      return await sp.generate(sandbox, arm, rng, seen, 20, model, referenceTask(archive, arm), (d) =>
+        proposals.push(selfPlayRecord(ctx.step, SELF_PLAY_PROPOSER, d)),
+      );
     }
-    if (ctx.learned && !isBridgedArm(arm)) return await ctx.learned.generate(sandbox, arm, rng, seen, 20, (d) => proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)));
+    if (ctx.learned && !isBridgedArm(arm))
+      return await ctx.learned.generate(sandbox, arm, rng, seen, 20, (d) =>
+        proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)),
+      );
     return await drawTask(sandbox, { ...arm, rng, seen, attempts: 20 });
   } catch (e) {
     // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
     // archived tasks; with none archived yet, draw again allowing anything but a held-out probe.
-    const own = [...archive.values()].filter((t) => t.family === arm.family && t.level === arm.level && t.type === arm.type);
+    const own = [...archive.values()].filter(
+      (t) => t.family === arm.family && t.level === arm.level && t.type === arm.type,
+    );
     if (own.length > 0) return rng.pick(own);
     try {
       return await drawTask(sandbox, { ...arm, rng, seen: new Set(ctx.probeIds) });
@@ -181,7 +217,11 @@ export interface GraphSink {
 }
 
 /** The embedded graph always; Neo4j too when configured. Each drains the outbox with its own cursor. */
-export async function openGraphs(config: RunConfig, store: { db: RunStore['db'] }, log: (l: string) => void): Promise<GraphSink[]> {
+export async function openGraphs(
+  config: RunConfig,
+  store: { db: RunStore['db'] },
+  log: (l: string) => void,
+): Promise<GraphSink[]> {
   const sinks: GraphSink[] = [{ name: 'embedded', graph: await openSkillGraph({ kind: 'embedded', db: store.db }) }];
   if (config.graph.kind === 'neo4j') {
     const uri = config.graph.uri ?? process.env.NEO4J_URI;
@@ -201,7 +241,12 @@ export async function openGraphs(config: RunConfig, store: { db: RunStore['db'] 
 }
 
 /** Drains the outbox into every graph; a graph that is down keeps its backlog for later. */
-export async function flushGraphs(sinks: GraphSink[], store: RunStore, batchSize: number, log: (l: string) => void): Promise<number> {
+export async function flushGraphs(
+  sinks: GraphSink[],
+  store: RunStore,
+  batchSize: number,
+  log: (l: string) => void,
+): Promise<number> {
   let backlog = 0;
   for (const sink of sinks) {
     const res = await drainOutbox(store.outbox(sink.name), sink.graph, { batchSize });
@@ -224,7 +269,19 @@ export function runEvent(store: RunStore, status: string): GraphEvent {
 }
 
 export function graphTask(task: Task): GraphTask {
-  return { id: task.id, type: task.type, family: task.family, level: task.level, program: task.program, skills: task.skills, hash: task.hash, prompt: renderNatural(task), parent: task.parent, solveRate: null, proposer: task.proposer };
+  return {
+    id: task.id,
+    type: task.type,
+    family: task.family,
+    level: task.level,
+    program: task.program,
+    skills: task.skills,
+    hash: task.hash,
+    prompt: renderNatural(task),
+    parent: task.parent,
+    solveRate: null,
+    proposer: task.proposer,
+  };
 }
 
 /** A new run's id: UTC timestamp, preset name and seed (a served run says so). */

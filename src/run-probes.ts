@@ -14,15 +14,31 @@ import { tabledArms, taskSpace } from './run-parts.js';
 import type { RunStore } from './store.js';
 
 /** The probes of a run of `config`; their ids join `seen`. */
-export function drawRunProbes(config: RunConfig, sandbox: Sandbox, seen: Set<string>, render: (t: Task) => string = renderNatural): Promise<Probe[]> {
+export function drawRunProbes(
+  config: RunConfig,
+  sandbox: Sandbox,
+  seen: Set<string>,
+  render: (t: Task) => string = renderNatural,
+): Promise<Probe[]> {
   const space = taskSpace(config);
   const mastery = createMasteryTracker(config.curriculum.mastery);
-  return buildProbes(sandbox, tabledArms(space), space.skills, { perArm: config.probes.perArm, mastery: mastery.opts }, createRng(`${config.seed}/probes`), seen, render);
+  return buildProbes(
+    sandbox,
+    tabledArms(space),
+    space.skills,
+    { perArm: config.probes.perArm, mastery: mastery.opts },
+    createRng(`${config.seed}/probes`),
+    seen,
+    render,
+  );
 }
 
 /** The ids of a stored run's probes, drawn again from the config it recorded (seconds: a sandbox verifies them). */
 export async function storedRunProbeIds(store: RunStore, runId: string): Promise<Set<string>> {
-  const config = parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${runId}`, { stored: true, note: () => {} });
+  const config = parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${runId}`, {
+    stored: true,
+    note: () => {},
+  });
   const sandbox = await createSandbox();
   try {
     return new Set((await drawRunProbes(config, sandbox, new Set())).map((p) => p.task.id));

@@ -26,27 +26,46 @@ export function selfPlayConfigOf(config: RunConfig): NonNullable<RunConfig['prop
 export function selfPlayOf(config: RunConfig, policy: TransformerPolicy | null): SelfPlay | null {
   const cfg = selfPlayConfigOf(config);
   if (!cfg) return null;
-  if (!policy) throw new Error('proposer.selfPlay needs the built-in solver (it proposes with the solver\'s own network); turn off agents.solver');
+  if (!policy)
+    throw new Error(
+      "proposer.selfPlay needs the built-in solver (it proposes with the solver's own network); turn off agents.solver",
+    );
   return { proposer: new SelfPlayProposer(cfg), model: { open: (prompt) => policy.openChoices(prompt) }, policy };
 }
 
 /** The reference task of a prompt: the newest archived task of the arm (none at first). */
 export function referenceTask(archive: Map<string, Task>, arm: TaskArm): Task | undefined {
   let ref: Task | undefined;
-  for (const t of archive.values()) if (t.family === arm.family && t.level === arm.level && t.type === arm.type) ref = t;
+  for (const t of archive.values())
+    if (t.family === arm.family && t.level === arm.level && t.type === arm.type) ref = t;
   return ref;
 }
 
 /** A self-play draft as a proposals row (prompt: the arm, the prompt and the choice tokens; raw: the program). */
 export function selfPlayRecord(step: number, proposer: string, d: SelfPlayDraft): ProposalRecord {
   return {
-    step, family: d.arm.family, level: d.arm.level, type: d.arm.type, proposer, prompt: d.prompt, raw: d.program,
-    outcome: d.outcome, detail: d.detail, taskId: d.taskId, inputTokens: 0, outputTokens: 0, tokensEstimated: false, ms: 0, learnability: null,
+    step,
+    family: d.arm.family,
+    level: d.arm.level,
+    type: d.arm.type,
+    proposer,
+    prompt: d.prompt,
+    raw: d.program,
+    outcome: d.outcome,
+    detail: d.detail,
+    taskId: d.taskId,
+    inputTokens: 0,
+    outputTokens: 0,
+    tokensEstimated: false,
+    ms: 0,
+    learnability: null,
   };
 }
 
 /** The proposer role's round as step metrics. */
-export function selfPlayMetrics(stats: (SelfPlayStats & { candidates: number; overflow: number }) | null): Record<string, number> {
+export function selfPlayMetrics(
+  stats: (SelfPlayStats & { candidates: number; overflow: number }) | null,
+): Record<string, number> {
   if (!stats) return { 'selfPlay.drafts': 0 };
   return {
     'selfPlay.drafts': stats.drafts,

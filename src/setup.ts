@@ -20,7 +20,18 @@
 // their sources changed); re-run after any `npm ci`.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  lstatSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -52,11 +63,21 @@ function fail(msg: string): never {
 function run(cmd: string, args: string[], opts: SpawnSyncOptions = {}): { ok: boolean; out: string; stdout: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  return { ok: r.status === 0 && !r.error, out: r.error ? String(r.error.message) : out, stdout: String(r.stdout ?? '') };
+  return {
+    ok: r.status === 0 && !r.error,
+    out: r.error ? String(r.error.message) : out,
+    stdout: String(r.stdout ?? ''),
+  };
 }
 
 function lastLine(s: string): string {
-  return s.trim().split('\n').filter((l) => l.trim()).pop() ?? '';
+  return (
+    s
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim())
+      .pop() ?? ''
+  );
 }
 
 /** The node_modules folder that holds the tfjs-core the solver imports (the addon must register there). */
@@ -71,7 +92,9 @@ function findPip(): string[] {
   const cands = [process.env.COGEN_PYTHON, 'python3', 'python'].filter((c): c is string => !!c);
   for (const py of cands) if (run(py, ['-m', 'pip', '--version']).ok) return [py, '-m', 'pip'];
   if (run('pip3', ['--version']).ok) return ['pip3'];
-  fail('pip is missing (tried python3 -m pip, python -m pip, pip3); install pip, or set COGEN_PYTHON to a python that has it');
+  fail(
+    'pip is missing (tried python3 -m pip, python -m pip, pip3); install pip, or set COGEN_PYTHON to a python that has it',
+  );
 }
 
 /** The folder with include/node/node_api.h and common.gypi, so that node-gyp downloads nothing. */
@@ -81,28 +104,45 @@ function findNodeDir(): string {
     process.env.npm_config_nodedir,
     dirname(dirname(process.execPath)),
     join(homedir(), '.cache', 'node-gyp', ver),
-    '/usr', '/usr/local',
+    '/usr',
+    '/usr/local',
   ].filter((c): c is string => !!c);
   for (const d of cands) {
-    if (existsSync(join(d, 'include', 'node', 'node_api.h')) && existsSync(join(d, 'include', 'node', 'common.gypi'))) return d;
+    if (existsSync(join(d, 'include', 'node', 'node_api.h')) && existsSync(join(d, 'include', 'node', 'common.gypi')))
+      return d;
   }
-  fail(`no Node.js ${process.version} headers (include/node/node_api.h and common.gypi) in ${cands.join(', ')}; install them (e.g. the nodejs dev package) or set npm_config_nodedir`);
+  fail(
+    `no Node.js ${process.version} headers (include/node/node_api.h and common.gypi) in ${cands.join(', ')}; install them (e.g. the nodejs dev package) or set npm_config_nodedir`,
+  );
 }
 
 function checkPrerequisites(): { pip: string[]; nodedir: string; python: string } {
-  if (process.platform !== 'linux' || process.arch !== 'x64') fail(`the pinned wheels are for Linux x86_64, not ${process.platform} ${process.arch}`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    fail(`the pinned wheels are for Linux x86_64, not ${process.platform} ${process.arch}`);
   const pip = findPip();
   const python = pip[0] === 'pip3' ? 'python3' : pip[0]!;
   const cxx = process.env.CXX ?? 'c++';
-  if (!run(cxx, ['--version']).ok && !run('g++', ['--version']).ok) fail(`no C++ compiler (${cxx}, g++) to build the addon; install one (e.g. build-essential)`);
-  if (!run('make', ['--version']).ok) fail('make is missing; node-gyp needs it to build the addon (e.g. build-essential)');
-  if (!run(python, ['-c', 'import zipfile']).ok) fail(`${python} cannot run; node-gyp and the wheel extraction need Python 3`);
+  if (!run(cxx, ['--version']).ok && !run('g++', ['--version']).ok)
+    fail(`no C++ compiler (${cxx}, g++) to build the addon; install one (e.g. build-essential)`);
+  if (!run('make', ['--version']).ok)
+    fail('make is missing; node-gyp needs it to build the addon (e.g. build-essential)');
+  if (!run(python, ['-c', 'import zipfile']).ok)
+    fail(`${python} cannot run; node-gyp and the wheel extraction need Python 3`);
   return { pip, nodedir: findNodeDir(), python };
 }
 
 function nodeGyp(): string | undefined {
   // node-pre-gyp runs node-gyp; npm's bundled copy when none is installed
-  const npmDir = join(dirname(dirname(process.execPath)), 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+  const npmDir = join(
+    dirname(dirname(process.execPath)),
+    'lib',
+    'node_modules',
+    'npm',
+    'node_modules',
+    'node-gyp',
+    'bin',
+    'node-gyp.js',
+  );
   return process.env.npm_config_node_gyp ?? (existsSync(npmDir) ? npmDir : undefined);
 }
 
@@ -116,14 +156,37 @@ function duBytes(path: string): number {
 }
 
 /** The wheel in the cache, downloaded once (pinned version, Python 3.11 manylinux: whatever python runs pip). */
-function wheel(pip: string[], name: string, version: string, cache: string, approxMb: number | null, log: (l: string) => void): string {
+function wheel(
+  pip: string[],
+  name: string,
+  version: string,
+  cache: string,
+  approxMb: number | null,
+  log: (l: string) => void,
+): string {
   const stem = `${name.replace(/-/g, '_')}-${version}-`;
   const find = (): string | undefined => readdirSync(cache).find((f) => f.startsWith(stem) && f.endsWith('.whl'));
   const have = find();
   if (have) return join(cache, have);
   log(`downloading ${name} ${version} (${approxMb ? `~${approxMb} MB, ` : ''}PyPI wheel) into ${cache}`);
-  const r = run(pip[0]!, [...pip.slice(1), 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check',
-    '--python-version', '3.11', '--implementation', 'cp', '--abi', PY_TAG, '--platform', PLATFORM, '-d', cache, `${name}==${version}`]);
+  const r = run(pip[0]!, [
+    ...pip.slice(1),
+    'download',
+    '--no-deps',
+    '--only-binary=:all:',
+    '--disable-pip-version-check',
+    '--python-version',
+    '3.11',
+    '--implementation',
+    'cp',
+    '--abi',
+    PY_TAG,
+    '--platform',
+    PLATFORM,
+    '-d',
+    cache,
+    `${name}==${version}`,
+  ]);
   const got = find();
   if (!r.ok || !got) fail(`pip could not download ${name}==${version}: ${lastLine(r.out)}`);
   log(`  ${got}: ${mb(statSync(join(cache, got)).size)}`);
@@ -176,7 +239,12 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 
 function link(dir: string, name: string, target: string): void {
   const p = join(dir, name);
-  try { lstatSync(p); rmSync(p); } catch { /* absent */ }
+  try {
+    lstatSync(p);
+    rmSync(p);
+  } catch {
+    /* absent */
+  }
   symlinkSync(target, p);
 }
 
@@ -206,14 +274,26 @@ with zipfile.ZipFile(whl) as z:
 `;
 
 /** The fused ops' sources, compiled into one addon, and the header they share. */
-const OPS_SOURCES = ['tf-ops.cc', 'tf-decode.cc'].map((f) => fileURLToPath(new URL(`./solver/accel/${f}`, import.meta.url)));
+const OPS_SOURCES = ['tf-ops.cc', 'tf-decode.cc'].map((f) =>
+  fileURLToPath(new URL(`./solver/accel/${f}`, import.meta.url)),
+);
 const OPS_HEADER = fileURLToPath(new URL('./solver/accel/tf-ops.h', import.meta.url));
 /**
  * The compiler's flags for the ops. -march=native: the addon is built on the machine that runs it
  * (setup runs on each). -fopenmp: the ops' threads are an OpenMP team; EIGEN_DONT_PARALLELIZE keeps
  * Eigen's products inside each unit of work on its one thread.
  */
-const OPS_FLAGS = ['-std=c++17', '-O3', '-march=native', '-fopenmp', '-DEIGEN_DONT_PARALLELIZE', '-shared', '-fPIC', '-D_GLIBCXX_USE_CXX11_ABI=1', '-DEIGEN_MAX_ALIGN_BYTES=64'];
+const OPS_FLAGS = [
+  '-std=c++17',
+  '-O3',
+  '-march=native',
+  '-fopenmp',
+  '-DEIGEN_DONT_PARALLELIZE',
+  '-shared',
+  '-fPIC',
+  '-D_GLIBCXX_USE_CXX11_ABI=1',
+  '-DEIGEN_MAX_ALIGN_BYTES=64',
+];
 /** What a build of the ops is made from: the source, the wheel whose headers it compiles against, the flags. */
 const opsStamp = (): string => {
   const h = createHash('sha256');
@@ -222,7 +302,9 @@ const opsStamp = (): string => {
 };
 const opsMarker = (pkgDir: string): string => join(pkgDir, 'deps', 'cogen-ops.json');
 const opsBuilt = (pkgDir: string): boolean =>
-  existsSync(tfOpsPath(pkgDir)) && existsSync(opsMarker(pkgDir)) && readFileSync(opsMarker(pkgDir), 'utf8').trim() === opsStamp();
+  existsSync(tfOpsPath(pkgDir)) &&
+  existsSync(opsMarker(pkgDir)) &&
+  readFileSync(opsMarker(pkgDir), 'utf8').trim() === opsStamp();
 
 /** Loads the addon and the ops in a child process and runs one; returns the error line, or null. */
 function probeOps(pkg: string, root: string, addon: string): string | null {
@@ -238,7 +320,11 @@ if (Math.abs(y - 0.8411920) > 1e-5) throw new Error('CogenGelu(1) = ' + y);`;
  * Compiles the ops' sources into deps/lib/cogen_tf_ops.node: a Node.js addon (so that Node keeps it loaded)
  * linked to the libtensorflow_framework.so.2 beside it, whose op registry it adds to.
  */
-function buildOps(pkgDir: string, whl: string, o: { python: string; nodedir: string; cache: string; root: string; log: (l: string) => void }): void {
+function buildOps(
+  pkgDir: string,
+  whl: string,
+  o: { python: string; nodedir: string; cache: string; root: string; log: (l: string) => void },
+): void {
   const include = join(o.cache, `tensorflow-${TF_WHEEL_VERSION}-include`);
   if (!existsSync(join(include, 'tensorflow', 'core', 'framework', 'op_kernel.h'))) {
     o.log(`extracting the wheel's C++ headers (~155 MB) into ${include}`);
@@ -253,9 +339,18 @@ function buildOps(pkgDir: string, whl: string, o: { python: string; nodedir: str
   const out = tfOpsPath(pkgDir);
   const cxx = process.env.CXX ?? 'g++';
   o.log(`compiling the solver's fused ops (${OPS_SOURCES.join(', ')}) into ${out}`);
-  const r = run(cxx, [...OPS_FLAGS,
-    `-DNODE_GYP_MODULE_NAME=${TF_OPS_ADDON.replace(/\.node$/, '')}`, `-I${include}`, `-I${join(o.nodedir, 'include', 'node')}`, ...OPS_SOURCES,
-    `-L${lib}`, '-l:libtensorflow_framework.so.2', '-Wl,-rpath,$ORIGIN', '-o', `${out}.part`]);
+  const r = run(cxx, [
+    ...OPS_FLAGS,
+    `-DNODE_GYP_MODULE_NAME=${TF_OPS_ADDON.replace(/\.node$/, '')}`,
+    `-I${include}`,
+    `-I${join(o.nodedir, 'include', 'node')}`,
+    ...OPS_SOURCES,
+    `-L${lib}`,
+    '-l:libtensorflow_framework.so.2',
+    '-Wl,-rpath,$ORIGIN',
+    '-o',
+    `${out}.part`,
+  ]);
   if (!r.ok) fail(`compiling ${OPS_SOURCES.join(' and ')} failed: ${lastLine(r.out)}`);
   renameSync(`${out}.part`, out);
   const bad = probeOps(CPU.pkg, o.root, out);
@@ -286,7 +381,13 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
       if (!opts.gpu && !opsBuilt(pkgDir)) {
         const { pip, nodedir, python } = checkPrerequisites();
         const cache = opts.cacheDir ?? process.env.COGEN_CACHE_DIR ?? join(homedir(), '.cache', 'cogen');
-        buildOps(pkgDir, wheel(pip, f.wheel, TF_WHEEL_VERSION, cache, f.approxMb, log), { python, nodedir, cache, root, log });
+        buildOps(pkgDir, wheel(pip, f.wheel, TF_WHEEL_VERSION, cache, f.approxMb, log), {
+          python,
+          nodedir,
+          cache,
+          root,
+          log,
+        });
       }
       log(`${f.pkg} is set up (${p.line}${opts.gpu ? '' : ', fused ops built'}); nothing more to do`);
       return p.line;
@@ -304,14 +405,25 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
   mkdirSync(tmp, { recursive: true });
   let r = run('tar', ['xzf', tgz, '-C', tmp]);
   if (!r.ok) fail(`could not unpack ${tgz}: ${lastLine(r.out)}`);
-  const pj = JSON.parse(readFileSync(join(tmp, 'package', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const pj = JSON.parse(readFileSync(join(tmp, 'package', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const req = createRequire(join(nm, 'x.js'));
   const missing = Object.entries(pj.dependencies).filter(([d]) => {
-    try { req.resolve(`${d}/package.json`); return false; } catch { return !existsSync(join(nm, d, 'package.json')); }
+    try {
+      req.resolve(`${d}/package.json`);
+      return false;
+    } catch {
+      return !existsSync(join(nm, d, 'package.json'));
+    }
   });
   if (missing.length) {
     log(`installing its dependencies without saving them: ${missing.map(([d, v]) => `${d}@${v}`).join(' ')}`);
-    r = run('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', ...missing.map(([d, v]) => `${d}@${v}`)], { cwd: root });
+    r = run(
+      'npm',
+      ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', ...missing.map(([d, v]) => `${d}@${v}`)],
+      { cwd: root },
+    );
     if (!r.ok) fail(`npm install of ${f.pkg}'s dependencies failed: ${lastLine(r.out)}`);
   }
   rmSync(pkgDir, { recursive: true, force: true });
@@ -342,11 +454,29 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
   // 3. --gpu: the CUDA libraries the wheel's and-cuda extra names
   if (opts.gpu) {
     r = run(python, ['-c', CUDA_PY, whl]);
-    const specs = r.out.trim().split('\n').filter((l) => l.startsWith('nvidia-'));
+    const specs = r.out
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('nvidia-'));
     if (!r.ok || !specs.length) fail(`could not read the CUDA wheels from ${whl}'s metadata: ${lastLine(r.out)}`);
-    log(`downloading the CUDA libraries (${specs.length} nvidia-*-cu12 wheels, ~1.8 GB; ~2.9 GB installed) into ${cache}`);
-    const files = specs.map((s) => { const [n, v] = s.split('=='); return wheel(pip, n!, v!, cache, null, log); });
-    r = run(pip[0]!, [...pip.slice(1), 'install', '--no-deps', '--no-index', '--disable-pip-version-check', '--upgrade', '--target', deps, ...files]);
+    log(
+      `downloading the CUDA libraries (${specs.length} nvidia-*-cu12 wheels, ~1.8 GB; ~2.9 GB installed) into ${cache}`,
+    );
+    const files = specs.map((s) => {
+      const [n, v] = s.split('==');
+      return wheel(pip, n!, v!, cache, null, log);
+    });
+    r = run(pip[0]!, [
+      ...pip.slice(1),
+      'install',
+      '--no-deps',
+      '--no-index',
+      '--disable-pip-version-check',
+      '--upgrade',
+      '--target',
+      deps,
+      ...files,
+    ]);
     if (!r.ok) fail(`pip install --target of the CUDA wheels failed: ${lastLine(r.out)}`);
   }
 
@@ -356,7 +486,12 @@ export function setupTensorflow(opts: SetupOptions = {}): string {
   const gyp = nodeGyp();
   r = run(process.execPath, [preGyp, 'install', '--build-from-source', '--fallback-to-build=false'], {
     cwd: pkgDir,
-    env: { ...process.env, npm_config_nodedir: nodedir, ...(gyp ? { npm_config_node_gyp: gyp } : {}), PYTHON: process.env.PYTHON ?? python },
+    env: {
+      ...process.env,
+      npm_config_nodedir: nodedir,
+      ...(gyp ? { npm_config_node_gyp: gyp } : {}),
+      PYTHON: process.env.PYTHON ?? python,
+    },
   });
   if (!r.ok) fail(`building the addon failed: ${lastLine(r.out)}`);
   writeFileSync(marker, JSON.stringify(want) + '\n');
@@ -391,23 +526,32 @@ export interface RgSetupOptions {
 function findVenvPython(): string {
   const cands = [process.env.COGEN_PYTHON, 'python3', 'python'].filter((c): c is string => !!c);
   for (const py of cands) {
-    const r = run(py, ['-c', 'import sys, venv, ensurepip; assert sys.version_info >= (3, 10); print(sys.version.split()[0])']);
+    const r = run(py, [
+      '-c',
+      'import sys, venv, ensurepip; assert sys.version_info >= (3, 10); print(sys.version.split()[0])',
+    ]);
     if (r.ok) return py;
   }
-  throw new UserError(`setup reasoning-gym: no Python >= 3.10 with venv and ensurepip (tried ${cands.join(', ')}); install one (e.g. python3-venv), or set COGEN_PYTHON`);
+  throw new UserError(
+    `setup reasoning-gym: no Python >= 3.10 with venv and ensurepip (tried ${cands.join(', ')}); install one (e.g. python3-venv), or set COGEN_PYTHON`,
+  );
 }
 
 /** Sets up the Reasoning Gym bridge; returns a summary line. Throws UserError with one line. */
 export async function setupReasoningGym(opts: RgSetupOptions = {}): Promise<string> {
   const log = opts.log ?? ((l: string) => console.error(l));
-  const { REASONING_GYM_VERSION, RgWorker, buildCatalogue, loadCatalogue, reloadCatalogue, rgPaths, writeCatalogue } = await import('../bridges/index.js');
+  const { REASONING_GYM_VERSION, RgWorker, buildCatalogue, loadCatalogue, reloadCatalogue, rgPaths, writeCatalogue } =
+    await import('../bridges/index.js');
   const paths = rgPaths();
   const rgFail = (msg: string): never => {
     throw new UserError(`setup reasoning-gym: ${msg}`);
   };
   const installed = (): string | null => {
     if (!existsSync(paths.python)) return null;
-    const r = run(paths.python, ['-c', 'import importlib.metadata as m, reasoning_gym; print(m.version("reasoning-gym"))']);
+    const r = run(paths.python, [
+      '-c',
+      'import importlib.metadata as m, reasoning_gym; print(m.version("reasoning-gym"))',
+    ]);
     return r.ok ? lastLine(r.stdout) : null;
   };
   let version = installed();
@@ -420,10 +564,18 @@ export async function setupReasoningGym(opts: RgSetupOptions = {}): Promise<stri
       if (!r.ok) rgFail(`python -m venv ${paths.venv} failed: ${lastLine(r.out)}`);
     }
     log(`installing reasoning-gym==${REASONING_GYM_VERSION} and its dependencies into it (pip; ~350 MB installed)`);
-    const r = run(paths.python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `reasoning-gym==${REASONING_GYM_VERSION}`]);
+    const r = run(paths.python, [
+      '-m',
+      'pip',
+      'install',
+      '--disable-pip-version-check',
+      '--quiet',
+      `reasoning-gym==${REASONING_GYM_VERSION}`,
+    ]);
     if (!r.ok) rgFail(`pip install reasoning-gym==${REASONING_GYM_VERSION} failed: ${lastLine(r.out)}`);
     version = installed();
-    if (version !== REASONING_GYM_VERSION) rgFail(`reasoning-gym ${REASONING_GYM_VERSION} was installed but does not import in ${paths.python}`);
+    if (version !== REASONING_GYM_VERSION)
+      rgFail(`reasoning-gym ${REASONING_GYM_VERSION} was installed but does not import in ${paths.python}`);
   }
   reloadCatalogue();
   const have = loadCatalogue();
@@ -432,7 +584,9 @@ export async function setupReasoningGym(opts: RgSetupOptions = {}): Promise<stri
     log(line);
     return line;
   }
-  log(`building the catalogue: every dataset's curriculum levels, ${opts.itemsPerLevel ?? 8} items of each checked in the worker (a few minutes)`);
+  log(
+    `building the catalogue: every dataset's curriculum levels, ${opts.itemsPerLevel ?? 8} items of each checked in the worker (a few minutes)`,
+  );
   const worker = new RgWorker({ log });
   try {
     const catalogue = await buildCatalogue(worker, { itemsPerLevel: opts.itemsPerLevel, log });
@@ -452,10 +606,15 @@ export async function listReasoningGym(): Promise<string> {
   const { loadCatalogue, notSetUpLine } = await import('../bridges/index.js');
   const c = loadCatalogue();
   if (!c) throw new UserError(notSetUpLine());
-  const lines = [`Reasoning Gym ${c.reasoningGym} (Python ${c.python}, catalogue of ${c.createdAt}): ${c.families.length} bridged families, ${c.excluded.length} excluded`, ''];
+  const lines = [
+    `Reasoning Gym ${c.reasoningGym} (Python ${c.python}, catalogue of ${c.createdAt}): ${c.families.length} bridged families, ${c.excluded.length} excluded`,
+    '',
+  ];
   for (const f of c.families) {
     const share = f.levels.map((l) => `${l.served}/${l.tried}`).join(' ');
-    lines.push(`rg.${f.dataset}  ${f.levels.length} level${f.levels.length === 1 ? '' : 's'}  ${f.category}${f.curriculum ? '' : '  (no curriculum: its default config)'}  verified at setup: ${share}`);
+    lines.push(
+      `rg.${f.dataset}  ${f.levels.length} level${f.levels.length === 1 ? '' : 's'}  ${f.category}${f.curriculum ? '' : '  (no curriculum: its default config)'}  verified at setup: ${share}`,
+    );
   }
   lines.push('', 'excluded (never served):');
   for (const x of c.excluded) lines.push(`rg.${x.dataset}  ${x.reason}`);

@@ -117,7 +117,10 @@ export class RunStore {
   /** Statements prepared once per store: a served run commits many small steps, and preparing is not free. */
   private readonly statements = new Map<string, Database.Statement>();
 
-  private constructor(readonly dir: string, db: Database.Database) {
+  private constructor(
+    readonly dir: string,
+    db: Database.Database,
+  ) {
     this.db = db;
   }
 
@@ -171,12 +174,28 @@ export class RunStore {
     const insMetric = this.sql('INSERT OR REPLACE INTO metrics (step, data) VALUES (?, ?)');
     const closeIssue = this.sql("UPDATE issued SET state = 'scored' WHERE id = ?");
     const insRequest = this.sql('INSERT INTO requests (key, digest, step) VALUES (?, ?, ?)');
-    const insProposal = this.sql(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
+    const insProposal = this
+      .sql(`INSERT INTO proposals (step, family, level, type, proposer, prompt, raw, outcome, detail,
       task_id, input_tokens, output_tokens, tokens_estimated, ms, learnability) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     this.db.transaction(() => {
       for (const p of rec.proposals ?? []) {
-        insProposal.run(rec.step, p.family, p.level, p.type, p.proposer, p.prompt, p.raw, p.outcome, p.detail, p.taskId,
-          p.inputTokens, p.outputTokens, p.tokensEstimated ? 1 : 0, p.ms, p.learnability);
+        insProposal.run(
+          rec.step,
+          p.family,
+          p.level,
+          p.type,
+          p.proposer,
+          p.prompt,
+          p.raw,
+          p.outcome,
+          p.detail,
+          p.taskId,
+          p.inputTokens,
+          p.outputTokens,
+          p.tokensEstimated ? 1 : 0,
+          p.ms,
+          p.learnability,
+        );
       }
       this.insertTasks(rec.step, rec.newTasks);
       for (const s of rec.scored) {
@@ -197,7 +216,13 @@ export class RunStore {
    * Records tasks handed to a served trainer, in one transaction with the tasks first seen here,
    * their graph events and the state that drew them; returns the issue ids, in order.
    */
-  issueTasks(rec: { step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[]; meta?: Record<string, string> }): number[] {
+  issueTasks(rec: {
+    step: number;
+    newTasks: StepRecord['newTasks'];
+    issues: IssueRecord[];
+    outbox: GraphEvent[];
+    meta?: Record<string, string>;
+  }): number[] {
     const insIssue = this.sql('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
     return this.db.transaction(() => {
       this.insertTasks(rec.step, rec.newTasks);
@@ -208,7 +233,12 @@ export class RunStore {
   }
 
   /** Skill events with their graph events and meta values, in one transaction (a served probe report). */
-  commitEvents(rec: { step: number; skillEvents: StepRecord['skillEvents']; outbox: GraphEvent[]; meta?: Record<string, string> }): void {
+  commitEvents(rec: {
+    step: number;
+    skillEvents: StepRecord['skillEvents'];
+    outbox: GraphEvent[];
+    meta?: Record<string, string>;
+  }): void {
     this.db.transaction(() => {
       this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
       this.putMeta(rec.meta ?? {});
@@ -221,8 +251,22 @@ export class RunStore {
     const ins = this.sql(`INSERT OR IGNORE INTO tasks (id, step, type, family, level, skills, program, hash,
       parent_id, parent_op, proposer, data, compact, natural) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     for (const { task, compact, natural } of tasks) {
-      ins.run(task.id, step, task.type, task.family, task.level, JSON.stringify(task.skills), task.program,
-        task.hash, task.parent?.id ?? null, task.parent?.op ?? null, task.proposer, JSON.stringify(task), compact, natural);
+      ins.run(
+        task.id,
+        step,
+        task.type,
+        task.family,
+        task.level,
+        JSON.stringify(task.skills),
+        task.program,
+        task.hash,
+        task.parent?.id ?? null,
+        task.parent?.op ?? null,
+        task.proposer,
+        JSON.stringify(task),
+        compact,
+        natural,
+      );
     }
   }
 
@@ -230,7 +274,9 @@ export class RunStore {
   private insertEpisodes(step: number, episodes: EpisodeRow[]): void {
     for (let i = 0; i < episodes.length; i += EPISODE_ROWS) {
       const chunk = episodes.slice(i, i + EPISODE_ROWS);
-      const ins = this.sql(`INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES ${Array(chunk.length).fill('(?,?,?,?,?)').join(',')}`);
+      const ins = this.sql(
+        `INSERT INTO episodes (step, task_id, answer, reward, reason) VALUES ${Array(chunk.length).fill('(?,?,?,?,?)').join(',')}`,
+      );
       ins.run(chunk.flatMap((e) => [step, e.taskId, e.answer, e.reward, e.reason]));
     }
   }
@@ -243,18 +289,27 @@ export class RunStore {
   }
 
   private putMeta(values: Record<string, string>): void {
-    const put = this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const put = this.sql(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    );
     for (const [k, v] of Object.entries(values)) put.run(k, v);
   }
 
   /** A task's cumulative score so far. */
   taskScore(id: string): { solved: number; attempts: number } {
-    return (this.sql('SELECT solved, attempts FROM tasks WHERE id = ?').get(id) as { solved: number; attempts: number } | undefined) ?? { solved: 0, attempts: 0 };
+    return (
+      (this.sql('SELECT solved, attempts FROM tasks WHERE id = ?').get(id) as
+        { solved: number; attempts: number } | undefined) ?? { solved: 0, attempts: 0 }
+    );
   }
 
   /** The oldest issues of a task still waiting for their score, at most `limit`. */
   openIssues(taskId: string, limit: number): number[] {
-    return (this.sql("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT ?").all(taskId, limit) as { id: number }[]).map((r) => r.id);
+    return (
+      this.sql("SELECT id FROM issued WHERE state = 'open' AND task_id = ? ORDER BY id LIMIT ?").all(taskId, limit) as {
+        id: number;
+      }[]
+    ).map((r) => r.id);
   }
 
   /** Runs `fn` in one transaction (the store's own transactions inside it become savepoints). */
@@ -268,7 +323,10 @@ export class RunStore {
   }
 
   issueCounts(): { open: number; scored: number; abandoned: number } {
-    const rows = this.sql('SELECT state, COUNT(*) n FROM issued GROUP BY state').all() as { state: string; n: number }[];
+    const rows = this.sql('SELECT state, COUNT(*) n FROM issued GROUP BY state').all() as {
+      state: string;
+      n: number;
+    }[];
     const by = Object.fromEntries(rows.map((r) => [r.state, r.n]));
     return { open: by.open ?? 0, scored: by.scored ?? 0, abandoned: by.abandoned ?? 0 };
   }
@@ -280,7 +338,9 @@ export class RunStore {
 
   /** The episodes of one step, in the order they were recorded. */
   episodesOf(step: number): EpisodeRow[] {
-    return this.sql('SELECT task_id taskId, answer, reward, reason FROM episodes WHERE step = ? ORDER BY id').all(step) as EpisodeRow[];
+    return this.sql('SELECT task_id taskId, answer, reward, reason FROM episodes WHERE step = ? ORDER BY id').all(
+      step,
+    ) as EpisodeRow[];
   }
 
   /** Records played environment episodes (observations, actions, tool results, rewards) in one transaction. */
@@ -289,15 +349,35 @@ export class RunStore {
   }
 
   private insertEnvEpisodes(step: number, episodes: readonly { spec: EnvSpec; trajectory: Trajectory }[]): void {
-    const insert = this.sql('INSERT INTO env_episodes (step, env_id, kind, family, level, seed, reward, reason, spec, trajectory) VALUES (?,?,?,?,?,?,?,?,?,?)');
+    const insert = this.sql(
+      'INSERT INTO env_episodes (step, env_id, kind, family, level, seed, reward, reason, spec, trajectory) VALUES (?,?,?,?,?,?,?,?,?,?)',
+    );
     for (const { spec, trajectory: t } of episodes) {
-      insert.run(step, spec.id, spec.kind, spec.family, spec.level, t.seed, t.reward, t.reason ?? null, JSON.stringify(spec), JSON.stringify(t));
+      insert.run(
+        step,
+        spec.id,
+        spec.kind,
+        spec.family,
+        spec.level,
+        t.seed,
+        t.reward,
+        t.reason ?? null,
+        JSON.stringify(spec),
+        JSON.stringify(t),
+      );
     }
   }
 
   /** Every recorded environment episode, in the order recorded (none in a run made before environments). */
   envEpisodes(): EnvEpisodeRow[] {
-    return (this.sql('SELECT id, step, spec, trajectory FROM env_episodes ORDER BY id').all() as { id: number; step: number; spec: string; trajectory: string }[]).map((r) => ({
+    return (
+      this.sql('SELECT id, step, spec, trajectory FROM env_episodes ORDER BY id').all() as {
+        id: number;
+        step: number;
+        spec: string;
+        trajectory: string;
+      }[]
+    ).map((r) => ({
       id: r.id,
       step: r.step,
       spec: JSON.parse(r.spec) as EnvSpec,
@@ -318,28 +398,52 @@ export class RunStore {
   truncateAfter(step: number): void {
     const db = this.db;
     db.transaction(() => {
-      const later = this.sql('SELECT task_id, SUM(solved) s, SUM(attempts) a FROM task_scores WHERE step > ? GROUP BY task_id').all(step) as { task_id: string; s: number; a: number }[];
+      const later = this.sql(
+        'SELECT task_id, SUM(solved) s, SUM(attempts) a FROM task_scores WHERE step > ? GROUP BY task_id',
+      ).all(step) as { task_id: string; s: number; a: number }[];
       const unscore = this.sql('UPDATE tasks SET attempts = attempts - ?, solved = solved - ? WHERE id = ?');
       for (const r of later) unscore.run(r.a, r.s, r.task_id);
-      for (const table of ['tasks', 'episodes', 'task_scores', 'metrics', 'skill_events', 'checkpoints', 'outbox', 'proposals', 'env_episodes']) {
+      for (const table of [
+        'tasks',
+        'episodes',
+        'task_scores',
+        'metrics',
+        'skill_events',
+        'checkpoints',
+        'outbox',
+        'proposals',
+        'env_episodes',
+      ]) {
         this.sql(`DELETE FROM ${table} WHERE step > ?`).run(step);
       }
       const maxSeq = (this.sql('SELECT COALESCE(MAX(seq), 0) m FROM outbox').get() as { m: number }).m;
       this.sql('UPDATE outbox_cursor SET seq = MIN(seq, ?)').run(maxSeq);
-      this.sql("INSERT INTO meta (key, value) VALUES ('lastStep', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(step));
+      this.sql(
+        "INSERT INTO meta (key, value) VALUES ('lastStep', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      ).run(String(step));
     })();
   }
 
   /** An outbox reader for one sink (each graph store keeps its own cursor). */
-  outbox(sink: string): { pending(limit: number): { seq: number; event: GraphEvent }[]; markDone(maxSeq: number): void; backlog(): number } {
+  outbox(sink: string): {
+    pending(limit: number): { seq: number; event: GraphEvent }[];
+    markDone(maxSeq: number): void;
+    backlog(): number;
+  } {
     const cursor = (): number =>
       (this.sql('SELECT seq FROM outbox_cursor WHERE sink = ?').get(sink) as { seq: number } | undefined)?.seq ?? 0;
     return {
       pending: (limit) =>
-        (this.sql('SELECT seq, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?').all(cursor(), limit) as { seq: number; event: string }[])
-          .map((r) => ({ seq: r.seq, event: JSON.parse(r.event) as GraphEvent })),
+        (
+          this.sql('SELECT seq, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?').all(cursor(), limit) as {
+            seq: number;
+            event: string;
+          }[]
+        ).map((r) => ({ seq: r.seq, event: JSON.parse(r.event) as GraphEvent })),
       markDone: (maxSeq) => {
-        this.sql('INSERT INTO outbox_cursor (sink, seq) VALUES (?, ?) ON CONFLICT(sink) DO UPDATE SET seq = MAX(seq, excluded.seq)').run(sink, maxSeq);
+        this.sql(
+          'INSERT INTO outbox_cursor (sink, seq) VALUES (?, ?) ON CONFLICT(sink) DO UPDATE SET seq = MAX(seq, excluded.seq)',
+        ).run(sink, maxSeq);
       },
       backlog: () => (this.sql('SELECT COUNT(*) n FROM outbox WHERE seq > ?').get(cursor()) as { n: number }).n,
     };
@@ -357,14 +461,29 @@ export class RunStore {
   }
 
   latestCheckpoint(): { id: string; step: number; path: string } | undefined {
-    return this.sql('SELECT id, step, path FROM checkpoints ORDER BY step DESC LIMIT 1').get() as { id: string; step: number; path: string } | undefined;
+    return this.sql('SELECT id, step, path FROM checkpoints ORDER BY step DESC LIMIT 1').get() as
+      { id: string; step: number; path: string } | undefined;
   }
 
   /** Every task in the order it was first proposed (rowid order), which a resumed run relies on. */
   tasks(): TaskRow[] {
-    return (this.sql('SELECT step, data, compact, natural, attempts, solved FROM tasks ORDER BY rowid').all() as {
-      step: number; data: string; compact: string; natural: string; attempts: number; solved: number;
-    }[]).map((r) => ({ task: JSON.parse(r.data) as Task, step: r.step, compact: r.compact, natural: r.natural, attempts: r.attempts, solved: r.solved }));
+    return (
+      this.sql('SELECT step, data, compact, natural, attempts, solved FROM tasks ORDER BY rowid').all() as {
+        step: number;
+        data: string;
+        compact: string;
+        natural: string;
+        attempts: number;
+        solved: number;
+      }[]
+    ).map((r) => ({
+      task: JSON.parse(r.data) as Task,
+      step: r.step,
+      compact: r.compact,
+      natural: r.natural,
+      attempts: r.attempts,
+      solved: r.solved,
+    }));
   }
 
   task(id: string): Task | undefined {
@@ -373,16 +492,24 @@ export class RunStore {
   }
 
   metrics(): Record<string, number | string | null>[] {
-    return (this.sql('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => JSON.parse(r.data));
+    return (this.sql('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) =>
+      JSON.parse(r.data),
+    );
   }
 
   skillEvents(): { step: number; skillId: string; event: string; accuracy: number; at: string }[] {
     return this.sql('SELECT step, skill_id skillId, event, accuracy, at FROM skill_events ORDER BY id').all() as {
-      step: number; skillId: string; event: string; accuracy: number; at: string;
+      step: number;
+      skillId: string;
+      event: string;
+      accuracy: number;
+      at: string;
     }[];
   }
 
-  count(table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox' | 'proposals' | 'env_episodes'): number {
+  count(
+    table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox' | 'proposals' | 'env_episodes',
+  ): number {
     return (this.sql(`SELECT COUNT(*) n FROM ${table}`).get() as { n: number }).n;
   }
 

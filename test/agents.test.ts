@@ -36,9 +36,29 @@ import type { Skill, Task, TaskDraft, TaskType } from '../core/task.js';
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
 const proposerCfg = (over: Partial<ProposerConfig> = {}): ProposerConfig =>
-  agentsConfigSchema.parse({ proposer: { share: 0.5, provider: 'scripted', scriptPath: FIXTURE, model: 'scripted-model', backoffMs: 1, timeoutMs: 5_000, ...over } }).proposer;
+  agentsConfigSchema.parse({
+    proposer: {
+      share: 0.5,
+      provider: 'scripted',
+      scriptPath: FIXTURE,
+      model: 'scripted-model',
+      backoffMs: 1,
+      timeoutMs: 5_000,
+      ...over,
+    },
+  }).proposer;
 const solverCfg = (over: Partial<LlmSolverConfig> = {}): LlmSolverConfig =>
-  agentsConfigSchema.parse({ solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'scripted-model', backoffMs: 1, timeoutMs: 5_000, ...over } }).solver;
+  agentsConfigSchema.parse({
+    solver: {
+      enabled: true,
+      provider: 'scripted',
+      scriptPath: FIXTURE,
+      model: 'scripted-model',
+      backoffMs: 1,
+      timeoutMs: 5_000,
+      ...over,
+    },
+  }).solver;
 
 const skills: Skill[] = [
   { id: 'arith.add', family: 'arith', name: 'integer addition', description: 'a + b', requires: [], level: 0 },
@@ -46,13 +66,35 @@ const skills: Skill[] = [
 ];
 
 function refTask(i: number, type: TaskType = 'deduction', family = 'arith'): Task {
-  const base = { id: `t${i}`, family, level: 1, skills: ['arith.add'], program: `function f(x) { return x + ${i}; }`, hash: `h${i}`, parent: null, proposer: 'generator' };
-  if (type === 'induction') return { ...base, type, visible: [{ input: [1], output: 1 + i }], hidden: [{ input: [2], output: 2 + i }], message: `add ${i}` };
+  const base = {
+    id: `t${i}`,
+    family,
+    level: 1,
+    skills: ['arith.add'],
+    program: `function f(x) { return x + ${i}; }`,
+    hash: `h${i}`,
+    parent: null,
+    proposer: 'generator',
+  };
+  if (type === 'induction')
+    return {
+      ...base,
+      type,
+      visible: [{ input: [1], output: 1 + i }],
+      hidden: [{ input: [2], output: 2 + i }],
+      message: `add ${i}`,
+    };
   return { ...base, type: type as 'deduction' | 'abduction', input: [3], output: 3 + i };
 }
 
 const req = (type: TaskType, over: Partial<ProposalRequest> = {}): ProposalRequest => ({
-  family: 'arith', level: 2, type, skills, references: [refTask(1), refTask(2, 'abduction'), refTask(3, 'induction')], seed: 7, ...over,
+  family: 'arith',
+  level: 2,
+  type,
+  skills,
+  references: [refTask(1), refTask(2, 'abduction'), refTask(3, 'induction')],
+  seed: 7,
+  ...over,
 });
 
 const fenced = (o: unknown) => '```json\n' + JSON.stringify(o) + '\n```';
@@ -94,13 +136,21 @@ describe('config', () => {
 
 describe('proposer: valid proposals', () => {
   it('turns a deduction answer into a draft with the requested family, level and skills', async () => {
-    const model = new FakeListChatModel({ responses: ['Sure.\n' + fenced({ program: 'function f(x) { return x * 2 + 1; }', input: [5] })] });
+    const model = new FakeListChatModel({
+      responses: ['Sure.\n' + fenced({ program: 'function f(x) { return x * 2 + 1; }', input: [5] })],
+    });
     const agent = createProposerAgent(proposerCfg(), { log: () => {}, model })!;
     const out = await agent.propose(req('deduction'));
     expect(out.rejection).toBeUndefined();
     expect(out.draft).toEqual({
-      type: 'deduction', family: 'arith', level: 2, skills: ['arith.add', 'arith.mul'],
-      program: 'function f(x) { return x * 2 + 1; }', inputs: [[5]], parent: null, proposer: 'llm:scripted-model',
+      type: 'deduction',
+      family: 'arith',
+      level: 2,
+      skills: ['arith.add', 'arith.mul'],
+      program: 'function f(x) { return x * 2 + 1; }',
+      inputs: [[5]],
+      parent: null,
+      proposer: 'llm:scripted-model',
     });
     expect(out.raw).toContain('function f');
     expect(agent.counts().ok).toBe(1);
@@ -108,7 +158,10 @@ describe('proposer: valid proposals', () => {
 
   it('accepts an abduction answer as a bare object with a multi-line program', async () => {
     const raw = 'Here you go: {"program": "function f(a, b) {\n  return a - b;\n}", "input": [9, 4]} hope it helps';
-    const agent = createProposerAgent(proposerCfg(), { log: () => {}, model: new FakeListChatModel({ responses: [raw] }) })!;
+    const agent = createProposerAgent(proposerCfg(), {
+      log: () => {},
+      model: new FakeListChatModel({ responses: [raw] }),
+    })!;
     const out = await agent.propose(req('abduction'));
     expect(out.draft?.type).toBe('abduction');
     expect(out.draft?.program).toBe('function f(a, b) {\n  return a - b;\n}');
@@ -116,17 +169,34 @@ describe('proposer: valid proposals', () => {
   });
 
   it('splits induction inputs into visible and hidden halves and keeps the message', async () => {
-    const answer = { program: 'function f(s) { return s.length; }', inputs: [['a'], ['bb'], ['ccc'], [''], ['xyz1'], ['q']], message: 'Measure the string.' };
-    const agent = createProposerAgent(proposerCfg(), { log: () => {}, model: new FakeListChatModel({ responses: [fenced(answer)] }) })!;
+    const answer = {
+      program: 'function f(s) { return s.length; }',
+      inputs: [['a'], ['bb'], ['ccc'], [''], ['xyz1'], ['q']],
+      message: 'Measure the string.',
+    };
+    const agent = createProposerAgent(proposerCfg(), {
+      log: () => {},
+      model: new FakeListChatModel({ responses: [fenced(answer)] }),
+    })!;
     const out = await agent.propose(req('induction'));
-    expect(out.draft).toMatchObject({ type: 'induction', inputs: answer.inputs, visibleCount: 3, message: 'Measure the string.' });
+    expect(out.draft).toMatchObject({
+      type: 'induction',
+      inputs: answer.inputs,
+      visibleCount: 3,
+      message: 'Measure the string.',
+    });
   });
 
   it('builds one prompt per task type with K references, the target and the sandbox rules', async () => {
-    const refs = Array.from({ length: 10 }, (_, i) => refTask(100 + i, i % 2 ? 'induction' : 'deduction', i < 5 ? 'arith' : 'logic'));
+    const refs = Array.from({ length: 10 }, (_, i) =>
+      refTask(100 + i, i % 2 ? 'induction' : 'deduction', i < 5 ? 'arith' : 'logic'),
+    );
     const prompts: Record<string, string> = {};
     for (const type of ['deduction', 'abduction', 'induction'] as const) {
-      const agent = createProposerAgent(proposerCfg({ k: 4 }), { log: () => {}, model: new FakeListChatModel({ responses: ['no'] }) })!;
+      const agent = createProposerAgent(proposerCfg({ k: 4 }), {
+        log: () => {},
+        model: new FakeListChatModel({ responses: ['no'] }),
+      })!;
       prompts[type] = (await agent.propose(req(type, { references: refs }))).prompt;
     }
     expect(prompts.deduction).toMatch(/DEDUCTION/);
@@ -144,7 +214,10 @@ describe('proposer: valid proposals', () => {
       expect(p).not.toMatch(/family logic/);
     }
     // Same seed, same references.
-    const again = createProposerAgent(proposerCfg({ k: 4 }), { log: () => {}, model: new FakeListChatModel({ responses: ['no'] }) })!;
+    const again = createProposerAgent(proposerCfg({ k: 4 }), {
+      log: () => {},
+      model: new FakeListChatModel({ responses: ['no'] }),
+    })!;
     expect((await again.propose(req('deduction', { references: refs }))).prompt).toBe(prompts.deduction);
   });
 });
@@ -152,12 +225,19 @@ describe('proposer: valid proposals', () => {
 describe('proposer: rejections', () => {
   const run = async (raw: string, type: TaskType = 'deduction') => {
     const logs: string[] = [];
-    const agent = createProposerAgent(proposerCfg(), { log: (l) => logs.push(l), model: new FakeListChatModel({ responses: [raw] }) })!;
+    const agent = createProposerAgent(proposerCfg(), {
+      log: (l) => logs.push(l),
+      model: new FakeListChatModel({ responses: [raw] }),
+    })!;
     return { out: await agent.propose(req(type)), logs, agent };
   };
 
   it('rejects malformed JSON and prose as unparsable', async () => {
-    for (const raw of ['```json\n{"program": "function f(x) { return x; }", "input": [1,, }\n```', 'I cannot do that.', '```json\n[1, 2]\n```']) {
+    for (const raw of [
+      '```json\n{"program": "function f(x) { return x; }", "input": [1,, }\n```',
+      'I cannot do that.',
+      '```json\n[1, 2]\n```',
+    ]) {
       const { out, logs, agent } = await run(raw);
       expect(out.draft).toBeNull();
       expect(out.rejection).toBe('unparsable');
@@ -196,7 +276,10 @@ describe('proposer: rejections', () => {
     vi.spyOn(Math, 'random').mockReturnValue(0.999); // the top of the jitter range
     const logs: string[] = [];
     const model = new FakeStreamingChatModel({ thrownErrorString: 'ECONNREFUSED 127.0.0.1:8080' });
-    const agent = createProposerAgent(proposerCfg({ retries: 3, backoffMs: 100 }), { log: (l) => logs.push(l), model })!;
+    const agent = createProposerAgent(proposerCfg({ retries: 3, backoffMs: 100 }), {
+      log: (l) => logs.push(l),
+      model,
+    })!;
     const out = await agent.propose(req('deduction'));
     expect(out.draft).toBeNull();
     expect(out.rejection).toBe('unreachable');
@@ -234,11 +317,17 @@ describe('proposer: rejections', () => {
     expect(agent.usage().calls).toBe(4); // 3 failures, 3 skipped, 1 new try
     expect(details.slice(3, 6).every((d) => /not called/.test(d))).toBe(true);
     expect(agent.counts().unreachable).toBe(7);
-    expect(logs.filter((l) => /generators propose the next/.test(l)).map((l) => /next (\d+)/.exec(l)![1])).toEqual(['3', '6']);
+    expect(logs.filter((l) => /generators propose the next/.test(l)).map((l) => /next (\d+)/.exec(l)![1])).toEqual([
+      '3',
+      '6',
+    ]);
   });
 
   it('recovers when a retry succeeds', async () => {
-    const model = new ScriptedChatModel([{ error: '503' }, fenced({ program: 'function f(x) { return -x; }', input: [2] })]);
+    const model = new ScriptedChatModel([
+      { error: '503' },
+      fenced({ program: 'function f(x) { return -x; }', input: [2] }),
+    ]);
     const agent = createProposerAgent(proposerCfg({ retries: 1 }), { log: () => {}, model })!;
     const out = await agent.propose(req('deduction'));
     expect(out.draft?.program).toBe('function f(x) { return -x; }');
@@ -274,7 +363,13 @@ describe('model client', () => {
     const b = await client.call(messages);
     expect(b.text).toBe('twelve chars');
     expect(b.tokens).toEqual({ input: estimateTokens('system text\nuser text here'), output: 3, estimated: true });
-    expect(client.usage()).toMatchObject({ calls: 2, failures: 0, inputTokens: 11 + 7, outputTokens: 6, estimatedCalls: 1 });
+    expect(client.usage()).toMatchObject({
+      calls: 2,
+      failures: 0,
+      inputTokens: 11 + 7,
+      outputTokens: 6,
+      estimatedCalls: 1,
+    });
   });
 
   it('keeps at most `concurrency` calls in flight', async () => {
@@ -304,10 +399,32 @@ describe('model client', () => {
 describe('the fixture replayed through the proposer', () => {
   it('yields valid drafts, unparsable and schema rejections, sandbox-bound programs, and unreachable', async () => {
     const agent = createProposerAgent(proposerCfg(), { log: () => {} })!; // built from scriptPath
-    const types: TaskType[] = ['deduction', 'abduction', 'induction', 'deduction', 'deduction', 'induction', 'deduction', 'abduction', 'deduction', 'deduction'];
+    const types: TaskType[] = [
+      'deduction',
+      'abduction',
+      'induction',
+      'deduction',
+      'deduction',
+      'induction',
+      'deduction',
+      'abduction',
+      'deduction',
+      'deduction',
+    ];
     const outs = [];
     for (const [i, type] of types.entries()) outs.push(await agent.propose(req(type, { seed: i })));
-    expect(outs.map((o) => o.rejection ?? 'ok')).toEqual(['ok', 'ok', 'ok', 'unparsable', 'schema', 'ok', 'ok', 'ok', 'unreachable', 'unparsable']);
+    expect(outs.map((o) => o.rejection ?? 'ok')).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      'unparsable',
+      'schema',
+      'ok',
+      'ok',
+      'ok',
+      'unreachable',
+      'unparsable',
+    ]);
     expect(outs[0]!.tokens).toEqual({ input: 812, output: 96, estimated: false });
     expect(outs[2]!.draft).toMatchObject({ type: 'induction', visibleCount: 3 });
     expect(outs[5]!.draft?.program).toMatch(/while \(true\)/);
@@ -331,8 +448,16 @@ describe('solver: answer extraction', () => {
     ['(a, b) => a + b', 'program', '(a, b) => a + b'],
     ['It returns 5', 'literal', ''],
     ['I would write a loop.', 'program', ''],
-    ['```json\n{"a":1}\n```\n```javascript\nfunction f(o) { return o.a; }\n```\nThat is all.', 'program', 'function f(o) { return o.a; }'],
-    ['```js\nfunction f(x) {\n  return x + 1;\n}\n```\n```json\n3\n```', 'program', 'function f(x) {\n  return x + 1;\n}'],
+    [
+      '```json\n{"a":1}\n```\n```javascript\nfunction f(o) { return o.a; }\n```\nThat is all.',
+      'program',
+      'function f(o) { return o.a; }',
+    ],
+    [
+      '```js\nfunction f(x) {\n  return x + 1;\n}\n```\n```json\n3\n```',
+      'program',
+      'function f(x) {\n  return x + 1;\n}',
+    ],
     ['ANSWER:\nfunction f(x) { return 2 * x; }', 'program', 'function f(x) { return 2 * x; }'],
   ] as const)('%j (%s) → %j', (reply, kind, expected) => {
     expect(extractAnswer(reply, kind)).toBe(expected);
@@ -345,22 +470,49 @@ describe('solver: answer extraction', () => {
   });
 
   it('parseProposal is pure and names the proposer', () => {
-    const r = parseProposal(fenced({ program: 'function f() { return 1; }', input: [] }), { family: 'logic', level: 0, type: 'deduction', skills: [] }, 'llm:m');
-    expect(r).toEqual({ draft: { type: 'deduction', family: 'logic', level: 0, skills: [], program: 'function f() { return 1; }', inputs: [[]], parent: null, proposer: 'llm:m' } });
+    const r = parseProposal(
+      fenced({ program: 'function f() { return 1; }', input: [] }),
+      { family: 'logic', level: 0, type: 'deduction', skills: [] },
+      'llm:m',
+    );
+    expect(r).toEqual({
+      draft: {
+        type: 'deduction',
+        family: 'logic',
+        level: 0,
+        skills: [],
+        program: 'function f() { return 1; }',
+        inputs: [[]],
+        parent: null,
+        proposer: 'llm:m',
+      },
+    });
   });
 });
 
 describe('solver: the policy', () => {
   it('samples G answers per prompt, extracts them, and records tokens per call', async () => {
-    const model = new ScriptedChatModel(['```json\n14\n```', 'ANSWER: 7', { text: 'ANSWER: 3', usage: { input: 50, output: 4 } }]);
+    const model = new ScriptedChatModel([
+      '```json\n14\n```',
+      'ANSWER: 7',
+      { text: 'ANSWER: 3', usage: { input: 50, output: 4 } },
+    ]);
     const policy = createLlmPolicy(solverCfg({ concurrency: 1 }), { log: () => {}, model });
     expect(policy.backend).toBe('llm:scripted-model');
-    const rollout = await policy.sample([{ text: 'What is f(7)?', kind: 'literal' }, { text: 'Find x.', kind: 'literal' }], 3);
+    const rollout = await policy.sample(
+      [
+        { text: 'What is f(7)?', kind: 'literal' },
+        { text: 'Find x.', kind: 'literal' },
+      ],
+      3,
+    );
     expect(rollout.answers.map((g) => g.length)).toEqual([3, 3]);
     expect(rollout.answers.flat().sort()).toEqual(['14', '14', '3', '3', '7', '7']);
     const calls = policy.takeCalls();
     expect(calls).toHaveLength(6);
-    expect(calls.filter((c) => !c.tokens.estimated).every((c) => c.tokens.input === 50 && c.tokens.output === 4)).toBe(true);
+    expect(calls.filter((c) => !c.tokens.estimated).every((c) => c.tokens.input === 50 && c.tokens.output === 4)).toBe(
+      true,
+    );
     expect(calls.filter((c) => c.tokens.estimated).length).toBe(4);
     expect(policy.takeCalls()).toHaveLength(0);
     expect(rollout.replies.map((g) => g.length)).toEqual([3, 3]);
@@ -370,7 +522,10 @@ describe('solver: the policy', () => {
     const logs: string[] = [];
     const model = new ScriptedChatModel(['```javascript\nfunction f(x) { return x * 2; }\n```', { error: 'boom' }]);
     const policy = createLlmPolicy(solverCfg({ retries: 0, concurrency: 1 }), { log: (l) => logs.push(l), model });
-    const answers = await policy.greedy([{ text: 'Write f.', kind: 'program' }, { text: 'Write g.', kind: 'program' }]);
+    const answers = await policy.greedy([
+      { text: 'Write f.', kind: 'program' },
+      { text: 'Write g.', kind: 'program' },
+    ]);
     expect(answers).toEqual(['function f(x) { return x * 2; }', '']);
     expect(policy.takeCalls().map((c) => c.error)).toEqual([undefined, 'unreachable']);
     expect(logs.some((l) => /1 of 2 greedy calls failed/.test(l))).toBe(true);
@@ -378,12 +533,33 @@ describe('solver: the policy', () => {
 
   it('trains nothing and saves only the model name', async () => {
     const policy = createLlmPolicy(solverCfg(), { log: () => {}, model: new FakeListChatModel({ responses: ['x'] }) });
-    expect(await policy.update({ answers: [['1', '2'], ['3', '4']], replies: [['1', '2'], ['3', '4']] }, [[1, 0], [0, 0]])).toEqual({ loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: 0 });
+    expect(
+      await policy.update(
+        {
+          answers: [
+            ['1', '2'],
+            ['3', '4'],
+          ],
+          replies: [
+            ['1', '2'],
+            ['3', '4'],
+          ],
+        },
+        [
+          [1, 0],
+          [0, 0],
+        ],
+      ),
+    ).toEqual({ loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: 0 });
     const dir = mkdtempSync(join(tmpdir(), 'cogen-llm-'));
     try {
       await policy.save(dir);
       expect(readdirSync(dir)).toEqual(['llm-policy.json']);
-      expect(JSON.parse(readFileSync(join(dir, 'llm-policy.json'), 'utf8'))).toEqual({ backend: 'llm:scripted-model', provider: 'scripted', model: 'scripted-model' });
+      expect(JSON.parse(readFileSync(join(dir, 'llm-policy.json'), 'utf8'))).toEqual({
+        backend: 'llm:scripted-model',
+        provider: 'scripted',
+        model: 'scripted-model',
+      });
       await policy.load(dir);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -394,13 +570,33 @@ describe('solver: the policy', () => {
 
 describe('proposal records', () => {
   it('records prompt, raw output, outcome, tokens; learnability is 1 − p inside (0, 1)', async () => {
-    const agent = createProposerAgent(proposerCfg(), { log: () => {}, model: new FakeListChatModel({ responses: [fenced({ program: 'function f(x) { return x; }', input: [1] }), 'nope'] }) })!;
+    const agent = createProposerAgent(proposerCfg(), {
+      log: () => {},
+      model: new FakeListChatModel({
+        responses: [fenced({ program: 'function f(x) { return x; }', input: [1] }), 'nope'],
+      }),
+    })!;
     const r = req('deduction');
     const a = await agent.propose(r);
     const accepted = toProposalRecord(3, r, agent.label, a, { ok: true, task: { id: 'abc' } });
-    expect(accepted).toMatchObject({ step: 3, family: 'arith', level: 2, type: 'deduction', proposer: 'llm:scripted-model', outcome: 'accepted', taskId: 'abc', detail: null, learnability: null, tokensEstimated: true });
+    expect(accepted).toMatchObject({
+      step: 3,
+      family: 'arith',
+      level: 2,
+      type: 'deduction',
+      proposer: 'llm:scripted-model',
+      outcome: 'accepted',
+      taskId: 'abc',
+      detail: null,
+      learnability: null,
+      tokensEstimated: true,
+    });
     expect(accepted.prompt).toBe(a.prompt);
-    expect(toProposalRecord(3, r, agent.label, a, { ok: false, reason: 'duplicate', detail: 'seen' })).toMatchObject({ outcome: 'duplicate', detail: 'seen', taskId: null });
+    expect(toProposalRecord(3, r, agent.label, a, { ok: false, reason: 'duplicate', detail: 'seen' })).toMatchObject({
+      outcome: 'duplicate',
+      detail: 'seen',
+      taskId: null,
+    });
     const b = await agent.propose(r);
     expect(toProposalRecord(4, r, agent.label, b)).toMatchObject({ outcome: 'unparsable', raw: 'nope', taskId: null });
     expect(learnabilityReward([1, 0, 0, 0])).toBe(0.75);
@@ -423,8 +619,24 @@ describe('pass@k', () => {
   });
 
   it('averages over groups; a sample passes at reward 1', () => {
-    expect(passAtK([[1, 0, 0, 0, 0], [0, 0, 0, 0, 0]], 1)).toBeCloseTo(0.1, 12);
-    expect(passAtK([[0.9, 0.5], [1, 1]], 1)).toBeCloseTo(0.5, 12);
+    expect(
+      passAtK(
+        [
+          [1, 0, 0, 0, 0],
+          [0, 0, 0, 0, 0],
+        ],
+        1,
+      ),
+    ).toBeCloseTo(0.1, 12);
+    expect(
+      passAtK(
+        [
+          [0.9, 0.5],
+          [1, 1],
+        ],
+        1,
+      ),
+    ).toBeCloseTo(0.5, 12);
     expect(passAtK([], 1)).toBe(0);
   });
 });
@@ -439,13 +651,19 @@ describe('secrets', () => {
     const log = (l: string) => seen.push(l);
 
     // A real ChatOpenAI against a closed local port: the key is in the client, the call fails.
-    const openai = createProposerAgent(proposerCfg({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', retries: 1, timeoutMs: 2_000 }), { log })!;
+    const openai = createProposerAgent(
+      proposerCfg({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', retries: 1, timeoutMs: 2_000 }),
+      { log },
+    )!;
     const o1 = await openai.propose(req('deduction'));
     expect(o1.rejection).toMatch(/unreachable|timeout/);
     seen.push(JSON.stringify(o1));
 
     // The same for Ollama (the key only goes into an Authorization header).
-    const ollama = createProposerAgent(proposerCfg({ provider: 'ollama', baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2_000 }), { log })!;
+    const ollama = createProposerAgent(
+      proposerCfg({ provider: 'ollama', baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2_000 }),
+      { log },
+    )!;
     seen.push(JSON.stringify(await ollama.propose(req('abduction'))));
 
     // A model that echoes the key in its answer and in its errors: redacted everywhere.
@@ -455,10 +673,17 @@ describe('secrets', () => {
       `not json ${MARKER}`,
     ]);
     const agent = createProposerAgent(proposerCfg({ retries: 0 }), { log, model: echo })!;
-    for (const type of ['deduction', 'abduction', 'induction'] as const) seen.push(JSON.stringify(await agent.propose(req(type))));
+    for (const type of ['deduction', 'abduction', 'induction'] as const)
+      seen.push(JSON.stringify(await agent.propose(req(type))));
 
-    const policy = createLlmPolicy(solverCfg({ retries: 0 }), { log, model: new ScriptedChatModel([`ANSWER: "${MARKER}"`, { error: `bad ${MARKER}` }]) });
-    seen.push(JSON.stringify(await policy.sample([{ text: 'q', kind: 'literal' }], 2)), JSON.stringify(policy.takeCalls()));
+    const policy = createLlmPolicy(solverCfg({ retries: 0 }), {
+      log,
+      model: new ScriptedChatModel([`ANSWER: "${MARKER}"`, { error: `bad ${MARKER}` }]),
+    });
+    seen.push(
+      JSON.stringify(await policy.sample([{ text: 'q', kind: 'literal' }], 2)),
+      JSON.stringify(policy.takeCalls()),
+    );
     const dir = mkdtempSync(join(tmpdir(), 'cogen-llm-'));
     try {
       await policy.save(dir);

@@ -27,7 +27,8 @@ describe('bootstrapMean', () => {
   it('narrows as the sample grows', () => {
     const rng = createRng(3);
     const draw = (n: number) => Array.from({ length: n }, () => rng.next());
-    const small = bootstrapMean(draw(8)), large = bootstrapMean(draw(800));
+    const small = bootstrapMean(draw(8)),
+      large = bootstrapMean(draw(800));
     expect(large.hi - large.lo).toBeLessThan(small.hi - small.lo);
   });
 

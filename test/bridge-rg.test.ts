@@ -32,7 +32,14 @@ if (!READY && !CI) console.warn(`bridge-rg tests skipped: ${notSetUpLine()}`);
 /** The five datasets whose items' own answers do not score 1 with their own score_answer (bench/results/reasoning-gym.md). */
 const KNOWN_UNVERIFIED = ['boxnet', 'graph_color', 'propositional_logic', 'rubiks_cube', 'rush_hour'];
 /** Datasets of different kinds: arithmetic with an evaluating scorer, strings, a grid game, graphs, logic. */
-const SAMPLE = ['rg.countdown', 'rg.basic_arithmetic', 'rg.spell_backward', 'rg.mini_sudoku', 'rg.shortest_path', 'rg.family_relationships'];
+const SAMPLE = [
+  'rg.countdown',
+  'rg.basic_arithmetic',
+  'rg.spell_backward',
+  'rg.mini_sudoku',
+  'rg.shortest_path',
+  'rg.family_relationships',
+];
 
 describe('a run without the bridge set up', () => {
   it('leaves bridged families out with one line naming the setup command, and refuses a config of bridged families only', () => {
@@ -56,19 +63,51 @@ describe('a run without the bridge set up', () => {
 });
 
 describe('materialiseBridged (no worker needed)', () => {
-  const family = { dataset: 'countdown', category: 'games', doc: '', curriculum: true, levels: [{ config: { seed: 0, size: 8 }, tried: 8, served: 8 }] };
-  const item = { index: 3, question: 'make 10 from 4, 6', answer: '4 + 6', entry: { question: 'make 10 from 4, 6', answer: '4 + 6', metadata: {} }, witness: 1, failures: ['', '4 + 7'] };
+  const family = {
+    dataset: 'countdown',
+    category: 'games',
+    doc: '',
+    curriculum: true,
+    levels: [{ config: { seed: 0, size: 8 }, tried: 8, served: 8 }],
+  };
+  const item = {
+    index: 3,
+    question: 'make 10 from 4, 6',
+    answer: '4 + 6',
+    entry: { question: 'make 10 from 4, 6', answer: '4 + 6', metadata: {} },
+    witness: 1,
+    failures: ['', '4 + 7'],
+  };
   it('serves an item whose witness scores 1 and whose near misses score < 1, as a problem the bridge verifies', () => {
     const m = materialiseBridged(family, 0, item);
     expect(m.ok).toBe(true);
     const t = (m as { ok: true; task: ProblemTask }).task;
-    expect(t).toMatchObject({ type: 'problem', family: 'rg.countdown', level: 0, skills: ['rg.countdown.solve'], verifier: 'reasoning-gym:countdown', witness: '4 + 6', failures: ['', '4 + 7'], statement: item.question });
+    expect(t).toMatchObject({
+      type: 'problem',
+      family: 'rg.countdown',
+      level: 0,
+      skills: ['rg.countdown.solve'],
+      verifier: 'reasoning-gym:countdown',
+      witness: '4 + 6',
+      failures: ['', '4 + 7'],
+      statement: item.question,
+    });
     expect(t.data).toEqual({ dataset: 'countdown', config: { seed: 0, size: 8 }, index: 3, entry: item.entry });
-    expect(materialiseBridged(family, 0, { ...item }).ok && (materialiseBridged(family, 0, { ...item }) as { task: ProblemTask }).task.id).toBe(t.id);
+    expect(
+      materialiseBridged(family, 0, { ...item }).ok &&
+        (materialiseBridged(family, 0, { ...item }) as { task: ProblemTask }).task.id,
+    ).toBe(t.id);
   });
   it('refuses an item whose own answer does not score 1, one no near miss fails, one with no text answer, a duplicate', () => {
-    expect(materialiseBridged(family, 0, { ...item, witness: 0.99 })).toMatchObject({ ok: false, reason: 'unverified' });
-    expect(materialiseBridged(family, 0, { ...item, failures: [] })).toMatchObject({ ok: false, reason: 'unverified', detail: expect.stringMatching(/accepts every near miss/) });
+    expect(materialiseBridged(family, 0, { ...item, witness: 0.99 })).toMatchObject({
+      ok: false,
+      reason: 'unverified',
+    });
+    expect(materialiseBridged(family, 0, { ...item, failures: [] })).toMatchObject({
+      ok: false,
+      reason: 'unverified',
+      detail: expect.stringMatching(/accepts every near miss/),
+    });
     expect(materialiseBridged(family, 0, { ...item, answer: null })).toMatchObject({ ok: false, reason: 'unverified' });
     expect(materialiseBridged(family, 1, item)).toMatchObject({ ok: false, reason: 'invalid' });
     const seen = new Set<string>();
@@ -89,19 +128,26 @@ describe('a worker that cannot start', () => {
   });
 
   const system = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
-  const plainPython = system.status === 0 && spawnSync('python3', ['-c', 'import reasoning_gym']).status !== 0 ? system.stdout.trim() : null;
-  it.skipIf(!plainPython)('a Python without reasoning_gym: the worker dies at start and says to run the setup', async () => {
-    const w = new RgWorker({ python: plainPython! });
-    const err = await w.request('hello').catch((e: unknown) => e);
-    expect(err).toMatchObject({ reason: 'crash' });
-    expect((err as Error).message).toMatch(/reasoning_gym.*cogen setup reasoning-gym/s);
-    w.close();
-  });
+  const plainPython =
+    system.status === 0 && spawnSync('python3', ['-c', 'import reasoning_gym']).status !== 0
+      ? system.stdout.trim()
+      : null;
+  it.skipIf(!plainPython)(
+    'a Python without reasoning_gym: the worker dies at start and says to run the setup',
+    async () => {
+      const w = new RgWorker({ python: plainPython! });
+      const err = await w.request('hello').catch((e: unknown) => e);
+      expect(err).toMatchObject({ reason: 'crash' });
+      expect((err as Error).message).toMatch(/reasoning_gym.*cogen setup reasoning-gym/s);
+      w.close();
+    },
+  );
 });
 
 describe.skipIf(!READY && !CI)('Reasoning Gym bridge (real package)', () => {
   let worker: RgWorker;
-  const draw = (family: string, level: number, seed: number): Promise<ProblemTask> => drawBridged(worker, { family, level, rng: createRng(seed) });
+  const draw = (family: string, level: number, seed: number): Promise<ProblemTask> =>
+    drawBridged(worker, { family, level, rng: createRng(seed) });
 
   beforeAll(() => {
     if (!READY) throw new Error(`CI=true and ${notSetUpLine()}: .ci/run runs it`);
@@ -124,7 +170,9 @@ describe.skipIf(!READY && !CI)('Reasoning Gym bridge (real package)', () => {
     // countdown's ladder comes from RG's curriculum, and stays finite: the taxonomy says so
     expect(findBridgedFamily('rg.countdown')!.levels.length).toBeGreaterThanOrEqual(3);
     const rgCountdown = bridgedFamilies().find((f) => f.id === 'rg.countdown')!;
-    expect(formatBridgedTable()).toContain(`  no levels above ${rgCountdown.levels - 1}: Reasoning Gym's curriculum for it is a finite list of levels`);
+    expect(formatBridgedTable()).toContain(
+      `  no levels above ${rgCountdown.levels - 1}: Reasoning Gym's curriculum for it is a finite list of levels`,
+    );
   });
 
   it('draws items of several datasets: each witness scores 1, each near miss < 1, and the same seed gives the same task', async () => {
@@ -144,7 +192,7 @@ describe.skipIf(!READY && !CI)('Reasoning Gym bridge (real package)', () => {
     }
   });
 
-  it('hostile answers score 0 (or RG\'s floor) without harm: evaluated code runs nothing, reads nothing outside, a huge answer is refused', async () => {
+  it("hostile answers score 0 (or RG's floor) without harm: evaluated code runs nothing, reads nothing outside, a huge answer is refused", async () => {
     const task = await draw('rg.countdown', 0, 1);
     const dir = mkdtempSync(join(tmpdir(), 'cogen-rg-hostile-'));
     try {
@@ -246,15 +294,21 @@ describe.skipIf(!READY && !CI)('Reasoning Gym bridge (real package)', () => {
 
   it('every bridged family and level (one item each, at a random seed) serves only items whose witness verifies', async () => {
     const seed = fc.sample(fc.integer({ min: 0, max: 2 ** 31 - 1 }), 1)[0]!;
-    for (const fam of bridgedFamilies()) for (let level = 0; level < fam.levels; level++) await checkServed(fam.id, level, seed + level);
+    for (const fam of bridgedFamilies())
+      for (let level = 0; level < fam.levels; level++) await checkServed(fam.id, level, seed + level);
   }, 600_000);
 
   it('property: over bridged families × levels, no served item has a witness that fails or a near miss that passes', async () => {
     const fams = bridgedFamilies();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...fams), fc.nat(), fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (fam, l, seed) => {
-        await checkServed(fam.id, l % fam.levels, seed);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...fams),
+        fc.nat(),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        async (fam, l, seed) => {
+          await checkServed(fam.id, l % fam.levels, seed);
+        },
+      ),
       { numRuns: 40 },
     );
   }, 300_000);

@@ -7,7 +7,9 @@ describe('retired and unknown config fields', () => {
   it('refuses a retired field in a new preset, naming it and why', () => {
     const bad = { ...base, solver: { optim: { lr: 0.001, totalSteps: 500 } } };
     expect(() => parseConfig(bad, 'x.yaml')).toThrow(ConfigError);
-    expect(() => parseConfig(bad, 'x.yaml')).toThrow(/solver\.optim\.totalSteps is retired \(the learning-rate schedule always spans the run's `steps`\); remove it/);
+    expect(() => parseConfig(bad, 'x.yaml')).toThrow(
+      /solver\.optim\.totalSteps is retired \(the learning-rate schedule always spans the run's `steps`\); remove it/,
+    );
   });
 
   it("reads a run store's config that still has one, with a note, and keeps the rest", () => {
@@ -16,7 +18,9 @@ describe('retired and unknown config fields', () => {
     const config = parseConfig(stored, 'of run r1', { stored: true, note: (l) => notes.push(l) });
     expect(config.solver.optim.lr).toBe(0.002);
     expect('totalSteps' in config.solver.optim).toBe(false);
-    expect(notes).toEqual(["note: the config of run r1 sets solver.optim.totalSteps, which is retired (the learning-rate schedule always spans the run's `steps`); it is ignored"]);
+    expect(notes).toEqual([
+      "note: the config of run r1 sets solver.optim.totalSteps, which is retired (the learning-rate schedule always spans the run's `steps`); it is ignored",
+    ]);
     expect(stored.solver.optim.totalSteps).toBe(5000); // the caller's object is not edited
   });
 
@@ -24,7 +28,9 @@ describe('retired and unknown config fields', () => {
     for (const { path } of RETIRED_FIELDS) {
       const nested = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), 1) as Record<string, unknown>;
       const notes: string[] = [];
-      expect(() => parseConfig({ ...base, ...nested }, 'p', { stored: true, note: (l) => notes.push(l) })).not.toThrow();
+      expect(() =>
+        parseConfig({ ...base, ...nested }, 'p', { stored: true, note: (l) => notes.push(l) }),
+      ).not.toThrow();
       expect(notes).toHaveLength(1);
     }
   });
@@ -34,6 +40,7 @@ describe('retired and unknown config fields', () => {
   });
 
   it('every shipped preset parses (none sets a retired field)', () => {
-    for (const name of ['default', 'smoke', 'learn', 'replay', 'gated-ladder']) expect(loadPreset(name).steps).toBeGreaterThan(0);
+    for (const name of ['default', 'smoke', 'learn', 'replay', 'gated-ladder'])
+      expect(loadPreset(name).steps).toBeGreaterThan(0);
   });
 });

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { meanAbsAdvantage } from '../curricula/dynamic.js';
 import { isZeroVariance, solveRate } from '../core/rules.js';
-import { createGate, newlyOpened, openArms, unlockedSkills, type GateSkill, type GatingInput } from '../curricula/gating.js';
+import {
+  createGate,
+  newlyOpened,
+  openArms,
+  unlockedSkills,
+  type GateSkill,
+  type GatingInput,
+} from '../curricula/gating.js';
 import { createMasteryTracker, emptyMastery, masteryStep, MasteryTracker } from '../curricula/mastery.js';
 import { armKey, type Arm } from '../curricula/types.js';
 
@@ -15,8 +22,13 @@ const skills: GateSkill[] = ['a', 'b'].flatMap((f) =>
     requires: level === 0 ? [] : [`${f}.${level - 1}`, ...(f === 'b' && level === 2 ? ['a.1'] : [])],
   })),
 );
-const arms: Arm[] = ['a', 'b'].flatMap((family) => [0, 1, 2, 3].map((level) => ({ family, level, type: 'deduction' as const })));
-const input: GatingInput = { skills, armSkills: (arm) => skills.filter((s) => s.id.startsWith(arm.family) && s.level <= arm.level).map((s) => s.id) };
+const arms: Arm[] = ['a', 'b'].flatMap((family) =>
+  [0, 1, 2, 3].map((level) => ({ family, level, type: 'deduction' as const })),
+);
+const input: GatingInput = {
+  skills,
+  armSkills: (arm) => skills.filter((s) => s.id.startsWith(arm.family) && s.level <= arm.level).map((s) => s.id),
+};
 const keys = (xs: Arm[]) => xs.map((a) => `${a.family}/${a.level}`).sort();
 
 describe('skill gating', () => {
@@ -38,7 +50,9 @@ describe('skill gating', () => {
         // An arm is open iff every prerequisite of its skills is mastered.
         const m = new Set(m1);
         for (const a of arms) {
-          const want = input.armSkills(a).every((id) => skills.find((s) => s.id === id)!.requires.every((r) => m.has(r)));
+          const want = input
+            .armSkills(a)
+            .every((id) => skills.find((s) => s.id === id)!.requires.every((r) => m.has(r)));
           expect(small.has(armKey(a))).toBe(want);
         }
       }),
@@ -55,22 +69,35 @@ describe('skill gating', () => {
 describe('mastery', () => {
   // A probe set large enough and with a zero trivial baseline: only learnAt and forgetBelow decide.
   const probe = (accuracy: number) => ({ accuracy, baseline: 0, probes: 100 });
-  const probes = (accs: Record<string, number>) => Object.fromEntries(Object.entries(accs).map(([k, a]) => [k, probe(a)]));
+  const probes = (accs: Record<string, number>) =>
+    Object.fromEntries(Object.entries(accs).map(([k, a]) => [k, probe(a)]));
   it('emits events only on crossings, with hysteresis', () => {
     const t = new MasteryTracker({ learnAt: 0.8, forgetBelow: 0.5 });
     expect(t.observe(1, { s: probe(0.79) })).toEqual([]);
-    expect(t.observe(2, { s: probe(0.8) })).toEqual([{ skillId: 's', event: 'learned', step: 2, accuracy: 0.8, baseline: 0 }]);
+    expect(t.observe(2, { s: probe(0.8) })).toEqual([
+      { skillId: 's', event: 'learned', step: 2, accuracy: 0.8, baseline: 0 },
+    ]);
     expect(t.observe(3, new Map([['s', probe(0.9)]]))).toEqual([]);
     expect(t.observe(4, { s: probe(0.5) })).toEqual([]); // not below 0.5
-    expect(t.observe(5, { s: probe(0.49) })).toEqual([{ skillId: 's', event: 'forgotten', step: 5, accuracy: 0.49, baseline: 0 }]);
+    expect(t.observe(5, { s: probe(0.49) })).toEqual([
+      { skillId: 's', event: 'forgotten', step: 5, accuracy: 0.49, baseline: 0 },
+    ]);
     expect(t.observe(6, { s: probe(0.7) })).toEqual([]);
-    expect(t.observe(7, { s: probe(1) })).toEqual([{ skillId: 's', event: 'learned', step: 7, accuracy: 1, baseline: 0 }]);
+    expect(t.observe(7, { s: probe(1) })).toEqual([
+      { skillId: 's', event: 'learned', step: 7, accuracy: 1, baseline: 0 },
+    ]);
     expect(t.state().firstLearned).toEqual({ s: 2 });
   });
   it('agrees with a reference model on random probe sequences; state round-trips', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.dictionary(fc.constantFrom('x', 'y', 'z'), fc.integer({ min: 0, max: 10 }).map((k) => k / 10)), { maxLength: 30 }),
+        fc.array(
+          fc.dictionary(
+            fc.constantFrom('x', 'y', 'z'),
+            fc.integer({ min: 0, max: 10 }).map((k) => k / 10),
+          ),
+          { maxLength: 30 },
+        ),
         fc.integer({ min: 5, max: 10 }).map((k) => k / 10),
         fc.integer({ min: 0, max: 5 }).map((k) => k / 10),
         (rounds, learnAt, forgetBelow) => {
@@ -90,7 +117,12 @@ describe('mastery', () => {
               }
             }
             expect(evs).toEqual(want);
-            expect([...t.mastered()].sort()).toEqual([...ref].filter(([, v]) => v).map(([k]) => k).sort());
+            expect([...t.mastered()].sort()).toEqual(
+              [...ref]
+                .filter(([, v]) => v)
+                .map(([k]) => k)
+                .sort(),
+            );
             const copy = createMasteryTracker({ learnAt, forgetBelow });
             copy.restore(JSON.parse(JSON.stringify(t.state())));
             expect(copy.state()).toEqual(t.state());

@@ -16,11 +16,18 @@ import { CODE_TASK_TYPES } from '../core/task.js';
 const allArms = (families: number, levels: number, types = 3): Arm[] => {
   const out: Arm[] = [];
   for (let f = 0; f < families; f++)
-    for (let l = 0; l < levels; l++) for (const type of CODE_TASK_TYPES.slice(0, types)) out.push({ family: `f${f}`, level: l, type });
+    for (let l = 0; l < levels; l++)
+      for (const type of CODE_TASK_TYPES.slice(0, types)) out.push({ family: `f${f}`, level: l, type });
   return out;
 };
 
-const result = (arm: Arm, taskId: string, step: number, solveRate: number, meanAbsAdvantage = 2 * solveRate * (1 - solveRate)): ArmResult => ({
+const result = (
+  arm: Arm,
+  taskId: string,
+  step: number,
+  solveRate: number,
+  meanAbsAdvantage = 2 * solveRate * (1 - solveRate),
+): ArmResult => ({
   arm,
   taskId,
   step,
@@ -33,7 +40,16 @@ const make = (name: ControllerName, arms: Arm[], extra: Record<string, unknown> 
   createController(curriculumConfigSchema.parse({ controller: name, ...extra }), arms);
 
 /** Drives a controller for `steps` steps with pseudo-random outcomes; returns every pick. */
-function drive(c: Controller, arms: Arm[], open: (step: number) => Arm[], rng: Rng, outcomes: Rng, steps: number, from = 1, batch = 4) {
+function drive(
+  c: Controller,
+  arms: Arm[],
+  open: (step: number) => Arm[],
+  rng: Rng,
+  outcomes: Rng,
+  steps: number,
+  from = 1,
+  batch = 4,
+) {
   const picks: unknown[] = [];
   for (let step = from; step < from + steps; step++) {
     const ps = c.pick(batch, rng, { step, arms: open(step) });
@@ -96,12 +112,16 @@ describe('controllers pick only open arms', () => {
   });
 
   it('every controller refuses an empty set of open arms with a clear error', () => {
-    for (const name of controllerNames) expect(() => make(name, []).pick(1, createRng(1), { step: 1, arms: [] })).toThrow(/no open arms/);
+    for (const name of controllerNames)
+      expect(() => make(name, []).pick(1, createRng(1), { step: 1, arms: [] })).toThrow(/no open arms/);
   });
 });
 
 describe('probabilities are valid distributions', () => {
-  const weights = fc.array(fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constant(0)), { minLength: 1, maxLength: 30 });
+  const weights = fc.array(fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constant(0)), {
+    minLength: 1,
+    maxLength: 30,
+  });
   it('normalise and softmax', () => {
     fc.assert(
       fc.property(weights, fc.double({ min: 1e-3, max: 10, noNaN: true }), (ws, tau) => {
@@ -122,16 +142,22 @@ describe('probabilities are valid distributions', () => {
       arm: fc.constant<Arm>({ family: 'a', level: 0, type: 'deduction' }),
     });
     fc.assert(
-      fc.property(fc.array(entry, { minLength: 1, maxLength: 20 }), fc.double({ min: 1e-3, max: 5, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (es, t, rho) => {
-        const ps = replayProbabilities(es as ArchiveEntry[], 100, t, rho);
-        for (const p of ps) expect(p >= 0 && p <= 1 + 1e-12).toBe(true);
-        expect(ps.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
-        if (rho === 0) {
-          // Rank only: a strictly higher score never gets a lower probability.
-          for (let i = 0; i < es.length; i++)
-            for (let j = 0; j < es.length; j++) if (es[i]!.score > es[j]!.score) expect(ps[i]!).toBeGreaterThanOrEqual(ps[j]!);
-        }
-      }),
+      fc.property(
+        fc.array(entry, { minLength: 1, maxLength: 20 }),
+        fc.double({ min: 1e-3, max: 5, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (es, t, rho) => {
+          const ps = replayProbabilities(es as ArchiveEntry[], 100, t, rho);
+          for (const p of ps) expect(p >= 0 && p <= 1 + 1e-12).toBe(true);
+          expect(ps.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+          if (rho === 0) {
+            // Rank only: a strictly higher score never gets a lower probability.
+            for (let i = 0; i < es.length; i++)
+              for (let j = 0; j < es.length; j++)
+                if (es[i]!.score > es[j]!.score) expect(ps[i]!).toBeGreaterThanOrEqual(ps[j]!);
+          }
+        },
+      ),
     );
   });
   it('bandit probabilities are softmax(Q/τ)', () => {
@@ -149,13 +175,20 @@ describe('probabilities are valid distributions', () => {
 describe('learnability', () => {
   it('arm value = mean over recent tasks of (1 − p if 0 < p < 1 else 0)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 8 }).map((k) => k / 8), { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 10 }), (ps, window) => {
-        const arm: Arm = { family: 'a', level: 0, type: 'deduction' };
-        const c = new LearnabilityController({ window });
-        ps.forEach((p, i) => c.update([result(arm, `t${i}`, i, p)]));
-        const recent = ps.slice(-window).map((p) => (p > 0 && p < 1 ? 1 - p : 0));
-        expect(c.value(armKey(arm))).toBeCloseTo(recent.reduce((a, b) => a + b, 0) / recent.length, 12);
-      }),
+      fc.property(
+        fc.array(
+          fc.integer({ min: 0, max: 8 }).map((k) => k / 8),
+          { minLength: 1, maxLength: 30 },
+        ),
+        fc.integer({ min: 1, max: 10 }),
+        (ps, window) => {
+          const arm: Arm = { family: 'a', level: 0, type: 'deduction' };
+          const c = new LearnabilityController({ window });
+          ps.forEach((p, i) => c.update([result(arm, `t${i}`, i, p)]));
+          const recent = ps.slice(-window).map((p) => (p > 0 && p < 1 ? 1 - p : 0));
+          expect(c.value(armKey(arm))).toBeCloseTo(recent.reduce((a, b) => a + b, 0) / recent.length, 12);
+        },
+      ),
     );
   });
   it('unvisited arms get the exploration weight, spent arms the floor', () => {
@@ -170,7 +203,10 @@ describe('bandit (SEC)', () => {
   it('Q ← (1−α)Q + α·mean|A| per arm and step', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.array(fc.double({ min: 0, max: 2, noNaN: true }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.array(fc.double({ min: 0, max: 2, noNaN: true }), { minLength: 1, maxLength: 4 }), {
+          minLength: 1,
+          maxLength: 20,
+        }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (steps, alpha) => {
           const arm: Arm = { family: 'a', level: 0, type: 'deduction' };
@@ -191,7 +227,8 @@ describe('bandit (SEC)', () => {
 describe('ladder', () => {
   const arms = allArms(2, 4, 2);
   const f0 = (level: number): Arm => ({ family: 'f0', level, type: 'deduction' });
-  const feed = (c: LadderController, level: number, rates: number[]) => rates.forEach((r, i) => c.update([result(f0(level), `t${level}-${i}-${r}`, i, r)]));
+  const feed = (c: LadderController, level: number, rates: number[]) =>
+    rates.forEach((r, i) => c.update([result(f0(level), `t${level}-${i}-${r}`, i, r)]));
 
   it('promotes at ≥ 0.7 over the last k, demotes at ≤ 0.3, holds in between', () => {
     fc.assert(
@@ -206,7 +243,12 @@ describe('ladder', () => {
         expect(c.levelOf('f1')).toBe(0);
       }),
       // k = 3 at exactly 0.7: the window's mean is 0.6999… in floating point and must still promote.
-      { examples: [[3, 70], [3, 30]] },
+      {
+        examples: [
+          [3, 70],
+          [3, 30],
+        ],
+      },
     );
   });
   it('needs k attempts at the current level, ignores other levels, and stays within the levels', () => {
@@ -250,9 +292,20 @@ describe('replay (PLR + ACCEL)', () => {
     const c = new ReplayController(new UniformController(), { fraction: 1, mutateFraction: 0.5, archiveSize: 3 });
     // Before anything is archived every pick is fresh.
     expect(c.pick(5, createRng(1), { step: 1, arms }).every((p) => p.kind === 'new')).toBe(true);
-    c.update([result(arms[0]!, 'a', 1, 0.5), result(arms[0]!, 'b', 1, 0.25), result(arms[1]!, 'c', 1, 1), result(arms[1]!, 'd', 1, 0.875), result(arms[0]!, 'e', 1, 0.75)]);
+    c.update([
+      result(arms[0]!, 'a', 1, 0.5),
+      result(arms[0]!, 'b', 1, 0.25),
+      result(arms[1]!, 'c', 1, 1),
+      result(arms[1]!, 'd', 1, 0.875),
+      result(arms[0]!, 'e', 1, 0.75),
+    ]);
     // Solved tasks (score 0) are not archived; the lowest score (d: 0.125) is evicted past archiveSize.
-    expect(c.entries().map((e) => e.taskId).sort()).toEqual(['a', 'b', 'e']);
+    expect(
+      c
+        .entries()
+        .map((e) => e.taskId)
+        .sort(),
+    ).toEqual(['a', 'b', 'e']);
     const ps = c.pick(200, createRng(2), { step: 2, arms });
     expect(ps.every((p) => p.kind !== 'new')).toBe(true);
     const kinds = new Set(ps.map((p) => p.kind));
@@ -303,10 +356,18 @@ describe('curriculumConfigSchema', () => {
     expect(curriculumConfigSchema.parse({ ladder: { k: 3 } }).ladder).toEqual({ k: 3, promoteAt: 0.7, demoteAt: 0.3 });
   });
   it('names the field of a bad value', () => {
-    const r = curriculumConfigSchema.safeParse({ controller: 'greedy', explore: 2, bandit: { tau: 0 }, replay: { nope: 1 }, mastery: { learnAt: 0.4 } });
+    const r = curriculumConfigSchema.safeParse({
+      controller: 'greedy',
+      explore: 2,
+      bandit: { tau: 0 },
+      replay: { nope: 1 },
+      mastery: { learnAt: 0.4 },
+    });
     expect(r.success).toBe(false);
     const paths = r.error!.issues.map((i) => i.path.join('.'));
-    expect(paths).toEqual(expect.arrayContaining(['controller', 'explore', 'bandit.tau', 'replay', 'mastery.forgetBelow']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['controller', 'explore', 'bandit.tau', 'replay', 'mastery.forgetBelow']),
+    );
   });
   it('createController names and wraps every controller', () => {
     for (const name of controllerNames) expect(make(name, allArms(1, 2)).name).toBe(name);

@@ -38,7 +38,8 @@ class OracleChatModel extends FakeChatModel {
     const call = /What does (f\(.*\)) return\?/.exec(text)?.[1];
     let answer = 'ANSWER: null';
     try {
-      if (program && call) answer = `ANSWER: ${JSON.stringify(runInNewContext(`${program}; ${call}`, {}, { timeout: 100 }))}`;
+      if (program && call)
+        answer = `ANSWER: ${JSON.stringify(runInNewContext(`${program}; ${call}`, {}, { timeout: 100 }))}`;
     } catch {
       /* a program that throws gets a wrong answer */
     }
@@ -48,7 +49,12 @@ class OracleChatModel extends FakeChatModel {
 
 const hex = (rgb: string) => {
   const m = /rgb\((\d+),\s*(\d+),\s*(\d+)\)/.exec(rgb);
-  return m ? `#${m.slice(1, 4).map((x) => Number(x).toString(16).padStart(2, '0')).join('')}` : rgb.toLowerCase();
+  return m
+    ? `#${m
+        .slice(1, 4)
+        .map((x) => Number(x).toString(16).padStart(2, '0'))
+        .join('')}`
+    : rgb.toLowerCase();
 };
 
 if (!HAVE_CHROMIUM && !CI) console.warn(SKIP_REASON);
@@ -63,7 +69,8 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
   let liveSeen: string[] = [];
 
   beforeAll(async () => {
-    if (!HAVE_CHROMIUM) throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium with apt-get`);
+    if (!HAVE_CHROMIUM)
+      throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium with apt-get`);
     mkdirSync(ARTIFACTS, { recursive: true });
     runsDir = tempDir('cogen-dash-');
     // An empty run (it finished with no step) and one still starting (no step yet, status running).
@@ -78,14 +85,36 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
     });
 
     // The smoke run, in another process; the page opens as soon as its directory exists and follows it.
-    child = spawn(process.execPath, [CLI, 'run', '--preset', 'smoke', '--steps', String(STEPS), '--runs-dir', runsDir, '--run-id', 'smoke', '--no-progress'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'run',
+        '--preset',
+        'smoke',
+        '--steps',
+        String(STEPS),
+        '--runs-dir',
+        runsDir,
+        '--run-id',
+        'smoke',
+        '--no-progress',
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += String(d)));
     childDone = new Promise((resolve) => child!.on('exit', (code) => resolve(code)));
@@ -115,10 +144,20 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
       probes: { every: 1, perArm: 4 },
       agents: {
         solver: { enabled: true, provider: 'scripted', model: 'oracle', scriptPath: '/dev/null' },
-        proposer: { provider: 'scripted', model: 'fake', scriptPath: join(ROOT, 'test', 'fixtures', 'llm-proposals.json'), share: 0.5 },
+        proposer: {
+          provider: 'scripted',
+          model: 'fake',
+          scriptPath: join(ROOT, 'test', 'fixtures', 'llm-proposals.json'),
+          share: 0.5,
+        },
       },
     });
-    await startRun(config, { runsDir, preset: 'smoke', runId: 'oracle', chatModels: { solver: new OracleChatModel({}) } });
+    await startRun(config, {
+      runsDir,
+      preset: 'smoke',
+      runId: 'oracle',
+      chatModels: { solver: new OracleChatModel({}) },
+    });
 
     const code = await childDone;
     clearInterval(watch);
@@ -134,7 +173,9 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
   const storeMetrics = (run: string) => {
     const db = new Database(join(runsDir, run, 'run.db'), { readonly: true });
     try {
-      return (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => JSON.parse(r.data) as Record<string, unknown>);
+      return (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map(
+        (r) => JSON.parse(r.data) as Record<string, unknown>,
+      );
     } finally {
       db.close();
     }
@@ -159,16 +200,26 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
     await page.close();
   });
 
-  it('follows the live run and its curves hold the run store\'s points', async () => {
+  it("follows the live run and its curves hold the run store's points", async () => {
     const page = livePage;
-    await page.waitForFunction((n) => (globalThis as any).cogenDashboard?.summary?.steps === n && (globalThis as any).cogenDashboard.charts.reward, STEPS, { timeout: 30_000 });
+    await page.waitForFunction(
+      (n) =>
+        (globalThis as any).cogenDashboard?.summary?.steps === n && (globalThis as any).cogenDashboard.charts.reward,
+      STEPS,
+      { timeout: 30_000 },
+    );
     // The page was opened before the run had finished: it filled in without a reload.
     expect(liveSeen.length).toBeGreaterThan(1);
     expect(liveSeen[0]).not.toBe(`ready:${STEPS}`);
     await page.waitForFunction((n) => (globalThis as any).cogenDashboard.charts.reward.data[0].length === n, STEPS);
     const charts = await page.evaluate(() =>
       Object.fromEntries(
-        Object.entries((globalThis as any).cogenDashboard.charts as Record<string, { data: (number | null)[][]; series: { label: string }[] }>).map(([id, u]) => [
+        Object.entries(
+          (globalThis as any).cogenDashboard.charts as Record<
+            string,
+            { data: (number | null)[][]; series: { label: string }[] }
+          >,
+        ).map(([id, u]) => [
           id,
           { labels: u.series.slice(1).map((s) => s.label), data: u.data.map((a) => Array.from(a)) },
         ]),
@@ -176,20 +227,28 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
     );
     const metrics = storeMetrics('smoke');
     const db = new Database(join(runsDir, 'smoke', 'run.db'), { readonly: true });
-    const perStep = db.prepare('SELECT step, COUNT(*) n FROM task_scores GROUP BY step ORDER BY step').all() as { step: number; n: number }[];
+    const perStep = db.prepare('SELECT step, COUNT(*) n FROM task_scores GROUP BY step ORDER BY step').all() as {
+      step: number;
+      n: number;
+    }[];
     db.close();
     expect(metrics).toHaveLength(STEPS);
-    for (const id of ['reward', 'probe', 'entropy', 'kl', 'lr', 'throughput']) expect(Object.keys(charts)).toContain(id);
+    for (const id of ['reward', 'probe', 'entropy', 'kl', 'lr', 'throughput'])
+      expect(Object.keys(charts)).toContain(id);
     let compared = 0;
     for (const [id, c] of Object.entries(charts)) {
       expect(c.data[0]).toEqual(metrics.map((m) => m.step));
       c.labels.forEach((key, i) => {
         if (key === 'tasksPerSec') {
           // Derived: tasks scored at the step over the step's time.
-          metrics.forEach((m, j) => expect(c.data[i + 1]![j]).toBeCloseTo(perStep[j]!.n / ((m.ms as number) / 1000), 6));
+          metrics.forEach((m, j) =>
+            expect(c.data[i + 1]![j]).toBeCloseTo(perStep[j]!.n / ((m.ms as number) / 1000), 6),
+          );
           return;
         }
-        expect(c.data[i + 1], `${id}: ${key}`).toEqual(metrics.map((m) => (typeof m[key] === 'number' ? m[key] : null)));
+        expect(c.data[i + 1], `${id}: ${key}`).toEqual(
+          metrics.map((m) => (typeof m[key] === 'number' ? m[key] : null)),
+        );
         compared++;
       });
     }
@@ -198,12 +257,18 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
     expect(charts.probe!.labels.some((l) => l.startsWith('probe.'))).toBe(true);
 
     // The heat map: one cell per arm and step, holding the tasks scored there.
-    const cells = await page.$$eval('#heat rect[data-arm]', (rs) => rs.map((r) => ({ step: Number(r.getAttribute('data-step')), n: Number(r.getAttribute('data-n')) })));
-    for (const { step, n } of perStep) expect(cells.filter((c) => c.step === step).reduce((a, c) => a + c.n, 0)).toBe(n);
+    const cells = await page.$$eval('#heat rect[data-arm]', (rs) =>
+      rs.map((r) => ({ step: Number(r.getAttribute('data-step')), n: Number(r.getAttribute('data-n')) })),
+    );
+    for (const { step, n } of perStep)
+      expect(cells.filter((c) => c.step === step).reduce((a, c) => a + c.n, 0)).toBe(n);
 
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-overview.png') });
     if (UPDATE_DOCS) {
-      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-overview-docs.png'), clip: { x: 0, y: 0, width: 1360, height: 900 } });
+      await page.screenshot({
+        path: join(ARTIFACTS, 'dashboard-overview-docs.png'),
+        clip: { x: 0, y: 0, width: 1360, height: 900 },
+      });
       copyFileSync(join(ARTIFACTS, 'dashboard-overview-docs.png'), join(ROOT, 'docs', 'dashboard-overview.png'));
     }
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-full.png'), fullPage: true });
@@ -212,10 +277,18 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
   it('the step slider replays mastery as the timeline says', async () => {
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     await page.goto(`${dash.url}/run/oracle`);
-    await page.waitForFunction(() => (globalThis as any).cogenDashboard?.cy && (globalThis as any).cogenDashboard.skillsAt !== null);
+    await page.waitForFunction(
+      () => (globalThis as any).cogenDashboard?.cy && (globalThis as any).cogenDashboard.skillsAt !== null,
+    );
     const db = new Database(join(runsDir, 'oracle', 'run.db'), { readonly: true });
-    const events = db.prepare('SELECT step, skill_id skillId, event FROM skill_events ORDER BY id').all() as { step: number; skillId: string; event: string }[];
-    const lastStep = Number((db.prepare("SELECT value FROM meta WHERE key = 'lastStep'").get() as { value: string }).value);
+    const events = db.prepare('SELECT step, skill_id skillId, event FROM skill_events ORDER BY id').all() as {
+      step: number;
+      skillId: string;
+      event: string;
+    }[];
+    const lastStep = Number(
+      (db.prepare("SELECT value FROM meta WHERE key = 'lastStep'").get() as { value: string }).value,
+    );
     db.close();
     const learned = events.filter((e) => e.event === 'learned');
     expect(learned.length).toBeGreaterThan(0);
@@ -226,7 +299,12 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
       return last ? (last.event === 'learned' ? 'mastered' : 'forgotten') : 'never';
     };
     const colours = () =>
-      page.evaluate(() => Object.fromEntries((globalThis as any).cogenDashboard.cy.nodes().map((n: any) => [n.id(), n.style('background-color')])) as Record<string, string>);
+      page.evaluate(
+        () =>
+          Object.fromEntries(
+            (globalThis as any).cogenDashboard.cy.nodes().map((n: any) => [n.id(), n.style('background-color')]),
+          ) as Record<string, string>,
+      );
     const moveTo = async (s: number) => {
       await page.locator('#step-slider').fill(String(s));
       await page.waitForFunction((v) => (globalThis as any).cogenDashboard.skillsAt === v, s);
@@ -244,18 +322,23 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
     for (let s = 0; s <= lastStep; s++) {
       await moveTo(s);
       const c = await colours();
-      for (const [skill, colour] of Object.entries(c)) expect(hex(colour), `${skill} at step ${s}`).toBe(STATE_COLOR[stateAt(skill, s)]);
+      for (const [skill, colour] of Object.entries(c))
+        expect(hex(colour), `${skill} at step ${s}`).toBe(STATE_COLOR[stateAt(skill, s)]);
     }
     await page.locator('#skills').screenshot({ path: join(ARTIFACTS, 'dashboard-skills.png') });
     if (UPDATE_DOCS) copyFileSync(join(ARTIFACTS, 'dashboard-skills.png'), join(ROOT, 'docs', 'dashboard-skills.png'));
 
     // The LLM proposals, by outcome, as the store counts them.
     const pdb = new Database(join(runsDir, 'oracle', 'run.db'), { readonly: true });
-    const outcomes = pdb.prepare('SELECT outcome, COUNT(*) n FROM proposals GROUP BY outcome').all() as { outcome: string; n: number }[];
+    const outcomes = pdb.prepare('SELECT outcome, COUNT(*) n FROM proposals GROUP BY outcome').all() as {
+      outcome: string;
+      n: number;
+    }[];
     pdb.close();
     expect(outcomes.length).toBeGreaterThan(0);
     await page.waitForSelector('#proposals:not([hidden])');
-    for (const o of outcomes) expect(await page.locator(`#proposals [data-outcome="${o.outcome}"] strong`).textContent()).toBe(String(o.n));
+    for (const o of outcomes)
+      expect(await page.locator(`#proposals [data-outcome="${o.outcome}"] strong`).textContent()).toBe(String(o.n));
     await page.close();
   });
 
@@ -265,12 +348,19 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
     await page.waitForSelector('tr.task-row');
     await page.selectOption('#task-family', 'logic');
     await page.selectOption('#task-level', '0');
-    await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('tr.task-row td:nth-child(3)')].every((td: any) => td.textContent.startsWith('logic/0/')));
+    await page.waitForFunction(() =>
+      [...(globalThis as any).document.querySelectorAll('tr.task-row td:nth-child(3)')].every((td: any) =>
+        td.textContent.startsWith('logic/0/'),
+      ),
+    );
     const id = await page.locator('tr.task-row').first().getAttribute('data-task-id');
     await page.locator('tr.task-row').first().click();
     await page.waitForSelector('#task-detail pre.program');
     const db = new Database(join(runsDir, 'smoke', 'run.db'), { readonly: true });
-    const task = db.prepare('SELECT program, natural FROM tasks WHERE id = ?').get(id) as { program: string; natural: string };
+    const task = db.prepare('SELECT program, natural FROM tasks WHERE id = ?').get(id) as {
+      program: string;
+      natural: string;
+    };
     const episodes = (db.prepare('SELECT COUNT(*) n FROM episodes WHERE task_id = ?').get(id) as { n: number }).n;
     db.close();
     expect(await page.locator('#task-detail pre.program').textContent()).toBe(task.program);

@@ -14,7 +14,14 @@ import { loadPreset } from '../src/config.js';
 import { startServer } from '../src/server/index.js';
 import { cogen, tempDir } from './helpers.js';
 
-const task = (id: string, family: string, level: number, program: string, output: number | boolean, parent: { id: string; op: string } | null = null): Task => ({
+const task = (
+  id: string,
+  family: string,
+  level: number,
+  program: string,
+  output: number | boolean,
+  parent: { id: string; op: string } | null = null,
+): Task => ({
   id,
   type: 'deduction',
   family,
@@ -30,14 +37,29 @@ const task = (id: string, family: string, level: number, program: string, output
 
 const STEPS = 5;
 const metricsAt = (s: number) => ({
-  meanReward: s / 10, solveRate: s / 8, entropy: 1 - s / 10, kl: s / 100, lr: 0.001 * s, probeAccuracy: s >= 3 ? 0.5 : 0, 'probe.arith/0/deduction': s >= 3 ? 0.25 : null, ms: 500,
+  meanReward: s / 10,
+  solveRate: s / 8,
+  entropy: 1 - s / 10,
+  kl: s / 100,
+  lr: 0.001 * s,
+  probeAccuracy: s >= 3 ? 0.5 : 0,
+  'probe.arith/0/deduction': s >= 3 ? 0.25 : null,
+  ms: 500,
   // a level-frontier run above level 4 (docs/levels.md): h per family × type, and held-out accuracy per level above the table
-  'frontier.arith/deduction': s + 3, 'eval.arith/10': s >= 5 ? 0 : null, 'eval.arith/5': s >= 3 ? 1 : null,
+  'frontier.arith/deduction': s + 3,
+  'eval.arith/10': s >= 5 ? 0 : null,
+  'eval.arith/5': s >= 3 ? 1 : null,
 });
 
 function writeRun(runsDir: string, id: string, steps: number): void {
   const store = RunStore.open(join(runsDir, id), { create: true });
-  store.setMeta({ runId: id, preset: 'smoke', status: 'running', startedAt: '2026-01-01T00:00:00.000Z', config: JSON.stringify({ families: ['arith', 'logic'] }) });
+  store.setMeta({
+    runId: id,
+    preset: 'smoke',
+    status: 'running',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    config: JSON.stringify({ families: ['arith', 'logic'] }),
+  });
   const tasks = [
     task('t1', 'arith', 0, 'function f(a) { return a + 1; }', 2),
     task('t2', 'arith', 1, 'function f(a) { return (a + 1) * 2; }', 4, { id: 't1', op: 'wrap' }),
@@ -51,15 +73,50 @@ function writeRun(runsDir: string, id: string, steps: number): void {
       step: s,
       newTasks: fresh.map((t) => ({ task: t, compact: t.id, natural: `What does f(1) return? (${t.id})` })),
       scored: served.map((t) => ({ taskId: t, solved: 1, attempts: 2 })),
-      episodes: served.flatMap((t) => [{ taskId: t, answer: '2', reward: 1, reason: null }, { taskId: t, answer: '7', reward: 0, reason: 'wrong: output differs' }]),
+      episodes: served.flatMap((t) => [
+        { taskId: t, answer: '2', reward: 1, reason: null },
+        { taskId: t, answer: '7', reward: 0, reason: 'wrong: output differs' },
+      ]),
       metrics: metricsAt(s),
       skillEvents: [],
       outbox: [],
       proposals:
         s === 1
           ? [
-              { step: s, family: 'arith', level: 0, type: 'deduction', proposer: 'llm:fake', prompt: 'p', raw: 'r', outcome: 'accepted', detail: null, taskId: 't1', inputTokens: 1, outputTokens: 1, tokensEstimated: true, ms: 1, learnability: 0.5 },
-              { step: s, family: 'arith', level: 0, type: 'deduction', proposer: 'llm:fake', prompt: 'p', raw: 'r', outcome: 'malformed', detail: 'no JSON', taskId: null, inputTokens: 1, outputTokens: 1, tokensEstimated: true, ms: 1, learnability: null },
+              {
+                step: s,
+                family: 'arith',
+                level: 0,
+                type: 'deduction',
+                proposer: 'llm:fake',
+                prompt: 'p',
+                raw: 'r',
+                outcome: 'accepted',
+                detail: null,
+                taskId: 't1',
+                inputTokens: 1,
+                outputTokens: 1,
+                tokensEstimated: true,
+                ms: 1,
+                learnability: 0.5,
+              },
+              {
+                step: s,
+                family: 'arith',
+                level: 0,
+                type: 'deduction',
+                proposer: 'llm:fake',
+                prompt: 'p',
+                raw: 'r',
+                outcome: 'malformed',
+                detail: 'no JSON',
+                taskId: null,
+                inputTokens: 1,
+                outputTokens: 1,
+                tokensEstimated: true,
+                ms: 1,
+                learnability: null,
+              },
             ]
           : [],
     });
@@ -120,7 +177,9 @@ describe('cogen dashboard: the read-only API', () => {
 
   it('tasks: search by family, level and skill; a task has its program, prompt, reference, answers and lineage', async () => {
     expect((await json('/api/run/r/tasks?family=arith')).total).toBe(3);
-    expect((await json('/api/run/r/tasks?family=arith&level=1')).tasks.map((t: { id: string }) => t.id).sort()).toEqual(['t2', 't3']);
+    expect((await json('/api/run/r/tasks?family=arith&level=1')).tasks.map((t: { id: string }) => t.id).sort()).toEqual(
+      ['t2', 't3'],
+    );
     expect((await json('/api/run/r/tasks?skill=logic.x')).tasks.map((t: { id: string }) => t.id)).toEqual(['t4']);
     expect((await json('/api/run/r/tasks?q=return%20!p')).total).toBe(1);
     const t = await json('/api/run/r/task/t3');
@@ -134,7 +193,10 @@ describe('cogen dashboard: the read-only API', () => {
 
   it('proposals by outcome', async () => {
     const p = await json('/api/run/r/proposals');
-    expect(p.byOutcome).toEqual([{ outcome: 'accepted', n: 1 }, { outcome: 'malformed', n: 1 }]);
+    expect(p.byOutcome).toEqual([
+      { outcome: 'accepted', n: 1 },
+      { outcome: 'malformed', n: 1 },
+    ]);
   });
 
   it('unknown, empty and starting runs answer plainly', async () => {
@@ -171,18 +233,23 @@ describe('cogen plot', () => {
     writeRun(runsDir, 'b', 3);
   });
 
-  it('the SVG holds the run\'s points, two runs side by side', () => {
+  it("the SVG holds the run's points, two runs side by side", () => {
     const svg = plotSvg(loadPlotRuns(runsDir, ['a', 'b']));
     const lines = [...svg.matchAll(/<g data-chart="([^"]+)" data-run="([^"]+)">([\s\S]*?)<\/g>/g)];
     const line = (run: string, key: string) => {
       for (const [, , r, body] of lines) {
         if (r !== run) continue;
-        const m = new RegExp(`data-key="${key.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" data-steps="([^"]*)" data-values="([^"]*)"`).exec(body!);
+        const m = new RegExp(
+          `data-key="${key.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" data-steps="([^"]*)" data-values="([^"]*)"`,
+        ).exec(body!);
         if (m) return { steps: m[1]!.split(',').map(Number), values: m[2]!.split(',').map(Number) };
       }
       return undefined;
     };
-    expect(line('a', 'solveRate')).toEqual({ steps: [1, 2, 3, 4, 5], values: [1, 2, 3, 4, 5].map((s) => metricsAt(s).solveRate) });
+    expect(line('a', 'solveRate')).toEqual({
+      steps: [1, 2, 3, 4, 5],
+      values: [1, 2, 3, 4, 5].map((s) => metricsAt(s).solveRate),
+    });
     expect(line('a', 'kl')!.values).toEqual([1, 2, 3, 4, 5].map((s) => metricsAt(s).kl));
     expect(line('a', 'probe.arith/0/deduction')).toEqual({ steps: [3, 4, 5], values: [0.25, 0.25, 0.25] });
     expect(line('b', 'solveRate')).toEqual({ steps: [1, 2, 3], values: [1, 2, 3].map((s) => metricsAt(s).solveRate) });
@@ -227,17 +294,33 @@ describe('cogen serve mounts the dashboard of its run at /dashboard', () => {
   it('a served run shows what it has: its scored steps, no solver internals; other runs are not shown', async () => {
     const runsDir = tempDir('cogen-dash-serve-');
     writeRun(runsDir, 'other', 2);
-    const server = await startServer(loadPreset('smoke'), { runsDir, preset: 'smoke', runId: 'served', host: '127.0.0.1', port: 0 });
+    const server = await startServer(loadPreset('smoke'), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'served',
+      host: '127.0.0.1',
+      port: 0,
+    });
     try {
       const post = async (path: string, body: unknown) =>
-        (await (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as any;
+        (await (
+          await fetch(`${server.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).json()) as any;
       const before = await (await fetch(`${server.url}/dashboard/api/run/served/summary`)).json();
       expect(before).toMatchObject({ kind: 'served', phase: 'starting', steps: 0 });
       const sampled = await post('/v1/sample', { n: 2 });
-      await post('/v1/score', { items: sampled.tasks.map((t: { id: string }) => ({ task_id: t.id, completion: 'ANSWER: 0' })) });
+      await post('/v1/score', {
+        items: sampled.tasks.map((t: { id: string }) => ({ task_id: t.id, completion: 'ANSWER: 0' })),
+      });
       const after = await (await fetch(`${server.url}/dashboard/api/run/served/summary`)).json();
       expect(after).toMatchObject({ kind: 'served', phase: 'ready', steps: 1 });
-      const curves = (await (await fetch(`${server.url}/dashboard/api/run/served/curves`)).json()) as { charts: { id: string }[] };
+      const curves = (await (await fetch(`${server.url}/dashboard/api/run/served/curves`)).json()) as {
+        charts: { id: string }[];
+      };
       const ids = curves.charts.map((c: { id: string }) => c.id);
       expect(ids).toContain('reward');
       for (const internal of ['entropy', 'kl', 'lr']) expect(ids).not.toContain(internal);

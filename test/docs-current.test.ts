@@ -17,7 +17,10 @@ const read = (page: string): string => {
 };
 
 describe('generated docs', () => {
-  for (const [page, render] of [['docs/cli.md', renderCliDoc], ['docs/config.md', renderConfigDoc]] as const) {
+  for (const [page, render] of [
+    ['docs/cli.md', renderCliDoc],
+    ['docs/config.md', renderConfigDoc],
+  ] as const) {
     it(`${page} is current`, () => {
       // One line, not a diff of the page: the fix is always the same command.
       if (read(page) !== render()) expect.fail(`${page} is not current: run npm run docs`);

@@ -11,10 +11,29 @@ import { CLI, cogen, tempDir } from './helpers.js';
 describe('cogen run --preset smoke, then skills and export', () => {
   const runsDir = tempDir('cogen-e2e-');
   let runId = '';
-  let summary: { runId: string; dir: string; steps: number; tasks: number; skillsMastered: string[]; skillsMasterable: number; mastery: { skillId: string }[] };
+  let summary: {
+    runId: string;
+    dir: string;
+    steps: number;
+    tasks: number;
+    skillsMastered: string[];
+    skillsMasterable: number;
+    mastery: { skillId: string }[];
+  };
 
   beforeAll(() => {
-    const res = cogen(['run', '--preset', 'smoke', '--seed', '3', '--runs-dir', runsDir, '--run-id', 'first', '--json']);
+    const res = cogen([
+      'run',
+      '--preset',
+      'smoke',
+      '--seed',
+      '3',
+      '--runs-dir',
+      runsDir,
+      '--run-id',
+      'first',
+      '--json',
+    ]);
     expect(res.stderr).toMatch(/solver backend: (wasm|cpu|tensorflow|webgpu)/);
     expect(res.code, res.stderr).toBe(0);
     summary = JSON.parse(res.stdout);
@@ -30,15 +49,25 @@ describe('cogen run --preset smoke, then skills and export', () => {
     expect(count('SELECT COUNT(*) n FROM metrics')).toBe(summary.steps);
     expect(count('SELECT COUNT(DISTINCT step) n FROM metrics')).toBe(30);
     // smoke checkpoints every 10 of its 30 steps.
-    expect((db.prepare('SELECT step FROM checkpoints ORDER BY step').all() as { step: number }[]).map((r) => r.step)).toEqual([10, 20, 30]);
+    expect(
+      (db.prepare('SELECT step FROM checkpoints ORDER BY step').all() as { step: number }[]).map((r) => r.step),
+    ).toEqual([10, 20, 30]);
     // The skills whose last event is 'learned' are the ones the summary reports mastered.
-    const events = db.prepare('SELECT skill_id, event FROM skill_events ORDER BY id').all() as { skill_id: string; event: string }[];
+    const events = db.prepare('SELECT skill_id, event FROM skill_events ORDER BY id').all() as {
+      skill_id: string;
+      event: string;
+    }[];
     const last = new Map(events.map((e) => [e.skill_id, e.event]));
     // smoke's probes can show arith.add/sub/mul and logic.and/or/not mastered (balanced probe sets,
     // src/probes.ts)
     expect(summary.skillsMasterable).toBe(6);
     expect(summary.mastery.map((m) => m.skillId)).toEqual([...summary.skillsMastered].sort());
-    expect([...last].filter(([, e]) => e === 'learned').map(([id]) => id).sort()).toEqual([...summary.skillsMastered].sort());
+    expect(
+      [...last]
+        .filter(([, e]) => e === 'learned')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([...summary.skillsMastered].sort());
     // The embedded skill graph received every skill of smoke's families, every task, and one MASTERED interval per 'learned'.
     expect(count('SELECT COUNT(*) n FROM graph_skills')).toBe(16);
     expect(count('SELECT COUNT(*) n FROM graph_tasks')).toBe(count('SELECT COUNT(*) n FROM tasks'));
@@ -50,7 +79,20 @@ describe('cogen run --preset smoke, then skills and export', () => {
   });
 
   it('proposes the same tasks with the same seed', () => {
-    const res = cogen(['run', '--preset', 'smoke', '--seed', '3', '--runs-dir', runsDir, '--run-id', 'second', '--json', '--steps', '4']);
+    const res = cogen([
+      'run',
+      '--preset',
+      'smoke',
+      '--seed',
+      '3',
+      '--runs-dir',
+      runsDir,
+      '--run-id',
+      'second',
+      '--json',
+      '--steps',
+      '4',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     const ids = (id: string) => {
       const db = new Database(join(runsDir, id, 'run.db'), { readonly: true });
@@ -73,19 +115,28 @@ describe('cogen run --preset smoke, then skills and export', () => {
     expect(table.run).toBe(runId);
     expect(table.skills).toHaveLength(16);
     for (const s of table.skills) expect(['mastered', 'never', 'forgotten']).toContain(s.state);
-    expect(table.skills.filter((s) => s.state === 'mastered').map((s) => s.skillId).sort()).toEqual([...summary.skillsMastered].sort());
+    expect(
+      table.skills
+        .filter((s) => s.state === 'mastered')
+        .map((s) => s.skillId)
+        .sort(),
+    ).toEqual([...summary.skillsMastered].sort());
   });
 
   it('exports tasks whose reference answers verify', async () => {
     const out = join(runsDir, 'tasks.jsonl');
     const res = cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', out]);
     expect(res.code, res.stderr).toBe(0);
-    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(summary.tasks);
     const sandbox = await createSandbox();
     try {
       for (const rec of lines) {
-        for (const key of ['id', 'type', 'family', 'level', 'skills', 'program', 'prompt', 'answer', 'solveRate']) expect(rec).toHaveProperty(key);
+        for (const key of ['id', 'type', 'family', 'level', 'skills', 'program', 'prompt', 'answer', 'solveRate'])
+          expect(rec).toHaveProperty(key);
         if (rec.type === 'induction') expect(rec).toHaveProperty('hidden');
         else expect(rec).toHaveProperty('output');
         const task = { ...rec, hash: rec.hash, parent: rec.parent, proposer: rec.proposer } as Task;
@@ -100,15 +151,32 @@ describe('cogen run --preset smoke, then skills and export', () => {
   it('exports TRL and veRL Parquet records', async () => {
     for (const format of ['trl', 'parquet']) {
       const out = join(runsDir, `tasks.${format}`);
-      const res = cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', out, '--what', 'tasks', '--format', format]);
+      const res = cogen([
+        'export',
+        '--run',
+        runId,
+        '--runs-dir',
+        runsDir,
+        '--out',
+        out,
+        '--what',
+        'tasks',
+        '--format',
+        format,
+      ]);
       expect(res.code, res.stderr).toBe(0);
       expect(res.stderr).toMatch(new RegExp(`wrote ${summary.tasks} tasks to .*\\(${format}\\)`));
       expect(readFileSync(out).length).toBeGreaterThan(100);
     }
     expect(readFileSync(join(runsDir, 'tasks.parquet')).subarray(0, 4).toString()).toBe('PAR1');
     // veRL's layout, nested: the chat prompt is a list of {role, content}, reward_model and extra_info are structs.
-    const rows = (await parquetReadObjects({ file: await asyncBufferFromFile(join(runsDir, 'tasks.parquet')) })) as Record<string, any>[];
-    const trl = readFileSync(join(runsDir, 'tasks.trl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = (await parquetReadObjects({
+      file: await asyncBufferFromFile(join(runsDir, 'tasks.parquet')),
+    })) as Record<string, any>[];
+    const trl = readFileSync(join(runsDir, 'tasks.trl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(summary.tasks);
     rows.forEach((row, i) => {
       expect(row.prompt).toEqual(trl[i].prompt);
@@ -116,7 +184,9 @@ describe('cogen run --preset smoke, then skills and export', () => {
       expect(row.extra_info.task).toBe(trl[i].task);
       expect(JSON.parse(row.extra_info.task).id).toBe(row.extra_info.id);
     });
-    expect(cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', join(runsDir, 'x'), '--what', 'wishes']).code).toBe(2);
+    expect(
+      cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', join(runsDir, 'x'), '--what', 'wishes']).code,
+    ).toBe(2);
   });
 });
 
@@ -145,12 +215,19 @@ describe('clear errors', () => {
     const res = cogen(['run', '--preset', 'smoke', '--runs-dir', join(dir, 'runs')]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/not writable/);
-    expect(res.stderr.trim().split('\n').filter((l) => !l.startsWith('solver backend')).length).toBe(1);
+    expect(
+      res.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('solver backend')).length,
+    ).toBe(1);
   });
 
   it('an existing run id is refused, not overwritten', () => {
     const dir = tempDir();
-    expect(cogen(['run', '--preset', 'smoke', '--steps', '1', '--runs-dir', dir, '--run-id', 'taken', '--json']).code).toBe(0);
+    expect(
+      cogen(['run', '--preset', 'smoke', '--steps', '1', '--runs-dir', dir, '--run-id', 'taken', '--json']).code,
+    ).toBe(0);
     const before = readFileSync(join(dir, 'taken', 'run.db'));
     const res = cogen(['run', '--preset', 'smoke', '--steps', '1', '--runs-dir', dir, '--run-id', 'taken']);
     expect(res.code).toBe(1);
@@ -160,14 +237,29 @@ describe('clear errors', () => {
 
   it('a Neo4j that cannot be reached: one line, exit 1, no half-made run left behind', () => {
     const dir = tempDir();
-    const res = cogen(['run', '--preset', 'smoke', '--graph', 'neo4j', '--neo4j-uri', 'bolt://127.0.0.1:1', '--runs-dir', dir, '--run-id', 'nope']);
+    const res = cogen([
+      'run',
+      '--preset',
+      'smoke',
+      '--graph',
+      'neo4j',
+      '--neo4j-uri',
+      'bolt://127.0.0.1:1',
+      '--runs-dir',
+      dir,
+      '--run-id',
+      'nope',
+    ]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/cannot reach Neo4j at bolt:\/\/127\.0\.0\.1:1/);
     expect(existsSync(join(dir, 'nope'))).toBe(false);
   });
 
   it('unknown run id', () => {
-    for (const args of [['skills', '--run', 'ghost'], ['export', '--run', 'ghost', '--out', '/tmp/x.jsonl']]) {
+    for (const args of [
+      ['skills', '--run', 'ghost'],
+      ['export', '--run', 'ghost', '--out', '/tmp/x.jsonl'],
+    ]) {
       const res = cogen([...args, '--runs-dir', tempDir()]);
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(/unknown run "ghost"/);
@@ -183,7 +275,11 @@ describe('clear errors', () => {
 describe('Ctrl-C', () => {
   it('stops after the current step with a checkpoint, exits 130, and the run resumes to the end', async () => {
     const runsDir = tempDir('cogen-sigint-');
-    const child = spawn(process.execPath, [CLI, 'run', '--preset', 'smoke', '--steps', '8', '--runs-dir', runsDir, '--run-id', 'int', '--no-progress'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', '--preset', 'smoke', '--steps', '8', '--runs-dir', runsDir, '--run-id', 'int', '--no-progress'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     // Wait (by polling the run store, not by the clock) until two steps are committed, then interrupt.
@@ -206,7 +302,9 @@ describe('Ctrl-C', () => {
     expect(stderr).toMatch(/interrupted after step \d+: checkpoint taken; resume with --resume int/);
     const h = new Database(db, { readonly: true });
     const last = Number((h.prepare("SELECT value FROM meta WHERE key = 'lastStep'").get() as { value: string }).value);
-    expect((h.prepare("SELECT value FROM meta WHERE key = 'status'").get() as { value: string }).value).toBe('interrupted');
+    expect((h.prepare("SELECT value FROM meta WHERE key = 'status'").get() as { value: string }).value).toBe(
+      'interrupted',
+    );
     expect((h.prepare('SELECT MAX(step) m FROM checkpoints').get() as { m: number }).m).toBe(last);
     h.close();
     expect(last).toBeLessThan(8);

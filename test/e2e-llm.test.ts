@@ -20,12 +20,36 @@ describe('LLM agents through the CLI', () => {
   it('--proposer llm: accepted proposals land in the archive, rejections are counted, no secret leaks', () => {
     const runsDir = tempDir('cogen-llm-');
     const res = cogen(
-      ['run', '--preset', 'smoke', '--steps', '3', '--proposer', 'llm', '--share', '1', '--provider', 'scripted', '--model', 'fake', '--script', SCRIPT, '--runs-dir', runsDir, '--run-id', 'p', '--json'],
+      [
+        'run',
+        '--preset',
+        'smoke',
+        '--steps',
+        '3',
+        '--proposer',
+        'llm',
+        '--share',
+        '1',
+        '--provider',
+        'scripted',
+        '--model',
+        'fake',
+        '--script',
+        SCRIPT,
+        '--runs-dir',
+        runsDir,
+        '--run-id',
+        'p',
+        '--json',
+      ],
       { env },
     );
     expect(res.code, res.stderr).toBe(0);
     const db = new Database(join(runsDir, 'p', 'run.db'), { readonly: true });
-    const outcomes = db.prepare('SELECT outcome, COUNT(*) n FROM proposals GROUP BY outcome').all() as { outcome: string; n: number }[];
+    const outcomes = db.prepare('SELECT outcome, COUNT(*) n FROM proposals GROUP BY outcome').all() as {
+      outcome: string;
+      n: number;
+    }[];
     const by = Object.fromEntries(outcomes.map((o) => [o.outcome, o.n]));
     expect(by.accepted).toBeGreaterThan(0);
     // The fixture's malformed JSON, schema violation, looping program and duplicate are all rejected, by reason.
@@ -33,7 +57,9 @@ describe('LLM agents through the CLI', () => {
     const llmTasks = db.prepare("SELECT COUNT(*) n FROM tasks WHERE proposer = 'llm:fake'").get() as { n: number };
     expect(llmTasks.n).toBe(by.accepted);
     // Each accepted proposal is linked to its task and carries its learnability reward and prompt.
-    const accepted = db.prepare("SELECT task_id, learnability, prompt FROM proposals WHERE outcome = 'accepted'").all() as { task_id: string; learnability: number | null; prompt: string }[];
+    const accepted = db
+      .prepare("SELECT task_id, learnability, prompt FROM proposals WHERE outcome = 'accepted'")
+      .all() as { task_id: string; learnability: number | null; prompt: string }[];
     const llmTask = db.prepare("SELECT COUNT(*) n FROM tasks WHERE id = ? AND proposer = 'llm:fake'");
     for (const p of accepted) {
       expect((llmTask.get(p.task_id) as { n: number }).n, p.task_id).toBe(1);
@@ -45,7 +71,13 @@ describe('LLM agents through the CLI', () => {
     const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data));
     expect(metrics.every((m) => typeof m.proposals === 'number')).toBe(true);
     // The graph knows the LLM-written tasks too.
-    expect((db.prepare("SELECT COUNT(*) n FROM graph_tasks WHERE id IN (SELECT id FROM tasks WHERE proposer = 'llm:fake')").get() as { n: number }).n).toBe(by.accepted);
+    expect(
+      (
+        db
+          .prepare("SELECT COUNT(*) n FROM graph_tasks WHERE id IN (SELECT id FROM tasks WHERE proposer = 'llm:fake')")
+          .get() as { n: number }
+      ).n,
+    ).toBe(by.accepted);
     db.close();
 
     const out = join(runsDir, 'p-tasks.jsonl');
@@ -56,13 +88,39 @@ describe('LLM agents through the CLI', () => {
 
   it('--solver llm: pass@k metrics from the scripted model, nothing trained', () => {
     const runsDir = tempDir('cogen-llm-');
-    const res = cogen(['run', '--preset', 'smoke', '--steps', '2', '--solver', 'llm', '--provider', 'scripted', '--model', 'fake', '--script', SCRIPT, '--runs-dir', runsDir, '--run-id', 's', '--json'], { env });
+    const res = cogen(
+      [
+        'run',
+        '--preset',
+        'smoke',
+        '--steps',
+        '2',
+        '--solver',
+        'llm',
+        '--provider',
+        'scripted',
+        '--model',
+        'fake',
+        '--script',
+        SCRIPT,
+        '--runs-dir',
+        runsDir,
+        '--run-id',
+        's',
+        '--json',
+      ],
+      { env },
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).backend).toBe('llm:fake');
     const db = new Database(join(runsDir, 's', 'run.db'), { readonly: true });
-    const metrics = (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => JSON.parse(r.data));
+    const metrics = (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) =>
+      JSON.parse(r.data),
+    );
     // pass@1 of a group is its solved fraction; the metric is the mean over the step's tasks.
-    const scores = db.prepare('SELECT AVG(CAST(solved AS REAL) / attempts) p, SUM(attempts) answers FROM task_scores WHERE step = ?');
+    const scores = db.prepare(
+      'SELECT AVG(CAST(solved AS REAL) / attempts) p, SUM(attempts) answers FROM task_scores WHERE step = ?',
+    );
     const perStep = metrics.map((m) => scores.get(m.step) as { p: number; answers: number });
     const passAt1 = perStep.map((s) => s.p);
     db.close();

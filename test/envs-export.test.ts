@@ -8,7 +8,16 @@ import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { ENV_KINDS, Env, generateEnv, playEpisode, randomPolicy, referencePolicy, type EnvSpec, type Trajectory } from '../envs/index.js';
+import {
+  ENV_KINDS,
+  Env,
+  generateEnv,
+  playEpisode,
+  randomPolicy,
+  referencePolicy,
+  type EnvSpec,
+  type Trajectory,
+} from '../envs/index.js';
 import { RunStore } from '../src/store.js';
 import { exportRun } from '../src/export.js';
 import { cogen, tempDir } from './helpers.js';
@@ -37,7 +46,11 @@ afterAll(async () => {
   await sb.close();
 });
 
-const readLines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+const readLines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 /** Every assistant tool call is answered by exactly one tool message right after it, with its id. */
 function expectPairedToolCalls(messages: any[]) {
@@ -50,7 +63,11 @@ function expectPairedToolCalls(messages: any[]) {
     expect(a.role).toBe('assistant');
     expect(a.tool_calls).toHaveLength(1);
     const c = a.tool_calls[0];
-    expect(c).toMatchObject({ id: expect.any(String), type: 'function', function: { name: expect.any(String), arguments: expect.any(String) } });
+    expect(c).toMatchObject({
+      id: expect.any(String),
+      type: 'function',
+      function: { name: expect.any(String), arguments: expect.any(String) },
+    });
     expect(ids.has(c.id)).toBe(false);
     ids.add(c.id);
     expect(t).toMatchObject({ role: 'tool', tool_call_id: c.id, content: expect.any(String) });
@@ -93,7 +110,9 @@ describe('cogen export --what trajectories', () => {
       expect(l).toMatchObject({ env_id: t.envId, kind: t.kind, reward: t.reward, done: true, turns: t.steps.length });
       expect(l.tools.map((x: any) => x.type)).toEqual(t.tools.map(() => 'function'));
       expectPairedToolCalls(l.messages);
-      expect(l.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content)).toEqual(t.steps.map((s) => s.observation));
+      expect(l.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content)).toEqual(
+        t.steps.map((s) => s.observation),
+      );
     });
     expect(lines.filter((_, i) => i % 3 === 0).map((l) => l.reward)).toEqual(ENV_KINDS.map(() => 1));
     expect(lines.filter((l) => /^malformed/.test(l.reason ?? ''))).toHaveLength(ENV_KINDS.length);
@@ -111,7 +130,11 @@ describe('cogen export --what trajectories', () => {
     }
     const rows = await parquetReadObjects({ file: await asyncBufferFromFile(join(d, 't.parquet')) });
     expect(rows).toHaveLength(played.length);
-    expect(rows[0]).toMatchObject({ data_source: 'cogen/env/probe', ability: 'env.probe', reward_model: { style: 'rule' } });
+    expect(rows[0]).toMatchObject({
+      data_source: 'cogen/env/probe',
+      ability: 'env.probe',
+      reward_model: { style: 'rule' },
+    });
     expectPairedToolCalls(JSON.parse(rows[0]!.extra_info.messages));
   });
 

@@ -6,19 +6,34 @@ import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messag
 import { ChatOpenAI } from '@langchain/openai';
 import { createRng } from '../core/rng.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { ENV_KINDS, Env, ScriptedToolModel, generateEnv, playEpisode, playWithChatModel, referenceActions, referencePolicy, replay, trajectoryMessages, type EnvKind, type EnvSpec } from '../envs/index.js';
+import {
+  ENV_KINDS,
+  Env,
+  ScriptedToolModel,
+  generateEnv,
+  playEpisode,
+  playWithChatModel,
+  referenceActions,
+  referencePolicy,
+  replay,
+  trajectoryMessages,
+  type EnvKind,
+  type EnvSpec,
+} from '../envs/index.js';
 
 let sb: Sandbox;
 const specs = {} as Record<EnvKind, EnvSpec>;
 beforeAll(async () => {
   sb = await createSandbox({ workers: 1 });
-  for (const kind of ENV_KINDS) specs[kind] = await generateEnv(sb, { kind, family: 'arith', level: 0, rng: createRng(`llm/${kind}`) });
+  for (const kind of ENV_KINDS)
+    specs[kind] = await generateEnv(sb, { kind, family: 'arith', level: 0, rng: createRng(`llm/${kind}`) });
 });
 afterAll(async () => {
   await sb.close();
 });
 
-const toolCall = (name: string, args: Record<string, unknown>, id: string) => new AIMessage({ content: '', tool_calls: [{ name, args, id, type: 'tool_call' }] });
+const toolCall = (name: string, args: Record<string, unknown>, id: string) =>
+  new AIMessage({ content: '', tool_calls: [{ name, args, id, type: 'tool_call' }] });
 const toolResults = (messages: BaseMessage[]) => messages.filter((m): m is ToolMessage => m instanceof ToolMessage);
 
 describe('an LLM plays through bindTools', () => {
@@ -37,7 +52,9 @@ describe('an LLM plays through bindTools', () => {
       });
       const t = await playWithChatModel(new Env(spec, sb), model, 0);
       expect(t.reward, kind).toBe(1);
-      expect(model.tools.map((x) => x.function.name)).toEqual(new Env(spec, sb).reset(0).tools.map((x) => x.function.name));
+      expect(model.tools.map((x) => x.function.name)).toEqual(
+        new Env(spec, sb).reset(0).tools.map((x) => x.function.name),
+      );
       expect(seen).toEqual([t.steps[0]!.observation]);
       // The played episode exports as a chat whose calls pair up, and replays the same.
       expect(trajectoryMessages(t).filter((m) => m.role === 'tool')).toHaveLength(t.steps.length);
@@ -57,10 +74,23 @@ describe('an LLM plays through bindTools', () => {
   it('malformed tool calls end the episode with reward 0 and a reason; the next episode is unaffected', async () => {
     const spec = specs.search;
     const malformed: [string, AIMessage, RegExp][] = [
-      ['arguments that do not parse', new AIMessage({ content: '', invalid_tool_calls: [{ name: 'call', args: '{"x": [1,', id: 'bad', error: 'not JSON', type: 'invalid_tool_call' }] }), /^malformed: arguments are not JSON/],
+      [
+        'arguments that do not parse',
+        new AIMessage({
+          content: '',
+          invalid_tool_calls: [
+            { name: 'call', args: '{"x": [1,', id: 'bad', error: 'not JSON', type: 'invalid_tool_call' },
+          ],
+        }),
+        /^malformed: arguments are not JSON/,
+      ],
       ['an unknown tool', toolCall('format_disk', {}, 'u'), /^malformed: unknown tool "format_disk"/],
       ['wrong argument types', toolCall('submit', { x: 'seven' }, 'w'), /^malformed: submit\.x/],
-      ['plain text, no tool call', new AIMessage({ content: 'I think the answer is 7' }), /^malformed: unknown tool "no_tool_call"/],
+      [
+        'plain text, no tool call',
+        new AIMessage({ content: 'I think the answer is 7' }),
+        /^malformed: unknown tool "no_tool_call"/,
+      ],
     ];
     for (const [what, reply, reason] of malformed) {
       const t = await playWithChatModel(new Env(spec, sb), new ScriptedToolModel(() => reply), 0);

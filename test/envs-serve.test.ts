@@ -13,7 +13,11 @@ import { generateEnv, referenceActions, requestRng, type EnvKind } from '../envs
 import { tempDir } from './helpers.js';
 
 async function call(url: string, path: string, body?: unknown) {
-  const res = await fetch(url + path, { method: body === undefined ? 'GET' : 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 
@@ -30,7 +34,13 @@ async function servedReference(kind: EnvKind, family: string, level: number, see
 beforeAll(async () => {
   runsDir = tempDir('cogen-serve-env-');
   sb = await createSandbox({ workers: 1 });
-  server = await startServer(loadPreset('smoke'), { runsDir, preset: 'smoke', runId: 'served', host: '127.0.0.1', port: 0 });
+  server = await startServer(loadPreset('smoke'), {
+    runsDir,
+    preset: 'smoke',
+    runId: 'served',
+    host: '127.0.0.1',
+    port: 0,
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -42,7 +52,11 @@ describe('environment episodes over HTTP', () => {
     for (const kind of ['probe', 'repair', 'search'] as const) {
       const reset = await call(server.url, '/reset', { env: { kind, family: 'arith', level: 0 }, seed: 11 });
       expect(reset.status).toBe(200);
-      expect(reset.json).toMatchObject({ reward: null, done: false, observation: { kind, family: 'arith', level: 0, seed: 11, budgets: { calls: expect.any(Number) } } });
+      expect(reset.json).toMatchObject({
+        reward: null,
+        done: false,
+        observation: { kind, family: 'arith', level: 0, seed: 11, budgets: { calls: expect.any(Number) } },
+      });
       const o = reset.json.observation;
       expect(o.prompt.map((m: any) => m.role)).toEqual(['system', 'user']);
       expect(o.tools.map((t: any) => t.function.name)).toContain('submit');
@@ -56,7 +70,9 @@ describe('environment episodes over HTTP', () => {
       }
       expect(last.json).toMatchObject({ reward: 1, done: true });
       // The episode is over: its id is unknown now.
-      expect((await call(server.url, '/step', { action: { episode_id: o.episode_id, ...ref.actions[0] } })).status).toBe(404);
+      expect(
+        (await call(server.url, '/step', { action: { episode_id: o.episode_id, ...ref.actions[0] } })).status,
+      ).toBe(404);
     }
   });
 
@@ -64,15 +80,23 @@ describe('environment episodes over HTTP', () => {
     const reset = await call(server.url, '/reset', { env: { kind: 'probe' }, seed: 3 });
     const id = reset.json.observation.episode_id;
     const bad = await call(server.url, '/step', { action: { episode_id: id, name: 'call', arguments: '{"args": [' } });
-    expect(bad.json).toMatchObject({ reward: 0, done: true, observation: { reason: expect.stringMatching(/^malformed: arguments are not JSON/) } });
+    expect(bad.json).toMatchObject({
+      reward: 0,
+      done: true,
+      observation: { reason: expect.stringMatching(/^malformed: arguments are not JSON/) },
+    });
     expect((await call(server.url, '/reset', { env: { kind: 'dance' } })).status).toBe(400);
-    expect((await call(server.url, '/reset', { env: { kind: 'probe', family: 'nope' } })).json.error).toMatch(/unknown task family 'nope'/);
+    expect((await call(server.url, '/reset', { env: { kind: 'probe', family: 'nope' } })).json.error).toMatch(
+      /unknown task family 'nope'/,
+    );
     const noArgs = await call(server.url, '/step', { action: { episode_id: 'x', name: 'call' } });
     expect(noArgs).toMatchObject({ status: 400, json: { error: expect.stringMatching(/^action\.arguments/) } });
     // A single-turn step is still validated as one.
     const single = await call(server.url, '/step', { action: { task_id: 'x' } });
     expect(single).toMatchObject({ status: 400, json: { error: expect.stringMatching(/^action\.completion/) } });
-    expect((await call(server.url, '/step', { action: { episode_id: 'gone', name: 'submit', arguments: {} } })).status).toBe(404);
+    expect(
+      (await call(server.url, '/step', { action: { episode_id: 'gone', name: 'submit', arguments: {} } })).status,
+    ).toBe(404);
   });
 
   it('the single-turn reset is unchanged when no environment is named', async () => {
@@ -88,13 +112,23 @@ describe('environment episodes over /ws', () => {
     const waiters: ((m: any) => void)[] = [];
     ws.on('message', (d) => waiters.shift()?.(JSON.parse(String(d))));
     const ask = (m: unknown) => new Promise<any>((ok) => (waiters.push(ok), ws.send(JSON.stringify(m))));
-    const reset = await ask({ type: 'reset', data: { env: { kind: 'search', family: 'arith', level: 0 }, seed: 5, episode_id: 'ep-env' } });
-    expect(reset).toMatchObject({ type: 'observation', data: { done: false, observation: { episode_id: 'ep-env', kind: 'search' } } });
+    const reset = await ask({
+      type: 'reset',
+      data: { env: { kind: 'search', family: 'arith', level: 0 }, seed: 5, episode_id: 'ep-env' },
+    });
+    expect(reset).toMatchObject({
+      type: 'observation',
+      data: { done: false, observation: { episode_id: 'ep-env', kind: 'search' } },
+    });
     const ref = await servedReference('search', 'arith', 0, 5);
     let last: any;
     for (const a of ref.actions) last = await ask({ type: 'step', data: a });
     expect(last).toMatchObject({ type: 'observation', data: { reward: 1, done: true } });
-    expect((await ask({ type: 'state' })).data).toMatchObject({ episode_id: 'ep-env', step_count: ref.actions.length, env_episode: 'ep-env' });
+    expect((await ask({ type: 'state' })).data).toMatchObject({
+      episode_id: 'ep-env',
+      step_count: ref.actions.length,
+      env_episode: 'ep-env',
+    });
     expect((await ask({ type: 'step', data: ref.actions[0] })).data.code).toBe('VALIDATION_ERROR');
     expect((await ask({ type: 'reset', data: { env: { kind: 'nope' } } })).data.code).toBe('VALIDATION_ERROR');
     const single = await ask({ type: 'reset', data: {} });

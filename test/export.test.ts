@@ -11,10 +11,26 @@ import type { RunStore, TaskRow } from '../src/store.js';
 import type { Task } from '../core/task.js';
 import { tempDir } from './helpers.js';
 
-const base = { family: 'arith', level: 1, skills: ['arith.add', 'arith.mul'], hash: 'h', parent: null, proposer: 'generator' };
+const base = {
+  family: 'arith',
+  level: 1,
+  skills: ['arith.add', 'arith.mul'],
+  hash: 'h',
+  parent: null,
+  proposer: 'generator',
+};
 const tasks: Task[] = [
   { ...base, id: 'd1', type: 'deduction', program: 'function f(a, b) { return a + b; }', input: [2, 3], output: 5 },
-  { ...base, id: 'a1', type: 'abduction', program: 'function f(s) { return s + "!"; }', input: ['hi'], output: 'hi!', parent: { id: 'd1', op: 'mutate' }, proposer: 'mutation' },
+  {
+    ...base,
+    id: 'a1',
+    type: 'abduction',
+    program: 'function f(s) { return s + "!"; }',
+    input: ['hi'],
+    output: 'hi!',
+    parent: { id: 'd1', op: 'mutate' },
+    proposer: 'mutation',
+  },
   {
     ...base,
     id: 'i1',
@@ -27,12 +43,39 @@ const tasks: Task[] = [
     message: 'doubles — “quoted” unicode',
   },
 ];
-const rows: TaskRow[] = tasks.map((task, i) => ({ task, step: i + 1, compact: `c${i}`, natural: `Solve ${task.id} ✓`, attempts: i === 2 ? 0 : 8, solved: i === 2 ? 0 : 3 }));
+const rows: TaskRow[] = tasks.map((task, i) => ({
+  task,
+  step: i + 1,
+  compact: `c${i}`,
+  natural: `Solve ${task.id} ✓`,
+  attempts: i === 2 ? 0 : 8,
+  solved: i === 2 ? 0 : 3,
+}));
 
-const RECORD_KEYS = ['id', 'type', 'family', 'level', 'skills', 'program', 'input', 'output', 'prompt', 'answer', 'solveRate', 'attempts', 'parent', 'proposer', 'hash'];
+const RECORD_KEYS = [
+  'id',
+  'type',
+  'family',
+  'level',
+  'skills',
+  'program',
+  'input',
+  'output',
+  'prompt',
+  'answer',
+  'solveRate',
+  'attempts',
+  'parent',
+  'proposer',
+  'hash',
+];
 const TRL_KEYS = ['prompt', 'task_id', 'task_type', 'task', 'ground_truth', 'skills', 'level'];
 
-const readLines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const readLines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('cogen export: tasks', () => {
   it('jsonl: one full record per line, in the key order exports have always had', async () => {
@@ -42,7 +85,13 @@ describe('cogen export: tasks', () => {
     expect(text).toBe(rows.map((r) => JSON.stringify(toRecord(r)) + '\n').join(''));
     const [d, , i] = readLines(out);
     expect(Object.keys(d)).toEqual(RECORD_KEYS);
-    expect(Object.keys(i)).toEqual([...RECORD_KEYS.slice(0, 6), 'visible', 'hidden', 'message', ...RECORD_KEYS.slice(8)]);
+    expect(Object.keys(i)).toEqual([
+      ...RECORD_KEYS.slice(0, 6),
+      'visible',
+      'hidden',
+      'message',
+      ...RECORD_KEYS.slice(8),
+    ]);
     expect(d.answer).toBe('5');
     expect(i.solveRate).toBeNull();
   });
@@ -52,7 +101,12 @@ describe('cogen export: tasks', () => {
     await exportTasks(rows, out, 'trl');
     const lines = readLines(out);
     expect(lines.map((l) => Object.keys(l))).toEqual(lines.map(() => TRL_KEYS));
-    expect(lines[1]).toMatchObject({ prompt: [{ role: 'user', content: 'Solve a1 ✓' }], task_id: 'a1', task_type: 'abduction', ground_truth: '["hi"]' });
+    expect(lines[1]).toMatchObject({
+      prompt: [{ role: 'user', content: 'Solve a1 ✓' }],
+      task_id: 'a1',
+      task_type: 'abduction',
+      ground_truth: '["hi"]',
+    });
     expect(JSON.parse(lines[2].task)).toEqual(tasks[2]);
   });
 
@@ -69,14 +123,24 @@ describe('cogen export: tasks', () => {
 
     const read = (await parquetReadObjects({ file })) as Record<string, any>[];
     expect(read).toHaveLength(3);
-    expect(read.map((r) => Object.keys(r))).toEqual(read.map(() => ['data_source', 'prompt', 'ability', 'reward_model', 'extra_info']));
+    expect(read.map((r) => Object.keys(r))).toEqual(
+      read.map(() => ['data_source', 'prompt', 'ability', 'reward_model', 'extra_info']),
+    );
     read.forEach((r, k) => {
       const row = rows[k]!;
       expect(r.data_source).toBe(`cogen/${row.task.family}`);
       expect(r.prompt).toEqual([{ role: 'user', content: row.natural }]);
       expect(r.ability).toBe(row.task.type);
       expect(r.reward_model).toEqual({ style: 'rule', ground_truth: toRecord(row).answer });
-      expect(r.extra_info).toMatchObject({ index: BigInt(k), id: row.task.id, type: row.task.type, family: row.task.family, level: row.task.level, skills: row.task.skills, attempts: BigInt(row.attempts) });
+      expect(r.extra_info).toMatchObject({
+        index: BigInt(k),
+        id: row.task.id,
+        type: row.task.type,
+        family: row.task.family,
+        level: row.task.level,
+        skills: row.task.skills,
+        attempts: BigInt(row.attempts),
+      });
       // The task exactly as stored in the run: what a compute_score sends to /v1/verify.
       expect(r.extra_info.task).toBe(JSON.stringify(row.task));
     });
@@ -108,11 +172,29 @@ describe('cogen export: tasks', () => {
 describe('parquet schema', () => {
   it('lists take the three-level layout, structs their fields in order, everything nullable', () => {
     expect(parquetSchema('prompt', { list: { struct: { role: 'string', content: 'string' } } })).toEqual([
-      { name: 'prompt', repetition_type: 'OPTIONAL', converted_type: 'LIST', logical_type: { type: 'LIST' }, num_children: 1 },
+      {
+        name: 'prompt',
+        repetition_type: 'OPTIONAL',
+        converted_type: 'LIST',
+        logical_type: { type: 'LIST' },
+        num_children: 1,
+      },
       { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
       { name: 'element', repetition_type: 'OPTIONAL', num_children: 2 },
-      { name: 'role', repetition_type: 'OPTIONAL', type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
-      { name: 'content', repetition_type: 'OPTIONAL', type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
+      {
+        name: 'role',
+        repetition_type: 'OPTIONAL',
+        type: 'BYTE_ARRAY',
+        converted_type: 'UTF8',
+        logical_type: { type: 'STRING' },
+      },
+      {
+        name: 'content',
+        repetition_type: 'OPTIONAL',
+        type: 'BYTE_ARRAY',
+        converted_type: 'UTF8',
+        logical_type: { type: 'STRING' },
+      },
     ]);
   });
 });

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { createMasteryTracker, masteryConfigSchema } from '../curricula/index.js';
 import { masterySummary } from '../src/probes.js';
 
-const sets = { learnAt: 0.8, margin: 0.3, minProbes: 17, skills: { a: { probes: 17, baseline: 0.5, masterable: true }, b: { probes: 17, baseline: 0.4, masterable: true }, c: { probes: 2, baseline: 1, masterable: false } } };
+const sets = {
+  learnAt: 0.8,
+  margin: 0.3,
+  minProbes: 17,
+  skills: {
+    a: { probes: 17, baseline: 0.5, masterable: true },
+    b: { probes: 17, baseline: 0.4, masterable: true },
+    c: { probes: 2, baseline: 1, masterable: false },
+  },
+};
 const probe = (accuracy: number, baseline: number) => ({ accuracy, baseline, probes: 17 });
 
 describe('forgetting in the closing summary', () => {
@@ -22,6 +31,9 @@ describe('forgetting in the closing summary', () => {
   it('reports no forgetting when nothing was ever learned', () => {
     const m = createMasteryTracker(masteryConfigSchema.parse({}));
     m.observe(10, { a: probe(0.6, 0.5) });
-    expect(masterySummary(m.mastered(), m.state(), sets)).toMatchObject({ skillsEverLearned: [], forgotten: { skills: [], share: 0 } });
+    expect(masterySummary(m.mastered(), m.state(), sets)).toMatchObject({
+      skillsEverLearned: [],
+      forgotten: { skills: [], share: 0 },
+    });
   });
 });

@@ -42,32 +42,35 @@ async function wrongAnswer(task: Task): Promise<string | null> {
 }
 
 describe('generated tasks in the sandbox', () => {
-  it.each(cells)('$family level $level: validates, reference verifies, wrong answer fails, matches the interpreter', async ({ family, level }) => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), async (seed) => {
-        for (const type of CODE_TASK_TYPES) {
-          const task = await generateTask(sb, { family, level, type, rng: createRng(seed) });
-          expect(task).toMatchObject({ family, level, type, proposer: 'generator', parent: null });
-          expect((await verifyAnswer(sb, task, referenceAnswer(task))).reward).toBe(1);
-          const wrong = await wrongAnswer(task);
-          if (wrong !== null) expect((await verifyAnswer(sb, task, wrong)).reward, wrong).toBe(0);
-          // The generators' reference interpreter and QuickJS agree on the first draft of this seed.
-          const ref = drawReference(family, createRng(seed), level, type);
-          const m = await materialise(sb, ref.draft);
-          expect(m.ok, JSON.stringify(m)).toBe(true);
-          if (m.ok) {
-            const t = m.task as CodeTask;
-            const outs = t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.output) : [t.output];
-            expect(outs).toEqual(ref.outputs);
+  it.each(cells)(
+    '$family level $level: validates, reference verifies, wrong answer fails, matches the interpreter',
+    async ({ family, level }) => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), async (seed) => {
+          for (const type of CODE_TASK_TYPES) {
+            const task = await generateTask(sb, { family, level, type, rng: createRng(seed) });
+            expect(task).toMatchObject({ family, level, type, proposer: 'generator', parent: null });
+            expect((await verifyAnswer(sb, task, referenceAnswer(task))).reward).toBe(1);
+            const wrong = await wrongAnswer(task);
+            if (wrong !== null) expect((await verifyAnswer(sb, task, wrong)).reward, wrong).toBe(0);
+            // The generators' reference interpreter and QuickJS agree on the first draft of this seed.
+            const ref = drawReference(family, createRng(seed), level, type);
+            const m = await materialise(sb, ref.draft);
+            expect(m.ok, JSON.stringify(m)).toBe(true);
+            if (m.ok) {
+              const t = m.task as CodeTask;
+              const outs = t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.output) : [t.output];
+              expect(outs).toEqual(ref.outputs);
+            }
           }
-        }
-        const again = await generateTask(sb, { family, level, type: 'deduction', rng: createRng(seed) });
-        const first = await generateTask(sb, { family, level, type: 'deduction', rng: createRng(seed) });
-        expect(again).toEqual(first);
-      }),
-      { numRuns: 2 },
-    );
-  });
+          const again = await generateTask(sb, { family, level, type: 'deduction', rng: createRng(seed) });
+          const first = await generateTask(sb, { family, level, type: 'deduction', rng: createRng(seed) });
+          expect(again).toEqual(first);
+        }),
+        { numRuns: 2 },
+      );
+    },
+  );
 
   it('mutated drafts keep their lineage through materialise', async () => {
     const rng = createRng('mutants');
@@ -87,7 +90,14 @@ describe('generated tasks in the sandbox', () => {
 });
 
 describe('materialise rejections', () => {
-  const base: TaskDraft = { type: 'deduction', family: 'arith', level: 0, skills: ['arith.add'], program: 'function f(a) { return a + 1; }', inputs: [[1]] };
+  const base: TaskDraft = {
+    type: 'deduction',
+    family: 'arith',
+    level: 0,
+    skills: ['arith.add'],
+    program: 'function f(a) { return a + 1; }',
+    inputs: [[1]],
+  };
   const reason = async (d: Partial<TaskDraft>, seen?: Set<string>): Promise<string> => {
     const m = await materialise(sb, { ...base, ...d } as TaskDraft, seen);
     return m.ok ? 'ok' : m.reason;
@@ -100,7 +110,15 @@ describe('materialise rejections', () => {
     expect(await reason({ program: 'function f(a) { throw new Error("x"); }' })).toBe('error');
     expect(await reason({ program: 'function f(a) { while (true) {} }' })).toBe('timeout');
     expect(await reason({ program: 'function f(a) { return a / 0; }' })).toBe('non-serialisable');
-    expect(await reason({ type: 'induction', program: 'function f(a) { return 3; }', inputs: [[1], [2], [3]], visibleCount: 2, message: 'm' })).toBe('trivial');
+    expect(
+      await reason({
+        type: 'induction',
+        program: 'function f(a) { return 3; }',
+        inputs: [[1], [2], [3]],
+        visibleCount: 2,
+        message: 'm',
+      }),
+    ).toBe('trivial');
     expect(await reason({ type: 'induction', inputs: [[1], [1], [3]], visibleCount: 2, message: 'm' })).toBe('trivial');
     const seen = new Set<string>();
     expect(await reason({}, seen)).toBe('ok');
@@ -111,7 +129,8 @@ describe('materialise rejections', () => {
     const seen = new Set<string>();
     // logic level 0 holds under 200 distinct abduction tasks (about 95 programs, 2 outputs each): the seen set exhausts them.
     await expect(async () => {
-      for (let i = 0; i < 200; i++) await generateTask(sb, { family: 'logic', level: 0, type: 'abduction', rng: createRng(i), seen, attempts: 5 });
+      for (let i = 0; i < 200; i++)
+        await generateTask(sb, { family: 'logic', level: 0, type: 'abduction', rng: createRng(i), seen, attempts: 5 });
     }).rejects.toThrow(/no abduction task for family 'logic' at level 0 after 5 drafts \(duplicate/);
   });
 });

@@ -5,12 +5,52 @@ import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type CodeTask, type Task } from '../core/task.js';
 import {
-  allSkills, applicableOps, canonicalHash, compactProgram, drawReference, families, formatTaxonomy, getFamily,
-  mutate, MUTATION_OPS, renderCompact, renderNatural, taxonomy,
+  allSkills,
+  applicableOps,
+  canonicalHash,
+  compactProgram,
+  drawReference,
+  families,
+  formatTaxonomy,
+  getFamily,
+  mutate,
+  MUTATION_OPS,
+  renderCompact,
+  renderNatural,
+  taxonomy,
 } from '../generators/index.js';
 import {
-  apply, arr, bin, call, cond, countNodes, evaluate, fn, for_, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, P, prods, prop, ret, sameJson, set, seti,
-  spread, un, v, while_, type Prog, type Stmt,
+  apply,
+  arr,
+  bin,
+  call,
+  cond,
+  countNodes,
+  evaluate,
+  fn,
+  for_,
+  forOf,
+  gen,
+  idx,
+  if_,
+  let_,
+  lit,
+  meth,
+  newCtx,
+  obj,
+  P,
+  prods,
+  prop,
+  ret,
+  sameJson,
+  set,
+  seti,
+  spread,
+  un,
+  v,
+  while_,
+  type Prog,
+  type Stmt,
 } from '../generators/grammar/index.js';
 import { describeLevels, ranges } from '../generators/levels.js';
 
@@ -21,10 +61,25 @@ const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level
 /** A Task built from a reference draw, for the pure rendering and mutation checks. */
 function pseudoTask(family: string, seed: number, level: number, type: (typeof CODE_TASK_TYPES)[number]): Task {
   const { draft, outputs } = drawReference(family, createRng(seed), level, type);
-  const base = { id: `t${seed}`, family, level, skills: draft.skills, program: draft.program, hash: canonicalHash(draft.program), parent: null, proposer: 'generator' };
+  const base = {
+    id: `t${seed}`,
+    family,
+    level,
+    skills: draft.skills,
+    program: draft.program,
+    hash: canonicalHash(draft.program),
+    parent: null,
+    proposer: 'generator',
+  };
   if (type === 'induction') {
     const pairs = draft.inputs.map((input, i) => ({ input, output: outputs[i]! }));
-    return { ...base, type, visible: pairs.slice(0, draft.visibleCount), hidden: pairs.slice(draft.visibleCount), message: draft.message ?? '' };
+    return {
+      ...base,
+      type,
+      visible: pairs.slice(0, draft.visibleCount),
+      hidden: pairs.slice(draft.visibleCount),
+      message: draft.message ?? '',
+    };
   }
   return { ...base, type, input: draft.inputs[0]!, output: outputs[0]! };
 }
@@ -44,7 +99,10 @@ describe('registry', () => {
     expect(() => getFamily('nope')).toThrow(/unknown task family 'nope'.*arith.*logic/);
   });
   it('rejects a level that is not a natural number, in one line', () => {
-    for (const level of [-1, 1.5, NaN]) expect(() => getFamily('arith').generate(createRng(1), level, 'deduction')).toThrow(/^family 'arith': level \S+ is not a natural number[^\n]*$/);
+    for (const level of [-1, 1.5, NaN])
+      expect(() => getFamily('arith').generate(createRng(1), level, 'deduction')).toThrow(
+        /^family 'arith': level \S+ is not a natural number[^\n]*$/,
+      );
   });
 });
 
@@ -173,7 +231,8 @@ describe('drafts', () => {
         }
         means.push(total / n);
       }
-      for (let l = 1; l < means.length; l++) if (means[l]! < means[l - 1]!) bad.push(`${f.id}: ${means.map((m) => m.toFixed(1)).join(' ')}`);
+      for (let l = 1; l < means.length; l++)
+        if (means[l]! < means[l - 1]!) bad.push(`${f.id}: ${means.map((m) => m.toFixed(1)).join(' ')}`);
     }
     expect(bad).toEqual([]);
   });
@@ -183,25 +242,44 @@ describe('reference interpreter', () => {
   const n = v('n');
   const base: Stmt = if_(bin('<', n, lit(2)), [ret(n)]);
   /** f(n) = n < 2 ? n : f(n - 1) + f(n - 2): exponential when run plainly, memoised by evaluate. */
-  const fib: Prog = { params: [{ name: 'n', type: 'int' }], body: [base, ret(bin('+', call('f', bin('-', n, lit(1))), call('f', bin('-', n, lit(2)))))] };
+  const fib: Prog = {
+    params: [{ name: 'n', type: 'int' }],
+    body: [base, ret(bin('+', call('f', bin('-', n, lit(1))), call('f', bin('-', n, lit(2)))))],
+  };
 
   it('memoises repeated recursive calls but keeps the step and depth limits of plain evaluation', () => {
     expect(evaluate(fib, [15])).toBe(610);
     // fib(25) makes ~243,000 calls when run plainly: past the step limit, memo or not.
     expect(() => evaluate(fib, [25])).toThrow('step limit');
-    const deep: Prog = { params: [{ name: 'n', type: 'int' }], body: [base, ret(bin('+', call('f', bin('-', n, lit(1))), call('f', bin('-', n, lit(1)))))] };
+    const deep: Prog = {
+      params: [{ name: 'n', type: 'int' }],
+      body: [base, ret(bin('+', call('f', bin('-', n, lit(1))), call('f', bin('-', n, lit(1)))))],
+    };
     expect(() => evaluate(deep, [1050])).toThrow('recursion depth');
     expect(evaluate(deep, [12])).toBe(2048);
     expect(() => evaluate(deep, [16])).toThrow('step limit');
   });
 
   it('sameJson agrees with comparing JSON.stringify texts', () => {
-    const leaf = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(0, -0, NaN, Infinity, null, undefined, true, 'k', 'op', '&&'));
+    const leaf = fc.oneof(
+      fc.integer({ min: -3, max: 3 }),
+      fc.constantFrom(0, -0, NaN, Infinity, null, undefined, true, 'k', 'op', '&&'),
+    );
     const { value } = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('k', 'op', 'a', 'b'), tie('value'), { maxKeys: 3 })),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('k', 'op', 'a', 'b'), tie('value'), { maxKeys: 3 }),
+      ),
     }));
     // Pairs that often print alike: a value and a rebuilt copy with one leaf maybe changed.
-    const pair = value.chain((a) => fc.tuple(fc.constant(a), fc.oneof(fc.constant(structuredClone(a)), value, fc.constant(JSON.parse(JSON.stringify([a]))[0] as unknown))));
+    const pair = value.chain((a) =>
+      fc.tuple(
+        fc.constant(a),
+        fc.oneof(fc.constant(structuredClone(a)), value, fc.constant(JSON.parse(JSON.stringify([a]))[0] as unknown)),
+      ),
+    );
     fc.assert(
       fc.property(pair, ([a, b]) => {
         expect(sameJson(a, b)).toBe(JSON.stringify(a) === JSON.stringify(b));
@@ -212,7 +290,13 @@ describe('reference interpreter', () => {
 
   it('children reaches every node: countNodes finds as many nodes as the tree printed as JSON names', () => {
     const nodesIn = (x: unknown): number => (JSON.stringify(x).match(/"kind":/g) ?? []).length;
-    const scope = [{ name: 'a', type: 'int' }, { name: 'xs', type: 'int[]' }, { name: 's', type: 'str' }, { name: 'p', type: 'bool' }, { name: 'o', type: 'rec' }];
+    const scope = [
+      { name: 'a', type: 'int' },
+      { name: 'xs', type: 'int[]' },
+      { name: 's', type: 'str' },
+      { name: 'p', type: 'bool' },
+      { name: 'o', type: 'rec' },
+    ];
     for (let seed = 0; seed < 300; seed++) {
       const rng = createRng(seed);
       const e = gen(newCtx(rng, Object.values(P), scope), rng.pick(['int', 'bool', 'str', 'int[]']), 4, true);
@@ -222,7 +306,20 @@ describe('reference interpreter', () => {
       let_('t', lit(0)),
       for_('i', lit(0), v('n'), [set('t', '+=', v('i')), set('t', '++')]),
       forOf('x', v('xs'), [seti('xs', lit(0), v('x'))]),
-      while_(bin('>', v('t'), lit(9)), [if_(v('p'), [set('t', '-=', lit(1))], [ret(obj([[null, v('o')], ['k', spread(v('xs'))]]))])]),
+      while_(bin('>', v('t'), lit(9)), [
+        if_(
+          v('p'),
+          [set('t', '-=', lit(1))],
+          [
+            ret(
+              obj([
+                [null, v('o')],
+                ['k', spread(v('xs'))],
+              ]),
+            ),
+          ],
+        ),
+      ]),
       ret(apply(fn(['y'], cond(v('p'), un('-', v('y')), idx(v('xs'), prop(v('xs'), 'length')))), v('t'))),
     ];
     expect(countNodes(body, () => true)).toBe(nodesIn(body));
@@ -231,7 +328,10 @@ describe('reference interpreter', () => {
   it('scopes: a block declares its own names, assignment reaches the enclosing one', () => {
     // let t = 0; for (let i = 0; i < n; i++) { let u = i * 2; t += u; } if (t > 5) { let t2 = t + 1; t = t2; } return [t, xs.map(x => x + t)]
     const p: Prog = {
-      params: [{ name: 'n', type: 'int' }, { name: 'xs', type: 'int[]' }],
+      params: [
+        { name: 'n', type: 'int' },
+        { name: 'xs', type: 'int[]' },
+      ],
       body: [
         let_('t', lit(0)),
         for_('i', lit(0), n, [let_('u', bin('*', v('i'), lit(2))), set('t', '+=', v('u'))]),
@@ -257,11 +357,15 @@ describe('canonical hash', () => {
   });
   it('is invariant under a consistent renaming of generated programs', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells.filter((c) => c.family !== 'record')), (seed, { family, level }) => {
-        const d = getFamily(family).generate(createRng(seed), level, 'deduction');
-        const renamed = d.program.replace(/(?<![.\w"])(a|b|c|x|y|s|n)\b/g, (m) => `${m}_1`);
-        expect(canonicalHash(renamed.replace(/\n\s*/g, ' '))).toBe(canonicalHash(d.program));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        fc.constantFrom(...cells.filter((c) => c.family !== 'record')),
+        (seed, { family, level }) => {
+          const d = getFamily(family).generate(createRng(seed), level, 'deduction');
+          const renamed = d.program.replace(/(?<![.\w"])(a|b|c|x|y|s|n)\b/g, (m) => `${m}_1`);
+          expect(canonicalHash(renamed.replace(/\n\s*/g, ' '))).toBe(canonicalHash(d.program));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -273,27 +377,37 @@ describe('rendering', () => {
     expect(compactProgram('function f(a, b) { return a - -b; }')).toBe('(a,b)=>a- -b');
     expect(compactProgram('function f(o) { return { a: o.x }; }')).toBe('o=>({a:o.x})');
     expect(compactProgram('function f(n) {\n  let s = 0;\n  return s + n;\n}')).toBe('n=>{let s=0;return s+n}');
-    expect(compactProgram('function f(n) { if (n <= 0) return 0; return f(n - 1) + n; }')).toBe('function f(n){if(n<=0)return 0;return f(n-1)+n}');
+    expect(compactProgram('function f(n) { if (n <= 0) return 0; return f(n - 1) + n; }')).toBe(
+      'function f(n){if(n<=0)return 0;return f(n-1)+n}',
+    );
   });
   it('compact is printable ASCII and short at low levels; natural states type, program and format', () => {
     const lengths: Record<string, number[]> = {};
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells), fc.constantFrom(...CODE_TASK_TYPES), (seed, { family, level }, type) => {
-        const t = pseudoTask(family, seed, level, type);
-        const c = renderCompact(t);
-        expect(c).toMatch(/^[DAI]:[\x20-\x7e]*$/);
-        const n = renderNatural(t);
-        expect(n).toContain(`Task type: ${type}`);
-        expect(n).toMatch(/Answer with/);
-        if (type !== 'induction') expect(n).toContain(t.program);
-        (lengths[`${family}/${level}`] ??= []).push(c.length);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        fc.constantFrom(...cells),
+        fc.constantFrom(...CODE_TASK_TYPES),
+        (seed, { family, level }, type) => {
+          const t = pseudoTask(family, seed, level, type);
+          const c = renderCompact(t);
+          expect(c).toMatch(/^[DAI]:[\x20-\x7e]*$/);
+          const n = renderNatural(t);
+          expect(n).toContain(`Task type: ${type}`);
+          expect(n).toMatch(/Answer with/);
+          if (type !== 'induction') expect(n).toContain(t.program);
+          (lengths[`${family}/${level}`] ??= []).push(c.length);
+        },
+      ),
       { numRuns: 150 },
     );
     for (const family of ['arith', 'logic']) {
       for (const type of CODE_TASK_TYPES) {
         const rng = createRng(`len/${family}/${type}`);
-        const ls = Array.from({ length: 50 }, (_, i) => renderCompact(pseudoTask(family, rng.int(0, 1e9) + i, 0, type)).length);
+        const ls = Array.from(
+          { length: 50 },
+          (_, i) => renderCompact(pseudoTask(family, rng.int(0, 1e9) + i, 0, type)).length,
+        );
         // Two boolean arguments per pair make logic's induction pairs long: 3 pairs fit in 70.
         const limit = family === 'logic' && type === 'induction' ? 70 : 48;
         const ok = ls.filter((l) => l <= limit).length / ls.length;
@@ -308,33 +422,39 @@ describe('rendering', () => {
 describe('mutation', () => {
   it('records parent and operator, and changes what the operator says', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells), fc.constantFrom(...CODE_TASK_TYPES), (seed, { family, level }, type) => {
-        const t = pseudoTask(family, seed, level, type);
-        const rng = createRng(seed);
-        for (const op of applicableOps(t)) {
-          const d = mutate(rng, t as CodeTask, op);
-          expect(d.parent).toEqual({ id: t.id, op });
-          expect(d.proposer).toBe('mutation');
-          expect(d).toMatchObject({ type, family, level });
-          const c = t as CodeTask;
-          const inputs = c.type === 'induction' ? [...c.visible, ...c.hidden].map((e) => e.input) : [c.input];
-          if (op === 'change-input') {
-            expect(d.program).toBe(t.program);
-            expect(d.inputs).not.toEqual(inputs);
-          } else {
-            expect(d.program).not.toBe(t.program);
-            expect(d.inputs).toEqual(inputs);
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        fc.constantFrom(...cells),
+        fc.constantFrom(...CODE_TASK_TYPES),
+        (seed, { family, level }, type) => {
+          const t = pseudoTask(family, seed, level, type);
+          const rng = createRng(seed);
+          for (const op of applicableOps(t)) {
+            const d = mutate(rng, t as CodeTask, op);
+            expect(d.parent).toEqual({ id: t.id, op });
+            expect(d.proposer).toBe('mutation');
+            expect(d).toMatchObject({ type, family, level });
+            const c = t as CodeTask;
+            const inputs = c.type === 'induction' ? [...c.visible, ...c.hidden].map((e) => e.input) : [c.input];
+            if (op === 'change-input') {
+              expect(d.program).toBe(t.program);
+              expect(d.inputs).not.toEqual(inputs);
+            } else {
+              expect(d.program).not.toBe(t.program);
+              expect(d.inputs).toEqual(inputs);
+            }
+            if (t.type === 'induction') expect(d.visibleCount).toBe(t.visible.length);
           }
-          if (t.type === 'induction') expect(d.visibleCount).toBe(t.visible.length);
-        }
-        expect(MUTATION_OPS).toContain(mutate(createRng(seed), t).parent!.op);
-        expect(mutate(createRng(seed), t)).toEqual(mutate(createRng(seed), t));
-      }),
+          expect(MUTATION_OPS).toContain(mutate(createRng(seed), t).parent!.op);
+          expect(mutate(createRng(seed), t)).toEqual(mutate(createRng(seed), t));
+        },
+      ),
       { numRuns: 60 },
     );
   });
   it('refuses an operator that does not apply', () => {
     const t = pseudoTask('logic', 1, 0, 'deduction');
-    if (!applicableOps(t).includes('perturb-constant')) expect(() => mutate(createRng(1), t, 'perturb-constant')).toThrow(/does not apply/);
+    if (!applicableOps(t).includes('perturb-constant'))
+      expect(() => mutate(createRng(1), t, 'perturb-constant')).toThrow(/does not apply/);
   });
 });

@@ -108,8 +108,30 @@ describe.each(factories)('SkillGraph contract: $name', (factory) => {
     await g.apply(runEvents());
     const add = (await g.mastery('run-a')).filter((m) => m.skillId === 'arith.add');
     expect(add).toEqual([
-      { runId: 'run-a', skillId: 'arith.add', sinceStep: 5, sinceAt: AT(5), untilStep: 20, untilAt: AT(20), accuracy: 0.9, untilAccuracy: 0.4, baseline: 0.25, untilBaseline: 0.25 },
-      { runId: 'run-a', skillId: 'arith.add', sinceStep: 30, sinceAt: AT(30), untilStep: null, untilAt: null, accuracy: 0.95, untilAccuracy: null, baseline: 0.3, untilBaseline: null },
+      {
+        runId: 'run-a',
+        skillId: 'arith.add',
+        sinceStep: 5,
+        sinceAt: AT(5),
+        untilStep: 20,
+        untilAt: AT(20),
+        accuracy: 0.9,
+        untilAccuracy: 0.4,
+        baseline: 0.25,
+        untilBaseline: 0.25,
+      },
+      {
+        runId: 'run-a',
+        skillId: 'arith.add',
+        sinceStep: 30,
+        sinceAt: AT(30),
+        untilStep: null,
+        untilAt: null,
+        accuracy: 0.95,
+        untilAccuracy: null,
+        baseline: 0.3,
+        untilBaseline: null,
+      },
     ]);
     // learned again while open, forgotten while not mastered, and a stale learned inside a closed
     // interval: all no-ops
@@ -142,8 +164,15 @@ describe.each(factories)('SkillGraph contract: $name', (factory) => {
 
   it('records the trivial baseline with each transition; an event without one (an older run store) reads as null', async () => {
     await g.apply(runEvents());
-    const baselines = Object.fromEntries((await g.mastery('run-a')).map((m) => [`${m.skillId}@${m.sinceStep}`, [m.baseline, m.untilBaseline]]));
-    expect(baselines).toEqual({ 'arith.add@5': [0.25, 0.25], 'arith.add@30': [0.3, null], 'arith.mul@12': [0.2, null], 'list.map@5': [null, null] });
+    const baselines = Object.fromEntries(
+      (await g.mastery('run-a')).map((m) => [`${m.skillId}@${m.sinceStep}`, [m.baseline, m.untilBaseline]]),
+    );
+    expect(baselines).toEqual({
+      'arith.add@5': [0.25, 0.25],
+      'arith.add@30': [0.3, null],
+      'arith.mul@12': [0.2, null],
+      'list.map@5': [null, null],
+    });
     // forgetting without a baseline leaves none; the snapshot carries both fields
     await g.apply([mastery('run-a', 'arith.mul', 'forgotten', 40, 0.1)]);
     const mul = (await g.snapshot()).mastered.find((m) => m.skillId === 'arith.mul');
@@ -266,10 +295,14 @@ describe.each(factories)('SkillGraph contract: $name', (factory) => {
     expect(table).toMatch(/3 of 6 skills mastered/);
     expect(table).toMatch(/arith\.add\s+addition\s+arith\s+1\s+mastered\s+30\s+95%\s+30%\s+2/);
     // list.map's event has no baseline (an older run store): it is counted apart
-    expect(table).toMatch(/3 of 6 skills mastered, 2 of them above their trivial baseline by 55%–65% \(1 recorded without one\)/);
+    expect(table).toMatch(
+      /3 of 6 skills mastered, 2 of them above their trivial baseline by 55%–65% \(1 recorded without one\)/,
+    );
     const json = JSON.parse(await renderSkills(g, { view: 'frontier', runId: 'run-a', format: 'json' }));
     expect(json.frontier).toHaveLength(3);
-    expect(await renderSkills(g, { view: 'timeline', runId: 'run-a' })).toMatch(/20\s+forgotten\s+arith\.add\s+40%\s+25%/);
+    expect(await renderSkills(g, { view: 'timeline', runId: 'run-a' })).toMatch(
+      /20\s+forgotten\s+arith\.add\s+40%\s+25%/,
+    );
     const dot = await renderSkills(g, { view: 'mastery', runId: 'run-a', format: 'dot' });
     expect(dot).toMatch(/^digraph/);
     expect(dot).toContain('"list.fold" -> "arith.add";');

@@ -77,11 +77,32 @@ export async function lockNeo4j(uri: string, timeoutMs = 900_000): Promise<() =>
 
 export const SKILLS: Skill[] = [
   { id: 'arith.add', family: 'arith', name: 'addition', description: 'integer addition', requires: [], level: 1 },
-  { id: 'arith.mul', family: 'arith', name: 'multiplication', description: 'integer product', requires: ['arith.add'], level: 2 },
-  { id: 'arith.mod', family: 'arith', name: 'modulo', description: 'remainder "mod" n', requires: ['arith.mul'], level: 3 },
+  {
+    id: 'arith.mul',
+    family: 'arith',
+    name: 'multiplication',
+    description: 'integer product',
+    requires: ['arith.add'],
+    level: 2,
+  },
+  {
+    id: 'arith.mod',
+    family: 'arith',
+    name: 'modulo',
+    description: 'remainder "mod" n',
+    requires: ['arith.mul'],
+    level: 3,
+  },
   { id: 'list.map', family: 'list', name: 'map', description: 'apply f to each\nelement', requires: [], level: 1 },
   { id: 'list.filter', family: 'list', name: 'filter', description: 'keep elements', requires: ['list.map'], level: 2 },
-  { id: 'list.fold', family: 'list', name: 'fold', description: 'reduce a list', requires: ['list.map', 'arith.add'], level: 3 },
+  {
+    id: 'list.fold',
+    family: 'list',
+    name: 'fold',
+    description: 'reduce a list',
+    requires: ['list.map', 'arith.add'],
+    level: 3,
+  },
 ];
 
 export const AT = (step: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, step)).toISOString();
@@ -110,13 +131,30 @@ export const mastery = (
   accuracy: number,
   /** The trivial baseline; left out, the event is as a run made before baselines wrote it. */
   baseline?: number,
-): GraphEvent => ({ kind: 'mastery', runId, skillId, event, step, at: AT(step), accuracy, ...(baseline === undefined ? {} : { baseline }) });
+): GraphEvent => ({
+  kind: 'mastery',
+  runId,
+  skillId,
+  event,
+  step,
+  at: AT(step),
+  accuracy,
+  ...(baseline === undefined ? {} : { baseline }),
+});
 
 /** A small but complete run: skills, run start/end, tasks with lineage, solve rates, mastery, checkpoints. */
 export function runEvents(runId = 'run-a'): GraphEvent[] {
   return [
     { kind: 'skills', skills: SKILLS },
-    { kind: 'run', runId, preset: 'default', config: '{"steps":40}', startedAt: AT(0), endedAt: null, status: 'running' },
+    {
+      kind: 'run',
+      runId,
+      preset: 'default',
+      config: '{"steps":40}',
+      startedAt: AT(0),
+      endedAt: null,
+      status: 'running',
+    },
     { kind: 'task', runId, step: 1, task: task(`${runId}-t1`) },
     { kind: 'task', runId, step: 1, task: task(`${runId}-t2`, { skills: ['arith.add', 'arith.mul'], level: 2 }) },
     { kind: 'solve-rate', taskId: `${runId}-t1`, solveRate: 0.25 },
@@ -136,7 +174,15 @@ export function runEvents(runId = 'run-a'): GraphEvent[] {
     { kind: 'solve-rate', taskId: `${runId}-t1`, solveRate: 0.625 },
     mastery(runId, 'arith.add', 'learned', 30, 0.95, 0.3),
     { kind: 'checkpoint', runId, id: `${runId}-ckpt-30`, step: 30, path: `runs/${runId}/ckpt-30.safetensors` },
-    { kind: 'run', runId, preset: 'default', config: '{"steps":40}', startedAt: AT(0), endedAt: AT(40), status: 'done' },
+    {
+      kind: 'run',
+      runId,
+      preset: 'default',
+      config: '{"steps":40}',
+      startedAt: AT(0),
+      endedAt: AT(40),
+      status: 'done',
+    },
   ];
 }
 

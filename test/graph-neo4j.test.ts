@@ -25,24 +25,49 @@ function docsQuery(title: string): string {
 /** A long, deterministic stream: 3 runs, mutations, replays, rates, learn/forget cycles. */
 function longStream(seed = 7): GraphEvent[] {
   let x = seed;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   const events: GraphEvent[] = [{ kind: 'skills', skills: SKILLS }];
   for (const runId of ['r1', 'r2', 'r3']) {
-    events.push({ kind: 'run', runId, preset: 'p', config: '{}', startedAt: `2026-01-0${runId.at(-1)}T00:00:00Z`, status: 'running' });
+    events.push({
+      kind: 'run',
+      runId,
+      preset: 'p',
+      config: '{}',
+      startedAt: `2026-01-0${runId.at(-1)}T00:00:00Z`,
+      status: 'running',
+    });
     const tasks: string[] = [];
     for (let step = 1; step <= 60; step++) {
       for (let b = 0; b < 3; b++) {
-        const id = rnd() < 0.2 && tasks.length > 0 ? tasks[Math.floor(rnd() * tasks.length)]! : `${runId}-s${step}-${b}`;
-        const parent = rnd() < 0.3 && tasks.length > 0 ? { id: tasks[Math.floor(rnd() * tasks.length)]!, op: 'mutate' } : null;
+        const id =
+          rnd() < 0.2 && tasks.length > 0 ? tasks[Math.floor(rnd() * tasks.length)]! : `${runId}-s${step}-${b}`;
+        const parent =
+          rnd() < 0.3 && tasks.length > 0 ? { id: tasks[Math.floor(rnd() * tasks.length)]!, op: 'mutate' } : null;
         const skills = SKILLS.filter(() => rnd() < 0.3).map((s) => s.id);
-        events.push({ kind: 'task', runId, step, task: task(id, { parent: parent?.id === id ? null : parent, skills, level: 1 + (step % 4) }) });
+        events.push({
+          kind: 'task',
+          runId,
+          step,
+          task: task(id, { parent: parent?.id === id ? null : parent, skills, level: 1 + (step % 4) }),
+        });
         if (rnd() < 0.7) events.push({ kind: 'solve-rate', taskId: id, solveRate: Math.round(rnd() * 8) / 8 });
         tasks.push(id);
       }
-      for (const s of SKILLS) if (rnd() < 0.08) events.push(mastery(runId, s.id, rnd() < 0.6 ? 'learned' : 'forgotten', step, Math.round(rnd() * 100) / 100));
-      if (step % 20 === 0) events.push({ kind: 'checkpoint', runId, id: `${runId}-c${step}`, step, path: `runs/${runId}/c${step}` });
+      for (const s of SKILLS)
+        if (rnd() < 0.08)
+          events.push(mastery(runId, s.id, rnd() < 0.6 ? 'learned' : 'forgotten', step, Math.round(rnd() * 100) / 100));
+      if (step % 20 === 0)
+        events.push({ kind: 'checkpoint', runId, id: `${runId}-c${step}`, step, path: `runs/${runId}/c${step}` });
     }
-    events.push({ kind: 'run', runId, preset: 'p', config: '{}', startedAt: `2026-01-0${runId.at(-1)}T00:00:00Z`, endedAt: '2026-02-01T00:00:00Z', status: 'done' });
+    events.push({
+      kind: 'run',
+      runId,
+      preset: 'p',
+      config: '{}',
+      startedAt: `2026-01-0${runId.at(-1)}T00:00:00Z`,
+      endedAt: '2026-02-01T00:00:00Z',
+      status: 'done',
+    });
   }
   return events;
 }
@@ -65,14 +90,26 @@ describe('Neo4j connection errors', () => {
   };
   it('names each problem in one line', async () => {
     if (!conn) throw new Error(`Neo4j is required under CI: ${reason}`);
-    await expectOneLine(openSkillGraph({ kind: 'neo4j', ...conn, password: 'wrong-password' }), 'credentials', /rejected the credentials of user 'neo4j'/);
-    await expectOneLine(openSkillGraph({ kind: 'neo4j', ...conn, database: 'nosuchdb' }), 'database', /has no database 'nosuchdb'/);
+    await expectOneLine(
+      openSkillGraph({ kind: 'neo4j', ...conn, password: 'wrong-password' }),
+      'credentials',
+      /rejected the credentials of user 'neo4j'/,
+    );
+    await expectOneLine(
+      openSkillGraph({ kind: 'neo4j', ...conn, database: 'nosuchdb' }),
+      'database',
+      /has no database 'nosuchdb'/,
+    );
     await expectOneLine(
       openSkillGraph({ kind: 'neo4j', ...conn, uri: 'bolt://127.0.0.1:1', connectionTimeoutMs: 2000 }),
       'unreachable',
       /cannot reach Neo4j at bolt:\/\/127\.0\.0\.1:1/,
     );
-    await expectOneLine(openSkillGraph({ kind: 'neo4j', ...conn, uri: 'http//nonsense' }), 'uri', /invalid Neo4j URI 'http\/\/nonsense'/);
+    await expectOneLine(
+      openSkillGraph({ kind: 'neo4j', ...conn, uri: 'http//nonsense' }),
+      'uri',
+      /invalid Neo4j URI 'http\/\/nonsense'/,
+    );
   });
 });
 
@@ -108,7 +145,9 @@ describe('Neo4j store against the embedded store', () => {
     await neo.apply(events);
     expect(await neo.snapshot()).toEqual(want);
     for (const run of ['r1', 'r2', 'r3']) {
-      expect(await renderSkills(neo, { view: 'mastery', runId: run })).toEqual(await renderSkills(emb, { view: 'mastery', runId: run }));
+      expect(await renderSkills(neo, { view: 'mastery', runId: run })).toEqual(
+        await renderSkills(emb, { view: 'mastery', runId: run }),
+      );
     }
   });
 
@@ -125,7 +164,10 @@ describe('Neo4j store against the embedded store', () => {
       let mastered = 0;
       for (const run of ['r1', 'r2', 'r3']) {
         const got = (await session.run(query, { run })).records.map((r) => r.get('s.id') as string);
-        const want = (await masteryTable(emb, run)).filter((r) => r.state === 'mastered').map((r) => r.skillId).sort();
+        const want = (await masteryTable(emb, run))
+          .filter((r) => r.state === 'mastered')
+          .map((r) => r.skillId)
+          .sort();
         expect(got).toEqual(want);
         mastered += want.length;
       }
@@ -142,7 +184,9 @@ describe('Neo4j store against the embedded store', () => {
     const emb = await openSkillGraph({ kind: 'embedded', db: ':memory:' });
     await emb.apply([...runEvents('run-a'), ...runEvents('run-b')]);
     const script = await renderSkills(emb, { view: 'mastery', format: 'cypher' });
-    const session = (neo as unknown as { driver: import('neo4j-driver').Driver }).driver.session({ database: conn!.database });
+    const session = (neo as unknown as { driver: import('neo4j-driver').Driver }).driver.session({
+      database: conn!.database,
+    });
     try {
       for (const st of cypherStatements(script)) await session.run(st);
     } finally {
@@ -153,7 +197,12 @@ describe('Neo4j store against the embedded store', () => {
 
   it('an unreachable Neo4j leaves the outbox pending; the backlog drains when it is back', async () => {
     await neo.clear();
-    const down: SkillGraph = new Neo4jSkillGraph({ ...conn!, uri: 'bolt://127.0.0.1:1', retryTimeMs: 500, connectionTimeoutMs: 1000 });
+    const down: SkillGraph = new Neo4jSkillGraph({
+      ...conn!,
+      uri: 'bolt://127.0.0.1:1',
+      retryTimeMs: 500,
+      connectionTimeoutMs: 1000,
+    });
     const outbox = new MemoryOutbox();
     outbox.push(...runEvents());
     const r = await drainOutbox(outbox, down, { batchSize: 5 });

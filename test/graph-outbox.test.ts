@@ -85,7 +85,8 @@ function model(events: { event: 'learned' | 'forgotten'; step: number; accuracy:
   for (const e of events) {
     const open = out.find((m) => m.untilStep === null);
     if (e.event === 'learned') {
-      if (out.every((m) => m.untilStep !== null && m.untilStep < e.step)) out.push({ sinceStep: e.step, untilStep: null });
+      if (out.every((m) => m.untilStep !== null && m.untilStep < e.step))
+        out.push({ sinceStep: e.step, untilStep: null });
     } else if (open && open.sinceStep < e.step) {
       open.untilStep = e.step;
     }
@@ -112,9 +113,11 @@ describe('mastery intervals (property)', () => {
         const got = await g.mastery('r');
         for (const skill of ['a', 'b']) {
           const want = model(events.filter((e) => e.skillId === skill));
-          expect(got.filter((m: Mastery) => m.skillId === skill).map((m) => ({ sinceStep: m.sinceStep, untilStep: m.untilStep }))).toEqual(
-            want,
-          );
+          expect(
+            got
+              .filter((m: Mastery) => m.skillId === skill)
+              .map((m) => ({ sinceStep: m.sinceStep, untilStep: m.untilStep })),
+          ).toEqual(want);
         }
         const before = await g.snapshot();
         await g.apply(events.flatMap((e) => [e, e]));

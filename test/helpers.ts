@@ -12,12 +12,18 @@ export const CLI = join(ROOT, 'bin', 'cogen.js');
 export function runRows(dir: string) {
   const db = new Database(join(dir, 'run.db'), { readonly: true });
   const out = {
-    tasks: db.prepare('SELECT id, step, attempts, solved, proposer FROM tasks ORDER BY step, id').all() as { proposer: string }[],
+    tasks: db.prepare('SELECT id, step, attempts, solved, proposer FROM tasks ORDER BY step, id').all() as {
+      proposer: string;
+    }[],
     metrics: (db.prepare('SELECT data FROM metrics ORDER BY step').all() as { data: string }[]).map((r) => {
       const { ms: _ms, ...rest } = JSON.parse(r.data) as Record<string, number>;
       return rest;
     }),
-    proposals: db.prepare('SELECT step, family, level, type, proposer, prompt, raw, outcome, task_id, learnability FROM proposals ORDER BY id').all() as { proposer: string; outcome: string; learnability: number | null }[],
+    proposals: db
+      .prepare(
+        'SELECT step, family, level, type, proposer, prompt, raw, outcome, task_id, learnability FROM proposals ORDER BY id',
+      )
+      .all() as { proposer: string; outcome: string; learnability: number | null }[],
   };
   db.close();
   return out;
@@ -26,7 +32,13 @@ export function runRows(dir: string) {
 /** A run's last finished checkpoint directory. */
 export function lastCheckpoint(dir: string): string {
   const ck = join(dir, 'checkpoints');
-  return join(ck, readdirSync(ck).filter((d) => !d.endsWith('.tmp')).sort().at(-1)!);
+  return join(
+    ck,
+    readdirSync(ck)
+      .filter((d) => !d.endsWith('.tmp'))
+      .sort()
+      .at(-1)!,
+  );
 }
 
 export function tempDir(prefix = 'cogen-'): string {

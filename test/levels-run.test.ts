@@ -15,7 +15,12 @@ import { cogen, tempDir } from './helpers.js';
 
 describe('a served run with the level frontier', () => {
   it('climbs past level 4 as the trainer answers right, and /v1/stats shows h now', async () => {
-    const config = loadPreset('smoke', { families: ['arith'], maxLevel: null, probes: { every: 1000 }, curriculum: { controller: 'level-frontier', explore: 0, rehearsal: 0, levelFrontier: { minPrompts: 2 } } });
+    const config = loadPreset('smoke', {
+      families: ['arith'],
+      maxLevel: null,
+      probes: { every: 1000 },
+      curriculum: { controller: 'level-frontier', explore: 0, rehearsal: 0, levelFrontier: { minPrompts: 2 } },
+    });
     const runsDir = tempDir('cogen-levels-serve-');
     const run = await openServedRun(config, { runsDir, preset: 'smoke', runId: 'served' });
     const levels: number[] = [];
@@ -44,22 +49,63 @@ describe('a served run with the level frontier', () => {
 });
 
 describe('cogen export --what eval', () => {
-  it("writes the set a run of that seed makes, the same on every call", async () => {
+  it('writes the set a run of that seed makes, the same on every call', async () => {
     const dir = tempDir('cogen-eval-');
     const out = join(dir, 'eval.jsonl');
-    const r = cogen(['export', '--what', 'eval', '--family', 'loop', '--level', '9', '--n', '6', '--seed', '41', '--out', out]);
+    const r = cogen([
+      'export',
+      '--what',
+      'eval',
+      '--family',
+      'loop',
+      '--level',
+      '9',
+      '--n',
+      '6',
+      '--seed',
+      '41',
+      '--out',
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^wrote 6 eval tasks of loop at level 9 \(seed 41\)/);
-    const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(records.map((x) => [x.level, x.type])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [9, ['deduction', 'abduction', 'induction'][i % 3]]));
+    const records = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(records.map((x) => [x.level, x.type])).toEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => [9, ['deduction', 'abduction', 'induction'][i % 3]]),
+    );
     const sandbox = await createSandbox();
     try {
-      const tasks = await evalSet(sandbox, { family: 'loop', level: 9, types: ['deduction', 'abduction', 'induction'], n: 6, seed: 41 });
+      const tasks = await evalSet(sandbox, {
+        family: 'loop',
+        level: 9,
+        types: ['deduction', 'abduction', 'induction'],
+        n: 6,
+        seed: 41,
+      });
       expect(records.map((x) => x.id)).toEqual(tasks.map((t) => t.id));
     } finally {
       await sandbox.close();
     }
-    expect(cogen(['export', '--what', 'eval', '--family', 'loop', '--level', '9', '--n', '6', '--seed', '41', '--out', join(dir, 'again.jsonl')]).code).toBe(0);
+    expect(
+      cogen([
+        'export',
+        '--what',
+        'eval',
+        '--family',
+        'loop',
+        '--level',
+        '9',
+        '--n',
+        '6',
+        '--seed',
+        '41',
+        '--out',
+        join(dir, 'again.jsonl'),
+      ]).code,
+    ).toBe(0);
     expect(readFileSync(join(dir, 'again.jsonl'), 'utf8')).toBe(readFileSync(out, 'utf8'));
   }, 120_000);
 
@@ -67,7 +113,10 @@ describe('cogen export --what eval', () => {
     const out = join(tempDir('cogen-eval-bad-'), 'x.jsonl');
     const cases: [string[], RegExp][] = [
       [['--family', 'nope', '--level', '5'], /^cogen: --family: unknown task family 'nope'/],
-      [['--family', 'hanoi', '--level', '600'], /^cogen: family 'hanoi': level 600 cannot be rendered within the served limits: .*64 KiB/],
+      [
+        ['--family', 'hanoi', '--level', '600'],
+        /^cogen: family 'hanoi': level 600 cannot be rendered within the served limits: .*64 KiB/,
+      ],
       [['--family', 'arith'], /^cogen: --what eval needs --family and --level$/],
     ];
     for (const [args, message] of cases) {
@@ -80,20 +129,30 @@ describe('cogen export --what eval', () => {
 
   it('refuses types the family does not make, and an empty set', async () => {
     const out = join(tempDir('cogen-eval-bad-'), 'x.jsonl');
-    await expect(exportEval({ family: 'arith', level: 5, n: 4, seed: 0, types: ['problem'], out, format: 'jsonl' })).rejects.toThrow(/^--types: family 'arith' makes deduction, abduction, induction, not 'problem'$/);
-    await expect(exportEval({ family: 'arith', level: 5, n: 0, seed: 0, out, format: 'jsonl' })).rejects.toThrow(/^--n must be at least 1, got 0$/);
+    await expect(
+      exportEval({ family: 'arith', level: 5, n: 4, seed: 0, types: ['problem'], out, format: 'jsonl' }),
+    ).rejects.toThrow(/^--types: family 'arith' makes deduction, abduction, induction, not 'problem'$/);
+    await expect(exportEval({ family: 'arith', level: 5, n: 0, seed: 0, out, format: 'jsonl' })).rejects.toThrow(
+      /^--n must be at least 1, got 0$/,
+    );
   });
 });
 
 describe('cogen skills --taxonomy', () => {
-  it('states each native family\'s rule above level 4 and its levels', () => {
+  it("states each native family's rule above level 4 and its levels", () => {
     const r = cogen(['skills', '--taxonomy']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^arith +0-125 /m);
     expect(r.stdout).toMatch(/^hanoi +0-514 /m);
-    expect(r.stdout).toMatch(/^ {2}above level 4: disks 5 \+ ⌊log2\(d − 3\)⌋ \(at most 13: past it the 2\^14 − 1 moves/m);
-    expect(r.stdout).toMatch(/^ {2}grows slower than tenfold by level 30 \(at least 4× level 4\): an answer doubles with each disk/m);
-    const json = JSON.parse(cogen(['skills', '--taxonomy', '--format', 'json']).stdout) as { families: { id: string; growth: string[]; lastLevel: number | null }[] };
+    expect(r.stdout).toMatch(
+      /^ {2}above level 4: disks 5 \+ ⌊log2\(d − 3\)⌋ \(at most 13: past it the 2\^14 − 1 moves/m,
+    );
+    expect(r.stdout).toMatch(
+      /^ {2}grows slower than tenfold by level 30 \(at least 4× level 4\): an answer doubles with each disk/m,
+    );
+    const json = JSON.parse(cogen(['skills', '--taxonomy', '--format', 'json']).stdout) as {
+      families: { id: string; growth: string[]; lastLevel: number | null }[];
+    };
     expect(json.families.find((f) => f.id === 'sort')).toMatchObject({ lastLevel: 100 });
     expect(json.families.find((f) => f.id === 'sort')!.growth.join('; ')).toMatch(/array lengths 3 to 7 \+ 2\(d − 4\)/);
   });

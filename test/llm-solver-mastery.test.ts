@@ -18,7 +18,10 @@ class OracleChatModel extends FakeChatModel {
     const text = messages.map((m) => String(m.content)).join('\n');
     const program = /```js\n([\s\S]*?)\n```/.exec(text)?.[1];
     const call = /What does (f\(.*\)) return\?/.exec(text)?.[1];
-    const answer = program && call ? `ANSWER: ${JSON.stringify(runInNewContext(`${program}; ${call}`, {}, { timeout: 100 }))}` : 'ANSWER: null';
+    const answer =
+      program && call
+        ? `ANSWER: ${JSON.stringify(runInNewContext(`${program}; ${call}`, {}, { timeout: 100 }))}`
+        : 'ANSWER: null';
     return { generations: [{ message: new AIMessage(answer), text: answer }], llmOutput: {} };
   }
 }
@@ -33,14 +36,23 @@ it('--solver llm with a model that answers right: pass@k of 1 and learned skill 
     agents: { solver: { enabled: true, provider: 'scripted', model: 'oracle', scriptPath: '/dev/null' } },
   });
   const runsDir = tempDir('cogen-oracle-');
-  const summary = await startRun(config, { runsDir, preset: 'smoke', runId: 'oracle', chatModels: { solver: new OracleChatModel({}) } });
+  const summary = await startRun(config, {
+    runsDir,
+    preset: 'smoke',
+    runId: 'oracle',
+    chatModels: { solver: new OracleChatModel({}) },
+  });
   expect(summary.backend).toBe('llm:oracle');
   expect(summary.skillsMastered.length).toBeGreaterThan(0);
   const db = new Database(join(runsDir, 'oracle', 'run.db'), { readonly: true });
   const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data));
   expect(metrics.every((m) => m.passAt1 === 1 && m.passAt8 === 1)).toBe(true);
-  const learned = db.prepare("SELECT skill_id FROM skill_events WHERE event = 'learned' AND step = 1").all() as { skill_id: string }[];
+  const learned = db.prepare("SELECT skill_id FROM skill_events WHERE event = 'learned' AND step = 1").all() as {
+    skill_id: string;
+  }[];
   expect(learned.map((r) => r.skill_id).sort()).toEqual(summary.skillsMastered);
-  expect((db.prepare('SELECT COUNT(*) n FROM graph_mastered WHERE until_step IS NULL').get() as { n: number }).n).toBe(learned.length);
+  expect((db.prepare('SELECT COUNT(*) n FROM graph_mastered WHERE until_step IS NULL').get() as { n: number }).n).toBe(
+    learned.length,
+  );
   db.close();
 });

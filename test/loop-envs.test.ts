@@ -15,20 +15,36 @@ import { cogen, lastCheckpoint, runRows, tempDir } from './helpers.js';
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
 const config = loadPreset('smoke', {
-  steps: 4, batch: 6, group: 2, checkpointEvery: 2, families: ['arith', 'str'], environments: ['repair', 'search'],
-  curriculum: { controller: 'uniform' }, probes: { every: 2, perArm: 1 }, solver: { backend: 'wasm', workers: 1 },
+  steps: 4,
+  batch: 6,
+  group: 2,
+  checkpointEvery: 2,
+  families: ['arith', 'str'],
+  environments: ['repair', 'search'],
+  curriculum: { controller: 'uniform' },
+  probes: { every: 2, perArm: 1 },
+  solver: { backend: 'wasm', workers: 1 },
 });
 
-interface EnvRow { step: number; env_id: string; kind: string; family: string; reward: number; reason: string | null; trajectory: string }
+interface EnvRow {
+  step: number;
+  env_id: string;
+  kind: string;
+  family: string;
+  reward: number;
+  reason: string | null;
+  trajectory: string;
+}
 const envRows = (dir: string): EnvRow[] => {
   const db = new Database(join(dir, 'run.db'), { readonly: true });
   try {
-    return db.prepare('SELECT step, env_id, kind, family, reward, reason, trajectory FROM env_episodes ORDER BY id').all() as EnvRow[];
+    return db
+      .prepare('SELECT step, env_id, kind, family, reward, reason, trajectory FROM env_episodes ORDER BY id')
+      .all() as EnvRow[];
   } finally {
     db.close();
   }
 };
-
 
 describe('environment arms in a run', () => {
   it('plays, records and probes them, leaves out an arm that makes none, and resumes exactly', async () => {
@@ -61,9 +77,18 @@ describe('environment arms in a run', () => {
     // probe rounds score the environment arms and skills
     const probed = rows.metrics.filter((m) => m['probe.arith/0/search'] !== undefined);
     expect(probed.map((m) => m.step)).toEqual([2, 4]);
-    expect(probed.every((m) => m['probe.arith/0/repair'] !== undefined && m['probe.str/0/search'] !== undefined && m['probe.str/0/repair'] === undefined)).toBe(true);
+    expect(
+      probed.every(
+        (m) =>
+          m['probe.arith/0/repair'] !== undefined &&
+          m['probe.str/0/search'] !== undefined &&
+          m['probe.str/0/repair'] === undefined,
+      ),
+    ).toBe(true);
     const db = new Database(join(full.dir, 'run.db'), { readonly: true });
-    const plan = JSON.parse((db.prepare("SELECT value FROM meta WHERE key = 'probePlan'").get() as { value: string }).value) as { skills: Record<string, { probes: number; baseline: number }> };
+    const plan = JSON.parse(
+      (db.prepare("SELECT value FROM meta WHERE key = 'probePlan'").get() as { value: string }).value,
+    ) as { skills: Record<string, { probes: number; baseline: number }> };
     db.close();
     for (const s of ['env.repair', 'env.search']) {
       expect(plan.skills[s]!.probes).toBeGreaterThanOrEqual(minProbes(config.curriculum.mastery));
@@ -81,9 +106,15 @@ describe('environment arms in a run', () => {
   }, 400_000);
 
   it('needs the built-in solver (one line, nothing written)', async () => {
-    const llm = loadPreset('smoke', { steps: 1, environments: ['search'], agents: { solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm' } } });
+    const llm = loadPreset('smoke', {
+      steps: 1,
+      environments: ['search'],
+      agents: { solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm' } },
+    });
     const runsDir = tempDir('cogen-loop-envs-llm-');
-    await expect(startRun(llm, { runsDir, preset: 'smoke', runId: 'l' })).rejects.toThrow(/^environments: in `cogen run` the built-in solver plays them/);
+    await expect(startRun(llm, { runsDir, preset: 'smoke', runId: 'l' })).rejects.toThrow(
+      /^environments: in `cogen run` the built-in solver plays them/,
+    );
     expect(existsSync(join(runsDir, 'l'))).toBe(false);
   });
 
@@ -93,14 +124,30 @@ describe('environment arms in a run', () => {
     expect(tax.stdout).toMatch(/env\.repair\s+0\s+arith\.add,logic\.compare\s+repair a planted bug/);
     const dir = tempDir('cogen-loop-envs-cli-');
     const runs = join(dir, 'runs');
-    const run = cogen(['run', '--preset', 'agentic', '--steps', '2', '--backend', 'wasm', '--runs-dir', runs, '--run-id', 'a', '--no-progress']);
+    const run = cogen([
+      'run',
+      '--preset',
+      'agentic',
+      '--steps',
+      '2',
+      '--backend',
+      'wasm',
+      '--runs-dir',
+      runs,
+      '--run-id',
+      'a',
+      '--no-progress',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/environments repair, search \(4 arms\)/);
     expect(run.stdout).toMatch(/run a finished: 2 steps/);
     const out = join(dir, 'chats.jsonl');
     const exp = cogen(['export', '--run', 'a', '--runs-dir', runs, '--what', 'trajectories', '--out', out]);
     expect(exp.code, exp.stderr).toBe(0);
-    const chats = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; messages: { role: string; tool_calls?: unknown[] }[] });
+    const chats = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; messages: { role: string; tool_calls?: unknown[] }[] });
     expect(chats.length).toBe(envRows(join(runs, 'a')).length);
     for (const c of chats) {
       expect(['repair', 'search']).toContain(c.kind);
@@ -111,7 +158,9 @@ describe('environment arms in a run', () => {
 
   it('is refused by cogen serve with one line, before it writes anything', async () => {
     const runsDir = tempDir('cogen-loop-envs-serve-');
-    await expect(openServedRun(loadPreset('smoke', { environments: ['search'] }), { runsDir, preset: 'smoke', runId: 's' })).rejects.toThrow(/^cogen serve takes no `environments` in its config: /);
+    await expect(
+      openServedRun(loadPreset('smoke', { environments: ['search'] }), { runsDir, preset: 'smoke', runId: 's' }),
+    ).rejects.toThrow(/^cogen serve takes no `environments` in its config: /);
     expect(existsSync(join(runsDir, 's'))).toBe(false);
   });
 

@@ -36,25 +36,41 @@ const deduction = (program: string, input: Json[], output: Json, skills: string[
 describe('case types', () => {
   it('logic: the operator and the truth values it reads, whatever the parameters are called or how many there are', () => {
     const a = caseType(deduction('function f(p, q, r) { return p || r; }', [false, true, false], false, ['logic.or']));
-    const b = caseType(deduction('function f(p, q, r, s) { return s || q; }', [true, false, true, false], false, ['logic.or']));
+    const b = caseType(
+      deduction('function f(p, q, r, s) { return s || q; }', [true, false, true, false], false, ['logic.or']),
+    );
     expect(a).toBe(b);
     expect(a).toBe('deduction logic.or returnx0||x1; f,f => f');
     // the same operator on other truth values, or another operator on the same ones, is another case
-    expect(caseType(deduction('function f(p, q, r) { return p || r; }', [true, true, false], true, ['logic.or']))).not.toBe(a);
-    expect(caseType(deduction('function f(p, q, r) { return p && r; }', [false, true, false], false, ['logic.and']))).not.toBe(a);
+    expect(
+      caseType(deduction('function f(p, q, r) { return p || r; }', [true, true, false], true, ['logic.or'])),
+    ).not.toBe(a);
+    expect(
+      caseType(deduction('function f(p, q, r) { return p && r; }', [false, true, false], false, ['logic.and'])),
+    ).not.toBe(a);
   });
 
   it('arith: where the constant sits, not which constant; the signs of the argument and the answer', () => {
-    const aPlus = (k: number, x: number) => caseType(deduction(`function f(a) { return a + ${k}; }`, [x], x + k, ['arith.add']));
+    const aPlus = (k: number, x: number) =>
+      caseType(deduction(`function f(a) { return a + ${k}; }`, [x], x + k, ['arith.add']));
     expect(aPlus(9, 1)).toBe(aPlus(4, 8));
     expect(aPlus(9, 0)).not.toBe(aPlus(9, 1));
     expect(caseType(deduction('function f(a) { return 9 + a; }', [1], 10, ['arith.add']))).not.toBe(aPlus(9, 1));
-    expect(caseType(deduction('function f(a) { return a + a; }', [1], 2, ['arith.add']))).toBe('deduction arith.add returnx0+x0; + => +');
-    expect(caseType(deduction('function f(a) { return a - 9; }', [1], -8, ['arith.sub']))).toBe('deduction arith.sub returnx0-K; + => -');
+    expect(caseType(deduction('function f(a) { return a + a; }', [1], 2, ['arith.add']))).toBe(
+      'deduction arith.add returnx0+x0; + => +',
+    );
+    expect(caseType(deduction('function f(a) { return a - 9; }', [1], -8, ['arith.sub']))).toBe(
+      'deduction arith.sub returnx0-K; + => -',
+    );
   });
 
   it('a longer program is the values it reads, in order of first read, and its answer; abduction keeps the output only', () => {
-    const t = deduction('function f(p, q, r) { return q === p && p !== r || p; }', [true, false, false], true, ['logic.or', 'logic.and', 'logic.nested', 'logic.xor']);
+    const t = deduction('function f(p, q, r) { return q === p && p !== r || p; }', [true, false, false], true, [
+      'logic.or',
+      'logic.and',
+      'logic.nested',
+      'logic.xor',
+    ]);
     expect(caseType(t)).toBe('deduction f,t,f => t');
     expect(caseType({ ...t, type: 'abduction' } as Task)).toBe('abduction => t');
   });
@@ -65,7 +81,17 @@ describe('case types', () => {
         expect(valueClass(n)).toBe(n < 0 ? '-' : n > 0 ? '+' : '0');
       }),
     );
-    expect(([true, false, '', 'x', [], [1], {}, { a: 1 }, null] as Json[]).map(valueClass)).toEqual(['t', 'f', "''", 's', '[]', 'arr', '{}', 'obj', 'null']);
+    expect(([true, false, '', 'x', [], [1], {}, { a: 1 }, null] as Json[]).map(valueClass)).toEqual([
+      't',
+      'f',
+      "''",
+      's',
+      '[]',
+      'arr',
+      '{}',
+      'obj',
+      'null',
+    ]);
   });
 
   it('holdLimit keeps three quarters of a case type of a whole space with training (of two or three, all but one), and half of a sample', () => {
@@ -81,20 +107,29 @@ describe('case types', () => {
   });
 });
 
-describe('the learn preset\'s held-out split (property: any seed)', () => {
+describe("the learn preset's held-out split (property: any seed)", () => {
   // logic and arith level 0, deduction, 10 probes an arm at least (curricula/learn.yaml)
   const arms = ['logic', 'arith'].map((family) => ({ family, level: 0, type: 'deduction' as const }));
   const skills = allSkills().filter((s) => s.family === 'logic' || s.family === 'arith');
   const mastery = masteryConfigSchema.parse({});
 
-  it('every probe\'s case type occurs among the training tasks of its arm; arithmetic\'s whole space keeps at least as many of each as are held out', async () => {
+  it("every probe's case type occurs among the training tasks of its arm; arithmetic's whole space keeps at least as many of each as are held out", async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
         const seen = new Set<string>();
-        const probes = await buildProbes(sandbox, arms, skills, { perArm: 10, mastery }, createRng(`${seed}/probes`), seen, renderCompact);
+        const probes = await buildProbes(
+          sandbox,
+          arms,
+          skills,
+          { perArm: 10, mastery },
+          createRng(`${seed}/probes`),
+          seen,
+          renderCompact,
+        );
         for (const arm of arms) {
           const held = new Map<string, number>();
-          for (const p of probes.filter((p) => p.task.family === arm.family)) held.set(caseType(p.task), (held.get(caseType(p.task)) ?? 0) + 1);
+          for (const p of probes.filter((p) => p.task.family === arm.family))
+            held.set(caseType(p.task), (held.get(caseType(p.task)) ?? 0) + 1);
           expect(held.size, arm.family).toBeGreaterThan(0);
           // The training tasks: what is left of the arm's space once the probes are held out. For
           // logic (about 1,900 tasks) until every probe's case has turned up; arith (570) whole.

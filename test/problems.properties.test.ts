@@ -19,49 +19,70 @@ afterAll(async () => {
 const cells = problemFamilies.flatMap((f) => Array.from({ length: f.levels }, (_, level) => ({ family: f.id, level })));
 
 describe('problem families in the sandbox', () => {
-  it.each(cells)('$family level $level: the witness scores 1, every failure < 1, same seed same task', async ({ family, level }) => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), async (seed) => {
-        const task = (await generateTask(sb, { family, level, type: 'problem', rng: createRng(seed), attempts: 5 })) as ProblemTask;
-        expect(task).toMatchObject({ type: 'problem', family, level, verifier: 'program', proposer: 'generator', parent: null });
-        expect(task.failures.length).toBeGreaterThanOrEqual(2);
-        expect(task.failures.length).toBeLessThanOrEqual(4);
-        const answers = [referenceAnswer(task), ...task.failures.map((x) => JSON.stringify(x))];
-        const verdicts = await verifyMany(sb, answers.map((answer) => ({ task, answer })));
-        expect(verdicts[0]!.reward, JSON.stringify(verdicts[0])).toBe(1);
-        for (const v of verdicts.slice(1)) {
-          expect(v.reward).toBeLessThan(1);
-          expect(v.reason).toBeTruthy();
-        }
-        const again = await generateTask(sb, { family, level, type: 'problem', rng: createRng(seed), attempts: 5 });
-        expect(again).toEqual(task);
-        const seen = new Set([task.id]);
-        await expect(generateTask(sb, { family, level, type: 'problem', rng: createRng(seed), seen, attempts: 1 })).rejects.toThrow(/duplicate/);
-        expect(answerKind(task.type)).toBe('literal');
-        expect(answerShape(task)).toBe(valueType(task.witness));
-        const compact = renderCompact(task);
-        expect(compact.startsWith(`P:${family}@`)).toBe(true);
-        expect(compact).toMatch(/^[\x20-\x7e]*$/);
-        expect(compact.length).toBeLessThanOrEqual(240);
-        const natural = renderNatural(task);
-        expect(natural).toContain(task.statement);
-        expect(natural).toMatch(/Answer with a single JSON literal of this shape, e\.g\. \S/);
-      }),
-      { numRuns: 4 },
-    );
-  });
+  it.each(cells)(
+    '$family level $level: the witness scores 1, every failure < 1, same seed same task',
+    async ({ family, level }) => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), async (seed) => {
+          const task = (await generateTask(sb, {
+            family,
+            level,
+            type: 'problem',
+            rng: createRng(seed),
+            attempts: 5,
+          })) as ProblemTask;
+          expect(task).toMatchObject({
+            type: 'problem',
+            family,
+            level,
+            verifier: 'program',
+            proposer: 'generator',
+            parent: null,
+          });
+          expect(task.failures.length).toBeGreaterThanOrEqual(2);
+          expect(task.failures.length).toBeLessThanOrEqual(4);
+          const answers = [referenceAnswer(task), ...task.failures.map((x) => JSON.stringify(x))];
+          const verdicts = await verifyMany(
+            sb,
+            answers.map((answer) => ({ task, answer })),
+          );
+          expect(verdicts[0]!.reward, JSON.stringify(verdicts[0])).toBe(1);
+          for (const v of verdicts.slice(1)) {
+            expect(v.reward).toBeLessThan(1);
+            expect(v.reason).toBeTruthy();
+          }
+          const again = await generateTask(sb, { family, level, type: 'problem', rng: createRng(seed), attempts: 5 });
+          expect(again).toEqual(task);
+          const seen = new Set([task.id]);
+          await expect(
+            generateTask(sb, { family, level, type: 'problem', rng: createRng(seed), seen, attempts: 1 }),
+          ).rejects.toThrow(/duplicate/);
+          expect(answerKind(task.type)).toBe('literal');
+          expect(answerShape(task)).toBe(valueType(task.witness));
+          const compact = renderCompact(task);
+          expect(compact.startsWith(`P:${family}@`)).toBe(true);
+          expect(compact).toMatch(/^[\x20-\x7e]*$/);
+          expect(compact.length).toBeLessThanOrEqual(240);
+          const natural = renderNatural(task);
+          expect(natural).toContain(task.statement);
+          expect(natural).toMatch(/Answer with a single JSON literal of this shape, e\.g\. \S/);
+        }),
+        { numRuns: 4 },
+      );
+    },
+  );
 });
 
 describe('verifiers check answers, they do not compare them with the witness', () => {
   // Another valid answer, made from the witness by a change that keeps it valid, scores 1 too.
   const other: Record<string, (t: ProblemTask) => Json> = {
-    'graph-colouring': (t) => (t.witness as number[]).map((c) => ((t.data as { colours: number }).colours - 1 - c)),
+    'graph-colouring': (t) => (t.witness as number[]).map((c) => (t.data as { colours: number }).colours - 1 - c),
     components: (t) => (t.witness as number[]).map((c) => c + 100),
     bezout: (t) => {
       const { a, b } = t.data as { a: number; b: number };
       const [x, y] = t.witness as [number, number];
       let g = a;
-      for (let h = b; h; ) [g, h] = [h, g % h];
+      for (let h = b; h;) [g, h] = [h, g % h];
       return [x + b / g, y - a / g];
     },
     'subset-sum': (t) => [...(t.witness as number[])].reverse(),
@@ -81,7 +102,13 @@ describe('verifiers check answers, they do not compare them with the witness', (
   it.each(Object.keys(other))('%s', async (family) => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 0, max: 4 }), async (seed, level) => {
-        const task = (await generateTask(sb, { family, level, type: 'problem', rng: createRng(seed), attempts: 5 })) as ProblemTask;
+        const task = (await generateTask(sb, {
+          family,
+          level,
+          type: 'problem',
+          rng: createRng(seed),
+          attempts: 5,
+        })) as ProblemTask;
         const answer = other[family]!(task);
         const [v] = await verifyMany(sb, [{ task, answer: JSON.stringify(answer) }]);
         expect(v!.reward, JSON.stringify({ witness: task.witness, answer })).toBe(1);
@@ -109,8 +136,16 @@ describe('every problem verifier against hostile answers', () => {
   it.each(problemFamilies.map((f) => f.id))('%s', async (family) => {
     const f = problemFamilies.find((x) => x.id === family)!;
     for (const level of [0, f.levels - 1]) {
-      const task = await generateTask(sb, { family, level, type: 'problem', rng: createRng(`hostile:${family}:${level}`) });
-      const verdicts = await verifyMany(sb, hostile.map((answer) => ({ task, answer })));
+      const task = await generateTask(sb, {
+        family,
+        level,
+        type: 'problem',
+        rng: createRng(`hostile:${family}:${level}`),
+      });
+      const verdicts = await verifyMany(
+        sb,
+        hostile.map((answer) => ({ task, answer })),
+      );
       verdicts.forEach((v, i) => {
         expect(v.reward, `${family} L${level}: ${hostile[i]!.slice(0, 30)}`).toBe(0);
         expect(v.reason).toBeTruthy();
@@ -151,7 +186,8 @@ describe('the problem registry', () => {
         for (let i = 0; i < 40; i++) total += f.size(f.generate(rng, level).data);
         return total / 40;
       });
-      for (let l = 1; l < sizes.length; l++) expect(sizes[l], `${f.id}: sizes ${sizes.join(', ')}`).toBeGreaterThanOrEqual(sizes[l - 1]!);
+      for (let l = 1; l < sizes.length; l++)
+        expect(sizes[l], `${f.id}: sizes ${sizes.join(', ')}`).toBeGreaterThanOrEqual(sizes[l - 1]!);
       expect(sizes[sizes.length - 1]).toBeGreaterThan(sizes[0]!);
     }
   });

@@ -14,11 +14,20 @@ import { openSkillGraph, renderSkills, showSkill } from '../graphs/index.js';
 import { LEARNED_PROPOSER } from '../proposers/index.js';
 import { runRows, tempDir } from './helpers.js';
 
-const config = loadPreset('smoke', { steps: 8, batch: 8, checkpointEvery: 3, probes: { every: 4, perArm: 2 }, proposer: { learned: { enabled: true } } });
+const config = loadPreset('smoke', {
+  steps: 8,
+  batch: 8,
+  checkpointEvery: 3,
+  probes: { every: 4, perArm: 2 },
+  proposer: { learned: { enabled: true } },
+});
 
 function lastProposerState(dir: string): unknown {
   const ckDir = join(dir, 'checkpoints');
-  const last = readdirSync(ckDir).filter((d) => !d.endsWith('.tmp')).sort().at(-1)!;
+  const last = readdirSync(ckDir)
+    .filter((d) => !d.endsWith('.tmp'))
+    .sort()
+    .at(-1)!;
   return (JSON.parse(readFileSync(join(ckDir, last, 'loop.json'), 'utf8')) as { proposer?: unknown }).proposer;
 }
 
@@ -65,7 +74,12 @@ describe('a run with the learned proposer', () => {
       expect(formatProposerReport(report, 'table')).toMatch(/logic\/0\/deduction .*\n\s+prod:bool\s+moved/);
       expect(JSON.parse(formatProposerReport(report, 'json'))).toEqual(report);
       // ... and through the CLI, with one clear line for a run that does not use it.
-      const cli = (...argv: string[]) => spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'cogen.js'), ...argv, '--runs-dir', runsDir], { encoding: 'utf8' });
+      const cli = (...argv: string[]) =>
+        spawnSync(
+          process.execPath,
+          [join(import.meta.dirname, '..', 'bin', 'cogen.js'), ...argv, '--runs-dir', runsDir],
+          { encoding: 'utf8' },
+        );
       const shown = cli('proposer', '--run', 'full', '--format', 'json');
       expect(shown.status).toBe(0);
       expect(JSON.parse(shown.stdout)).toEqual(report);
@@ -76,17 +90,27 @@ describe('a run with the learned proposer', () => {
       // cogen export --what proposals: every draft with its prompt (arm + choice trace), program and reward.
       const out = join(runsDir, 'proposals.jsonl');
       expect(await exportRun(store, 'proposals', out, 'jsonl')).toBe(a.proposals.length);
-      const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; output: string; learnability: number | null; outcome: string });
+      const recs = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { prompt: string; output: string; learnability: number | null; outcome: string });
       expect(recs[0]!.prompt).toMatch(/^(arith|logic)\/0\/deduction (prod|leaf|int):\S+=\S+/);
       expect(recs[0]!.output).toMatch(/function f\(/);
       expect(recs.map((r) => r.learnability)).toEqual(a.proposals.map((p) => p.learnability));
       const trl = join(runsDir, 'proposals.trl.jsonl');
       await exportRun(store, 'proposals', trl, 'trl');
-      const t0 = JSON.parse(readFileSync(trl, 'utf8').split('\n')[0]!) as { prompt: { role: string }[]; completion: { role: string; content: string }[]; reward: number; label: boolean };
+      const t0 = JSON.parse(readFileSync(trl, 'utf8').split('\n')[0]!) as {
+        prompt: { role: string }[];
+        completion: { role: string; content: string }[];
+        reward: number;
+        label: boolean;
+      };
       expect(t0.prompt[0]!.role).toBe('user');
       expect(t0.completion[0]!.content).toBe(recs[0]!.output);
       expect(t0.label).toBe(t0.reward > 0);
-      expect(await exportRun(store, 'proposals', join(runsDir, 'proposals.parquet'), 'parquet')).toBe(a.proposals.length);
+      expect(await exportRun(store, 'proposals', join(runsDir, 'proposals.parquet'), 'parquet')).toBe(
+        a.proposals.length,
+      );
 
       // The skill graph knows which proposer wrote the tasks that exercise (and so teach) a skill.
       const graph = await openSkillGraph({ kind: 'embedded', db: store.db });
@@ -96,7 +120,12 @@ describe('a run with the learned proposer', () => {
       const byId = new Map(a.tasks.map((t) => [(t as unknown as { id: string }).id, t.proposer]));
       for (const t of detail.exemplars) expect(t.proposer).toBe(byId.get(t.id));
       expect(detail.exemplars.some((t) => t.proposer === LEARNED_PROPOSER)).toBe(true);
-      const skillsShown = await renderSkills(graph, { view: 'show', skill: 'logic.and', runId: 'full', format: 'table' });
+      const skillsShown = await renderSkills(graph, {
+        view: 'show',
+        skill: 'logic.and',
+        runId: 'full',
+        format: 'table',
+      });
       expect(skillsShown).toMatch(/proposer[\s\S]*learned:grammar@2/);
     } finally {
       store.close();

@@ -61,7 +61,9 @@ describe('a served run with the learned proposer', () => {
   it('refuses the self-play proposer with one line, before it writes anything', async () => {
     const runsDir = tempDir('cogen-proposer-serve-sp-');
     const sp = loadPreset('smoke', { proposer: { selfPlay: { enabled: true } } });
-    await expect(openServedRun(sp, { runsDir, preset: 'smoke', runId: 'sp' })).rejects.toThrow(/^cogen serve takes no self-play proposer: .*\(use --proposer learned, or none\)$/);
+    await expect(openServedRun(sp, { runsDir, preset: 'smoke', runId: 'sp' })).rejects.toThrow(
+      /^cogen serve takes no self-play proposer: .*\(use --proposer learned, or none\)$/,
+    );
     expect(existsSync(join(runsDir, 'sp'))).toBe(false);
   });
 });

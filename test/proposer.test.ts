@@ -8,7 +8,15 @@ import fc from 'fast-check';
 import { createRng, type Rng } from '../core/rng.js';
 import { TASK_TYPES, type Task } from '../core/task.js';
 import { canonicalHash, drawReference, families, FIXED_CHOOSER, materialise, tokenize } from '../generators/index.js';
-import { buckets, LEARNED_PROPOSER, LearnedProposer, learnedProposerConfigSchema, preferenceRows, probabilities, TracingChooser } from '../proposers/index.js';
+import {
+  buckets,
+  LEARNED_PROPOSER,
+  LearnedProposer,
+  learnedProposerConfigSchema,
+  preferenceRows,
+  probabilities,
+  TracingChooser,
+} from '../proposers/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { loadPreset } from '../src/config.js';
 
@@ -45,8 +53,10 @@ describe('the chooser', () => {
     );
   });
 
-  it('with no preferences, gives the fixed weights\' probabilities', () => {
-    expect(probabilities({}, 'prod:int', ['add', 'sub', 'neg'], [1, 1, 0.5])).toEqual([0.4, 0.4, 0.2].map((x) => expect.closeTo(x, 12)));
+  it("with no preferences, gives the fixed weights' probabilities", () => {
+    expect(probabilities({}, 'prod:int', ['add', 'sub', 'neg'], [1, 1, 0.5])).toEqual(
+      [0.4, 0.4, 0.2].map((x) => expect.closeTo(x, 12)),
+    );
   });
 
   it('splits an integer range into buckets that cover it once', () => {
@@ -60,7 +70,13 @@ describe('the chooser', () => {
   });
 });
 
-const armArb = fc.constantFrom(...families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => BASE_TYPES.map((type) => ({ family: f.id, level, type })))).flat());
+const armArb = fc.constantFrom(
+  ...families
+    .flatMap((f) =>
+      Array.from({ length: f.levels }, (_, level) => BASE_TYPES.map((type) => ({ family: f.id, level, type }))),
+    )
+    .flat(),
+);
 
 describe('the seam', () => {
   it('with the fixed chooser, draws exactly what the generators draw, from the same rng calls', () => {
@@ -80,8 +96,16 @@ describe('the seam', () => {
   it('leaves the fixed weights in place after a learned draw (the chooser is set around one draw only)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), armArb, (seed, arm) => {
-        drawReference(arm.family, createRng(seed + 1), arm.level, arm.type, new TracingChooser({ 'prod:int': { mul: 3 } }));
-        expect(drawReference(arm.family, createRng(seed), arm.level, arm.type)).toEqual(drawReference(arm.family, createRng(seed), arm.level, arm.type, FIXED_CHOOSER));
+        drawReference(
+          arm.family,
+          createRng(seed + 1),
+          arm.level,
+          arm.type,
+          new TracingChooser({ 'prod:int': { mul: 3 } }),
+        );
+        expect(drawReference(arm.family, createRng(seed), arm.level, arm.type)).toEqual(
+          drawReference(arm.family, createRng(seed), arm.level, arm.type, FIXED_CHOOSER),
+        );
       }),
       { numRuns: 40 },
     );
@@ -147,11 +171,13 @@ describe('learning', () => {
     const p = new LearnedProposer(config({ lr: 0.3 }));
     const tasks = await train(p, createRng(7), 12, new Set());
     expect(tasks.every((t) => t.proposer === LEARNED_PROPOSER)).toBe(true);
-    const mul = preferenceRows(p.state()).find((r) => r.arm === 'arith/1/deduction' && r.point === 'prod:int' && r.option === 'mul')!;
+    const mul = preferenceRows(p.state()).find(
+      (r) => r.arm === 'arith/1/deduction' && r.point === 'prod:int' && r.option === 'mul',
+    )!;
     expect(mul.learned).toBeGreaterThan(mul.fixed + 0.1);
   });
 
-  it('resumes exactly from its saved state (with the run\'s tasks noted again, as the loop does)', async () => {
+  it("resumes exactly from its saved state (with the run's tasks noted again, as the loop does)", async () => {
     const a = new LearnedProposer(config());
     const seenA = new Set<string>();
     const before = await train(a, createRng(11), 3, seenA);
@@ -178,7 +204,13 @@ describe('learning', () => {
         let ok = { learned: 0, fixed: 0 };
         const n = 40;
         for (let i = 0; i < n; i++) {
-          const l = drawReference(arm.family, createRng(`${seed}/${i}`), arm.level, arm.type, new TracingChooser(prefs)).draft;
+          const l = drawReference(
+            arm.family,
+            createRng(`${seed}/${i}`),
+            arm.level,
+            arm.type,
+            new TracingChooser(prefs),
+          ).draft;
           const f = drawReference(arm.family, createRng(`${seed}/${i}`), arm.level, arm.type).draft;
           ok = {
             learned: ok.learned + ((await materialise(sandbox, l)).ok ? 1 : 0),
@@ -192,7 +224,9 @@ describe('learning', () => {
   });
 
   it('rejects a bad proposer config naming the field', () => {
-    expect(() => loadPreset('smoke', { proposer: { learned: { enabled: true, lr: -1 } } })).toThrow(/proposer\.learned\.lr/);
+    expect(() => loadPreset('smoke', { proposer: { learned: { enabled: true, lr: -1 } } })).toThrow(
+      /proposer\.learned\.lr/,
+    );
     expect(() => loadPreset('smoke', { proposer: { learnd: {} } })).toThrow(/proposer/);
     expect(loadPreset('smoke').proposer).toBeUndefined();
   });

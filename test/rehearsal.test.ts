@@ -1,19 +1,47 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { controllerNames, createController, curriculumConfigSchema, masteredSkills, type ControllerName } from '../curricula/index.js';
+import {
+  controllerNames,
+  createController,
+  curriculumConfigSchema,
+  masteredSkills,
+  type ControllerName,
+} from '../curricula/index.js';
 import { RehearsalWrapper, withRehearsal } from '../curricula/rehearsal.js';
-import { armKey, type Arm, type ArmResult, type Controller, type MasteredSkill, type Pick } from '../curricula/types.js';
+import {
+  armKey,
+  type Arm,
+  type ArmResult,
+  type Controller,
+  type MasteredSkill,
+  type Pick,
+} from '../curricula/types.js';
 import { UniformController } from '../curricula/uniform.js';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type Skill } from '../core/task.js';
 
 const allArms = (families: number, levels: number): Arm[] => {
   const out: Arm[] = [];
-  for (let f = 0; f < families; f++) for (let l = 0; l < levels; l++) for (const type of CODE_TASK_TYPES) out.push({ family: `f${f}`, level: l, type });
+  for (let f = 0; f < families; f++)
+    for (let l = 0; l < levels; l++) for (const type of CODE_TASK_TYPES) out.push({ family: `f${f}`, level: l, type });
   return out;
 };
-const skill = (family: string, level: number, name: string): Skill => ({ id: `${family}.${name}`, family, name, description: '', requires: [], level });
-const result = (arm: Arm, taskId: string, step: number, solveRate: number): ArmResult => ({ arm, taskId, step, rewards: [], solveRate, meanAbsAdvantage: 0 });
+const skill = (family: string, level: number, name: string): Skill => ({
+  id: `${family}.${name}`,
+  family,
+  name,
+  description: '',
+  requires: [],
+  level,
+});
+const result = (arm: Arm, taskId: string, step: number, solveRate: number): ArmResult => ({
+  arm,
+  taskId,
+  step,
+  rewards: [],
+  solveRate,
+  meanAbsAdvantage: 0,
+});
 
 /** An inner controller that only ever picks one arm, so that any other pick is a rehearsal. */
 class OneArm implements Controller {
@@ -32,26 +60,36 @@ class OneArm implements Controller {
 describe('rehearsal', () => {
   it('never picks a closed arm, and rehearses only the open arms of mastered skills', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer(), fc.double({ min: 0, max: 1, noNaN: true }), fc.array(fc.boolean(), { minLength: 27, maxLength: 27 }), fc.array(fc.boolean(), { minLength: 27, maxLength: 27 }), (families, levels, seed, share, openMask, masteredMask) => {
-        const arms = allArms(families, levels);
-        const open = arms.filter((_, i) => openMask[i]);
-        if (open.length === 0) return;
-        // Mastered skills name arms that may be closed: those must never be picked.
-        const mastered: MasteredSkill[] = arms.filter((_, i) => masteredMask[i]).map((a) => ({ skillId: armKey(a), arms: [a] }));
-        const inner = new OneArm(open[0]!);
-        const c = new RehearsalWrapper(inner, share);
-        const openKeys = new Set(open.map(armKey));
-        const rehearsable = new Set(mastered.map((m) => armKey(m.arms[0]!)).filter((k) => openKeys.has(k)));
-        const rng = createRng(seed);
-        for (let step = 1; step <= 5; step++) {
-          const picks = c.pick(16, rng, { step, arms: open, mastered });
-          expect(picks).toHaveLength(16);
-          for (const p of picks) {
-            expect(openKeys.has(armKey(p.arm))).toBe(true);
-            if (armKey(p.arm) !== armKey(open[0]!)) expect(rehearsable.has(armKey(p.arm))).toBe(true);
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.array(fc.boolean(), { minLength: 27, maxLength: 27 }),
+        fc.array(fc.boolean(), { minLength: 27, maxLength: 27 }),
+        (families, levels, seed, share, openMask, masteredMask) => {
+          const arms = allArms(families, levels);
+          const open = arms.filter((_, i) => openMask[i]);
+          if (open.length === 0) return;
+          // Mastered skills name arms that may be closed: those must never be picked.
+          const mastered: MasteredSkill[] = arms
+            .filter((_, i) => masteredMask[i])
+            .map((a) => ({ skillId: armKey(a), arms: [a] }));
+          const inner = new OneArm(open[0]!);
+          const c = new RehearsalWrapper(inner, share);
+          const openKeys = new Set(open.map(armKey));
+          const rehearsable = new Set(mastered.map((m) => armKey(m.arms[0]!)).filter((k) => openKeys.has(k)));
+          const rng = createRng(seed);
+          for (let step = 1; step <= 5; step++) {
+            const picks = c.pick(16, rng, { step, arms: open, mastered });
+            expect(picks).toHaveLength(16);
+            for (const p of picks) {
+              expect(openKeys.has(armKey(p.arm))).toBe(true);
+              if (armKey(p.arm) !== armKey(open[0]!)) expect(rehearsable.has(armKey(p.arm))).toBe(true);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -75,17 +113,26 @@ describe('rehearsal', () => {
 
   it('does not rehearse, nor draw from the rng, when nothing open is mastered', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean(), (seed, share, closedMastery) => {
-        const arms = allArms(2, 2);
-        const open = arms.slice(0, 6);
-        const mastered = closedMastery ? [{ skillId: 'f1.x', arms: [arms[9]!] }] : [];
-        const a = createRng(seed);
-        const b = createRng(seed);
-        const wrapped = new RehearsalWrapper(new UniformController(), share).pick(8, a, { step: 1, arms: open, mastered });
-        const plain = new UniformController().pick(8, b, { step: 1, arms: open });
-        expect(wrapped).toEqual(plain);
-        expect(a.state()).toEqual(b.state());
-      }),
+      fc.property(
+        fc.integer(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.boolean(),
+        (seed, share, closedMastery) => {
+          const arms = allArms(2, 2);
+          const open = arms.slice(0, 6);
+          const mastered = closedMastery ? [{ skillId: 'f1.x', arms: [arms[9]!] }] : [];
+          const a = createRng(seed);
+          const b = createRng(seed);
+          const wrapped = new RehearsalWrapper(new UniformController(), share).pick(8, a, {
+            step: 1,
+            arms: open,
+            mastered,
+          });
+          const plain = new UniformController().pick(8, b, { step: 1, arms: open });
+          expect(wrapped).toEqual(plain);
+          expect(a.state()).toEqual(b.state());
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -120,9 +167,13 @@ describe('rehearsal', () => {
     expect(curriculumConfigSchema.parse({}).rehearsal).toBeGreaterThan(0);
     const arms = allArms(1, 1);
     for (const name of ['uniform', 'hardest'] as const) {
-      expect(createController(curriculumConfigSchema.parse({ controller: name, rehearsal: 0.5 }), arms)).not.toBeInstanceOf(RehearsalWrapper);
+      expect(
+        createController(curriculumConfigSchema.parse({ controller: name, rehearsal: 0.5 }), arms),
+      ).not.toBeInstanceOf(RehearsalWrapper);
     }
-    expect(createController(curriculumConfigSchema.parse({ controller: 'learnability', rehearsal: 0.5 }), arms)).toBeInstanceOf(RehearsalWrapper);
+    expect(
+      createController(curriculumConfigSchema.parse({ controller: 'learnability', rehearsal: 0.5 }), arms),
+    ).toBeInstanceOf(RehearsalWrapper);
   });
 
   it('gives each mastered skill the open arms of its own family and level', () => {

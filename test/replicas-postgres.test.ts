@@ -20,10 +20,19 @@ const clock = { t: Date.UTC(2026, 0, 1) };
 const now = () => clock.t;
 
 /** A task's completions: the reference twice, then two different wrong answers. */
-const completions = (t: Task) => [referenceAnswer(t), referenceAnswer(t), '"surely not"', '"nor this"'].map((completion) => ({ task_id: t.id, completion }));
+const completions = (t: Task) =>
+  [referenceAnswer(t), referenceAnswer(t), '"surely not"', '"nor this"'].map((completion) => ({
+    task_id: t.id,
+    completion,
+  }));
 
 /** The same requests, in the same order, each sent to replicas[i % n] and awaited. */
-async function history(replicas: ServedRun[], taskOf: (id: string) => Promise<Task>, probes: Map<string, Task>, rounds: number): Promise<void> {
+async function history(
+  replicas: ServedRun[],
+  taskOf: (id: string) => Promise<Task>,
+  probes: Map<string, Task>,
+  rounds: number,
+): Promise<void> {
   let i = 0;
   const next = () => replicas[i++ % replicas.length]!;
   for (let r = 0; r < rounds; r++) {
@@ -35,7 +44,10 @@ async function history(replicas: ServedRun[], taskOf: (id: string) => Promise<Ta
     const set = await next().probeSet();
     if (set.due) {
       // Right on every other probe: per-skill accuracies that learn some skills and not others.
-      const answers = set.tasks.map((p, k) => ({ task_id: p.id, completion: k % 2 ? '"no"' : referenceAnswer(probes.get(p.id)!) }));
+      const answers = set.tasks.map((p, k) => ({
+        task_id: p.id,
+        completion: k % 2 ? '"no"' : referenceAnswer(probes.get(p.id)!),
+      }));
       await next().reportProbes(set.round, answers);
     }
   }
@@ -92,7 +104,17 @@ describe('replicas on PostgreSQL', () => {
     expect(gotTasks).toEqual(expectedTasks.map((r) => r[0]));
     // Both replicas read the same counters, whichever wrote last.
     const [sa, sb, s1] = await Promise.all([a.stats(), b.stats(), single.stats()]);
-    for (const k of ['step', 'groups', 'unfed_groups', 'completions', 'solved', 'tasks', 'probes_reported', 'open', 'abandoned'] as const) {
+    for (const k of [
+      'step',
+      'groups',
+      'unfed_groups',
+      'completions',
+      'solved',
+      'tasks',
+      'probes_reported',
+      'open',
+      'abandoned',
+    ] as const) {
       expect(sa[k]).toBe(s1[k]);
       expect(sb[k]).toBe(s1[k]);
     }
@@ -110,7 +132,8 @@ describe('replicas on PostgreSQL', () => {
     const before = await b.stats();
     const answers = await Promise.all([a, b, a, b].map((r) => r.score(items, { key: 'same', digest: 'D' })));
     expect(answers.filter((x) => !x.replayed)).toHaveLength(1);
-    for (const x of answers) expect({ step: x.step, results: x.results }).toEqual({ step: answers[0]!.step, results: answers[0]!.results });
+    for (const x of answers)
+      expect({ step: x.step, results: x.results }).toEqual({ step: answers[0]!.step, results: answers[0]!.results });
     const after = await a.stats();
     expect(after.completions - before.completions).toBe(items.length);
     expect(after.step - before.step).toBe(1);
@@ -148,9 +171,23 @@ describe('replicas on PostgreSQL', () => {
     const viaProxy = `postgres://${target.username}@127.0.0.1:${proxy.port}${target.pathname}`;
     const runId = runIdOf('away');
     const logged: string[] = [];
-    const server = await startServer(config(), { runsDir: tempDir('cogen-replicas-away-'), preset: 'smoke', runId, store: viaProxy, host: '127.0.0.1', port: 0, now, log: (l) => logged.push(l) });
+    const server = await startServer(config(), {
+      runsDir: tempDir('cogen-replicas-away-'),
+      preset: 'smoke',
+      runId,
+      store: viaProxy,
+      host: '127.0.0.1',
+      port: 0,
+      now,
+      log: (l) => logged.push(l),
+    });
     try {
-      const post = (path: string, body: unknown) => fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown) =>
+        fetch(server.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const sampled = (await (await post('/v1/sample', { n: 2 })).json()) as { tasks: { id: string }[] };
       const full = await Promise.all(sampled.tasks.map(async (t) => (await server.run.records.task(t.id))!));
       const acked = await post('/v1/score', { items: completions(full[0]!), idempotency_key: 'before' });
@@ -160,7 +197,9 @@ describe('replicas on PostgreSQL', () => {
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
       const line = ((await refused.json()) as { error: string }).error;
-      expect(line).toMatch(/^the run store \(PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\) failed: \S.*$/);
+      expect(line).toMatch(
+        /^the run store \(PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\) failed: \S.*$/,
+      );
       expect(line).not.toContain('\n');
       const health = await fetch(server.url + '/health');
       expect(health.status).toBe(503);
@@ -168,9 +207,15 @@ describe('replicas on PostgreSQL', () => {
       await proxy.restore();
       const retried = await post('/v1/score', { items: completions(full[1]!), idempotency_key: 'during' });
       expect(retried.status).toBe(200);
-      const again = (await (await post('/v1/score', { items: completions(full[0]!), idempotency_key: 'before' })).json()) as { replayed: boolean };
+      const again = (await (
+        await post('/v1/score', { items: completions(full[0]!), idempotency_key: 'before' })
+      ).json()) as { replayed: boolean };
       expect(again.replayed).toBe(true);
-      const stats = (await (await fetch(server.url + '/v1/stats')).json()) as { step: number; completions: number; groups: number };
+      const stats = (await (await fetch(server.url + '/v1/stats')).json()) as {
+        step: number;
+        completions: number;
+        groups: number;
+      };
       expect(stats).toMatchObject({ step: 2, completions: 8, groups: 2 });
       expect((await fetch(server.url + '/health')).status).toBe(200);
       // The password (PGPASSWORD) is in no log line and no answer.

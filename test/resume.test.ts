@@ -27,7 +27,10 @@ function rows(dir: string) {
 
 function lastWeights(dir: string): Buffer {
   const ckDir = join(dir, 'checkpoints');
-  const last = readdirSync(ckDir).filter((d) => !d.endsWith('.tmp')).sort().at(-1)!;
+  const last = readdirSync(ckDir)
+    .filter((d) => !d.endsWith('.tmp'))
+    .sort()
+    .at(-1)!;
   const file = readdirSync(join(ckDir, last)).find((f) => f.endsWith('.safetensors'))!;
   return readFileSync(join(ckDir, last, file));
 }
@@ -54,7 +57,16 @@ describe('resume', () => {
 
   it('a level-frontier run above level 4 (open maxLevel, evaluation sets made on the way) resumes exactly', async () => {
     // promoteAt 0 and one prompt: h rises at every task scored at h, so the run passes level 4 in a few steps.
-    const open = loadPreset('smoke', { steps: 7, batch: 4, group: 4, families: ['arith'], maxLevel: null, checkpointEvery: 5, probes: { every: 3, perArm: 1 }, curriculum: { controller: 'level-frontier', levelFrontier: { promoteAt: 0, minPrompts: 1, start: 3 } } });
+    const open = loadPreset('smoke', {
+      steps: 7,
+      batch: 4,
+      group: 4,
+      families: ['arith'],
+      maxLevel: null,
+      checkpointEvery: 5,
+      probes: { every: 3, perArm: 1 },
+      curriculum: { controller: 'level-frontier', levelFrontier: { promoteAt: 0, minPrompts: 1, start: 3 } },
+    });
     const runsDir = tempDir('cogen-resume-open-');
     const full = await startRun(open, { runsDir, preset: 'smoke', runId: 'full' });
     await startRun(open, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 6 });
@@ -63,7 +75,9 @@ describe('resume', () => {
     const b = rows(resumed.dir);
     // The checkpoint (step 5) comes after the first tasks above level 4: the resumed run makes their evaluation sets again.
     const db = new Database(join(full.dir, 'run.db'), { readonly: true });
-    expect((db.prepare("SELECT COUNT(*) n FROM tasks WHERE step <= 5 AND level > 4").get() as { n: number }).n).toBeGreaterThan(0);
+    expect(
+      (db.prepare('SELECT COUNT(*) n FROM tasks WHERE step <= 5 AND level > 4').get() as { n: number }).n,
+    ).toBeGreaterThan(0);
     db.close();
     expect(Object.keys(a.metrics.at(-1)!).filter((k) => k.startsWith('eval.arith/')).length).toBeGreaterThan(0);
     expect(b.tasks).toEqual(a.tasks);

@@ -11,7 +11,14 @@ import { verifyManyMetered } from '../sandbox/verify.js';
 import { runTwiceMetered } from '../sandbox/validate.js';
 import { families, generateTask } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
-import { referenceAnswer, CODE_TASK_TYPES, type CodeTask, type InductionTask, type Json, type Task } from '../core/task.js';
+import {
+  referenceAnswer,
+  CODE_TASK_TYPES,
+  type CodeTask,
+  type InductionTask,
+  type Json,
+  type Task,
+} from '../core/task.js';
 
 /**
  * What an answer may spend past its budget: the interpreter stops at the budget's last step, but
@@ -47,14 +54,24 @@ describe('budget settings', () => {
 });
 
 describe('every generated task carries a budget its reference fits ten times over', () => {
-  const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => CODE_TASK_TYPES.map((type) => ({ family: f.id, level, type })))).flat();
+  const cells = families
+    .flatMap((f) =>
+      Array.from({ length: f.levels }, (_, level) => CODE_TASK_TYPES.map((type) => ({ family: f.id, level, type }))),
+    )
+    .flat();
   it.each(cells)('$family level $level $type', async ({ family, level, type }) => {
     for (const seed of [1, 2, 3]) {
       const t = await generateTask(sb, { family, level, type, rng: createRng(seed) });
       expect(t.budget, 'budget').toBeGreaterThanOrEqual(DEFAULT_BUDGET.floor);
       // The task travels as JSON (run store, exports): the budget with it.
       expect((JSON.parse(JSON.stringify(t)) as Task).budget).toBe(t.budget);
-      const { cost } = await runTwiceMetered(sb, t.program, t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [(t as CodeTask & { input: Json[] }).input]);
+      const { cost } = await runTwiceMetered(
+        sb,
+        t.program,
+        t.type === 'induction'
+          ? [...t.visible, ...t.hidden].map((e) => e.input)
+          : [(t as CodeTask & { input: Json[] }).input],
+      );
       expect(cost! * 10, `reference cost ${cost}`).toBeLessThanOrEqual(t.budget!);
       const [m] = await verifyManyMetered(sb, [{ task: t, answer: referenceAnswer(t) }]);
       expect(m!.verdict.reward).toBe(1);
@@ -83,16 +100,20 @@ describe('accounting', () => {
   });
 
   it('an async f that spends its budget is a budget timeout too', async () => {
-    const [m] = await sb.runTasksMetered!([{ program: 'async function f() { for (;;) {} }', inputs: [[], []], budget: 3000 }]);
+    const [m] = await sb.runTasksMetered!([
+      { program: 'async function f() { for (;;) {} }', inputs: [[], []], budget: 3000 },
+    ]);
     expect(m!.results[0]).toMatchObject({ ok: false, reason: 'timeout', detail: 'exceeded its budget of 3000 steps' });
     expect(m!.results[1]).toMatchObject({ ok: false, reason: 'timeout', detail: expect.stringMatching(/^not run/) });
     // (the promise machinery takes a step or two after the interrupt, before the engine sees it)
     expect(m!.steps).toBeLessThanOrEqual(3000 + SLACK);
   });
 
-  it('a call budget is each call\'s own: one endless call fails alone', async () => {
+  it("a call budget is each call's own: one endless call fails alone", async () => {
     const prog = 'function f(n) { if (n < 0) for (;;) {} return n * 2 }';
-    const [m] = await sb.runTasksMetered!([{ program: prog, inputs: [[1], [-1], [3], [-2], [5]], budget: 5000, budgetPer: 'call' }]);
+    const [m] = await sb.runTasksMetered!([
+      { program: prog, inputs: [[1], [-1], [3], [-2], [5]], budget: 5000, budgetPer: 'call' },
+    ]);
     expect(m!.results.map((r) => (r.ok ? r.value : r.reason))).toEqual([2, 'timeout', 6, 'timeout', 10]);
     // The program's top level and each call: at most one budget each.
     expect(m!.steps).toBeLessThanOrEqual(6 * 5000);
@@ -103,16 +124,25 @@ describe('accounting', () => {
     const many = await createSandbox({ workers: 2 });
     try {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: 3000 }), fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 6 }), async (n, xs) => {
-          const program = `function f(k) { let s = 0; for (let i = 0; i < k * ${n % 97}; i++) s += i % 7; return [s, String(k).repeat(3)] }`;
-          const job = { program, inputs: xs.map((x) => [x]), budget: 30_000 };
-          const runs = await many.runTasksMetered!([job, job, { program: 'function f(){ for(;;){} }', inputs: [[]], budget: 1000 }, job]);
-          const again = await sb.runTasksMetered!([job]);
-          const steps = [runs[0]!.steps, runs[1]!.steps, runs[3]!.steps, again[0]!.steps];
-          expect(new Set(steps).size, JSON.stringify(steps)).toBe(1);
-          expect(steps[0]).toBeLessThanOrEqual(30_000 + SLACK);
-          expect(runs[2]!.steps).toBe(1000);
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: 3000 }),
+          fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 6 }),
+          async (n, xs) => {
+            const program = `function f(k) { let s = 0; for (let i = 0; i < k * ${n % 97}; i++) s += i % 7; return [s, String(k).repeat(3)] }`;
+            const job = { program, inputs: xs.map((x) => [x]), budget: 30_000 };
+            const runs = await many.runTasksMetered!([
+              job,
+              job,
+              { program: 'function f(){ for(;;){} }', inputs: [[]], budget: 1000 },
+              job,
+            ]);
+            const again = await sb.runTasksMetered!([job]);
+            const steps = [runs[0]!.steps, runs[1]!.steps, runs[3]!.steps, again[0]!.steps];
+            expect(new Set(steps).size, JSON.stringify(steps)).toBe(1);
+            expect(steps[0]).toBeLessThanOrEqual(30_000 + SLACK);
+            expect(runs[2]!.steps).toBe(1000);
+          },
+        ),
         { numRuns: 25 },
       );
     } finally {
@@ -132,13 +162,17 @@ describe('accounting', () => {
       'return /^(a+)+$/.test("a".repeat(30) + "b")',
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 3 }), fc.integer({ min: 1000, max: 40_000 }), async (bodies, budget) => {
-        const answer = `function f(a) { const k = JSON.stringify(a).length % ${bodies.length}; ${bodies.map((b, i) => `if (k === ${i}) { ${b} }`).join(' ')} }`;
-        const [m] = await verifyManyMetered(sb, [{ task: { ...task, budget }, answer }]);
-        expect(m!.budget).toBe(budget);
-        expect(m!.steps!).toBeLessThanOrEqual(budget + SLACK);
-        expect(m!.verdict.reason?.length ?? 0).toBeLessThanOrEqual(400);
-      }),
+      fc.asyncProperty(
+        fc.array(body, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1000, max: 40_000 }),
+        async (bodies, budget) => {
+          const answer = `function f(a) { const k = JSON.stringify(a).length % ${bodies.length}; ${bodies.map((b, i) => `if (k === ${i}) { ${b} }`).join(' ')} }`;
+          const [m] = await verifyManyMetered(sb, [{ task: { ...task, budget }, answer }]);
+          expect(m!.budget).toBe(budget);
+          expect(m!.steps!).toBeLessThanOrEqual(budget + SLACK);
+          expect(m!.verdict.reason?.length ?? 0).toBeLessThanOrEqual(400);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -147,12 +181,17 @@ describe('accounting', () => {
 describe('String.prototype.repeat inside the sandbox (built by doubling for long results)', () => {
   it('gives what the native repeat gives', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 6 }), fc.oneof(fc.integer({ min: 0, max: 6000 }), fc.double({ min: 0, max: 3000, noNaN: true })), async (s, n) => {
-        const r = await sb.run('function f(s, n) { return s.repeat(n) }', [s, n]);
-        const want = s.repeat(n);
-        if (JSON.stringify(want).length > sb.limits.maxOutputBytes) expect(r).toMatchObject({ ok: false, reason: 'output-too-large' });
-        else expect(r).toEqual({ ok: true, value: want });
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 6 }),
+        fc.oneof(fc.integer({ min: 0, max: 6000 }), fc.double({ min: 0, max: 3000, noNaN: true })),
+        async (s, n) => {
+          const r = await sb.run('function f(s, n) { return s.repeat(n) }', [s, n]);
+          const want = s.repeat(n);
+          if (JSON.stringify(want).length > sb.limits.maxOutputBytes)
+            expect(r).toMatchObject({ ok: false, reason: 'output-too-large' });
+          else expect(r).toEqual({ ok: true, value: want });
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -165,7 +204,17 @@ describe('String.prototype.repeat inside the sandbox (built by doubling for long
     );
     expect(r).toEqual({
       ok: true,
-      value: ['RangeError: invalid repeat count', 'RangeError: invalid repeat count', 'RangeError: invalid string length', expect.stringMatching(/^TypeError/), '121212', 'ababab', '', 1e6, 'repeat'],
+      value: [
+        'RangeError: invalid repeat count',
+        'RangeError: invalid repeat count',
+        'RangeError: invalid string length',
+        expect.stringMatching(/^TypeError/),
+        '121212',
+        'ababab',
+        '',
+        1e6,
+        'repeat',
+      ],
     });
   });
 });

@@ -35,7 +35,8 @@ describe('hostile corpus', () => {
   });
 
   for (const h of HOSTILE) {
-    const label = typeof h.expect === 'string' ? h.expect : Array.isArray(h.expect) ? h.expect.join(' or ') : 'contained';
+    const label =
+      typeof h.expect === 'string' ? h.expect : Array.isArray(h.expect) ? h.expect.join(' or ') : 'contained';
     it(`${h.name}: ${label}, next task unaffected`, async () => {
       const r = await sb.run(h.program, h.args ?? [], h.limits);
       if (typeof h.expect === 'string' || Array.isArray(h.expect)) {
@@ -57,7 +58,10 @@ describe('hostile corpus', () => {
   });
 
   it('a hostile job in the middle of a batch fails alone', async () => {
-    const jobs = Array.from({ length: 30 }, (_, i) => ({ program: 'function f(x) { return x + 1 }', args: [i] as [number] }));
+    const jobs = Array.from({ length: 30 }, (_, i) => ({
+      program: 'function f(x) { return x + 1 }',
+      args: [i] as [number],
+    }));
     jobs[10] = { program: 'function f() { return /^(a+)+$/.test("a".repeat(40) + "b") }', args: [0] };
     jobs[20] = { program: 'function f() { for (;;) {} }', args: [0] };
     const rs = await sb.runMany(jobs);

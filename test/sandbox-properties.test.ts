@@ -20,7 +20,9 @@ const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom('x', 's', '0', '1', '-3', '2.5', '"ab"', 'null', 'true', '[]', '({})', 'undefined', 'NaN'),
     fc.integer({ min: -1000, max: 1000 }).map(String),
-    fc.tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', '%', '<', '===', '&&', '||', '??'), tie('e')).map(([a, op, b]) => `(${a} ${op} ${b})`),
+    fc
+      .tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', '%', '<', '===', '&&', '||', '??'), tie('e'))
+      .map(([a, op, b]) => `(${a} ${op} ${b})`),
     fc.tuple(tie('e'), tie('e'), tie('e')).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
     fc.tuple(tie('e'), tie('e')).map(([a, b]) => `[${a}, ${b}]`),
     fc.tuple(fc.constantFrom('k', 'v', 'long'), tie('e')).map(([k, v]) => `({ ${k}: ${v} })`),
@@ -29,7 +31,15 @@ const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     tie('e').map((a) => `(() => { let t = 0; for (let i = 0; i < 50; i++) t += i; return ${a} })()`),
     tie('e').map((a) => `(${a}).toFixed(2)`),
     tie('e').map((a) => `JSON.parse(${a})`),
-    fc.constantFrom('(() => { while (true) {} })()', '(() => { throw 7 })()', 'f(x + 1, s)', '"x".repeat(1 << 17)', 'Symbol()', 'Math.random()', 'new Date().getTime()'),
+    fc.constantFrom(
+      '(() => { while (true) {} })()',
+      '(() => { throw 7 })()',
+      'f(x + 1, s)',
+      '"x".repeat(1 << 17)',
+      'Symbol()',
+      'Math.random()',
+      'new Date().getTime()',
+    ),
   ),
 })).e;
 
@@ -84,11 +94,14 @@ describe('sandbox properties', () => {
 describe('answer parser properties', () => {
   it('never throws on arbitrary strings', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^[\s[\]{}",:0-9eE.+\-tfnrulas\\']*$/)), (s) => {
-        const r = parseLiteral(s);
-        expect(typeof r.ok).toBe('boolean');
-        if (!r.ok) expect(typeof r.reason).toBe('string');
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^[\s[\]{}",:0-9eE.+\-tfnrulas\\']*$/)),
+        (s) => {
+          const r = parseLiteral(s);
+          expect(typeof r.ok).toBe('boolean');
+          if (!r.ok) expect(typeof r.reason).toBe('string');
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -127,17 +140,31 @@ describe('verifier properties', () => {
   const tasks: Task[] = [
     { ...base, type: 'deduction', program: 'function f(x) { return x + 1 }', input: [1], output: 2 },
     { ...base, type: 'abduction', program: 'function f(x) { return x * 2 }', input: [2], output: 4 },
-    { ...base, type: 'induction', program: 'function f(x) { return x - 1 }', visible: [{ input: [1], output: 0 }], hidden: [{ input: [5], output: 4 }], message: 'm' },
+    {
+      ...base,
+      type: 'induction',
+      program: 'function f(x) { return x - 1 }',
+      visible: [{ input: [1], output: 0 }],
+      hidden: [{ input: [5], output: 4 }],
+      message: 'm',
+    },
   ];
 
   it('never throw on arbitrary answers and give a reward in [0, 1] with a reason when 0', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...tasks), fc.oneof(fc.string({ maxLength: 40 }), fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v))), async (task, answer) => {
-        const v = await verifyAnswer(sb, task, answer);
-        expect(v.reward).toBeGreaterThanOrEqual(0);
-        expect(v.reward).toBeLessThanOrEqual(1);
-        if (v.reward === 0) expect(v.reason).toMatch(/\S/);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...tasks),
+        fc.oneof(
+          fc.string({ maxLength: 40 }),
+          fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+        ),
+        async (task, answer) => {
+          const v = await verifyAnswer(sb, task, answer);
+          expect(v.reward).toBeGreaterThanOrEqual(0);
+          expect(v.reward).toBeLessThanOrEqual(1);
+          if (v.reward === 0) expect(v.reason).toMatch(/\S/);
+        },
+      ),
       { numRuns: 120 },
     );
   });

@@ -75,11 +75,22 @@ describe('a starved worker gives the verdicts of a calm one', () => {
   });
 
   it('property: generated references, any starvation pattern: the same validation and budgeted verification', async () => {
-    const cells = families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => CODE_TASK_TYPES.map((type) => ({ family: f.id, level, type })))).flat();
+    const cells = families
+      .flatMap((f) =>
+        Array.from({ length: f.levels }, (_, level) => CODE_TASK_TYPES.map((type) => ({ family: f.id, level, type }))),
+      )
+      .flat();
     // A fresh starved sandbox per pattern; the calm one serves them all.
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ cell: fc.constantFrom(...cells), seed: fc.integer({ min: 1, max: 1e6 }), pad: fc.integer({ min: 0, max: 20_000 }) }), { minLength: 3, maxLength: 6 }),
+        fc.array(
+          fc.record({
+            cell: fc.constantFrom(...cells),
+            seed: fc.integer({ min: 1, max: 1e6 }),
+            pad: fc.integer({ min: 0, max: 20_000 }),
+          }),
+          { minLength: 3, maxLength: 6 },
+        ),
         // Jumps around the 50 ms deadline per read (the clock is read every 10,000 steps, so a call
         // of a few steps never reads it: each program is padded with a loop of up to 20,000 steps
         // per call; references take ≤ 57,000). A padded call reads it ≤ 10 times: ≤ 600 ms, short of

@@ -21,8 +21,14 @@ const base = { id: 't', family: 'test', level: 0, skills: [], hash: 'h', parent:
 
 describe('runTasks: one fresh context per task', () => {
   it('runs every call of a task, in order, in one context', async () => {
-    const [rs] = await sb.runTasks!([{ program: 'let calls = 0; function f(x) { calls++; return [x, calls] }', inputs: [[1], [2], [3]] }]);
-    expect(values(rs!)).toEqual([[1, 1], [2, 2], [3, 3]]);
+    const [rs] = await sb.runTasks!([
+      { program: 'let calls = 0; function f(x) { calls++; return [x, calls] }', inputs: [[1], [2], [3]] },
+    ]);
+    expect(values(rs!)).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
   });
 
   it('pollution by one task (top level or inside f) is invisible to the next task', async () => {
@@ -33,14 +39,18 @@ describe('runTasks: one fresh context per task', () => {
       inputs: [[1], [2]],
     };
     const probe = {
-      program: 'function f(x) { return [x, typeof leak, ({}).polluted === undefined, [1, 2].map((y) => y * 2), JSON.parse("[1]")] }',
+      program:
+        'function f(x) { return [x, typeof leak, ({}).polluted === undefined, [1, 2].map((y) => y * 2), JSON.parse("[1]")] }',
       inputs: [[5], [6]],
     };
     const [a, b] = await sb.runTasks!([polluter, probe]);
     // Inside the polluting task, its own changes are visible to its later calls…
     expect(values(a!)).toEqual([['hacked'], ['hacked']]);
     // …and never to the next task on the same runtime.
-    expect(values(b!)).toEqual([[5, 'undefined', true, [2, 4], [1]], [6, 'undefined', true, [2, 4], [1]]]);
+    expect(values(b!)).toEqual([
+      [5, 'undefined', true, [2, 4], [1]],
+      [6, 'undefined', true, [2, 4], [1]],
+    ]);
     expect(await sb.run(NORMAL.program, NORMAL.args)).toEqual({ ok: true, value: NORMAL.value });
   });
 
@@ -48,8 +58,25 @@ describe('runTasks: one fresh context per task', () => {
     const program =
       'function f(k) { if (k === "loop") for (;;) {} if (k === "deep") return f(k); if (k === "big") return new Array(1e8).fill(0); ' +
       'if (k === "throw") throw new Error("no"); if (k === "undef") return undefined; return k }';
-    const [rs] = await sb.runTasks!([{ program, inputs: [['a'], ['loop'], ['b'], ['deep'], ['c'], ['big'], ['d'], ['throw'], ['e'], ['undef'], ['f']] }]);
-    expect(values(rs!)).toEqual(['a', 'timeout', 'b', 'stack', 'c', 'memory', 'd', 'runtime-error', 'e', 'non-serialisable', 'f']);
+    const [rs] = await sb.runTasks!([
+      {
+        program,
+        inputs: [['a'], ['loop'], ['b'], ['deep'], ['c'], ['big'], ['d'], ['throw'], ['e'], ['undef'], ['f']],
+      },
+    ]);
+    expect(values(rs!)).toEqual([
+      'a',
+      'timeout',
+      'b',
+      'stack',
+      'c',
+      'memory',
+      'd',
+      'runtime-error',
+      'e',
+      'non-serialisable',
+      'f',
+    ]);
   });
 
   it('limits apply per call, not per task', async () => {
@@ -101,10 +128,20 @@ describe('runTasks: one fresh context per task', () => {
 
 describe('verification and validation with per-task contexts', () => {
   it('verifyMany: G answers to one abduction task share its context; each is judged on its own', async () => {
-    const task: AbductionTask = { ...base, type: 'abduction', program: 'function f(a, b) { if (a < 0) for (;;) {} return a * b }', input: [3, 4], output: 12 };
+    const task: AbductionTask = {
+      ...base,
+      type: 'abduction',
+      program: 'function f(a, b) { if (a < 0) for (;;) {} return a * b }',
+      input: [3, 4],
+      output: 12,
+    };
     const other: AbductionTask = { ...task, id: 'u', program: 'function f(a, b) { return a + b }', output: 7 };
     const answers = ['[3, 4]', '[2, 6]', '[-1, 1]', '[1, 1]', '[12, 1]', '[', '[3, 4, 5]'];
-    const vs = await verifyMany(sb, [...answers.map((answer) => ({ task, answer })), { task: other, answer: '[3, 4]' }, { task: other, answer: '[3, 3]' }]);
+    const vs = await verifyMany(sb, [
+      ...answers.map((answer) => ({ task, answer })),
+      { task: other, answer: '[3, 4]' },
+      { task: other, answer: '[3, 3]' },
+    ]);
     expect(vs.map((v) => v.reward)).toEqual([1, 1, 0, 0, 1, 0, 1, 1, 0]);
     expect(vs[2]!.reason).toMatch(/^timeout/);
     expect(vs[5]!.reason).toMatch(/^malformed/);
@@ -129,8 +166,19 @@ describe('verification and validation with per-task contexts', () => {
 
   it('verifyMany: identical answers to one task are verified once and get the same verdict', async () => {
     // A stateful program (runTwice would reject it) shows that a repeat does not run after its twin.
-    const task: AbductionTask = { ...base, type: 'abduction', program: 'let n = 0; function f(x) { n++; return n === 1 ? x : -1 }', input: [5], output: 5 };
-    const vs = await verifyMany(sb, [{ task, answer: '[5]' }, { task, answer: ' [ 5 ] ' }, { task, answer: '[5]' }, { task, answer: '[6]' }]);
+    const task: AbductionTask = {
+      ...base,
+      type: 'abduction',
+      program: 'let n = 0; function f(x) { n++; return n === 1 ? x : -1 }',
+      input: [5],
+      output: 5,
+    };
+    const vs = await verifyMany(sb, [
+      { task, answer: '[5]' },
+      { task, answer: ' [ 5 ] ' },
+      { task, answer: '[5]' },
+      { task, answer: '[6]' },
+    ]);
     expect(vs.map((v) => v.reward)).toEqual([1, 1, 1, 0]);
     const ind: InductionTask = {
       ...base,
@@ -140,22 +188,42 @@ describe('verification and validation with per-task contexts', () => {
       hidden: [{ input: [2], output: 3 }],
       message: 'inc',
     };
-    const iv = await verifyMany(sb, [{ task: ind, answer: 'x => x + 1' }, { task: ind, answer: 'x => x + 1' }, { task: ind, answer: 'x => x' }]);
-    expect(iv).toEqual([{ reward: 1, passed: 2, total: 2 }, { reward: 1, passed: 2, total: 2 }, expect.objectContaining({ reward: 0, passed: 0, total: 2 })]);
+    const iv = await verifyMany(sb, [
+      { task: ind, answer: 'x => x + 1' },
+      { task: ind, answer: 'x => x + 1' },
+      { task: ind, answer: 'x => x' },
+    ]);
+    expect(iv).toEqual([
+      { reward: 1, passed: 2, total: 2 },
+      { reward: 1, passed: 2, total: 2 },
+      expect.objectContaining({ reward: 0, passed: 0, total: 2 }),
+    ]);
   });
 
   it('runTwice catches state kept between calls (order-dependent programs)', async () => {
     const counter = await runTwice(sb, 'let c = 0; function f(x) { return x + c++ }', [[1], [2], [3]]);
     expect(counter).toMatchObject({ ok: false, reason: 'nondeterministic' });
     // With a single input, order cannot tell: the repeated call does.
-    const memo = await runTwice(sb, 'const seen = new Set(); function f(x) { if (seen.has(x)) return "again"; seen.add(x); return "first" }', [[1]]);
+    const memo = await runTwice(
+      sb,
+      'const seen = new Set(); function f(x) { if (seen.has(x)) return "again"; seen.add(x); return "first" }',
+      [[1]],
+    );
     expect(memo).toMatchObject({ ok: false, reason: 'nondeterministic' });
     const random = await runTwice(sb, 'function f(x) { return Math.floor(Math.random() * 1000) }', [[1], [2]]);
     expect(random).toMatchObject({ ok: false, reason: 'nondeterministic' });
-    const polluting = await runTwice(sb, 'function f(x) { const r = [x].map((y) => y + 1)[0]; Array.prototype.map = function () { return [0] }; return r }', [[1], [2]]);
+    const polluting = await runTwice(
+      sb,
+      'function f(x) { const r = [x].map((y) => y + 1)[0]; Array.prototype.map = function () { return [0] }; return r }',
+      [[1], [2]],
+    );
     expect(polluting).toMatchObject({ ok: false, reason: 'nondeterministic' });
     // A harmless cache that does not change results is fine.
-    const cache = await runTwice(sb, 'const m = new Map(); function f(x) { if (!m.has(x)) m.set(x, x * x); return m.get(x) }', [[1], [2], [3]]);
+    const cache = await runTwice(
+      sb,
+      'const m = new Map(); function f(x) { if (!m.has(x)) m.set(x, x * x); return m.get(x) }',
+      [[1], [2], [3]],
+    );
     expect(cache).toEqual({ ok: true, outputs: [1, 4, 9] });
   });
 });

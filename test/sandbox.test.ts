@@ -15,7 +15,12 @@ const base = { id: 't', family: 'test', level: 0, skills: [], hash: 'h', parent:
 
 describe('sandbox run', () => {
   it('has the documented default limits', () => {
-    expect(DEFAULT_LIMITS).toEqual({ timeoutMs: 50, memoryBytes: 16 << 20, stackBytes: 256 << 10, maxOutputBytes: 64 << 10 });
+    expect(DEFAULT_LIMITS).toEqual({
+      timeoutMs: 50,
+      memoryBytes: 16 << 20,
+      stackBytes: 256 << 10,
+      maxOutputBytes: 64 << 10,
+    });
     expect(sb.limits).toEqual(DEFAULT_LIMITS);
   });
 
@@ -23,14 +28,32 @@ describe('sandbox run', () => {
     expect(await sb.run('function f(a, b) { return a + b }', [2, 3])).toEqual({ ok: true, value: 5 });
     expect(await sb.run('function f(xs) { return xs.map((x) => ({ x, y: [x, "s"] })) }', [[1, 2]])).toEqual({
       ok: true,
-      value: [{ x: 1, y: [1, 's'] }, { x: 2, y: [2, 's'] }],
+      value: [
+        { x: 1, y: [1, 's'] },
+        { x: 2, y: [2, 's'] },
+      ],
     });
-    expect(await sb.run('const f = (o) => Object.keys(o).sort()', [JSON.parse('{"b":1,"a":2,"__proto__":3}')])).toEqual({ ok: true, value: ['__proto__', 'a', 'b'].sort() });
+    expect(await sb.run('const f = (o) => Object.keys(o).sort()', [JSON.parse('{"b":1,"a":2,"__proto__":3}')])).toEqual(
+      { ok: true, value: ['__proto__', 'a', 'b'].sort() },
+    );
   });
 
   it('follows the result rule: -0 is 0, non-JSON values are non-serialisable', async () => {
     expect(await sb.run('function f() { return -0 }', [])).toEqual({ ok: true, value: 0 });
-    for (const expr of ['undefined', 'NaN', 'Infinity', '-Infinity', '() => 1', 'Symbol()', '10n', 'new Map()', '[1,,2]', '[undefined]', '{a: undefined}', '(() => { const o = {}; o.o = o; return o })()']) {
+    for (const expr of [
+      'undefined',
+      'NaN',
+      'Infinity',
+      '-Infinity',
+      '() => 1',
+      'Symbol()',
+      '10n',
+      'new Map()',
+      '[1,,2]',
+      '[undefined]',
+      '{a: undefined}',
+      '(() => { const o = {}; o.o = o; return o })()',
+    ]) {
       const r = await sb.run(`function f() { return ${expr} }`, []);
       expect(r, expr).toMatchObject({ ok: false, reason: 'non-serialisable' });
     }
@@ -42,8 +65,14 @@ describe('sandbox run', () => {
     expect(await sb.run('function f() { return null.x }', [])).toMatchObject({ ok: false, reason: 'runtime-error' });
     expect(await sb.run('function f() { for (;;) {} }', [])).toMatchObject({ ok: false, reason: 'timeout' });
     expect(await sb.run('function f(n) { return f(n + 1) }', [0])).toMatchObject({ ok: false, reason: 'stack' });
-    expect(await sb.run('function f() { return "x".repeat(100000) }', [])).toMatchObject({ ok: false, reason: 'output-too-large' });
-    expect(await sb.run('function f() { return new Array(1e8).fill(0).length }', [])).toMatchObject({ ok: false, reason: 'memory' });
+    expect(await sb.run('function f() { return "x".repeat(100000) }', [])).toMatchObject({
+      ok: false,
+      reason: 'output-too-large',
+    });
+    expect(await sb.run('function f() { return new Array(1e8).fill(0).length }', [])).toMatchObject({
+      ok: false,
+      reason: 'memory',
+    });
   });
 
   it('is deterministic: fixed Date, seeded Math.random', async () => {
@@ -63,14 +92,32 @@ describe('sandbox run', () => {
 });
 
 describe('verifiers', () => {
-  const ded: DeductionTask = { ...base, type: 'deduction', program: 'function f(a) { return a.length }', input: [[1, 2, 3]], output: 3 };
-  const abd: AbductionTask = { ...base, type: 'abduction', program: 'function f(a, b) { return a * b }', input: [3, 4], output: 12 };
+  const ded: DeductionTask = {
+    ...base,
+    type: 'deduction',
+    program: 'function f(a) { return a.length }',
+    input: [[1, 2, 3]],
+    output: 3,
+  };
+  const abd: AbductionTask = {
+    ...base,
+    type: 'abduction',
+    program: 'function f(a, b) { return a * b }',
+    input: [3, 4],
+    output: 12,
+  };
   const ind: InductionTask = {
     ...base,
     type: 'induction',
     program: 'function f(x) { return x * 2 + 1 }',
-    visible: [{ input: [1], output: 3 }, { input: [2], output: 5 }],
-    hidden: [{ input: [10], output: 21 }, { input: [-3], output: -5 }],
+    visible: [
+      { input: [1], output: 3 },
+      { input: [2], output: 5 },
+    ],
+    hidden: [
+      { input: [10], output: 21 },
+      { input: [-3], output: -5 },
+    ],
     message: 'linear',
   };
 
@@ -90,10 +137,20 @@ describe('verifiers', () => {
   });
 
   it('induction accepts declarations, arrows and function expressions', async () => {
-    for (const a of ['function f(x) { return 2 * x + 1 }', 'x => x * 2 + 1', '(x) => { return x + x + 1 }', 'function (y) { return y * 2 + 1 }', '```js\nfunction f(x){return x*2+1}\n```']) {
+    for (const a of [
+      'function f(x) { return 2 * x + 1 }',
+      'x => x * 2 + 1',
+      '(x) => { return x + x + 1 }',
+      'function (y) { return y * 2 + 1 }',
+      '```js\nfunction f(x){return x*2+1}\n```',
+    ]) {
       expect(await verifyAnswer(sb, ind, a), a).toMatchObject({ reward: 1, passed: 4, total: 4 });
     }
-    expect(await verifyAnswer(sb, ind, 'x => x * 2 + (x > 5 ? 0 : 1)')).toMatchObject({ reward: 0, passed: 3, total: 4 });
+    expect(await verifyAnswer(sb, ind, 'x => x * 2 + (x > 5 ? 0 : 1)')).toMatchObject({
+      reward: 0,
+      passed: 3,
+      total: 4,
+    });
     expect((await verifyAnswer(sb, ind, 'x => {')).reason).toMatch(/^syntax/);
     expect((await verifyAnswer(sb, ind, '')).reason).toMatch(/malformed/);
   });

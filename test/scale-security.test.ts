@@ -22,14 +22,19 @@ describe('scale-out credentials', () => {
       expect(message).not.toContain('hunter2');
       expect(message).not.toContain('\n');
     }
-    expect(parsePgUrl('postgres://cogen@db.example:5433/runs')).toEqual({ config: { host: 'db.example', port: 5433, database: 'runs', user: 'cogen' }, display: 'postgres://cogen@db.example:5433/runs' });
+    expect(parsePgUrl('postgres://cogen@db.example:5433/runs')).toEqual({
+      config: { host: 'db.example', port: 5433, database: 'runs', user: 'cogen' },
+      display: 'postgres://cogen@db.example:5433/runs',
+    });
   });
 
   it('keep a worker beyond loopback from starting without a token, before it connects anywhere', () => {
     const env = { ...process.env, COGEN_TOKEN: '' };
     const r = cogen(['worker', '--nats', 'nats://127.0.0.1:1', '--host', '0.0.0.0'], { env });
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe('cogen: refusing to serve /metrics on 0.0.0.0 without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)');
+    expect(r.stderr.trim()).toBe(
+      'cogen: refusing to serve /metrics on 0.0.0.0 without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)',
+    );
     const served = cogen(['serve', '--store', 'postgres://u:pw-in-url@127.0.0.1:1/db', '--run-id', 'x'], { env });
     expect(served.code).toBe(1);
     expect(served.stderr).not.toContain('pw-in-url');

@@ -13,8 +13,15 @@ import { lastCheckpoint, runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
-const config = loadPreset('smoke', { steps: 6, batch: 6, checkpointEvery: 2, maxLevel: 1, probes: { every: 3, perArm: 2 }, solver: { backend: 'wasm', workers: 1 }, proposer: { selfPlay: { enabled: true, maxChoices: 24 } } });
-
+const config = loadPreset('smoke', {
+  steps: 6,
+  batch: 6,
+  checkpointEvery: 2,
+  maxLevel: 1,
+  probes: { every: 3, perArm: 2 },
+  solver: { backend: 'wasm', workers: 1 },
+  proposer: { selfPlay: { enabled: true, maxChoices: 24 } },
+});
 
 describe('a self-play run', () => {
   it('marks, records and logs its drafts, and resumes exactly after a kill', async () => {
@@ -52,8 +59,16 @@ describe('a self-play run', () => {
   }, 300_000);
 
   it('needs the built-in solver, and cannot run beside the learned grammar proposer', async () => {
-    expect(() => loadPreset('smoke', { proposer: { selfPlay: { enabled: true }, learned: { enabled: true } } })).toThrow(/selfPlay\.enabled.*enable one|enable one/);
-    const llm = loadPreset('smoke', { steps: 1, agents: { solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm' } }, proposer: { selfPlay: { enabled: true } } });
-    await expect(startRun(llm, { runsDir: tempDir('cogen-self-play-llm-'), preset: 'smoke' })).rejects.toThrow(/needs the built-in solver/);
+    expect(() =>
+      loadPreset('smoke', { proposer: { selfPlay: { enabled: true }, learned: { enabled: true } } }),
+    ).toThrow(/selfPlay\.enabled.*enable one|enable one/);
+    const llm = loadPreset('smoke', {
+      steps: 1,
+      agents: { solver: { enabled: true, provider: 'scripted', scriptPath: FIXTURE, model: 'm' } },
+      proposer: { selfPlay: { enabled: true } },
+    });
+    await expect(startRun(llm, { runsDir: tempDir('cogen-self-play-llm-'), preset: 'smoke' })).rejects.toThrow(
+      /needs the built-in solver/,
+    );
   });
 });

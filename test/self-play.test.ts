@@ -10,13 +10,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.js';
 import { TASK_TYPES } from '../core/task.js';
 import { drawReference, families } from '../generators/index.js';
-import { ModelChooser, SelfPlayProposer, selfPlayConfigSchema, selfPlayPrompt, type ChoiceModel, type ChoiceRow, type ChoiceSession } from '../proposers/index.js';
+import {
+  ModelChooser,
+  SelfPlayProposer,
+  selfPlayConfigSchema,
+  selfPlayPrompt,
+  type ChoiceModel,
+  type ChoiceRow,
+  type ChoiceSession,
+} from '../proposers/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { createPolicy, solverConfigSchema, type TransformerPolicy } from '../src/solver/index.js';
 import { charId, encode, VOCAB_SIZE } from '../src/solver/tokenizer.js';
 
 const BASE_TYPES = TASK_TYPES.filter((t) => t === 'deduction' || t === 'abduction' || t === 'induction');
-const armArb = fc.constantFrom(...families.flatMap((f) => Array.from({ length: f.levels }, (_, level) => BASE_TYPES.map((type) => ({ family: f.id, level, type })))).flat());
+const armArb = fc.constantFrom(
+  ...families
+    .flatMap((f) =>
+      Array.from({ length: f.levels }, (_, level) => BASE_TYPES.map((type) => ({ family: f.id, level, type }))),
+    )
+    .flat(),
+);
 
 /** A model with arbitrary logits: a hash of (seed, candidate, position, token) scaled by `scale` (large: near one-hot). */
 function arbitraryModel(seed: number, scale: number): ChoiceModel {
@@ -25,9 +39,14 @@ function arbitraryModel(seed: number, scale: number): ChoiceModel {
       let pos = 0;
       let cand = 0;
       return {
-        restart: () => { cand++; pos = 0; },
+        restart: () => {
+          cand++;
+          pos = 0;
+        },
         scores: (allowed) => [...allowed].map((ch) => scale * (createRng(`${seed}/${cand}/${pos}/${ch}`).next() - 0.5)),
-        push: () => { pos++; },
+        push: () => {
+          pos++;
+        },
         close: () => {},
       };
     },
@@ -35,7 +54,12 @@ function arbitraryModel(seed: number, scale: number): ChoiceModel {
 }
 
 /** Draws one program of `arm` with the model's choices; checks it is one of the grammar's. */
-function drawChecked(model: ChoiceModel, seed: number, arm: { family: string; level: number; type: (typeof BASE_TYPES)[number] }, maxChoices = 48) {
+function drawChecked(
+  model: ChoiceModel,
+  seed: number,
+  arm: { family: string; level: number; type: (typeof BASE_TYPES)[number] },
+  maxChoices = 48,
+) {
   const session = model.open(selfPlayPrompt(arm));
   const chooser = new ModelChooser(session, maxChoices, 399);
   try {
@@ -58,14 +82,20 @@ function drawChecked(model: ChoiceModel, seed: number, arm: { family: string; le
 describe('the constrained decoder', () => {
   it('gives a program of the grammar for any seed and any logits (near one-hot included)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer(), fc.constantFrom(0.1, 3, 80), armArb, (seed, mseed, scale, arm) => {
-        drawChecked(arbitraryModel(mseed, scale), seed, arm);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer(),
+        fc.constantFrom(0.1, 3, 80),
+        armArb,
+        (seed, mseed, scale, arm) => {
+          drawChecked(arbitraryModel(mseed, scale), seed, arm);
+        },
+      ),
       { numRuns: 120 },
     );
   });
 
-  it('takes the fixed weights past maxChoices, and the program is still the grammar\'s', () => {
+  it("takes the fixed weights past maxChoices, and the program is still the grammar's", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), armArb, (seed, arm) => {
         drawChecked(arbitraryModel(seed, 3), seed, arm, 2);
@@ -78,18 +108,33 @@ describe('the constrained decoder', () => {
 describe('the transformer as the proposer', () => {
   const policies: TransformerPolicy[] = [];
   const policy = async (seed: number, temperature = 1): Promise<TransformerPolicy> => {
-    const p = await createPolicy(solverConfigSchema.parse({ backend: 'cpu', workers: 1, model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 48, maxAnswerLen: 8 }, sampling: { temperature } }), { seed, totalSteps: 10, log: () => {}, proposalLen: 48 });
+    const p = await createPolicy(
+      solverConfigSchema.parse({
+        backend: 'cpu',
+        workers: 1,
+        model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 48, maxAnswerLen: 8 },
+        sampling: { temperature },
+      }),
+      { seed, totalSteps: 10, log: () => {}, proposalLen: 48 },
+    );
     policies.push(p);
     return p;
   };
   const model = (p: TransformerPolicy): ChoiceModel => ({ open: (prompt) => p.openChoices(prompt) });
-  afterAll(() => { for (const p of policies) p.dispose(); });
+  afterAll(() => {
+    for (const p of policies) p.dispose();
+  });
 
   it('gives a program of the grammar for any seed and any initial weights', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 0, max: 1000 }), armArb, async (seed, wseed, arm) => {
-        drawChecked(model(await policy(wseed)), seed, arm);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 0, max: 1000 }),
+        armArb,
+        async (seed, wseed, arm) => {
+          drawChecked(model(await policy(wseed)), seed, arm);
+        },
+      ),
       { numRuns: 12 },
     );
   });
@@ -112,7 +157,13 @@ describe('the transformer as the proposer', () => {
     drawReference(arm.family, createRng(5), arm.level, arm.type, chooser);
     session.close();
     expect(chooser.trace.length).toBeGreaterThan(1);
-    const row: ChoiceRow = { prompt, tokens: chooser.trace.map((c) => c.token).join(''), allowed: chooser.trace.map((c) => c.allowed), logp: chooser.trace.map((c) => c.logp), adv: 1 };
+    const row: ChoiceRow = {
+      prompt,
+      tokens: chooser.trace.map((c) => c.token).join(''),
+      allowed: chooser.trace.map((c) => c.allowed),
+      logp: chooser.trace.map((c) => c.logp),
+      adv: 1,
+    };
     // grpo with A = 1 and ratio exp(logp − old): the loss is −1 exactly when training recomputes the sampled log-probs
     const { loss, grads } = await p.choiceGrads([row]);
     expect(loss).toBeCloseTo(-1, 4);
@@ -130,7 +181,7 @@ describe('the transformer as the proposer', () => {
   });
 });
 
-describe('the proposer role\'s reward and baselines', () => {
+describe("the proposer role's reward and baselines", () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await createSandbox({ workers: 1 });
@@ -143,7 +194,17 @@ describe('the proposer role\'s reward and baselines', () => {
     const rng = createRng(3);
     const tasks = [];
     for (const type of ['deduction', 'abduction'] as const) {
-      for (let i = 0; i < 4; i++) tasks.push(await sp.generate(sandbox, { family: 'arith', level: 1, type }, rng.fork(`${type}/${i}`), seen, 20, arbitraryModel(i, 3)));
+      for (let i = 0; i < 4; i++)
+        tasks.push(
+          await sp.generate(
+            sandbox,
+            { family: 'arith', level: 1, type },
+            rng.fork(`${type}/${i}`),
+            seen,
+            20,
+            arbitraryModel(i, 3),
+          ),
+        );
     }
     expect(tasks.every((t) => t.proposer === 'self-play@1')).toBe(true);
     // one learnable task per type (p = 1/4), the rest solved always

@@ -34,12 +34,26 @@ describe('a served run reports mastery and forgetting', () => {
     const sandbox = await sandboxOf(config);
     try {
       const opts = { perArm: config.probes.perArm, mastery: createMasteryTracker(config.curriculum.mastery).opts };
-      const probes = await buildProbes(sandbox, space.arms, space.skills, opts, createRng(`${config.seed}/probes`), new Set(), renderNatural);
+      const probes = await buildProbes(
+        sandbox,
+        space.arms,
+        space.skills,
+        opts,
+        createRng(`${config.seed}/probes`),
+        new Set(),
+        renderNatural,
+      );
       for (const p of probes) references.set(p.task.id, referenceAnswer(p.task));
     } finally {
       await sandbox.close();
     }
-    server = await startServer(config, { runsDir: tempDir('cogen-serve-mastery-'), preset: 'smoke', runId: 'served', host: '127.0.0.1', port: 0 });
+    server = await startServer(config, {
+      runsDir: tempDir('cogen-serve-mastery-'),
+      preset: 'smoke',
+      runId: 'served',
+      host: '127.0.0.1',
+      port: 0,
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -53,7 +67,10 @@ describe('a served run reports mastery and forgetting', () => {
     const set = (await call(server.url, '/v1/probes')).json;
     const ids = (set.tasks as { id: string }[]).map((t) => t.id);
     expect(ids.every((id) => references.has(id))).toBe(true);
-    const right = await call(server.url, '/v1/probes', { round: set.round, answers: ids.map((id) => ({ task_id: id, completion: references.get(id)! })) });
+    const right = await call(server.url, '/v1/probes', {
+      round: set.round,
+      answers: ids.map((id) => ({ task_id: id, completion: references.get(id)! })),
+    });
     expect(right.json.accuracy).toBe(1);
 
     const learned = (await call(server.url, '/v1/stats')).json;
@@ -67,10 +84,15 @@ describe('a served run reports mastery and forgetting', () => {
 
     // Two groups later the next round is due; a constant answer fails it.
     const sampled = (await call(server.url, '/v1/sample', { n: 2 })).json.tasks as { id: string }[];
-    expect((await call(server.url, '/v1/score', { items: sampled.map((t) => ({ task_id: t.id, completion: '0' })) })).status).toBe(200);
+    expect(
+      (await call(server.url, '/v1/score', { items: sampled.map((t) => ({ task_id: t.id, completion: '0' })) })).status,
+    ).toBe(200);
     const next = (await call(server.url, '/v1/probes')).json;
     expect(next).toMatchObject({ round: set.round + 1, due: true });
-    await call(server.url, '/v1/probes', { round: next.round, answers: ids.map((id) => ({ task_id: id, completion: '0' })) });
+    await call(server.url, '/v1/probes', {
+      round: next.round,
+      answers: ids.map((id) => ({ task_id: id, completion: '0' })),
+    });
 
     const after = (await call(server.url, '/v1/stats')).json;
     expect(after.mastery).toEqual([]);

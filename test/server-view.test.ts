@@ -21,7 +21,11 @@ interface CompactSampled {
 }
 
 async function call(url: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url + path, { method: body === undefined ? 'GET' : 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 
@@ -44,7 +48,13 @@ describe("cogen serve in the solver's view", () => {
 
   beforeAll(async () => {
     runsDir = tempDir('cogen-serve-view-');
-    server = await startServer(loadPreset('smoke', { probes: { every: 2 } }), { runsDir, preset: 'smoke', runId: 'viewed', host: '127.0.0.1', port: 0 });
+    server = await startServer(loadPreset('smoke', { probes: { every: 2 } }), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'viewed',
+      host: '127.0.0.1',
+      port: 0,
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -53,7 +63,14 @@ describe("cogen serve in the solver's view", () => {
   it("samples tasks whose prompt is the solver's tokens of the compact rendering, <sep> before the last, and states the rule", async () => {
     const { status, json } = await call(server.url, '/v1/sample', { n: 4, view: 'compact' });
     expect(status).toBe(200);
-    expect(json.view).toEqual({ name: 'words-1', separator: ' ', space: '␣', prompt_sep: '<sep>', prompt_sep_at: 'before the last token', answer_end: '<eos>' });
+    expect(json.view).toEqual({
+      name: 'words-1',
+      separator: ' ',
+      space: '␣',
+      prompt_sep: '<sep>',
+      prompt_sep_at: 'before the last token',
+      answer_end: '<eos>',
+    });
     for (const t of json.tasks as CompactSampled[]) {
       const ids = [BOS, ...withSep(encode(renderCompact(stored(t.id))))];
       expect(t.prompt_ids).toEqual(ids);
@@ -88,7 +105,13 @@ describe("cogen serve in the solver's view", () => {
   it('refuses a completion with a word that is no token in one line naming the item, and acknowledges nothing', async () => {
     const [t] = (await call(server.url, '/v1/sample', { n: 1, view: 'compact' })).json.tasks as CompactSampled[];
     const before = (await call(server.url, '/v1/stats')).json;
-    const res = await call(server.url, '/v1/score', { view: 'compact', items: [{ task_id: t!.id, completion: 'true' }, { task_id: t!.id, completion: '[1, 2]' }] });
+    const res = await call(server.url, '/v1/score', {
+      view: 'compact',
+      items: [
+        { task_id: t!.id, completion: 'true' },
+        { task_id: t!.id, completion: '[1, 2]' },
+      ],
+    });
     expect(res.status).toBe(400);
     expect(res.json.error).toMatch(/^items\.1\.completion: "\[1," is not a token of the solver's view words-1/);
     expect(res.json.error).not.toContain('\n');
@@ -98,7 +121,11 @@ describe("cogen serve in the solver's view", () => {
 
   it('replays a retried request and refuses its key with the same items in another view', async () => {
     const [t] = (await call(server.url, '/v1/sample', { n: 1, view: 'compact' })).json.tasks as CompactSampled[];
-    const body = { view: 'compact', items: [{ task_id: t!.id, completion: written(t!.id) }], idempotency_key: 'view-retry' };
+    const body = {
+      view: 'compact',
+      items: [{ task_id: t!.id, completion: written(t!.id) }],
+      idempotency_key: 'view-retry',
+    };
     const a = await call(server.url, '/v1/score', body);
     const b = await call(server.url, '/v1/score', body);
     expect([a.status, b.status, a.json.replayed, b.json.replayed]).toEqual([200, 200, false, true]);
@@ -112,7 +139,11 @@ describe("cogen serve in the solver's view", () => {
     expect(probes.tasks.length).toBeGreaterThan(0);
     for (const t of probes.tasks as CompactSampled[]) expect(splitView(t.prompt)).toEqual(t.prompt_ids.slice(1));
     expect((await call(server.url, '/v1/probes?view=nope')).status).toBe(400);
-    const bad = await call(server.url, '/v1/probes', { round: probes.round, view: 'compact', answers: [{ task_id: probes.tasks[0].id, completion: 'xyz' }] });
+    const bad = await call(server.url, '/v1/probes', {
+      round: probes.round,
+      view: 'compact',
+      answers: [{ task_id: probes.tasks[0].id, completion: 'xyz' }],
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatch(/^answers\.0\.completion: /);
     const [t] = (await call(server.url, '/v1/sample', { n: 1, view: 'compact' })).json.tasks as CompactSampled[];

@@ -44,7 +44,12 @@ async function streamed(url: string, path: string, parts: string[]) {
       c.close();
     },
   });
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    duplex: 'half',
+  } as RequestInit);
   return { status: res.status, json: await res.json() };
 }
 
@@ -63,7 +68,14 @@ describe('cogen serve', () => {
 
   beforeAll(async () => {
     runsDir = tempDir('cogen-serve-');
-    server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'served', host: '127.0.0.1', port: 0, now: () => now });
+    server = await startServer(config(), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'served',
+      host: '127.0.0.1',
+      port: 0,
+      now: () => now,
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -102,14 +114,23 @@ describe('cogen serve', () => {
     const [t] = (await call(server.url, '/v1/sample', { n: 1 })).json.tasks as Sampled[];
     const before = (await call(server.url, '/v1/stats')).json;
     const body = { items: [{ task_id: t!.id, completion: reference(t!.id) }], idempotency_key: 'retry-1' };
-    const [a, b, c] = await Promise.all([call(server.url, '/v1/score', body), call(server.url, '/v1/score', body), call(server.url, '/v1/score', body)]);
+    const [a, b, c] = await Promise.all([
+      call(server.url, '/v1/score', body),
+      call(server.url, '/v1/score', body),
+      call(server.url, '/v1/score', body),
+    ]);
     expect([a.status, b.status, c.status]).toEqual([200, 200, 200]);
     expect([a, b, c].filter((r) => !r.json.replayed)).toHaveLength(1);
     expect(b.json.results).toEqual(a.json.results);
     const after = (await call(server.url, '/v1/stats')).json;
     expect(after.completions - before.completions).toBe(1);
     expect(after.groups - before.groups).toBe(1);
-    const other = await call(server.url, '/v1/score', { items: [{ task_id: t!.id, completion: 'x' }] }, { 'idempotency-key': 'retry-1' });
+    const other = await call(
+      server.url,
+      '/v1/score',
+      { items: [{ task_id: t!.id, completion: 'x' }] },
+      { 'idempotency-key': 'retry-1' },
+    );
     expect(other.status).toBe(409);
   });
 
@@ -151,7 +172,15 @@ describe('cogen serve', () => {
       [await call(server.url, '/v1/score', 'x'.repeat(9 * 1024 * 1024)), 413, /over/],
       // Sent in chunks, with no content-length: read and parsed as a whole, and refused once over the limit.
       [await streamed(server.url, '/v1/score', ['{"items"', ': []}']), 400, /^items/],
-      [await streamed(server.url, '/v1/score', Array.from({ length: 9 }, () => 'x'.repeat(1024 * 1024))), 413, /over/],
+      [
+        await streamed(
+          server.url,
+          '/v1/score',
+          Array.from({ length: 9 }, () => 'x'.repeat(1024 * 1024)),
+        ),
+        413,
+        /over/,
+      ],
       [await call(server.url, '/nowhere'), 404, /no route/],
     ] as const;
     for (const [res, status, line] of bad) {
@@ -170,7 +199,11 @@ describe('cogen serve', () => {
     expect(res.json.reward).toBe(0);
     expect(res.json.reason).toMatch(/timeout|budget/);
     const ok = await call(server.url, '/v1/verify', {
-      task: JSON.stringify({ type: 'induction', visible: [{ input: [1], output: 2 }], hidden: [{ input: [3], output: 6 }] }),
+      task: JSON.stringify({
+        type: 'induction',
+        visible: [{ input: [1], output: 2 }],
+        hidden: [{ input: [3], output: 6 }],
+      }),
       completion: '(a) => a * 2',
     });
     expect(ok.json).toEqual({ reward: 1, reason: null, answer: '(a) => a * 2' });
@@ -193,7 +226,10 @@ describe('cogen serve', () => {
     expect((await call(server.url, '/v1/probes')).json.due).toBe(false);
     const stale = await call(server.url, '/v1/probes', { round: set.round + 5, answers });
     expect(stale.json.accepted).toBe(false);
-    const notProbe = await call(server.url, '/v1/probes', { round: set.round, answers: [{ task_id: 'zzz', completion: '1' }] });
+    const notProbe = await call(server.url, '/v1/probes', {
+      round: set.round,
+      answers: [{ task_id: 'zzz', completion: '1' }],
+    });
     expect(notProbe.status).toBe(422);
     const scoreProbe = await call(server.url, '/v1/score', { items: [answers[0]] });
     expect(scoreProbe.status).toBe(422);
@@ -243,7 +279,10 @@ describe('cogen serve', () => {
     const id = reset.data.observation.task_id as string;
     const step = await ask({ type: 'step', data: { completion: reference(id) } });
     expect(step).toMatchObject({ type: 'observation', data: { reward: 1, done: true } });
-    expect(await ask({ type: 'state' })).toEqual({ type: 'state', data: { episode_id: 'ep-1', step_count: 1, task_id: id } });
+    expect(await ask({ type: 'state' })).toEqual({
+      type: 'state',
+      data: { episode_id: 'ep-1', step_count: 1, task_id: id },
+    });
     expect((await ask('{oops')).data.code).toBe('INVALID_JSON');
     expect((await ask({ type: 'jump' })).data.code).toBe('UNKNOWN_TYPE');
     expect((await ask({ type: 'step', data: { completion: 7 } })).data.code).toBe('VALIDATION_ERROR');
@@ -261,15 +300,35 @@ describe('cogen serve', () => {
 
   it('resumes with everything it acknowledged', async () => {
     const [t] = (await call(server.url, '/v1/sample', { n: 1 })).json.tasks as Sampled[];
-    const keyed = { items: [{ task_id: t!.id, completion: reference(t!.id) }, { task_id: t!.id, completion: '```json\n"wrong"\n```' }], idempotency_key: 'before-restart' };
+    const keyed = {
+      items: [
+        { task_id: t!.id, completion: reference(t!.id) },
+        { task_id: t!.id, completion: '```json\n"wrong"\n```' },
+      ],
+      idempotency_key: 'before-restart',
+    };
     const first = await call(server.url, '/v1/score', keyed);
     const before = (await call(server.url, '/v1/stats')).json;
     // The key now holds this test's body: another body under it is refused, before and after the restart.
-    const reused = () => call(server.url, '/v1/score', { items: [{ task_id: 'x', completion: '1' }] }, { 'idempotency-key': 'before-restart' });
+    const reused = () =>
+      call(
+        server.url,
+        '/v1/score',
+        { items: [{ task_id: 'x', completion: '1' }] },
+        { 'idempotency-key': 'before-restart' },
+      );
     expect(first.status).toBe(200);
     expect((await reused()).status).toBe(409);
     await server.close();
-    server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'served', resume: true, host: '127.0.0.1', port: 0, now: () => now });
+    server = await startServer(config(), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'served',
+      resume: true,
+      host: '127.0.0.1',
+      port: 0,
+      now: () => now,
+    });
     const after = (await call(server.url, '/v1/stats')).json;
     expect(after).toEqual(before);
     expect((await reused()).status).toBe(409);
@@ -282,15 +341,26 @@ describe('cogen serve', () => {
 describe('cogen serve on another address', () => {
   it('refuses to start without a token, and then demands it', async () => {
     const runsDir = tempDir('cogen-serve-auth-');
-    await expect(startServer(config(), { runsDir, preset: 'smoke', host: '0.0.0.0', port: 0 })).rejects.toThrow(/COGEN_TOKEN/);
-    const server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'auth', host: '127.0.0.1', port: 0, token: 's3cret-token' });
+    await expect(startServer(config(), { runsDir, preset: 'smoke', host: '0.0.0.0', port: 0 })).rejects.toThrow(
+      /COGEN_TOKEN/,
+    );
+    const server = await startServer(config(), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'auth',
+      host: '127.0.0.1',
+      port: 0,
+      token: 's3cret-token',
+    });
     try {
       expect((await call(server.url, '/health')).status).toBe(200);
       const denied = await call(server.url, '/v1/stats');
       expect(denied.status).toBe(401);
       expect(JSON.stringify(denied.json)).not.toContain('s3cret');
       expect((await call(server.url, '/v1/stats', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
-      expect((await call(server.url, '/v1/stats', undefined, { authorization: 'Bearer s3cret-token' })).status).toBe(200);
+      expect((await call(server.url, '/v1/stats', undefined, { authorization: 'Bearer s3cret-token' })).status).toBe(
+        200,
+      );
     } finally {
       await server.close();
     }
@@ -303,22 +373,38 @@ describe('cogen serve when its run store fails', () => {
     let server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'fail', host: '127.0.0.1', port: 0 });
     try {
       const tasks = (await call(server.url, '/v1/sample', { n: 2 })).json.tasks as Sampled[];
-      const ok = await call(server.url, '/v1/score', { items: [{ task_id: tasks[0]!.id, completion: '1' }], idempotency_key: 'a' });
+      const ok = await call(server.url, '/v1/score', {
+        items: [{ task_id: tasks[0]!.id, completion: '1' }],
+        idempotency_key: 'a',
+      });
       expect(ok.status).toBe(200);
       const before = (await call(server.url, '/v1/stats')).json;
       // Another writer holds the database past the store's busy timeout: the commit fails.
       const blocker = new Database(join(runsDir, 'fail', 'run.db'));
       blocker.exec('BEGIN IMMEDIATE');
-      const failed = await call(server.url, '/v1/score', { items: [{ task_id: tasks[1]!.id, completion: '1' }], idempotency_key: 'b' });
+      const failed = await call(server.url, '/v1/score', {
+        items: [{ task_id: tasks[1]!.id, completion: '1' }],
+        idempotency_key: 'b',
+      });
       blocker.exec('ROLLBACK');
       blocker.close();
       expect(failed.status).toBe(503);
       expect(failed.json.error).toMatch(/--resume fail/);
       expect((await call(server.url, '/v1/sample', { n: 1 })).status).toBe(503);
       await server.close();
-      server = await startServer(config(), { runsDir, preset: 'smoke', runId: 'fail', resume: true, host: '127.0.0.1', port: 0 });
+      server = await startServer(config(), {
+        runsDir,
+        preset: 'smoke',
+        runId: 'fail',
+        resume: true,
+        host: '127.0.0.1',
+        port: 0,
+      });
       expect((await call(server.url, '/v1/stats')).json).toEqual(before);
-      const retried = await call(server.url, '/v1/score', { items: [{ task_id: tasks[1]!.id, completion: '1' }], idempotency_key: 'b' });
+      const retried = await call(server.url, '/v1/score', {
+        items: [{ task_id: tasks[1]!.id, completion: '1' }],
+        idempotency_key: 'b',
+      });
       expect(retried.json.replayed).toBe(false);
       expect((await call(server.url, '/v1/stats')).json.completions).toBe(before.completions + 1);
     } finally {
@@ -330,7 +416,13 @@ describe('cogen serve when its run store fails', () => {
 describe('cogen serve WebSocket sessions', () => {
   it('caps the sessions open at once, and admits again once one closes', async () => {
     const runsDir = tempDir('cogen-serve-ws-');
-    const server = await startServer(config({ serve: { maxSessions: 1 } }), { runsDir, preset: 'smoke', runId: 'ws', host: '127.0.0.1', port: 0 });
+    const server = await startServer(config({ serve: { maxSessions: 1 } }), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'ws',
+      host: '127.0.0.1',
+      port: 0,
+    });
     const open = async () => {
       const ws = new WebSocket(server.url.replace('http', 'ws') + '/ws');
       const first = new Promise<{ type: string; data: { code?: string } } | null>((ok) => {

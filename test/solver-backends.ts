@@ -19,7 +19,9 @@ function tensorflowMissing(): string | null {
   } catch {
     return '@tensorflow/tfjs-node is not installed (run `cogen setup tensorflow`)';
   }
-  return existsSync(join(dir, 'deps', 'cogen-setup.json')) ? null : '@tensorflow/tfjs-node is not set up (run `cogen setup tensorflow`)';
+  return existsSync(join(dir, 'deps', 'cogen-setup.json'))
+    ? null
+    : '@tensorflow/tfjs-node is not set up (run `cogen setup tensorflow`)';
 }
 
 const missing = tensorflowMissing();
@@ -33,7 +35,9 @@ export function itOn(backend: TestBackend): ReturnType<typeof it.skipIf> {
 
 /** The test's name, with the reason when it is skipped. */
 export function named(backend: TestBackend, name: string): string {
-  return backend === 'tensorflow' && TENSORFLOW_SKIP ? `${backend}: ${name} (skipped: ${TENSORFLOW_SKIP})` : `${backend}: ${name}`;
+  return backend === 'tensorflow' && TENSORFLOW_SKIP
+    ? `${backend}: ${name} (skipped: ${TENSORFLOW_SKIP})`
+    : `${backend}: ${name}`;
 }
 
 /** Starts the backend and checks that it is the one running (initBackend would fall back silently). */

@@ -12,15 +12,27 @@ const base = { steps: 4, batch: 6, checkpointEvery: 2, probes: { every: 2, perAr
 describe('solver.init', () => {
   it('starts from the checkpoint, differs from a fresh run, and resumes exactly', async () => {
     const runsDir = tempDir('cogen-init-');
-    const first = await startRun(loadPreset('smoke', { ...base, seed: 11 }), { runsDir, preset: 'smoke', runId: 'first' });
+    const first = await startRun(loadPreset('smoke', { ...base, seed: 11 }), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'first',
+    });
     const init = lastCheckpoint(first.dir);
     const lines: string[] = [];
     const cfg = loadPreset('smoke', { ...base, seed: 12, solver: { init } });
     const full = await startRun(cfg, { runsDir, preset: 'smoke', runId: 'full', log: (l) => lines.push(l) });
     expect(lines).toContain(`solver: starts from the weights of ${init} (solver.init)`);
-    const fresh = await startRun(loadPreset('smoke', { ...base, seed: 12 }), { runsDir, preset: 'smoke', runId: 'fresh' });
+    const fresh = await startRun(loadPreset('smoke', { ...base, seed: 12 }), {
+      runsDir,
+      preset: 'smoke',
+      runId: 'fresh',
+    });
     // same seed, same tasks at step 1; the answers (and so the metrics) come from other weights
-    const step1 = (dir: string) => runRows(dir).tasks.flatMap((t) => { const r = t as unknown as { id: string; step: number }; return r.step === 1 ? [r.id] : []; });
+    const step1 = (dir: string) =>
+      runRows(dir).tasks.flatMap((t) => {
+        const r = t as unknown as { id: string; step: number };
+        return r.step === 1 ? [r.id] : [];
+      });
     expect(step1(full.dir)).toEqual(step1(fresh.dir));
     expect(runRows(full.dir).metrics[0]).not.toEqual(runRows(fresh.dir).metrics[0]);
     await startRun(cfg, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 3 });
@@ -32,10 +44,16 @@ describe('solver.init', () => {
   it('a checkpoint that is not there: one line, a non-zero exit, no run left', () => {
     const dir = tempDir('cogen-init-cli-');
     const preset = join(dir, 'p.yaml');
-    writeFileSync(preset, 'families: [arith]\nmaxLevel: 0\nsteps: 2\nbatch: 4\nsolver:\n  backend: cpu\n  init: /nowhere/step-000002\n');
+    writeFileSync(
+      preset,
+      'families: [arith]\nmaxLevel: 0\nsteps: 2\nbatch: 4\nsolver:\n  backend: cpu\n  init: /nowhere/step-000002\n',
+    );
     const r = cogen(['run', '--preset', preset, '--runs-dir', join(dir, 'runs'), '--run-id', 'x']);
     expect(r.code).not.toBe(0);
-    const errLines = r.stderr.trim().split('\n').filter((l) => l.includes('solver.init'));
+    const errLines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('solver.init'));
     expect(errLines).toHaveLength(1);
     expect(errLines[0]).toMatch(/solver\.init: cannot start from \/nowhere\/step-000002: ENOENT/);
     expect(existsSync(join(dir, 'runs', 'x'))).toBe(false);

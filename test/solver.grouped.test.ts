@@ -8,19 +8,25 @@ import '../src/solver/gradients.js';
 import { groupedWindowLogits, initWeights, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
 
 describe('grouped forward', () => {
-  it('logits at the prompt\'s last token and answer inputs equal the full pass, for every answer length', async () => {
+  it("logits at the prompt's last token and answer inputs equal the full pass, for every answer length", async () => {
     await initBackend('cpu', { log: () => {} });
     const mc: ModelConfig = { vocabSize: 20, dModel: 16, layers: 2, heads: 2, mlpRatio: 4, maxPositions: 24 };
     const params = makeParams(initWeights(mc, createRng(7)));
     const rng = createRng(8);
-    const B = 3, G = 2, maxPrompt = 12;
+    const B = 3,
+      G = 2,
+      maxPrompt = 12;
     const prompts = [5, 9, 2].map((n) => Array.from({ length: n }, () => rng.int(4, 19)));
     const Tp = Math.max(...prompts.map((x) => x.length)) + 1;
     const answerPos = maxPrompt + 1;
     for (const A of [1, 2, 5]) {
       const prompt = new Int32Array(B * Tp);
       const pad = new Int32Array(B);
-      prompts.forEach((x, b) => { pad[b] = Tp - 1 - x.length; prompt[b * Tp + pad[b]!] = 1; prompt.set(x, b * Tp + pad[b]! + 1); });
+      prompts.forEach((x, b) => {
+        pad[b] = Tp - 1 - x.length;
+        prompt[b * Tp + pad[b]!] = 1;
+        prompt.set(x, b * Tp + pad[b]! + 1);
+      });
       const answer = new Int32Array(B * G * (A - 1)).map(() => rng.int(4, 19));
       const T = Tp + A - 1;
       const tokens = new Int32Array(B * G * T);
@@ -36,7 +42,8 @@ describe('grouped forward', () => {
         windowLogits(params, mc, { tokens, N: B * G, T, pad: fullPad, answerFrom: Tp, answerPos }, Tp - 1, A, true),
       ]);
       expect(g!.shape).toEqual([B * G * A, mc.vocabSize]);
-      const gd = await g!.data(), fd = await f!.data();
+      const gd = await g!.data(),
+        fd = await f!.data();
       let max = 0;
       for (let i = 0; i < gd.length; i++) max = Math.max(max, Math.abs(gd[i]! - fd[i]!));
       expect(max, `A=${A}`).toBeLessThan(1e-5);
@@ -51,9 +58,12 @@ describe('grouped forward', () => {
     const a = await tf.mul(x, tf.sigmoid(tf.mul(u, 2))).data();
     const b = await tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(u), 1)).data();
     for (let i = 0; i < a.length; i++) expect(Math.abs(a[i]! - b[i]!)).toBeLessThan(1e-6);
-    const g = await tf.grad((t: tf.Tensor) => tf.sum(tf.sigmoid(t)))(x).data();
+    const g = await tf
+      .grad((t: tf.Tensor) => tf.sum(tf.sigmoid(t)))(x)
+      .data();
     const xs = await x.data();
     const s = (v: number): number => 1 / (1 + Math.exp(-v));
-    for (let i = 0; i < xs.length; i++) expect(Math.abs(g[i]! - (s(xs[i]! + 1e-3) - s(xs[i]! - 1e-3)) / 2e-3)).toBeLessThan(1e-4);
+    for (let i = 0; i < xs.length; i++)
+      expect(Math.abs(g[i]! - (s(xs[i]! + 1e-3) - s(xs[i]! - 1e-3)) / 2e-3)).toBeLessThan(1e-4);
   });
 });

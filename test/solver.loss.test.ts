@@ -12,7 +12,15 @@ interface Golden {
   inputs: { logp: number[][]; old: number[][]; ref: number[][]; mask: number[][]; rewards: number[][] };
   advantages: Record<'group' | 'batch' | 'none', number[]>;
   advMixed: number[];
-  cases: { type: LossType; adv: 'group' | 'mixed'; epsLow: number; epsHigh: number; beta: number; maxLen: number; loss: number }[];
+  cases: {
+    type: LossType;
+    adv: 'group' | 'mixed';
+    epsLow: number;
+    epsHigh: number;
+    beta: number;
+    maxLen: number;
+    loss: number;
+  }[];
 }
 const golden = JSON.parse(readFileSync(new URL('./fixtures/grpo_golden.json', import.meta.url), 'utf8')) as Golden;
 
@@ -32,38 +40,53 @@ describe('advantages', () => {
   });
 });
 
-for (const backend of ['cpu', 'tensorflow'] as const) describe(`policyLoss golden values on ${backend}`, () => {
-  const it = itOn(backend);
-  beforeAll(async () => { if (!(backend === 'tensorflow' && TENSORFLOW_SKIP)) await useBackend(backend); });
-  const { logp, old, ref, mask } = golden.inputs;
-  for (const c of golden.cases) {
-    it(named(backend, `${c.type} adv=${c.adv} ε=[${c.epsLow}, ${c.epsHigh}] β=${c.beta}`), () => {
-      const adv = c.adv === 'group' ? golden.advantages.group : golden.advMixed;
-      const out = tf.tidy(() => {
-        const r = policyLoss({
-          logp: tf.tensor2d(logp), old: tf.tensor2d(old), ref: tf.tensor2d(ref), mask: tf.tensor2d(mask), adv: tf.tensor1d(adv),
-        }, { type: c.type, epsLow: c.epsLow, epsHigh: c.epsHigh, beta: c.beta, maxLen: c.maxLen });
-        return [r.loss, r.clipFraction, r.kl].map((t) => t.dataSync()[0]!);
+for (const backend of ['cpu', 'tensorflow'] as const)
+  describe(`policyLoss golden values on ${backend}`, () => {
+    const it = itOn(backend);
+    beforeAll(async () => {
+      if (!(backend === 'tensorflow' && TENSORFLOW_SKIP)) await useBackend(backend);
+    });
+    const { logp, old, ref, mask } = golden.inputs;
+    for (const c of golden.cases) {
+      it(named(backend, `${c.type} adv=${c.adv} ε=[${c.epsLow}, ${c.epsHigh}] β=${c.beta}`), () => {
+        const adv = c.adv === 'group' ? golden.advantages.group : golden.advMixed;
+        const out = tf.tidy(() => {
+          const r = policyLoss(
+            {
+              logp: tf.tensor2d(logp),
+              old: tf.tensor2d(old),
+              ref: tf.tensor2d(ref),
+              mask: tf.tensor2d(mask),
+              adv: tf.tensor1d(adv),
+            },
+            { type: c.type, epsLow: c.epsLow, epsHigh: c.epsHigh, beta: c.beta, maxLen: c.maxLen },
+          );
+          return [r.loss, r.clipFraction, r.kl].map((t) => t.dataSync()[0]!);
+        });
+        expect(Math.abs(out[0]! - c.loss)).toBeLessThan(2e-5 * Math.max(1, Math.abs(c.loss)));
+        expect(out[1]).toBeGreaterThanOrEqual(0);
+        expect(out[1]).toBeLessThanOrEqual(1);
+        if (c.beta === 0) expect(out[2]).toBe(0);
+        else expect(out[2]).toBeGreaterThan(0);
       });
-      expect(Math.abs(out[0]! - c.loss)).toBeLessThan(2e-5 * Math.max(1, Math.abs(c.loss)));
-      expect(out[1]).toBeGreaterThanOrEqual(0);
-      expect(out[1]).toBeLessThanOrEqual(1);
-      if (c.beta === 0) expect(out[2]).toBe(0);
-      else expect(out[2]).toBeGreaterThan(0);
-    });
-  }
+    }
 
-  it(named(backend, 'ratio 1 gives loss −mean advantage (grpo) and zero clip fraction'), () => {
-    const r = tf.tidy(() => {
-      const lp = tf.tensor2d([[-1, -2], [-0.5, -0.1]]);
-      const o = policyLoss({ logp: lp, old: lp.clone(), mask: tf.ones([2, 2]) as tf.Tensor2D, adv: tf.tensor1d([1, -1]) },
-        { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: 2 });
-      return [o.loss.dataSync()[0]!, o.clipFraction.dataSync()[0]!];
+    it(named(backend, 'ratio 1 gives loss −mean advantage (grpo) and zero clip fraction'), () => {
+      const r = tf.tidy(() => {
+        const lp = tf.tensor2d([
+          [-1, -2],
+          [-0.5, -0.1],
+        ]);
+        const o = policyLoss(
+          { logp: lp, old: lp.clone(), mask: tf.ones([2, 2]) as tf.Tensor2D, adv: tf.tensor1d([1, -1]) },
+          { type: 'grpo', epsLow: 0.2, epsHigh: 0.2, beta: 0, maxLen: 2 },
+        );
+        return [o.loss.dataSync()[0]!, o.clipFraction.dataSync()[0]!];
+      });
+      expect(r[0]).toBeCloseTo(0, 6);
+      expect(r[1]).toBe(0);
     });
-    expect(r[0]).toBeCloseTo(0, 6);
-    expect(r[1]).toBe(0);
   });
-});
 
 describe('overlong penalty', () => {
   it('is 0, then a linear ramp, then −1', () => {

@@ -16,39 +16,62 @@ import { setVariable } from '../src/solver/model.js';
 import { ShardWorkers } from '../src/solver/accel/index.js';
 
 describe('loss normalised by the whole batch', () => {
-  beforeAll(async () => { await initBackend('cpu', { log: () => {} }); });
+  beforeAll(async () => {
+    await initBackend('cpu', { log: () => {} });
+  });
   it('sums over shards to the whole batch loss, for every loss type and split', () => {
-    fc.assert(fc.property(
-      fc.constantFrom(...LOSS_TYPES), fc.integer({ min: 2, max: 6 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 1000 }),
-      (type: LossType, N, A, seed) => {
-        let s = seed;
-        const rnd = (): number => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-        const split = 1 + Math.floor(rnd() * (N - 1));
-        const logp = Array.from({ length: N * A }, () => -rnd() * 3);
-        const old = logp.map((x) => x + (rnd() - 0.5) * 0.8);
-        const ref = logp.map((x) => x + (rnd() - 0.5) * 0.5);
-        // every row has at least one token, as every answer ends with <eos>
-        const mask = Array.from({ length: N * A }, (_, i): number => (i % A === 0 || rnd() < 0.6 ? 1 : 0));
-        const adv = Array.from({ length: N }, () => rnd() * 2 - 1);
-        const opts = { type, epsLow: 0.2, epsHigh: 0.28, beta: 0.05, maxLen: A };
-        const loss = (from: number, to: number, norm?: { rows: number; tokens: number }): number => tf.tidy(() => {
-          const t = (xs: number[]): tf.Tensor2D => tf.tensor2d(xs.slice(from * A, to * A), [to - from, A]);
-          const out = policyLoss({ logp: t(logp), old: t(old), ref: t(ref), mask: t(mask), adv: tf.tensor1d(adv.slice(from, to)) }, { ...opts, norm });
-          return out.loss.dataSync()[0]! + 0 * out.kl.dataSync()[0]!;
-        });
-        const norm = { rows: N, tokens: mask.reduce((a, b) => a + b, 0) };
-        expect(loss(0, split, norm) + loss(split, N, norm)).toBeCloseTo(loss(0, N), 5);
-      },
-    ), { numRuns: 60 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...LOSS_TYPES),
+        fc.integer({ min: 2, max: 6 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (type: LossType, N, A, seed) => {
+          let s = seed;
+          const rnd = (): number => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+          const split = 1 + Math.floor(rnd() * (N - 1));
+          const logp = Array.from({ length: N * A }, () => -rnd() * 3);
+          const old = logp.map((x) => x + (rnd() - 0.5) * 0.8);
+          const ref = logp.map((x) => x + (rnd() - 0.5) * 0.5);
+          // every row has at least one token, as every answer ends with <eos>
+          const mask = Array.from({ length: N * A }, (_, i): number => (i % A === 0 || rnd() < 0.6 ? 1 : 0));
+          const adv = Array.from({ length: N }, () => rnd() * 2 - 1);
+          const opts = { type, epsLow: 0.2, epsHigh: 0.28, beta: 0.05, maxLen: A };
+          const loss = (from: number, to: number, norm?: { rows: number; tokens: number }): number =>
+            tf.tidy(() => {
+              const t = (xs: number[]): tf.Tensor2D => tf.tensor2d(xs.slice(from * A, to * A), [to - from, A]);
+              const out = policyLoss(
+                { logp: t(logp), old: t(old), ref: t(ref), mask: t(mask), adv: tf.tensor1d(adv.slice(from, to)) },
+                { ...opts, norm },
+              );
+              return out.loss.dataSync()[0]! + 0 * out.kl.dataSync()[0]!;
+            });
+          const norm = { rows: N, tokens: mask.reduce((a, b) => a + b, 0) };
+          expect(loss(0, split, norm) + loss(split, N, norm)).toBeCloseTo(loss(0, N), 5);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 
 describe('data-parallel policy update', () => {
-  const prompts = Array.from({ length: 6 }, (_, i) => ({ text: `D:a=>a*${i}+1@${i}`, kind: 'literal' as const, shape: 'int' }));
-  const many = Array.from({ length: 160 }, (_, i) => ({ text: `D:a=>a-${i % 10}@${i}`, kind: 'literal' as const, shape: i % 3 ? 'int' : 'bool' }));
+  const prompts = Array.from({ length: 6 }, (_, i) => ({
+    text: `D:a=>a*${i}+1@${i}`,
+    kind: 'literal' as const,
+    shape: 'int',
+  }));
+  const many = Array.from({ length: 160 }, (_, i) => ({
+    text: `D:a=>a-${i % 10}@${i}`,
+    kind: 'literal' as const,
+    shape: i % 3 ? 'int' : 'bool',
+  }));
   async function run(workers: number, loss: Record<string, unknown>) {
     const lines: string[] = [];
-    const p = await createPolicy({ backend: 'wasm', workers, model: { dModel: 32, layers: 1, heads: 2 }, loss } as never, { seed: 5, totalSteps: 5000, log: (l) => lines.push(l) });
+    const p = await createPolicy(
+      { backend: 'wasm', workers, model: { dModel: 32, layers: 1, heads: 2 }, loss } as never,
+      { seed: 5, totalSteps: 5000, log: (l) => lines.push(l) },
+    );
     try {
       // decoding first, while both policies hold the same initial weights bit for bit; enough
       // answers (6 × 32, 160 greedy) that the split decodes (PARALLEL_DECODE_ROWS in index.ts)
@@ -56,22 +79,36 @@ describe('data-parallel policy update', () => {
       const stats = [];
       for (let s = 0; s < 2; s++) {
         const rollout = await p.sample(prompts, 4);
-        stats.push(await p.update(rollout, rollout.answers.map((g, i) => g.map((_, j) => ((i + j + s) % 3 === 0 ? 1 : 0)))));
+        stats.push(
+          await p.update(
+            rollout,
+            rollout.answers.map((g, i) => g.map((_, j) => ((i + j + s) % 3 === 0 ? 1 : 0))),
+          ),
+        );
       }
       const weights = [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
       // the split really ran (a worker that failed to start would leave one thread)
-      expect(lines.some((l) => l.includes(`data-parallel updates and decoding on ${workers} threads`))).toBe(workers > 1);
+      expect(lines.some((l) => l.includes(`data-parallel updates and decoding on ${workers} threads`))).toBe(
+        workers > 1,
+      );
       return { stats, weights, answers };
     } finally {
       p.dispose();
     }
   }
-  for (const loss of [{ type: 'grpo', beta: 0.05, entropy: 0.01 }, { type: 'dapo' }, { type: 'gspo', mu: 2 }, { type: 'dr_grpo' }]) {
+  for (const loss of [
+    { type: 'grpo', beta: 0.05, entropy: 0.01 },
+    { type: 'dapo' },
+    { type: 'gspo', mu: 2 },
+    { type: 'dr_grpo' },
+  ]) {
     it(`decodes and updates as one thread does: ${JSON.stringify(loss)}`, async () => {
       const one = await run(1, loss);
       const two = await run(2, loss);
       let maxDiff = 0;
-      one.weights.forEach((w, i) => { maxDiff = Math.max(maxDiff, Math.abs(w - two.weights[i]!)); });
+      one.weights.forEach((w, i) => {
+        maxDiff = Math.max(maxDiff, Math.abs(w - two.weights[i]!));
+      });
       expect(maxDiff).toBeLessThan(1e-5);
       // each prompt samples from its own stream: the same answers wherever it was decoded
       expect(two.answers.length).toBe(6 * 32 + 160);
@@ -79,7 +116,8 @@ describe('data-parallel policy update', () => {
       for (const [a, b] of one.stats.map((s, i) => [s, two.stats[i]!] as const)) {
         expect(b.groups).toBe(a.groups);
         expect(b.tokens).toBe(a.tokens);
-        for (const k of ['loss', 'clipFraction', 'kl', 'entropy', 'gradNorm'] as const) expect(b[k]).toBeCloseTo(a[k]!, 5);
+        for (const k of ['loss', 'clipFraction', 'kl', 'entropy', 'gradNorm'] as const)
+          expect(b[k]).toBeCloseTo(a[k]!, 5);
       }
     });
   }
@@ -100,17 +138,29 @@ describe('weights sent to a worker', () => {
 describe('a shard worker that dies during a run', () => {
   it('is dropped with a log line, and the run goes on on one thread without losing the step', async () => {
     const lines: string[] = [];
-    const p = await createPolicy({ backend: 'wasm', workers: 2, model: { dModel: 32, layers: 1, heads: 2 } } as never, { seed: 5, totalSteps: 5000, log: (l) => lines.push(l) });
-    const prompts = Array.from({ length: 4 }, (_, i) => ({ text: `D:a=>a+${i}@${i}`, kind: 'literal' as const, shape: 'int' }));
+    const p = await createPolicy({ backend: 'wasm', workers: 2, model: { dModel: 32, layers: 1, heads: 2 } } as never, {
+      seed: 5,
+      totalSteps: 5000,
+      log: (l) => lines.push(l),
+    });
+    const prompts = Array.from({ length: 4 }, (_, i) => ({
+      text: `D:a=>a+${i}@${i}`,
+      kind: 'literal' as const,
+      shape: 'int',
+    }));
     const step = async () => {
       const rollout = await p.sample(prompts, 4);
-      return p.update(rollout, rollout.answers.map((g, i) => g.map((_, j) => ((i + j) % 2 === 0 ? 1 : 0))));
+      return p.update(
+        rollout,
+        rollout.answers.map((g, i) => g.map((_, j) => ((i + j) % 2 === 0 ? 1 : 0))),
+      );
     };
     try {
       await step();
       expect(lines.some((l) => l.includes('data-parallel updates and decoding on 2 threads'))).toBe(true);
       // what a crash looks like from here: the worker thread is gone
-      const workers = (p as unknown as { pool: { workers: { slots: { worker: { terminate(): Promise<number> } }[] } } }).pool.workers;
+      const workers = (p as unknown as { pool: { workers: { slots: { worker: { terminate(): Promise<number> } }[] } } })
+        .pool.workers;
       await workers.slots[0]!.worker.terminate();
       const before = p.step;
       const stats = await step();
@@ -129,17 +179,24 @@ describe('a shard worker that dies during a run', () => {
 
 describe('shard workers', () => {
   it('refuse to start with a module that is not there, naming the failure', async () => {
-    await expect(ShardWorkers.start(1, 'cpu', new URL('file:///nonexistent/shard.ts'), {})).rejects.toThrow(/shard worker/);
+    await expect(ShardWorkers.start(1, 'cpu', new URL('file:///nonexistent/shard.ts'), {})).rejects.toThrow(
+      /shard worker/,
+    );
   });
   it('report a shard that throws as a failed request', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cogen-shard-'));
     const file = join(dir, 'bad-shard.mjs');
-    writeFileSync(file, `export const shardParamShapes = () => [['w', [2]]];\nexport function shardGrads() { throw new Error('shard exploded'); }\n`);
+    writeFileSync(
+      file,
+      `export const shardParamShapes = () => [['w', [2]]];\nexport function shardGrads() { throw new Error('shard exploded'); }\n`,
+    );
     const workers = await ShardWorkers.start(1, 'cpu', pathToFileURL(file), {});
     try {
       await initBackend('cpu', { log: () => {} });
       const local = () => ({ grads: new Map([['w', tf.zeros([2])]]), stats: {} });
-      await expect(workers.grads([{}], { w: new Float32Array(2) }, async () => undefined, local)).rejects.toThrow(/shard worker: shard exploded/);
+      await expect(workers.grads([{}], { w: new Float32Array(2) }, async () => undefined, local)).rejects.toThrow(
+        /shard worker: shard exploded/,
+      );
     } finally {
       await workers.close();
     }

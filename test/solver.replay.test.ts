@@ -11,28 +11,60 @@ import { AnswerReplay } from '../src/solver/replay.js';
 import { charId, EOS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
 
 const row = (prompt: number[], text: string): DecodedRow => ({
-  prompt, answer: [...text].map(charId).concat(EOS), oldLogp: new Float32Array(text.length + 1),
-  allowed: Array.from({ length: text.length + 1 }, (_, i) => Uint8Array.from({ length: VOCAB_SIZE }, (_, v) => (v === i + 4 ? 1 : 0))), text,
+  prompt,
+  answer: [...text].map(charId).concat(EOS),
+  oldLogp: new Float32Array(text.length + 1),
+  allowed: Array.from({ length: text.length + 1 }, (_, i) =>
+    Uint8Array.from({ length: VOCAB_SIZE }, (_, v) => (v === i + 4 ? 1 : 0)),
+  ),
+  text,
 });
 const ids = (m: Uint8Array) => Array.from(m.keys()).filter((i) => m[i]);
 
 describe('AnswerReplay', () => {
   it('keeps the first rewarded answer per prompt and replaces the first row of a later group that found none', () => {
     const r = new AnswerReplay();
-    const first = r.apply([[row([5, 6], 'a'), row([5, 6], 'b')], [row([7], 'c'), row([7], 'd')]], [[0, 1], [0, 0]]);
+    const first = r.apply(
+      [
+        [row([5, 6], 'a'), row([5, 6], 'b')],
+        [row([7], 'c'), row([7], 'd')],
+      ],
+      [
+        [0, 1],
+        [0, 0],
+      ],
+    );
     expect(first.replaced).toEqual([]);
-    expect(first.rewards).toEqual([[0, 1], [0, 0]]);
+    expect(first.rewards).toEqual([
+      [0, 1],
+      [0, 0],
+    ]);
     expect(r.size).toBe(1);
-    const rows = [[row([7], 'e'), row([7], 'f')], [row([5, 6], 'g'), row([5, 6], 'h')]];
-    const rewards = [[0, 0], [0, 0]];
+    const rows = [
+      [row([7], 'e'), row([7], 'f')],
+      [row([5, 6], 'g'), row([5, 6], 'h')],
+    ];
+    const rewards = [
+      [0, 0],
+      [0, 0],
+    ];
     const second = r.apply(rows, rewards);
     expect(second.replaced).toEqual([1]);
-    expect(second.rewards).toEqual([[0, 0], [1, 0]]);
-    expect(second.rows.map((g) => g.map((x) => x.text))).toEqual([['e', 'f'], ['b', 'h']]);
+    expect(second.rewards).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
+    expect(second.rows.map((g) => g.map((x) => x.text))).toEqual([
+      ['e', 'f'],
+      ['b', 'h'],
+    ]);
     expect(second.rows[1]![0]!.answer).toEqual(row([5, 6], 'b').answer);
     // what it was given is left as it was
     expect(rows[1]![0]!.text).toBe('g');
-    expect(rewards).toEqual([[0, 0], [0, 0]]);
+    expect(rewards).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
     // a group that found its own right answer keeps its samples
     const third = r.apply([[row([5, 6], 'x'), row([5, 6], 'y')]], [[1, 0]]);
     expect(third.replaced).toEqual([]);
@@ -49,8 +81,19 @@ describe('AnswerReplay', () => {
 });
 
 describe('policy with selfImitation', () => {
-  const prompts = [{ text: 'D:a=>a+1@2', kind: 'literal' as const, shape: 'int' }, { text: 'D:a=>a*3@3', kind: 'literal' as const, shape: 'int' }];
-  const make = (selfImitation: boolean) => createPolicy({ backend: 'cpu', selfImitation, model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 16, maxAnswerLen: 4 } } as never, { seed: 9, totalSteps: 5000, log: () => {} });
+  const prompts = [
+    { text: 'D:a=>a+1@2', kind: 'literal' as const, shape: 'int' },
+    { text: 'D:a=>a*3@3', kind: 'literal' as const, shape: 'int' },
+  ];
+  const make = (selfImitation: boolean) =>
+    createPolicy(
+      {
+        backend: 'cpu',
+        selfImitation,
+        model: { dModel: 16, layers: 1, heads: 2, maxPromptLen: 16, maxAnswerLen: 4 },
+      } as never,
+      { seed: 9, totalSteps: 5000, log: () => {} },
+    );
   const weights = async (p: TransformerPolicy) => [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
 
   it('updates on an all-wrong group with the kept answer, and raises its probability', async () => {
@@ -60,16 +103,25 @@ describe('policy with selfImitation', () => {
       try {
         const first = await p.sample(prompts, 4);
         const keptRow = first.rows[0]![1]!;
-        await p.update(first, [[0, 1, 0, 0], [0, 0, 0, 0]]);
+        await p.update(first, [
+          [0, 1, 0, 0],
+          [0, 0, 0, 0],
+        ]);
         const ro = await p.sample(prompts, 4);
-        const zeros = [[0, 0, 0, 0], [0, 0, 0, 0]];
+        const zeros = [
+          [0, 0, 0, 0],
+          [0, 0, 0, 0],
+        ];
         // the kept answer in place of the first of group 0, as sampled rows hold it
         const withKept = { ...ro, rows: [[{ ...keptRow }, ...ro.rows[0]!.slice(1)], ro.rows[1]!] };
         const before = (await p.recomputeLogProbs(withKept)).recomputed[0]![0]!;
         if (on) {
           // the rows the update trains on: the kept answer, with the policy's own log-probs as old ones (ratio 1)
           const trained = await p.withKeptAnswers(ro, zeros);
-          expect(trained.rewards).toEqual([[1, 0, 0, 0], [0, 0, 0, 0]]);
+          expect(trained.rewards).toEqual([
+            [1, 0, 0, 0],
+            [0, 0, 0, 0],
+          ]);
           expect(trained.rows[0]![0]!.text).toBe(keptRow.text);
           expect(Array.from(trained.rows[0]![0]!.oldLogp)).toEqual(before.map((x) => expect.closeTo(x, 5)));
           expect(ro.rows[0]![0]!.text).toBe(ro.answers[0]![0]);
@@ -94,11 +146,21 @@ describe('policy with selfImitation', () => {
     const a = await make(true);
     const b = await make(true);
     try {
-      await a.update(await a.sample(prompts, 4), [[0, 1, 0, 0], [0, 0, 1, 0]]);
+      await a.update(await a.sample(prompts, 4), [
+        [0, 1, 0, 0],
+        [0, 0, 1, 0],
+      ]);
       await a.save(dir);
       await b.load(dir);
       for (const p of [a, b]) {
-        expect((await p.update(await p.sample(prompts, 4), [[0, 0, 0, 0], [0, 0, 0, 0]])).groups).toBe(2);
+        expect(
+          (
+            await p.update(await p.sample(prompts, 4), [
+              [0, 0, 0, 0],
+              [0, 0, 0, 0],
+            ])
+          ).groups,
+        ).toBe(2);
       }
       expect(await weights(b)).toEqual(await weights(a));
     } finally {

@@ -25,47 +25,66 @@ const prompts = [
 ];
 const rewardOf = (t: string): number => (t.length % 2 === 0 ? 1 : 0) * 0.7 + (t.includes('1') ? 0.3 : 0);
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe('tensorflow on two threads', () => {
-  itOn('tensorflow')(named('tensorflow', 'default-size updates are bit-identical run to run, and resume is exact'), async () => {
-    expect(loadedBefore, 'tfjs-node was loaded before this file set its threads').toBe(false);
-    await useBackend('tensorflow');
-    const cfg = solverConfigSchema.parse({ backend: 'tensorflow', threads: 2, loss: { type: 'grpo', beta: 0.05 } });
-    const steps = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
-      for (let s = 0; s < n; s++) {
-        const ro = await p.sample(prompts, 8);
-        await p.update(ro, ro.answers.map((g) => g.map(rewardOf)));
+  itOn('tensorflow')(
+    named('tensorflow', 'default-size updates are bit-identical run to run, and resume is exact'),
+    async () => {
+      expect(loadedBefore, 'tfjs-node was loaded before this file set its threads').toBe(false);
+      await useBackend('tensorflow');
+      const cfg = solverConfigSchema.parse({ backend: 'tensorflow', threads: 2, loss: { type: 'grpo', beta: 0.05 } });
+      const steps = async (p: Awaited<ReturnType<typeof createPolicy>>, n: number) => {
+        for (let s = 0; s < n; s++) {
+          const ro = await p.sample(prompts, 8);
+          await p.update(
+            ro,
+            ro.answers.map((g) => g.map(rewardOf)),
+          );
+        }
+      };
+      const a = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
+      await steps(a, 2);
+      const b = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
+      await steps(b, 1);
+      const dir = mkdtempSync(path.join(tmpdir(), 'cogen-tf-threads-'));
+      dirs.push(dir);
+      await b.save(dir);
+      b.dispose();
+      const c = await createPolicy(cfg, { seed: 999, totalSteps: 5000, log: () => {} });
+      await c.load(dir);
+      await steps(c, 1);
+      const d = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
+      await steps(d, 2);
+      const wa = await a.weights();
+      for (const other of [c, d]) {
+        const w = await other.weights();
+        for (const [name, x] of wa) expect(Array.from(w.get(name)!.data), name).toEqual(Array.from(x.data));
       }
-    };
-    const a = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
-    await steps(a, 2);
-    const b = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
-    await steps(b, 1);
-    const dir = mkdtempSync(path.join(tmpdir(), 'cogen-tf-threads-'));
-    dirs.push(dir);
-    await b.save(dir);
-    b.dispose();
-    const c = await createPolicy(cfg, { seed: 999, totalSteps: 5000, log: () => {} });
-    await c.load(dir);
-    await steps(c, 1);
-    const d = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
-    await steps(d, 2);
-    const wa = await a.weights();
-    for (const other of [c, d]) {
-      const w = await other.weights();
-      for (const [name, x] of wa) expect(Array.from(w.get(name)!.data), name).toEqual(Array.from(x.data));
-    }
-    for (const p of [a, c, d]) p.dispose();
-  }, 120_000);
+      for (const p of [a, c, d]) p.dispose();
+    },
+    120_000,
+  );
 
-  itOn('tensorflow')(named('tensorflow', 'the native ops give the same bits on two threads as on one (forward and gradients)'), async () => {
-    const two = await tfOpsDigest(2);
-    const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'tf-ops-digest.ts'), '1'], {
-      encoding: 'utf8', env: { ...process.env, TF_NUM_INTRAOP_THREADS: '1', TF_NUM_INTEROP_THREADS: '1', TF_CPP_MIN_LOG_LEVEL: '2' }, timeout: 120_000,
-    });
-    expect(child.status, child.stderr).toBe(0);
-    expect(two).toMatch(/^[0-9a-f]{64}$/);
-    expect(child.stdout.trim()).toBe(two);
-  }, 120_000);
+  itOn('tensorflow')(
+    named('tensorflow', 'the native ops give the same bits on two threads as on one (forward and gradients)'),
+    async () => {
+      const two = await tfOpsDigest(2);
+      const child = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', path.join(import.meta.dirname, 'tf-ops-digest.ts'), '1'],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, TF_NUM_INTRAOP_THREADS: '1', TF_NUM_INTEROP_THREADS: '1', TF_CPP_MIN_LOG_LEVEL: '2' },
+          timeout: 120_000,
+        },
+      );
+      expect(child.status, child.stderr).toBe(0);
+      expect(two).toMatch(/^[0-9a-f]{64}$/);
+      expect(child.stdout.trim()).toBe(two);
+    },
+    120_000,
+  );
 });

@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type Json } from '../core/task.js';
-import { canonicalHash, compactProgram, drawReference, families, parseCompact, renderCompact } from '../generators/index.js';
+import {
+  canonicalHash,
+  compactProgram,
+  drawReference,
+  families,
+  parseCompact,
+  renderCompact,
+} from '../generators/index.js';
 import { allowedTokens, answerIds, grammarFor, stepToken } from '../src/solver/grammar.js';
 import { EOS, TOKENS, decode, encode, tokenText } from '../src/solver/tokenizer.js';
 
@@ -14,56 +21,118 @@ const cells = families.flatMap((f) => [0, 1, 2, 3, 4].map((level) => ({ family: 
 
 describe('the solver view', () => {
   it('maps every deduction and abduction back to its values and program, through its tokens', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(...cells), fc.constantFrom(...CODE_TASK_TYPES), (seed, { family, level }, type) => {
-      const { draft, outputs } = drawReference(family, createRng(seed), level, type);
-      const task = type === 'induction'
-        ? { type, message: draft.message ?? '', visible: draft.inputs.map((input, i) => ({ input, output: outputs[i]! })).slice(0, draft.visibleCount), hidden: [] }
-        : { type, input: draft.inputs[0]!, output: outputs[0]! };
-      const text = renderCompact({ ...task, id: 't', family, level, skills: draft.skills, program: draft.program, hash: canonicalHash(draft.program), parent: null, proposer: 'generator' } as Parameters<typeof renderCompact>[0]);
-      const ids = encode(text);
-      expect(decode(ids)).toBe(text);
-      if (type === 'induction') return;
-      const back = parseCompact(text);
-      expect(back).not.toBeNull();
-      expect(back!.type).toBe(type);
-      expect(back!.program).toBe(compactProgram(draft.program));
-      expect(back!.values).toEqual(type === 'deduction' ? draft.inputs[0] : [outputs[0]]);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        fc.constantFrom(...cells),
+        fc.constantFrom(...CODE_TASK_TYPES),
+        (seed, { family, level }, type) => {
+          const { draft, outputs } = drawReference(family, createRng(seed), level, type);
+          const task =
+            type === 'induction'
+              ? {
+                  type,
+                  message: draft.message ?? '',
+                  visible: draft.inputs
+                    .map((input, i) => ({ input, output: outputs[i]! }))
+                    .slice(0, draft.visibleCount),
+                  hidden: [],
+                }
+              : { type, input: draft.inputs[0]!, output: outputs[0]! };
+          const text = renderCompact({
+            ...task,
+            id: 't',
+            family,
+            level,
+            skills: draft.skills,
+            program: draft.program,
+            hash: canonicalHash(draft.program),
+            parent: null,
+            proposer: 'generator',
+          } as Parameters<typeof renderCompact>[0]);
+          const ids = encode(text);
+          expect(decode(ids)).toBe(text);
+          if (type === 'induction') return;
+          const back = parseCompact(text);
+          expect(back).not.toBeNull();
+          expect(back!.type).toBe(type);
+          expect(back!.program).toBe(compactProgram(draft.program));
+          expect(back!.values).toEqual(type === 'deduction' ? draft.inputs[0] : [outputs[0]]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('writes each boolean, keyword and operator as one token, so values sit at fixed places', () => {
     const view = (args: string) => encode(`D:${args}@(p,q,r)=>p&&r`).map(tokenText);
-    expect(view('true,false,true')).toEqual(['D', ':', 'true', ',', 'false', ',', 'true', '@', '(', 'p', ',', 'q', ',', 'r', ')', '=>', 'p', '&&', 'r']);
+    expect(view('true,false,true')).toEqual([
+      'D',
+      ':',
+      'true',
+      ',',
+      'false',
+      ',',
+      'true',
+      '@',
+      '(',
+      'p',
+      ',',
+      'q',
+      ',',
+      'r',
+      ')',
+      '=>',
+      'p',
+      '&&',
+      'r',
+    ]);
     expect(view('false,false,false').indexOf('@')).toBe(view('true,true,true').indexOf('@'));
     // a word inside a longer identifier stays characters
     expect(encode('trueish').map(tokenText)).toEqual([...'trueish']);
   });
 
   it('round-trips any printable text', () => {
-    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(...PRINTABLE, 'true', 'null', '=>', '===', 'return') }), (s) => decode(encode(s)) === s));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...PRINTABLE, 'true', 'null', '=>', '===', 'return') }),
+        (s) => decode(encode(s)) === s,
+      ),
+    );
   });
 
   it('has one way to write a literal answer: along answerIds, every other token the mask allows spells something else', () => {
     const plain = fc.string({ unit: fc.constantFrom(...'ab tru-e0=>'.split(''), 'true', 'null'), maxLength: 8 });
     const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.integer({ min: -999, max: 999 }), fc.boolean(), fc.constant(null), plain, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(plain, tie('v'), { maxKeys: 2 })),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.integer({ min: -999, max: 999 }),
+        fc.boolean(),
+        fc.constant(null),
+        plain,
+        fc.array(tie('v'), { maxLength: 3 }),
+        fc.dictionary(plain, tie('v'), { maxKeys: 2 }),
+      ),
     })).v as fc.Arbitrary<Json>;
-    fc.assert(fc.property(value, (v) => {
-      const text = JSON.stringify(v);
-      const g = grammarFor('literal');
-      const ids = answerIds(g, text);
-      expect(ids).not.toBeNull();
-      expect(decode(ids!)).toBe(text);
-      expect(ids!.at(-1)).toBe(EOS);
-      let state = g.start();
-      let at = 0;
-      for (const id of ids!.slice(0, -1)) {
-        const mask = allowedTokens('literal', state, 1000);
-        const fits = [...mask.keys()].filter((t) => t >= 4 && mask[t] && text.startsWith(TOKENS[t]!, at));
-        expect(fits).toEqual([id]);
-        state = stepToken(g, state, tokenText(id))!;
-        at += tokenText(id).length;
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(value, (v) => {
+        const text = JSON.stringify(v);
+        const g = grammarFor('literal');
+        const ids = answerIds(g, text);
+        expect(ids).not.toBeNull();
+        expect(decode(ids!)).toBe(text);
+        expect(ids!.at(-1)).toBe(EOS);
+        let state = g.start();
+        let at = 0;
+        for (const id of ids!.slice(0, -1)) {
+          const mask = allowedTokens('literal', state, 1000);
+          const fits = [...mask.keys()].filter((t) => t >= 4 && mask[t] && text.startsWith(TOKENS[t]!, at));
+          expect(fits).toEqual([id]);
+          state = stepToken(g, state, tokenText(id))!;
+          at += tokenText(id).length;
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

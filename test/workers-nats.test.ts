@@ -24,7 +24,10 @@ const { url, reason } = natsUrl();
 
 /** Answers of every kind for a task: right, wrong, malformed, and hostile (a loop that never ends, a memory bomb). */
 function answersFor(t: Task): string[] {
-  const hostile = t.type === 'induction' ? ['(x) => { while (true) {} }', '(x) => { const a = []; while (true) a.push(new Array(1e6).fill(1)); }'] : ['{"x": [[[[[[[[[[[[1]]]]]]]]]]]]}'];
+  const hostile =
+    t.type === 'induction'
+      ? ['(x) => { while (true) {} }', '(x) => { const a = []; while (true) a.push(new Array(1e6).fill(1)); }']
+      : ['{"x": [[[[[[[[[[[[1]]]]]]]]]]]]}'];
   return [referenceAnswer(t), '"no"', 'not even json', ...hostile];
 }
 
@@ -51,7 +54,7 @@ describe('verification workers on NATS JetStream', () => {
     await run?.close();
   });
 
-  it('give the verdicts of the replica\'s own sandbox, hostile answers included', async () => {
+  it("give the verdicts of the replica's own sandbox, hostile answers included", async () => {
     const remote = await queueVerifier(url!, { sandbox: () => heavy.sandbox });
     try {
       const items = tasks.flatMap((task) => answersFor(task).map((completion) => ({ task, completion })));
@@ -77,8 +80,14 @@ describe('verification workers on NATS JetStream', () => {
     void (async () => {
       for await (const m of heard) if (m.subject !== SUBJECTS.native) published++;
     })();
-    await js.publish(SUBJECTS.native, new TextEncoder().encode('{"v": 1, "batch": "x"'), { headers: batchHeaders('cogen.verdict.junk', 'junk-1') });
-    await js.publish(SUBJECTS.native, encode({ v: 2, batch: 'x', sandbox: {}, tasks: [tasks[0]], items: [{ i: 0, t: 0, completion: '1' }] }), { headers: elsewhere });
+    await js.publish(SUBJECTS.native, new TextEncoder().encode('{"v": 1, "batch": "x"'), {
+      headers: batchHeaders('cogen.verdict.junk', 'junk-1'),
+    });
+    await js.publish(
+      SUBJECTS.native,
+      encode({ v: 2, batch: 'x', sandbox: {}, tasks: [tasks[0]], items: [{ i: 0, t: 0, completion: '1' }] }),
+      { headers: elsewhere },
+    );
     const deadline = Date.now() + 20_000;
     let refused = Number(before ?? 0);
     while (Date.now() < deadline) {
@@ -96,23 +105,45 @@ describe('verification workers on NATS JetStream', () => {
 
   it('read any bytes and headers without throwing, and read back every batch they wrote', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.string(), fc.string(), fc.string(), (data, reply, id, crashes) => {
-        const h = natsHeaders();
-        if (reply) h.set('Cogen-Reply', reply.replace(/[\r\n]/g, ''));
-        if (id) h.set('Nats-Msg-Id', id.replace(/[\r\n]/g, ''));
-        if (crashes) h.set('Cogen-Crashes', crashes.replace(/[\r\n]/g, ''));
-        const r = readBatch(data, h);
-        expect('refused' in r || 'batch' in r).toBe(true);
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.string(),
+        fc.string(),
+        fc.string(),
+        (data, reply, id, crashes) => {
+          const h = natsHeaders();
+          if (reply) h.set('Cogen-Reply', reply.replace(/[\r\n]/g, ''));
+          if (id) h.set('Nats-Msg-Id', id.replace(/[\r\n]/g, ''));
+          if (crashes) h.set('Cogen-Crashes', crashes.replace(/[\r\n]/g, ''));
+          const r = readBatch(data, h);
+          expect('refused' in r || 'batch' in r).toBe(true);
+        },
+      ),
     );
     fc.assert(
-      fc.property(fc.array(fc.record({ k: fc.nat(tasks.length - 1), completion: fc.string() }), { minLength: 1, maxLength: 20 }), fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), fc.nat(5), (picked, rid, crashes) => {
-        const batch = { v: 2 as const, batch: `b-${rid}`, sandbox: heavy.sandbox, tasks, items: picked.map((p, i) => ({ i, t: p.k, completion: p.completion })) };
-        // A replica's message (each task's text made once) is the same bytes as the batch encoded whole.
-        expect(Buffer.from(encodeBatch(batch)).equals(Buffer.from(encode(batch)))).toBe(true);
-        const r = readBatch(encodeBatch(batch), batchHeaders(`cogen.verdict.${rid}`, `id-${rid}`, crashes));
-        expect(r).toEqual({ batch: JSON.parse(JSON.stringify(batch)), reply: `cogen.verdict.${rid}`, msgId: `id-${rid}`, inherited: crashes });
-      }),
+      fc.property(
+        fc.array(fc.record({ k: fc.nat(tasks.length - 1), completion: fc.string() }), { minLength: 1, maxLength: 20 }),
+        fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/),
+        fc.nat(5),
+        (picked, rid, crashes) => {
+          const batch = {
+            v: 2 as const,
+            batch: `b-${rid}`,
+            sandbox: heavy.sandbox,
+            tasks,
+            items: picked.map((p, i) => ({ i, t: p.k, completion: p.completion })),
+          };
+          // A replica's message (each task's text made once) is the same bytes as the batch encoded whole.
+          expect(Buffer.from(encodeBatch(batch)).equals(Buffer.from(encode(batch)))).toBe(true);
+          const r = readBatch(encodeBatch(batch), batchHeaders(`cogen.verdict.${rid}`, `id-${rid}`, crashes));
+          expect(r).toEqual({
+            batch: JSON.parse(JSON.stringify(batch)),
+            reply: `cogen.verdict.${rid}`,
+            msgId: `id-${rid}`,
+            inherited: crashes,
+          });
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -128,7 +159,18 @@ describe('verification workers on NATS JetStream', () => {
     });
     fc.assert(
       fc.property(fc.string(), fc.array(verdict, { maxLength: 20 }), (batch, results) => {
-        const out = verdictsOf(batch, results, results.map((r) => ({ answer: r.answer, verdict: { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) } })));
+        const out = verdictsOf(
+          batch,
+          results,
+          results.map((r) => ({
+            answer: r.answer,
+            verdict: {
+              reward: r.reward,
+              ...(r.reason === null ? {} : { reason: r.reason }),
+              ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }),
+            },
+          })),
+        );
         expect(readVerdicts(encode(out))).toEqual(JSON.parse(JSON.stringify(out)));
       }),
       { numRuns: 100 },
@@ -161,7 +203,9 @@ describe('verification workers on NATS JetStream', () => {
     await worker.close();
     const remote: Verifier = await queueVerifier(url!, { sandbox: () => heavy.sandbox, timeoutMs: 1500 });
     try {
-      await expect(remote.score([{ task: tasks[0]!, completion: referenceAnswer(tasks[0]!) }])).rejects.toThrow(/^no verification worker answered within 1\.5 s \(is a `cogen worker --nats nats:\/\/127\.0\.0\.1:\d+` running\?\)$/);
+      await expect(remote.score([{ task: tasks[0]!, completion: referenceAnswer(tasks[0]!) }])).rejects.toThrow(
+        /^no verification worker answered within 1\.5 s \(is a `cogen worker --nats nats:\/\/127\.0\.0\.1:\d+` running\?\)$/,
+      );
     } finally {
       await remote.close();
     }
@@ -217,11 +261,15 @@ function superviseWorker(nats: string) {
   let stopping = false;
   let deaths = 0;
   const start = () => {
-    child = spawn(process.execPath, [CLI, 'worker', '--nats', nats, '--ack-wait', '1', '--port', '0', '--sandbox-workers', '1', '--concurrency', '1'], {
-      cwd: ROOT,
-      env: { ...process.env, COGEN_WORKER_CRASH_ON: 'CRASH-ME' },
-      stdio: 'ignore',
-    });
+    child = spawn(
+      process.execPath,
+      [CLI, 'worker', '--nats', nats, '--ack-wait', '1', '--port', '0', '--sandbox-workers', '1', '--concurrency', '1'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, COGEN_WORKER_CRASH_ON: 'CRASH-ME' },
+        stdio: 'ignore',
+      },
+    );
     child.once('exit', (_code, signal) => {
       if (signal === 'SIGKILL') deaths++;
       if (!stopping) start();

@@ -69,12 +69,54 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const env = { PGPASSWORD: o.pgPassword };
   const replicas: Proc[] = [];
   for (let i = 0; i < o.replicas; i++) {
-    replicas.push(proc(`replica ${i}`, 'replica', await freePort(), ['serve', '--preset', o.preset, '--store', o.pgUrl, '--run-id', runId, '--verify', o.nats, '--runs-dir', `${o.runsDir}/r${i}`], env));
+    replicas.push(
+      proc(
+        `replica ${i}`,
+        'replica',
+        await freePort(),
+        [
+          'serve',
+          '--preset',
+          o.preset,
+          '--store',
+          o.pgUrl,
+          '--run-id',
+          runId,
+          '--verify',
+          o.nats,
+          '--runs-dir',
+          `${o.runsDir}/r${i}`,
+        ],
+        env,
+      ),
+    );
   }
   const workers: Proc[] = [];
-  for (let i = 0; i < o.workers; i++) workers.push(proc(`worker ${i}`, 'worker', await freePort(), ['worker', '--nats', o.nats, '--ack-wait', String(o.ackWaitS), '--sandbox-workers', '1', '--concurrency', '2', '--trace']));
+  for (let i = 0; i < o.workers; i++)
+    workers.push(
+      proc(`worker ${i}`, 'worker', await freePort(), [
+        'worker',
+        '--nats',
+        o.nats,
+        '--ack-wait',
+        String(o.ackWaitS),
+        '--sandbox-workers',
+        '1',
+        '--concurrency',
+        '2',
+        '--trace',
+      ]),
+    );
   const db = new pg.Pool({ ...parsePgUrl(o.pgUrl).config, password: o.pgPassword, max: 2 });
-  const report: ChaosReport = { runId, acked: 0, rewards: { calm: 0, chaos: 0 }, seconds: { calm: o.calmSeconds, chaos: o.chaosSeconds }, kills: [], errors: { retriable503: 0, connection: 0, other: [] }, violations: [] };
+  const report: ChaosReport = {
+    runId,
+    acked: 0,
+    rewards: { calm: 0, chaos: 0 },
+    seconds: { calm: o.calmSeconds, chaos: o.chaosSeconds },
+    kills: [],
+    errors: { retriable503: 0, connection: 0, other: [] },
+    violations: [],
+  };
   const acks = new Map<string, Ack>();
   try {
     // The first replica creates the run (and draws its probes); the others join it.
@@ -86,7 +128,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const calmEnd = t0 + o.calmSeconds * 1000;
     const end = calmEnd + o.chaosSeconds * 1000;
     const refs = new Map<string, string>();
-    const clients = Array.from({ length: o.clients }, (_, c) => client(c, replicas, db, runId, refs, end, calmEnd, acks, report));
+    const clients = Array.from({ length: o.clients }, (_, c) =>
+      client(c, replicas, db, runId, refs, end, calmEnd, acks, report),
+    );
     const killer = killLoop(o, replicas, workers, calmEnd, end, report);
     await Promise.all([...clients, killer]);
     report.acked = acks.size;
@@ -99,7 +143,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 }
 
 /** One trainer: samples, scores half right and half wrong with a key of its own, fails over on retriable errors with the same key. */
-async function client(c: number, replicas: Proc[], db: pg.Pool, runId: string, refs: Map<string, string>, end: number, calmEnd: number, acks: Map<string, Ack>, report: ChaosReport): Promise<void> {
+async function client(
+  c: number,
+  replicas: Proc[],
+  db: pg.Pool,
+  runId: string,
+  refs: Map<string, string>,
+  end: number,
+  calmEnd: number,
+  acks: Map<string, Ack>,
+  report: ChaosReport,
+): Promise<void> {
   let at = c % replicas.length;
   let n = 0;
   /** A request sent to the replicas in turn until one answers 200 (or the run ends); null when it did not. */
@@ -107,7 +161,12 @@ async function client(c: number, replicas: Proc[], db: pg.Pool, runId: string, r
     while (performance.now() < end + 60_000) {
       const r = replicas[at]!;
       try {
-        const res = await fetch(`${r.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(75_000) });
+        const res = await fetch(`${r.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(75_000),
+        });
         const text = await res.text();
         if (res.status === 200) return JSON.parse(text);
         if (res.status === 503 && res.headers.get('retry-after')) report.errors.retriable503++;
@@ -130,7 +189,10 @@ async function client(c: number, replicas: Proc[], db: pg.Pool, runId: string, r
     const ids = sampled.tasks.map((t) => t.id);
     const missing = ids.filter((id) => !refs.has(id));
     if (missing.length) {
-      const rows = await db.query<{ id: string; data: string }>(`SELECT id, data FROM "${runId}".tasks WHERE id = ANY($1)`, [missing]);
+      const rows = await db.query<{ id: string; data: string }>(
+        `SELECT id, data FROM "${runId}".tasks WHERE id = ANY($1)`,
+        [missing],
+      );
       for (const r of rows.rows) refs.set(r.id, referenceAnswer(JSON.parse(r.data) as Task));
     }
     const items = ids.flatMap((id, k) => [
@@ -138,7 +200,10 @@ async function client(c: number, replicas: Proc[], db: pg.Pool, runId: string, r
       { task_id: id, completion: `ANSWER: "not it ${c}-${n}-${k}"` },
     ]);
     const key = `chaos-${c}-${n++}`;
-    const res = (await send('/v1/score', { items, idempotency_key: key })) as { step: number; results: unknown[] } | null;
+    const res = (await send('/v1/score', { items, idempotency_key: key })) as {
+      step: number;
+      results: unknown[];
+    } | null;
     if (!res) continue;
     const ack: Ack = acks.get(key) ?? { key, items: items.length, bodies: [] };
     ack.bodies.push(JSON.stringify({ step: res.step, results: res.results }));
@@ -148,13 +213,23 @@ async function client(c: number, replicas: Proc[], db: pg.Pool, runId: string, r
     // Now and then the same request again, on another replica: it must get the same body back.
     if (n % 5 === 0) {
       at = (at + 1) % replicas.length;
-      const again = (await send('/v1/score', { items, idempotency_key: key })) as { step: number; results: unknown[] } | null;
+      const again = (await send('/v1/score', { items, idempotency_key: key })) as {
+        step: number;
+        results: unknown[];
+      } | null;
       if (again) ack.bodies.push(JSON.stringify({ step: again.step, results: again.results }));
     }
   }
 }
 
-async function killLoop(o: ChaosOptions, replicas: Proc[], workers: Proc[], calmEnd: number, end: number, report: ChaosReport): Promise<void> {
+async function killLoop(
+  o: ChaosOptions,
+  replicas: Proc[],
+  workers: Proc[],
+  calmEnd: number,
+  end: number,
+  report: ChaosReport,
+): Promise<void> {
   await sleep(Math.max(0, calmEnd - performance.now()));
   const all = [...replicas, ...workers];
   for (;;) {
@@ -169,7 +244,13 @@ async function killLoop(o: ChaosOptions, replicas: Proc[], workers: Proc[], calm
     p.start();
     let failed: string | undefined;
     const restartMs = await p.healthy(60_000).catch((e: Error) => ((failed = e.message), Infinity));
-    const kill: Kill = { name: p.name, kind: p.kind, at: (at - calmEnd) / 1000, restartMs, ...(failed ? { failed } : {}) };
+    const kill: Kill = {
+      name: p.name,
+      kind: p.kind,
+      at: (at - calmEnd) / 1000,
+      restartMs,
+      ...(failed ? { failed } : {}),
+    };
     if (p.kind === 'worker') {
       // The batches the killed worker had taken and not answered (its trace lines), and when the first of them was delivered again.
       const taken = new Map<string, boolean>();
@@ -179,26 +260,48 @@ async function killLoop(o: ChaosOptions, replicas: Proc[], workers: Proc[], calm
       }
       const held = [...taken].filter(([, open]) => open).map(([id]) => id);
       kill.heldBatches = held.length;
-      const again = () => workers.flatMap((w) => w.lines.filter((l) => l.t > at && held.some((id) => l.line.startsWith(`batch ${id} delivered again`))).map((l) => l.t));
+      const again = () =>
+        workers.flatMap((w) =>
+          w.lines
+            .filter((l) => l.t > at && held.some((id) => l.line.startsWith(`batch ${id} delivered again`)))
+            .map((l) => l.t),
+        );
       const deadline = at + 15_000;
       while (held.length > 0 && performance.now() < deadline && again().length === 0) await sleep(50);
       kill.redeliveryMs = again().length ? Math.min(...again()) - at : null;
     }
     report.kills.push(kill);
-    o.log(`killed ${p.name}; answering again after ${(restartMs / 1000).toFixed(1)} s${kill.redeliveryMs != null ? `; a batch delivered again after ${(kill.redeliveryMs / 1000).toFixed(1)} s` : ''}`);
+    o.log(
+      `killed ${p.name}; answering again after ${(restartMs / 1000).toFixed(1)} s${kill.redeliveryMs != null ? `; a batch delivered again after ${(kill.redeliveryMs / 1000).toFixed(1)} s` : ''}`,
+    );
   }
 }
 
 /** Reads the store back: every acknowledged key once, with the episodes its response showed; nothing applied twice. */
-async function check(db: pg.Pool, runId: string, acks: Map<string, Ack>, report: ChaosReport, timed: boolean): Promise<void> {
+async function check(
+  db: pg.Pool,
+  runId: string,
+  acks: Map<string, Ack>,
+  report: ChaosReport,
+  timed: boolean,
+): Promise<void> {
   const v = report.violations;
-  for (const a of acks.values()) if (new Set(a.bodies).size > 1) v.push(`key ${a.key} was answered with ${new Set(a.bodies).size} different bodies`);
+  for (const a of acks.values())
+    if (new Set(a.bodies).size > 1) v.push(`key ${a.key} was answered with ${new Set(a.bodies).size} different bodies`);
   const s = `"${runId}"`;
   const reqs = await db.query<{ key: string; step: number }>(`SELECT key, step FROM ${s}.requests`);
   const stepOf = new Map(reqs.rows.map((r) => [r.key, r.step]));
-  const eps = await db.query<{ step: number; task_id: string; reward: number; reason: string | null; answer: string }>(`SELECT step, task_id, reward, reason, answer FROM ${s}.episodes ORDER BY id`);
+  const eps = await db.query<{ step: number; task_id: string; reward: number; reason: string | null; answer: string }>(
+    `SELECT step, task_id, reward, reason, answer FROM ${s}.episodes ORDER BY id`,
+  );
   const byStep = new Map<number, { task_id: string; reward: number; reason: string | null; answer: string }[]>();
-  for (const e of eps.rows) (byStep.get(e.step) ?? byStep.set(e.step, []).get(e.step)!).push({ task_id: e.task_id, reward: e.reward, reason: e.reason, answer: e.answer });
+  for (const e of eps.rows)
+    (byStep.get(e.step) ?? byStep.set(e.step, []).get(e.step)!).push({
+      task_id: e.task_id,
+      reward: e.reward,
+      reason: e.reason,
+      answer: e.answer,
+    });
   for (const a of acks.values()) {
     const step = stepOf.get(a.key);
     if (step === undefined) {
@@ -208,19 +311,28 @@ async function check(db: pg.Pool, runId: string, acks: Map<string, Ack>, report:
     const first = JSON.parse(a.bodies[0]!) as { step: number; results: unknown[] };
     if (first.step !== step) v.push(`key ${a.key}: acknowledged as step ${first.step}, stored as step ${step}`);
     const stored = byStep.get(step) ?? [];
-    if (JSON.stringify(stored) !== JSON.stringify(first.results)) v.push(`key ${a.key}: the store's episodes of step ${step} differ from the acknowledged results (${stored.length} vs ${first.results.length})`);
+    if (JSON.stringify(stored) !== JSON.stringify(first.results))
+      v.push(
+        `key ${a.key}: the store's episodes of step ${step} differ from the acknowledged results (${stored.length} vs ${first.results.length})`,
+      );
   }
   // Nothing applied twice: one step per request, each with its own episodes.
-  if (byStep.size !== reqs.rows.length) v.push(`${byStep.size} steps have episodes but ${reqs.rows.length} requests are stored`);
+  if (byStep.size !== reqs.rows.length)
+    v.push(`${byStep.size} steps have episodes but ${reqs.rows.length} requests are stored`);
   const served = await db.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'served'`);
   const state = JSON.parse(served.rows[0]!.value) as { completions: number; step: number };
-  if (state.completions !== eps.rows.length) v.push(`the run counts ${state.completions} completions, the store holds ${eps.rows.length} episodes`);
-  if (state.step !== reqs.rows.length) v.push(`the run is at step ${state.step}, the store holds ${reqs.rows.length} requests`);
+  if (state.completions !== eps.rows.length)
+    v.push(`the run counts ${state.completions} completions, the store holds ${eps.rows.length} episodes`);
+  if (state.step !== reqs.rows.length)
+    v.push(`the run is at step ${state.step}, the store holds ${reqs.rows.length} requests`);
   for (const k of report.kills) {
     if (k.failed) v.push(`${k.name} did not answer after its restart: ${k.failed}`);
     if (!timed) continue;
-    if (k.restartMs > 5000 && !k.failed) v.push(`${k.name} answered ${(k.restartMs / 1000).toFixed(1)} s after its restart (over 5 s)`);
-    if (k.kind === 'worker' && (k.heldBatches ?? 0) > 0 && (k.redeliveryMs == null || k.redeliveryMs > 5000)) v.push(`${k.name} held ${k.heldBatches} batches and none was delivered again within 5 s`);
+    if (k.restartMs > 5000 && !k.failed)
+      v.push(`${k.name} answered ${(k.restartMs / 1000).toFixed(1)} s after its restart (over 5 s)`);
+    if (k.kind === 'worker' && (k.heldBatches ?? 0) > 0 && (k.redeliveryMs == null || k.redeliveryMs > 5000))
+      v.push(`${k.name} held ${k.heldBatches} batches and none was delivered again within 5 s`);
   }
-  if (report.errors.other.length) v.push(`clients saw ${report.errors.other.length} errors that are not retriable, e.g. ${report.errors.other[0]}`);
+  if (report.errors.other.length)
+    v.push(`clients saw ${report.errors.other.length} errors that are not retriable, e.g. ${report.errors.other[0]}`);
 }

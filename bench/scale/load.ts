@@ -9,7 +9,11 @@ import { referenceAnswer, type Task } from '../../core/task.js';
 
 /** Answers that run to their budget or their limits (bench/sandbox-hostile.ts's kinds). */
 const HOSTILE: Record<string, string[]> = {
-  induction: ['function f(a){ for(;;){} }', "function f(a){ let s=''; for(let i=0;i<1e9;i++) s+='x'; return s }", "function f(a){ throw new Error('x'.repeat(1e7)) }"],
+  induction: [
+    'function f(a){ for(;;){} }',
+    "function f(a){ let s=''; for(let i=0;i<1e9;i++) s+='x'; return s }",
+    "function f(a){ throw new Error('x'.repeat(1e7)) }",
+  ],
   problem: [JSON.stringify('x'.repeat(60_000)), `${'['.repeat(2000)}${']'.repeat(2000)}`],
 };
 
@@ -30,15 +34,23 @@ export function tasksOf(runsDir: string, runId: string): Task[] {
 }
 
 /** Request bodies of `size` completions each, a task's 8 together; with `hostile` > 0 that share of answers is hostile. */
-export function bodies(tasks: Task[], size: number, hostile = 0): { items: { task_id: string; completion: string }[] }[] {
+export function bodies(
+  tasks: Task[],
+  size: number,
+  hostile = 0,
+): { items: { task_id: string; completion: string }[] }[] {
   let n = 0;
   const items = tasks.flatMap((t) =>
     Array.from({ length: 8 }, (_, i) => {
       const k = n++;
       const bad = HOSTILE[t.type];
-      if (hostile > 0 && bad && k % Math.round(1 / hostile) === 3) return { task_id: t.id, completion: `${bad[k % bad.length]}\n// ${k}` };
+      if (hostile > 0 && bad && k % Math.round(1 / hostile) === 3)
+        return { task_id: t.id, completion: `${bad[k % bad.length]}\n// ${k}` };
       // A program answer is a text of its own each time (a model rarely writes the same program twice), so each runs.
-      const right = t.type === 'induction' ? `${referenceAnswer(t).split('\n').join(' ')} // ${k}` : referenceAnswer(t).split('\n').join(' ');
+      const right =
+        t.type === 'induction'
+          ? `${referenceAnswer(t).split('\n').join(' ')} // ${k}`
+          : referenceAnswer(t).split('\n').join(' ');
       return { task_id: t.id, completion: i % 2 === 0 ? `Thinking.\nANSWER: ${right}` : wrong(t, k) };
     }),
   );
@@ -56,7 +68,12 @@ export interface LoadResult {
 }
 
 /** `clients` keep-alive clients posting the bodies in turn to /v1/score for `seconds`. */
-export async function scoreLoad(url: string, list: { items: unknown[] }[], clients: number, seconds: number): Promise<LoadResult> {
+export async function scoreLoad(
+  url: string,
+  list: { items: unknown[] }[],
+  clients: number,
+  seconds: number,
+): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   const { hostname, port } = new URL(url);
   const texts = list.map((b) => JSON.stringify(b.items));
@@ -66,10 +83,20 @@ export async function scoreLoad(url: string, list: { items: unknown[] }[], clien
   const end = t0 + seconds * 1000;
   const post = (body: string) =>
     new Promise<number>((resolve) => {
-      const req = request({ agent, hostname, port, path: '/v1/score', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        {
+          agent,
+          hostname,
+          port,
+          path: '/v1/score',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', () => resolve(0));
       req.end(body);
     });
@@ -77,7 +104,9 @@ export async function scoreLoad(url: string, list: { items: unknown[] }[], clien
     Array.from({ length: clients }, async () => {
       while (performance.now() < end) {
         const i = next++;
-        const status = await post(`{"idempotency_key":"load-${process.pid}-${t0}-${i}","items":${texts[i % texts.length]}}`);
+        const status = await post(
+          `{"idempotency_key":"load-${process.pid}-${t0}-${i}","items":${texts[i % texts.length]}}`,
+        );
         out.requests++;
         if (status === 200) out.rewards += list[i % list.length]!.items.length;
         else out.errors[status] = (out.errors[status] ?? 0) + 1;

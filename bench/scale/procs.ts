@@ -27,7 +27,13 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-export function proc(name: string, kind: Proc['kind'], port: number, args: string[], env: Record<string, string> = {}): Proc {
+export function proc(
+  name: string,
+  kind: Proc['kind'],
+  port: number,
+  args: string[],
+  env: Record<string, string> = {},
+): Proc {
   let startedAt = 0;
   const p: Proc = {
     name,
@@ -39,7 +45,11 @@ export function proc(name: string, kind: Proc['kind'], port: number, args: strin
     start() {
       startedAt = performance.now();
       const gen = ++p.gen;
-      const child = spawn(process.execPath, [CLI, ...args, '--port', String(port)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, ...args, '--port', String(port)], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let buf = '';
       child.stderr!.on('data', (d: Buffer) => {
         buf += d.toString();
@@ -52,9 +62,16 @@ export function proc(name: string, kind: Proc['kind'], port: number, args: strin
     async healthy(timeoutMs = 300_000) {
       const end = performance.now() + timeoutMs;
       while (performance.now() < end) {
-        if (p.child && p.child.exitCode !== null) throw new Error(`${name} exited (${p.child.exitCode}): ${p.lines.slice(-3).map((l) => l.line).join(' | ')}`);
+        if (p.child && p.child.exitCode !== null)
+          throw new Error(
+            `${name} exited (${p.child.exitCode}): ${p.lines
+              .slice(-3)
+              .map((l) => l.line)
+              .join(' | ')}`,
+          );
         try {
-          if ((await fetch(`${p.url}/health`, { signal: AbortSignal.timeout(1000) })).status === 200) return performance.now() - startedAt;
+          if ((await fetch(`${p.url}/health`, { signal: AbortSignal.timeout(1000) })).status === 200)
+            return performance.now() - startedAt;
         } catch {
           // not listening yet
         }
@@ -68,7 +85,7 @@ export function proc(name: string, kind: Proc['kind'], port: number, args: strin
     closed: () =>
       new Promise<void>((r) => {
         const c = p.child;
-        if (!c || (c.exitCode !== null || c.signalCode !== null) && c.stderr!.readableEnded) return r();
+        if (!c || ((c.exitCode !== null || c.signalCode !== null) && c.stderr!.readableEnded)) return r();
         c.once('close', () => r());
       }),
     stop: () =>

@@ -34,11 +34,19 @@ export function project(base: PhaseCosts, cores: number) {
   const wm = k(base.workerMainPer1000);
   const perWorker = 1 / Math.max(wm, (w - wm) / base.sandboxThreads);
   const min = (...bs: Bound[]): Bound => bs.reduce((a, b) => (b.rate < a.rate ? b : a));
-  const coordinator = min({ rate: 1 / m, bound: "the coordinator's main thread" }, { rate: cores / (r + q), bound: `the coordinator's ${cores} cores (replica and NATS)` });
+  const coordinator = min(
+    { rate: 1 / m, bound: "the coordinator's main thread" },
+    { rate: cores / (r + q), bound: `the coordinator's ${cores} cores (replica and NATS)` },
+  );
   return {
     perWorker,
     /** Everything on one machine that gives these processes `available` cores (as measured in the phase predicted). */
-    sameMachine: (n: number, available: number): number => min({ rate: n * perWorker, bound: 'workers' }, { rate: 1 / m, bound: 'main' }, { rate: available / (r + w + q + c), bound: 'cores' }).rate,
+    sameMachine: (n: number, available: number): number =>
+      min(
+        { rate: n * perWorker, bound: 'workers' },
+        { rate: 1 / m, bound: 'main' },
+        { rate: available / (r + w + q + c), bound: 'cores' },
+      ).rate,
     /** Each worker on a machine of its own (of `cores` cores); clients elsewhere. */
     dedicated: (n: number): Bound => min({ rate: n * perWorker, bound: `${n} workers` }, coordinator),
     saturation: { ...coordinator, workers: coordinator.rate / perWorker },

@@ -10,8 +10,13 @@ import * as taskModel from '../../core/task.js';
 // The code task types (problem families have a registry of their own); check.sh copies this file
 // into older commits too, which have only TASK_TYPES (then the same three types) and may have no
 // problem families.
-const CODE_TASK_TYPES = ((taskModel as Record<string, unknown>).CODE_TASK_TYPES ?? taskModel.TASK_TYPES) as readonly ('deduction' | 'abduction' | 'induction')[];
-const problemFamilies = ((generators as Record<string, unknown>).problemFamilies ?? []) as readonly { id: string; generate(rng: ReturnType<typeof createRng>, level: number): unknown }[];
+const CODE_TASK_TYPES = ((taskModel as Record<string, unknown>).CODE_TASK_TYPES ?? taskModel.TASK_TYPES) as readonly (
+  'deduction' | 'abduction' | 'induction'
+)[];
+const problemFamilies = ((generators as Record<string, unknown>).problemFamilies ?? []) as readonly {
+  id: string;
+  generate(rng: ReturnType<typeof createRng>, level: number): unknown;
+}[];
 const TABLED = 5;
 
 const out: Record<string, string> = {};

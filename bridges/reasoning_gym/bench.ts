@@ -52,7 +52,12 @@ export async function benchBridged(worker: RgWorker, opts: BenchOptions = {}): P
         const indices = Array.from({ length: 20_000 }, () => pick.int(0, space - 1));
         // one untimed item first: a dataset's first item may load its data
         await worker.request('bench', { dataset: fam.dataset, config, indices: indices.slice(0, 1), seconds });
-        const own = await worker.request<{ seconds: number; items: number }>('bench', { dataset: fam.dataset, config, indices, seconds });
+        const own = await worker.request<{ seconds: number; items: number }>('bench', {
+          dataset: fam.dataset,
+          config,
+          indices,
+          seconds,
+        });
         // Through the bridge: validated tasks, one draw at a time, for about as long.
         const rng = createRng(`${id}/${level}/bridge`);
         const seen = new Set<string>();
@@ -71,7 +76,9 @@ export async function benchBridged(worker: RgWorker, opts: BenchOptions = {}): P
         const bridged = served / elapsed;
         const native = own.items / own.seconds;
         rows.push({ family: id, level, bridged, native, ratio: native > 0 ? bridged / native : 0, rejected });
-        opts.log?.(`${id} L${level}: ${bridged.toFixed(1)}/s bridged, ${native.toFixed(1)}/s Reasoning Gym alone (${(bridged / native).toFixed(2)}×)`);
+        opts.log?.(
+          `${id} L${level}: ${bridged.toFixed(1)}/s bridged, ${native.toFixed(1)}/s Reasoning Gym alone (${(bridged / native).toFixed(2)}×)`,
+        );
       } catch (e) {
         rows.push({ family: id, level, bridged: 0, native: 0, ratio: 0, rejected: 0, error: (e as Error).message });
         opts.log?.(`${id} L${level}: not measured (${(e as Error).message})`);
@@ -98,7 +105,10 @@ export interface BridgedBenchReport {
  * benchBridged over every bridged family, formatted. `nativeFamilies` is what the caller counts of
  * cogen's own families (code + problem), for the line "families available".
  */
-export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & { nativeFamilies?: { code: number; problem: number } } = {}): Promise<BridgedBenchReport> {
+export async function benchReasoningGym(
+  worker: RgWorker,
+  opts: BenchOptions & { nativeFamilies?: { code: number; problem: number } } = {},
+): Promise<BridgedBenchReport> {
   const catalogue = loadCatalogue();
   if (!catalogue) {
     const line = `${notSetUpLine()}: no bridged rows`;
@@ -114,14 +124,21 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
   const summary = [
     `Reasoning Gym ${catalogue.reasoningGym} bridged: ${catalogue.families.length} families (${catalogue.families.reduce((a, f) => a + f.levels.length, 0)} levels), ${catalogue.excluded.length} excluded; measured ${fams.size} families, ${rows.length} levels, ${opts.seconds ?? 0.5} s each way`,
     `validated tasks/s through the bridge: median ${median(rows.map((r) => r.bridged)).toFixed(1)}; Reasoning Gym alone (generate + score, same worker): median ${median(rows.map((r) => r.native)).toFixed(1)}; ratio bridge/RG: median ${median(ratios).toFixed(3)}, min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)}`,
-    ...(total !== undefined ? [`families available: ${n!.code} native code + ${n!.problem} native problem + ${catalogue.families.length} bridged = ${total} (target >= 130)`] : []),
+    ...(total !== undefined
+      ? [
+          `families available: ${n!.code} native code + ${n!.problem} native problem + ${catalogue.families.length} bridged = ${total} (target >= 130)`,
+        ]
+      : []),
   ];
   const pad = (s: string, w: number): string => s.padEnd(w);
   const table = [
     ...summary,
     '',
     `${pad('FAMILY', 30)}${pad('LEVEL', 6)}${pad('BRIDGED/s', 11)}${pad('RG/s', 11)}${pad('RATIO', 8)}REJECTED`,
-    ...rows.map((r) => `${pad(r.family, 30)}${pad(String(r.level), 6)}${pad(r.bridged.toFixed(1), 11)}${pad(r.native.toFixed(1), 11)}${pad(r.ratio.toFixed(3), 8)}${r.rejected}`),
+    ...rows.map(
+      (r) =>
+        `${pad(r.family, 30)}${pad(String(r.level), 6)}${pad(r.bridged.toFixed(1), 11)}${pad(r.native.toFixed(1), 11)}${pad(r.ratio.toFixed(3), 8)}${r.rejected}`,
+    ),
   ].join('\n');
   const markdown = [
     '# Reasoning Gym bridge: validated tasks/s against Reasoning Gym alone',
@@ -130,10 +147,10 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
     '**bridged** = validated tasks/s through the bridge (a draw is one request: the item generated, its reference',
     'answer and up to 4 near misses scored by its own `score_answer`, the task built in Node; draws that give no',
     'task, a duplicate of one drawn before in the row or an item that does not verify, count as time and are listed',
-    'as rejected); **RG** = Reasoning Gym\'s own generate + `score_answer` of the',
-    'reference in the same worker process, no cogen in the way. The ratio is the bridge\'s cost including validation.',
-    'Each side runs for a short window over different random items, and some datasets\' item costs are heavy-tailed,',
-    'so a single row\'s ratio is noisy (rows above 1 are that noise); the medians over all rows are the figure.',
+    "as rejected); **RG** = Reasoning Gym's own generate + `score_answer` of the",
+    "reference in the same worker process, no cogen in the way. The ratio is the bridge's cost including validation.",
+    "Each side runs for a short window over different random items, and some datasets' item costs are heavy-tailed,",
+    "so a single row's ratio is noisy (rows above 1 are that noise); the medians over all rows are the figure.",
     '',
     ...summary.map((s) => `- ${s}`),
     '',
@@ -141,12 +158,17 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
     '',
     ...catalogue.excluded.map((x) => `- \`rg.${x.dataset}\`: ${x.reason}`),
     '',
-    ...(unmeasured.length ? ['## Not measured', '', ...unmeasured.map((r) => `- \`${r.family}\` level ${r.level}: ${r.error}`), ''] : []),
+    ...(unmeasured.length
+      ? ['## Not measured', '', ...unmeasured.map((r) => `- \`${r.family}\` level ${r.level}: ${r.error}`), '']
+      : []),
     '## Per family and level',
     '',
     '| family | level | bridged/s | RG/s | ratio | rejected |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.family} | ${r.level} | ${r.bridged.toFixed(1)} | ${r.native.toFixed(1)} | ${r.ratio.toFixed(3)} | ${r.rejected} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.family} | ${r.level} | ${r.bridged.toFixed(1)} | ${r.native.toFixed(1)} | ${r.ratio.toFixed(3)} | ${r.rejected} |`,
+    ),
     '',
   ].join('\n');
   return { rows, table, markdown };
@@ -156,7 +178,9 @@ export async function benchReasoningGym(worker: RgWorker, opts: BenchOptions & {
  * bench:generators' Reasoning Gym part: benchReasoningGym with its own worker, the table printed,
  * `<outDir>/reasoning-gym.{json,md}` written. Nothing but one line when the bridge is not set up.
  */
-export async function runReasoningGymBench(opts: BenchOptions & { nativeFamilies: { code: number; problem: number }; outDir: string }): Promise<BridgedBenchReport> {
+export async function runReasoningGymBench(
+  opts: BenchOptions & { nativeFamilies: { code: number; problem: number }; outDir: string },
+): Promise<BridgedBenchReport> {
   const { RgWorker } = await import('./process.js');
   const worker = new RgWorker();
   try {
@@ -165,7 +189,14 @@ export async function runReasoningGymBench(opts: BenchOptions & { nativeFamilies
     if (report.rows.length > 0) {
       mkdirSync(opts.outDir, { recursive: true });
       const catalogue = loadCatalogue()!;
-      const json = { date: new Date().toISOString(), reasoningGym: catalogue.reasoningGym, secondsPerMeasurement: opts.seconds ?? 0.5, familiesAvailable: { ...opts.nativeFamilies, bridged: catalogue.families.length }, excluded: catalogue.excluded, rows: report.rows };
+      const json = {
+        date: new Date().toISOString(),
+        reasoningGym: catalogue.reasoningGym,
+        secondsPerMeasurement: opts.seconds ?? 0.5,
+        familiesAvailable: { ...opts.nativeFamilies, bridged: catalogue.families.length },
+        excluded: catalogue.excluded,
+        rows: report.rows,
+      };
       writeFileSync(join(opts.outDir, 'reasoning-gym.json'), `${JSON.stringify(json, null, 2)}\n`);
       writeFileSync(join(opts.outDir, 'reasoning-gym.md'), report.markdown);
       console.log(`wrote ${join(opts.outDir, 'reasoning-gym.{json,md}')}`);

@@ -57,7 +57,8 @@ export interface BridgedFamily {
 }
 
 /** A bridged family's ladder is Reasoning Gym's own curriculum, served as it is: it does not grow (docs/levels.md). */
-export const FINITE_LADDER = "Reasoning Gym's curriculum for it is a finite list of levels, served as they are (the bridge grows none)";
+export const FINITE_LADDER =
+  "Reasoning Gym's curriculum for it is a finite list of levels, served as they are (the bridge grows none)";
 
 let cached: { path: string; value: RgCatalogue | null } | null = null;
 
@@ -103,7 +104,16 @@ export function bridgedFamilies(catalogue = loadCatalogue()): BridgedFamily[] {
       levels: f.levels.length,
       knobs: f.levels.map((l) => knob(l.config)),
       finite: FINITE_LADDER,
-      skills: [{ id: `${id}.solve`, family: id, name: `solve ${f.dataset}`, description: `answer a Reasoning Gym ${f.dataset} item (${f.category})`, requires: [], level: 0 }],
+      skills: [
+        {
+          id: `${id}.solve`,
+          family: id,
+          name: `solve ${f.dataset}`,
+          description: `answer a Reasoning Gym ${f.dataset} item (${f.category})`,
+          requires: [],
+          level: 0,
+        },
+      ],
     };
   });
 }
@@ -167,14 +177,24 @@ export async function buildCatalogue(worker: RgWorker, opts: BuildOptions = {}):
     for (const [l, config] of d.levels.entries()) {
       let items: GeneratedItem[];
       try {
-        ({ items } = await worker.request<{ items: GeneratedItem[] }>('generate', { dataset: d.dataset, config, indices: Array.from({ length: per }, (_, i) => i) }, LEVEL_TIMEOUT_MS));
+        ({ items } = await worker.request<{ items: GeneratedItem[] }>(
+          'generate',
+          { dataset: d.dataset, config, indices: Array.from({ length: per }, (_, i) => i) },
+          LEVEL_TIMEOUT_MS,
+        ));
       } catch (e) {
         stop = `level ${l}: ${e instanceof WorkerFailure && e.reason === 'timeout' ? `${per} items did not generate and score within ${LEVEL_TIMEOUT_MS / 1000} s` : (e as Error).message}`;
         break;
       }
       const served = items.filter(itemVerifies).length;
       if (served / per < minShare) {
-        const scores = [...new Set(items.map((it) => (typeof it.answer === 'string' ? it.witness : it.witnessReason ?? 'no text answer')))].slice(0, 4).join(', ');
+        const scores = [
+          ...new Set(
+            items.map((it) => (typeof it.answer === 'string' ? it.witness : (it.witnessReason ?? 'no text answer'))),
+          ),
+        ]
+          .slice(0, 4)
+          .join(', ');
         const accepts = items.filter((it) => it.witness === 1 && it.failures.length === 0).length;
         stop = `level ${l}: ${served}/${per} items' own answers verify (${accepts ? `${accepts} scorers accept every near miss; ` : ''}witness scores seen: ${scores})`;
         break;
@@ -187,10 +207,26 @@ export async function buildCatalogue(worker: RgWorker, opts: BuildOptions = {}):
       log(`  excluded rg.${d.dataset}: ${reason}`);
       continue;
     }
-    families.push({ dataset: d.dataset, category: d.category, doc: d.doc, curriculum: d.curriculum, levels, ...(d.skipped.length ? { skipped: d.skipped } : {}) });
-    log(`  rg.${d.dataset}: ${levels.length} level${levels.length === 1 ? '' : 's'}${stop ? ` (ladder ends at ${stop})` : ''}${d.skipped.length ? ` (skipped: ${d.skipped.join('; ')})` : ''}`);
+    families.push({
+      dataset: d.dataset,
+      category: d.category,
+      doc: d.doc,
+      curriculum: d.curriculum,
+      levels,
+      ...(d.skipped.length ? { skipped: d.skipped } : {}),
+    });
+    log(
+      `  rg.${d.dataset}: ${levels.length} level${levels.length === 1 ? '' : 's'}${stop ? ` (ladder ends at ${stop})` : ''}${d.skipped.length ? ` (skipped: ${d.skipped.join('; ')})` : ''}`,
+    );
   }
-  return { version: CATALOGUE_VERSION, reasoningGym: hello.reasoning_gym, python: hello.python, createdAt: new Date().toISOString(), families, excluded };
+  return {
+    version: CATALOGUE_VERSION,
+    reasoningGym: hello.reasoning_gym,
+    python: hello.python,
+    createdAt: new Date().toISOString(),
+    families,
+    excluded,
+  };
 }
 
 /** Writes the catalogue (temp file, then rename) and makes the taxonomy read it. */
@@ -204,7 +240,10 @@ export function writeCatalogue(catalogue: RgCatalogue, path = rgPaths().catalogu
 export function formatBridgedTable(catalogue = loadCatalogue()): string {
   if (!catalogue) return '';
   const fams = bridgedFamilies(catalogue);
-  const out = [`${fams.length} bridged Reasoning Gym families (${catalogue.reasoningGym}), ${catalogue.excluded.length} excluded; skill rg.<dataset>.solve each, no prerequisites`, ''];
+  const out = [
+    `${fams.length} bridged Reasoning Gym families (${catalogue.reasoningGym}), ${catalogue.excluded.length} excluded; skill rg.<dataset>.solve each, no prerequisites`,
+    '',
+  ];
   for (const f of fams) {
     out.push(`${f.id} — ${f.description}`);
     f.knobs.forEach((k, i) => out.push(`  level ${i}: ${k}`));

@@ -31,6 +31,8 @@ export function rgPaths(env: NodeJS.ProcessEnv = process.env): RgPaths {
 
 /** The one line a user sees when the bridge is wanted but not set up. */
 export function notSetUpLine(paths: RgPaths = rgPaths()): string {
-  const what = existsSync(paths.python) ? `no catalogue at ${paths.catalogue}` : `no Python environment at ${paths.venv}`;
+  const what = existsSync(paths.python)
+    ? `no catalogue at ${paths.catalogue}`
+    : `no Python environment at ${paths.venv}`;
   return `Reasoning Gym bridge is not set up (${what}); run \`cogen setup reasoning-gym\``;
 }

@@ -21,7 +21,10 @@ export type WorkerFailureReason = 'timeout' | 'crash' | 'protocol' | 'unavailabl
 
 /** A request that got no answer: why ('timeout', 'crash', …) and one line of detail. */
 export class WorkerFailure extends Error {
-  constructor(readonly reason: WorkerFailureReason, message: string) {
+  constructor(
+    readonly reason: WorkerFailureReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'WorkerFailure';
   }
@@ -80,7 +83,9 @@ export class RgWorker {
   /** Sends one request (after the ones before it) and resolves with its result. */
   request<T>(op: string, payload: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
     if (this.closed) return Promise.reject(new WorkerFailure('unavailable', 'the Reasoning Gym worker was closed'));
-    return this.one(() => this.send<T>(op, payload, timeoutMs ?? (op === 'score' ? this.scoreTimeoutMs : this.opts.timeoutMs ?? 120_000)));
+    return this.one(() =>
+      this.send<T>(op, payload, timeoutMs ?? (op === 'score' ? this.scoreTimeoutMs : (this.opts.timeoutMs ?? 120_000))),
+    );
   }
 
   /** Stops the worker; later requests fail. */
@@ -95,12 +100,23 @@ export class RgWorker {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.fail(new WorkerFailure('timeout', `the Reasoning Gym worker did not answer ${op} within ${timeoutMs} ms; it was killed and will restart`));
+        this.fail(
+          new WorkerFailure(
+            'timeout',
+            `the Reasoning Gym worker did not answer ${op} within ${timeoutMs} ms; it was killed and will restart`,
+          ),
+        );
       }, timeoutMs);
       this.pending = {
         id,
-        resolve: (v) => { clearTimeout(timer); resolve(v as T); },
-        reject: (e) => { clearTimeout(timer); reject(e); },
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v as T);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       };
       child.stdin.write(`${JSON.stringify({ id, op, ...payload })}\n`);
     });
@@ -140,23 +156,51 @@ export class RgWorker {
     process.once('exit', this.onExit);
     let started: () => void = () => {};
     let failedStart: (e: Error) => void = () => {};
-    const ready = new Promise<void>((resolve, reject) => { started = resolve; failedStart = reject; });
-    const startTimer = setTimeout(() => this.fail(new WorkerFailure('timeout', 'the Reasoning Gym worker did not start within the startup timeout')), this.opts.startTimeoutMs ?? 120_000);
-    this.pending = { id: 0, resolve: () => { clearTimeout(startTimer); started(); }, reject: (e) => { clearTimeout(startTimer); failedStart(e); } };
+    const ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failedStart = reject;
+    });
+    const startTimer = setTimeout(
+      () =>
+        this.fail(new WorkerFailure('timeout', 'the Reasoning Gym worker did not start within the startup timeout')),
+      this.opts.startTimeoutMs ?? 120_000,
+    );
+    this.pending = {
+      id: 0,
+      resolve: () => {
+        clearTimeout(startTimer);
+        started();
+      },
+      reject: (e) => {
+        clearTimeout(startTimer);
+        failedStart(e);
+      },
+    };
     createInterface({ input: child.stdout }).on('line', (line) => this.onLine(child, line));
     createInterface({ input: child.stderr }).on('line', (line) => {
       this.stderrTail.push(line);
       if (this.stderrTail.length > 20) this.stderrTail.shift();
     });
     child.on('error', (e) => {
-      if (this.child === child) this.fail(new WorkerFailure('unavailable', `could not start the Reasoning Gym worker (${e.message}); ${notSetUpLine()}`));
+      if (this.child === child)
+        this.fail(
+          new WorkerFailure(
+            'unavailable',
+            `could not start the Reasoning Gym worker (${e.message}); ${notSetUpLine()}`,
+          ),
+        );
     });
     child.on('exit', (code, signal) => {
       if (this.child !== child) return;
       const last = this.stderrTail.filter((l) => l.trim()).pop();
       // Dying before its ready line means it cannot import reasoning_gym: the setup is broken.
       const hint = this.pending?.id === 0 ? ' (it did not start: run `cogen setup reasoning-gym`)' : '';
-      this.fail(new WorkerFailure('crash', `the Reasoning Gym worker exited (${signal ?? `code ${code}`})${last ? `: ${last.slice(0, 300)}` : ''}${hint}`));
+      this.fail(
+        new WorkerFailure(
+          'crash',
+          `the Reasoning Gym worker exited (${signal ?? `code ${code}`})${last ? `: ${last.slice(0, 300)}` : ''}${hint}`,
+        ),
+      );
     });
     this.ready = ready;
     return ready;
@@ -169,12 +213,22 @@ export class RgWorker {
       msg = JSON.parse(line) as typeof msg;
       if (!msg || typeof msg !== 'object') throw new Error('not an object');
     } catch {
-      this.fail(new WorkerFailure('protocol', `the Reasoning Gym worker wrote a line that is not the protocol: ${line.slice(0, 120)}`));
+      this.fail(
+        new WorkerFailure(
+          'protocol',
+          `the Reasoning Gym worker wrote a line that is not the protocol: ${line.slice(0, 120)}`,
+        ),
+      );
       return;
     }
     const p = this.pending;
     if (!p || msg.id !== p.id) {
-      this.fail(new WorkerFailure('protocol', `the Reasoning Gym worker answered request ${String(msg.id)}, not ${p ? p.id : 'none'}`));
+      this.fail(
+        new WorkerFailure(
+          'protocol',
+          `the Reasoning Gym worker answered request ${String(msg.id)}, not ${p ? p.id : 'none'}`,
+        ),
+      );
       return;
     }
     this.pending = null;

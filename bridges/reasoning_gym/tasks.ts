@@ -17,17 +17,32 @@ export interface BridgedData {
   entry: { [key: string]: Json };
 }
 
-export type BridgedMaterialised = { ok: true; task: ProblemTask } | { ok: false; reason: 'unverified' | 'duplicate' | 'invalid'; detail: string };
+export type BridgedMaterialised =
+  { ok: true; task: ProblemTask } | { ok: false; reason: 'unverified' | 'duplicate' | 'invalid'; detail: string };
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 /** Builds the task of one generated item, or says why it is not served. */
-export function materialiseBridged(family: RgFamilyEntry, level: number, item: GeneratedItem, seen?: Set<string>): BridgedMaterialised {
+export function materialiseBridged(
+  family: RgFamilyEntry,
+  level: number,
+  item: GeneratedItem,
+  seen?: Set<string>,
+): BridgedMaterialised {
   const config = family.levels[level]?.config;
   if (!config) return { ok: false, reason: 'invalid', detail: `rg.${family.dataset} has no level ${level}` };
   if (!itemVerifies(item)) {
-    const why = typeof item.answer !== 'string' ? 'its answer is not text' : item.witness !== 1 ? `its own answer scores ${item.witness}${item.witnessReason ? ` (${item.witnessReason})` : ''}` : 'the scorer accepts every near miss';
-    return { ok: false, reason: 'unverified', detail: `rg.${family.dataset} level ${level} item ${item.index}: ${why}` };
+    const why =
+      typeof item.answer !== 'string'
+        ? 'its answer is not text'
+        : item.witness !== 1
+          ? `its own answer scores ${item.witness}${item.witnessReason ? ` (${item.witnessReason})` : ''}`
+          : 'the scorer accepts every near miss';
+    return {
+      ok: false,
+      reason: 'unverified',
+      detail: `rg.${family.dataset} level ${level} item ${item.index}: ${why}`,
+    };
   }
   const hash = sha(JSON.stringify([family.dataset, config, item.entry]));
   const statement = item.question!;
@@ -73,14 +88,19 @@ export interface DrawOptions {
 const GENERATE_TIMEOUT_MS = 30_000;
 
 /** The index space of a level: its config's `size` (the worker sets it), else 2^20. */
-const indexSpace = (config: { [key: string]: Json }): number => (typeof config.size === 'number' && config.size > 0 ? config.size : 2 ** 20);
+const indexSpace = (config: { [key: string]: Json }): number =>
+  typeof config.size === 'number' && config.size > 0 ? config.size : 2 ** 20;
 
 /** Draws items of a bridged family's level until one is served. Same rng state (and seen set) → same task. */
 export async function drawBridged(worker: RgWorker, opts: DrawOptions): Promise<ProblemTask> {
   const family = findBridgedFamily(opts.family);
-  if (!family) throw new Error(`unknown bridged family '${opts.family}' (not in the Reasoning Gym catalogue; run \`cogen setup reasoning-gym\`)`);
+  if (!family)
+    throw new Error(
+      `unknown bridged family '${opts.family}' (not in the Reasoning Gym catalogue; run \`cogen setup reasoning-gym\`)`,
+    );
   const config = family.levels[opts.level]?.config;
-  if (!config) throw new Error(`bridged family '${opts.family}' has ${family.levels.length} levels, not level ${opts.level}`);
+  if (!config)
+    throw new Error(`bridged family '${opts.family}' has ${family.levels.length} levels, not level ${opts.level}`);
   const attempts = opts.attempts ?? 20;
   const reasons = new Map<string, number>();
   let last = '';
@@ -88,7 +108,11 @@ export async function drawBridged(worker: RgWorker, opts: DrawOptions): Promise<
     const index = opts.rng.int(0, indexSpace(config) - 1);
     let items: GeneratedItem[];
     try {
-      ({ items } = await worker.request<{ items: GeneratedItem[] }>('generate', { dataset: family.dataset, config, indices: [index] }, GENERATE_TIMEOUT_MS));
+      ({ items } = await worker.request<{ items: GeneratedItem[] }>(
+        'generate',
+        { dataset: family.dataset, config, indices: [index] },
+        GENERATE_TIMEOUT_MS,
+      ));
     } catch (e) {
       // An item that does not generate in time is skipped like one that does not verify (the
       // worker was killed and restarts); other failures (no Python, a crash) end the draw.
@@ -103,7 +127,9 @@ export async function drawBridged(worker: RgWorker, opts: DrawOptions): Promise<
     last = m.detail;
   }
   const summary = [...reasons].map(([k, n]) => `${k} ×${n}`).join(', ');
-  throw new Error(`drawBridged: no served item of '${opts.family}' at level ${opts.level} after ${attempts} draws (${summary}; last ${last})`);
+  throw new Error(
+    `drawBridged: no served item of '${opts.family}' at level ${opts.level} after ${attempts} draws (${summary}; last ${last})`,
+  );
 }
 
 const isData = (d: Json | undefined): d is { [key: string]: Json } => !!d && typeof d === 'object' && !Array.isArray(d);
@@ -114,14 +140,29 @@ const isData = (d: Json | undefined): d is { [key: string]: Json } => !!d && typ
  */
 export async function scoreBridged(worker: RgWorker, task: ProblemTask, answer: string): Promise<Verdict> {
   const d = task.data;
-  if (!isData(d) || typeof d.dataset !== 'string' || !isData(d.config) || !isData(d.entry)) return { reward: 0, reason: 'invalid: the task carries no Reasoning Gym entry' };
-  if (task.verifier !== `${BRIDGED_VERIFIER_PREFIX}${d.dataset}`) return { reward: 0, reason: `invalid: the verifier ${task.verifier} does not name the entry's dataset ${d.dataset}` };
+  if (!isData(d) || typeof d.dataset !== 'string' || !isData(d.config) || !isData(d.entry))
+    return { reward: 0, reason: 'invalid: the task carries no Reasoning Gym entry' };
+  if (task.verifier !== `${BRIDGED_VERIFIER_PREFIX}${d.dataset}`)
+    return {
+      reward: 0,
+      reason: `invalid: the verifier ${task.verifier} does not name the entry's dataset ${d.dataset}`,
+    };
   // Only the catalogue's datasets are scored: an excluded one (its own answers do not verify) is never a verifier.
-  if (!findBridgedFamily(familyId(d.dataset))) return { reward: 0, reason: `unavailable: rg.${d.dataset} is not a bridged family here (cogen setup reasoning-gym --list)` };
+  if (!findBridgedFamily(familyId(d.dataset)))
+    return {
+      reward: 0,
+      reason: `unavailable: rg.${d.dataset} is not a bridged family here (cogen setup reasoning-gym --list)`,
+    };
   if (typeof answer !== 'string') return { reward: 0, reason: 'invalid: the answer is not text' };
-  if (answer.length > worker.maxAnswerChars) return { reward: 0, reason: `too-long: the answer is longer than ${worker.maxAnswerChars} characters` };
+  if (answer.length > worker.maxAnswerChars)
+    return { reward: 0, reason: `too-long: the answer is longer than ${worker.maxAnswerChars} characters` };
   try {
-    const r = await worker.request<{ score: number; reason?: string }>('score', { dataset: d.dataset, config: d.config, entry: d.entry, answer });
+    const r = await worker.request<{ score: number; reason?: string }>('score', {
+      dataset: d.dataset,
+      config: d.config,
+      entry: d.entry,
+      answer,
+    });
     const reward = Number.isFinite(r.score) ? Math.min(1, Math.max(0, r.score)) : 0;
     return reward === 1 ? { reward } : { reward, reason: r.reason ? `scorer: ${r.reason}` : 'wrong' };
   } catch (e) {

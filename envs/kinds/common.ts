@@ -3,11 +3,20 @@
 import { z } from 'zod';
 import type { Rng } from '../../core/rng.js';
 import { valueType, type Example, type InductionTask, type Json, type Task } from '../../core/task.js';
-import { normaliseProgram, verifyAnswer, type RunResult, type Sandbox, type DetailedVerdict } from '../../sandbox/index.js';
+import {
+  normaliseProgram,
+  verifyAnswer,
+  type RunResult,
+  type Sandbox,
+  type DetailedVerdict,
+} from '../../sandbox/index.js';
 import type { EnvAction, EnvBudgets, EnvSpec, ToolSchema } from '../types.js';
 
 /** The fields every spec has (the kind's own come from its build). */
-export type SpecBase = Pick<EnvSpec, 'id' | 'family' | 'level' | 'skills' | 'program' | 'hash' | 'argTypes' | 'stepBudget' | 'budgets'>;
+export type SpecBase = Pick<
+  EnvSpec,
+  'id' | 'family' | 'level' | 'skills' | 'program' | 'hash' | 'argTypes' | 'stepBudget' | 'budgets'
+>;
 
 /** A tool: its name, what it does, and its arguments' schema (validated here, published as JSON Schema). */
 export interface ToolDef {
@@ -47,7 +56,11 @@ export const MAX_OBSERVATION_CHARS = 600;
 /** Longest program an agent may submit or test (as for generated tasks). */
 export const MAX_PROGRAM_CHARS = 4000;
 
-export const programArg = z.string().min(1).max(MAX_PROGRAM_CHARS).describe('JavaScript source declaring function f, or an arrow function');
+export const programArg = z
+  .string()
+  .min(1)
+  .max(MAX_PROGRAM_CHARS)
+  .describe('JavaScript source declaring function f, or an arrow function');
 export const argList = z.array(z.any()).max(8).describe('the argument list, as a JSON array, e.g. [3, "ab"]');
 
 export function toolSchema(t: ToolDef): ToolSchema {
@@ -57,7 +70,8 @@ export function toolSchema(t: ToolDef): ToolSchema {
 }
 
 // Not core/text.ts's clip: a cut observation also says how many characters were left out.
-export const clip = (s: string, n = MAX_OBSERVATION_CHARS): string => (s.length <= n ? s : `${s.slice(0, n)}… (${s.length - n} more characters cut)`);
+export const clip = (s: string, n = MAX_OBSERVATION_CHARS): string =>
+  s.length <= n ? s : `${s.slice(0, n)}… (${s.length - n} more characters cut)`;
 
 const show = (x: Json): string => clip(JSON.stringify(x), 200);
 export const callText = (args: Json[]): string => `f(${args.map((a) => show(a)).join(', ')})`;
@@ -71,13 +85,15 @@ const fits = (want: string, x: unknown): boolean => {
 /** Why an argument list does not fit f's argument types, or null. */
 export function checkArgList(argTypes: string[], args: unknown): string | null {
   if (!Array.isArray(args)) return 'the argument list must be a JSON array';
-  if (args.length !== argTypes.length) return `f takes ${argTypes.length} argument(s) (${argTypes.join(', ')}), got ${args.length}`;
+  if (args.length !== argTypes.length)
+    return `f takes ${argTypes.length} argument(s) (${argTypes.join(', ')}), got ${args.length}`;
   const bad = args.findIndex((a, i) => !fits(argTypes[i]!, a));
   return bad < 0 ? null : `argument ${bad + 1} must be of type ${argTypes[bad]}, got ${valueType(args[bad] as Json)}`;
 }
 
 /** A limit failure: the program looped, grew too large, recursed too deep or printed too much. */
-export const isHostile = (reason: string | undefined): boolean => /^(timeout|memory|stack|output-too-large)\b/.test(reason ?? '');
+export const isHostile = (reason: string | undefined): boolean =>
+  /^(timeout|memory|stack|output-too-large)\b/.test(reason ?? '');
 
 /** Calls the hidden (trusted) program once with the spec's step budget. */
 export async function callHidden(sandbox: Sandbox, spec: EnvSpec, args: Json[]): Promise<RunResult> {
@@ -86,14 +102,20 @@ export async function callHidden(sandbox: Sandbox, spec: EnvSpec, args: Json[]):
 }
 
 /** Runs a program on inputs in one fresh context, all calls sharing `budget` steps. */
-export async function runAll(sandbox: Sandbox, program: string, inputs: Json[][], budget: number): Promise<RunResult[]> {
+export async function runAll(
+  sandbox: Sandbox,
+  program: string,
+  inputs: Json[][],
+  budget: number,
+): Promise<RunResult[]> {
   const job = { program, inputs, budget, budgetPer: 'task' as const };
   if (sandbox.runTasksMetered) return (await sandbox.runTasksMetered([job]))[0]!.results;
   if (sandbox.runTasks) return (await sandbox.runTasks([job]))[0]!;
   return sandbox.runMany(inputs.map((args) => ({ program, args })));
 }
 
-export const resultText = (r: RunResult): string => (r.ok ? show(r.value) : `error (${r.reason}: ${clip(r.detail, 160)})`);
+export const resultText = (r: RunResult): string =>
+  r.ok ? show(r.value) : `error (${r.reason}: ${clip(r.detail, 160)})`;
 
 /** The single-turn task fields of a spec, for verifying an answer the way a task's answer is verified. */
 export const taskBase = (spec: EnvSpec) => ({
@@ -108,7 +130,12 @@ export const taskBase = (spec: EnvSpec) => ({
   budget: spec.stepBudget,
 });
 
-export async function scoreProgram(sandbox: Sandbox, spec: EnvSpec, tests: Example[], answer: string): Promise<DetailedVerdict> {
+export async function scoreProgram(
+  sandbox: Sandbox,
+  spec: EnvSpec,
+  tests: Example[],
+  answer: string,
+): Promise<DetailedVerdict> {
   const task: InductionTask = {
     ...taskBase(spec),
     type: 'induction',
@@ -123,10 +150,18 @@ export async function scoreProgram(sandbox: Sandbox, spec: EnvSpec, tests: Examp
 export function submitOutcome(v: DetailedVerdict): Outcome {
   const passed = v.passed ?? 0;
   const total = v.total ?? 0;
-  if (isHostile(v.reason)) return { end: true, reward: 0, reason: `hostile: the submitted program hit a limit (${v.reason})`, text: `rejected: ${clip(v.reason!, 200)}` };
+  if (isHostile(v.reason))
+    return {
+      end: true,
+      reward: 0,
+      reason: `hostile: the submitted program hit a limit (${v.reason})`,
+      text: `rejected: ${clip(v.reason!, 200)}`,
+    };
   const reward = total > 0 ? passed / total : 0;
   const text = `passed ${passed} of ${total} hidden tests`;
-  return reward === 1 ? { end: true, reward: 1, text } : { end: true, reward, reason: clip(v.reason ?? 'wrong', 200), text };
+  return reward === 1
+    ? { end: true, reward: 1, text }
+    : { end: true, reward, reason: clip(v.reason ?? 'wrong', 200), text };
 }
 
 /** Is this text a program the induction verifier would accept as one? (Only its shape, not its behaviour.) */
@@ -156,4 +191,7 @@ export function randomValue(rng: Rng, type: string): Json {
 
 export const randomArgs = (rng: Rng, argTypes: string[]): Json[] => argTypes.map((t) => randomValue(rng, t));
 
-export const action = (name: string, args: Record<string, unknown>): EnvAction => ({ name, arguments: JSON.stringify(args) });
+export const action = (name: string, args: Record<string, unknown>): EnvAction => ({
+  name,
+  arguments: JSON.stringify(args),
+});

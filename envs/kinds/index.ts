@@ -5,4 +5,7 @@ import { probe } from './probe.js';
 import { repair } from './repair.js';
 import { search } from './search.js';
 
-export const KINDS: Record<EnvKind, KindImpl<never>> = { probe, repair, search } as unknown as Record<EnvKind, KindImpl<never>>;
+export const KINDS: Record<EnvKind, KindImpl<never>> = { probe, repair, search } as unknown as Record<
+  EnvKind,
+  KindImpl<never>
+>;

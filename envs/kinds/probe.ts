@@ -3,14 +3,37 @@
 import { z } from 'zod';
 import { valueType, type Json } from '../../core/task.js';
 import type { ProbeSpec } from '../types.js';
-import { action, argList, callHidden, callText, checkArgList, exampleText, programArg, randomArgs, randomValue, resultText, scoreProgram, submitOutcome, type KindImpl } from './common.js';
+import {
+  action,
+  argList,
+  callHidden,
+  callText,
+  checkArgList,
+  exampleText,
+  programArg,
+  randomArgs,
+  randomValue,
+  resultText,
+  scoreProgram,
+  submitOutcome,
+  type KindImpl,
+} from './common.js';
 
 export const probe: KindImpl<ProbeSpec> = {
   kind: 'probe',
   source: 'induction',
   tools: [
-    { name: 'call', description: 'Call the hidden function f on an argument list and see what it returns. Each call uses one of the call budget.', args: z.object({ args: argList }) },
-    { name: 'submit', description: 'Submit a program for f; it is checked on hidden tests and the episode ends.', args: z.object({ program: programArg }) },
+    {
+      name: 'call',
+      description:
+        'Call the hidden function f on an argument list and see what it returns. Each call uses one of the call budget.',
+      args: z.object({ args: argList }),
+    },
+    {
+      name: 'submit',
+      description: 'Submit a program for f; it is checked on hidden tests and the episode ends.',
+      args: z.object({ program: programArg }),
+    },
   ],
   budgets: (level) => ({ calls: 6 + 2 * level, turns: 7 + 2 * level }),
   async build(_sandbox, task, base) {

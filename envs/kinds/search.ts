@@ -4,19 +4,42 @@ import { z } from 'zod';
 import type { AbductionTask, Json } from '../../core/task.js';
 import { verifyAnswer } from '../../sandbox/index.js';
 import type { SearchSpec } from '../types.js';
-import { action, argList, callHidden, callText, checkArgList, clip, isHostile, randomArgs, resultText, taskBase, type KindImpl } from './common.js';
+import {
+  action,
+  argList,
+  callHidden,
+  callText,
+  checkArgList,
+  clip,
+  isHostile,
+  randomArgs,
+  resultText,
+  taskBase,
+  type KindImpl,
+} from './common.js';
 
 export const search: KindImpl<SearchSpec> = {
   kind: 'search',
   source: 'abduction',
   tools: [
-    { name: 'call', description: 'Call f on an argument list and see what it returns. Each call uses one of the call budget.', args: z.object({ x: argList }) },
-    { name: 'submit', description: 'Submit an argument list x with f(...x) equal to the target; the episode ends.', args: z.object({ x: argList }) },
+    {
+      name: 'call',
+      description: 'Call f on an argument list and see what it returns. Each call uses one of the call budget.',
+      args: z.object({ x: argList }),
+    },
+    {
+      name: 'submit',
+      description: 'Submit an argument list x with f(...x) equal to the target; the episode ends.',
+      args: z.object({ x: argList }),
+    },
   ],
   budgets: (level) => ({ calls: 8 + 4 * level, turns: 9 + 4 * level }),
   async build(_sandbox, task, base) {
     if (task.type !== 'abduction') return 'search is built from an abduction task';
-    return { spec: { ...base, kind: 'search', target: task.output, answer: task.input }, question: JSON.stringify(task.output) };
+    return {
+      spec: { ...base, kind: 'search', target: task.output, answer: task.input },
+      question: JSON.stringify(task.output),
+    };
   },
   prompt: (spec) =>
     [
@@ -36,9 +59,12 @@ export const search: KindImpl<SearchSpec> = {
     };
     const v = await verifyAnswer(sandbox, task, JSON.stringify(x));
     if (v.reward === 1) return { end: true, reward: 1, text: `${callText(x)} gives the target` };
-    const reason = isHostile(v.reason) ? `hostile: the argument list hit a limit (${v.reason})` : clip(v.reason ?? 'wrong', 200);
+    const reason = isHostile(v.reason)
+      ? `hostile: the argument list hit a limit (${v.reason})`
+      : clip(v.reason ?? 'wrong', 200);
     return { end: true, reward: 0, reason, text: `${callText(x)} does not give the target` };
   },
   reference: (spec) => [action('call', { x: spec.answer }), action('submit', { x: spec.answer })],
-  random: (spec, rng, callsLeft) => action(callsLeft > 0 && rng.bool(0.8) ? 'call' : 'submit', { x: randomArgs(rng, spec.argTypes) }),
+  random: (spec, rng, callsLeft) =>
+    action(callsLeft > 0 && rng.bool(0.8) ? 'call' : 'submit', { x: randomArgs(rng, spec.argTypes) }),
 };

@@ -12,8 +12,22 @@ export const arraySkills = [
   skill(F, 'map', 'map', 'Transforms every element with a function.', ['array.length', 'arith.add'], 0),
   skill(F, 'filter', 'filter', 'Keeps the elements a predicate accepts.', ['array.length', 'logic.compare'], 0),
   skill(F, 'reduce', 'reduce', 'Folds an array into one value with an accumulator.', ['array.map'], 1),
-  skill(F, 'chain', 'method chains', 'Chains several array methods, each feeding the next.', ['array.map', 'array.filter'], 2),
-  skill(F, 'some', 'some / every', 'Tests whether some or every element satisfies a predicate.', ['array.filter', 'logic.or'], 2),
+  skill(
+    F,
+    'chain',
+    'method chains',
+    'Chains several array methods, each feeding the next.',
+    ['array.map', 'array.filter'],
+    2,
+  ),
+  skill(
+    F,
+    'some',
+    'some / every',
+    'Tests whether some or every element satisfies a predicate.',
+    ['array.filter', 'logic.or'],
+    2,
+  ),
   skill(F, 'includes', 'membership', 'Tests membership with includes.', ['array.length'], 2),
   skill(F, 'slice', 'slice and concat', 'Drops a prefix with slice, joins arrays with concat.', ['array.length'], 2),
 ];
@@ -22,12 +36,28 @@ const LEVELS = [
   {
     // (an int is the length of the array built: a count)
     params: { 'int[]': 1 },
-    exprs: { body: { ops: prods('map', 'filter', 'add', 'sub', 'mul', 'gt', 'lt'), returns: ['int[]', 'int[]', 'int'], depth: 2, leaf: 1, ints: [1, 9] } },
+    exprs: {
+      body: {
+        ops: prods('map', 'filter', 'add', 'sub', 'mul', 'gt', 'lt'),
+        returns: ['int[]', 'int[]', 'int'],
+        depth: 2,
+        leaf: 1,
+        ints: [1, 9],
+      },
+    },
     inputs: ranges([0, 9], [1, 3]),
   },
   {
     params: { 'int[]': 1 },
-    exprs: { body: { ops: prods('map', 'filter', 'sum', 'add', 'sub', 'mul', 'gt', 'lt', 'eq'), returns: ['int[]', 'int[]', 'int'], depth: 2, leaf: 0.15, ints: [1, 9] } },
+    exprs: {
+      body: {
+        ops: prods('map', 'filter', 'sum', 'add', 'sub', 'mul', 'gt', 'lt', 'eq'),
+        returns: ['int[]', 'int[]', 'int'],
+        depth: 2,
+        leaf: 0.15,
+        ints: [1, 9],
+      },
+    },
     inputs: ranges([0, 9], [2, 4]),
   },
   {
@@ -35,7 +65,25 @@ const LEVELS = [
     params: { 'int[]': [1, 2] },
     exprs: {
       body: {
-        ops: prods('map', 'filter', 'sum', 'some', 'every', 'aincl', 'aslice', 'aconcat', 'alen', 'add', 'sub', 'mul', 'gt', 'lt', 'eq', 'ne', 'mod'),
+        ops: prods(
+          'map',
+          'filter',
+          'sum',
+          'some',
+          'every',
+          'aincl',
+          'aslice',
+          'aconcat',
+          'alen',
+          'add',
+          'sub',
+          'mul',
+          'gt',
+          'lt',
+          'eq',
+          'ne',
+          'mod',
+        ),
         returns: ['int[]', 'int', 'bool'],
         depth: 3,
         leaf: 0.3,
@@ -48,7 +96,25 @@ const LEVELS = [
     params: { 'int[]': 1, int: 1 },
     exprs: {
       body: {
-        ops: prods('map', 'filter', 'sum', 'some', 'aincl', 'aslice', 'alen', 'add', 'sub', 'mul', 'mod', 'div', 'gt', 'lt', 'eq', 'ifInt', 'even'),
+        ops: prods(
+          'map',
+          'filter',
+          'sum',
+          'some',
+          'aincl',
+          'aslice',
+          'alen',
+          'add',
+          'sub',
+          'mul',
+          'mod',
+          'div',
+          'gt',
+          'lt',
+          'eq',
+          'ifInt',
+          'even',
+        ),
         returns: ['int[]', 'int', 'bool'],
         depth: 4,
         leaf: 0.3,
@@ -63,7 +129,29 @@ const LEVELS = [
     counts: { definitions: 0 },
     exprs: {
       body: {
-        ops: prods('map', 'filter', 'sum', 'some', 'every', 'aslice', 'aconcat', 'alen', 'add', 'sub', 'mul', 'mod', 'gt', 'lt', 'ge', 'ifInt', 'sortAsc', 'sortDesc', 'arev', 'and', 'or'),
+        ops: prods(
+          'map',
+          'filter',
+          'sum',
+          'some',
+          'every',
+          'aslice',
+          'aconcat',
+          'alen',
+          'add',
+          'sub',
+          'mul',
+          'mod',
+          'gt',
+          'lt',
+          'ge',
+          'ifInt',
+          'sortAsc',
+          'sortDesc',
+          'arev',
+          'and',
+          'or',
+        ),
         returns: ['int[]', 'int'],
         depth: 5,
         leaf: 0.3,
@@ -76,7 +164,11 @@ const LEVELS = [
 
 const LADDER = ladder(LEVELS, [
   knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }),
-  knob.arrays({ by: 1, max: 200, why: 'arrays and what is built from them would make prompts of many thousands of characters' }),
+  knob.arrays({
+    by: 1,
+    max: 200,
+    why: 'arrays and what is built from them would make prompts of many thousands of characters',
+  }),
   knob.ints({ by: 5 }),
 ]);
 
@@ -106,7 +198,8 @@ function candidate(rng: Rng, level: number): Candidate {
 export const array = defineFamily({
   id: F,
   name: 'arrays',
-  description: 'map, filter, reduce, some/every, includes, slice/concat over integer arrays, with arithmetic and comparison lambdas.',
+  description:
+    'map, filter, reduce, some/every, includes, slice/concat over integer arrays, with arithmetic and comparison lambdas.',
   skills: arraySkills,
   ladder: LADDER,
   candidate,

@@ -1,5 +1,18 @@
 // Conditionals: ternaries, if/else chains, nested conditions and guarded updates of a local.
-import { cond, gen, if_, let_, newCtx, prods, ret, set, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
+import {
+  cond,
+  gen,
+  if_,
+  let_,
+  newCtx,
+  prods,
+  ret,
+  set,
+  v,
+  type Expr,
+  type Param,
+  type Stmt,
+} from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level, type Span } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
@@ -11,8 +24,22 @@ export const condSkills = [
   skill(F, 'ternary', 'ternary', 'Chooses between two values with c ? x : y.', ['logic.compare'], 0),
   skill(F, 'if-else', 'if / else', 'Returns from one of two branches of an if statement.', ['cond.ternary'], 1),
   skill(F, 'chain', 'else-if chains', 'Finds the first true condition of a chain of ifs.', ['cond.if-else'], 2),
-  skill(F, 'nested', 'nested conditions', 'Follows an if inside an if, with compound conditions.', ['cond.chain', 'logic.nested'], 3),
-  skill(F, 'guarded-update', 'guarded updates', 'Tracks a local variable through several conditional updates.', ['cond.nested', 'arith.nested'], 4),
+  skill(
+    F,
+    'nested',
+    'nested conditions',
+    'Follows an if inside an if, with compound conditions.',
+    ['cond.chain', 'logic.nested'],
+    3,
+  ),
+  skill(
+    F,
+    'guarded-update',
+    'guarded updates',
+    'Tracks a local variable through several conditional updates.',
+    ['cond.nested', 'arith.nested'],
+    4,
+  ),
 ];
 
 const NAMES = ['a', 'b', 'c'];
@@ -25,32 +52,47 @@ const LEVELS = [
   {
     shape: 'return c ? x : y',
     params: { int: 1 },
-    exprs: { condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 9] }, branch: { ops: ARITH, depth: 1, leaf: 0.6, ints: [1, 9] } },
+    exprs: {
+      condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 9] },
+      branch: { ops: ARITH, depth: 1, leaf: 0.6, ints: [1, 9] },
+    },
     inputs: ranges([0, 9]),
   },
   {
     shape: 'if (c) return x; return y',
     params: { int: [1, 2] },
-    exprs: { condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 9] }, branch: { ops: ARITH, depth: 1, leaf: 0.4, ints: [1, 9] } },
+    exprs: {
+      condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 9] },
+      branch: { ops: ARITH, depth: 1, leaf: 0.4, ints: [1, 9] },
+    },
     inputs: ranges([0, 9]),
   },
   {
     shape: 'an else-if chain of 3 branches (the last of depth 1)',
     params: { int: 2 },
-    exprs: { condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 15] }, branch: { ops: ARITH, depth: [1, 2], leaf: 0.35, ints: [1, 15] } },
+    exprs: {
+      condition: { ops: COMPARE, depth: 1, leaf: 0.4, ints: [1, 15] },
+      branch: { ops: ARITH, depth: [1, 2], leaf: 0.35, ints: [1, 15] },
+    },
     inputs: ranges([0, 20]),
   },
   {
     shape: 'an if nested in an if (3 leaves)',
     params: { int: 2 },
-    exprs: { condition: { ops: COMPOUND, depth: 2, leaf: 0.4, ints: [1, 15] }, branch: { ops: ARITH_DIV, depth: 2, leaf: 0.35, ints: [1, 15] } },
+    exprs: {
+      condition: { ops: COMPOUND, depth: 2, leaf: 0.4, ints: [1, 15] },
+      branch: { ops: ARITH_DIV, depth: 2, leaf: 0.35, ints: [1, 15] },
+    },
     inputs: ranges([-20, 20]),
   },
   {
     shape: 'let r = x; updates of r, each under a condition; return c ? r : y (c over r, y of depth 1)',
     params: { int: [2, 3] },
     counts: { updates: [2, 3] },
-    exprs: { condition: { ops: COMPOUND, depth: 2, leaf: 0.4, ints: [1, 15] }, branch: { ops: ARITH_DIV, depth: 2, leaf: 0.35, ints: [1, 15] } },
+    exprs: {
+      condition: { ops: COMPOUND, depth: 2, leaf: 0.4, ints: [1, 15] },
+      branch: { ops: ARITH_DIV, depth: 2, leaf: 0.35, ints: [1, 15] },
+    },
     inputs: ranges([-30, 30]),
   },
 ] satisfies Level[];
@@ -93,7 +135,11 @@ function candidate(rng: Rng, level: number): Candidate {
     const k = drawSpan(rng, counts!.updates!);
     for (let i = 0; i < k; i++) {
       const op = rng.pick(['=', '+=', '-='] as const);
-      updates.push(if_(gen(cctx, 'bool', condition.depth, true, ['r', ...names]), [set('r', op, gen(actx, 'int', drawSpan(rng, branch.depth), true))]));
+      updates.push(
+        if_(gen(cctx, 'bool', condition.depth, true, ['r', ...names]), [
+          set('r', op, gen(actx, 'int', drawSpan(rng, branch.depth), true)),
+        ]),
+      );
     }
     body = [let_('r', first), ...updates, ret(cond(gen(cctx, 'bool', 1, true, ['r']), v('r'), arm(1)))];
   }
@@ -110,4 +156,3 @@ export const condFamily = defineFamily({
   ladder: LADDER,
   candidate,
 });
-

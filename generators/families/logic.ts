@@ -11,10 +11,24 @@ export const logicSkills = [
   skill(F, 'and', 'conjunction', 'Boolean && of two values.', [], 0),
   skill(F, 'or', 'disjunction', 'Boolean || of two values.', [], 0),
   skill(F, 'not', 'negation', 'Boolean ! of a value.', [], 0),
-  skill(F, 'nested', 'nested boolean expressions', 'Evaluates several boolean operators with precedence (&& before ||).', ['logic.and', 'logic.or', 'logic.not'], 1),
+  skill(
+    F,
+    'nested',
+    'nested boolean expressions',
+    'Evaluates several boolean operators with precedence (&& before ||).',
+    ['logic.and', 'logic.or', 'logic.not'],
+    1,
+  ),
   skill(F, 'xor', 'boolean equality and xor', '=== and !== between booleans.', ['logic.and', 'logic.or'], 2),
   skill(F, 'compare', 'integer comparison', '< <= > >= === !== between integers.', ['arith.sub'], 2),
-  skill(F, 'range', 'range checks', 'Combines comparisons with && / || (lo <= a && a < hi).', ['logic.compare', 'logic.nested'], 2),
+  skill(
+    F,
+    'range',
+    'range checks',
+    'Combines comparisons with && / || (lo <= a && a < hi).',
+    ['logic.compare', 'logic.nested'],
+    2,
+  ),
 ];
 
 const BOOL = ['p', 'q', 'r', 's', 't'];
@@ -26,24 +40,53 @@ const LEVELS = [
   // Level 0 is one operator over one or two of 3-5 parameters; the others stay in the signature
   // of deduction and abduction tasks (keepParams), so that the answer depends on which argument is
   // which and the space is large enough for balanced probe sets (src/probes.ts).
-  { params: { bool: [3, 5], int: 0 }, exprs: { body: { ops: CONNECTIVES, depth: 1, leaf: 1, ints: [1, 9] } }, inputs: ranges([0, 9]) },
-  { params: { bool: [2, 3], int: 0 }, exprs: { body: { ops: CONNECTIVES, depth: 2, leaf: 0.2, ints: [1, 9] } }, inputs: ranges([0, 9]) },
+  {
+    params: { bool: [3, 5], int: 0 },
+    exprs: { body: { ops: CONNECTIVES, depth: 1, leaf: 1, ints: [1, 9] } },
+    inputs: ranges([0, 9]),
+  },
+  {
+    params: { bool: [2, 3], int: 0 },
+    exprs: { body: { ops: CONNECTIVES, depth: 2, leaf: 0.2, ints: [1, 9] } },
+    inputs: ranges([0, 9]),
+  },
   {
     params: { bool: [2, 3], int: [1, 2] },
-    exprs: { body: { ops: [...CONNECTIVES, ...prods('xor', 'beq', 'lt', 'gt', 'eq', 'le')], depth: 3, leaf: 0.2, ints: [1, 9] } },
+    exprs: {
+      body: {
+        ops: [...CONNECTIVES, ...prods('xor', 'beq', 'lt', 'gt', 'eq', 'le')],
+        depth: 3,
+        leaf: 0.2,
+        ints: [1, 9],
+      },
+    },
     inputs: ranges([0, 20]),
   },
-  { params: { bool: [1, 2], int: 2 }, exprs: { body: { ops: COMPARISONS, depth: 3, leaf: 0.2, ints: [1, 15] } }, inputs: ranges([0, 20]) },
+  {
+    params: { bool: [1, 2], int: 2 },
+    exprs: { body: { ops: COMPARISONS, depth: 3, leaf: 0.2, ints: [1, 15] } },
+    inputs: ranges([0, 20]),
+  },
   {
     shape: 'const t1 = E; …; return E (each definition reads the one before it, t1 a parameter)',
     params: { bool: [2, 2], int: 2 },
     counts: { definitions: 0 },
-    exprs: { body: { ops: [...COMPARISONS, ...prods('mul', 'mod', 'ifBool', 'ifInt', 'even')], depth: 4, leaf: 0.2, ints: [1, 15] } },
+    exprs: {
+      body: {
+        ops: [...COMPARISONS, ...prods('mul', 'mod', 'ifBool', 'ifInt', 'even')],
+        depth: 4,
+        leaf: 0.2,
+        ints: [1, 15],
+      },
+    },
     inputs: ranges([-20, 20]),
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }), knob.ints({ by: 10 })]);
+const LADDER = ladder(LEVELS, [
+  knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }),
+  knob.ints({ by: 10 }),
+]);
 
 const BOOL_OPS = new Set<string>(['&&', '||', '!']);
 const AND_OR = new Set<string>(['&&', '||']);
@@ -65,11 +108,19 @@ function candidate1(rng: Rng, level: number): Candidate {
     ...INT.slice(0, drawSpan(rng, params.int)).map((name) => ({ name, type: 'int' })),
   ];
   const ctx = newCtx(rng, exprs.body.ops, ps, exprs.body);
-  const defs = chain(ctx, 'bool', counts?.definitions ?? 0, exprs.body.depth, ps.map((p) => p.name));
+  const defs = chain(
+    ctx,
+    'bool',
+    counts?.definitions ?? 0,
+    exprs.body.depth,
+    ps.map((p) => p.name),
+  );
   const body = [...defs.stmts, ret(gen(ctx, 'bool', exprs.body.depth, true, defs.read))];
   const skills = [...ctx.skills];
-  if (countNodes(body, (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2) skills.push('logic.nested');
-  if (skills.includes('logic.compare') && countNodes(body, (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0) skills.push('logic.range');
+  if (countNodes(body, (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2)
+    skills.push('logic.nested');
+  if (skills.includes('logic.compare') && countNodes(body, (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0)
+    skills.push('logic.range');
   return { prog: { params: ps, body }, skills, keepParams: level === 0 };
 }
 

@@ -1,5 +1,23 @@
 // Loops and accumulators: counted, for-of, while and nested loops, early exits.
-import { bin, call, for_, forOf, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
+import {
+  bin,
+  call,
+  for_,
+  forOf,
+  gen,
+  if_,
+  let_,
+  lit,
+  newCtx,
+  prods,
+  ret,
+  set,
+  v,
+  while_,
+  type Expr,
+  type Param,
+  type Stmt,
+} from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
@@ -13,8 +31,22 @@ export const loopSkills = [
   skill(F, 'count', 'counting', 'Counts the iterations whose condition holds.', ['loop.for', 'logic.compare'], 1),
   skill(F, 'forof', 'for-of loops', 'Iterates over the elements of an array.', ['loop.for', 'array.length'], 2),
   skill(F, 'while', 'while loops', 'Repeats until a condition fails, counting steps.', ['loop.count'], 2),
-  skill(F, 'nested', 'nested loops', 'Runs an inner loop for every step of an outer loop.', ['loop.for', 'loop.count'], 3),
-  skill(F, 'early-exit', 'early exit', 'Returns from inside a loop when a condition first holds.', ['loop.forof', 'cond.if-else'], 4),
+  skill(
+    F,
+    'nested',
+    'nested loops',
+    'Runs an inner loop for every step of an outer loop.',
+    ['loop.for', 'loop.count'],
+    3,
+  ),
+  skill(
+    F,
+    'early-exit',
+    'early exit',
+    'Returns from inside a loop when a condition first holds.',
+    ['loop.forof', 'cond.if-else'],
+    4,
+  ),
 ];
 
 const SHRINK = {
@@ -33,13 +65,19 @@ const LEVELS = [
   {
     shape: 'the same loop from i = 0-2, its step s += E(i), s *= E(i) (s from 1) or if (guard) s++',
     params: { nat: 1 },
-    exprs: { E: { ops: prods('add', 'sub', 'mul'), depth: 1, leaf: 0.5, ints: [1, 5] }, guard: { ops: prods('lt', 'gt', 'eq', 'ne', 'mod', 'add'), depth: 2, leaf: 0.5, ints: [1, 4] } },
+    exprs: {
+      E: { ops: prods('add', 'sub', 'mul'), depth: 1, leaf: 0.5, ints: [1, 5] },
+      guard: { ops: prods('lt', 'gt', 'eq', 'ne', 'mod', 'add'), depth: 2, leaf: 0.5, ints: [1, 4] },
+    },
     inputs: ranges([0, 8]),
   },
   {
     shape: 's = 0 or 1; for (const x of xs) s op= E(x, s), maybe under a guard',
     params: { 'int[]': 1 },
-    exprs: { E: { ops: prods('add', 'sub', 'mul', 'mod'), depth: 2, leaf: 0.4, ints: [1, 5] }, guard: { ops: prods('lt', 'gt', 'eq', 'ne', 'even'), depth: 1, leaf: 0.5, ints: [1, 6] } },
+    exprs: {
+      E: { ops: prods('add', 'sub', 'mul', 'mod'), depth: 2, leaf: 0.4, ints: [1, 5] },
+      guard: { ops: prods('lt', 'gt', 'eq', 'ne', 'even'), depth: 1, leaf: 0.5, ints: [1, 6] },
+    },
     inputs: ranges([0, 9], [1, 6]),
     or: [SHRINK],
   },
@@ -53,15 +91,23 @@ const LEVELS = [
     inputs: ranges([0, 6]),
   },
   {
-    shape: 'for (const x of xs) { if (guard) return E(x, s, c); s += E(x) (updates); c++ }; return E(s, c) (E one level shallower in the exit)',
+    shape:
+      'for (const x of xs) { if (guard) return E(x, s, c); s += E(x) (updates); c++ }; return E(s, c) (E one level shallower in the exit)',
     params: { 'int[]': 1 },
     counts: { updates: 1 },
-    exprs: { E: { ops: prods('add', 'sub', 'mul', 'mod', 'abs'), depth: 2, leaf: 0.4, ints: [1, 6] }, guard: { ops: prods('lt', 'gt', 'eq', 'ge', 'and', 'or', 'add', 'mod'), depth: 2, leaf: 0.4, ints: [1, 20] } },
+    exprs: {
+      E: { ops: prods('add', 'sub', 'mul', 'mod', 'abs'), depth: 2, leaf: 0.4, ints: [1, 6] },
+      guard: { ops: prods('lt', 'gt', 'eq', 'ge', 'and', 'or', 'add', 'mod'), depth: 2, leaf: 0.4, ints: [1, 20] },
+    },
     inputs: ranges([-10, 20], [2, 7]),
   },
 ] as const satisfies readonly Level[];
 
-const LADDER = ladder(LEVELS, [knob.count('updates', { by: 2, max: 200, why: 'programs would near the 16,000-character limit' }), knob.arrays({ by: 2 }), knob.ints({ by: 5 })]);
+const LADDER = ladder(LEVELS, [
+  knob.count('updates', { by: 2, max: 200, why: 'programs would near the 16,000-character limit' }),
+  knob.arrays({ by: 2 }),
+  knob.ints({ by: 5 }),
+]);
 
 function candidate(rng: Rng, level: number): Candidate {
   const skills = new Set<string>(['loop.for']);
@@ -94,7 +140,10 @@ function candidate(rng: Rng, level: number): Candidate {
     if (rng.bool()) {
       const { E, guard } = LEVELS[2].exprs;
       const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
-      const scope: Param[] = [{ name: 'x', type: 'int' }, { name: 's', type: 'int' }];
+      const scope: Param[] = [
+        { name: 'x', type: 'int' },
+        { name: 's', type: 'int' },
+      ];
       const ctx = newCtx(rng, E.ops, scope, E);
       const cctx = newCtx(rng, guard.ops, scope, guard);
       const step = set('s', rng.pick(['+=', '=', '-='] as const), gen(ctx, 'int', E.depth, true, ['x']));
@@ -122,7 +171,10 @@ function candidate(rng: Rng, level: number): Candidate {
   if (level === 3) {
     const { E, guard } = LEVELS[3].exprs;
     const ps: Param[] = [{ name: 'n', type: 'int' }];
-    const scope: Param[] = [{ name: 'i', type: 'int' }, { name: 'j', type: 'int' }];
+    const scope: Param[] = [
+      { name: 'i', type: 'int' },
+      { name: 'j', type: 'int' },
+    ];
     const ctx = newCtx(rng, E.ops, scope, E);
     const cctx = newCtx(rng, guard.ops, scope, guard);
     const inner: Stmt = set('s', '+=', gen(ctx, 'int', E.depth, true, ['i', 'j']));
@@ -135,22 +187,32 @@ function candidate(rng: Rng, level: number): Candidate {
     for (const s of [...ctx.skills, ...cctx.skills, 'loop.nested', 'loop.count']) skills.add(s);
     return { prog: { params: ps, body }, skills, inputTypes: ['nat'] };
   }
-  const { exprs: { E, guard }, counts } = LADDER.top(level);
+  const {
+    exprs: { E, guard },
+    counts,
+  } = LADDER.top(level);
   const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
-  const scope: Param[] = [{ name: 'x', type: 'int' }, { name: 's', type: 'int' }, { name: 'c', type: 'int' }];
+  const scope: Param[] = [
+    { name: 'x', type: 'int' },
+    { name: 's', type: 'int' },
+    { name: 'c', type: 'int' },
+  ];
   const ctx = newCtx(rng, E.ops, scope, E);
   const cctx = newCtx(rng, guard.ops, scope, guard);
   const body: Stmt[] = [
     let_('s', lit(0)),
     let_('c', lit(0)),
     forOf('x', v('xs'), [
-      if_(gen(cctx, 'bool', guard.depth, true, ['x', 's']), [ret(gen(ctx, 'int', E.depth - 1, false, ['x', 's', 'c']))]),
+      if_(gen(cctx, 'bool', guard.depth, true, ['x', 's']), [
+        ret(gen(ctx, 'int', E.depth - 1, false, ['x', 's', 'c'])),
+      ]),
       ...Array.from({ length: counts.updates }, () => set('s', '+=', gen(ctx, 'int', E.depth, true, ['x']))),
       set('c', '++'),
     ]),
     ret(gen(ctx, 'int', E.depth, true, ['s', 'c'])),
   ];
-  for (const s of [...ctx.skills, ...cctx.skills, 'loop.forof', 'loop.early-exit', 'loop.count', 'cond.if-else']) skills.add(s);
+  for (const s of [...ctx.skills, ...cctx.skills, 'loop.forof', 'loop.early-exit', 'loop.count', 'cond.if-else'])
+    skills.add(s);
   return { prog: { params: ps, body }, skills };
 }
 

@@ -1,5 +1,22 @@
 // Number theory: parity, divisibility, digits, gcd/lcm, primes, divisors, modular powers.
-import { bin, call, for_, gen, if_, let_, lit, newCtx, prods, ret, set, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
+import {
+  bin,
+  call,
+  for_,
+  gen,
+  if_,
+  let_,
+  lit,
+  newCtx,
+  prods,
+  ret,
+  set,
+  v,
+  while_,
+  type Expr,
+  type Param,
+  type Stmt,
+} from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type ExprSpec, type Level } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
@@ -31,8 +48,19 @@ const PRIMES = {
   inputs: ranges([1, 100]),
 } satisfies Level;
 /** What level 4 does with the result r of either shape. */
-const POST = { ops: prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'even'), depth: 3, leaf: 0.5, ints: [1, 9] } satisfies ExprSpec;
-const LCM = { shape: 'r = lcm(a, b), through gcd; then r = post(r, a, b) (posts), the last post(r) returned, or r', params: { nat: 2 }, counts: { posts: 1 }, exprs: { post: POST }, inputs: ranges([1, 30]) } satisfies Level;
+const POST = {
+  ops: prods('add', 'sub', 'mul', 'mod', 'ifInt', 'gt', 'even'),
+  depth: 3,
+  leaf: 0.5,
+  ints: [1, 9],
+} satisfies ExprSpec;
+const LCM = {
+  shape: 'r = lcm(a, b), through gcd; then r = post(r, a, b) (posts), the last post(r) returned, or r',
+  params: { nat: 2 },
+  counts: { posts: 1 },
+  exprs: { post: POST },
+  inputs: ranges([1, 30]),
+} satisfies Level;
 
 const LEVELS = [
   {
@@ -61,7 +89,15 @@ const LEVELS = [
     inputs: ranges([1, 100]),
     or: [PRIMES],
   },
-  { shape: 'r = b^e mod m by repeated multiplication (loop); then r = post(r, b, e, m) (posts), the last post(r) returned, or r', params: { nat: 3 }, counts: { posts: 1 }, exprs: { post: POST }, inputs: ranges([2, 30]), or: [LCM] },
+  {
+    shape:
+      'r = b^e mod m by repeated multiplication (loop); then r = post(r, b, e, m) (posts), the last post(r) returned, or r',
+    params: { nat: 3 },
+    counts: { posts: 1 },
+    exprs: { post: POST },
+    inputs: ranges([2, 30]),
+    or: [LCM],
+  },
 ] as const satisfies readonly Level[];
 
 const LADDER = ladder(LEVELS, [
@@ -91,8 +127,16 @@ function candidate(rng: Rng, level: number): Candidate {
     const e = rng.bool(0.5) ? n : gen(ctx, 'int', E.depth, true, ['n']);
     const kind = rng.int(0, 2);
     const k = rng.int(2, 9);
-    const body = kind === 0 ? bin('===', mod(e, lit(2)), lit(rng.int(0, 1))) : kind === 1 ? bin('===', mod(e, lit(k)), lit(0)) : mod(e, lit(10));
-    const skills = [...ctx.skills, kind === 0 ? 'numtheory.parity' : kind === 1 ? 'numtheory.divisibility' : 'numtheory.digits'];
+    const body =
+      kind === 0
+        ? bin('===', mod(e, lit(2)), lit(rng.int(0, 1)))
+        : kind === 1
+          ? bin('===', mod(e, lit(k)), lit(0))
+          : mod(e, lit(10));
+    const skills = [
+      ...ctx.skills,
+      kind === 0 ? 'numtheory.parity' : kind === 1 ? 'numtheory.divisibility' : 'numtheory.digits',
+    ];
     return { prog: { params: [np], body: [ret(body)] }, skills, inputTypes: ['nat'] };
   }
   if (level === 1) {
@@ -101,19 +145,34 @@ function candidate(rng: Rng, level: number): Candidate {
     const step = rng.bool(0.8) ? gen(ctx, 'int', drawSpan(rng, E.depth), false, ['d']) : lit(1);
     const body: Stmt[] = [
       let_('s', lit(0)),
-      while_(bin('>', n, lit(0)), [let_('d', mod(n, lit(10)), true), set('s', '+=', step), set('n', '=', floorDiv(n, lit(10)))]),
+      while_(bin('>', n, lit(0)), [
+        let_('d', mod(n, lit(10)), true),
+        set('s', '+=', step),
+        set('n', '=', floorDiv(n, lit(10))),
+      ]),
       ret(v('s')),
     ];
-    return { prog: { params: [np], body }, skills: ['numtheory.digits', 'loop.while', ...ctx.skills], inputTypes: ['nat'] };
+    return {
+      prog: { params: [np], body },
+      skills: ['numtheory.digits', 'loop.while', ...ctx.skills],
+      inputTypes: ['nat'],
+    };
   }
   if (level === 2) {
     if (rng.bool()) {
       const { E } = LEVELS[2].exprs;
-      const ps: Param[] = [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }];
+      const ps: Param[] = [
+        { name: 'a', type: 'int' },
+        { name: 'b', type: 'int' },
+      ];
       const ctx = newCtx(rng, E.ops, ps, E);
       const pre = (x: string): Expr => (rng.bool(0.4) ? v(x) : gen(ctx, 'int', drawSpan(rng, E.depth), true, [x]));
       const body: Stmt[] = [let_('x', pre('a')), let_('y', pre('b')), gcdLoop('x', 'y'), ret(v('x'))];
-      return { prog: { params: ps, body }, skills: ['numtheory.gcd', 'loop.while', ...ctx.skills], inputTypes: ['nat', 'nat'] };
+      return {
+        prog: { params: ps, body },
+        skills: ['numtheory.gcd', 'loop.while', ...ctx.skills],
+        inputTypes: ['nat', 'nat'],
+      };
     }
     const { E } = PRIME.exprs;
     const ctx = newCtx(rng, E.ops, [np], E);
@@ -124,7 +183,11 @@ function candidate(rng: Rng, level: number): Candidate {
       primeLoop(v('m'), ret(lit(false))),
       ret(lit(true)),
     ];
-    return { prog: { params: [np], body }, skills: ['numtheory.prime', 'numtheory.divisibility', 'loop.for', ...ctx.skills], inputTypes: ['nat'] };
+    return {
+      prog: { params: [np], body },
+      skills: ['numtheory.prime', 'numtheory.divisibility', 'loop.for', ...ctx.skills],
+      inputTypes: ['nat'],
+    };
   }
   if (level === 3) {
     if (rng.bool(0.7)) {
@@ -136,17 +199,31 @@ function candidate(rng: Rng, level: number): Candidate {
         for_('i', lit(1), bin('+', n, lit(1)), [if_(bin('===', mod(n, v('i')), lit(0)), [set('s', '+=', term)])]),
         ret(v('s')),
       ];
-      return { prog: { params: [np], body }, skills: ['numtheory.divisors', 'numtheory.divisibility', 'loop.count', ...ctx.skills], inputTypes: ['nat'] };
+      return {
+        prog: { params: [np], body },
+        skills: ['numtheory.divisors', 'numtheory.divisibility', 'loop.count', ...ctx.skills],
+        inputTypes: ['nat'],
+      };
     }
     const { E } = PRIMES.exprs;
     const kctx = newCtx(rng, E.ops, [{ name: 'k', type: 'int' }], E);
-    const term: Stmt = rng.bool(0.1) ? set('c', '++') : set('c', '+=', gen(kctx, 'int', drawSpan(rng, E.depth), true, ['k']));
+    const term: Stmt = rng.bool(0.1)
+      ? set('c', '++')
+      : set('c', '+=', gen(kctx, 'int', drawSpan(rng, E.depth), true, ['k']));
     const body: Stmt[] = [
       let_('c', lit(0)),
-      for_('k', lit(2), n, [let_('p', lit(true)), primeLoop(v('k'), set('p', '=', lit(false)), 'j'), if_(v('p'), [term])]),
+      for_('k', lit(2), n, [
+        let_('p', lit(true)),
+        primeLoop(v('k'), set('p', '=', lit(false)), 'j'),
+        if_(v('p'), [term]),
+      ]),
       ret(v('c')),
     ];
-    return { prog: { params: [np], body }, skills: ['numtheory.prime', 'numtheory.divisors', 'loop.nested', 'loop.count', ...kctx.skills], inputTypes: ['nat'] };
+    return {
+      prog: { params: [np], body },
+      skills: ['numtheory.prime', 'numtheory.divisors', 'loop.nested', 'loop.count', ...kctx.skills],
+      inputTypes: ['nat'],
+    };
   }
   const top = LADDER.top(level);
   const postSpec = top.exprs.post;
@@ -155,19 +232,32 @@ function candidate(rng: Rng, level: number): Candidate {
   // Grown levels apply more posts before the last, each reading r and the parameters (none at level 4).
   const posts = (ps: Param[]): Stmt[] => {
     const ctx = newCtx(rng, postSpec.ops, [{ name: 'r', type: 'int' }, ...ps], postSpec);
-    return Array.from({ length: top.counts.posts - 1 }, () => set('r', '=', gen(ctx, 'int', postSpec.depth, true, ['r'])));
+    return Array.from({ length: top.counts.posts - 1 }, () =>
+      set('r', '=', gen(ctx, 'int', postSpec.depth, true, ['r'])),
+    );
   };
   if (rng.bool()) {
-    const ps: Param[] = [{ name: 'b', type: 'int' }, { name: 'e', type: 'int' }, { name: 'm', type: 'int' }];
+    const ps: Param[] = [
+      { name: 'b', type: 'int' },
+      { name: 'e', type: 'int' },
+      { name: 'm', type: 'int' },
+    ];
     const body: Stmt[] = [
       let_('r', lit(1)),
       for_('i', lit(0), v('e'), [set('r', '=', mod(bin('*', v('r'), v('b')), v('m')))]),
       ...posts(ps),
       ret(tail),
     ];
-    return { prog: { params: ps, body }, skills: ['numtheory.modpow', 'loop.product', ...post.skills], inputTypes: ['nat', 'nat', 'nat'] };
+    return {
+      prog: { params: ps, body },
+      skills: ['numtheory.modpow', 'loop.product', ...post.skills],
+      inputTypes: ['nat', 'nat', 'nat'],
+    };
   }
-  const ps: Param[] = [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }];
+  const ps: Param[] = [
+    { name: 'a', type: 'int' },
+    { name: 'b', type: 'int' },
+  ];
   const body: Stmt[] = [
     let_('x', v('a')),
     let_('y', v('b')),
@@ -176,7 +266,12 @@ function candidate(rng: Rng, level: number): Candidate {
     ...posts(ps),
     ret(tail),
   ];
-  return { prog: { params: ps, body }, skills: ['numtheory.lcm', 'numtheory.gcd', 'loop.while', ...post.skills], inputTypes: ['nat', 'nat'], ranges: top.or[0].inputs };
+  return {
+    prog: { params: ps, body },
+    skills: ['numtheory.lcm', 'numtheory.gcd', 'loop.while', ...post.skills],
+    inputTypes: ['nat', 'nat'],
+    ranges: top.or[0].inputs,
+  };
 }
 
 export const numtheory = defineFamily({

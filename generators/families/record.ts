@@ -1,5 +1,30 @@
 // Objects and records: field access, building and updating records, dictionaries, counting.
-import { bin, call, cond, fn, forOf, gen, idx, if_, let_, lit, meth, newCtx, obj, prods, prop, ret, set, seti, someNode, substitute, v, type Expr, type Param, type Stmt } from '../grammar/index.js';
+import {
+  bin,
+  call,
+  cond,
+  fn,
+  forOf,
+  gen,
+  idx,
+  if_,
+  let_,
+  lit,
+  meth,
+  newCtx,
+  obj,
+  prods,
+  prop,
+  ret,
+  set,
+  seti,
+  someNode,
+  substitute,
+  v,
+  type Expr,
+  type Param,
+  type Stmt,
+} from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { ranges, type Level } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
@@ -11,9 +36,30 @@ export const recordSkills = [
   skill(F, 'get', 'field access', 'Reads a field of a record with o.key.', [], 0),
   skill(F, 'build', 'building records', 'Returns a new object literal with computed fields.', ['record.get'], 1),
   skill(F, 'update', 'spread updates', 'Copies a record with {...o} and overrides one field.', ['record.build'], 2),
-  skill(F, 'keys', 'keys and values', 'Lists the keys or values of a dictionary (insertion order).', ['record.get', 'array.length'], 2),
-  skill(F, 'count', 'counting into an object', 'Builds a frequency table keyed by a derived key.', ['record.build', 'loop.forof'], 3),
-  skill(F, 'aggregate', 'aggregating entries', 'Loops over the keys of a dictionary, updating a result under a condition.', ['record.keys', 'cond.if-else'], 4),
+  skill(
+    F,
+    'keys',
+    'keys and values',
+    'Lists the keys or values of a dictionary (insertion order).',
+    ['record.get', 'array.length'],
+    2,
+  ),
+  skill(
+    F,
+    'count',
+    'counting into an object',
+    'Builds a frequency table keyed by a derived key.',
+    ['record.build', 'loop.forof'],
+    3,
+  ),
+  skill(
+    F,
+    'aggregate',
+    'aggregating entries',
+    'Loops over the keys of a dictionary, updating a result under a condition.',
+    ['record.keys', 'cond.if-else'],
+    4,
+  ),
 ];
 
 const FIELD_OPS = prods('add', 'sub', 'mul', 'concat', 'not', 'and', 'slen', 'gt', 'lt', 'upper');
@@ -28,7 +74,14 @@ const LEVELS = [
   {
     shape: 'o.x, o.y, o.name or o.ok, alone or under one operator',
     params: { rec: 1 },
-    exprs: { E: { ops: prods('add', 'sub', 'mul', 'concat', 'not', 'upper', 'slen'), returns: ['int', 'int', 'str', 'bool'], leaf: 1, ints: [1, 9] } },
+    exprs: {
+      E: {
+        ops: prods('add', 'sub', 'mul', 'concat', 'not', 'upper', 'slen'),
+        returns: ['int', 'int', 'str', 'bool'],
+        leaf: 1,
+        ints: [1, 9],
+      },
+    },
     inputs: ranges([0, 9], [1, 4], [1, 3], 'abc'),
   },
   {
@@ -45,12 +98,14 @@ const LEVELS = [
     or: [QUERY],
   },
   {
-    shape: 'c = {}; for (const w of ws) c[key(w)] = (c[key(w)] || 0) + 1, w.length or 2-3; return c or its number of keys',
+    shape:
+      'c = {}; for (const w of ws) c[key(w)] = (c[key(w)] || 0) + 1, w.length or 2-3; return c or its number of keys',
     params: { 'str[]': 1 },
     inputs: ranges([0, 9], [1, 6], [1, 3], 'abc'),
   },
   {
-    shape: 'r = 0; for (const k of Object.keys(m)) { x = m[k]; if (guard) r = update(x, r) }; return r or r > c ? r : d',
+    shape:
+      'r = 0; for (const k of Object.keys(m)) { x = m[k]; if (guard) r = update(x, r) }; return r or r > c ? r : d',
     params: { dict: 1 },
     exprs: {
       guard: { ops: prods('gt', 'lt', 'eq', 'even', 'add', 'and', 'or'), depth: 2, leaf: 0.4, ints: [1, 12] },
@@ -95,8 +150,14 @@ function candidate(rng: Rng, level: number): Candidate {
     if (level === 2) {
       const field = rng.pick(['x', 'y', 'name', 'ok']);
       const ty = field === 'name' ? 'str' : field === 'ok' ? 'bool' : 'int';
-      const body = obj([[null, o], [field, gen(ctx, ty, spec.depth, true, ['o'])]]);
-      return { prog: { params: ps, body: [ret(body)] }, skills: ['record.update', 'record.build', 'record.get', ...ctx.skills] };
+      const body = obj([
+        [null, o],
+        [field, gen(ctx, ty, spec.depth, true, ['o'])],
+      ]);
+      return {
+        prog: { params: ps, body: [ret(body)] },
+        skills: ['record.update', 'record.build', 'record.get', ...ctx.skills],
+      };
     }
     const returns = LEVELS[1].exprs.field.returns;
     const fields = keys.map((k) => [k, gen(ctx, rng.pick(returns), spec.depth, true, ['o'])] as [string, Expr]);
@@ -117,28 +178,53 @@ function candidate(rng: Rng, level: number): Candidate {
     const body = rng.pick(options);
     return {
       prog: { params: [{ name: 'm', type: 'dict' }], body: [ret(body)] },
-      skills: ['record.keys', 'record.get', ...(callsMethod(body, 'filter') ? ['array.filter', ...vctx.skills] : []), ...(callsMethod(body, 'reduce') ? ['array.reduce'] : [])],
+      skills: [
+        'record.keys',
+        'record.get',
+        ...(callsMethod(body, 'filter') ? ['array.filter', ...vctx.skills] : []),
+        ...(callsMethod(body, 'reduce') ? ['array.reduce'] : []),
+      ],
     };
   }
   if (level === 3) {
     const w = v('w');
-    const key = rng.pick<Expr>([w, meth(w, 'charAt', lit(0)), meth(w, 'charAt', lit(1)), prop(w, 'length'), meth(w, 'slice', lit(-1)), meth(w, 'toUpperCase'), meth(w, 'slice', lit(0), lit(2))]);
+    const key = rng.pick<Expr>([
+      w,
+      meth(w, 'charAt', lit(0)),
+      meth(w, 'charAt', lit(1)),
+      prop(w, 'length'),
+      meth(w, 'slice', lit(-1)),
+      meth(w, 'toUpperCase'),
+      meth(w, 'slice', lit(0), lit(2)),
+    ]);
     const inc = rng.pick<Expr>([lit(1), prop(w, 'length'), lit(rng.int(2, 3))]);
     const body: Stmt[] = [
       let_('c', obj([]), true),
       forOf('w', v('ws'), [seti('c', key, bin('+', bin('||', idx(v('c'), key), lit(0)), inc))]),
       ret(rng.bool(0.75) ? v('c') : prop(call('Object.keys', v('c')), 'length')),
     ];
-    return { prog: { params: [{ name: 'ws', type: 'str[]' }], body }, skills: ['record.count', 'record.build', 'loop.forof', 'str.index'] };
+    return {
+      prog: { params: [{ name: 'ws', type: 'str[]' }], body },
+      skills: ['record.count', 'record.build', 'loop.forof', 'str.index'],
+    };
   }
   const { guard, update } = LADDER.top(level).exprs;
   const m = v('m');
-  const scope: Param[] = [{ name: 'k', type: 'str' }, { name: 'x', type: 'int' }, { name: 'r', type: 'int' }];
+  const scope: Param[] = [
+    { name: 'k', type: 'str' },
+    { name: 'x', type: 'int' },
+    { name: 'r', type: 'int' },
+  ];
   const cctx = newCtx(rng, guard.ops, scope, guard);
   const actx = newCtx(rng, update.ops, scope, update);
   const bodyStmts: Stmt[] = [
     let_('r', lit(0)),
-    forOf('k', call('Object.keys', m), [let_('x', idx(m, v('k')), true), if_(gen(cctx, 'bool', guard.depth, true, ['x']), [set('r', '=', gen(actx, 'int', update.depth, true, ['x', 'r']))])]),
+    forOf('k', call('Object.keys', m), [
+      let_('x', idx(m, v('k')), true),
+      if_(gen(cctx, 'bool', guard.depth, true, ['x']), [
+        set('r', '=', gen(actx, 'int', update.depth, true, ['x', 'r'])),
+      ]),
+    ]),
     ret(rng.bool(0.3) ? v('r') : cond(bin('>', v('r'), lit(rng.int(0, 10))), v('r'), lit(rng.int(0, 3)))),
   ];
   return {

@@ -1,5 +1,29 @@
 // Sorting and searching: sorted copies, extremes, searches, k-th smallest, de-duplication, insertion sort.
-import { bin, call, cond, fn, for_, gen, idx, if_, let_, lit, meth, newCtx, prods, prop, ret, set, seti, un, v, while_, type Expr, type Param, type Stmt } from '../grammar/index.js';
+import {
+  bin,
+  call,
+  cond,
+  fn,
+  for_,
+  gen,
+  idx,
+  if_,
+  let_,
+  lit,
+  meth,
+  newCtx,
+  prods,
+  prop,
+  ret,
+  set,
+  seti,
+  un,
+  v,
+  while_,
+  type Expr,
+  type Param,
+  type Stmt,
+} from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type ExprSpec, type Level } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
@@ -8,15 +32,57 @@ import type { Rng } from '../../core/rng.js';
 const F = 'sort';
 
 export const sortSkills = [
-  skill(F, 'sort', 'numeric sort', 'Sorts a copy of an array ascending or descending with a comparator.', ['array.length', 'logic.compare'], 0),
+  skill(
+    F,
+    'sort',
+    'numeric sort',
+    'Sorts a copy of an array ascending or descending with a comparator.',
+    ['array.length', 'logic.compare'],
+    0,
+  ),
   skill(F, 'reverse', 'reversal', 'Reverses a copy of an array.', ['array.length'], 0),
-  skill(F, 'search', 'linear search', 'Finds the first index of a value or of a match (-1 when absent).', ['array.length', 'logic.compare'], 1),
-  skill(F, 'extremum', 'maximum and minimum', 'Takes the largest or smallest element (with a floor/ceiling default).', ['logic.compare'], 1),
+  skill(
+    F,
+    'search',
+    'linear search',
+    'Finds the first index of a value or of a match (-1 when absent).',
+    ['array.length', 'logic.compare'],
+    1,
+  ),
+  skill(
+    F,
+    'extremum',
+    'maximum and minimum',
+    'Takes the largest or smallest element (with a floor/ceiling default).',
+    ['logic.compare'],
+    1,
+  ),
   skill(F, 'kth', 'k-th smallest', 'Sorts, then indexes; out of range gives a default.', ['sort.sort'], 2),
   skill(F, 'dedupe', 'de-duplication', 'Keeps the first occurrence of each value.', ['sort.search', 'array.filter'], 2),
-  skill(F, 'binary-search', 'binary search', 'Halves a sorted range until the target is found.', ['sort.sort', 'loop.while'], 3),
-  skill(F, 'inversions', 'counting inversions', 'Counts out-of-order pairs with two nested loops.', ['sort.sort', 'loop.nested'], 3),
-  skill(F, 'insertion', 'insertion sort', 'Sorts in place by a key with nested loops and swaps.', ['sort.inversions', 'cond.if-else'], 4),
+  skill(
+    F,
+    'binary-search',
+    'binary search',
+    'Halves a sorted range until the target is found.',
+    ['sort.sort', 'loop.while'],
+    3,
+  ),
+  skill(
+    F,
+    'inversions',
+    'counting inversions',
+    'Counts out-of-order pairs with two nested loops.',
+    ['sort.sort', 'loop.nested'],
+    3,
+  ),
+  skill(
+    F,
+    'insertion',
+    'insertion sort',
+    'Sorts in place by a key with nested loops and swaps.',
+    ['sort.inversions', 'cond.if-else'],
+    4,
+  ),
 ];
 
 const xs = v('xs');
@@ -26,7 +92,12 @@ const asc = (e: Expr): Expr => meth(meth(e, 'slice'), 'sort', fn(['p', 'q'], bin
 const KEY = { ops: prods('add', 'sub', 'mul', 'mod'), depth: [1, 2], leaf: 0.4, ints: [1, 9] } satisfies ExprSpec;
 
 // The shapes of levels 2-3 other than the level's own.
-const KTH = { shape: 's = xs.map(key) sorted; return k < s.length ? s[k] : -1', params: { 'int[]': 1, nat: 1 }, exprs: { key: KEY }, inputs: ranges([0, 6], [3, 6]) } satisfies Level;
+const KTH = {
+  shape: 's = xs.map(key) sorted; return k < s.length ? s[k] : -1',
+  params: { 'int[]': 1, nat: 1 },
+  exprs: { key: KEY },
+  inputs: ranges([0, 6], [3, 6]),
+} satisfies Level;
 const DEDUPE = {
   shape: 'the first occurrence of each element (filter by indexOf), sorted or mapped by key',
   params: { 'int[]': 1 },
@@ -41,15 +112,47 @@ const INVERSIONS = {
 } satisfies Level;
 
 const LEVELS = [
-  { params: { 'int[]': 1 }, exprs: { body: { ops: prods('sortAsc', 'sortDesc', 'arev'), depth: 1, leaf: 1 } }, inputs: ranges([0, 9], [2, 4]) },
+  {
+    params: { 'int[]': 1 },
+    exprs: { body: { ops: prods('sortAsc', 'sortDesc', 'arev'), depth: 1, leaf: 1 } },
+    inputs: ranges([0, 9], [2, 4]),
+  },
   {
     params: { 'int[]': 1, int: 1 },
-    exprs: { body: { ops: prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'aindexOf', 'findIndex', 'gt', 'lt', 'eq', 'add'), returns: ['int[]', 'int[]', 'int'], depth: 2, leaf: 0.15 } },
+    exprs: {
+      body: {
+        ops: prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'aindexOf', 'findIndex', 'gt', 'lt', 'eq', 'add'),
+        returns: ['int[]', 'int[]', 'int'],
+        depth: 2,
+        leaf: 0.15,
+      },
+    },
     inputs: ranges([0, 9], [2, 5]),
   },
   {
     params: { 'int[]': 1 },
-    exprs: { body: { ops: prods('sortAsc', 'sortDesc', 'arev', 'amax', 'amin', 'findIndex', 'map', 'filter', 'gt', 'lt', 'add', 'sub', 'mod'), returns: ['int[]', 'int'], depth: 3, leaf: 0.3 } },
+    exprs: {
+      body: {
+        ops: prods(
+          'sortAsc',
+          'sortDesc',
+          'arev',
+          'amax',
+          'amin',
+          'findIndex',
+          'map',
+          'filter',
+          'gt',
+          'lt',
+          'add',
+          'sub',
+          'mod',
+        ),
+        returns: ['int[]', 'int'],
+        depth: 3,
+        leaf: 0.3,
+      },
+    },
     inputs: ranges([0, 20], [3, 6]),
     or: [KTH, DEDUPE],
   },
@@ -61,16 +164,29 @@ const LEVELS = [
     or: [INVERSIONS],
   },
   {
-    shape: 'insertion sort of a copy s by key (nested loops, swaps), ascending or descending; return s or a projection of it',
+    shape:
+      'insertion sort of a copy s by key (nested loops, swaps), ascending or descending; return s or a projection of it',
     params: { 'int[]': 1 },
-    exprs: { key: KEY, projection: { ops: prods('aslice', 'arev', 'alen', 'map', 'add', 'sub', 'ifArr', 'gt', 'lt'), depth: 2, leaf: 0.5 } },
+    exprs: {
+      key: KEY,
+      projection: {
+        ops: prods('aslice', 'arev', 'alen', 'map', 'add', 'sub', 'ifArr', 'gt', 'lt'),
+        depth: 2,
+        leaf: 0.5,
+      },
+    },
     inputs: ranges([-20, 30], [3, 7]),
   },
 ] as const satisfies readonly Level[];
 
 const LADDER = ladder(LEVELS, [
   knob.depth('key', { by: 1, every: 8, max: 20, why: 'deeper keys would seldom stay within the value bounds' }),
-  knob.depth('projection', { by: 1, every: 8, max: 20, why: 'deeper projections would seldom stay within the value bounds' }),
+  knob.depth('projection', {
+    by: 1,
+    every: 8,
+    max: 20,
+    why: 'deeper projections would seldom stay within the value bounds',
+  }),
   knob.arrays({ by: 2, max: 200, why: 'the insertion sort would near a tenth of the answer budget cap' }),
   knob.ints({ by: 5 }),
 ]);
@@ -86,7 +202,10 @@ function candidate(rng: Rng, level: number): Candidate {
     const spec = LEVELS[1].exprs.body;
     ps.push({ name: 't', type: 'int' });
     const ctx = newCtx(rng, spec.ops, ps, spec);
-    return { prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] }, skills: ctx.skills };
+    return {
+      prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] },
+      skills: ctx.skills,
+    };
   }
   // (the key is KEY up to level 4, and grows above it with the level-4 table)
   const keySpec = level >= 4 ? LADDER.top(level).exprs.key : KEY;
@@ -98,17 +217,34 @@ function candidate(rng: Rng, level: number): Candidate {
       ps.push({ name: 'k', type: 'int' });
       const s: Stmt = let_('s', asc(meth(xs, 'map', key())), true);
       const body = [s, ret(cond(bin('<', v('k'), prop(v('s'), 'length')), idx(v('s'), v('k')), lit(-1)))];
-      return { prog: { params: ps, body }, skills: ['sort.sort', 'sort.kth', 'array.map', ...mapCtx.skills], inputTypes: ['int[]', 'nat'], ranges: KTH.inputs };
+      return {
+        prog: { params: ps, body },
+        skills: ['sort.sort', 'sort.kth', 'array.map', ...mapCtx.skills],
+        inputTypes: ['int[]', 'nat'],
+        ranges: KTH.inputs,
+      };
     }
     if (shape === 1) {
       const dedup = meth(xs, 'filter', fn(['x', 'i'], bin('===', meth(xs, 'indexOf', v('x')), v('i'))));
       const sorted = rng.bool();
       const body = [ret(sorted ? asc(dedup) : meth(dedup, 'map', key()))];
-      return { prog: { params: ps, body }, skills: ['sort.dedupe', 'sort.search', 'array.filter', ...(sorted ? ['sort.sort'] : ['array.map', ...mapCtx.skills])], ranges: DEDUPE.inputs };
+      return {
+        prog: { params: ps, body },
+        skills: [
+          'sort.dedupe',
+          'sort.search',
+          'array.filter',
+          ...(sorted ? ['sort.sort'] : ['array.map', ...mapCtx.skills]),
+        ],
+        ranges: DEDUPE.inputs,
+      };
     }
     const spec = LEVELS[2].exprs.body;
     const ctx = newCtx(rng, spec.ops, ps, spec);
-    return { prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] }, skills: ctx.skills };
+    return {
+      prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] },
+      skills: ctx.skills,
+    };
   }
   if (level === 3) {
     if (rng.bool()) {
@@ -118,13 +254,20 @@ function candidate(rng: Rng, level: number): Candidate {
         let_('lo', lit(0)),
         let_('hi', bin('-', prop(v('s'), 'length'), lit(1))),
         while_(bin('<=', v('lo'), v('hi')), [
-            let_('mid', call('Math.floor', bin('/', bin('+', v('lo'), v('hi')), lit(2))), true),
-            if_(bin('===', idx(v('s'), v('mid')), v('t')), [ret(v('mid'))]),
-            if_(bin('<', idx(v('s'), v('mid')), v('t')), [set('lo', '=', bin('+', v('mid'), lit(1)))], [set('hi', '=', bin('-', v('mid'), lit(1)))]),
-          ]),
+          let_('mid', call('Math.floor', bin('/', bin('+', v('lo'), v('hi')), lit(2))), true),
+          if_(bin('===', idx(v('s'), v('mid')), v('t')), [ret(v('mid'))]),
+          if_(
+            bin('<', idx(v('s'), v('mid')), v('t')),
+            [set('lo', '=', bin('+', v('mid'), lit(1)))],
+            [set('hi', '=', bin('-', v('mid'), lit(1)))],
+          ),
+        ]),
         ret(rng.pick([lit(-1), un('-', bin('+', v('lo'), lit(1)))])),
       ];
-      return { prog: { params: ps, body }, skills: ['sort.binary-search', 'sort.sort', 'loop.while', 'array.map', ...mapCtx.skills] };
+      return {
+        prog: { params: ps, body },
+        skills: ['sort.binary-search', 'sort.sort', 'loop.while', 'array.map', ...mapCtx.skills],
+      };
     }
     const cmp = rng.pick(['>', '>=', '<'] as const);
     const pair = (i: string): Expr => (rng.bool(0.5) ? idx(xs, v(i)) : call('kf', idx(xs, v(i))));
@@ -132,10 +275,17 @@ function candidate(rng: Rng, level: number): Candidate {
     const body: Stmt[] = [
       ...(useKey ? [let_('kf', key(), true)] : []),
       let_('c', lit(0)),
-      for_('i', lit(0), prop(xs, 'length'), [for_('j', bin('+', v('i'), lit(1)), prop(xs, 'length'), [if_(bin(cmp, useKey ? pair('i') : idx(xs, v('i')), useKey ? pair('j') : idx(xs, v('j'))), [set('c', '++')])])]),
+      for_('i', lit(0), prop(xs, 'length'), [
+        for_('j', bin('+', v('i'), lit(1)), prop(xs, 'length'), [
+          if_(bin(cmp, useKey ? pair('i') : idx(xs, v('i')), useKey ? pair('j') : idx(xs, v('j'))), [set('c', '++')]),
+        ]),
+      ]),
       ret(v('c')),
     ];
-    return { prog: { params: ps, body }, skills: ['sort.inversions', 'loop.nested', 'loop.count', ...(useKey ? ['hof.lambda', ...mapCtx.skills] : [])] };
+    return {
+      prog: { params: ps, body },
+      skills: ['sort.inversions', 'loop.nested', 'loop.count', ...(useKey ? ['hof.lambda', ...mapCtx.skills] : [])],
+    };
   }
   // Level 4: insertion sort by key, then a projection of the sorted array.
   const kf = key();
@@ -152,21 +302,33 @@ function candidate(rng: Rng, level: number): Candidate {
     let_('key', kf, true),
     let_('s', meth(xs, 'slice'), true),
     for_('i', lit(1), prop(v('s'), 'length'), [
-        let_('j', v('i')),
-        while_(bin('&&', bin('>', v('j'), lit(0)), desc ? bin('<', before, here) : bin('>', before, here)), swap),
-      ]),
+      let_('j', v('i')),
+      while_(bin('&&', bin('>', v('j'), lit(0)), desc ? bin('<', before, here) : bin('>', before, here)), swap),
+    ]),
   ];
   const projection = LADDER.top(level).exprs.projection;
   const pctx = newCtx(rng, projection.ops, [{ name: 's', type: 'int[]' }], projection);
   const proj = rng.bool(0.4) ? v('s') : gen(pctx, 'int[]', projection.depth, true, ['s']);
   body.push(ret(proj));
-  return { prog: { params: ps, body }, skills: ['sort.insertion', 'sort.inversions', 'loop.nested', 'loop.while', 'hof.lambda', ...mapCtx.skills, ...pctx.skills] };
+  return {
+    prog: { params: ps, body },
+    skills: [
+      'sort.insertion',
+      'sort.inversions',
+      'loop.nested',
+      'loop.while',
+      'hof.lambda',
+      ...mapCtx.skills,
+      ...pctx.skills,
+    ],
+  };
 }
 
 export const sort = defineFamily({
   id: F,
   name: 'sorting and searching',
-  description: 'Sorted copies, reversal, extremes, linear and binary search, k-th smallest, de-duplication, inversions, insertion sort.',
+  description:
+    'Sorted copies, reversal, extremes, linear and binary search, k-th smallest, de-duplication, inversions, insertion sort.',
   skills: sortSkills,
   ladder: LADDER,
   candidate,

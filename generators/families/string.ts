@@ -1,5 +1,21 @@
 // Strings: length, concatenation, indexing, slicing, case, reversal, search and replacement.
-import { bin, cond, forOf, gen, let_, lit, meth, newCtx, prods, prop, ret, set, v, type Param, type Stmt } from '../grammar/index.js';
+import {
+  bin,
+  cond,
+  forOf,
+  gen,
+  let_,
+  lit,
+  meth,
+  newCtx,
+  prods,
+  prop,
+  ret,
+  set,
+  v,
+  type Param,
+  type Stmt,
+} from '../grammar/index.js';
 import { defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
@@ -18,18 +34,46 @@ export const strSkills = [
   skill(F, 'search', 'search', 'Finds a character with includes / indexOf (-1 when absent).', ['str.index'], 2),
   skill(F, 'replace', 'replacement', 'Replaces every occurrence of a character with replaceAll.', ['str.search'], 3),
   skill(F, 'convert', 'number to string', 'Turns a number into text with String(n).', ['str.concat', 'arith.add'], 3),
-  skill(F, 'build', 'building strings in a loop', 'Builds a string character by character in a for-of loop.', ['str.concat', 'loop.forof', 'cond.if-else'], 4),
+  skill(
+    F,
+    'build',
+    'building strings in a loop',
+    'Builds a string character by character in a for-of loop.',
+    ['str.concat', 'loop.forof', 'cond.if-else'],
+    4,
+  ),
 ];
 
 const BASIC = prods('concat', 'slen', 'upper');
 const SLICED = [...BASIC, ...prods('charAt', 'sliceFrom', 'sliceTo')];
 const SEARCHED = prods('concat', 'slen', 'charAt', 'sliceFrom', 'sliceTo', 'srev', 'repeat', 'includes', 'indexOf');
-const BUILT = prods('concat', 'slen', 'charAt', 'sliceFrom', 'sliceTo', 'srev', 'includes', 'indexOf', 'replace', 'add', 'sub', 'ifStr');
+const BUILT = prods(
+  'concat',
+  'slen',
+  'charAt',
+  'sliceFrom',
+  'sliceTo',
+  'srev',
+  'includes',
+  'indexOf',
+  'replace',
+  'add',
+  'sub',
+  'ifStr',
+);
 
 const LEVELS = [
-  { params: { str: 1 }, exprs: { body: { ops: BASIC, returns: ['str', 'int'], depth: 1, leaf: 1, ints: [1, 9] } }, inputs: ranges([0, 9], [1, 4], [1, 4], 'abcde') },
+  {
+    params: { str: 1 },
+    exprs: { body: { ops: BASIC, returns: ['str', 'int'], depth: 1, leaf: 1, ints: [1, 9] } },
+    inputs: ranges([0, 9], [1, 4], [1, 4], 'abcde'),
+  },
   // (a second string parameter is added on a coin flip)
-  { params: { str: [1, 2] }, exprs: { body: { ops: SLICED, returns: ['str', 'str', 'int'], depth: 2, leaf: 0.3, ints: [1, 9] } }, inputs: ranges([0, 9], [1, 4], [1, 5], 'abcde') },
+  {
+    params: { str: [1, 2] },
+    exprs: { body: { ops: SLICED, returns: ['str', 'str', 'int'], depth: 2, leaf: 0.3, ints: [1, 9] } },
+    inputs: ranges([0, 9], [1, 4], [1, 5], 'abcde'),
+  },
   {
     params: { str: 2 },
     exprs: { body: { ops: SEARCHED, returns: ['str', 'int', 'bool'], depth: [2, 3], leaf: 0.3, ints: [1, 9] } },
@@ -39,7 +83,23 @@ const LEVELS = [
     params: { str: 2, int: 1 },
     exprs: {
       body: {
-        ops: [...SLICED, ...prods('srev', 'repeat', 'includes', 'indexOf', 'replace', 'strOfInt', 'add', 'sub', 'mul', 'ifStr', 'lt', 'eq')],
+        ops: [
+          ...SLICED,
+          ...prods(
+            'srev',
+            'repeat',
+            'includes',
+            'indexOf',
+            'replace',
+            'strOfInt',
+            'add',
+            'sub',
+            'mul',
+            'ifStr',
+            'lt',
+            'eq',
+          ),
+        ],
         returns: ['str', 'int', 'bool'],
         depth: 3,
         leaf: 0.3,
@@ -62,7 +122,11 @@ const LEVELS = [
 const LADDER = ladder(LEVELS, [
   knob.depth('body', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
   knob.depth('result', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
-  knob.strings({ by: 4, max: 1000, why: 'a string input and what is built from it would make prompts of many thousands of characters' }),
+  knob.strings({
+    by: 4,
+    max: 1000,
+    why: 'a string input and what is built from it would make prompts of many thousands of characters',
+  }),
 ]);
 
 function candidate(rng: Rng, level: number): Candidate {
@@ -76,7 +140,10 @@ function candidate(rng: Rng, level: number): Candidate {
   const out = rng.pick(body.returns);
   const { result } = exprs;
   if (!result) {
-    return { prog: { params: ps, body: [ret(gen(ctx, out, drawSpan(rng, body.depth), true, names))] }, skills: ctx.skills };
+    return {
+      prog: { params: ps, body: [ret(gen(ctx, out, drawSpan(rng, body.depth), true, names))] },
+      skills: ctx.skills,
+    };
   }
   // r starts empty; each character c is appended (through body) or prepended, or r kept, under a guard.
   ctx.scope.push({ name: 'c', type: 'str' });

@@ -6,5 +6,15 @@ export * from './tree.js';
 export { printExpr, printProgram } from './print.js';
 export { EvalError, evaluate } from './interpret.js';
 export { DEFAULT_BOUNDS, isTidy, type ValueBounds } from './values.js';
-export { FIXED_CHOOSER, gen, leaf, newCtx, withChooser, WORDS, type Chooser, type GenCtx, type Production } from './sample.js';
+export {
+  FIXED_CHOOSER,
+  gen,
+  leaf,
+  newCtx,
+  withChooser,
+  WORDS,
+  type Chooser,
+  type GenCtx,
+  type Production,
+} from './sample.js';
 export { P, prods, type ProdName } from './productions.js';

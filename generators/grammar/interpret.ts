@@ -33,9 +33,33 @@ const GLOBALS: Record<string, (...xs: never[]) => unknown> = {
 };
 
 const METHODS = new Set([
-  'map', 'filter', 'reduce', 'some', 'every', 'findIndex', 'indexOf', 'includes', 'slice', 'concat',
-  'reverse', 'sort', 'join', 'split', 'toUpperCase', 'toLowerCase', 'repeat', 'charAt', 'replaceAll',
-  'startsWith', 'endsWith', 'padStart', 'trim', 'at', 'lastIndexOf', 'charCodeAt', 'toString',
+  'map',
+  'filter',
+  'reduce',
+  'some',
+  'every',
+  'findIndex',
+  'indexOf',
+  'includes',
+  'slice',
+  'concat',
+  'reverse',
+  'sort',
+  'join',
+  'split',
+  'toUpperCase',
+  'toLowerCase',
+  'repeat',
+  'charAt',
+  'replaceAll',
+  'startsWith',
+  'endsWith',
+  'padStart',
+  'trim',
+  'at',
+  'lastIndexOf',
+  'charCodeAt',
+  'toString',
 ]);
 
 interface Run {
@@ -72,22 +96,38 @@ function evalExpr(e: Expr, env: Env, run: Run): unknown {
       const a = evalExpr(e.left, env, run) as number;
       const b = evalExpr(e.right, env, run) as number;
       switch (e.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case '/': return a / b;
-        case '%': return a % b;
-        case '<': return a < b;
-        case '<=': return a <= b;
-        case '>': return a > b;
-        case '>=': return a >= b;
-        case '===': return a === b;
-        case '!==': return a !== b;
-        case '&': return a & b;
-        case '|': return a | b;
-        case '^': return a ^ b;
-        case '<<': return a << b;
-        case '>>': return a >> b;
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '/':
+          return a / b;
+        case '%':
+          return a % b;
+        case '<':
+          return a < b;
+        case '<=':
+          return a <= b;
+        case '>':
+          return a > b;
+        case '>=':
+          return a >= b;
+        case '===':
+          return a === b;
+        case '!==':
+          return a !== b;
+        case '&':
+          return a & b;
+        case '|':
+          return a | b;
+        case '^':
+          return a ^ b;
+        case '<<':
+          return a << b;
+        case '>>':
+          return a >> b;
       }
       throw new EvalError(`op ${e.op}`);
     }
@@ -210,7 +250,11 @@ function execStmts(body: Stmt[], env: Env, run: Run): Flow {
         }
         break;
       case 'if': {
-        const r = evalExpr(s.test, env, run) ? execStmts(s.consequent, block(s.consequent, env), run) : s.alternate ? execStmts(s.alternate, block(s.alternate, env), run) : undefined;
+        const r = evalExpr(s.test, env, run)
+          ? execStmts(s.consequent, block(s.consequent, env), run)
+          : s.alternate
+            ? execStmts(s.alternate, block(s.alternate, env), run)
+            : undefined;
         if (r) return r;
         break;
       }
@@ -266,7 +310,10 @@ function memoKey(args: unknown[]): string | undefined {
       key += `n${a},`;
     } else if (typeof a === 'string') key += `s${JSON.stringify(a)},`;
     else if (typeof a === 'boolean') key += `b${a},`;
-    else if (Array.isArray(a) && a.every((x) => (typeof x === 'number' && Number.isFinite(x) && !Object.is(x, -0)) || typeof x === 'string')) {
+    else if (
+      Array.isArray(a) &&
+      a.every((x) => (typeof x === 'number' && Number.isFinite(x) && !Object.is(x, -0)) || typeof x === 'string')
+    ) {
       key += `a${JSON.stringify(a)},`;
     } else return undefined;
   }

@@ -71,7 +71,12 @@ export function withChooser<T>(chooser: Chooser, body: () => T): T {
   }
 }
 
-export function newCtx(rng: Rng, prods: Production[], scope: Param[], opts: Partial<Pick<GenCtx, 'ints' | 'words' | 'leaf'>> = {}): GenCtx {
+export function newCtx(
+  rng: Rng,
+  prods: Production[],
+  scope: Param[],
+  opts: Partial<Pick<GenCtx, 'ints' | 'words' | 'leaf'>> = {},
+): GenCtx {
   return {
     rng,
     prods,
@@ -85,7 +90,23 @@ export function newCtx(rng: Rng, prods: Production[], scope: Param[], opts: Part
   };
 }
 
-export const WORDS = ['a', 'b', 'ab', 'ba', 'x', 'yo', 'cat', 'dog', 'sun', 'ox', 'abc', 'hi', 'zz', 'key', 'map'] as const;
+export const WORDS = [
+  'a',
+  'b',
+  'ab',
+  'ba',
+  'x',
+  'yo',
+  'cat',
+  'dog',
+  'sun',
+  'ox',
+  'abc',
+  'hi',
+  'zz',
+  'key',
+  'map',
+] as const;
 const LAMBDA_NAMES = ['x', 'y', 'z', 'u', 'w', 'm'];
 
 function pickWeighted<T extends { weight?: number }>(rng: Rng, items: T[]): T {
@@ -140,9 +161,18 @@ function lambda(ctx: GenCtx, ty: Ty, depth: number): Expr {
   const saved = ctx.scope;
   // Inside a lambda the parameters are the most useful leaves: put them in front, shadowing.
   ctx.scope = [...ps, ...saved.filter((s) => !ps.some((p) => p.name === s.name))];
-  const body = gen(ctx, out, Math.max(depth, 1), true, ps.map((p) => p.name));
+  const body = gen(
+    ctx,
+    out,
+    Math.max(depth, 1),
+    true,
+    ps.map((p) => p.name),
+  );
   ctx.scope = saved;
-  return fn(ps.map((p) => p.name), body);
+  return fn(
+    ps.map((p) => p.name),
+    body,
+  );
 }
 
 /**
@@ -232,12 +262,13 @@ function optionsFor(prods: Production[], ty: Ty, deep: boolean): Production[] {
 /** optionsFor by production list (families build a list per candidate, or keep one per level). */
 const OPTIONS = new WeakMap<Production[], Map<string, Production[]>>();
 
-
 /** f(f(x)) for an idempotent or self-cancelling f: sort of a sort, !!p, Math.abs(Math.abs(x)), … */
 function repeated(outer: Expr, inner: Expr | undefined): boolean {
   if (!inner) return false;
-  if (outer.kind === 'meth' && inner.kind === 'meth') return outer.method === inner.method && ['sort', 'reverse', 'toUpperCase'].includes(outer.method);
-  if (outer.kind === 'call' && inner.kind === 'call') return outer.callee === inner.callee && outer.callee === 'Math.abs';
+  if (outer.kind === 'meth' && inner.kind === 'meth')
+    return outer.method === inner.method && ['sort', 'reverse', 'toUpperCase'].includes(outer.method);
+  if (outer.kind === 'call' && inner.kind === 'call')
+    return outer.callee === inner.callee && outer.callee === 'Math.abs';
   if (outer.kind === 'un' && inner.kind === 'un') return outer.op === inner.op;
   return false;
 }

@@ -10,10 +10,7 @@ import type { Json } from '../../core/task.js';
 export type Ty = string;
 
 export type BinOp =
-  | '+' | '-' | '*' | '/' | '%'
-  | '<' | '<=' | '>' | '>=' | '===' | '!=='
-  | '&&' | '||'
-  | '&' | '|' | '^' | '<<' | '>>';
+  '+' | '-' | '*' | '/' | '%' | '<' | '<=' | '>' | '>=' | '===' | '!==' | '&&' | '||' | '&' | '|' | '^' | '<<' | '>>';
 
 export type UnOp = '!' | '-' | '~';
 export type AssignOp = '=' | '+=' | '-=' | '*=' | '++';
@@ -68,7 +65,12 @@ export const lit = (value: Json): Expr => ({ kind: 'lit', value });
 export const v = (name: string): Expr => ({ kind: 'var', name });
 export const bin = (op: BinOp, left: Expr, right: Expr): Expr => ({ kind: 'bin', op, left, right });
 export const un = (op: UnOp, arg: Expr): Expr => ({ kind: 'un', op, arg });
-export const cond = (test: Expr, consequent: Expr, alternate: Expr): Expr => ({ kind: 'cond', test, consequent, alternate });
+export const cond = (test: Expr, consequent: Expr, alternate: Expr): Expr => ({
+  kind: 'cond',
+  test,
+  consequent,
+  alternate,
+});
 export const call = (callee: string, ...args: Expr[]): Expr => ({ kind: 'call', callee, args });
 export const meth = (object: Expr, method: string, ...args: Expr[]): Expr => ({ kind: 'meth', object, method, args });
 export const prop = (object: Expr, name: string): Expr => ({ kind: 'prop', object, name });
@@ -215,7 +217,12 @@ export function substitute(e: Expr, name: string, by: Expr): Expr {
     case 'spread':
       return { ...e, arg: substitute(e.arg, name, by) };
     case 'cond':
-      return { ...e, test: substitute(e.test, name, by), consequent: substitute(e.consequent, name, by), alternate: substitute(e.alternate, name, by) };
+      return {
+        ...e,
+        test: substitute(e.test, name, by),
+        consequent: substitute(e.consequent, name, by),
+        alternate: substitute(e.alternate, name, by),
+      };
     case 'call':
       return { ...e, args: substituteAll(e.args, name, by) };
     case 'apply':
@@ -247,7 +254,8 @@ function substituteAll(xs: Expr[], name: string, by: Expr): Expr[] {
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return JSON.stringify(a) === JSON.stringify(b);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return JSON.stringify(a) === JSON.stringify(b);
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!sameJson(inArray(a[i]), inArray(b[i]))) return false;
@@ -264,7 +272,8 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /** What JSON.stringify prints for an array element: undefined, functions and symbols print as null. */
-const inArray = (x: unknown): unknown => (x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : x);
+const inArray = (x: unknown): unknown =>
+  x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : x;
 
 /** The keys JSON.stringify prints, in its order (it skips undefined, functions and symbols). */
 function printedKeys(o: Record<string, unknown>): string[] {

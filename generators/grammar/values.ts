@@ -32,7 +32,8 @@ export function cloneJson<T>(x: T): T {
   for (const k of Object.keys(x)) {
     const y = cloneJson((x as Record<string, unknown>)[k]);
     // (an own "__proto__" key, as JSON.parse makes, stays a key rather than setting the prototype)
-    if (k === '__proto__') Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
     else out[k] = y;
   }
   return out as T;

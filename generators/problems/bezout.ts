@@ -33,11 +33,21 @@ export const bezout = defineProblemFamily({
   domain: 'number-theory',
   skills: [
     problemSkill(ID, 'combine', 'integer combinations', 'combine two numbers with integer coefficients', [], 0),
-    problemSkill(ID, 'euclid', 'extended Euclid', 'run the extended Euclidean algorithm on larger numbers', [`${ID}.combine`], 2),
+    problemSkill(
+      ID,
+      'euclid',
+      'extended Euclid',
+      'run the extended Euclidean algorithm on larger numbers',
+      [`${ID}.combine`],
+      2,
+    ),
   ],
   levels: LEVELS,
   growth: { max: { times: 2, every: 5, max: 2 ** 26, why: 'a·x + b·y could pass 2^53 and stop being exact' } },
-  slower: { ratio: 1.3, why: 'the numbers double every five levels: their digits grow by one every ~17 levels, below 2^26 so that a·x + b·y stays exact' },
+  slower: {
+    ratio: 1.3,
+    why: 'the numbers double every five levels: their digits grow by one every ~17 levels, below 2^26 so that a·x + b·y stays exact',
+  },
   verifier,
   size: (d) => Math.log10((d as { a: number }).a),
   draw(rng, L) {

@@ -48,11 +48,28 @@ export const bipartite = defineProblemFamily({
   description: 'a 2-colouring of a graph, or an odd cycle that proves there is none',
   domain: 'graphs',
   skills: [
-    problemSkill(ID, 'colour', 'two-colour a bipartite graph', 'alternate sides along the edges', ['graph-colouring.two'], 0),
-    problemSkill(ID, 'odd-cycle', 'odd cycles as certificates', 'find an odd cycle when no 2-colouring exists', [`${ID}.colour`], 1),
+    problemSkill(
+      ID,
+      'colour',
+      'two-colour a bipartite graph',
+      'alternate sides along the edges',
+      ['graph-colouring.two'],
+      0,
+    ),
+    problemSkill(
+      ID,
+      'odd-cycle',
+      'odd cycles as certificates',
+      'find an odd cycle when no 2-colouring exists',
+      [`${ID}.colour`],
+      1,
+    ),
   ],
   levels: LEVELS,
-  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, extra: { by: 3 } },
+  growth: {
+    nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' },
+    extra: { by: 3 },
+  },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L): ProblemInstance {
@@ -83,18 +100,39 @@ export const bipartite = defineProblemFamily({
         statement: statement(L.nodes, shuffled(rng, edges)),
         data: { nodes: L.nodes, edges },
         witness: { colouring: side },
-        failures: [{ colouring: side.map((s, i) => (i === 0 ? 1 - s : s)) }, { colouring: side.map(() => 0) }, { oddCycle: [0, 1, 2] }, side],
+        failures: [
+          { colouring: side.map((s, i) => (i === 0 ? 1 - s : s)) },
+          { colouring: side.map(() => 0) },
+          { oddCycle: [0, 1, 2] },
+          side,
+        ],
       };
     }
     // Plant an odd cycle: a path between two same-side nodes through the tree, closed by one edge.
-    const path = bfsPath(L.nodes, edges, 0, side.findIndex((s, i) => i > 0 && s === 0));
-    if (path.length < 3) return { statement: statement(L.nodes, edges), data: { nodes: L.nodes, edges }, witness: { colouring: side }, failures: [{ colouring: side.map(() => 0) }, { oddCycle: [0, 1, 2] }] };
+    const path = bfsPath(
+      L.nodes,
+      edges,
+      0,
+      side.findIndex((s, i) => i > 0 && s === 0),
+    );
+    if (path.length < 3)
+      return {
+        statement: statement(L.nodes, edges),
+        data: { nodes: L.nodes, edges },
+        witness: { colouring: side },
+        failures: [{ colouring: side.map(() => 0) }, { oddCycle: [0, 1, 2] }],
+      };
     add(path[0]!, path[path.length - 1]!);
     return {
       statement: statement(L.nodes, edges),
       data: { nodes: L.nodes, edges },
       witness: { oddCycle: path },
-      failures: [{ oddCycle: path.slice(1) }, { colouring: side }, { oddCycle: [...path, path[0]!] }, { oddCycle: path.slice(0, 2) }],
+      failures: [
+        { oddCycle: path.slice(1) },
+        { colouring: side },
+        { oddCycle: [...path, path[0]!] },
+        { oddCycle: path.slice(0, 2) },
+      ],
     };
   },
 });

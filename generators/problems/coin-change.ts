@@ -34,11 +34,22 @@ export const coinChange = defineProblemFamily({
   description: 'pay an amount with exactly N coins of given denominations',
   domain: 'arithmetic',
   skills: [
-    problemSkill(ID, 'combine', 'linear combinations of coins', 'find counts of two or three coin values that pay an amount', [], 0),
+    problemSkill(
+      ID,
+      'combine',
+      'linear combinations of coins',
+      'find counts of two or three coin values that pay an amount',
+      [],
+      0,
+    ),
     problemSkill(ID, 'count', 'a fixed number of coins', 'meet a sum and a count together', [`${ID}.combine`], 2),
   ],
   levels: LEVELS,
-  growth: { kinds: { by: 3, max: 300, why: 'the coin values would make a statement of many thousands of characters' }, coins: { by: 5 }, maxCoin: { by: 10 } },
+  growth: {
+    kinds: { by: 3, max: 300, why: 'the coin values would make a statement of many thousands of characters' },
+    coins: { by: 5 },
+    maxCoin: { by: 10 },
+  },
   verifier,
   size: (d) => (d as { coins: number[] }).coins.length,
   draw(rng, L) {

@@ -29,7 +29,9 @@ const LEVELS: Level[] = [
 
 function lcs(a: string, b: string): string {
   const d = Array.from({ length: a.length + 1 }, () => Array.from({ length: b.length + 1 }, () => 0));
-  for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i]![j] = a[i - 1] === b[j - 1] ? d[i - 1]![j - 1]! + 1 : Math.max(d[i - 1]![j]!, d[i]![j - 1]!);
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++)
+      d[i]![j] = a[i - 1] === b[j - 1] ? d[i - 1]![j - 1]! + 1 : Math.max(d[i - 1]![j]!, d[i]![j - 1]!);
   let out = '';
   let i = a.length;
   let j = b.length;
@@ -51,10 +53,20 @@ export const commonSubsequence = defineProblemFamily({
   domain: 'strings',
   skills: [
     problemSkill(ID, 'subsequence', 'subsequences', 'keep letters in order, skipping some', [], 0),
-    problemSkill(ID, 'dp', 'dynamic programming over two strings', 'the longest common subsequence table', [`${ID}.subsequence`, 'edit-script.edit'], 2),
+    problemSkill(
+      ID,
+      'dp',
+      'dynamic programming over two strings',
+      'the longest common subsequence table',
+      [`${ID}.subsequence`, 'edit-script.edit'],
+      2,
+    ),
   ],
   levels: LEVELS,
-  growth: { length: { by: 3, every: 2, max: 110, why: 'the verifier\'s check would near a tenth of the answer budget cap' }, alphabet: { by: 1, every: 4, max: 26, why: 'the alphabet has 26 letters' } },
+  growth: {
+    length: { by: 3, every: 2, max: 110, why: "the verifier's check would near a tenth of the answer budget cap" },
+    alphabet: { by: 1, every: 4, max: 26, why: 'the alphabet has 26 letters' },
+  },
   verifier,
   size: (d) => (d as { a: string }).a.length,
   draw(rng, L) {
@@ -66,7 +78,12 @@ export const commonSubsequence = defineProblemFamily({
       statement: `Find a longest word that is a subsequence of both "${a}" and "${b}" (its letters appear in both, in order, not necessarily next to each other). Answer with the word as a JSON string.`,
       data: { a, b },
       witness: w,
-      failures: [w.slice(1), w + letters[0], [...w].reverse().join('') === w ? w.slice(0, -1) : [...w].reverse().join(''), a],
+      failures: [
+        w.slice(1),
+        w + letters[0],
+        [...w].reverse().join('') === w ? w.slice(0, -1) : [...w].reverse().join(''),
+        a,
+      ],
     };
   },
 });

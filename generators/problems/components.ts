@@ -45,20 +45,30 @@ export const components = defineProblemFamily({
     problemSkill(ID, 'partition', 'components as a partition', 'group every node by its component', [`${ID}.reach`], 1),
   ],
   levels: LEVELS,
-  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, groups: { by: 1, every: 3 }, extra: { by: 1, every: 2 } },
+  growth: {
+    nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' },
+    groups: { by: 1, every: 3 },
+    extra: { by: 1, every: 2 },
+  },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {
-    const group = shuffled(rng, Array.from({ length: L.nodes }, (_, i) => (i < L.groups ? i : rng.int(0, L.groups - 1))));
+    const group = shuffled(
+      rng,
+      Array.from({ length: L.nodes }, (_, i) => (i < L.groups ? i : rng.int(0, L.groups - 1))),
+    );
     const edges: number[][] = [];
     for (let g = 0; g < L.groups; g++) {
       const members = group.flatMap((x, i) => (x === g ? [i] : []));
       for (let k = 1; k < members.length; k++) edges.push([members[rng.int(0, k - 1)]!, members[k]!]);
-      for (let k = 0; k < L.extra && members.length > 2; k++) edges.push([members[0]!, members[rng.int(1, members.length - 1)]!]);
+      for (let k = 0; k < L.extra && members.length > 2; k++)
+        edges.push([members[0]!, members[rng.int(1, members.length - 1)]!]);
     }
     const sorted = shuffled(rng, edges).map(([a, b]) => (a! < b! ? [a!, b!] : [b!, a!]));
     const merged = group.map((g) => (g === 1 ? 0 : g));
-    const split = group.map((g, i) => (i === group.findIndex((x) => group.filter((y) => y === x).length > 1) ? L.groups : g));
+    const split = group.map((g, i) =>
+      i === group.findIndex((x) => group.filter((y) => y === x).length > 1) ? L.groups : g,
+    );
     return {
       statement:
         `An undirected graph has nodes 0 to ${L.nodes - 1} and the edges ${JSON.stringify(sorted)}. Label every node with a number so that two nodes get the same label exactly when a path connects them. ` +

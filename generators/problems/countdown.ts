@@ -62,22 +62,44 @@ export const countdown = defineProblemFamily({
   description: 'reach a target number with + - * / over given numbers, each used at most once',
   domain: 'arithmetic',
   skills: [
-    problemSkill(ID, 'add', 'reach a target by adding and subtracting', 'combine numbers with + and - to hit a target', [], 0),
+    problemSkill(
+      ID,
+      'add',
+      'reach a target by adding and subtracting',
+      'combine numbers with + and - to hit a target',
+      [],
+      0,
+    ),
     problemSkill(ID, 'mul', 'use products', 'combine numbers with multiplication as well', [`${ID}.add`], 1),
     problemSkill(ID, 'div', 'exact division', 'use exact division among the operations', [`${ID}.mul`], 3),
   ],
   levels: LEVELS,
-  growth: { numbers: { by: 3 }, used: { by: 1, every: 2, max: 34, why: "the expression would pass the verifier's 200 characters" }, big: { by: 1, every: 4 } },
+  growth: {
+    numbers: { by: 3 },
+    used: { by: 1, every: 2, max: 34, why: "the expression would pass the verifier's 200 characters" },
+    big: { by: 1, every: 4 },
+  },
   verifier,
   size: (d) => (d as { numbers: number[] }).numbers.length,
   draw(rng, L) {
-    const nums = [...Array.from({ length: L.big }, () => rng.pick(BIG)), ...Array.from({ length: L.numbers - L.big }, () => rng.pick(SMALL))];
+    const nums = [
+      ...Array.from({ length: L.big }, () => rng.pick(BIG)),
+      ...Array.from({ length: L.numbers - L.big }, () => rng.pick(SMALL)),
+    ];
     const order = shuffled(rng, nums);
     let expr = String(order[0]);
     let value = order[0]!;
     for (let k = 1; k < L.used; k++) {
       const n = order[k]!;
-      const ops = [...L.ops].filter((op) => (op === '-' ? value - n > 0 : op === '/' ? value % n === 0 && n > 1 : op === '*' ? n > 1 && value * n <= MAX_VALUE : true));
+      const ops = [...L.ops].filter((op) =>
+        op === '-'
+          ? value - n > 0
+          : op === '/'
+            ? value % n === 0 && n > 1
+            : op === '*'
+              ? n > 1 && value * n <= MAX_VALUE
+              : true,
+      );
       const op = rng.pick(ops);
       value = op === '+' ? value + n : op === '-' ? value - n : op === '*' ? value * n : value / n;
       expr = k === L.used - 1 ? `${expr}${op}${n}` : `(${expr}${op}${n})`;
@@ -91,7 +113,12 @@ export const countdown = defineProblemFamily({
         `write an expression equal to ${value}. Division must be exact. Answer with the expression as a JSON string, e.g. "(2+3)*4".`,
       data,
       witness: expr,
-      failures: [`${expr}+1`, `${expr}-${order[0]}+${order[0]}+${order[0]}`, `(${expr})*${unused}/${unused}`, String(value)],
+      failures: [
+        `${expr}+1`,
+        `${expr}-${order[0]}+${order[0]}+${order[0]}`,
+        `(${expr})*${unused}/${unused}`,
+        String(value),
+      ],
     };
   },
 });

@@ -41,11 +41,28 @@ export const cryptarithm = defineProblemFamily({
   description: 'assign distinct digits to letters so that a sum of words is right',
   domain: 'arithmetic',
   skills: [
-    problemSkill(ID, 'carry', 'column addition with carries', 'reason about digits and carries column by column', [], 0),
-    problemSkill(ID, 'distinct', 'distinct-digit constraints', 'keep letters on distinct digits, no leading zero', [`${ID}.carry`], 1),
+    problemSkill(
+      ID,
+      'carry',
+      'column addition with carries',
+      'reason about digits and carries column by column',
+      [],
+      0,
+    ),
+    problemSkill(
+      ID,
+      'distinct',
+      'distinct-digit constraints',
+      'keep letters on distinct digits, no leading zero',
+      [`${ID}.carry`],
+      1,
+    ),
   ],
   levels: LEVELS,
-  growth: { terms: { by: 4 }, digits: { by: 1, every: 8, max: 13, why: 'a sum of the terms could pass 2^53 and lose its last digits' } },
+  growth: {
+    terms: { by: 4 },
+    digits: { by: 1, every: 8, max: 13, why: 'a sum of the terms could pass 2^53 and lose its last digits' },
+  },
   verifier,
   size: (d) => (d as { letters: string[] }).letters.length,
   draw(rng, L) {

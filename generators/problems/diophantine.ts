@@ -38,7 +38,11 @@ export const diophantine = defineProblemFamily({
     problemSkill(ID, 'several', 'several unknowns', 'three or four unknowns', [`${ID}.solve`, 'bezout.combine'], 2),
   ],
   levels: LEVELS,
-  growth: { unknowns: { by: 2, max: 200, why: 'the equation would make a statement of many thousands of characters' }, maxCoefficient: { by: 10 }, maxValue: { by: 5 } },
+  growth: {
+    unknowns: { by: 2, max: 200, why: 'the equation would make a statement of many thousands of characters' },
+    maxCoefficient: { by: 10 },
+    maxValue: { by: 5 },
+  },
   verifier,
   size: (d) => (d as { coefficients: number[] }).coefficients.length,
   draw(rng, L) {
@@ -53,7 +57,12 @@ export const diophantine = defineProblemFamily({
       statement: `Find whole numbers ${names.slice(0, L.unknowns).join(', ')} ≥ 0 with ${lhs} = ${c}. Answer with the JSON array [${names.slice(0, L.unknowns).join(', ')}].`,
       data: { coefficients, c },
       witness: xs,
-      failures: [xs.map((x, i) => (i === 0 ? x + 1 : x)), xs.map((x, i) => (i === 0 ? x - 1 : x)), [...xs].reverse(), xs.slice(1)],
+      failures: [
+        xs.map((x, i) => (i === 0 ? x + 1 : x)),
+        xs.map((x, i) => (i === 0 ? x - 1 : x)),
+        [...xs].reverse(),
+        xs.slice(1),
+      ],
     };
   },
 });

@@ -43,8 +43,12 @@ type Op = [string, number] | [string, number, string];
 function script(s: string, t: string): Op[] {
   const m = s.length;
   const n = t.length;
-  const d = Array.from({ length: m + 1 }, (_, i) => Array.from({ length: n + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= m; i++) for (let j = 1; j <= n; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
+  const d = Array.from({ length: m + 1 }, (_, i) =>
+    Array.from({ length: n + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= m; i++)
+    for (let j = 1; j <= n; j++)
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
   // Walk back from the end; ops at later positions come first so earlier indices stay valid.
   const ops: Op[] = [];
   let i = m;
@@ -77,7 +81,15 @@ export const editScript = defineProblemFamily({
     problemSkill(ID, 'distance', 'edit distance', 'find a shortest edit script (Levenshtein)', [`${ID}.edit`], 2),
   ],
   levels: LEVELS,
-  growth: { length: { by: 5, every: 4, max: 85, why: 'the verifier\'s minimality check would near a tenth of the answer budget cap' }, edits: { by: 1 } },
+  growth: {
+    length: {
+      by: 5,
+      every: 4,
+      max: 85,
+      why: "the verifier's minimality check would near a tenth of the answer budget cap",
+    },
+    edits: { by: 1 },
+  },
   verifier,
   size: (d) => (d as { from: string }).from.length,
   draw(rng, L) {

@@ -3,7 +3,9 @@ import { defineProblemFamily, problemSkill } from './kit.js';
 
 const ID = 'factorise';
 /** The primes up to 450 (the largest factor's cap; levels 0-4 draw from those up to 113). */
-const PRIMES = Array.from({ length: 449 }, (_, i) => i + 2).filter((p) => Array.from({ length: p - 2 }, (_, i) => i + 2).every((q) => p % q !== 0));
+const PRIMES = Array.from({ length: 449 }, (_, i) => i + 2).filter((p) =>
+  Array.from({ length: p - 2 }, (_, i) => i + 2).every((q) => p % q !== 0),
+);
 
 const verifier = `function f(answer, data) {
   if (!Array.isArray(answer) || answer.length === 0 || answer.length > 60) return 0;
@@ -42,7 +44,10 @@ export const factorise = defineProblemFamily({
   ],
   levels: LEVELS,
   growth: { largest: { by: 7, max: 450, why: 'a product of six factors could pass 2^53 and stop being exact' } },
-  slower: { ratio: 1.2, why: 'n must stay an exact JavaScript number (below 2^53), so its six prime factors grow slowly (the largest by 7 a level)' },
+  slower: {
+    ratio: 1.2,
+    why: 'n must stay an exact JavaScript number (below 2^53), so its six prime factors grow slowly (the largest by 7 a level)',
+  },
   verifier,
   size: (d) => Math.log10((d as { n: number }).n),
   draw(rng, L) {

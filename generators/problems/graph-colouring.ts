@@ -37,14 +37,18 @@ export const graphColouring = defineProblemFamily({
     problemSkill(ID, 'k', 'k-colouring', 'colour with three or four colours', [`${ID}.two`], 1),
   ],
   levels: LEVELS,
-  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, density: { times: 0.92 } },
+  growth: {
+    nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' },
+    density: { times: 0.92 },
+  },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {
     // A planted colouring: edges only join different colours, so the instance is colourable.
     const colour = Array.from({ length: L.nodes }, (_, i) => (i < L.colours ? i : rng.int(0, L.colours - 1)));
     const edges: number[][] = [];
-    for (let a = 0; a < L.nodes; a++) for (let b = a + 1; b < L.nodes; b++) if (colour[a] !== colour[b] && rng.next() < L.density) edges.push([a, b]);
+    for (let a = 0; a < L.nodes; a++)
+      for (let b = a + 1; b < L.nodes; b++) if (colour[a] !== colour[b] && rng.next() < L.density) edges.push([a, b]);
     if (edges.length === 0) edges.push([0, 1]);
     const [a, b] = edges[0]!;
     const clash = colour.map((c, i) => (i === b ? colour[a!]! : c));

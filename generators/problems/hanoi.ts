@@ -56,12 +56,24 @@ export const hanoi = defineProblemFamily({
   domain: 'planning',
   skills: [
     problemSkill(ID, 'moves', 'legal disk moves', 'move one disk, never onto a smaller one', [], 0),
-    problemSkill(ID, 'recursion', 'recursive planning', 'move a tower by moving the smaller tower out of the way', [`${ID}.moves`], 1),
+    problemSkill(
+      ID,
+      'recursion',
+      'recursive planning',
+      'move a tower by moving the smaller tower out of the way',
+      [`${ID}.moves`],
+      1,
+    ),
     problemSkill(ID, 'mixed', 'from any position', 'gather disks from a mixed position', [`${ID}.recursion`], 2),
   ],
   levels: LEVELS,
-  growth: { disks: { by: 1, log: true, max: 13, why: 'the 2^14 − 1 moves of 14 disks would pass a 64 KiB completion' } },
-  slower: { ratio: 4, why: 'an answer doubles with each disk, so disks grow with the logarithm of the level (one more at d = 5, 7, 11, 19, 35, …)' },
+  growth: {
+    disks: { by: 1, log: true, max: 13, why: 'the 2^14 − 1 moves of 14 disks would pass a 64 KiB completion' },
+  },
+  slower: {
+    ratio: 4,
+    why: 'an answer doubles with each disk, so disks grow with the logarithm of the level (one more at d = 5, 7, 11, 19, 35, …)',
+  },
   verifier,
   size: (d) => (d as { disks: number }).disks,
   draw(rng, L) {
@@ -83,7 +95,12 @@ export const hanoi = defineProblemFamily({
         'Answer with the JSON array of moves [from, to].',
       data: { disks: L.disks, pegs, goal, maxMoves },
       witness: moves,
-      failures: [moves.slice(0, -1), [[first[1], first[0]], ...moves.slice(1)], [...moves].reverse(), [...moves, [goal, (goal + 1) % 3]]],
+      failures: [
+        moves.slice(0, -1),
+        [[first[1], first[0]], ...moves.slice(1)],
+        [...moves].reverse(),
+        [...moves, [goal, (goal + 1) % 3]],
+      ],
     };
   },
 });

@@ -99,7 +99,9 @@ function hostVerifier(id: string, source: string): (answer: Json, data: Json) =>
 function problemLadder<L extends ProblemLevel>(spec: ProblemSpec<L>) {
   const top = spec.levels[TOP]!;
   const rules = Object.entries(spec.growth).filter((e): e is [string, Rule] => e[1] !== undefined);
-  for (const [k] of rules) if (typeof top[k] !== 'number') throw new Error(`problem family '${spec.id}': knob ${k} is not a number, so it cannot grow`);
+  for (const [k] of rules)
+    if (typeof top[k] !== 'number')
+      throw new Error(`problem family '${spec.id}': knob ${k} is not a number, so it cannot grow`);
   const base = (k: string): number => top[k] as number;
   const grown = new Map<number, L>();
   const lasts = rules.map(([k, r]) => lastWithin(base(k), r)).filter((l): l is number => l !== null);
@@ -113,7 +115,9 @@ function problemLadder<L extends ProblemLevel>(spec: ProblemSpec<L>) {
     last: lasts.length > 0 ? Math.min(...lasts) : null,
     refusal(d: number): string | null {
       const past = rules.find(([k, r]) => !withinMax(base(k), r, d));
-      return past ? `its ${past[0]} would be ${grow(base(past[0]), past[1], d)}, past ${past[1].max}${past[1].why ? ` (${past[1].why})` : ''}` : null;
+      return past
+        ? `its ${past[0]} would be ${grow(base(past[0]), past[1], d)}, past ${past[1].max}${past[1].why ? ` (${past[1].why})` : ''}`
+        : null;
     },
     lines: rules.map(([k, r]) => `${k} ${describeRule(base(k), r)}`),
   };
@@ -121,7 +125,8 @@ function problemLadder<L extends ProblemLevel>(spec: ProblemSpec<L>) {
 
 export function defineProblemFamily<L extends ProblemLevel>(spec: ProblemSpec<L>): ProblemFamily {
   const levels = spec.levels.length;
-  if (levels !== TOP + 1) throw new Error(`problem family '${spec.id}' tables ${levels} levels; levels 0-${TOP} are tabled, the rest grown`);
+  if (levels !== TOP + 1)
+    throw new Error(`problem family '${spec.id}' tables ${levels} levels; levels 0-${TOP} are tabled, the rest grown`);
   const ladder = problemLadder(spec);
   const check = hostVerifier(spec.id, spec.verifier);
   const score = (a: Json, d: Json): number => {
@@ -228,6 +233,13 @@ export function nearMisses(witness: Json, candidates: Json[], max = 4): Json[] {
 }
 
 /** Skill helper: ids are prefixed with the family id. */
-export function problemSkill(family: string, local: string, name: string, description: string, requires: string[], level: number): Skill {
+export function problemSkill(
+  family: string,
+  local: string,
+  name: string,
+  description: string,
+  requires: string[],
+  level: number,
+): Skill {
   return { id: `${family}.${local}`, family, name, description, requires, level };
 }

@@ -36,7 +36,12 @@ function carve(rng: Rng, R: number, C: number): string[][] {
   g[0]![0] = '.';
   while (stack.length > 0) {
     const [r, c] = stack[stack.length - 1]!;
-    const next = shuffled(rng, [[-2, 0], [2, 0], [0, -2], [0, 2]] as [number, number][]).find(([dr, dc]) => g[r + dr]?.[c + dc] === '#');
+    const next = shuffled(rng, [
+      [-2, 0],
+      [2, 0],
+      [0, -2],
+      [0, 2],
+    ] as [number, number][]).find(([dr, dc]) => g[r + dr]?.[c + dc] === '#');
     if (!next) {
       stack.pop();
       continue;
@@ -52,7 +57,12 @@ function solve(g: string[][], start: [number, number], goal: [number, number]): 
   const key = (r: number, c: number): string => `${r},${c}`;
   const prev = new Map<string, [string, number, number]>([[key(...start), ['', -1, -1]]]);
   const queue: [number, number][] = [start];
-  const moves: [string, number, number][] = [['U', -1, 0], ['D', 1, 0], ['L', 0, -1], ['R', 0, 1]];
+  const moves: [string, number, number][] = [
+    ['U', -1, 0],
+    ['D', 1, 0],
+    ['L', 0, -1],
+    ['R', 0, 1],
+  ];
   while (queue.length > 0) {
     const [r, c] = queue.shift()!;
     if (r === goal[0] && c === goal[1]) break;
@@ -81,10 +91,20 @@ export const maze = defineProblemFamily({
   domain: 'planning',
   skills: [
     problemSkill(ID, 'moves', 'grid moves', 'follow a route cell by cell without entering walls', [], 0),
-    problemSkill(ID, 'search', 'path search', 'find a route through a larger maze (BFS)', [`${ID}.moves`, 'shortest-path.walk'], 2),
+    problemSkill(
+      ID,
+      'search',
+      'path search',
+      'find a route through a larger maze (BFS)',
+      [`${ID}.moves`, 'shortest-path.walk'],
+      2,
+    ),
   ],
   levels: LEVELS,
-  growth: { rows: { by: 2, max: 171, why: 'the grid would make a statement of many thousands of characters' }, cols: { by: 2 } },
+  growth: {
+    rows: { by: 2, max: 171, why: 'the grid would make a statement of many thousands of characters' },
+    cols: { by: 2 },
+  },
   verifier,
   size: (d) => (d as { grid: string[] }).grid.length * (d as { grid: string[] }).grid[0]!.length,
   draw(rng, L) {

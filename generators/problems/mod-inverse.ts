@@ -25,11 +25,21 @@ export const modInverse = defineProblemFamily({
   domain: 'number-theory',
   skills: [
     problemSkill(ID, 'residues', 'residues', 'multiply and reduce modulo m', [], 0),
-    problemSkill(ID, 'inverse', 'modular inverses', 'invert with the extended Euclidean algorithm', [`${ID}.residues`, 'bezout.euclid'], 2),
+    problemSkill(
+      ID,
+      'inverse',
+      'modular inverses',
+      'invert with the extended Euclidean algorithm',
+      [`${ID}.residues`, 'bezout.euclid'],
+      2,
+    ),
   ],
   levels: LEVELS,
   growth: { max: { times: 2, every: 5, max: 2 ** 26, why: 'a·x could pass 2^53 and stop being exact' } },
-  slower: { ratio: 1.25, why: 'the modulus doubles every five levels: its digits grow by one every ~17 levels, below 2^26 so that a·x stays exact' },
+  slower: {
+    ratio: 1.25,
+    why: 'the modulus doubles every five levels: its digits grow by one every ~17 levels, below 2^26 so that a·x stays exact',
+  },
   verifier,
   size: (d) => Math.log10((d as { m: number }).m),
   draw(rng, L) {

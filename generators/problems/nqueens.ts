@@ -34,7 +34,10 @@ function solve(rng: Rng, n: number): number[] {
   const cols: number[] = [];
   const place = (r: number): boolean => {
     if (r === n) return true;
-    for (const c of shuffled(rng, Array.from({ length: n }, (_, i) => i))) {
+    for (const c of shuffled(
+      rng,
+      Array.from({ length: n }, (_, i) => i),
+    )) {
       if (cols.every((q, k) => q !== c && Math.abs(q - c) !== r - k)) {
         cols.push(c);
         if (place(r + 1)) return true;
@@ -57,13 +60,24 @@ export const nqueens = defineProblemFamily({
     problemSkill(ID, 'backtrack', 'backtracking search', 'search larger boards with fixed queens', [`${ID}.place`], 3),
   ],
   levels: LEVELS,
-  growth: { n: { by: 1, every: 2, max: 40, why: 'the backtracking search for a witness would take seconds' }, fixed: { by: 1, every: 4 } },
-  slower: { ratio: 2.5, why: 'the board grows one row every two levels: the witness is found by backtracking, whose cost grows exponentially with the board' },
+  growth: {
+    n: { by: 1, every: 2, max: 40, why: 'the backtracking search for a witness would take seconds' },
+    fixed: { by: 1, every: 4 },
+  },
+  slower: {
+    ratio: 2.5,
+    why: 'the board grows one row every two levels: the witness is found by backtracking, whose cost grows exponentially with the board',
+  },
   verifier,
   size: (d) => (d as { n: number }).n,
   draw(rng, L) {
     const sol = solve(rng, L.n);
-    const rows = shuffled(rng, sol.map((_, i) => i)).slice(0, L.fixed).sort((a, b) => a - b);
+    const rows = shuffled(
+      rng,
+      sol.map((_, i) => i),
+    )
+      .slice(0, L.fixed)
+      .sort((a, b) => a - b);
     const fixed = rows.map((r) => [r, sol[r]!]);
     const swapped = [...sol];
     [swapped[0], swapped[1]] = [sol[1]!, sol[0]!];

@@ -35,7 +35,14 @@ export const palindrome = defineProblemFamily({
   domain: 'strings',
   skills: [
     problemSkill(ID, 'mirror', 'mirror a half', 'pair letters around the centre', [], 0),
-    problemSkill(ID, 'counting', 'letter counts', 'use letter parities to place the middle letter', [`${ID}.mirror`], 1),
+    problemSkill(
+      ID,
+      'counting',
+      'letter counts',
+      'use letter parities to place the middle letter',
+      [`${ID}.mirror`],
+      1,
+    ),
   ],
   levels: LEVELS,
   growth: { half: { by: 4 }, alphabet: { by: 1, every: 4, max: 26, why: 'the alphabet has 26 letters' } },
@@ -47,7 +54,10 @@ export const palindrome = defineProblemFamily({
     const middle = rng.bool() ? rng.pick([...letters]) : '';
     const witness = half + middle + [...half].reverse().join('');
     const scrambled = shuffled(rng, [...witness]).join('');
-    const notPal = witness[0] === witness[witness.length - 1] && witness.length > 2 ? witness.slice(1) + witness[0] : [...witness].sort().join('');
+    const notPal =
+      witness[0] === witness[witness.length - 1] && witness.length > 2
+        ? witness.slice(1) + witness[0]
+        : [...witness].sort().join('');
     return {
       statement: `Arrange all of these letters, each exactly as often as it appears, into a word that reads the same backwards: "${scrambled}". Answer with the word as a JSON string.`,
       data: { letters: scrambled },

@@ -48,22 +48,37 @@ export const regexSynthesis = defineProblemFamily({
   domain: 'strings',
   skills: [
     problemSkill(ID, 'quantifiers', 'quantifiers', 'use + * ? to generalise from examples', [], 0),
-    problemSkill(ID, 'alternation', 'alternation and grouping', 'combine choices with | and ( )', [`${ID}.quantifiers`], 2),
+    problemSkill(
+      ID,
+      'alternation',
+      'alternation and grouping',
+      'combine choices with | and ( )',
+      [`${ID}.quantifiers`],
+      2,
+    ),
   ],
   levels: LEVELS,
-  growth: { atoms: { by: 1, every: 12, max: 8, why: 'the verifier\'s matching could backtrack past its deadline' }, words: { by: 4 } },
+  growth: {
+    atoms: { by: 1, every: 12, max: 8, why: "the verifier's matching could backtrack past its deadline" },
+    words: { by: 4 },
+  },
   verifier,
-  size: (d) => (d as { positive: string[]; negative: string[] }).positive.length + (d as { negative: string[] }).negative.length,
+  size: (d) =>
+    (d as { positive: string[]; negative: string[] }).positive.length + (d as { negative: string[] }).negative.length,
   draw(rng, L) {
     const atoms = Array.from({ length: L.atoms }, () => atom(rng));
     const regex = atoms.map((a) => a.text).join('');
     const re = new RegExp(`^(?:${regex})$`);
-    const positive = [...new Set(Array.from({ length: L.words * 3 }, () => atoms.map((a) => a.sample(rng)).join('')))].slice(0, L.words).sort();
+    const positive = [...new Set(Array.from({ length: L.words * 3 }, () => atoms.map((a) => a.sample(rng)).join('')))]
+      .slice(0, L.words)
+      .sort();
     const negative: string[] = [];
     // (60 tries up to level 4, where a level has at most 8 words; more for the grown levels' words)
     for (let k = 0; k < Math.max(60, 7 * L.words) && negative.length < L.words; k++) {
       const base = rng.pick(positive);
-      const w = rng.bool() ? base + rng.pick(['a', 'b', 'c', 'd']) : base.slice(0, rng.int(0, Math.max(0, base.length - 1))) + rng.pick(['a', 'b', 'c', 'd', '']);
+      const w = rng.bool()
+        ? base + rng.pick(['a', 'b', 'c', 'd'])
+        : base.slice(0, rng.int(0, Math.max(0, base.length - 1))) + rng.pick(['a', 'b', 'c', 'd', '']);
       if (!re.test(w) && !negative.includes(w)) negative.push(w);
     }
     negative.sort();

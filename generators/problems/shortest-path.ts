@@ -66,7 +66,11 @@ function dijkstra(n: number, edges: number[][], from: number): { dist: number[];
     for (let i = 0; i < n; i++) if (!done.has(i) && (u < 0 || dist[i]! < dist[u]!)) u = i;
     done.add(u);
     for (const [a, b, w] of edges) {
-      for (const [x, y] of [[a!, b!], [b!, a!]] as const) if (x === u && dist[u]! + w! < dist[y]!) [dist[y], prev[y]] = [dist[u]! + w!, u];
+      for (const [x, y] of [
+        [a!, b!],
+        [b!, a!],
+      ] as const)
+        if (x === u && dist[u]! + w! < dist[y]!) [dist[y], prev[y]] = [dist[u]! + w!, u];
     }
   }
   return { dist, prev };
@@ -82,7 +86,11 @@ export const shortestPath = defineProblemFamily({
     problemSkill(ID, 'dijkstra', 'least-weight paths', 'compare path weights (Dijkstra)', [`${ID}.walk`], 1),
   ],
   levels: LEVELS,
-  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, extraEdges: { by: 6 }, maxWeight: { by: 5 } },
+  growth: {
+    nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' },
+    extraEdges: { by: 6 },
+    maxWeight: { by: 5 },
+  },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {

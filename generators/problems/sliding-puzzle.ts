@@ -44,7 +44,11 @@ export const slidingPuzzle = defineProblemFamily({
     problemSkill(ID, 'plan', 'plan a solution', 'undo a longer scramble', [`${ID}.slide`], 2),
   ],
   levels: LEVELS,
-  growth: { rows: { by: 1, every: 3, max: 30, why: 'the board would make a statement of many thousands of characters' }, cols: { by: 1, every: 3 }, scramble: { by: 5 } },
+  growth: {
+    rows: { by: 1, every: 3, max: 30, why: 'the board would make a statement of many thousands of characters' },
+    cols: { by: 1, every: 3 },
+    scramble: { by: 5 },
+  },
   verifier,
   size: (d) => (d as { rows: number; cols: number }).rows * (d as { cols: number }).cols,
   draw(rng, L) {
@@ -63,7 +67,10 @@ export const slidingPuzzle = defineProblemFamily({
       z = t;
       scramble.push(m);
     }
-    const solution = scramble.reverse().map((m) => INVERSE[m]!).join('');
+    const solution = scramble
+      .reverse()
+      .map((m) => INVERSE[m]!)
+      .join('');
     const rows = Array.from({ length: L.rows }, (_, r) => board.slice(r * L.cols, (r + 1) * L.cols));
     const maxMoves = 4 * L.scramble;
     return {
@@ -73,7 +80,12 @@ export const slidingPuzzle = defineProblemFamily({
         `in at most ${maxMoves} moves. Answer with the moves as a JSON string, e.g. "ULDR".`,
       data: { rows: L.rows, cols: L.cols, board, maxMoves },
       witness: solution,
-      failures: [solution.slice(0, -1), solution.slice(1), `${solution}${solution.slice(-1)}`, solution.split('').reverse().join('')],
+      failures: [
+        solution.slice(0, -1),
+        solution.slice(1),
+        `${solution}${solution.slice(-1)}`,
+        solution.split('').reverse().join(''),
+      ],
     };
   },
 });

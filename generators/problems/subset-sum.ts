@@ -38,12 +38,21 @@ export const subsetSum = defineProblemFamily({
     problemSkill(ID, 'search', 'subset search in long lists', 'prune a search over many subsets', [`${ID}.pick`], 2),
   ],
   levels: LEVELS,
-  growth: { numbers: { by: 6, max: 1200, why: 'the list would make a statement of many thousands of characters' }, pick: { by: 2 }, max: { by: 10 } },
+  growth: {
+    numbers: { by: 6, max: 1200, why: 'the list would make a statement of many thousands of characters' },
+    pick: { by: 2 },
+    max: { by: 10 },
+  },
   verifier,
   size: (d) => (d as { numbers: number[] }).numbers.length,
   draw(rng, L) {
     const numbers = Array.from({ length: L.numbers }, () => rng.int(1, L.max));
-    const chosen = shuffled(rng, numbers.map((_, i) => i)).slice(0, L.pick).sort((a, b) => a - b);
+    const chosen = shuffled(
+      rng,
+      numbers.map((_, i) => i),
+    )
+      .slice(0, L.pick)
+      .sort((a, b) => a - b);
     const target = chosen.reduce((s, i) => s + numbers[i]!, 0);
     const out = numbers.findIndex((_, i) => !chosen.includes(i));
     return {

@@ -46,11 +46,30 @@ const LEVELS: Level[] = [
 /** A solved grid: the standard pattern, with symbols, rows within bands and bands shuffled. */
 function solved(rng: Rng, n: number, bh: number, bw: number): number[][] {
   const base = (r: number, c: number): number => (bw * (r % bh) + Math.floor(r / bh) + c) % n;
-  const symbols = shuffled(rng, Array.from({ length: n }, (_, i) => i + 1));
-  const bands = shuffled(rng, Array.from({ length: n / bh }, (_, i) => i));
-  const rows = bands.flatMap((b) => shuffled(rng, Array.from({ length: bh }, (_, i) => b * bh + i)));
-  const stacks = shuffled(rng, Array.from({ length: n / bw }, (_, i) => i));
-  const cols = stacks.flatMap((s) => shuffled(rng, Array.from({ length: bw }, (_, i) => s * bw + i)));
+  const symbols = shuffled(
+    rng,
+    Array.from({ length: n }, (_, i) => i + 1),
+  );
+  const bands = shuffled(
+    rng,
+    Array.from({ length: n / bh }, (_, i) => i),
+  );
+  const rows = bands.flatMap((b) =>
+    shuffled(
+      rng,
+      Array.from({ length: bh }, (_, i) => b * bh + i),
+    ),
+  );
+  const stacks = shuffled(
+    rng,
+    Array.from({ length: n / bw }, (_, i) => i),
+  );
+  const cols = stacks.flatMap((s) =>
+    shuffled(
+      rng,
+      Array.from({ length: bw }, (_, i) => s * bw + i),
+    ),
+  );
   return rows.map((r) => cols.map((c) => symbols[base(r, c)]!));
 }
 
@@ -68,7 +87,13 @@ export const sudoku = defineProblemFamily({
   growth: {
     // the box's sides grow in turn, one every 4 levels: 3×4 at d = 8, 4×4 at 12, 4×5 at 16, …
     boxRows: { by: 1, every: 8, max: 9, why: 'a grid of 90 × 90 or more would pass the 32,000-character statement' },
-    boxCols: { by: 1, every: 8, offset: 4, max: 9, why: 'a grid of 90 × 90 or more would pass the 32,000-character statement' },
+    boxCols: {
+      by: 1,
+      every: 8,
+      offset: 4,
+      max: 9,
+      why: 'a grid of 90 × 90 or more would pass the 32,000-character statement',
+    },
     holes: { by: 4 },
   },
   verifier,
@@ -77,7 +102,10 @@ export const sudoku = defineProblemFamily({
     // The grid's side is the box's area (levels 0-4: 4, 6, 9; grown levels: 16, 25, …).
     const L = { ...level, n: level.boxRows * level.boxCols };
     const sol = solved(rng, L.n, L.boxRows, L.boxCols);
-    const cells = shuffled(rng, Array.from({ length: L.n * L.n }, (_, i) => i)).slice(0, L.holes);
+    const cells = shuffled(
+      rng,
+      Array.from({ length: L.n * L.n }, (_, i) => i),
+    ).slice(0, L.holes);
     const grid = sol.map((r) => [...r]);
     for (const k of cells) grid[Math.floor(k / L.n)]![k % L.n] = 0;
     const h = cells[0]!;

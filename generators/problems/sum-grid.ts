@@ -43,12 +43,23 @@ export const sumGrid = defineProblemFamily({
   domain: 'constraints',
   skills: [
     problemSkill(ID, 'sums', 'meet row and column sums', 'split sums into digits across two directions', [], 0),
-    problemSkill(ID, 'distinct', 'distinct digits per row', 'sums with the all-different constraint', [`${ID}.sums`], 2),
+    problemSkill(
+      ID,
+      'distinct',
+      'distinct digits per row',
+      'sums with the all-different constraint',
+      [`${ID}.sums`],
+      2,
+    ),
   ],
   levels: LEVELS,
-  growth: { rows: { by: 1 }, cols: { by: 1, every: 10, max: 9, why: 'a row of more than 9 cells cannot hold distinct digits 1-9' } },
+  growth: {
+    rows: { by: 1 },
+    cols: { by: 1, every: 10, max: 9, why: 'a row of more than 9 cells cannot hold distinct digits 1-9' },
+  },
   verifier,
-  size: (d) => (d as { rowSums: number[]; colSums: number[] }).rowSums.length * (d as { colSums: number[] }).colSums.length,
+  size: (d) =>
+    (d as { rowSums: number[]; colSums: number[] }).rowSums.length * (d as { colSums: number[] }).colSums.length,
   draw(rng, L) {
     const grid = Array.from({ length: L.rows }, () => shuffled(rng, [1, 2, 3, 4, 5, 6, 7, 8, 9]).slice(0, L.cols));
     const rowSums = grid.map((r) => r.reduce((a, b) => a + b, 0));
@@ -61,7 +72,12 @@ export const sumGrid = defineProblemFamily({
         `and the columns add up to ${JSON.stringify(colSums)} (left to right). Answer with the grid as a JSON array of rows.`,
       data: { rowSums, colSums },
       witness: grid,
-      failures: [bumped, transposedish, grid.map((r) => r.map(() => Math.round(r.reduce((a, b) => a + b, 0) / L.cols))), grid.slice(1)],
+      failures: [
+        bumped,
+        transposedish,
+        grid.map((r) => r.map(() => Math.round(r.reduce((a, b) => a + b, 0) / L.cols))),
+        grid.slice(1),
+      ],
     };
   },
 });

@@ -36,14 +36,27 @@ export const topologicalOrder = defineProblemFamily({
   domain: 'graphs',
   skills: [
     problemSkill(ID, 'order', 'respect dependencies', 'put each prerequisite before what needs it', [], 0),
-    problemSkill(ID, 'kahn', 'topological sort', 'order a larger DAG (Kahn’s algorithm)', [`${ID}.order`, 'shortest-path.walk'], 2),
+    problemSkill(
+      ID,
+      'kahn',
+      'topological sort',
+      'order a larger DAG (Kahn’s algorithm)',
+      [`${ID}.order`, 'shortest-path.walk'],
+      2,
+    ),
   ],
   levels: LEVELS,
-  growth: { nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' }, edges: { by: 8 } },
+  growth: {
+    nodes: { by: 5, max: 600, why: 'the edges would make a statement of many thousands of characters' },
+    edges: { by: 8 },
+  },
   verifier,
   size: (d) => (d as { nodes: number }).nodes,
   draw(rng, L) {
-    const order = shuffled(rng, Array.from({ length: L.nodes }, (_, i) => i));
+    const order = shuffled(
+      rng,
+      Array.from({ length: L.nodes }, (_, i) => i),
+    );
     const edges: number[][] = [];
     const has = new Set<string>();
     for (let k = 0; k < L.edges * 3 && edges.length < L.edges; k++) {

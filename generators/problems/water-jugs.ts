@@ -78,17 +78,32 @@ export const waterJugs = defineProblemFamily({
   domain: 'planning',
   skills: [
     problemSkill(ID, 'simulate', 'track jug contents', 'apply fill, empty and pour steps', [], 0),
-    problemSkill(ID, 'plan', 'plan measurements', 'reach an amount that needs several pours', [`${ID}.simulate`, 'bezout.combine'], 2),
+    problemSkill(
+      ID,
+      'plan',
+      'plan measurements',
+      'reach an amount that needs several pours',
+      [`${ID}.simulate`, 'bezout.combine'],
+      2,
+    ),
   ],
   levels: LEVELS,
-  growth: { maxCapacity: { by: 1, max: 100, why: 'the search over every state of the jugs would take seconds' }, minSteps: { by: 1, every: 2 } },
-  slower: { ratio: 1.5, why: 'the reference plan comes from a breadth-first search over every state of the jugs, whose number grows with the capacities to the power of the jugs' },
+  growth: {
+    maxCapacity: { by: 1, max: 100, why: 'the search over every state of the jugs would take seconds' },
+    minSteps: { by: 1, every: 2 },
+  },
+  slower: {
+    ratio: 1.5,
+    why: 'the reference plan comes from a breadth-first search over every state of the jugs, whose number grows with the capacities to the power of the jugs',
+  },
   verifier,
   size: (d) => (d as { capacities: number[] }).capacities.reduce((a, b) => a + b, 0),
   draw(rng, L) {
     const capacities = Array.from({ length: L.jugs }, () => rng.int(2, L.maxCapacity));
     const best = plans(capacities);
-    const far = [...best].filter(([, p]) => p.length >= Math.min(L.minSteps, Math.max(...[...best.values()].map((q) => q.length))));
+    const far = [...best].filter(
+      ([, p]) => p.length >= Math.min(L.minSteps, Math.max(...[...best.values()].map((q) => q.length))),
+    );
     const [target, plan] = rng.pick(far.length > 0 ? far : [...best]);
     const maxSteps = 3 * plan.length + 4;
     return {

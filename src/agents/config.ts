@@ -80,7 +80,11 @@ export const agentsConfigSchema = z
       const c = cfg[role];
       const active = role === 'proposer' ? cfg.proposer.share > 0 : cfg.solver.enabled;
       if (active && c.provider === 'scripted' && !c.scriptPath) {
-        ctx.addIssue({ code: 'custom', path: [role, 'scriptPath'], message: "provider 'scripted' needs scriptPath (a JSON file of scripted outputs)" });
+        ctx.addIssue({
+          code: 'custom',
+          path: [role, 'scriptPath'],
+          message: "provider 'scripted' needs scriptPath (a JSON file of scripted outputs)",
+        });
       }
     }
   });

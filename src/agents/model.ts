@@ -85,7 +85,10 @@ export function loadScript(path: string, role: ScriptRole): ScriptEntry[] {
     throw new Error(`script ${path}: ${(e as Error).message}`);
   }
   const parsed = scriptFileSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`script ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `script ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
   const data = parsed.data;
   const entries = Array.isArray(data) ? data : 'responses' in data ? data.responses : data[role];
   if (!entries || entries.length === 0) throw new Error(`script ${path}: no entries for the ${role}`);
@@ -96,10 +99,14 @@ function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error('aborted'));
     const timer = Number.isFinite(ms) ? setTimeout(resolve, ms) : undefined;
-    signal?.addEventListener('abort', () => {
-      if (timer) clearTimeout(timer);
-      reject(new Error('aborted'));
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        if (timer) clearTimeout(timer);
+        reject(new Error('aborted'));
+      },
+      { once: true },
+    );
   });
 }
 
@@ -122,14 +129,22 @@ export class ScriptedChatModel extends FakeListChatModel {
     return 'scripted';
   }
 
-  override async _generate(messages: BaseMessage[], options?: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  override async _generate(
+    messages: BaseMessage[],
+    options?: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const entry = this.entries[this.i]!;
     if (typeof entry === 'string') return super._generate(messages, options, runManager);
     this._incrementResponse();
     if (entry.error !== undefined) throw new Error(entry.error);
     if (entry.hang) await abortable(Infinity, options?.signal);
     if (entry.delayMs) await abortable(entry.delayMs, options?.signal);
-    const usage = entry.usage && { input_tokens: entry.usage.input, output_tokens: entry.usage.output, total_tokens: entry.usage.input + entry.usage.output };
+    const usage = entry.usage && {
+      input_tokens: entry.usage.input,
+      output_tokens: entry.usage.output,
+      total_tokens: entry.usage.input + entry.usage.output,
+    };
     const message = new AIMessage({ content: entry.text, ...(usage ? { usage_metadata: usage } : {}) });
     return { generations: [{ message, text: entry.text }], llmOutput: {} };
   }
@@ -143,18 +158,24 @@ export class ScriptedChatModel extends FakeListChatModel {
  * (COGEN_LLM_API_KEY, else OPENAI_API_KEY). LangChain's own retries are off and the timeout is the
  * client's, per attempt: the client retries, and counts and logs each attempt.
  */
-export function buildChatModel(cfg: ModelConfig, opts: { temperature?: number; role?: ScriptRole; env?: Env } = {}): BaseChatModel {
+export function buildChatModel(
+  cfg: ModelConfig,
+  opts: { temperature?: number; role?: ScriptRole; env?: Env } = {},
+): BaseChatModel {
   const temperature = opts.temperature ?? cfg.temperature;
   const env = opts.env ?? process.env;
   switch (cfg.provider) {
     case 'scripted': {
-      if (!cfg.scriptPath) throw new Error("provider 'scripted' needs a script file (--script <file.json> or scriptPath)");
+      if (!cfg.scriptPath)
+        throw new Error("provider 'scripted' needs a script file (--script <file.json> or scriptPath)");
       return new ScriptedChatModel(loadScript(cfg.scriptPath, opts.role ?? 'proposer'));
     }
     case 'openai': {
       const key = apiKeyFromEnv(env);
       if (!key && !cfg.baseUrl) {
-        throw new Error(`provider 'openai' needs an API key in the environment (${API_KEY_ENV.join(' or ')}), or --base-url for a local OpenAI-compatible server`);
+        throw new Error(
+          `provider 'openai' needs an API key in the environment (${API_KEY_ENV.join(' or ')}), or --base-url for a local OpenAI-compatible server`,
+        );
       }
       return new ChatOpenAI({
         model: cfg.model,
@@ -224,7 +245,13 @@ function messageText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (typeof part === 'string' ? part : part && typeof part === 'object' && 'text' in part && typeof part.text === 'string' ? part.text : ''))
+      .map((part) =>
+        typeof part === 'string'
+          ? part
+          : part && typeof part === 'object' && 'text' in part && typeof part.text === 'string'
+            ? part.text
+            : '',
+      )
       .join('');
   }
   return '';
@@ -280,7 +307,9 @@ export function createChatClient(cfg: ModelConfig, deps: ClientDeps = {}): ChatC
   const log = (line: string) => deps.log?.(redactSecrets(line, env));
   const model = deps.model ?? buildChatModel(cfg, { role: deps.role, env });
   // A scripted model has one list of answers whatever the temperature: share it.
-  const greedyModel = deps.greedyModel ?? (deps.model || cfg.provider === 'scripted' ? model : buildChatModel(cfg, { temperature: 0, role: deps.role, env }));
+  const greedyModel =
+    deps.greedyModel ??
+    (deps.model || cfg.provider === 'scripted' ? model : buildChatModel(cfg, { temperature: 0, role: deps.role, env }));
   const slots = pLimit(cfg.concurrency);
   const label = `llm:${cfg.model}`;
   const totals: ChatUsage = { calls: 0, failures: 0, inputTokens: 0, outputTokens: 0, estimatedCalls: 0 };
@@ -292,7 +321,15 @@ export function createChatClient(cfg: ModelConfig, deps: ClientDeps = {}): ChatC
       return await Promise.race([m.invoke(messages, { signal: deadline }), rejectOnAbort(deadline)]);
     } catch (e) {
       if (deadline.aborted) throw new AttemptError('timeout', `no answer within ${cfg.timeoutMs} ms`);
-      throw new AttemptError('unreachable', redactSecrets(String((e as Error)?.message ?? e).split('\n')[0]!.slice(0, 300), env));
+      throw new AttemptError(
+        'unreachable',
+        redactSecrets(
+          String((e as Error)?.message ?? e)
+            .split('\n')[0]!
+            .slice(0, 300),
+          env,
+        ),
+      );
     }
   }
 
@@ -317,7 +354,8 @@ export function createChatClient(cfg: ModelConfig, deps: ClientDeps = {}): ChatC
           randomize: true,
           maxTimeout: MAX_BACKOFF_MS,
           onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-            if (retriesLeft > 0) log(`${label}: attempt ${attemptNumber} failed (${describe(error)}); retrying after a backoff`);
+            if (retriesLeft > 0)
+              log(`${label}: attempt ${attemptNumber} failed (${describe(error)}); retrying after a backoff`);
           },
         },
       );
@@ -326,13 +364,20 @@ export function createChatClient(cfg: ModelConfig, deps: ClientDeps = {}): ChatC
       totals.calls++;
       totals.failures++;
       log(`${label}: gave up after ${attempts} attempt${attempts > 1 ? 's' : ''} (${describe(err)})`);
-      throw new LlmCallError(err.kind, err.message, attempts, Date.now() - started, estimateTokens(inputText) * attempts);
+      throw new LlmCallError(
+        err.kind,
+        err.message,
+        attempts,
+        Date.now() - started,
+        estimateTokens(inputText) * attempts,
+      );
     }
     const text = redactSecrets(messageText(message.content), env);
     const usage = message.usage_metadata;
-    const tokens: TokenCount = usage && (usage.input_tokens > 0 || usage.output_tokens > 0)
-      ? { input: usage.input_tokens, output: usage.output_tokens, estimated: false }
-      : { input: estimateTokens(inputText), output: estimateTokens(text), estimated: true };
+    const tokens: TokenCount =
+      usage && (usage.input_tokens > 0 || usage.output_tokens > 0)
+        ? { input: usage.input_tokens, output: usage.output_tokens, estimated: false }
+        : { input: estimateTokens(inputText), output: estimateTokens(text), estimated: true };
     totals.calls++;
     totals.inputTokens += tokens.input;
     totals.outputTokens += tokens.output;
@@ -344,7 +389,6 @@ export function createChatClient(cfg: ModelConfig, deps: ClientDeps = {}): ChatC
 }
 
 const describe = (e: Error): string => (e instanceof AttemptError ? `${e.kind}: ${e.message}` : e.message);
-
 
 /** Messages for one prompt: a system part (rules) and a user part (the request). */
 export function chatMessages(system: string, user: string): BaseMessage[] {

@@ -57,7 +57,8 @@ const TYPE_GOAL: Record<TaskType, string> = {
 const TYPE_SHAPE: Record<TaskType, string> = {
   deduction: '{"program": "function f(...) { ... }", "input": [<argument>, ...]}',
   abduction: '{"program": "function f(...) { ... }", "input": [<argument>, ...]}',
-  induction: '{"program": "function f(...) { ... }", "inputs": [[<argument>, ...], ...], "message": "<one short sentence>"}',
+  induction:
+    '{"program": "function f(...) { ... }", "inputs": [[<argument>, ...], ...], "message": "<one short sentence>"}',
   problem:
     '{"statement": "<the problem in words, with the answer format>", "data": <the instance as JSON>, "program": "function f(answer, data) { ... return 1 or a score below 1 }", "witness": <a correct answer as JSON>, "failures": [<a near-miss answer>, ...]}',
 };
@@ -71,7 +72,9 @@ export function renderReference(task: Task, index: number): string {
     return `${head}\n${io}\nverifier:\n${code}`;
   }
   if (task.type === 'induction') {
-    const pairs = [...task.visible, ...task.hidden].map((ex) => `- f(...${JSON.stringify(ex.input)}) = ${JSON.stringify(ex.output)}`).join('\n');
+    const pairs = [...task.visible, ...task.hidden]
+      .map((ex) => `- f(...${JSON.stringify(ex.input)}) = ${JSON.stringify(ex.output)}`)
+      .join('\n');
     return `${head}\n${code}\nmessage: ${task.message}\n${pairs}`;
   }
   return `${head}\n${code}\ninput: ${JSON.stringify(task.input)}\noutput: ${JSON.stringify(task.output)}`;
@@ -81,7 +84,12 @@ export function renderReference(task: Task, index: number): string {
  * Up to k references from the candidates, preferring the same family and type, then the same family,
  * then the rest; random within each tier (seeded), then shown in a stable order (family, level).
  */
-export function pickReferences(candidates: readonly Task[], req: Pick<ProposalRequest, 'family' | 'type'>, k: number, rng: Rng): Task[] {
+export function pickReferences(
+  candidates: readonly Task[],
+  req: Pick<ProposalRequest, 'family' | 'type'>,
+  k: number,
+  rng: Rng,
+): Task[] {
   if (k <= 0 || candidates.length === 0) return [];
   const tier = (t: Task) => (t.family === req.family ? (t.type === req.type ? 0 : 1) : 2);
   const keyed = candidates.map((t) => ({ t, tier: tier(t), r: rng.next() }));
@@ -112,11 +120,12 @@ export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>
   const refs = references.length
     ? `Here are ${references.length} reference task${references.length > 1 ? 's' : ''} from the learner's curriculum, for style and difficulty. Do not copy them; write something new.\n\n${references.map(renderReference).join('\n\n')}`
     : 'There are no reference tasks yet: write a simple task that fits the family and level.';
-  const induction = req.type === 'problem'
-    ? `\nThe verifier follows the same rules as a program (pure, deterministic, no I/O), takes (answer, data), must not throw on an answer of the wrong type (return 0), and returns a number in [0, 1]. At most ${PROPOSAL_LIMITS.problemFailures} failures; data, witness and each failure at most ${PROPOSAL_LIMITS.inputChars} JSON characters.`
-    : req.type === 'induction'
-    ? `\nGive ${PROPOSAL_LIMITS.inductionMinInputs} to ${PROPOSAL_LIMITS.inductionMaxInputs} distinct inputs; the first half are shown to the learner with their outputs, the rest are hidden and used to check the learner's program. The message is at most ${PROPOSAL_LIMITS.messageChars} characters.`
-    : '';
+  const induction =
+    req.type === 'problem'
+      ? `\nThe verifier follows the same rules as a program (pure, deterministic, no I/O), takes (answer, data), must not throw on an answer of the wrong type (return 0), and returns a number in [0, 1]. At most ${PROPOSAL_LIMITS.problemFailures} failures; data, witness and each failure at most ${PROPOSAL_LIMITS.inputChars} JSON characters.`
+      : req.type === 'induction'
+        ? `\nGive ${PROPOSAL_LIMITS.inductionMinInputs} to ${PROPOSAL_LIMITS.inductionMaxInputs} distinct inputs; the first half are shown to the learner with their outputs, the rest are hidden and used to check the learner's program. The message is at most ${PROPOSAL_LIMITS.messageChars} characters.`
+        : '';
   const user = [
     `Write ${TYPE_GOAL[req.type]}`,
     '',

@@ -8,7 +8,17 @@ import type { AnyDraft, Input, Json } from '../../core/task.js';
 import { createRng } from '../../core/rng.js';
 import { learnability, solveRate } from '../../core/rules.js';
 import type { ProposerConfig } from './config.js';
-import { chatMessages, createChatClient, estimateTokens, LlmCallError, redactSecrets, type ChatClient, type ChatUsage, type ClientDeps, type TokenCount } from './model.js';
+import {
+  chatMessages,
+  createChatClient,
+  estimateTokens,
+  LlmCallError,
+  redactSecrets,
+  type ChatClient,
+  type ChatUsage,
+  type ClientDeps,
+  type TokenCount,
+} from './model.js';
 import { PROPOSAL_LIMITS, pickReferences, proposerPrompt, promptText, type ProposalRequest } from './prompts.js';
 
 export type { ProposalRequest } from './prompts.js';
@@ -144,7 +154,10 @@ const jsonValue: z.ZodType<Json> = z.json();
 const inputSchema = z
   .array(jsonValue, 'an input is a JSON array of arguments, e.g. [5] for f(5)')
   .max(PROPOSAL_LIMITS.maxArgs, `at most ${PROPOSAL_LIMITS.maxArgs} arguments`)
-  .refine((a) => JSON.stringify(a).length <= PROPOSAL_LIMITS.inputChars, `an input is at most ${PROPOSAL_LIMITS.inputChars} JSON characters`);
+  .refine(
+    (a) => JSON.stringify(a).length <= PROPOSAL_LIMITS.inputChars,
+    `an input is at most ${PROPOSAL_LIMITS.inputChars} JSON characters`,
+  );
 
 export const singleProposalSchema = z.object({ program: programSchema, input: inputSchema });
 
@@ -154,21 +167,35 @@ export const inductionProposalSchema = z.object({
     .array(inputSchema)
     .min(PROPOSAL_LIMITS.inductionMinInputs, `at least ${PROPOSAL_LIMITS.inductionMinInputs} inputs`)
     .max(PROPOSAL_LIMITS.inductionMaxInputs, `at most ${PROPOSAL_LIMITS.inductionMaxInputs} inputs`),
-  message: z.string().trim().min(1, 'message is empty').max(PROPOSAL_LIMITS.messageChars, `message longer than ${PROPOSAL_LIMITS.messageChars} characters`),
+  message: z
+    .string()
+    .trim()
+    .min(1, 'message is empty')
+    .max(PROPOSAL_LIMITS.messageChars, `message longer than ${PROPOSAL_LIMITS.messageChars} characters`),
 });
 
 const limitedJson = (what: string) =>
-  jsonValue.refine((v) => JSON.stringify(v).length <= PROPOSAL_LIMITS.inputChars, `${what} is at most ${PROPOSAL_LIMITS.inputChars} JSON characters`);
+  jsonValue.refine(
+    (v) => JSON.stringify(v).length <= PROPOSAL_LIMITS.inputChars,
+    `${what} is at most ${PROPOSAL_LIMITS.inputChars} JSON characters`,
+  );
 
 /** A verified problem: the sandbox later checks that the witness scores 1 and every failure < 1. */
 export const problemProposalSchema = z.object({
-  statement: z.string().trim().min(1, 'statement is empty').max(PROPOSAL_LIMITS.statementChars, `statement longer than ${PROPOSAL_LIMITS.statementChars} characters`),
+  statement: z
+    .string()
+    .trim()
+    .min(1, 'statement is empty')
+    .max(PROPOSAL_LIMITS.statementChars, `statement longer than ${PROPOSAL_LIMITS.statementChars} characters`),
   data: limitedJson('data'),
   program: programSchema,
   witness: limitedJson('the witness'),
   failures: z
     .array(limitedJson('a failure'))
-    .min(PROPOSAL_LIMITS.problemMinFailures, `at least ${PROPOSAL_LIMITS.problemMinFailures} failures (near-miss answers the verifier must reject)`)
+    .min(
+      PROPOSAL_LIMITS.problemMinFailures,
+      `at least ${PROPOSAL_LIMITS.problemMinFailures} failures (near-miss answers the verifier must reject)`,
+    )
     .max(PROPOSAL_LIMITS.problemFailures, `at most ${PROPOSAL_LIMITS.problemFailures} failures`),
 });
 
@@ -180,7 +207,14 @@ export function parseProposal(
 ): { draft: AnyDraft } | { rejection: 'unparsable' | 'schema'; detail: string } {
   const extracted = extractJson(raw);
   if (!extracted.ok) return { rejection: 'unparsable', detail: extracted.error };
-  const base = { type: req.type, family: req.family, level: req.level, skills: req.skills.map((s) => s.id), parent: null, proposer };
+  const base = {
+    type: req.type,
+    family: req.family,
+    level: req.level,
+    skills: req.skills.map((s) => s.id),
+    parent: null,
+    proposer,
+  };
   if (req.type === 'problem') {
     const p = problemProposalSchema.safeParse(extracted.value);
     if (!p.success) return { rejection: 'schema', detail: describeIssues(p.error) };
@@ -191,7 +225,15 @@ export function parseProposal(
     const p = inductionProposalSchema.safeParse(extracted.value);
     if (!p.success) return { rejection: 'schema', detail: describeIssues(p.error) };
     const inputs = p.data.inputs as Input[];
-    return { draft: { ...base, program: p.data.program, inputs, visibleCount: Math.ceil(inputs.length / 2), message: p.data.message } };
+    return {
+      draft: {
+        ...base,
+        program: p.data.program,
+        inputs,
+        visibleCount: Math.ceil(inputs.length / 2),
+        message: p.data.message,
+      },
+    };
   }
   const p = singleProposalSchema.safeParse(extracted.value);
   if (!p.success) return { rejection: 'schema', detail: describeIssues(p.error) };
@@ -216,7 +258,13 @@ export function createProposerAgent(cfg: ProposerConfig, deps: ProposerDeps): Pr
   if (cfg.share <= 0) return null;
   const log = (line: string) => deps.log(redactSecrets(line, deps.env));
   const client: ChatClient = createChatClient(cfg, { ...deps, role: 'proposer' });
-  const counts: Record<RejectionReason | 'ok', number> = { ok: 0, unreachable: 0, timeout: 0, unparsable: 0, schema: 0 };
+  const counts: Record<RejectionReason | 'ok', number> = {
+    ok: 0,
+    unreachable: 0,
+    timeout: 0,
+    unparsable: 0,
+    schema: 0,
+  };
 
   // Circuit breaker: after BREAKER_AFTER failed calls in a row (each after its retries), the next
   // `skip` requests are answered at once as 'unreachable' so a dead endpoint does not stall the run;
@@ -233,7 +281,15 @@ export function createProposerAgent(cfg: ProposerConfig, deps: ProposerDeps): Pr
       skipLeft--;
       counts.unreachable++;
       const detail = `not called: ${failuresInRow} failed calls in a row; the generators propose instead (${skipLeft} more skipped)`;
-      return { draft: null, rejection: 'unreachable', detail, prompt, raw: '', tokens: { input: 0, output: 0, estimated: true }, ms: 0 };
+      return {
+        draft: null,
+        rejection: 'unreachable',
+        detail,
+        prompt,
+        raw: '',
+        tokens: { input: 0, output: 0, estimated: true },
+        ms: 0,
+      };
     }
     let call;
     try {
@@ -241,20 +297,35 @@ export function createProposerAgent(cfg: ProposerConfig, deps: ProposerDeps): Pr
       failuresInRow = 0;
       skip = 0;
     } catch (e) {
-      const err = e instanceof LlmCallError ? e : new LlmCallError('unreachable', redactSecrets(String(e), deps.env), 1, 0, estimateTokens(prompt));
+      const err =
+        e instanceof LlmCallError
+          ? e
+          : new LlmCallError('unreachable', redactSecrets(String(e), deps.env), 1, 0, estimateTokens(prompt));
       counts[err.kind]++;
       if (++failuresInRow >= BREAKER_AFTER) {
         skip = Math.min(BREAKER_MAX_SKIP, skip ? skip * 2 : BREAKER_AFTER);
         skipLeft = skip;
-        log(`${client.label}: ${failuresInRow} proposals in a row failed (${err.kind}); the built-in generators propose the next ${skip} tasks, then the model is tried again`);
+        log(
+          `${client.label}: ${failuresInRow} proposals in a row failed (${err.kind}); the built-in generators propose the next ${skip} tasks, then the model is tried again`,
+        );
       }
-      return { draft: null, rejection: err.kind, detail: err.message, prompt, raw: '', tokens: { input: err.inputTokens, output: 0, estimated: true }, ms: err.ms };
+      return {
+        draft: null,
+        rejection: err.kind,
+        detail: err.message,
+        prompt,
+        raw: '',
+        tokens: { input: err.inputTokens, output: 0, estimated: true },
+        ms: err.ms,
+      };
     }
     const parsed = parseProposal(call.text, req, client.label);
     const common = { prompt, raw: call.text, tokens: call.tokens, ms: call.ms };
     if ('rejection' in parsed) {
       counts[parsed.rejection]++;
-      log(`${client.label}: proposal for ${req.family}/${req.level}/${req.type} rejected (${parsed.rejection}: ${parsed.detail})`);
+      log(
+        `${client.label}: proposal for ${req.family}/${req.level}/${req.type} rejected (${parsed.rejection}: ${parsed.detail})`,
+      );
       return { draft: null, rejection: parsed.rejection, detail: parsed.detail, ...common };
     }
     counts.ok++;

@@ -8,7 +8,15 @@ import type { AnswerKind } from '../../core/task.js';
 import { solvedCount } from '../../core/rules.js';
 import type { Policy, Rollout, TrainStats } from '../solver/index.js';
 import type { LlmSolverConfig } from './config.js';
-import { chatMessages, createChatClient, LlmCallError, redactSecrets, type ChatUsage, type ClientDeps, type TokenCount } from './model.js';
+import {
+  chatMessages,
+  createChatClient,
+  LlmCallError,
+  redactSecrets,
+  type ChatUsage,
+  type ClientDeps,
+  type TokenCount,
+} from './model.js';
 import { solverSystemPrompt } from '../../generators/index.js';
 import { extractAnswer } from '../../sandbox/index.js';
 
@@ -77,21 +85,34 @@ export function createLlmPolicy(cfg: LlmSolverConfig, deps: LlmSolverDeps): LlmP
   const log = (line: string) => deps.log(redactSecrets(line, deps.env));
   let records: LlmCallRecord[] = [];
 
-  async function ask(text: string, kind: AnswerKind, group: number, mode: 'sample' | 'greedy'): Promise<{ reply: string; answer: string }> {
+  async function ask(
+    text: string,
+    kind: AnswerKind,
+    group: number,
+    mode: 'sample' | 'greedy',
+  ): Promise<{ reply: string; answer: string }> {
     try {
       const res = await client.call(chatMessages(solverSystemPrompt(kind), text), { greedy: mode === 'greedy' });
       records.push({ group, mode, tokens: res.tokens, ms: res.ms, attempts: res.attempts });
       return { reply: res.text, answer: extractAnswer(res.text, kind) };
     } catch (e) {
       const err = e instanceof LlmCallError ? e : new LlmCallError('unreachable', String(e), 1, 0, 0);
-      records.push({ group, mode, tokens: { input: err.inputTokens, output: 0, estimated: true }, ms: err.ms, attempts: err.attempts, error: err.kind });
+      records.push({
+        group,
+        mode,
+        tokens: { input: err.inputTokens, output: 0, estimated: true },
+        ms: err.ms,
+        attempts: err.attempts,
+        error: err.kind,
+      });
       return { reply: '', answer: '' };
     }
   }
 
   function reportFailures(before: number, what: string): void {
     const failed = records.slice(before).filter((r) => r.error).length;
-    if (failed > 0) log(`${client.label}: ${failed} of ${records.length - before} ${what} calls failed; their answers score 0`);
+    if (failed > 0)
+      log(`${client.label}: ${failed} of ${records.length - before} ${what} calls failed; their answers score 0`);
   }
 
   return {
@@ -102,7 +123,10 @@ export function createLlmPolicy(cfg: LlmSolverConfig, deps: LlmSolverDeps): LlmP
         prompts.map((p, g) => Promise.all(Array.from({ length: groupSize }, () => ask(p.text, p.kind, g, 'sample')))),
       );
       reportFailures(before, 'sampling');
-      return { answers: out.map((group) => group.map((r) => r.answer)), replies: out.map((group) => group.map((r) => r.reply)) };
+      return {
+        answers: out.map((group) => group.map((r) => r.answer)),
+        replies: out.map((group) => group.map((r) => r.reply)),
+      };
     },
     async greedy(prompts) {
       const before = records.length;
@@ -116,13 +140,17 @@ export function createLlmPolicy(cfg: LlmSolverConfig, deps: LlmSolverDeps): LlmP
     async save(dir: string) {
       mkdirSync(dir, { recursive: true });
       // The model's name only: no base URL (it may carry credentials), no key.
-      writeFileSync(join(dir, POLICY_FILE), JSON.stringify({ backend: client.label, provider: cfg.provider, model: cfg.model }, null, 2));
+      writeFileSync(
+        join(dir, POLICY_FILE),
+        JSON.stringify({ backend: client.label, provider: cfg.provider, model: cfg.model }, null, 2),
+      );
     },
     async load(dir: string) {
       const path = join(dir, POLICY_FILE);
       if (!existsSync(path)) return;
       const saved = JSON.parse(readFileSync(path, 'utf8')) as { model?: string };
-      if (saved.model && saved.model !== cfg.model) log(`${client.label}: checkpoint was taken with model ${saved.model}; evaluating ${cfg.model} now`);
+      if (saved.model && saved.model !== cfg.model)
+        log(`${client.label}: checkpoint was taken with model ${saved.model}; evaluating ${cfg.model} now`);
     },
     dispose() {},
     takeCalls() {

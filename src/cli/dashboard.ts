@@ -8,7 +8,9 @@ import { parseIntArg, runsDirOption } from './shared.js';
 export function dashboardCommand(program: Command): void {
   program
     .command('dashboard')
-    .description('serve a local web page over the run store (read-only, live while a run goes): curves, the curriculum, the skill graph over time, tasks, proposals')
+    .description(
+      'serve a local web page over the run store (read-only, live while a run goes): curves, the curriculum, the skill graph over time, tasks, proposals',
+    )
     .option('--run <id>', 'the run the page opens (default: the newest)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <n>', 'port (0: any free one)', parseIntArg, 8790)
@@ -16,7 +18,8 @@ export function dashboardCommand(program: Command): void {
     .action(async (o) => {
       const { startDashboard } = await import('../dashboard/server.js');
       const runsDir = resolve(o.runsDir);
-      if (o.run !== undefined && !existsSync(join(runsDir, o.run))) throw new UserError(`unknown run "${o.run}" (no ${join(runsDir, o.run)}; see cogen runs)`);
+      if (o.run !== undefined && !existsSync(join(runsDir, o.run)))
+        throw new UserError(`unknown run "${o.run}" (no ${join(runsDir, o.run)}; see cogen runs)`);
       const d = await startDashboard({ runsDir, runId: o.run, host: o.host, port: o.port });
       process.stderr.write(`dashboard at ${d.url}/${o.run ? `run/${o.run}` : ''} (runs in ${runsDir}; Ctrl-C stops)\n`);
       await new Promise<void>((done) => {

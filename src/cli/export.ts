@@ -12,18 +12,48 @@ import { openRun, parseIntArg, runsDirOption } from './shared.js';
 export function exportCommand(program: Command): void {
   program
     .command('export')
-    .description('write what a run made (its validated tasks, or its played environment episodes), or an evaluation set of one family at one level, for other training stacks')
+    .description(
+      'write what a run made (its validated tasks, or its played environment episodes), or an evaluation set of one family at one level, for other training stacks',
+    )
     .option('--run <id>', 'run id (every kind but eval)')
     .requiredOption('-o, --out <file>', 'output file')
-    .addOption(new Option('-w, --what <kind>', 'which records (tasks: the validated tasks with their verifiers; trajectories: played environment episodes as OpenAI chats with tool calls; proposals: what the LLM and learned proposers wrote, with their learnability; eval: a fixed evaluation set of --family at --level, no run: docs/levels.md)').choices(EXPORT_WHAT).default('tasks'))
+    .addOption(
+      new Option(
+        '-w, --what <kind>',
+        'which records (tasks: the validated tasks with their verifiers; trajectories: played environment episodes as OpenAI chats with tool calls; proposals: what the LLM and learned proposers wrote, with their learnability; eval: a fixed evaluation set of --family at --level, no run: docs/levels.md)',
+      )
+        .choices(EXPORT_WHAT)
+        .default('tasks'),
+    )
     .option('--family <id>', 'eval: the family')
-    .option('--level <n>', 'eval: the level (any d up to the family\'s last)', parseIntArg)
+    .option('--level <n>', "eval: the level (any d up to the family's last)", parseIntArg)
     .option('--n <n>', 'eval: how many tasks', parseIntArg, 64)
     .option('--seed <n>', 'eval: the seed (a run of this seed makes the same set above level 4)', parseIntArg, 0)
-    .option('--types <list>', 'eval: the task types to cycle through (default: every type the family makes)', (v: string) => v.split(','))
-    .addOption(new Option('-f, --format <format>', 'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)').choices(EXPORT_FORMATS).default('jsonl'))
-    .addOption(new Option('--view <view>', "tasks and eval: chat (the natural-language prompt, as always) | compact (the built-in solver's tokens joined by one space, the space written ␣: <sep> before the prompt's last token, completion ending <eos>, for SFT of your own model; jsonl or trl; docs/train-your-own-model.md)").choices(EXPORT_VIEWS).default('chat'))
-    .option('--exclude-probes <run>', "tasks and eval: leave out the held-out probes of this run (in --runs-dir; drawn again from its config), so a model trained on the export is measured on tasks it never saw")
+    .option(
+      '--types <list>',
+      'eval: the task types to cycle through (default: every type the family makes)',
+      (v: string) => v.split(','),
+    )
+    .addOption(
+      new Option(
+        '-f, --format <format>',
+        'jsonl | trl (TRL GRPOTrainer prompts) | parquet (veRL: chat prompt, reward_model and extra_info as structs)',
+      )
+        .choices(EXPORT_FORMATS)
+        .default('jsonl'),
+    )
+    .addOption(
+      new Option(
+        '--view <view>',
+        "tasks and eval: chat (the natural-language prompt, as always) | compact (the built-in solver's tokens joined by one space, the space written ␣: <sep> before the prompt's last token, completion ending <eos>, for SFT of your own model; jsonl or trl; docs/train-your-own-model.md)",
+      )
+        .choices(EXPORT_VIEWS)
+        .default('chat'),
+    )
+    .option(
+      '--exclude-probes <run>',
+      'tasks and eval: leave out the held-out probes of this run (in --runs-dir; drawn again from its config), so a model trained on the export is measured on tasks it never saw',
+    )
     .addOption(runsDirOption())
     .action(async (o) => {
       checkViewOptions(o);
@@ -35,7 +65,10 @@ export function exportCommand(program: Command): void {
       const store = openRun(resolve(o.runsDir), exportedRun(o));
       try {
         const format = o.format as ExportFormat;
-        const n = o.what === 'tasks' ? await exportTaskRows(store.tasks(), resolve(o.out), format, { view, exclude }) : await exportRun(store, o.what as ExportKind, resolve(o.out), format);
+        const n =
+          o.what === 'tasks'
+            ? await exportTaskRows(store.tasks(), resolve(o.out), format, { view, exclude })
+            : await exportRun(store, o.what as ExportKind, resolve(o.out), format);
         process.stderr.write(`wrote ${n} ${o.what} to ${o.out} (${o.format}${inView}${leftOut})\n`);
       } finally {
         store.close();

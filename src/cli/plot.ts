@@ -7,7 +7,11 @@ export function plotCommand(program: Command): void {
   program
     .command('plot')
     .description('write the curves of one run, or two side by side, as an SVG or PNG picture')
-    .requiredOption('--run <id>', 'run id (twice for two runs side by side)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .requiredOption(
+      '--run <id>',
+      'run id (twice for two runs side by side)',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
     .requiredOption('-o, --out <file>', 'output file: .svg or .png')
     .addOption(runsDirOption())
     .action(async (o) => {

@@ -9,7 +9,14 @@ export function presetsCommand(program: Command): void {
     .option('--json', 'as JSON')
     .action((o) => {
       const presets = listPresets();
-      if (o.json) process.stdout.write(`${JSON.stringify(presets.map(({ name, description }) => ({ name, description })), null, 2)}\n`);
+      if (o.json)
+        process.stdout.write(
+          `${JSON.stringify(
+            presets.map(({ name, description }) => ({ name, description })),
+            null,
+            2,
+          )}\n`,
+        );
       else for (const p of presets) process.stdout.write(`${p.name.padEnd(16)} ${p.description}\n`);
     });
 }

@@ -62,7 +62,10 @@ export function proposerReport(store: RunStore, top = 3): ProposerReport {
           point,
           // Total variation distance between the learned and the fixed distribution.
           moved: rows.reduce((a, r) => a + Math.abs(r.learned - r.fixed), 0) / 2,
-          options: rows.sort((x, y) => y.learned - x.learned).slice(0, top).map(({ option, learned, fixed }) => ({ option, learned, fixed })),
+          options: rows
+            .sort((x, y) => y.learned - x.learned)
+            .slice(0, top)
+            .map(({ option, learned, fixed }) => ({ option, learned, fixed })),
         }))
         .sort((x, y) => y.moved - x.moved || x.point.localeCompare(y.point)),
     })),
@@ -71,9 +74,14 @@ export function proposerReport(store: RunStore, top = 3): ProposerReport {
 
 export function formatProposerReport(r: ProposerReport, format: 'table' | 'json'): string {
   if (format === 'json') return JSON.stringify(r, null, 2);
-  const out = [`learned proposer of run ${r.runId} at step ${r.step}: options at each choice point, learned probability (fixed weights' in brackets), the most moved points first`];
+  const out = [
+    `learned proposer of run ${r.runId} at step ${r.step}: options at each choice point, learned probability (fixed weights' in brackets), the most moved points first`,
+  ];
   for (const a of r.arms) {
-    out.push('', `${a.arm}  (${a.drafts} drafts trained on, baseline ${a.baseline === null ? '-' : a.baseline.toFixed(3)})`);
+    out.push(
+      '',
+      `${a.arm}  (${a.drafts} drafts trained on, baseline ${a.baseline === null ? '-' : a.baseline.toFixed(3)})`,
+    );
     const width = Math.max(...a.points.map((p) => p.point.length));
     for (const p of a.points) {
       const opts = p.options.map((o) => `${o.option} ${pct(o.learned)} (${pct(o.fixed)})`).join(', ');
@@ -86,7 +94,9 @@ export function formatProposerReport(r: ProposerReport, format: 'table' | 'json'
 export function proposerCommand(program: Command): void {
   program
     .command('proposer')
-    .description('what the learned grammar proposer favours now, per arm: the options at each choice point with learned and fixed probability')
+    .description(
+      'what the learned grammar proposer favours now, per arm: the options at each choice point with learned and fixed probability',
+    )
     .requiredOption('--run <id>', 'run id')
     .addOption(new Option('-f, --format <format>', 'table or json').choices(['table', 'json']).default('table'))
     .option('--top <n>', 'options shown per choice point', parseIntArg, 3)

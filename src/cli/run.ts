@@ -16,19 +16,45 @@ export function runCommand(program: Command): void {
     .option('-p, --preset <name|file>', 'preset name in curricula/ or a YAML file', 'default')
     .option('--seed <n>', 'random seed', parseIntArg)
     .option('--steps <n>', 'number of solver steps', parseIntArg)
-    .addOption(new Option('--curriculum <name>', 'difficulty controller (overrides the preset)').choices(controllerNames))
+    .addOption(
+      new Option('--curriculum <name>', 'difficulty controller (overrides the preset)').choices(controllerNames),
+    )
     .option('--gating', 'open arms only when the skill graph says their prerequisites are mastered')
     .addOption(new Option('--backend <name>', 'tfjs backend (auto picks the best found)').choices(BACKENDS))
-    .addOption(new Option('--graph <kind>', 'skill graph store (the embedded one is always written too)').choices(['embedded', 'neo4j']))
+    .addOption(
+      new Option('--graph <kind>', 'skill graph store (the embedded one is always written too)').choices([
+        'embedded',
+        'neo4j',
+      ]),
+    )
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); the password comes from NEO4J_PASSWORD')
     .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')
-    .addOption(new Option('--proposer <kind>', 'who proposes fresh tasks: generator, llm for a share of them, learned (the grammar proposer that learns, proposer.learned), or self-play (experimental: the solver\'s own network writes them under the grammar, proposer.selfPlay)').choices(['generator', 'llm', 'learned', 'self-play']))
+    .addOption(
+      new Option(
+        '--proposer <kind>',
+        "who proposes fresh tasks: generator, llm for a share of them, learned (the grammar proposer that learns, proposer.learned), or self-play (experimental: the solver's own network writes them under the grammar, proposer.selfPlay)",
+      ).choices(['generator', 'llm', 'learned', 'self-play']),
+    )
     .option('--share <x>', 'with --proposer llm: fraction of fresh tasks the LLM writes (default 0.5)', parseFloatArg)
-    .addOption(new Option('--solver <kind>', 'builtin (the tfjs policy, trained) or llm (a chat model, evaluated)').choices(['builtin', 'llm']))
-    .addOption(new Option('--provider <name>', 'LLM provider for --proposer/--solver llm').choices(['openai', 'ollama', 'scripted']))
+    .addOption(
+      new Option('--solver <kind>', 'builtin (the tfjs policy, trained) or llm (a chat model, evaluated)').choices([
+        'builtin',
+        'llm',
+      ]),
+    )
+    .addOption(
+      new Option('--provider <name>', 'LLM provider for --proposer/--solver llm').choices([
+        'openai',
+        'ollama',
+        'scripted',
+      ]),
+    )
     .option('--model <name>', 'LLM model name')
-    .option('--base-url <url>', 'OpenAI-compatible server or Ollama URL (the API key comes from COGEN_LLM_API_KEY or OPENAI_API_KEY)')
+    .option(
+      '--base-url <url>',
+      'OpenAI-compatible server or Ollama URL (the API key comes from COGEN_LLM_API_KEY or OPENAI_API_KEY)',
+    )
     .option('--script <file>', 'with --provider scripted: a JSON file of scripted model outputs')
     .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-seed)')
     .option('--resume <id>', 'resume a run from its last checkpoint')
@@ -49,7 +75,12 @@ export function runCommand(program: Command): void {
           solver: o.backend ? { backend: o.backend } : undefined,
           graph: { kind: o.graph, uri: o.neo4jUri, user: o.neo4jUser, database: o.neo4jDatabase },
           agents: agentOverrides(o),
-          proposer: o.proposer === 'learned' ? { learned: { enabled: true } } : o.proposer === 'self-play' ? { selfPlay: { enabled: true } } : undefined,
+          proposer:
+            o.proposer === 'learned'
+              ? { learned: { enabled: true } }
+              : o.proposer === 'self-play'
+                ? { selfPlay: { enabled: true } }
+                : undefined,
         });
       }
       const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -90,30 +121,35 @@ export function runCommand(program: Command): void {
 /** The closing lines of a run: what it did, what it mastered, where it lives and what to do next. */
 function summaryText(summary: RunSummary): string {
   const rel = summary.dir.startsWith(process.cwd()) ? summary.dir.slice(process.cwd().length + 1) : summary.dir;
-  return (
-    [
-      ``,
-      `run ${summary.runId} ${summary.status}: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
-      `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
-      `skills mastered (${summary.mastery.length} of ${summary.skillsMasterable} masterable): ${summary.mastery.map((m) => `${m.skillId} ${(100 * m.accuracy).toFixed(0)}% (trivial ${(100 * m.baseline).toFixed(0)}%)`).join(', ') || 'none yet'}`,
-      `progress (last probe / needed, trivial): ${summary.progress.map((p) => `${p.skillId} ${p.accuracy === null ? '-' : `${(100 * p.accuracy).toFixed(0)}%`} / ${(100 * p.bar).toFixed(0)}% (${(100 * p.baseline).toFixed(0)}%)${p.mastered ? ' mastered' : ''}`).join(', ')}`,
-      summary.skillsEverLearned.length > 0
-        ? `forgotten at the end: ${summary.forgotten.skills.length} of ${summary.skillsEverLearned.length} skills ever learned (${(100 * summary.forgotten.share).toFixed(0)}%)${summary.forgotten.skills.length > 0 ? `: ${summary.forgotten.skills.join(', ')}` : ''}`
-        : '',
-      summary.graphBacklog > 0 ? `skill graph backlog: ${summary.graphBacklog} events wait in the outbox (cogen skills sync --run ${summary.runId})` : '',
-      `the run lives in ${rel}/`,
-      `inspect:  cogen skills --run ${summary.runId}`,
-      `export:   cogen export --run ${summary.runId} --out tasks.jsonl`,
-      ``,
-    ]
-      .filter((l, i, a) => l !== '' || i === 0 || i === a.length - 1)
-      .join('\n')
-  );
+  return [
+    ``,
+    `run ${summary.runId} ${summary.status}: ${summary.steps} steps, ${summary.tasks} tasks, ${formatDuration(summary.wallMs)} on ${summary.backend}`,
+    `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
+    `skills mastered (${summary.mastery.length} of ${summary.skillsMasterable} masterable): ${summary.mastery.map((m) => `${m.skillId} ${(100 * m.accuracy).toFixed(0)}% (trivial ${(100 * m.baseline).toFixed(0)}%)`).join(', ') || 'none yet'}`,
+    `progress (last probe / needed, trivial): ${summary.progress.map((p) => `${p.skillId} ${p.accuracy === null ? '-' : `${(100 * p.accuracy).toFixed(0)}%`} / ${(100 * p.bar).toFixed(0)}% (${(100 * p.baseline).toFixed(0)}%)${p.mastered ? ' mastered' : ''}`).join(', ')}`,
+    summary.skillsEverLearned.length > 0
+      ? `forgotten at the end: ${summary.forgotten.skills.length} of ${summary.skillsEverLearned.length} skills ever learned (${(100 * summary.forgotten.share).toFixed(0)}%)${summary.forgotten.skills.length > 0 ? `: ${summary.forgotten.skills.join(', ')}` : ''}`
+      : '',
+    summary.graphBacklog > 0
+      ? `skill graph backlog: ${summary.graphBacklog} events wait in the outbox (cogen skills sync --run ${summary.runId})`
+      : '',
+    `the run lives in ${rel}/`,
+    `inspect:  cogen skills --run ${summary.runId}`,
+    `export:   cogen export --run ${summary.runId} --out tasks.jsonl`,
+    ``,
+  ]
+    .filter((l, i, a) => l !== '' || i === 0 || i === a.length - 1)
+    .join('\n');
 }
 
 /** The --proposer/--solver/--provider/... flags as a partial `agents` config. */
 function agentOverrides(o: Record<string, string | number | undefined>): Record<string, unknown> {
-  const model = { provider: o.provider, model: o.model, baseUrl: o.baseUrl, scriptPath: o.script ? resolve(String(o.script)) : undefined };
+  const model = {
+    provider: o.provider,
+    model: o.model,
+    baseUrl: o.baseUrl,
+    scriptPath: o.script ? resolve(String(o.script)) : undefined,
+  };
   const out: Record<string, unknown> = {};
   if (o.proposer === 'llm') out.proposer = { ...model, share: o.share ?? 0.5 };
   else if (o.proposer === 'generator') out.proposer = { share: 0 };

@@ -13,16 +13,29 @@ export function runsCommand(program: Command): void {
     .option('--json', 'as JSON')
     .action((o) => {
       const runsDir = resolve(o.runsDir);
-      const ids = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => existsSync(join(runsDir, d, 'run.db'))).sort() : [];
+      const ids = existsSync(runsDir)
+        ? readdirSync(runsDir)
+            .filter((d) => existsSync(join(runsDir, d, 'run.db')))
+            .sort()
+        : [];
       const rows = ids.map((id) => {
         const store = RunStore.open(join(runsDir, id), { create: false });
         try {
-          return { id, kind: store.getMeta('kind') ?? 'autonomous', preset: store.getMeta('preset'), status: store.getMeta('status'), lastStep: Number(store.getMeta('lastStep') ?? 0), tasks: store.count('tasks') };
+          return {
+            id,
+            kind: store.getMeta('kind') ?? 'autonomous',
+            preset: store.getMeta('preset'),
+            status: store.getMeta('status'),
+            lastStep: Number(store.getMeta('lastStep') ?? 0),
+            tasks: store.count('tasks'),
+          };
         } finally {
           store.close();
         }
       });
       if (o.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else for (const r of rows) process.stdout.write(`${r.id}  ${r.kind}  ${r.preset}  ${r.status}  step ${r.lastStep}  ${r.tasks} tasks\n`);
+      else
+        for (const r of rows)
+          process.stdout.write(`${r.id}  ${r.kind}  ${r.preset}  ${r.status}  step ${r.lastStep}  ${r.tasks} tasks\n`);
     });
 }

@@ -8,16 +8,21 @@ import { parseConfig } from '../config.js';
 import { RunStore } from '../store.js';
 import { UserError } from '../../core/errors.js';
 
-export const runsDirOption = () => new Option('--runs-dir <dir>', 'where runs live').default('runs').env('COGEN_RUNS_DIR');
+export const runsDirOption = () =>
+  new Option('--runs-dir <dir>', 'where runs live').default('runs').env('COGEN_RUNS_DIR');
 
 /** The config and preset a run was started with, for resuming it (ServedRun refuses an autonomous run itself). */
 export function storedConfig(runsDir: string, id: string, kind: 'autonomous' | 'served') {
   const store = openRun(runsDir, id);
   try {
     const served = store.getMeta('kind') === 'served';
-    if (served && kind === 'autonomous') throw new UserError(`run "${id}" is a served run: go on with cogen serve --resume ${id}`);
+    if (served && kind === 'autonomous')
+      throw new UserError(`run "${id}" is a served run: go on with cogen serve --resume ${id}`);
     const note = (line: string) => process.stderr.write(`${line}\n`);
-    return { config: parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${id}`, { stored: true, note }), preset: store.getMeta('preset') ?? '' };
+    return {
+      config: parseConfig(JSON.parse(store.getMeta('config') ?? '{}'), `of run ${id}`, { stored: true, note }),
+      preset: store.getMeta('preset') ?? '',
+    };
   } finally {
     store.close();
   }
@@ -25,7 +30,8 @@ export function storedConfig(runsDir: string, id: string, kind: 'autonomous' | '
 
 export function openRun(runsDir: string, id: string): RunStore {
   const dir = join(runsDir, id);
-  if (!existsSync(join(dir, 'run.db'))) throw new UserError(`unknown run "${id}" (no ${join(dir, 'run.db')}; see cogen runs)`);
+  if (!existsSync(join(dir, 'run.db')))
+    throw new UserError(`unknown run "${id}" (no ${join(dir, 'run.db')}; see cogen runs)`);
   return RunStore.open(dir, { create: false });
 }
 

@@ -6,7 +6,14 @@ import { join, resolve } from 'node:path';
 import { formatTaxonomy } from '../../generators/index.js';
 import { ENV_SKILLS } from '../../envs/index.js';
 import { bridgedFamilies, formatBridgedTable, loadCatalogue } from '../../bridges/index.js';
-import { neo4jOptionsFromEnv, openSkillGraph, renderSkills, replayAll, VIEW_FORMATS, type ViewFormat } from '../../graphs/index.js';
+import {
+  neo4jOptionsFromEnv,
+  openSkillGraph,
+  renderSkills,
+  replayAll,
+  VIEW_FORMATS,
+  type ViewFormat,
+} from '../../graphs/index.js';
 import type { ProbeSets, SkillGraph } from '../../graphs/index.js';
 import { UserError } from '../../core/errors.js';
 import type { RunStore } from '../store.js';
@@ -21,11 +28,20 @@ export function skillsCommand(program: Command): void {
     .description('inspect the skill graph: mastery table (default), frontier, timeline, show <skill>, sync')
     .argument('[view]', `one of ${VIEWS.join(', ')}`, 'mastery')
     .argument('[skill]', 'the skill id, for show')
-    .option('--run <id>', 'the run (repeat to compare two runs; default: the latest run)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option(
+      '--run <id>',
+      'the run (repeat to compare two runs; default: the latest run)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--taxonomy', 'print the whole skill taxonomy (families, levels, skills, prerequisites)')
     .addOption(new Option('--format <format>', 'output format').choices(VIEW_FORMATS).default('table'))
     .option('--at-step <n>', 'the mastery state as it was at this step', (v: string) => Number(v))
-    .addOption(new Option('--graph <kind>', 'read from (or sync into) this store').choices(['embedded', 'neo4j']).default('embedded'))
+    .addOption(
+      new Option('--graph <kind>', 'read from (or sync into) this store')
+        .choices(['embedded', 'neo4j'])
+        .default('embedded'),
+    )
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--neo4j-user <user>', 'Neo4j user (or NEO4J_USER); password from NEO4J_PASSWORD')
     .option('--neo4j-database <name>', 'Neo4j database (or NEO4J_DATABASE)')
@@ -33,13 +49,19 @@ export function skillsCommand(program: Command): void {
     .action(async (view: string, skill: string | undefined, o) => {
       const format = o.format as ViewFormat;
       if (o.taxonomy) {
-        if (format === 'graphml' || format === 'cypher') throw new Error(`--taxonomy prints table, json or dot, not ${format}`);
+        if (format === 'graphml' || format === 'cypher')
+          throw new Error(`--taxonomy prints table, json or dot, not ${format}`);
         // With the bridged families the text passes a pipe's buffer: wait until it is handed over,
         // since the CLI exits right after the action.
-        await new Promise<void>((resolve, reject) => process.stdout.write(ensureNewline(withBridged(withEnvs(formatTaxonomy(format), format), format)), (e) => (e ? reject(e) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          process.stdout.write(ensureNewline(withBridged(withEnvs(formatTaxonomy(format), format), format)), (e) =>
+            e ? reject(e) : resolve(),
+          ),
+        );
         return;
       }
-      if (!(VIEWS as readonly string[]).includes(view)) throw new UserError(`unknown view "${view}" (one of ${VIEWS.join(', ')})`);
+      if (!(VIEWS as readonly string[]).includes(view))
+        throw new UserError(`unknown view "${view}" (one of ${VIEWS.join(', ')})`);
       const runsDir = resolve(o.runsDir);
       const runIds: string[] = o.run.length ? o.run : [latestRun(runsDir)];
       if (runIds.length > 2) throw new UserError('--run may be given once, or twice to compare two runs');
@@ -68,17 +90,37 @@ export function skillsCommand(program: Command): void {
       try {
         if (runIds.length === 2 && o.graph === 'embedded') {
           // Two embedded runs live in two databases: compare by loading the second run's events into the first's view.
-          throw new UserError('comparing two runs needs one graph holding both: sync them into Neo4j (--graph neo4j), or use `cogen skills sync`');
+          throw new UserError(
+            'comparing two runs needs one graph holding both: sync them into Neo4j (--graph neo4j), or use `cogen skills sync`',
+          );
         }
         // The run's probe sets live in its run store, beside the graph (runs before them have none).
         const probeSets = readProbeSets(store);
         const latest = store ? latestSkillProbes(store.metrics()) : undefined;
         const out =
           view === 'show'
-            ? await renderSkills(graph, { view: 'show', skill: required(skill, 'show needs a skill id'), runId: runIds[0], format, probeSets })
+            ? await renderSkills(graph, {
+                view: 'show',
+                skill: required(skill, 'show needs a skill id'),
+                runId: runIds[0],
+                format,
+                probeSets,
+              })
             : runIds.length === 2
-              ? await renderSkills(graph, { view: 'compare', runIds: [runIds[0]!, runIds[1]!], atStep: o.atStep, format })
-              : await renderSkills(graph, { view: view as 'mastery' | 'frontier' | 'timeline', runId: runIds[0], atStep: o.atStep, format, probeSets, latest });
+              ? await renderSkills(graph, {
+                  view: 'compare',
+                  runIds: [runIds[0]!, runIds[1]!],
+                  atStep: o.atStep,
+                  format,
+                })
+              : await renderSkills(graph, {
+                  view: view as 'mastery' | 'frontier' | 'timeline',
+                  runId: runIds[0],
+                  atStep: o.atStep,
+                  format,
+                  probeSets,
+                  latest,
+                });
         const levels = view === 'mastery' || view === 'frontier' ? frontierHistory(store) : null;
         process.stdout.write(ensureNewline(levels ? withLevelFrontier(out, format, levels) : out));
       } finally {
@@ -89,7 +131,9 @@ export function skillsCommand(program: Command): void {
 }
 
 /** Each family × type's level-frontier h over a run: the step of each rise (from the run's metrics); null without that controller. */
-export function frontierHistory(store: RunStore | null): Record<string, { now: number; rises: [step: number, h: number][] }> | null {
+export function frontierHistory(
+  store: RunStore | null,
+): Record<string, { now: number; rises: [step: number, h: number][] }> | null {
   if (!store) return null;
   const out: Record<string, { now: number; rises: [number, number][] }> = {};
   for (const m of store.metrics()) {
@@ -105,12 +149,27 @@ export function frontierHistory(store: RunStore | null): Record<string, { now: n
 }
 
 /** A view with the level frontier added: a table's closing lines, or a JSON view's `levelFrontier` field. */
-function withLevelFrontier(view: string, format: ViewFormat, levels: NonNullable<ReturnType<typeof frontierHistory>>): string {
+function withLevelFrontier(
+  view: string,
+  format: ViewFormat,
+  levels: NonNullable<ReturnType<typeof frontierHistory>>,
+): string {
   if (format === 'json') return JSON.stringify({ ...(JSON.parse(view) as object), levelFrontier: levels }, null, 2);
   if (format !== 'table') return view;
   const width = Math.max(...Object.keys(levels).map((k) => k.length));
-  const rows = Object.entries(levels).map(([k, e]) => `  ${k.padEnd(width)}  h ${String(e.now).padStart(3)}  (h at step: ${e.rises.slice(-12).map(([s, h]) => `${h}@${s}`).join(' ')})`);
-  return [ensureNewline(view).trimEnd(), '', 'level frontier (level-frontier controller; docs/levels.md): each family × type\'s upper level h now and as it rose', ...rows].join('\n');
+  const rows = Object.entries(levels).map(
+    ([k, e]) =>
+      `  ${k.padEnd(width)}  h ${String(e.now).padStart(3)}  (h at step: ${e.rises
+        .slice(-12)
+        .map(([s, h]) => `${h}@${s}`)
+        .join(' ')})`,
+  );
+  return [
+    ensureNewline(view).trimEnd(),
+    '',
+    "level frontier (level-frontier controller; docs/levels.md): each family × type's upper level h now and as it rose",
+    ...rows,
+  ].join('\n');
 }
 
 async function openTarget(o: Record<string, string | undefined>, store: RunStore | null): Promise<SkillGraph> {
@@ -157,18 +216,44 @@ const ensureNewline = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
 function withEnvs(native: string, format: string): string {
   if (format === 'json') {
     const t = JSON.parse(native) as { families: unknown[]; skills: unknown[]; roots: string[] };
-    t.families.push({ id: 'env', name: 'agentic environments', description: 'multi-turn tool-using environments made from the code families (envs/): probe, repair, search', levels: 1, knobs: ['the source family\'s level sets the program and the budgets'], skills: ENV_SKILLS.map((s) => s.id) });
+    t.families.push({
+      id: 'env',
+      name: 'agentic environments',
+      description: 'multi-turn tool-using environments made from the code families (envs/): probe, repair, search',
+      levels: 1,
+      knobs: ["the source family's level sets the program and the budgets"],
+      skills: ENV_SKILLS.map((s) => s.id),
+    });
     t.skills.push(...ENV_SKILLS);
     return JSON.stringify(t, null, 2);
   }
   if (format === 'dot') {
-    const lines = ['  subgraph "cluster_env" {', '    label="agentic environments";', ...ENV_SKILLS.map((s) => `    ${JSON.stringify(s.id)} [label=${JSON.stringify(`${s.name}\n(${s.id}, L0)`)}];`), '  }'];
-    for (const s of ENV_SKILLS) for (const r of s.requires) lines.push(`  ${JSON.stringify(s.id)} -> ${JSON.stringify(r)} [label="requires"];`);
+    const lines = [
+      '  subgraph "cluster_env" {',
+      '    label="agentic environments";',
+      ...ENV_SKILLS.map((s) => `    ${JSON.stringify(s.id)} [label=${JSON.stringify(`${s.name}\n(${s.id}, L0)`)}];`),
+      '  }',
+    ];
+    for (const s of ENV_SKILLS)
+      for (const r of s.requires) lines.push(`  ${JSON.stringify(s.id)} -> ${JSON.stringify(r)} [label="requires"];`);
     return native.replace(/\}\s*$/, `${lines.join('\n')}\n}`);
   }
-  const rows = [['SKILL', 'LEVEL', 'REQUIRES', 'NAME'], ...ENV_SKILLS.map((s) => [s.id, '0', s.requires.join(','), s.name])];
+  const rows = [
+    ['SKILL', 'LEVEL', 'REQUIRES', 'NAME'],
+    ...ENV_SKILLS.map((s) => [s.id, '0', s.requires.join(','), s.name]),
+  ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return [native, '', 'agentic environments (envs/; arms of a run with `environments: [...]`):', ...rows.map((r) => r.map((x, c) => x.padEnd(widths[c]!)).join('  ').trimEnd())].join('\n');
+  return [
+    native,
+    '',
+    'agentic environments (envs/; arms of a run with `environments: [...]`):',
+    ...rows.map((r) =>
+      r
+        .map((x, c) => x.padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    ),
+  ].join('\n');
 }
 
 /** The native taxonomy with the bridged Reasoning Gym families added, when the bridge is set up. */
@@ -178,14 +263,35 @@ function withBridged(native: string, format: string): string {
   const fams = bridgedFamilies(catalogue);
   if (format === 'json') {
     const t = JSON.parse(native) as { families: unknown[]; skills: { id: string }[]; roots: string[] };
-    t.families.push(...fams.map(({ id, name, description, levels, knobs, finite, skills }) => ({ id, name, description, levels, knobs, growth: [], lastLevel: levels - 1, finite, skills: skills.map((s) => s.id) })));
+    t.families.push(
+      ...fams.map(({ id, name, description, levels, knobs, finite, skills }) => ({
+        id,
+        name,
+        description,
+        levels,
+        knobs,
+        growth: [],
+        lastLevel: levels - 1,
+        finite,
+        skills: skills.map((s) => s.id),
+      })),
+    );
     t.skills.push(...fams.flatMap((f) => f.skills));
     t.roots.push(...fams.flatMap((f) => f.skills.map((s) => s.id)));
-    return JSON.stringify({ ...t, excluded: catalogue.excluded.map((x) => ({ family: `rg.${x.dataset}`, reason: x.reason })) }, null, 2);
+    return JSON.stringify(
+      { ...t, excluded: catalogue.excluded.map((x) => ({ family: `rg.${x.dataset}`, reason: x.reason })) },
+      null,
+      2,
+    );
   }
   if (format === 'dot') {
-    const nodes = fams.flatMap((f) => f.skills.map((s) => `  ${JSON.stringify(s.id)} [label=${JSON.stringify(`${s.name}\n(${s.id}, L0)`)}];`));
-    return native.replace(/\}\s*$/, `  subgraph "cluster_reasoning_gym" {\n    label="Reasoning Gym (bridged)";\n  ${nodes.join('\n  ')}\n  }\n}`);
+    const nodes = fams.flatMap((f) =>
+      f.skills.map((s) => `  ${JSON.stringify(s.id)} [label=${JSON.stringify(`${s.name}\n(${s.id}, L0)`)}];`),
+    );
+    return native.replace(
+      /\}\s*$/,
+      `  subgraph "cluster_reasoning_gym" {\n    label="Reasoning Gym (bridged)";\n  ${nodes.join('\n  ')}\n  }\n}`,
+    );
   }
   return `${native}\n\n${formatBridgedTable(catalogue)}`;
 }

@@ -41,7 +41,10 @@ export function listRunIds(runsDir: string): string[] {
   if (!existsSync(runsDir)) return [];
   return readdirSync(runsDir)
     .filter((d) => isRunId(d) && statSync(join(runsDir, d)).isDirectory())
-    .map((d) => ({ d, t: statSync(existsSync(join(runsDir, d, 'run.db')) ? join(runsDir, d, 'run.db') : join(runsDir, d)).mtimeMs }))
+    .map((d) => ({
+      d,
+      t: statSync(existsSync(join(runsDir, d, 'run.db')) ? join(runsDir, d, 'run.db') : join(runsDir, d)).mtimeMs,
+    }))
     .sort((a, b) => b.t - a.t || a.d.localeCompare(b.d))
     .map((x) => x.d);
 }
@@ -81,7 +84,8 @@ function meta(db: Database.Database): Record<string, string> {
 
 export function runInfo(db: Database.Database | null, id: string): RunInfo {
   const m = db ? meta(db) : {};
-  const count = (t: string) => (db && hasTable(db, t) ? (db.prepare(`SELECT COUNT(*) n FROM ${t}`).get() as { n: number }).n : 0);
+  const count = (t: string) =>
+    db && hasTable(db, t) ? (db.prepare(`SELECT COUNT(*) n FROM ${t}`).get() as { n: number }).n : 0;
   const steps = count('metrics');
   const status = m.status ?? null;
   let families: string[] = [];
@@ -112,11 +116,19 @@ export type MetricRow = Record<string, number | string | null>;
 /** Every metrics row in step order, with `tasksPerSec` added where the step's time (`ms`) is known. */
 export function metricsOf(db: Database.Database | null, afterStep = 0): MetricRow[] {
   if (!db || !hasTable(db, 'metrics')) return [];
-  const rows = (db.prepare('SELECT step, data FROM metrics WHERE step > ? ORDER BY step').all(afterStep) as { step: number; data: string }[]).map(
-    (r): MetricRow => ({ ...(JSON.parse(r.data) as MetricRow), step: r.step }),
-  );
+  const rows = (
+    db.prepare('SELECT step, data FROM metrics WHERE step > ? ORDER BY step').all(afterStep) as {
+      step: number;
+      data: string;
+    }[]
+  ).map((r): MetricRow => ({ ...(JSON.parse(r.data) as MetricRow), step: r.step }));
   const served = new Map(
-    (db.prepare('SELECT step, COUNT(*) n FROM task_scores WHERE step > ? GROUP BY step').all(afterStep) as { step: number; n: number }[]).map((r) => [r.step, r.n]),
+    (
+      db.prepare('SELECT step, COUNT(*) n FROM task_scores WHERE step > ? GROUP BY step').all(afterStep) as {
+        step: number;
+        n: number;
+      }[]
+    ).map((r) => [r.step, r.n]),
   );
   for (const r of rows) {
     const ms = r.ms;
@@ -128,17 +140,41 @@ export function metricsOf(db: Database.Database | null, afterStep = 0): MetricRo
 
 /** The charts, each a list of metric keys (those a run lacks are left out; a chart with none is not drawn). */
 export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) => string[] }[] = [
-  { id: 'reward', title: 'Reward and solve rate', keys: (k) => ['meanReward', 'solveRate', 'learnability'].filter((x) => k.includes(x)) },
-  { id: 'probe', title: 'Held-out probe accuracy', keys: (k) => ['probeAccuracy', ...k.filter((x) => x.startsWith('probe.')).sort()].filter((x) => k.includes(x)) },
+  {
+    id: 'reward',
+    title: 'Reward and solve rate',
+    keys: (k) => ['meanReward', 'solveRate', 'learnability'].filter((x) => k.includes(x)),
+  },
+  {
+    id: 'probe',
+    title: 'Held-out probe accuracy',
+    keys: (k) => ['probeAccuracy', ...k.filter((x) => x.startsWith('probe.')).sort()].filter((x) => k.includes(x)),
+  },
   { id: 'entropy', title: 'Entropy', keys: (k) => ['entropy'].filter((x) => k.includes(x)) },
   { id: 'kl', title: 'KL', keys: (k) => ['kl'].filter((x) => k.includes(x)) },
   { id: 'lr', title: 'Learning rate', keys: (k) => ['lr'].filter((x) => k.includes(x)) },
   { id: 'throughput', title: 'Tasks/s', keys: (k) => ['tasksPerSec'].filter((x) => k.includes(x)) },
-  { id: 'optim', title: 'Loss and gradient norm', keys: (k) => ['loss', 'gradNorm', 'clipFraction'].filter((x) => k.includes(x)) },
-  { id: 'curriculum', title: 'Curriculum level and skills', keys: (k) => ['meanLevel', 'skillsMastered'].filter((x) => k.includes(x)) },
+  {
+    id: 'optim',
+    title: 'Loss and gradient norm',
+    keys: (k) => ['loss', 'gradNorm', 'clipFraction'].filter((x) => k.includes(x)),
+  },
+  {
+    id: 'curriculum',
+    title: 'Curriculum level and skills',
+    keys: (k) => ['meanLevel', 'skillsMastered'].filter((x) => k.includes(x)),
+  },
   // The level-frontier controller's h per family × type, and the held-out accuracy above the tables (docs/levels.md).
-  { id: 'frontier', title: 'Level frontier h per family × type', keys: (k) => k.filter((x) => x.startsWith('frontier.')).sort() },
-  { id: 'eval', title: 'Held-out accuracy per family and level above 4', keys: (k) => k.filter((x) => x.startsWith('eval.')).sort(byFamilyThenLevel) },
+  {
+    id: 'frontier',
+    title: 'Level frontier h per family × type',
+    keys: (k) => k.filter((x) => x.startsWith('frontier.')).sort(),
+  },
+  {
+    id: 'eval',
+    title: 'Held-out accuracy per family and level above 4',
+    keys: (k) => k.filter((x) => x.startsWith('eval.')).sort(byFamilyThenLevel),
+  },
 ];
 
 /** `eval.<family>/<level>` keys by family, then by level as a number (10 after 9). */
@@ -155,11 +191,16 @@ export interface Curves {
 
 /** The metrics as chart series: for each chart, one array per key, aligned with `steps` (null where a step lacks it). */
 export function curvesOf(rows: MetricRow[]): Curves {
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => k !== 'step' && typeof r[k] === 'number')))];
+  const keys = [
+    ...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => k !== 'step' && typeof r[k] === 'number'))),
+  ];
   const steps = rows.map((r) => r.step as number);
   const charts = CURVE_GROUPS.map((g) => ({ id: g.id, title: g.title, keys: g.keys(keys) }))
     .filter((g) => g.keys.length > 0)
-    .map((g) => ({ ...g, values: g.keys.map((k) => rows.map((r) => (typeof r[k] === 'number' ? (r[k] as number) : null))) }));
+    .map((g) => ({
+      ...g,
+      values: g.keys.map((k) => rows.map((r) => (typeof r[k] === 'number' ? (r[k] as number) : null))),
+    }));
   return { steps, charts };
 }
 
@@ -196,7 +237,16 @@ export function heatOf(db: Database.Database | null): Heat {
 export interface SkillView {
   atStep: number | null;
   lastStep: number;
-  skills: { id: string; name: string; family: string; level: number; requires: string[]; state: SkillState; since: number | null; accuracy: number | null }[];
+  skills: {
+    id: string;
+    name: string;
+    family: string;
+    level: number;
+    requires: string[];
+    state: SkillState;
+    since: number | null;
+    accuracy: number | null;
+  }[];
   timeline: TimelineEvent[];
 }
 
@@ -214,7 +264,16 @@ export async function skillsOf(db: Database.Database | null, runId: string, atSt
     lastStep,
     skills: skills.map((k) => {
       const r = rows.get(k.id);
-      return { id: k.id, name: k.name, family: k.family, level: k.level, requires: k.requires, state: r?.state ?? 'never', since: r?.since ?? null, accuracy: r?.accuracy ?? null };
+      return {
+        id: k.id,
+        name: k.name,
+        family: k.family,
+        level: k.level,
+        requires: k.requires,
+        state: r?.state ?? 'never',
+        since: r?.since ?? null,
+        accuracy: r?.accuracy ?? null,
+      };
     }),
     timeline: await timeline(graph, runId),
   };
@@ -272,11 +331,35 @@ export function searchTasks(db: Database.Database | null, query: TaskQuery): { t
   const total = (db.prepare(`SELECT COUNT(*) n FROM tasks ${clause}`).get(...args) as { n: number }).n;
   const limit = Math.min(500, Math.max(1, query.limit ?? 100));
   const rows = db
-    .prepare(`SELECT id, step, type, family, level, skills, proposer, parent_id, attempts, solved FROM tasks ${clause} ORDER BY step DESC, rowid DESC LIMIT ?`)
-    .all(...args, limit) as { id: string; step: number; type: string; family: string; level: number; skills: string; proposer: string; parent_id: string | null; attempts: number; solved: number }[];
+    .prepare(
+      `SELECT id, step, type, family, level, skills, proposer, parent_id, attempts, solved FROM tasks ${clause} ORDER BY step DESC, rowid DESC LIMIT ?`,
+    )
+    .all(...args, limit) as {
+    id: string;
+    step: number;
+    type: string;
+    family: string;
+    level: number;
+    skills: string;
+    proposer: string;
+    parent_id: string | null;
+    attempts: number;
+    solved: number;
+  }[];
   return {
     total,
-    tasks: rows.map((r) => ({ id: r.id, step: r.step, type: r.type, family: r.family, level: r.level, skills: JSON.parse(r.skills) as string[], proposer: r.proposer, parentId: r.parent_id, attempts: r.attempts, solved: r.solved })),
+    tasks: rows.map((r) => ({
+      id: r.id,
+      step: r.step,
+      type: r.type,
+      family: r.family,
+      level: r.level,
+      skills: JSON.parse(r.skills) as string[],
+      proposer: r.proposer,
+      parentId: r.parent_id,
+      attempts: r.attempts,
+      solved: r.solved,
+    })),
   };
 }
 
@@ -287,12 +370,35 @@ export interface TaskDetail extends TaskListRow {
   reference: string;
   episodes: { step: number; answer: string; reward: number; reason: string | null }[];
   /** The DERIVED_FROM chain, nearest parent first (ids whose task is not in this run are listed with op only). */
-  lineage: { id: string; op: string | null; step: number | null; family: string | null; level: number | null; type: string | null }[];
+  lineage: {
+    id: string;
+    op: string | null;
+    step: number | null;
+    family: string | null;
+    level: number | null;
+    type: string | null;
+  }[];
 }
 
 export function taskDetail(db: Database.Database | null, id: string): TaskDetail | null {
   if (!db || !hasTable(db, 'tasks')) return null;
-  type Row = { id: string; step: number; type: string; family: string; level: number; skills: string; proposer: string; parent_id: string | null; parent_op: string | null; attempts: number; solved: number; program: string; natural: string; compact: string; data: string };
+  type Row = {
+    id: string;
+    step: number;
+    type: string;
+    family: string;
+    level: number;
+    skills: string;
+    proposer: string;
+    parent_id: string | null;
+    parent_op: string | null;
+    attempts: number;
+    solved: number;
+    program: string;
+    natural: string;
+    compact: string;
+    data: string;
+  };
   const get = db.prepare('SELECT * FROM tasks WHERE id = ?');
   const r = get.get(id) as Row | undefined;
   if (!r) return null;
@@ -302,7 +408,9 @@ export function taskDetail(db: Database.Database | null, id: string): TaskDetail
   } catch {
     reference = '(not recorded)';
   }
-  const episodes = db.prepare('SELECT step, answer, reward, reason FROM episodes WHERE task_id = ? ORDER BY id').all(id) as TaskDetail['episodes'];
+  const episodes = db
+    .prepare('SELECT step, answer, reward, reason FROM episodes WHERE task_id = ? ORDER BY id')
+    .all(id) as TaskDetail['episodes'];
   const lineage: TaskDetail['lineage'] = [];
   const seen = new Set([id]);
   let parent = r.parent_id;
@@ -310,7 +418,14 @@ export function taskDetail(db: Database.Database | null, id: string): TaskDetail
   while (parent && !seen.has(parent) && lineage.length < 100) {
     seen.add(parent);
     const p = get.get(parent) as Row | undefined;
-    lineage.push({ id: parent, op, step: p?.step ?? null, family: p?.family ?? null, level: p?.level ?? null, type: p?.type ?? null });
+    lineage.push({
+      id: parent,
+      op,
+      step: p?.step ?? null,
+      family: p?.family ?? null,
+      level: p?.level ?? null,
+      type: p?.type ?? null,
+    });
     parent = p?.parent_id ?? null;
     op = p?.parent_op ?? null;
   }
@@ -336,16 +451,30 @@ export function taskDetail(db: Database.Database | null, id: string): TaskDetail
 
 export interface Proposals {
   byOutcome: { outcome: string; n: number }[];
-  recent: { step: number; family: string; level: number; type: string; proposer: string; outcome: string; detail: string | null; taskId: string | null; learnability: number | null }[];
+  recent: {
+    step: number;
+    family: string;
+    level: number;
+    type: string;
+    proposer: string;
+    outcome: string;
+    detail: string | null;
+    taskId: string | null;
+    learnability: number | null;
+  }[];
 }
 
 /** LLM proposals by outcome, and the latest ones. */
 export function proposalsOf(db: Database.Database | null, limit = 50): Proposals {
   if (!db || !hasTable(db, 'proposals')) return { byOutcome: [], recent: [] };
   return {
-    byOutcome: db.prepare('SELECT outcome, COUNT(*) n FROM proposals GROUP BY outcome ORDER BY n DESC, outcome').all() as Proposals['byOutcome'],
+    byOutcome: db
+      .prepare('SELECT outcome, COUNT(*) n FROM proposals GROUP BY outcome ORDER BY n DESC, outcome')
+      .all() as Proposals['byOutcome'],
     recent: db
-      .prepare('SELECT step, family, level, type, proposer, outcome, detail, task_id taskId, learnability FROM proposals ORDER BY id DESC LIMIT ?')
+      .prepare(
+        'SELECT step, family, level, type, proposer, outcome, detail, task_id taskId, learnability FROM proposals ORDER BY id DESC LIMIT ?',
+      )
       .all(limit) as Proposals['recent'],
   };
 }

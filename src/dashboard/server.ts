@@ -32,9 +32,15 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** The files the page loads, each from an npm package's dist or from public/. */
 const ASSETS: Record<string, { path: () => string; type: string }> = {
-  'uPlot.iife.min.js': { path: () => join(dirname(require.resolve('uplot')), 'uPlot.iife.min.js'), type: 'text/javascript' },
+  'uPlot.iife.min.js': {
+    path: () => join(dirname(require.resolve('uplot')), 'uPlot.iife.min.js'),
+    type: 'text/javascript',
+  },
   'uPlot.min.css': { path: () => join(dirname(require.resolve('uplot')), 'uPlot.min.css'), type: 'text/css' },
-  'cytoscape.min.js': { path: () => join(dirname(require.resolve('cytoscape')), 'cytoscape.min.js'), type: 'text/javascript' },
+  'cytoscape.min.js': {
+    path: () => join(dirname(require.resolve('cytoscape')), 'cytoscape.min.js'),
+    type: 'text/javascript',
+  },
   'dashboard.js': { path: () => join(HERE, 'public', 'dashboard.js'), type: 'text/javascript' },
   'dashboard.css': { path: () => join(HERE, 'public', 'dashboard.css'), type: 'text/css' },
 };
@@ -47,7 +53,8 @@ export interface DashboardOptions {
   only?: string[];
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function page(title: string, body: string, root: string): string {
   return `<!doctype html>
@@ -61,7 +68,14 @@ function messagePage(c: Context, status: 200 | 404, title: string, lines: string
   const list = runs.length
     ? `<p>Runs here:</p><ul class="runs">${runs.map((r) => `<li><a href="${root}run/${encodeURIComponent(r)}">${esc(r)}</a></li>`).join('')}</ul>`
     : '';
-  return c.html(page(title, `<main class="message" id="message"><h1>${esc(title)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join('')}${list}</main>`, root), status);
+  return c.html(
+    page(
+      title,
+      `<main class="message" id="message"><h1>${esc(title)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join('')}${list}</main>`,
+      root,
+    ),
+    status,
+  );
 }
 
 export function dashboardApp(opts: DashboardOptions): Hono {
@@ -76,20 +90,38 @@ export function dashboardApp(opts: DashboardOptions): Hono {
     const runs = listRunIds(runsDir);
     const id = opts.runId ?? runs[0];
     const here = c.req.path.endsWith('/') ? c.req.path : `${c.req.path}/`;
-    if (!id) return messagePage(c, 200, 'No runs yet', [`There are no runs in ${runsDir}.`, 'Start one with: cogen run --preset smoke'], [], here);
+    if (!id)
+      return messagePage(
+        c,
+        200,
+        'No runs yet',
+        [`There are no runs in ${runsDir}.`, 'Start one with: cogen run --preset smoke'],
+        [],
+        here,
+      );
     return c.redirect(`${here}run/${encodeURIComponent(id)}`);
   });
 
   app.get('/assets/:name', (c) => {
     const a = ASSETS[c.req.param('name')];
     if (!a) return c.text('not found', 404);
-    return c.body(readFileSync(a.path()), 200, { 'content-type': `${a.type}; charset=utf-8`, 'cache-control': 'no-cache' });
+    return c.body(readFileSync(a.path()), 200, {
+      'content-type': `${a.type}; charset=utf-8`,
+      'cache-control': 'no-cache',
+    });
   });
 
   app.get('/run/:id', (c) => {
     const id = c.req.param('id');
     if (!runExists(runsDir, id)) {
-      return messagePage(c, 404, `No run "${id}"`, [`There is no run "${id}" in ${runsDir}.`], listRunIds(runsDir), '../');
+      return messagePage(
+        c,
+        404,
+        `No run "${id}"`,
+        [`There is no run "${id}" in ${runsDir}.`],
+        listRunIds(runsDir),
+        '../',
+      );
     }
     return c.html(
       page(
@@ -132,7 +164,18 @@ export function dashboardApp(opts: DashboardOptions): Hono {
   api.get('/run/:id/tasks', (c) => {
     const q = c.req.query();
     const level = q.level === undefined || q.level === '' ? undefined : Number(q.level);
-    return c.json(run(c, (db) => searchTasks(db, { q: q.q || undefined, skill: q.skill || undefined, family: q.family || undefined, type: q.type || undefined, level, limit: q.limit ? Number(q.limit) : undefined })));
+    return c.json(
+      run(c, (db) =>
+        searchTasks(db, {
+          q: q.q || undefined,
+          skill: q.skill || undefined,
+          family: q.family || undefined,
+          type: q.type || undefined,
+          level,
+          limit: q.limit ? Number(q.limit) : undefined,
+        }),
+      ),
+    );
   });
   api.get('/run/:id/task/:taskId', (c) => {
     const t = run(c, (db) => taskDetail(db, c.req.param('taskId')));
@@ -153,7 +196,9 @@ export function dashboardApp(opts: DashboardOptions): Hono {
 function graphRunId(db: ReturnType<typeof openReadOnly>, id: string): string {
   if (!db) return id;
   try {
-    return (db.prepare("SELECT value FROM meta WHERE key = 'runId'").get() as { value: string } | undefined)?.value ?? id;
+    return (
+      (db.prepare("SELECT value FROM meta WHERE key = 'runId'").get() as { value: string } | undefined)?.value ?? id
+    );
   } catch {
     return id;
   }
@@ -165,7 +210,9 @@ export interface RunningDashboard {
 }
 
 /** Starts the dashboard on host:port (127.0.0.1 by default; port 0: any free one). */
-export async function startDashboard(opts: DashboardOptions & { host?: string; port?: number }): Promise<RunningDashboard> {
+export async function startDashboard(
+  opts: DashboardOptions & { host?: string; port?: number },
+): Promise<RunningDashboard> {
   const host = opts.host ?? '127.0.0.1';
   const app = dashboardApp(opts);
   let server: ServerType;

@@ -43,7 +43,10 @@ export interface AppOptions {
   dashboardRunsDir?: string;
 }
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
 const errors = (...codes: (400 | 401 | 404 | 409 | 413 | 422 | 503)[]) =>
   Object.fromEntries(codes.map((c) => [c, json(ErrorSchema, ERROR_TEXT[c])]));
 const ERROR_TEXT = {
@@ -57,7 +60,9 @@ const ERROR_TEXT = {
 };
 /** Seconds a client waits before retrying a request that got a 503 (the store or the queue was away). */
 export const RETRY_AFTER_S = 1;
-const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
 
 /** One line naming the first bad field. */
 function zodLine(error: z.ZodError): string {
@@ -81,10 +86,12 @@ export function createApp(opts: AppOptions) {
 
   app.onError((err, c) => {
     if (err instanceof ServeError) return fail(c, err.status, err.message);
-    if (err instanceof HTTPException && err.status < 500) return fail(c, err.status === 413 ? 413 : 400, err.message || 'bad request');
+    if (err instanceof HTTPException && err.status < 500)
+      return fail(c, err.status === 413 ? 413 : 400, err.message || 'bad request');
     // The run store or the verification queue failed, or the run is closing: nothing of this request
     // was acknowledged, and the same request (with its idempotency key) may be sent again.
-    if (err instanceof StoreError || err instanceof VerificationUnavailable) return c.json({ error: err.message }, 503, { 'Retry-After': String(RETRY_AFTER_S) });
+    if (err instanceof StoreError || err instanceof VerificationUnavailable)
+      return c.json({ error: err.message }, 503, { 'Retry-After': String(RETRY_AFTER_S) });
     log(`server error on ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);
     return c.json({ error: `internal error: ${err.message.split('\n')[0]}` }, 500);
   });
@@ -96,18 +103,27 @@ export function createApp(opts: AppOptions) {
     metrics.request(c.req.routePath ?? c.req.path, c.res.status, (performance.now() - t0) / 1000);
   });
   if (opts.token) app.use('*', bearer(opts.token));
-  app.use('*', readBody(cfg.maxBodyBytes, (c) => fail(c, 413, `request body over ${cfg.maxBodyBytes} bytes`)));
+  app.use(
+    '*',
+    readBody(cfg.maxBodyBytes, (c) => fail(c, 413, `request body over ${cfg.maxBodyBytes} bytes`)),
+  );
 
   app.openapi(
     createRoute({
       method: 'get',
       path: '/health',
       summary: 'Readiness (no token needed): 503 while the run store or the verification queue cannot be reached',
-      responses: { 200: json(HealthSchema, 'The server is up'), 503: json(UnavailableSchema, 'The store or the queue is away') },
+      responses: {
+        200: json(HealthSchema, 'The server is up'),
+        503: json(UnavailableSchema, 'The store or the queue is away'),
+      },
     }),
     async (c) => {
       const why = await run.unavailable();
-      if (why) return c.json({ status: 'unavailable' as const, run_id: run.runId, reason: why }, 503, { 'Retry-After': String(RETRY_AFTER_S) });
+      if (why)
+        return c.json({ status: 'unavailable' as const, run_id: run.runId, reason: why }, 503, {
+          'Retry-After': String(RETRY_AFTER_S),
+        });
       return c.json({ status: 'healthy' as const, run_id: run.runId }, 200);
     },
   );
@@ -119,7 +135,14 @@ export function createApp(opts: AppOptions) {
       summary: 'Tasks picked by the live curriculum',
       request: body(req.sample),
       responses: {
-        200: json(z.object({ run_id: z.string(), view: ViewRuleSchema.optional(), tasks: z.array(z.union([SampledTaskSchema, CompactSampledTaskSchema])) }), 'Sampled tasks (in the compact view, with the rule it is written by)'),
+        200: json(
+          z.object({
+            run_id: z.string(),
+            view: ViewRuleSchema.optional(),
+            tasks: z.array(z.union([SampledTaskSchema, CompactSampledTaskSchema])),
+          }),
+          'Sampled tasks (in the compact view, with the rule it is written by)',
+        ),
         ...errors(400, 401, 413, 503),
       },
     }),
@@ -136,9 +159,13 @@ export function createApp(opts: AppOptions) {
       method: 'post',
       path: '/v1/score',
       summary: 'Score completions of sampled tasks',
-      description: 'Items with the same task id form one group, which feeds the curriculum. Every acknowledged score is in the run store before the response.',
+      description:
+        'Items with the same task id form one group, which feeds the curriculum. Every acknowledged score is in the run store before the response.',
       request: { ...body(req.score), headers: z.object({ 'idempotency-key': z.string().min(1).max(200).optional() }) },
-      responses: { 200: json(ScoreResponseSchema, 'One result per item, in order'), ...errors(400, 401, 404, 409, 413, 422, 503) },
+      responses: {
+        200: json(ScoreResponseSchema, 'One result per item, in order'),
+        ...errors(400, 401, 404, 409, 413, 422, 503),
+      },
     }),
     async (c) => {
       const b = c.req.valid('json');
@@ -176,7 +203,10 @@ export function createApp(opts: AppOptions) {
       summary: 'Report greedy answers to the probes of a round',
       description: 'The first report of the current round turns per-skill accuracy into learned / forgotten events.',
       request: body(req.probes),
-      responses: { 200: json(ProbeReportSchema, 'Accuracy and skill events (accepted: false for a stale or repeated round)'), ...errors(400, 401, 413, 422, 503) },
+      responses: {
+        200: json(ProbeReportSchema, 'Accuracy and skill events (accepted: false for a stale or repeated round)'),
+        ...errors(400, 401, 413, 422, 503),
+      },
     }),
     async (c) => {
       const b = c.req.valid('json');
@@ -200,7 +230,9 @@ export function createApp(opts: AppOptions) {
       const task = parseTask(b.task);
       if (typeof task === 'string') throw new HTTPException(400, { message: task });
       const completion = answerIn(b.view, b.completion, 'completion');
-      const [{ answer, verdict }] = (await run.verifier.score([{ task, completion }])) as [{ answer: string; verdict: { reward: number; reason?: string } }];
+      const [{ answer, verdict }] = (await run.verifier.score([{ task, completion }])) as [
+        { answer: string; verdict: { reward: number; reason?: string } },
+      ];
       return c.json({ reward: verdict.reward, reason: verdict.reason ?? null, answer }, 200);
     },
   );
@@ -211,7 +243,13 @@ export function createApp(opts: AppOptions) {
       path: '/v1/skills',
       summary: 'The skill graph of this run: mastery, frontier or timeline',
       request: { query: z.object({ view: z.enum(['mastery', 'frontier', 'timeline']).default('mastery') }) },
-      responses: { 200: json(z.object({ run_id: z.string(), view: z.string(), rows: z.array(z.record(z.string(), z.any())) }), 'The view\'s rows'), ...errors(400, 401) },
+      responses: {
+        200: json(
+          z.object({ run_id: z.string(), view: z.string(), rows: z.array(z.record(z.string(), z.any())) }),
+          "The view's rows",
+        ),
+        ...errors(400, 401),
+      },
     }),
     async (c) => {
       const { view } = c.req.valid('query');
@@ -225,27 +263,43 @@ export function createApp(opts: AppOptions) {
       method: 'get',
       path: '/v1/tokenizer',
       summary: "The built-in solver's vocabulary as a Hugging Face tokenizer.json",
-      description: "For a model trained on the compact view: tokenizers' Tokenizer.from_str reads a compact prompt as the solver's token ids (docs/train-your-own-model.md).",
+      description:
+        "For a model trained on the compact view: tokenizers' Tokenizer.from_str reads a compact prompt as the solver's token ids (docs/train-your-own-model.md).",
       responses: { 200: json(TokenizerSchema, 'The tokenizer file'), ...errors(401) },
     }),
     async (c) => c.json(hfTokenizer() as Record<string, unknown>, 200),
   );
 
   app.openapi(
-    createRoute({ method: 'get', path: '/v1/stats', summary: 'Counters of the run, from its durable state', responses: { 200: json(StatsSchema, 'Counters'), ...errors(401, 503) } }),
+    createRoute({
+      method: 'get',
+      path: '/v1/stats',
+      summary: 'Counters of the run, from its durable state',
+      responses: { 200: json(StatsSchema, 'Counters'), ...errors(401, 503) },
+    }),
     async (c) => c.json(await run.stats(), 200),
   );
 
-  app.get('/metrics', async (c) => c.text(await metrics.render(await run.stats(), (await run.verifier.queueStats?.()) ?? null), 200, { 'content-type': metrics.contentType }));
+  app.get('/metrics', async (c) =>
+    c.text(await metrics.render(await run.stats(), (await run.verifier.queueStats?.()) ?? null), 200, {
+      'content-type': metrics.contentType,
+    }),
+  );
 
   openEnvRoutes(app, { run, metrics, step: req.step });
 
   // The dashboard of this run (src/dashboard): its own read-only connection to the run store, not in the OpenAPI document.
-  if (opts.dashboardRunsDir) app.route('/dashboard', dashboardApp({ runsDir: opts.dashboardRunsDir, runId: run.runId, only: [run.runId] }));
+  if (opts.dashboardRunsDir)
+    app.route('/dashboard', dashboardApp({ runsDir: opts.dashboardRunsDir, runId: run.runId, only: [run.runId] }));
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'cogen serve', version: '1', description: 'A live cogen run for a trainer: sample tasks from the curriculum, score completions in the sandbox, report probes, read the skill graph. OpenEnv simulation endpoints (/reset, /step, /state, /schema) and a WebSocket at /ws.' },
+    info: {
+      title: 'cogen serve',
+      version: '1',
+      description:
+        'A live cogen run for a trainer: sample tasks from the curriculum, score completions in the sandbox, report probes, read the skill graph. OpenEnv simulation endpoints (/reset, /step, /state, /schema) and a WebSocket at /ws.',
+    },
   });
   return app;
 }
@@ -264,7 +318,18 @@ function parseTask(input: unknown): Task | string {
   if (!r.success) return `task.${zodLine(r.error)}`;
   const t = r.data as Record<string, unknown>;
   // Verification reads only the fields the schema checked; the rest of Task is filled for its type.
-  return { id: '', family: '', level: 0, skills: [], program: '', hash: '', parent: null, proposer: '', input: [], ...t } as unknown as Task;
+  return {
+    id: '',
+    family: '',
+    level: 0,
+    skills: [],
+    program: '',
+    hash: '',
+    parent: null,
+    proposer: '',
+    input: [],
+    ...t,
+  } as unknown as Task;
 }
 
 /** Requires `Authorization: Bearer <token>` on every route but /health; compared in constant time. */
@@ -273,7 +338,8 @@ function bearer(token: string) {
   return async (c: Context, next: () => Promise<void>) => {
     if (c.req.path === '/health') return next();
     const got = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-    if (!timingSafeEqual(createHash('sha256').update(got).digest(), want)) return fail(c, 401, 'missing or wrong bearer token (Authorization: Bearer <COGEN_TOKEN>)');
+    if (!timingSafeEqual(createHash('sha256').update(got).digest(), want))
+      return fail(c, 401, 'missing or wrong bearer token (Authorization: Bearer <COGEN_TOKEN>)');
     return next();
   };
 }

@@ -21,7 +21,8 @@ export function readBody(maxSize: number, onError: (c: Context) => Response | Pr
     if (!incoming) return fallback(c, next);
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const declared = incoming.headers['content-length'];
-    if (declared !== undefined && !incoming.headers['transfer-encoding'] && Number(declared) > maxSize) return onError(c);
+    if (declared !== undefined && !incoming.headers['transfer-encoding'] && Number(declared) > maxSize)
+      return onError(c);
     const text = await readText(incoming, maxSize).catch((e: Error) => {
       throw new HTTPException(400, { message: `the request body could not be read: ${e.message}` });
     });

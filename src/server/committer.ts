@@ -16,7 +16,10 @@ export class CommitView {
   private readonly deltas = new Map<string, { solved: number; attempts: number }>();
   private readonly noted = new Map<string, StoredRequest>();
 
-  constructor(private readonly pre: Prefetch, readonly now: number) {}
+  constructor(
+    private readonly pre: Prefetch,
+    readonly now: number,
+  ) {}
 
   /** A stored request: committed before, or written by an earlier change of this batch. */
   request(key: string): StoredRequest | undefined {
@@ -90,14 +93,19 @@ export class Committer {
   /** Set once a commit failed and the records cannot go on (SQLite). */
   failed: Error | null = null;
 
-  constructor(private readonly records: ServedRecords, private readonly hooks: CommitHooks, private readonly resumeHint: string) {}
+  constructor(
+    private readonly records: ServedRecords,
+    private readonly hooks: CommitHooks,
+    private readonly resumeHint: string,
+  ) {}
 
   /** Queues a change; resolves with its answer once it is committed. */
   run<T>(change: Change<T>): Promise<T> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ change: change as Change<unknown>, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.running) this.running = new Promise<void>((done) => setImmediate(() => void this.drain().finally(done)));
+      if (!this.running)
+        this.running = new Promise<void>((done) => setImmediate(() => void this.drain().finally(done)));
     });
   }
 
@@ -145,7 +153,10 @@ export class Committer {
         await this.records.writer(async (tx) => {
           await this.hooks.sync(tx);
           await this.hooks.prepare(tx);
-          const pre = await tx.prefetch(batch.flatMap((q) => q.change.keys ?? []), batch.flatMap((q) => q.change.taskIds ?? []));
+          const pre = await tx.prefetch(
+            batch.flatMap((q) => q.change.keys ?? []),
+            batch.flatMap((q) => q.change.taskIds ?? []),
+          );
           const ops = await applyAll(new CommitView(pre, Date.now()));
           if (ops.length > 0) {
             await tx.commit(ops, this.hooks.snapshot());
@@ -176,7 +187,9 @@ export class Committer {
       this.hooks.log(err.message);
       return err;
     }
-    this.failed = new StoreError(`${reason}; nothing after its last commit was acknowledged: restart with ${this.resumeHint}`);
+    this.failed = new StoreError(
+      `${reason}; nothing after its last commit was acknowledged: restart with ${this.resumeHint}`,
+    );
     this.hooks.log(this.failed.message);
     return this.failed;
   }

@@ -11,7 +11,11 @@ export const serveConfigSchema = z
     /** Most tasks in one sample request (each new task is generated and validated in the sandbox). */
     maxSample: z.number().int().positive().max(4096).default(256),
     /** Largest request body, in bytes (a larger one gets 413). */
-    maxBodyBytes: z.number().int().positive().default(8 * 1024 * 1024),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * 1024 * 1024),
     /** Most characters of one completion (a longer one gets 400). */
     maxCompletionChars: z.number().int().positive().default(MAX_COMPLETION_CHARS),
     /** Most OpenEnv WebSocket sessions open at once. */

@@ -40,7 +40,9 @@ export { isLoopback };
 export async function startServer(config: RunConfig, opts: ServeOptions): Promise<RunningServer> {
   const log = opts.log ?? (() => {});
   if (!isLoopback(opts.host) && !opts.token) {
-    throw new UserError(`refusing to serve on ${opts.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`);
+    throw new UserError(
+      `refusing to serve on ${opts.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`,
+    );
   }
   // Workers verify with the run's sandbox settings: the store's, once the run is open (a joining replica takes the run's config).
   let sandbox = config.sandbox;
@@ -53,8 +55,19 @@ export async function startServer(config: RunConfig, opts: ServeOptions): Promis
   const metrics = createMetrics();
   run.timings = { verified: metrics.verified, committed: metrics.committed };
   // The dashboard reads the run's SQLite file; a PostgreSQL run has none here.
-  const app = createApp({ run, metrics, token: opts.token, log, dashboardRunsDir: run.records.kind === 'sqlite' ? opts.runsDir : undefined });
-  const sessions = openEnvSessions(app, { run, metrics, maxSessions: config.serve.maxSessions, maxMessageBytes: config.serve.maxBodyBytes });
+  const app = createApp({
+    run,
+    metrics,
+    token: opts.token,
+    log,
+    dashboardRunsDir: run.records.kind === 'sqlite' ? opts.runsDir : undefined,
+  });
+  const sessions = openEnvSessions(app, {
+    run,
+    metrics,
+    maxSessions: config.serve.maxSessions,
+    maxMessageBytes: config.serve.maxBodyBytes,
+  });
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {

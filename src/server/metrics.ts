@@ -17,27 +17,93 @@ export const mainThreadBusySeconds = (): number => performance.eventLoopUtilizat
 
 export function createMetrics() {
   const registry = new Registry();
-  const requests = new Counter({ name: 'cogen_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [registry] });
-  const latency = new Histogram({ name: 'cogen_http_request_seconds', help: 'HTTP request latency', labelNames: ['route'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] });
-  const completions = new Counter({ name: 'cogen_completions_scored_total', help: 'Completions scored in this process (idempotent replays excluded)', registers: [registry] });
-  const replays = new Counter({ name: 'cogen_idempotent_replays_total', help: 'Score requests answered from the stored response of an earlier one', registers: [registry] });
-  const scoreSeconds = new Histogram({ name: 'cogen_score_seconds', help: 'Time to verify and commit one score request', buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] });
-  const verifySeconds = new Histogram({ name: 'cogen_verify_seconds', help: 'Verification latency of one score request (this process\'s sandbox, or the workers behind the queue)', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] });
-  const commitSeconds = new Histogram({ name: 'cogen_commit_seconds', help: 'Latency of one commit of the run\'s writer (lock, sync, writes)', buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
-  const sampled = new Counter({ name: 'cogen_tasks_sampled_total', help: 'Tasks handed out in this process', registers: [registry] });
-  const probeReports = new Counter({ name: 'cogen_probe_reports_total', help: 'Probe reports accepted in this process', registers: [registry] });
-  const busy = new Gauge({ name: 'cogen_main_thread_busy_seconds_total', help: 'Seconds the main thread was busy since the process started', registers: [registry] });
+  const requests = new Counter({
+    name: 'cogen_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['route', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'cogen_http_request_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['route'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [registry],
+  });
+  const completions = new Counter({
+    name: 'cogen_completions_scored_total',
+    help: 'Completions scored in this process (idempotent replays excluded)',
+    registers: [registry],
+  });
+  const replays = new Counter({
+    name: 'cogen_idempotent_replays_total',
+    help: 'Score requests answered from the stored response of an earlier one',
+    registers: [registry],
+  });
+  const scoreSeconds = new Histogram({
+    name: 'cogen_score_seconds',
+    help: 'Time to verify and commit one score request',
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [registry],
+  });
+  const verifySeconds = new Histogram({
+    name: 'cogen_verify_seconds',
+    help: "Verification latency of one score request (this process's sandbox, or the workers behind the queue)",
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [registry],
+  });
+  const commitSeconds = new Histogram({
+    name: 'cogen_commit_seconds',
+    help: "Latency of one commit of the run's writer (lock, sync, writes)",
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [registry],
+  });
+  const sampled = new Counter({
+    name: 'cogen_tasks_sampled_total',
+    help: 'Tasks handed out in this process',
+    registers: [registry],
+  });
+  const probeReports = new Counter({
+    name: 'cogen_probe_reports_total',
+    help: 'Probe reports accepted in this process',
+    registers: [registry],
+  });
+  const busy = new Gauge({
+    name: 'cogen_main_thread_busy_seconds_total',
+    help: 'Seconds the main thread was busy since the process started',
+    registers: [registry],
+  });
   const queue = {
-    depth: new Gauge({ name: 'cogen_queue_depth', help: 'Verification batches waiting in the queue or delivered and not yet acknowledged (with --verify nats://)', registers: [registry] }),
-    redelivered: new Gauge({ name: 'cogen_queue_redeliveries', help: 'Batches the queue delivered again after a worker died or stalled (with --verify nats://)', registers: [registry] }),
+    depth: new Gauge({
+      name: 'cogen_queue_depth',
+      help: 'Verification batches waiting in the queue or delivered and not yet acknowledged (with --verify nats://)',
+      registers: [registry],
+    }),
+    redelivered: new Gauge({
+      name: 'cogen_queue_redeliveries',
+      help: 'Batches the queue delivered again after a worker died or stalled (with --verify nats://)',
+      registers: [registry],
+    }),
   };
   const gauges = {
     step: new Gauge({ name: 'cogen_run_step', help: 'Score requests applied over the run', registers: [registry] }),
-    groups: new Gauge({ name: 'cogen_run_groups', help: 'Scored groups fed to the curriculum over the run', registers: [registry] }),
-    abandoned: new Gauge({ name: 'cogen_run_abandoned_tasks', help: 'Sampled tasks that expired unscored over the run', registers: [registry] }),
+    groups: new Gauge({
+      name: 'cogen_run_groups',
+      help: 'Scored groups fed to the curriculum over the run',
+      registers: [registry],
+    }),
+    abandoned: new Gauge({
+      name: 'cogen_run_abandoned_tasks',
+      help: 'Sampled tasks that expired unscored over the run',
+      registers: [registry],
+    }),
     open: new Gauge({ name: 'cogen_run_open_tasks', help: 'Sampled tasks waiting for a score', registers: [registry] }),
     mastered: new Gauge({ name: 'cogen_run_skills_mastered', help: 'Skills mastered now', registers: [registry] }),
-    probeAccuracy: new Gauge({ name: 'cogen_run_probe_accuracy', help: 'Accuracy of the last probe report', registers: [registry] }),
+    probeAccuracy: new Gauge({
+      name: 'cogen_run_probe_accuracy',
+      help: 'Accuracy of the last probe report',
+      registers: [registry],
+    }),
   };
   return {
     contentType: registry.contentType,

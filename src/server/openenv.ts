@@ -29,12 +29,19 @@ const EnvRequestSchema = z.object({
   family: z.string().min(1).max(60).optional(),
   level: z.number().int().min(0).max(9).optional(),
 });
-const EnvResetRequestSchema = ResetRequestSchema.extend({ env: EnvRequestSchema.optional() }).openapi('EnvResetRequest');
+const EnvResetRequestSchema = ResetRequestSchema.extend({ env: EnvRequestSchema.optional() }).openapi(
+  'EnvResetRequest',
+);
 const ToolCallSchema = z.object({
   name: z.string().max(200),
   arguments: z.union([z.string().max(64 * 1024), z.record(z.string(), z.any())]),
 });
-const EnvStepRequestSchema = z.object({ action: ToolCallSchema.extend({ episode_id: z.string().min(1).max(200) }), request_id: z.string().max(200).optional() }).openapi('EnvStepRequest');
+const EnvStepRequestSchema = z
+  .object({
+    action: ToolCallSchema.extend({ episode_id: z.string().min(1).max(200) }),
+    request_id: z.string().max(200).optional(),
+  })
+  .openapi('EnvStepRequest');
 const EnvObservationSchema = z.object({
   episode_id: z.string(),
   env_id: z.string().optional(),
@@ -45,13 +52,22 @@ const EnvObservationSchema = z.object({
   budgets: z.object({ turns: z.number().int(), calls: z.number().int() }).optional(),
   seed: z.number().int().optional(),
   prompt: z.array(z.object({ role: z.string(), content: z.string().nullable() })).optional(),
-  tools: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.any()) }) })).optional(),
+  tools: z
+    .array(
+      z.object({
+        type: z.literal('function'),
+        function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.any()) }),
+      }),
+    )
+    .optional(),
   result: z.string().optional(),
   turn: z.number().int().optional(),
   calls_left: z.number().int().optional(),
   reason: z.string().optional(),
 });
-const EnvStepResponseSchema = z.object({ observation: EnvObservationSchema, reward: z.number().nullable(), done: z.boolean() }).openapi('EnvStepResponse');
+const EnvStepResponseSchema = z
+  .object({ observation: EnvObservationSchema, reward: z.number().nullable(), done: z.boolean() })
+  .openapi('EnvStepResponse');
 
 /** One EnvSessions per served run, shared by HTTP and /ws; finished episodes go to the run store. */
 const envSessions = new WeakMap<ServedRun, EnvSessions>();
@@ -76,14 +92,30 @@ function envError(e: unknown): never {
   throw e;
 }
 
-async function envReset(run: ServedRun, req: z.infer<typeof EnvRequestSchema>, seed?: number | null, episodeId?: string | null) {
+async function envReset(
+  run: ServedRun,
+  req: z.infer<typeof EnvRequestSchema>,
+  seed?: number | null,
+  episodeId?: string | null,
+) {
   const started = await envsOf(run)
     .start({ ...req, ...(seed == null ? {} : { seed }), ...(episodeId == null ? {} : { episodeId }) })
     .catch(envError);
   const { spec, observation } = started;
   const [system, user] = trajectoryMessages({ prompt: observation.text, steps: [] });
   return {
-    observation: { episode_id: started.episodeId, env_id: spec.id, kind: spec.kind, family: spec.family, level: spec.level, skills: spec.skills, budgets: spec.budgets, seed: started.seed, prompt: [system!, user!] as { role: string; content: string }[], tools: observation.tools },
+    observation: {
+      episode_id: started.episodeId,
+      env_id: spec.id,
+      kind: spec.kind,
+      family: spec.family,
+      level: spec.level,
+      skills: spec.skills,
+      budgets: spec.budgets,
+      seed: started.seed,
+      prompt: [system!, user!] as { role: string; content: string }[],
+      tools: observation.tools,
+    },
     reward: null,
     done: false,
   };
@@ -92,7 +124,13 @@ async function envReset(run: ServedRun, req: z.infer<typeof EnvRequestSchema>, s
 async function envStep(run: ServedRun, episodeId: string, action: EnvAction) {
   const r = await envsOf(run).step(episodeId, action).catch(envError);
   return {
-    observation: { episode_id: episodeId, result: r.observation, turn: r.info.turn, calls_left: r.info.callsLeft, ...(r.info.reason === undefined ? {} : { reason: r.info.reason }) },
+    observation: {
+      episode_id: episodeId,
+      result: r.observation,
+      turn: r.info.turn,
+      calls_left: r.info.callsLeft,
+      ...(r.info.reason === undefined ? {} : { reason: r.info.reason }),
+    },
     reward: r.done ? r.reward : null,
     done: r.done,
   };
@@ -113,17 +151,37 @@ interface Deps {
   step: z.ZodType<{ action: { task_id: string; completion: string }; request_id?: string }>;
 }
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
 const WsStepAction = z.object({ completion: z.string(), task_id: z.string().min(1).max(200).optional() });
 
 /** The first observation of an episode: a task from the live curriculum. */
 async function resetObservation(run: ServedRun) {
   const [t] = (await run.sample(1)).tasks;
-  return { observation: { task_id: t!.id, prompt: t!.prompt, type: t!.type, family: t!.family, level: t!.level, answer_kind: t!.answer_kind }, reward: null, done: false };
+  return {
+    observation: {
+      task_id: t!.id,
+      prompt: t!.prompt,
+      type: t!.type,
+      family: t!.family,
+      level: t!.level,
+      answer_kind: t!.answer_kind,
+    },
+    reward: null,
+    done: false,
+  };
 }
 
 /** Scores one completion of a sampled task: the episode's only step. */
-async function stepObservation(run: ServedRun, metrics: Metrics, taskId: string, completion: string, requestId?: string) {
+async function stepObservation(
+  run: ServedRun,
+  metrics: Metrics,
+  taskId: string,
+  completion: string,
+  requestId?: string,
+) {
   const key = requestId ? { key: `openenv:${requestId}`, digest: JSON.stringify([taskId, completion]) } : undefined;
   const res = await run.score([{ task_id: taskId, completion }], key);
   metrics.scored(res, 0);
@@ -138,9 +196,14 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
       method: 'post',
       path: '/reset',
       tags: ['OpenEnv'],
-      summary: 'Start an episode: a task from the live curriculum, or an environment episode when the body names one (env)',
+      summary:
+        'Start an episode: a task from the live curriculum, or an environment episode when the body names one (env)',
       request: { body: { content: { 'application/json': { schema: EnvResetRequestSchema } }, required: false } },
-      responses: { 200: json(z.union([StepResponseSchema, EnvStepResponseSchema]), 'The first observation'), 400: json(ErrorSchema, 'Malformed request'), 422: json(ErrorSchema, 'No such environment can be made') },
+      responses: {
+        200: json(z.union([StepResponseSchema, EnvStepResponseSchema]), 'The first observation'),
+        400: json(ErrorSchema, 'Malformed request'),
+        422: json(ErrorSchema, 'No such environment can be made'),
+      },
     }),
     async (c) => {
       const b = c.req.valid('json') as z.infer<typeof EnvResetRequestSchema> | undefined;
@@ -153,8 +216,14 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
       method: 'post',
       path: '/step',
       tags: ['OpenEnv'],
-      summary: 'Answer the task (the completion is scored and the episode ends), or make one tool call of an environment episode',
-      request: { body: { content: { 'application/json': { schema: z.union([deps.step, EnvStepRequestSchema]) } }, required: true } },
+      summary:
+        'Answer the task (the completion is scored and the episode ends), or make one tool call of an environment episode',
+      request: {
+        body: {
+          content: { 'application/json': { schema: z.union([deps.step, EnvStepRequestSchema]) } },
+          required: true,
+        },
+      },
       responses: {
         200: json(z.union([StepResponseSchema, EnvStepResponseSchema]), 'The reward, or the tool result'),
         400: json(ErrorSchema, 'Malformed request'),
@@ -171,16 +240,26 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
     },
     // A malformed body is reported against the shape it was meant to have: an environment step when
     // its action names an episode, else a single-turn step (the line it has always had).
-    (async (result: { success: boolean; error?: z.ZodError }, c: { req: { json(): Promise<unknown> }; json(body: object, status: 400): Response }) => {
+    (async (
+      result: { success: boolean; error?: z.ZodError },
+      c: { req: { json(): Promise<unknown> }; json(body: object, status: 400): Response },
+    ) => {
       if (result.success) return undefined;
       const raw = (await c.req.json().catch(() => null)) as { action?: { episode_id?: unknown } } | null;
-      const schema = raw?.action && typeof raw.action === 'object' && 'episode_id' in raw.action ? EnvStepRequestSchema : deps.step;
+      const schema =
+        raw?.action && typeof raw.action === 'object' && 'episode_id' in raw.action ? EnvStepRequestSchema : deps.step;
       const again = schema.safeParse(raw);
       return c.json({ error: again.success ? zodLine(result.error!) : zodLine(again.error) }, 400);
     }) as never,
   );
   app.openapi(
-    createRoute({ method: 'get', path: '/state', tags: ['OpenEnv'], summary: 'State of a stateless HTTP episode (sessions live on /ws)', responses: { 200: json(StateSchema, 'The state') } }),
+    createRoute({
+      method: 'get',
+      path: '/state',
+      tags: ['OpenEnv'],
+      summary: 'State of a stateless HTTP episode (sessions live on /ws)',
+      responses: { 200: json(StateSchema, 'The state') },
+    }),
     (c) => c.json({ episode_id: null, step_count: 0, task_id: null }, 200),
   );
   app.openapi(
@@ -189,7 +268,16 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
       path: '/schema',
       tags: ['OpenEnv'],
       summary: 'JSON schemas of the action, observation and state',
-      responses: { 200: json(z.object({ action: z.record(z.string(), z.any()), observation: z.record(z.string(), z.any()), state: z.record(z.string(), z.any()) }), 'The schemas') },
+      responses: {
+        200: json(
+          z.object({
+            action: z.record(z.string(), z.any()),
+            observation: z.record(z.string(), z.any()),
+            state: z.record(z.string(), z.any()),
+          }),
+          'The schemas',
+        ),
+      },
     }),
     (c) =>
       c.json(
@@ -207,14 +295,27 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
       path: '/metadata',
       tags: ['OpenEnv'],
       summary: 'What this environment is',
-      responses: { 200: json(z.object({ name: z.string(), description: z.string(), version: z.string() }), 'The metadata') },
+      responses: {
+        200: json(z.object({ name: z.string(), description: z.string(), version: z.string() }), 'The metadata'),
+      },
     }),
-    (c) => c.json({ name: 'cogen', description: `cogen served run ${run.runId}: programming tasks from a live curriculum, verified in a sandbox`, version: '0.1.0' }, 200),
+    (c) =>
+      c.json(
+        {
+          name: 'cogen',
+          description: `cogen served run ${run.runId}: programming tasks from a live curriculum, verified in a sandbox`,
+          version: '0.1.0',
+        },
+        200,
+      ),
   );
 }
 
 /** The WebSocket sessions; returns what the HTTP server calls once it listens, and how to end every session. */
-export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metrics: Metrics; maxSessions: number; maxMessageBytes: number }) {
+export function openEnvSessions(
+  app: OpenAPIHono,
+  deps: { run: ServedRun; metrics: Metrics; maxSessions: number; maxMessageBytes: number },
+) {
   const { run, metrics } = deps;
   const ws = createNodeWebSocket({ app });
   // ws reads the payload cap from its options at each upgrade.
@@ -223,7 +324,13 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
   app.get(
     '/ws',
     ws.upgradeWebSocket(() => {
-      const session = { episodeId: null as string | null, taskId: null as string | null, envEpisode: null as string | null, steps: 0, admitted: false };
+      const session = {
+        episodeId: null as string | null,
+        taskId: null as string | null,
+        envEpisode: null as string | null,
+        steps: 0,
+        admitted: false,
+      };
       const error = (message: string, code: string) => JSON.stringify({ type: 'error', data: { message, code } });
       return {
         onOpen(_e, socket) {
@@ -243,7 +350,9 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
           if (!session.admitted) return;
           let msg: { type?: unknown; data?: unknown };
           try {
-            msg = JSON.parse(typeof e.data === 'string' ? e.data : Buffer.from(e.data as ArrayBuffer).toString('utf8')) as typeof msg;
+            msg = JSON.parse(
+              typeof e.data === 'string' ? e.data : Buffer.from(e.data as ArrayBuffer).toString('utf8'),
+            ) as typeof msg;
           } catch (err) {
             socket.send(error(`Invalid JSON: ${(err as Error).message}`, 'INVALID_JSON'));
             return;
@@ -281,7 +390,12 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
             } else if (msg?.type === 'step') {
               const action = WsStepAction.safeParse(msg.data);
               if (!action.success) {
-                socket.send(error(`action.${action.error.issues[0]!.path.join('.') || '(root)'}: ${action.error.issues[0]!.message}`, 'VALIDATION_ERROR'));
+                socket.send(
+                  error(
+                    `action.${action.error.issues[0]!.path.join('.') || '(root)'}: ${action.error.issues[0]!.message}`,
+                    'VALIDATION_ERROR',
+                  ),
+                );
                 return;
               }
               const taskId = action.data.task_id ?? session.taskId;
@@ -294,11 +408,21 @@ export function openEnvSessions(app: OpenAPIHono, deps: { run: ServedRun; metric
               socket.send(JSON.stringify({ type: 'observation', data: obs }));
             } else if (msg?.type === 'state') {
               const env = session.envEpisode ? { env_episode: session.envEpisode } : {};
-              socket.send(JSON.stringify({ type: 'state', data: { episode_id: session.episodeId, step_count: session.steps, task_id: session.taskId, ...env } }));
+              socket.send(
+                JSON.stringify({
+                  type: 'state',
+                  data: { episode_id: session.episodeId, step_count: session.steps, task_id: session.taskId, ...env },
+                }),
+              );
             } else if (msg?.type === 'close') {
               socket.close(1000, 'closed by client');
             } else {
-              socket.send(error(`unknown message type ${JSON.stringify(msg?.type ?? null)} (reset, step, state or close)`, 'UNKNOWN_TYPE'));
+              socket.send(
+                error(
+                  `unknown message type ${JSON.stringify(msg?.type ?? null)} (reset, step, state or close)`,
+                  'UNKNOWN_TYPE',
+                ),
+              );
             }
           } catch (err) {
             const code = err instanceof ServeError ? 'VALIDATION_ERROR' : 'EXECUTION_ERROR';

@@ -37,12 +37,23 @@ export interface ServedRunOptions {
 /** What a served run refuses in its config, each with why. */
 function refuseConfig(config: RunConfig): void {
   if (config.agents.proposer.share > 0 || config.agents.solver.enabled) {
-    throw new UserError('cogen serve takes no LLM agents: the trainer is the solver, and LLM proposals are not served yet (set agents.proposer.share to 0)');
+    throw new UserError(
+      'cogen serve takes no LLM agents: the trainer is the solver, and LLM proposals are not served yet (set agents.proposer.share to 0)',
+    );
   }
-  if (config.environments.length > 0) throw new UserError('cogen serve takes no `environments` in its config: a trainer plays environments through /reset with `env` and /step (OpenEnv), outside the served curriculum');
-  if (config.solver.init) throw new UserError('cogen serve takes no `solver.init`: the trainer\'s model answers a served run, not the built-in solver');
+  if (config.environments.length > 0)
+    throw new UserError(
+      'cogen serve takes no `environments` in its config: a trainer plays environments through /reset with `env` and /step (OpenEnv), outside the served curriculum',
+    );
+  if (config.solver.init)
+    throw new UserError(
+      "cogen serve takes no `solver.init`: the trainer's model answers a served run, not the built-in solver",
+    );
   // Self-play proposes with the built-in solver's own network, which a served run does not have.
-  if (config.proposer?.selfPlay.enabled) throw new UserError('cogen serve takes no self-play proposer: it proposes with the built-in solver, and the trainer is the solver here (use --proposer learned, or none)');
+  if (config.proposer?.selfPlay.enabled)
+    throw new UserError(
+      'cogen serve takes no self-play proposer: it proposes with the built-in solver, and the trainer is the solver here (use --proposer learned, or none)',
+    );
 }
 
 /** The probes a replica joining a PostgreSQL run takes from the store (and the ids their drawing saw). */
@@ -55,7 +66,8 @@ interface StoredProbes {
 export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions): Promise<ServedRun> {
   const log = opts.log ?? (() => {});
   refuseConfig(configIn);
-  if (opts.store && !opts.runId) throw new UserError('--store postgres://… needs --run-id: every replica of a run names the same run');
+  if (opts.store && !opts.runId)
+    throw new UserError('--store postgres://… needs --run-id: every replica of a run names the same run');
   const runId = opts.runId ?? newRunId(configIn, true);
   const dir = join(opts.runsDir, runId);
   const opened: (() => unknown)[] = [];
@@ -67,10 +79,28 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
     let sandbox = await sandboxOf(config);
     opened.push(() => sandbox.close());
     const startedAt = new Date().toISOString();
-    const createMeta = (plan: string, extra: Record<string, string> = {}) => ({ runId, kind: 'served', preset: opts.preset, config: JSON.stringify(config), status: 'running', startedAt, served: JSON.stringify(initialState(config.seed)), probePlan: plan, ...extra });
+    const createMeta = (plan: string, extra: Record<string, string> = {}) => ({
+      runId,
+      kind: 'served',
+      preset: opts.preset,
+      config: JSON.stringify(config),
+      status: 'running',
+      startedAt,
+      served: JSON.stringify(initialState(config.seed)),
+      probePlan: plan,
+      ...extra,
+    });
     const createEvents = (): GraphEvent[] => [
       { kind: 'skills', skills: taskSpace(config).skills },
-      { kind: 'run', runId, preset: opts.preset, config: JSON.stringify(config), startedAt, endedAt: null, status: 'running' },
+      {
+        kind: 'run',
+        runId,
+        preset: opts.preset,
+        config: JSON.stringify(config),
+        startedAt,
+        endedAt: null,
+        status: 'running',
+      },
     ];
     if (opts.store) {
       const pg = await PgRecords.open(opts.store, runId, dir, log);
@@ -80,12 +110,19 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
         const seen = new Set<string>();
         const probes = await drawRunProbes(config, sandbox, seen);
         stored = { probes, seen: [...seen] };
-        return { meta: createMeta(probePlan(config, probes), { probes: JSON.stringify(stored) }), events: createEvents() };
+        return {
+          meta: createMeta(probePlan(config, probes), { probes: JSON.stringify(stored) }),
+          events: createEvents(),
+        };
       });
       if (!created) {
-        if ((await pg.getMeta('kind')) !== 'served') throw new UserError(`run "${runId}" in ${pg.where} is not a served run`);
+        if ((await pg.getMeta('kind')) !== 'served')
+          throw new UserError(`run "${runId}" in ${pg.where} is not a served run`);
         const own = JSON.stringify(config.sandbox);
-        config = parseConfig(JSON.parse((await pg.getMeta('config')) ?? '{}'), `of run ${runId}`, { stored: true, note: log });
+        config = parseConfig(JSON.parse((await pg.getMeta('config')) ?? '{}'), `of run ${runId}`, {
+          stored: true,
+          note: log,
+        });
         refuseConfig(config);
         if (JSON.stringify(config.sandbox) !== own) {
           await sandbox.close();
@@ -96,12 +133,15 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
       }
     } else {
       if (!opts.resume && existsSync(join(dir, 'run.db'))) {
-        throw new StoreError(`run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`);
+        throw new StoreError(
+          `run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`,
+        );
       }
       const store = RunStore.open(dir, { create: !opts.resume });
       records = new SqliteRecords(store);
       opened.push(() => store.close());
-      if (opts.resume && store.getMeta('kind') !== 'served') throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
+      if (opts.resume && store.getMeta('kind') !== 'served')
+        throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
       created = !opts.resume;
     }
     const graphs = await openGraphs(config, { db: records.graphDb() }, log);
@@ -118,7 +158,8 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
     const plan = probePlan(config, probes);
     const archive = new Map<string, Task>();
     const cur = new Curriculum(controller, mastery, learned, archive, seen, initialState(config.seed));
-    if (records.kind === 'sqlite') await openSqlite(records as SqliteRecords, cur, { created, plan, createMeta, createEvents, runId, log });
+    if (records.kind === 'sqlite')
+      await openSqlite(records as SqliteRecords, cur, { created, plan, createMeta, createEvents, runId, log });
     const sqlite = records.kind === 'sqlite' ? (records as SqliteRecords).store : null;
     const verifier = opts.verifier ?? localVerifier(sandbox);
     const run = new ServedRun({
@@ -155,7 +196,14 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
 async function openSqlite(
   records: SqliteRecords,
   cur: Curriculum,
-  o: { created: boolean; plan: string; createMeta: (plan: string) => Record<string, string>; createEvents: () => GraphEvent[]; runId: string; log: (line: string) => void },
+  o: {
+    created: boolean;
+    plan: string;
+    createMeta: (plan: string) => Record<string, string>;
+    createEvents: () => GraphEvent[];
+    runId: string;
+    log: (line: string) => void;
+  },
 ): Promise<void> {
   const store = records.store;
   if (o.created) {

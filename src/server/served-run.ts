@@ -31,7 +31,10 @@ import { clip } from '../../core/text.js';
 
 /** A request the run cannot honour: the HTTP layer answers it with `status` and the message. */
 export class ServeError extends Error {
-  constructor(readonly status: 404 | 409 | 422, message: string) {
+  constructor(
+    readonly status: 404 | 409 | 422,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -102,7 +105,10 @@ export class ServedRun {
   }
 
   /** n tasks picked by the live controller (replays and mutations included), handed out until they expire; written in `view` (served-view.ts). */
-  async sample<V extends TaskView = 'chat'>(n: number, view: V = 'chat' as V): Promise<{ tasks: (TaskIn<V> & { expires_at: string })[] }> {
+  async sample<V extends TaskView = 'chat'>(
+    n: number,
+    view: V = 'chat' as V,
+  ): Promise<{ tasks: (TaskIn<V> & { expires_at: string })[] }> {
     this.assertOpen();
     const { cur, space, config } = this.p;
     return this.committer.run({
@@ -111,10 +117,24 @@ export class ServedRun {
         const arms = this.p.gate.open(space.arms, cur.mastery.mastered());
         const mastered = masteredSkills(cur.mastery.mastered(), space.skills, arms);
         const ceilings = openCeilings(space, arms);
-        const picks = cur.controller.pick(n, cur.rng, { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) });
+        const picks = cur.controller.pick(n, cur.rng, {
+          step,
+          arms,
+          mastered,
+          ...(ceilings.size > 0 ? { ceilings } : {}),
+        });
         const first = cur.state.issued;
         cur.state.issued += n;
-        const ctx = { step, sandbox: this.p.sandbox, seen: cur.seen, archive: cur.archive, probeIds: this.probeIds, proposer: null, skills: space.skills, learned: cur.learned };
+        const ctx = {
+          step,
+          sandbox: this.p.sandbox,
+          seen: cur.seen,
+          archive: cur.archive,
+          probeIds: this.probeIds,
+          proposer: null,
+          skills: space.skills,
+          learned: cur.learned,
+        };
         const tasks: Task[] = [];
         const fresh: Task[] = [];
         for (const [i, pick] of picks.entries()) {
@@ -126,17 +146,28 @@ export class ServedRun {
         const expiresAt = issuedAt + config.serve.ttlSeconds * 1000;
         // One issue per distinct task: the curriculum may pick a task twice in one sample, and a trainer
         // reports the completions of both copies as one group.
-        const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({ taskId, issuedAt, expiresAt }));
+        const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({
+          taskId,
+          issuedAt,
+          expiresAt,
+        }));
         const expires = new Date(expiresAt).toISOString();
         return {
           result: { tasks: tasks.map((t) => ({ ...taskIn(view, t), expires_at: expires })) },
-          ops: [{
-            op: 'issue' as const,
-            step,
-            newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
-            issues,
-            outbox: fresh.map((task): GraphEvent => ({ kind: 'task', runId: this.runId, step, task: graphTask(task) })),
-          }],
+          ops: [
+            {
+              op: 'issue' as const,
+              step,
+              newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+              issues,
+              outbox: fresh.map((task): GraphEvent => ({
+                kind: 'task',
+                runId: this.runId,
+                step,
+                task: graphTask(task),
+              })),
+            },
+          ],
         };
       },
     });
@@ -175,7 +206,12 @@ export class ServedRun {
   /** The first response to an idempotent request, rebuilt from the episodes its step recorded (one per item, in order). */
   private async replay(stored: StoredRequest, digest: string): Promise<ScoreResponse> {
     if (stored.digest !== digest) throw reused(stored.key);
-    const results = (await this.p.records.episodesOf(stored.step)).map((e) => ({ task_id: e.taskId, reward: e.reward, reason: e.reason, answer: e.answer }));
+    const results = (await this.p.records.episodesOf(stored.step)).map((e) => ({
+      task_id: e.taskId,
+      reward: e.reward,
+      reason: e.reason,
+      answer: e.answer,
+    }));
     return { step: stored.step, results, replayed: true };
   }
 
@@ -185,7 +221,10 @@ export class ServedRun {
     const t0 = performance.now();
     const scored = await this.p.verifier.score(items.map((it, i) => ({ task: tasks[i]!, completion: it.completion })));
     const answers = scored.map((x) => records.text(x.answer));
-    const verdicts = scored.map(({ verdict: v }) => ({ ...v, reason: v.reason === undefined ? null : records.text(v.reason) }));
+    const verdicts = scored.map(({ verdict: v }) => ({
+      ...v,
+      reason: v.reason === undefined ? null : records.text(v.reason),
+    }));
     this.timings.verified?.((performance.now() - t0) / 1000, items.length);
     this.assertOpen();
     const groups = new Map<string, number[]>();
@@ -205,10 +244,17 @@ export class ServedRun {
   }
 
   /** The current evaluation set: the held-out probes, and whether a report for this round is due. */
-  async probeSet<V extends TaskView = 'chat'>(view: V = 'chat' as V): Promise<{ round: number; due: boolean; every: number; tasks: TaskIn<V>[] }> {
+  async probeSet<V extends TaskView = 'chat'>(
+    view: V = 'chat' as V,
+  ): Promise<{ round: number; due: boolean; every: number; tasks: TaskIn<V>[] }> {
     await this.refresh();
     const round = this.probeRound();
-    return { round, due: round > this.p.cur.state.probeRound, every: this.config.probes.every, tasks: this.p.probes.map((x) => taskIn(view, x.task)) };
+    return {
+      round,
+      due: round > this.p.cur.state.probeRound,
+      every: this.config.probes.every,
+      tasks: this.p.probes.map((x) => taskIn(view, x.task)),
+    };
   }
 
   /**
@@ -220,26 +266,43 @@ export class ServedRun {
     const { probes, cur, space } = this.p;
     const byId = new Map(probes.map((x, i) => [x.task.id, i]));
     const unknown = answers.find((a) => !byId.has(a.task_id));
-    if (unknown) throw new ServeError(422, `task "${clip(unknown.task_id, 80)}" is not in the probe set (GET /v1/probes lists it)`);
-    const refuse = (detail: string): ProbeReport => ({ round, accepted: false, detail, accuracy: null, per_skill: {}, events: [] });
+    if (unknown)
+      throw new ServeError(
+        422,
+        `task "${clip(unknown.task_id, 80)}" is not in the probe set (GET /v1/probes lists it)`,
+      );
+    const refuse = (detail: string): ProbeReport => ({
+      round,
+      accepted: false,
+      detail,
+      accuracy: null,
+      per_skill: {},
+      events: [],
+    });
     await this.refresh();
     if (round !== this.probeRound()) return refuse(`round ${round} is not the current round ${this.probeRound()}`);
     if (round <= cur.state.probeRound) return refuse(`round ${round} was reported already`);
     const completions = new Array<string>(probes.length).fill('');
     for (const a of answers) completions[byId.get(a.task_id)!] = a.completion;
-    const verdicts = (await this.p.verifier.score(probes.map((x, i) => ({ task: x.task, completion: completions[i]! })))).map((x) => x.verdict);
+    const verdicts = (
+      await this.p.verifier.score(probes.map((x, i) => ({ task: x.task, completion: completions[i]! })))
+    ).map((x) => x.verdict);
     this.assertOpen();
     const scores = probeScores(probes, verdicts, space.skills);
     return this.committer.run({
       apply: async () => {
         // Checked again on the committed state: another replica may have taken this round meanwhile.
-        if (round !== this.probeRound() || round <= cur.state.probeRound) return { result: refuse(`round ${round} was reported already`), ops: [] };
+        if (round !== this.probeRound() || round <= cur.state.probeRound)
+          return { result: refuse(`round ${round} was reported already`), ops: [] };
         const step = cur.state.step;
         const at = new Date(this.p.now()).toISOString();
         const events = cur.mastery.observe(step, scores.perSkill);
         cur.state.probeRound = round;
         cur.state.probeAccuracy = scores.overall;
-        for (const ev of events) this.p.log(`step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`);
+        for (const ev of events)
+          this.p.log(
+            `step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`,
+          );
         return {
           result: {
             round,
@@ -249,12 +312,23 @@ export class ServedRun {
             per_skill: Object.fromEntries([...scores.perSkill].map(([id, x]) => [id, x.accuracy])),
             events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
           },
-          ops: [{
-            op: 'events' as const,
-            step,
-            skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
-            outbox: events.map((ev): GraphEvent => ({ kind: 'mastery', runId: this.runId, skillId: ev.skillId, event: ev.event, step, at, accuracy: ev.accuracy, baseline: ev.baseline })),
-          }],
+          ops: [
+            {
+              op: 'events' as const,
+              step,
+              skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
+              outbox: events.map((ev): GraphEvent => ({
+                kind: 'mastery',
+                runId: this.runId,
+                skillId: ev.skillId,
+                event: ev.event,
+                step,
+                at,
+                accuracy: ev.accuracy,
+                baseline: ev.baseline,
+              })),
+            },
+          ],
         };
       },
     });
@@ -265,7 +339,11 @@ export class ServedRun {
     await this.refresh();
     const { cur, probes, space } = this.p;
     const issues = await this.p.records.issueCounts();
-    const m = masterySummary(cur.mastery.mastered(), cur.mastery.state(), probeSets(probes, space.skills, cur.mastery.opts));
+    const m = masterySummary(
+      cur.mastery.mastered(),
+      cur.mastery.state(),
+      probeSets(probes, space.skills, cur.mastery.opts),
+    );
     return {
       run_id: this.runId,
       step: cur.state.step,
@@ -283,7 +361,13 @@ export class ServedRun {
       skills_mastered: [...cur.mastery.mastered()].sort(),
       mastery: m.mastery.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline })),
       skills_masterable: m.skillsMasterable,
-      progress: m.progress.map((x) => ({ skill_id: x.skillId, accuracy: x.accuracy, baseline: x.baseline, bar: x.bar, mastered: x.mastered })),
+      progress: m.progress.map((x) => ({
+        skill_id: x.skillId,
+        accuracy: x.accuracy,
+        baseline: x.baseline,
+        bar: x.bar,
+        mastered: x.mastered,
+      })),
       skills_ever_learned: m.skillsEverLearned,
       forgotten: m.forgotten,
       // The level-frontier controller's h per family × type now (absent for other controllers; docs/levels.md).
@@ -315,7 +399,12 @@ export class ServedRun {
 
   /** Records a finished environment episode (envs/) at the run's current step. */
   recordEnvEpisode(spec: EnvSpec, trajectory: Trajectory): Promise<void> {
-    return this.committer.run({ apply: async () => ({ result: undefined, ops: [{ op: 'env-episode' as const, step: this.p.cur.state.step, spec, trajectory }] }) });
+    return this.committer.run({
+      apply: async () => ({
+        result: undefined,
+        ops: [{ op: 'env-episode' as const, step: this.p.cur.state.step, spec, trajectory }],
+      }),
+    });
   }
 
   /** Whether this replica can take requests now: null, or a one-line reason (its store or its verification is down). */
@@ -332,7 +421,9 @@ export class ServedRun {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.flushing.catch(() => {});
     const { records, graphs } = this.p;
-    await this.p.onClose(status, this.p.cur.state.step).catch((e: Error) => this.p.log(`closing the run store: ${e.message.split('\n')[0]}`));
+    await this.p
+      .onClose(status, this.p.cur.state.step)
+      .catch((e: Error) => this.p.log(`closing the run store: ${e.message.split('\n')[0]}`));
     await records.drain(graphs, this.config.graph.batchSize, this.p.log).catch(() => 0);
     await Promise.all(graphs.map((g) => g.graph.close().catch(() => {})));
     await this.p.verifier.close();
@@ -347,7 +438,8 @@ export class ServedRun {
       this.p.cur.addTask(task, false);
       return task;
     }
-    if (this.probeIds.has(id)) throw new ServeError(422, `task "${clip(id, 80)}" is a probe: report it through POST /v1/probes`);
+    if (this.probeIds.has(id))
+      throw new ServeError(422, `task "${clip(id, 80)}" is a probe: report it through POST /v1/probes`);
     throw new ServeError(404, `unknown task id "${clip(id, 80)}" (not sampled from this run)`);
   }
 
@@ -397,4 +489,5 @@ export class ServedRun {
 
 /** How soon after a change the skill graphs are fed (ms). */
 const FLUSH_MS = 500;
-const reused = (key: string) => new ServeError(409, `idempotency key "${clip(key, 80)}" was used with another request body`);
+const reused = (key: string) =>
+  new ServeError(409, `idempotency key "${clip(key, 80)}" was used with another request body`);

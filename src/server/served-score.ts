@@ -24,7 +24,11 @@ export interface VerifiedScore {
 }
 
 /** Applies a verified score request on the state the writer holds; nothing here awaits. */
-export function scoreChange(cur: Curriculum, view: CommitView, v: VerifiedScore): { result: { response: ScoreResponse }; ops: WriteOp[] } {
+export function scoreChange(
+  cur: Curriculum,
+  view: CommitView,
+  v: VerifiedScore,
+): { result: { response: ScoreResponse }; ops: WriteOp[] } {
   const { items, tasks, answers, verdicts, groups } = v;
   const step = cur.state.step + 1;
   const fed: ArmResult[] = [];
@@ -37,11 +41,20 @@ export function scoreChange(cur: Curriculum, view: CommitView, v: VerifiedScore)
     const issue = view.takeOpenIssue(taskId);
     if (issue === undefined) continue;
     scoredIssues.push(issue);
-    fed.push({ arm: { family: t.family, level: t.level, type: t.type }, taskId, step, rewards, solveRate: solveRate(rewards), meanAbsAdvantage: meanAbsAdvantage(rewards, true) });
+    fed.push({
+      arm: { family: t.family, level: t.level, type: t.type },
+      taskId,
+      step,
+      rewards,
+      solveRate: solveRate(rewards),
+      meanAbsAdvantage: meanAbsAdvantage(rewards, true),
+    });
   }
   cur.controller.update(fed);
   // Every scored group is a solve rate of the trainer's model: the learned proposer's reward for the tasks it drew.
-  const learnedStats = cur.learned?.learn([...groups].map(([taskId, idx]) => ({ taskId, rewards: idx.map((i) => verdicts[i]!.reward) })));
+  const learnedStats = cur.learned?.learn(
+    [...groups].map(([taskId, idx]) => ({ taskId, rewards: idx.map((i) => verdicts[i]!.reward) })),
+  );
   const rewards = verdicts.map((x) => x.reward);
   Object.assign(cur.state, {
     step,
@@ -52,7 +65,12 @@ export function scoreChange(cur: Curriculum, view: CommitView, v: VerifiedScore)
   });
   const response: ScoreResponse = {
     step,
-    results: items.map((it, i) => ({ task_id: it.task_id, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason, answer: answers[i]! })),
+    results: items.map((it, i) => ({
+      task_id: it.task_id,
+      reward: verdicts[i]!.reward,
+      reason: verdicts[i]!.reason,
+      answer: answers[i]!,
+    })),
     replayed: false,
   };
   const metrics = {
@@ -69,9 +87,26 @@ export function scoreChange(cur: Curriculum, view: CommitView, v: VerifiedScore)
   const outbox = scored.map((s): GraphEvent => {
     const row = view.score(s.taskId);
     view.addScore(s.taskId, s.solved, s.attempts);
-    return { kind: 'solve-rate', taskId: s.taskId, solveRate: (row.solved + s.solved) / Math.max(1, row.attempts + s.attempts) };
+    return {
+      kind: 'solve-rate',
+      taskId: s.taskId,
+      solveRate: (row.solved + s.solved) / Math.max(1, row.attempts + s.attempts),
+    };
   });
-  const episodes = items.map((it, i) => ({ taskId: it.task_id, answer: answers[i]!, reward: verdicts[i]!.reward, reason: verdicts[i]!.reason }));
+  const episodes = items.map((it, i) => ({
+    taskId: it.task_id,
+    answer: answers[i]!,
+    reward: verdicts[i]!.reward,
+    reason: verdicts[i]!.reason,
+  }));
   const request = v.request ? { ...v.request, step } : undefined;
-  return { result: { response }, ops: [{ op: 'step', record: { step, newTasks: [], scored, episodes, metrics, skillEvents: [], outbox, scoredIssues, request } }] };
+  return {
+    result: { response },
+    ops: [
+      {
+        op: 'step',
+        record: { step, newTasks: [], scored, episodes, metrics, skillEvents: [], outbox, scoredIssues, request },
+      },
+    ],
+  };
 }

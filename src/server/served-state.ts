@@ -65,7 +65,13 @@ export class Curriculum {
 
   /** The state as a snapshot (JSON), for the store. */
   snapshot(): string {
-    return JSON.stringify({ ...this.state, rng: this.rng.state(), controller: this.controller.state(), mastery: this.mastery.state(), proposer: this.learned?.state() });
+    return JSON.stringify({
+      ...this.state,
+      rng: this.rng.state(),
+      controller: this.controller.state(),
+      mastery: this.mastery.state(),
+      proposer: this.learned?.state(),
+    });
   }
 
   /** Takes a stored snapshot as the state (restore on resume, or what another replica committed). */

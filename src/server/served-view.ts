@@ -20,15 +20,27 @@ export interface CompactTask extends Omit<ServedTask, 'prompt'> {
 
 export function compactTask(task: Task): CompactTask {
   const { text, ids } = viewPrompt(renderCompact(task));
-  return { id: task.id, type: task.type, family: task.family, level: task.level, skills: task.skills, prompt: text, prompt_ids: ids, answer_kind: answerKind(task.type), answer_shape: answerShape(task) };
+  return {
+    id: task.id,
+    type: task.type,
+    family: task.family,
+    level: task.level,
+    skills: task.skills,
+    prompt: text,
+    prompt_ids: ids,
+    answer_kind: answerKind(task.type),
+    answer_shape: answerShape(task),
+  };
 }
 
 /** A task as the view writes it. */
 export type TaskIn<V extends TaskView> = V extends 'compact' ? CompactTask : ServedTask;
-export const taskIn = <V extends TaskView>(view: V, task: Task): TaskIn<V> => (view === 'compact' ? compactTask(task) : servedTask(task)) as TaskIn<V>;
+export const taskIn = <V extends TaskView>(view: V, task: Task): TaskIn<V> =>
+  (view === 'compact' ? compactTask(task) : servedTask(task)) as TaskIn<V>;
 
 /** The rule a response in the compact view states (nothing in the chat view, whose responses stay as they were). */
-export const viewField = (view: TaskView): { view?: typeof VIEW_RULE } => (view === 'compact' ? { view: VIEW_RULE } : {});
+export const viewField = (view: TaskView): { view?: typeof VIEW_RULE } =>
+  view === 'compact' ? { view: VIEW_RULE } : {};
 
 /**
  * Items as the run scores them: in the chat view as sent; in the compact view each completion mapped
@@ -36,7 +48,10 @@ export const viewField = (view: TaskView): { view?: typeof VIEW_RULE } => (view 
  */
 export function itemsIn(view: TaskView, items: ScoreItem[], field: string): ScoreItem[] {
   if (view === 'chat') return items;
-  return items.map((it, i) => ({ task_id: it.task_id, completion: answerIn(view, it.completion, `${field}.${i}.completion`) }));
+  return items.map((it, i) => ({
+    task_id: it.task_id,
+    completion: answerIn(view, it.completion, `${field}.${i}.completion`),
+  }));
 }
 
 /** One completion as answer text (see itemsIn). */

@@ -36,7 +36,10 @@ export interface Verifier {
 /** Answers extracted and verified in this process (the sandbox pool; bridged problems in the Reasoning Gym bridge). */
 export async function scoreHere(sandbox: Sandbox, items: { task: Task; completion: string }[]): Promise<Scored[]> {
   const answers = items.map((it) => answerOf(it.completion, it.task));
-  const verdicts = await verifyTasks(sandbox, items.map((it, i) => ({ task: it.task, answer: answers[i]! })));
+  const verdicts = await verifyTasks(
+    sandbox,
+    items.map((it, i) => ({ task: it.task, answer: answers[i]! })),
+  );
   return verdicts.map((verdict, i) => ({ answer: answers[i]!, verdict }));
 }
 

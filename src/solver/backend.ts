@@ -35,7 +35,11 @@ async function tryTensorflow(threads: number, notes: string[]): Promise<string |
       await import(pkg);
       if (await tf.setBackend('tensorflow')) {
         const b = tf.backend() as unknown as { isUsingGpuDevice?: boolean; binding?: { TF_Version?: string } };
-        const gpu = pkg.endsWith('-gpu') ? (b.isUsingGpuDevice ? ', on the GPU' : ', GPU build but TensorFlow found no GPU: on the CPU') : '';
+        const gpu = pkg.endsWith('-gpu')
+          ? b.isUsingGpuDevice
+            ? ', on the GPU'
+            : ', GPU build but TensorFlow found no GPU: on the CPU'
+          : '';
         // the fused ops as one TensorFlow kernel each (accel/tf-ops.cc); CPU kernels only
         const ops = b.isUsingGpuDevice ? 'composites on the GPU' : (registerTensorflowOps(pkg) ?? nativeOpsOn(threads));
         notes.push(`${pkg}, TensorFlow ${b.binding?.TF_Version ?? '?'}${gpu}, fused ops ${ops}`, ...reasons);
@@ -46,7 +50,11 @@ async function tryTensorflow(threads: number, notes: string[]): Promise<string |
       reasons.push(`${pkg} loaded but the tensorflow backend did not start`);
     } catch (e) {
       const msg = String((e as Error).message).split('\n')[0]!;
-      reasons.push(/Cannot find (package|module)|Could not resolve/.test(msg) ? `${pkg} not set up (cogen setup tensorflow${pkg.endsWith('-gpu') ? ' --gpu' : ''})` : `${pkg} failed to load (${msg})`);
+      reasons.push(
+        /Cannot find (package|module)|Could not resolve/.test(msg)
+          ? `${pkg} not set up (cogen setup tensorflow${pkg.endsWith('-gpu') ? ' --gpu' : ''})`
+          : `${pkg} failed to load (${msg})`,
+      );
     }
   }
   return reasons.join('; ');
@@ -62,7 +70,15 @@ function nativeOpsOn(threads: number): string {
 /** Dawn reaches GPUs through Vulkan on Linux; without the loader it only prints a native warning. */
 function vulkanLoaderPresent(): boolean {
   if (process.platform !== 'linux') return true;
-  const dirs = [...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean), '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu', '/usr/local/lib'];
+  const dirs = [
+    ...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean),
+    '/usr/lib/x86_64-linux-gnu',
+    '/usr/lib/aarch64-linux-gnu',
+    '/usr/lib64',
+    '/usr/lib',
+    '/lib/x86_64-linux-gnu',
+    '/usr/local/lib',
+  ];
   return dirs.some((d) => existsSync(join(d, 'libvulkan.so.1')));
 }
 
@@ -77,12 +93,18 @@ async function tryWebgpu(allowSoftware: boolean): Promise<string | null> {
   try {
     const g = globalThis as Record<string, unknown>;
     Object.assign(g, dawn.globals);
-    const gpu = dawn.create([]) as { requestAdapter(): Promise<{ info?: { vendor?: string; description?: string; architecture?: string }; isFallbackAdapter?: boolean } | null> };
+    const gpu = dawn.create([]) as {
+      requestAdapter(): Promise<{
+        info?: { vendor?: string; description?: string; architecture?: string };
+        isFallbackAdapter?: boolean;
+      } | null>;
+    };
     if (!g.navigator) g.navigator = {};
     (g.navigator as Record<string, unknown>).gpu = gpu;
     const adapter = await gpu.requestAdapter();
     if (!adapter) return 'Dawn found no GPU adapter';
-    const desc = `${adapter.info?.vendor ?? ''} ${adapter.info?.architecture ?? ''} ${adapter.info?.description ?? ''}`.toLowerCase();
+    const desc =
+      `${adapter.info?.vendor ?? ''} ${adapter.info?.architecture ?? ''} ${adapter.info?.description ?? ''}`.toLowerCase();
     if (!allowSoftware && (adapter.isFallbackAdapter || /swiftshader|llvmpipe|software/.test(desc))) {
       return `only a software adapter (${desc.trim() || 'fallback'})`;
     }
@@ -120,12 +142,21 @@ let current: string | null = null;
  * Selects and starts a backend; returns the name that runs. Logs which one and why the others
  * were skipped. An explicitly requested backend that cannot start falls back down the list.
  */
-export async function initBackend(name: BackendName = 'auto', opts: { threads?: number; log?: (line: string) => void } = {}): Promise<string> {
+export async function initBackend(
+  name: BackendName = 'auto',
+  opts: { threads?: number; log?: (line: string) => void } = {},
+): Promise<string> {
   const log = opts.log ?? ((l: string) => console.error(l));
-  const order: Concrete[] = name === 'auto' ? ['tensorflow', 'webgpu', 'wasm', 'cpu']
-    : name === 'tensorflow' ? ['tensorflow', 'wasm', 'cpu']
-    : name === 'webgpu' ? ['webgpu', 'wasm', 'cpu']
-    : name === 'wasm' ? ['wasm', 'cpu'] : ['cpu'];
+  const order: Concrete[] =
+    name === 'auto'
+      ? ['tensorflow', 'webgpu', 'wasm', 'cpu']
+      : name === 'tensorflow'
+        ? ['tensorflow', 'wasm', 'cpu']
+        : name === 'webgpu'
+          ? ['webgpu', 'wasm', 'cpu']
+          : name === 'wasm'
+            ? ['wasm', 'cpu']
+            : ['cpu'];
   if (current && current === order[0] && tf.getBackend() === current) {
     // the native ops' threads can change while TensorFlow runs (its own pools cannot)
     if (current === 'tensorflow' && (opts.threads ?? 0) > 0) setTensorflowOpsThreads(opts.threads!);
@@ -134,10 +165,14 @@ export async function initBackend(name: BackendName = 'auto', opts: { threads?: 
   const skipped: string[] = [];
   const notes: string[] = [];
   for (const b of order) {
-    const why = b === 'tensorflow' ? await tryTensorflow(opts.threads ?? 0, notes)
-      : b === 'webgpu' ? await tryWebgpu(name === 'webgpu')
-      : b === 'wasm' ? await tryWasm(opts.threads ?? 0, notes)
-      : await tryCpu();
+    const why =
+      b === 'tensorflow'
+        ? await tryTensorflow(opts.threads ?? 0, notes)
+        : b === 'webgpu'
+          ? await tryWebgpu(name === 'webgpu')
+          : b === 'wasm'
+            ? await tryWasm(opts.threads ?? 0, notes)
+            : await tryCpu();
     if (why === null) {
       await tf.ready();
       current = tf.getBackend();

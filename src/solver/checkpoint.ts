@@ -43,26 +43,39 @@ export async function readWeights(p: Params): Promise<Weights> {
 /** Writes the parts, then state.json: `meta` after the format (config, model, optimizer, rng, backend). */
 export async function writeCheckpoint(dir: string, parts: PolicyParts, meta: Record<string, unknown>): Promise<void> {
   await fs.mkdir(dir, { recursive: true });
-  await writeAtomic(path.join(dir, 'model.safetensors'), encodeSafetensors(await readWeights(parts.params), { format: 'pt', producer: 'cogen' }));
+  await writeAtomic(
+    path.join(dir, 'model.safetensors'),
+    encodeSafetensors(await readWeights(parts.params), { format: 'pt', producer: 'cogen' }),
+  );
   const moments: Weights = new Map();
-  for (const [n, t] of parts.opt.m) moments.set(`m.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
-  for (const [n, t] of parts.opt.v) moments.set(`v.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
+  for (const [n, t] of parts.opt.m)
+    moments.set(`m.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
+  for (const [n, t] of parts.opt.v)
+    moments.set(`v.${n}`, { shape: t.shape.slice(), data: (await t.data()) as Float32Array });
   await writeAtomic(path.join(dir, 'optimizer.safetensors'), encodeSafetensors(moments));
-  if (parts.ref) await writeAtomic(path.join(dir, 'reference.safetensors'), encodeSafetensors(await readWeights(parts.ref)));
+  if (parts.ref)
+    await writeAtomic(path.join(dir, 'reference.safetensors'), encodeSafetensors(await readWeights(parts.ref)));
   if (parts.replay) await writeAtomic(path.join(dir, 'replay.json'), JSON.stringify(parts.replay));
-  await writeAtomic(path.join(dir, 'state.json'), JSON.stringify({ format: CHECKPOINT_FORMAT, view: VIEW, ...meta }, null, 2));
+  await writeAtomic(
+    path.join(dir, 'state.json'),
+    JSON.stringify({ format: CHECKPOINT_FORMAT, view: VIEW, ...meta }, null, 2),
+  );
 }
 
 /** A checkpoint's state.json, checked against the policy's model shape. */
 async function readState(dir: string, mc: ModelConfig): Promise<StateJson> {
   const state = JSON.parse(await fs.readFile(path.join(dir, 'state.json'), 'utf8')) as StateJson;
-  if (state.format !== CHECKPOINT_FORMAT) throw new Error(`checkpoint format ${state.format}, expected ${CHECKPOINT_FORMAT}`);
+  if (state.format !== CHECKPOINT_FORMAT)
+    throw new Error(`checkpoint format ${state.format}, expected ${CHECKPOINT_FORMAT}`);
   const view = state.view ?? 'chars';
   if (view !== VIEW) {
-    throw new Error(`checkpoint ${dir} was trained under the solver view '${view}' and this solver reads '${VIEW}' (other tokens and positions): its weights do not apply; start from random weights or a checkpoint of this view`);
+    throw new Error(
+      `checkpoint ${dir} was trained under the solver view '${view}' and this solver reads '${VIEW}' (other tokens and positions): its weights do not apply; start from random weights or a checkpoint of this view`,
+    );
   }
   for (const k of Object.keys(mc) as (keyof ModelConfig)[]) {
-    if (state.model[k] !== mc[k]) throw new Error(`checkpoint model.${k} = ${state.model[k]}, this policy has ${mc[k]}`);
+    if (state.model[k] !== mc[k])
+      throw new Error(`checkpoint model.${k} = ${state.model[k]}, this policy has ${mc[k]}`);
   }
   return state;
 }
@@ -79,7 +92,11 @@ function assignAll(into: Map<string, tf.Variable>, from: Weights, prefix = ''): 
 }
 
 /** Loads everything into the parts (the optimiser's step too); returns the sampling rng's state and the kept answers. */
-export async function loadCheckpoint(dir: string, parts: PolicyParts, mc: ModelConfig): Promise<{ rng: StateJson['rng']; replay: AnswerReplay | null }> {
+export async function loadCheckpoint(
+  dir: string,
+  parts: PolicyParts,
+  mc: ModelConfig,
+): Promise<{ rng: StateJson['rng']; replay: AnswerReplay | null }> {
   const state = await readState(dir, mc);
   assignAll(parts.params, await readTensors(path.join(dir, 'model.safetensors')));
   const mom = await readTensors(path.join(dir, 'optimizer.safetensors'));
@@ -89,10 +106,17 @@ export async function loadCheckpoint(dir: string, parts: PolicyParts, mc: ModelC
   if (parts.ref) {
     // a checkpoint written without a reference: the weights are the reference
     const refFile = path.join(dir, 'reference.safetensors');
-    assignAll(parts.ref, await readTensors((await fs.stat(refFile).catch(() => null)) ? refFile : path.join(dir, 'model.safetensors')));
+    assignAll(
+      parts.ref,
+      await readTensors((await fs.stat(refFile).catch(() => null)) ? refFile : path.join(dir, 'model.safetensors')),
+    );
   }
   // a checkpoint written without self-imitation has no kept answers: start with none
-  const replay = parts.replay ? AnswerReplay.fromJSON(JSON.parse(await fs.readFile(path.join(dir, 'replay.json'), 'utf8').catch(() => '[]')) as [string, KeptJson][]) : null;
+  const replay = parts.replay
+    ? AnswerReplay.fromJSON(
+        JSON.parse(await fs.readFile(path.join(dir, 'replay.json'), 'utf8').catch(() => '[]')) as [string, KeptJson][],
+      )
+    : null;
   return { rng: state.rng, replay };
 }
 

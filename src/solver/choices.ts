@@ -59,9 +59,16 @@ export class ChoiceDecoder {
 
   scores(allowed: string): number[] {
     if (this.queued !== null) {
-      if (this.length > this.maxLen) throw new Error(`choice decoder: more than ${this.maxLen} choice tokens (the positions were grown for fewer)`);
+      if (this.length > this.maxLen)
+        throw new Error(`choice decoder: more than ${this.maxLen} choice tokens (the positions were grown for fewer)`);
       // choice token k sits at position maxPromptLen + 1 + k, as answer inputs do (model.ts)
-      const out: { logits: tf.Tensor2D; cache: KVCache } = decodeStep(this.params, this.mc, this.cache, new Int32Array([this.queued]), this.maxPromptLen + this.length);
+      const out: { logits: tf.Tensor2D; cache: KVCache } = decodeStep(
+        this.params,
+        this.mc,
+        this.cache,
+        new Int32Array([this.queued]),
+        this.maxPromptLen + this.length,
+      );
       this.cache = out.cache;
       this.logits = out.logits.dataSync() as Float32Array;
       out.logits.dispose();

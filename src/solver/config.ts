@@ -7,16 +7,18 @@ export type BackendName = (typeof BACKENDS)[number];
 export const LOSS_TYPES = ['grpo', 'bnpo', 'dr_grpo', 'dapo', 'gspo', 'gmpo'] as const;
 export type LossType = (typeof LOSS_TYPES)[number];
 
-export const modelSchema = z.strictObject({
-  dModel: z.number().int().min(8).default(64),
-  layers: z.number().int().min(1).default(2),
-  heads: z.number().int().min(1).default(4),
-  /** Prompts longer than this many tokens are truncated from the left (their end, nearest the answer, is kept). */
-  maxPromptLen: z.number().int().min(1).default(128),
-  /** Answer tokens (tokenizer.ts), not counting <eos>. */
-  maxAnswerLen: z.number().int().min(1).default(40),
-  mlpRatio: z.number().int().min(1).default(4),
-}).refine((m) => m.dModel % m.heads === 0, { message: 'dModel must be divisible by heads', path: ['dModel'] });
+export const modelSchema = z
+  .strictObject({
+    dModel: z.number().int().min(8).default(64),
+    layers: z.number().int().min(1).default(2),
+    heads: z.number().int().min(1).default(4),
+    /** Prompts longer than this many tokens are truncated from the left (their end, nearest the answer, is kept). */
+    maxPromptLen: z.number().int().min(1).default(128),
+    /** Answer tokens (tokenizer.ts), not counting <eos>. */
+    maxAnswerLen: z.number().int().min(1).default(40),
+    mlpRatio: z.number().int().min(1).default(4),
+  })
+  .refine((m) => m.dModel % m.heads === 0, { message: 'dModel must be divisible by heads', path: ['dModel'] });
 
 export const lossSchema = z.strictObject({
   type: z.enum(LOSS_TYPES).default('grpo'),
@@ -39,12 +41,14 @@ export const lossSchema = z.strictObject({
   /** Drop groups whose rewards are all equal before the update (DAPO's dynamic sampling). */
   dynamicSampling: z.boolean().default(true),
   /** DAPO soft overlong penalty on the reward; on by default for dapo only. */
-  overlong: z.strictObject({
-    enabled: z.boolean().optional(),
-    /** Penalty ramps linearly over the last `cache` tokens of maxAnswerLen. */
-    cache: z.number().int().min(1).default(8),
-    penalty: z.number().min(0).default(1),
-  }).prefault({}),
+  overlong: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      /** Penalty ramps linearly over the last `cache` tokens of maxAnswerLen. */
+      cache: z.number().int().min(1).default(8),
+      penalty: z.number().min(0).default(1),
+    })
+    .prefault({}),
 });
 
 export const optimSchema = z.strictObject({
@@ -113,8 +117,12 @@ export type SolverConfigInput = z.input<typeof solverConfigSchema>;
 
 export function clipRange(loss: SolverConfig['loss']): { epsLow: number; epsHigh: number } {
   const d: Record<LossType, [number, number]> = {
-    grpo: [0.2, 0.2], bnpo: [0.2, 0.2], dr_grpo: [0.2, 0.2], dapo: [0.2, 0.28],
-    gspo: [3e-4, 4e-4], gmpo: [0.4, 0.4],
+    grpo: [0.2, 0.2],
+    bnpo: [0.2, 0.2],
+    dr_grpo: [0.2, 0.2],
+    dapo: [0.2, 0.28],
+    gspo: [3e-4, 4e-4],
+    gmpo: [0.4, 0.4],
   };
   const [lo, hi] = d[loss.type];
   return { epsLow: loss.epsLow ?? lo, epsHigh: loss.epsHigh ?? hi };

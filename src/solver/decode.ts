@@ -41,7 +41,14 @@ export interface DecodedRow {
 }
 
 /** G answers per prompt (rows[b][i]: answer i to prompt b), or the argmax answer when greedy. */
-export async function decodeRows(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: DecodePrompt[], G: number, greedy: boolean): Promise<DecodedRow[][]> {
+export async function decodeRows(
+  params: Params,
+  mc: ModelConfig,
+  o: DecodeOptions,
+  prompts: DecodePrompt[],
+  G: number,
+  greedy: boolean,
+): Promise<DecodedRow[][]> {
   const rows = await decodeMasked(params, mc, o, prompts, G, greedy, (b) => {
     const grammar = grammarFor(prompts[b]!.grammar);
     let state = grammar.start();
@@ -97,7 +104,13 @@ export async function decodeMasked(
   const rows: DecodedRow[] = [];
   const grammars: RowGrammar[] = [];
   for (let r = 0; r < N; r++) {
-    rows.push({ prompt: prompts[promptOf(r)]!.ids, answer: [], oldLogp: new Float32Array(maxA + 1), allowed: [], text: '' });
+    rows.push({
+      prompt: prompts[promptOf(r)]!.ids,
+      answer: [],
+      oldLogp: new Float32Array(maxA + 1),
+      allowed: [],
+      text: '',
+    });
     grammars.push(grammarOf(promptOf(r)));
   }
   const done = new Uint8Array(N);
@@ -150,7 +163,13 @@ let candExp = new Float64Array(0);
  * exp(logit/T − max) is computed once and its sums taken in candidate order, which gives the same
  * numbers as recomputing it for the normaliser, the pool's total and the draw.
  */
-export function pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean, sampling: DecodeOptions['sampling'], rng: { next(): number }): { token: number; logp: number } {
+export function pick(
+  logits: Float32Array,
+  allowed: Uint8Array,
+  greedy: boolean,
+  sampling: DecodeOptions['sampling'],
+  rng: { next(): number },
+): { token: number; logp: number } {
   const { temperature, topK, topP } = sampling;
   const T = temperature > 0 ? temperature : 1;
   if (candIds.length < logits.length) {
@@ -166,7 +185,7 @@ export function pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean,
   }
   if (n === 0) throw new Error('grammar allowed no token (bug)');
   let z = 0;
-  for (let c = 0; c < n; c++) z += (candExp[c] = Math.exp(logits[candIds[c]!]! / T - max));
+  for (let c = 0; c < n; c++) z += candExp[c] = Math.exp(logits[candIds[c]!]! / T - max);
   const logZ = max + Math.log(z);
   let token: number;
   if (greedy) {
@@ -180,14 +199,25 @@ export function pick(logits: Float32Array, allowed: Uint8Array, greedy: boolean,
     token = candIds[n - 1]!;
     for (let c = 0; c < n; c++) {
       u -= candExp[c]!;
-      if (u <= 0) { token = candIds[c]!; break; }
+      if (u <= 0) {
+        token = candIds[c]!;
+        break;
+      }
     }
   }
   return { token, logp: logits[token]! / T - logZ };
 }
 
 /** A draw from the top-k / top-p pool of the candidates. */
-function pickTruncated(logits: Float32Array, cand: number[], T: number, max: number, logZ: number, sampling: DecodeOptions['sampling'], rng: { next(): number }): number {
+function pickTruncated(
+  logits: Float32Array,
+  cand: number[],
+  T: number,
+  max: number,
+  logZ: number,
+  sampling: DecodeOptions['sampling'],
+  rng: { next(): number },
+): number {
   const { topK, topP } = sampling;
   let pool = [...cand].sort((a, b) => logits[b]! - logits[a]!);
   if (topK > 0) pool = pool.slice(0, topK);
@@ -207,7 +237,10 @@ function pickTruncated(logits: Float32Array, cand: number[], T: number, max: num
   let token = pool[pool.length - 1]!;
   for (const i of pool) {
     u -= Math.exp(logits[i]! / T - max);
-    if (u <= 0) { token = i; break; }
+    if (u <= 0) {
+      token = i;
+      break;
+    }
   }
   return token;
 }

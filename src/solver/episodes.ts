@@ -85,7 +85,9 @@ export function exceptGrammar(g: Grammar, except: readonly string[]): Grammar<Ex
 export function choiceGrammar(options: readonly string[]): Grammar<string> {
   // the fewest characters left after each prefix of some option
   const left = new Map<string, number>();
-  for (const o of options) for (let i = 0; i <= o.length; i++) left.set(o.slice(0, i), Math.min(left.get(o.slice(0, i)) ?? Infinity, o.length - i));
+  for (const o of options)
+    for (let i = 0; i <= o.length; i++)
+      left.set(o.slice(0, i), Math.min(left.get(o.slice(0, i)) ?? Infinity, o.length - i));
   const whole = new Set(options);
   return {
     start: () => '',
@@ -136,7 +138,8 @@ export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState
       if (s.tool >= 0) return inner[s.tool]!.minRemaining(s.inner) + 1;
       let best = Infinity;
       heads.forEach((h, i) => {
-        if (h.startsWith(s.head)) best = Math.min(best, h.length - s.head.length + inner[i]!.minRemaining(inner[i]!.start()) + 1);
+        if (h.startsWith(s.head))
+          best = Math.min(best, h.length - s.head.length + inner[i]!.minRemaining(inner[i]!.start()) + 1);
       });
       return best;
     },
@@ -172,25 +175,39 @@ export interface ActionPrompt {
  * One action per prompt (rows[b]), decoded by decode.ts's loop for answers (prefill, KV-cache steps, the same
  * sampling and log-probs) but each token masked by the action grammar of its prompt's tools.
  */
-export async function decodeActions(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: ActionPrompt[], greedy: boolean): Promise<DecodedRow[]> {
+export async function decodeActions(
+  params: Params,
+  mc: ModelConfig,
+  o: DecodeOptions,
+  prompts: ActionPrompt[],
+  greedy: boolean,
+): Promise<DecodedRow[]> {
   // In chunks of DECODE_ROWS contexts (each row has its own seed, so the rows are the same): the
   // prefill's attention over thousands of long transcripts would pass wasm's 4 GiB heap.
   const out: DecodedRow[] = [];
-  for (let i = 0; i < prompts.length; i += DECODE_ROWS) out.push(...(await decodeChunk(params, mc, o, prompts.slice(i, i + DECODE_ROWS), greedy)));
+  for (let i = 0; i < prompts.length; i += DECODE_ROWS)
+    out.push(...(await decodeChunk(params, mc, o, prompts.slice(i, i + DECODE_ROWS), greedy)));
   return out;
 }
 
 /** Contexts one action decode holds at once. */
 const DECODE_ROWS = 256;
 
-function decodeChunk(params: Params, mc: ModelConfig, o: DecodeOptions, prompts: ActionPrompt[], greedy: boolean): Promise<DecodedRow[]> {
+function decodeChunk(
+  params: Params,
+  mc: ModelConfig,
+  o: DecodeOptions,
+  prompts: ActionPrompt[],
+  greedy: boolean,
+): Promise<DecodedRow[]> {
   return decodeMasked(params, mc, o, prompts, 1, greedy, (b) => {
     const grammar = actionGrammar(prompts[b]!.tools);
     let state = grammar.start();
     return {
       allowed: (tokensLeft) => {
         const allowed = tokenMask(grammar, state, tokensLeft);
-        if (!allowed.some((x) => x)) throw new Error(`no action fits in ${o.maxAnswerLen} characters (maxAnswerLen too small for these tools)`);
+        if (!allowed.some((x) => x))
+          throw new Error(`no action fits in ${o.maxAnswerLen} characters (maxAnswerLen too small for these tools)`);
         return allowed;
       },
       next: (token) => {
@@ -227,11 +244,16 @@ export interface EpisodeRows {
  * every agent turn as a training group of one row (turns of one episode have different contexts).
  */
 export function turnRows(groups: EpisodeRows[][], scale: 'group' | 'batch' | 'none', dropFlat: boolean): TrainRow[][] {
-  const adv = advantages(groups.map((g) => g.map((e) => e.reward)), scale);
+  const adv = advantages(
+    groups.map((g) => g.map((e) => e.reward)),
+    scale,
+  );
   const out: TrainRow[][] = [];
   groups.forEach((g, b) => {
     if (dropFlat && g.every((e) => e.reward === g[0]!.reward)) return;
-    g.forEach((e, i) => { for (const row of e.rows) out.push([{ ...row, adv: adv[b]![i]! }]); });
+    g.forEach((e, i) => {
+      for (const row of e.rows) out.push([{ ...row, adv: adv[b]![i]! }]);
+    });
   });
   return out;
 }

@@ -26,7 +26,19 @@ export interface AdamWStep {
  * CogenAdamW): lr, β1, 1 − β1, β2, 1 − β2, ε, decay, bc1, bc2 — 1 − β computed here, in double, as
  * the composite computes it before uploading.
  */
-export const adamwScalars = (a: AdamWStep): [number, number, number, number, number, number, number, number, number] => [a.lr, a.beta1, 1 - a.beta1, a.beta2, 1 - a.beta2, a.eps, a.decay, a.bc1, a.bc2];
+export const adamwScalars = (
+  a: AdamWStep,
+): [number, number, number, number, number, number, number, number, number] => [
+  a.lr,
+  a.beta1,
+  1 - a.beta1,
+  a.beta2,
+  1 - a.beta2,
+  a.eps,
+  a.decay,
+  a.bc1,
+  a.bc2,
+];
 
 export interface FusedOps {
   /** LayerNorm over the last axis, with its gradient (model.ts's layerNorm). */

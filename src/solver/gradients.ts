@@ -50,12 +50,30 @@ export function matMulFast(a: tf.Tensor, b: tf.Tensor, tA = false, tB = false): 
   return tf.matMul(tA ? tf.transpose(a) : a, tB ? tf.transpose(b) : b);
 }
 
-const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; outputsToSave?: boolean[]; fn: GradFn }> = {
-  Add: { inputsToSave: ['a', 'b'], fn: (dy, [a, b]) => ({ a: () => unbroadcast(dy as tf.Tensor, a!.shape), b: () => unbroadcast(dy as tf.Tensor, b!.shape) }) },
-  Sub: { inputsToSave: ['a', 'b'], fn: (dy, [a, b]) => ({ a: () => unbroadcast(dy as tf.Tensor, a!.shape), b: () => unbroadcast(tf.neg(dy as tf.Tensor), b!.shape) }) },
+const grads: Record<
+  string,
+  { inputsToSave?: string[]; saveAllInputs?: boolean; outputsToSave?: boolean[]; fn: GradFn }
+> = {
+  Add: {
+    inputsToSave: ['a', 'b'],
+    fn: (dy, [a, b]) => ({
+      a: () => unbroadcast(dy as tf.Tensor, a!.shape),
+      b: () => unbroadcast(dy as tf.Tensor, b!.shape),
+    }),
+  },
+  Sub: {
+    inputsToSave: ['a', 'b'],
+    fn: (dy, [a, b]) => ({
+      a: () => unbroadcast(dy as tf.Tensor, a!.shape),
+      b: () => unbroadcast(tf.neg(dy as tf.Tensor), b!.shape),
+    }),
+  },
   Multiply: {
     inputsToSave: ['a', 'b'],
-    fn: (dy, [a, b]) => ({ a: () => unbroadcast(tf.mul(dy as tf.Tensor, b!), a!.shape), b: () => unbroadcast(tf.mul(dy as tf.Tensor, a!), b!.shape) }),
+    fn: (dy, [a, b]) => ({
+      a: () => unbroadcast(tf.mul(dy as tf.Tensor, b!), a!.shape),
+      b: () => unbroadcast(tf.mul(dy as tf.Tensor, a!), b!.shape),
+    }),
   },
   RealDiv: {
     inputsToSave: ['a', 'b'],
@@ -82,8 +100,14 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
   Exp: { outputsToSave: [true], fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, y!) }) },
   Square: { inputsToSave: ['x'], fn: (dy, [x]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(x!, 2)) }) },
   // y = x^(-1/2): dy/dx = -y³/2
-  Rsqrt: { outputsToSave: [true], fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(tf.mul(tf.square(y!), y!), -0.5)) }) },
-  Sigmoid: { outputsToSave: [true], fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(y!, tf.sub(1, y!))) }) },
+  Rsqrt: {
+    outputsToSave: [true],
+    fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(tf.mul(tf.square(y!), y!), -0.5)) }),
+  },
+  Sigmoid: {
+    outputsToSave: [true],
+    fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.mul(y!, tf.sub(1, y!))) }),
+  },
   Tanh: { outputsToSave: [true], fn: (dy, [y]) => ({ x: () => tf.mul(dy as tf.Tensor, tf.sub(1, tf.square(y!))) }) },
   Sign: { fn: (dy) => ({ x: () => tf.zerosLike(dy as tf.Tensor) }) },
   Cast: { fn: (dy) => ({ x: () => (dy as tf.Tensor).clone() }) },
@@ -91,8 +115,14 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
   ClipByValue: {
     inputsToSave: ['x'],
     fn: (dy, [x], at) => ({
-      x: () => tf.mul(dy as tf.Tensor, tf.cast(tf.logicalAnd(
-        tf.greaterEqual(x!, at.clipValueMin as number), tf.lessEqual(x!, at.clipValueMax as number)), 'float32')),
+      x: () =>
+        tf.mul(
+          dy as tf.Tensor,
+          tf.cast(
+            tf.logicalAnd(tf.greaterEqual(x!, at.clipValueMin as number), tf.lessEqual(x!, at.clipValueMax as number)),
+            'float32',
+          ),
+        ),
     }),
   },
   Reshape: { inputsToSave: ['x'], fn: (dy, [x]) => ({ x: () => tf.reshape(dy as tf.Tensor, x!.shape) }) },
@@ -100,7 +130,9 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
     fn: (dy, _s, at) => {
       const perm = at.perm as number[];
       const inv = new Array<number>(perm.length);
-      perm.forEach((p, i) => { inv[p] = i; });
+      perm.forEach((p, i) => {
+        inv[p] = i;
+      });
       return { x: () => tf.transpose(dy as tf.Tensor, inv) };
     },
   },
@@ -110,14 +142,24 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
       const r = x!.rank;
       const begin = Array.isArray(at.begin) ? (at.begin as number[]) : new Array<number>(r).fill(at.begin as number);
       const d = dy as tf.Tensor;
-      return { x: () => tf.pad(d, begin.map((b, i) => [b, x!.shape[i]! - b - d.shape[i]!] as [number, number])) };
+      return {
+        x: () =>
+          tf.pad(
+            d,
+            begin.map((b, i) => [b, x!.shape[i]! - b - d.shape[i]!] as [number, number]),
+          ),
+      };
     },
   },
   Concat: {
     saveAllInputs: true,
     fn: (dy, saved, at) => {
       const axis = ((at.axis as number) + saved[0]!.rank) % saved[0]!.rank;
-      const parts = tf.split(dy as tf.Tensor, saved.map((t) => t.shape[axis]!), axis);
+      const parts = tf.split(
+        dy as tf.Tensor,
+        saved.map((t) => t.shape[axis]!),
+        axis,
+      );
       return Object.fromEntries(parts.map((p, i) => [String(i), () => p]));
     },
   },
@@ -151,10 +193,19 @@ const grads: Record<string, { inputsToSave?: string[]; saveAllInputs?: boolean; 
       const mm = (x: tf.Tensor, y: tf.Tensor, tx: boolean, ty: boolean): tf.Tensor => matMulFast(x, y, tx, ty);
       let da: () => tf.Tensor;
       let db: () => tf.Tensor;
-      if (!tA && !tB) { da = () => mm(d, b!, false, true); db = () => mm(a!, d, true, false); }
-      else if (!tA && tB) { da = () => mm(d, b!, false, false); db = () => mm(d, a!, true, false); }
-      else if (tA && !tB) { da = () => mm(b!, d, false, true); db = () => mm(a!, d, false, false); }
-      else { da = () => mm(b!, d, true, true); db = () => mm(d, a!, true, true); }
+      if (!tA && !tB) {
+        da = () => mm(d, b!, false, true);
+        db = () => mm(a!, d, true, false);
+      } else if (!tA && tB) {
+        da = () => mm(d, b!, false, false);
+        db = () => mm(d, a!, true, false);
+      } else if (tA && !tB) {
+        da = () => mm(b!, d, false, true);
+        db = () => mm(a!, d, false, false);
+      } else {
+        da = () => mm(b!, d, true, true);
+        db = () => mm(d, a!, true, true);
+      }
       return { a: () => unbroadcast(da(), a!.shape), b: () => unbroadcast(db(), b!.shape) };
     },
   },

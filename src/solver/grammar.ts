@@ -50,7 +50,12 @@ interface LState {
 const isDigit = (c: string): boolean => c >= '0' && c <= '9';
 const top = (stack: string): string => stack.slice(-1);
 const L = (mode: LMode, stack: string, extra: Partial<LState> = {}): LState => ({
-  mode, stack, kw: '', isKey: false, open: false, ...extra,
+  mode,
+  stack,
+  kw: '',
+  isKey: false,
+  open: false,
+  ...extra,
 });
 
 function literalNext(s: LState, c: string): LState | null {
@@ -113,13 +118,21 @@ function literalNext(s: LState, c: string): LState | null {
 function literalMin(s: LState): number {
   const closes = s.stack.length;
   switch (s.mode) {
-    case 'V': return closes + (s.open ? 0 : 1);
-    case 'K': return closes + (s.open ? 0 : 4); // "" : 0
-    case 'S': return closes + (s.isKey ? 3 : 1); // " : 0   or   "
-    case 'C': return closes + 2;
-    case 'W': return closes + s.kw.length;
-    case 'N1': case 'ND': return closes + 1;
-    default: return closes; // N0 NI NF A
+    case 'V':
+      return closes + (s.open ? 0 : 1);
+    case 'K':
+      return closes + (s.open ? 0 : 4); // "" : 0
+    case 'S':
+      return closes + (s.isKey ? 3 : 1); // " : 0   or   "
+    case 'C':
+      return closes + 2;
+    case 'W':
+      return closes + s.kw.length;
+    case 'N1':
+    case 'ND':
+      return closes + 1;
+    default:
+      return closes; // N0 NI NF A
   }
 }
 
@@ -135,9 +148,7 @@ export const literalGrammar: Grammar<LState> = {
 
 // ---------------------------------------------------------------- program text
 const OPS = '+-*/%<>=!&|^~?:.,;';
-const PROGRAM_CHARS = new Set(
-  'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$ ' + OPS + '()[]{}\'"',
-);
+const PROGRAM_CHARS = new Set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$ ' + OPS + '()[]{}\'"');
 const CLOSE_OF: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
 interface PState {
   stack: string;
@@ -180,7 +191,14 @@ type ValueType = 'any' | 'int' | 'num' | 'bool' | 'str' | 'null' | 'arr' | 'obj'
 const VALUE_TYPES: ValueType[] = ['any', 'int', 'num', 'bool', 'str', 'null', 'arr', 'obj'];
 /** Characters a value of each type may start with ('' = any). */
 const STARTS: Record<ValueType, string> = {
-  any: '', int: '-0123456789', num: '-0123456789', bool: 'tf', str: '"', null: 'n', arr: '[', obj: '{',
+  any: '',
+  int: '-0123456789',
+  num: '-0123456789',
+  bool: 'tf',
+  str: '"',
+  null: 'n',
+  arr: '[',
+  obj: '{',
 };
 /** Fewest tokens of a value of each type (true, false and null are one token each). */
 const MIN_LEN: Record<ValueType, number> = { any: 1, int: 1, num: 1, bool: 1, str: 2, null: 1, arr: 2, obj: 2 };
@@ -314,7 +332,7 @@ export function allowedTokens(kind: AnswerShape, state: unknown, tokensLeft: num
 export function answerIds<S>(g: Grammar<S>, text: string): number[] | null {
   const ids: number[] = [];
   let s = g.start();
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let best: { id: number; n: S; len: number } | null = null;
     for (let id = 4; id < VOCAB_SIZE; id++) {
       const t = TOKENS[id]!;

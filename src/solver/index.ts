@@ -7,7 +7,16 @@ import { TransformerPolicy } from './policy.js';
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
 export { initBackend } from './backend.js';
 export { answerIds, grammarFor } from './grammar.js';
-export { VIEW_RULE, hfTokenizer, joinView, splitView, viewAnswer, viewAnswerText, viewPrompt, withSep } from './served-view.js';
+export {
+  VIEW_RULE,
+  hfTokenizer,
+  joinView,
+  splitView,
+  viewAnswer,
+  viewAnswerText,
+  viewPrompt,
+  withSep,
+} from './served-view.js';
 export type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './types.js';
 export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
@@ -17,7 +26,10 @@ export { TransformerPolicy, type Prompt, type RolloutRow, type SolverRollout } f
  * A policy for a run of `totalSteps` updates (the learning-rate schedule spans them). `batchFloats`:
  * a training batch's memory budget (memoryChunks; default BATCH_FLOATS, lowered by tests to check the chunked path).
  */
-export async function createPolicy(cfg: SolverConfig, opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number; batchFloats?: number }): Promise<TransformerPolicy> {
+export async function createPolicy(
+  cfg: SolverConfig,
+  opts: { seed: number; totalSteps: number; log?: (line: string) => void; proposalLen?: number; batchFloats?: number },
+): Promise<TransformerPolicy> {
   const log = opts.log ?? ((l: string) => console.error(l));
   const parsed = solverConfigSchema.parse(cfg);
   const backend = await initBackend(parsed.backend, { threads: parsed.threads, log });

@@ -9,8 +9,16 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { fusedOp } from './fused.js';
 import {
-  decodeStep as compositeStep, disposeCache as disposeComposite, head, hidden, paramShapes, prefill as compositePrefill,
-  type Batch, type KVCache as CompositeCache, type ModelConfig, type Params,
+  decodeStep as compositeStep,
+  disposeCache as disposeComposite,
+  head,
+  hidden,
+  paramShapes,
+  prefill as compositePrefill,
+  type Batch,
+  type KVCache as CompositeCache,
+  type ModelConfig,
+  type Params,
 } from './model.js';
 
 /** The native step's cache: the prompts' c_attn products and the answer's keys and values so far. */
@@ -41,7 +49,10 @@ export function prefill(p: Params, c: ModelConfig, b: Batch, repeat: number): { 
   if (!nativeDecoding()) return compositePrefill(p, c, b, repeat);
   const out = tf.tidy(() => {
     const { h, qkv } = hidden(p, c, b, false);
-    const last = tf.reshape(tf.slice(tf.reshape(h, [b.N, b.T, c.dModel]), [0, b.T - 1, 0], [b.N, 1, c.dModel]), [b.N, c.dModel]) as tf.Tensor2D;
+    const last = tf.reshape(tf.slice(tf.reshape(h, [b.N, b.T, c.dModel]), [0, b.T - 1, 0], [b.N, 1, c.dModel]), [
+      b.N,
+      c.dModel,
+    ]) as tf.Tensor2D;
     let logits = head(p, last);
     if (repeat > 1) logits = tf.reshape(tf.tile(tf.expandDims(logits, 1), [1, repeat, 1]), [b.N * repeat, c.vocabSize]);
     return { logits, qkv, pad: tf.tensor1d(b.pad, 'int32') };
@@ -55,14 +66,28 @@ export function prefill(p: Params, c: ModelConfig, b: Batch, repeat: number): { 
  * One incremental step: token ids [B·G] at position `pos`. The old cache is not to be used again
  * (the composite disposes its answer part; the native one extends it). Returns logits [B·G, V].
  */
-export function decodeStep(p: Params, c: ModelConfig, cache: KVCache, ids: Int32Array, pos: number): { logits: tf.Tensor2D; cache: KVCache } {
+export function decodeStep(
+  p: Params,
+  c: ModelConfig,
+  cache: KVCache,
+  ids: Int32Array,
+  pos: number,
+): { logits: tf.Tensor2D; cache: KVCache } {
   if (!isNative(cache)) return compositeStep(p, c, cache, ids, pos);
   const op = fusedOp('decodeStep');
   if (!op) throw new Error('decodeStep: the native decoding op went away mid-decode (backend changed?)');
   const idsT = tf.tensor1d(ids, 'int32');
   const posT = tf.scalar(pos, 'int32');
   try {
-    const [logits, kv] = op({ ids: idsT, pos: posT, pad: cache.pad, prompt: cache.prompt, past: cache.past, weights: cache.weights, heads: c.heads });
+    const [logits, kv] = op({
+      ids: idsT,
+      pos: posT,
+      pad: cache.pad,
+      prompt: cache.prompt,
+      past: cache.past,
+      weights: cache.weights,
+      heads: c.heads,
+    });
     return { logits, cache: { ...cache, past: [...cache.past, kv] } };
   } finally {
     idsT.dispose();
@@ -81,6 +106,9 @@ export function restartCache(cache: KVCache): KVCache {
     tf.dispose(cache.past);
     return { ...cache, past: [] };
   }
-  for (const l of cache.layers) { l.k?.dispose(); l.v?.dispose(); }
+  for (const l of cache.layers) {
+    l.k?.dispose();
+    l.v?.dispose();
+  }
   return { ...cache, layers: cache.layers.map((l) => ({ pk: l.pk, k: null, v: null })), length: 0 };
 }

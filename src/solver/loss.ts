@@ -93,7 +93,10 @@ export function policyLoss(x: LossInputs, o: LossOptions): LossOutput {
         tf.logicalAnd(tf.less(s, 1 - o.epsLow), tf.less(a, 0)),
         tf.logicalAnd(tf.greater(s, 1 + o.epsHigh), tf.greater(a, 0)),
       );
-      clipped = tf.div(tf.sum(tf.mul(tf.cast(c, 'float32'), hasTokens)), o.norm ? o.norm.rows : tf.maximum(tf.sum(hasTokens), 1));
+      clipped = tf.div(
+        tf.sum(tf.mul(tf.cast(c, 'float32'), hasTokens)),
+        o.norm ? o.norm.rows : tf.maximum(tf.sum(hasTokens), 1),
+      );
     } else {
       const sgn = tf.sign(A);
       const sl = tf.mul(sgn, lr);
@@ -141,7 +144,11 @@ export function policyLoss(x: LossInputs, o: LossOptions): LossOutput {
  */
 export function supervisedLoss(x: Pick<LossInputs, 'logp' | 'mask'>, norm?: LossNorm): LossOutput {
   const total = norm ? tf.scalar(norm.tokens) : tf.maximum(tf.sum(x.mask), 1);
-  return { loss: tf.div(tf.neg(tf.sum(tf.mul(x.logp, x.mask))), total) as tf.Scalar, clipFraction: tf.scalar(0), kl: tf.scalar(0) };
+  return {
+    loss: tf.div(tf.neg(tf.sum(tf.mul(x.logp, x.mask))), total) as tf.Scalar,
+    clipFraction: tf.scalar(0),
+    kl: tf.scalar(0),
+  };
 }
 
 /**

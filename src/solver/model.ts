@@ -31,16 +31,25 @@ export type Params = Map<string, tf.Variable>;
 export function paramShapes(c: ModelConfig): [string, number[]][] {
   const d = c.dModel;
   const f = d * c.mlpRatio;
-  const out: [string, number[]][] = [['wte.weight', [c.vocabSize, d]], ['wpe.weight', [c.maxPositions, d]]];
+  const out: [string, number[]][] = [
+    ['wte.weight', [c.vocabSize, d]],
+    ['wpe.weight', [c.maxPositions, d]],
+  ];
   for (let i = 0; i < c.layers; i++) {
     const h = `h.${i}.`;
     out.push(
-      [h + 'ln_1.weight', [d]], [h + 'ln_1.bias', [d]],
-      [h + 'attn.c_attn.weight', [d, 3 * d]], [h + 'attn.c_attn.bias', [3 * d]],
-      [h + 'attn.c_proj.weight', [d, d]], [h + 'attn.c_proj.bias', [d]],
-      [h + 'ln_2.weight', [d]], [h + 'ln_2.bias', [d]],
-      [h + 'mlp.c_fc.weight', [d, f]], [h + 'mlp.c_fc.bias', [f]],
-      [h + 'mlp.c_proj.weight', [f, d]], [h + 'mlp.c_proj.bias', [d]],
+      [h + 'ln_1.weight', [d]],
+      [h + 'ln_1.bias', [d]],
+      [h + 'attn.c_attn.weight', [d, 3 * d]],
+      [h + 'attn.c_attn.bias', [3 * d]],
+      [h + 'attn.c_proj.weight', [d, d]],
+      [h + 'attn.c_proj.bias', [d]],
+      [h + 'ln_2.weight', [d]],
+      [h + 'ln_2.bias', [d]],
+      [h + 'mlp.c_fc.weight', [d, f]],
+      [h + 'mlp.c_fc.bias', [f]],
+      [h + 'mlp.c_proj.weight', [f, d]],
+      [h + 'mlp.c_proj.bias', [d]],
     );
   }
   out.push(['ln_f.weight', [d]], ['ln_f.bias', [d]]);
@@ -72,7 +81,8 @@ export function initWeights(c: ModelConfig, rng: Rng): Map<string, { shape: numb
 
 export function makeParams(weights: Map<string, { shape: number[]; data: Float32Array }>, trainable = true): Params {
   const p: Params = new Map();
-  for (const [name, w] of weights) p.set(name, tf.variable(tf.tensor(w.data, w.shape, 'float32'), trainable, undefined, 'float32'));
+  for (const [name, w] of weights)
+    p.set(name, tf.variable(tf.tensor(w.data, w.shape, 'float32'), trainable, undefined, 'float32'));
   return p;
 }
 
@@ -111,7 +121,10 @@ export function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
         const d = dy as tf.Tensor;
         const [xh, r, g] = saved as [tf.Tensor, tf.Tensor, tf.Tensor];
         const gdy = tf.mul(d, g);
-        const dx = tf.mul(tf.sub(tf.sub(gdy, tf.mean(gdy, -1, true)), tf.mul(xh, tf.mean(tf.mul(gdy, xh), -1, true))), r);
+        const dx = tf.mul(
+          tf.sub(tf.sub(gdy, tf.mean(gdy, -1, true)), tf.mul(xh, tf.mean(tf.mul(gdy, xh), -1, true))),
+          r,
+        );
         return [dx, tf.sum(tf.mul(d, xh), 0), tf.sum(d, 0)];
       },
     };
@@ -153,7 +166,7 @@ export function gelu(x: tf.Tensor): tf.Tensor {
 // sum over rows for the bias).
 function linear(x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
   const fused = fusedOp('linear');
-  return fused ? fused(x, w, b) : tf.fused.matMul({ a: x, b: w as tf.Tensor2D, bias: b }) as tf.Tensor2D;
+  return fused ? fused(x, w, b) : (tf.fused.matMul({ a: x, b: w as tf.Tensor2D, bias: b }) as tf.Tensor2D);
 }
 
 /** Embeddings of int ids [n] (tokens or positions): one-hot matMul where tf.gather has no gradient (wasm), gather elsewhere. */
@@ -185,7 +198,14 @@ function splitHeads(x: tf.Tensor2D, N: number, T: number, c: ModelConfig): tf.Te
  * attention ran, the c_attn product [N·T, 3d] it read them from (kv-decode.ts's prompt cache).
  */
 function block(
-  p: Params, i: number, c: ModelConfig, x: tf.Tensor2D, N: number, T: number, mask: tf.Tensor, keepKV: boolean,
+  p: Params,
+  i: number,
+  c: ModelConfig,
+  x: tf.Tensor2D,
+  N: number,
+  T: number,
+  mask: tf.Tensor,
+  keepKV: boolean,
 ): { x: tf.Tensor2D; k?: tf.Tensor4D; v?: tf.Tensor4D; qkv?: tf.Tensor2D } {
   const h = `h.${i}.`;
   const d = c.dModel;
@@ -194,7 +214,8 @@ function block(
   // whole c_attn, its [n, 3d] result read in place
   const fused = keepKV ? null : fusedOp('attention');
   let merged: tf.Tensor2D, k: tf.Tensor4D | undefined, v: tf.Tensor4D | undefined, qkv: tf.Tensor2D | undefined;
-  if (fused) merged = fused((qkv = linear(a, P(p, h + 'attn.c_attn.weight'), P(p, h + 'attn.c_attn.bias'))), mask, c.heads);
+  if (fused)
+    merged = fused((qkv = linear(a, P(p, h + 'attn.c_attn.weight'), P(p, h + 'attn.c_attn.bias'))), mask, c.heads);
   else {
     const [q2, k2, v2] = qkvProj(p, h, a, c.dModel);
     const q = splitHeads(q2!, N, T, c);
@@ -202,7 +223,10 @@ function block(
     v = splitHeads(v2!, N, T, c);
     // Causal attention over all T keys: splitting the queries in two halves (the first skipping the
     // keys it cannot see) paid off with tfjs-wasm's scalar batched matMul, not with the SIMD one.
-    const att = tf.matMul(tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(d / c.heads)), mask)), v); // [N, heads, T, dh]
+    const att = tf.matMul(
+      tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(d / c.heads)), mask)),
+      v,
+    ); // [N, heads, T, dh]
     merged = tf.reshape(tf.transpose(att, [0, 2, 1, 3]), [N * T, d]) as tf.Tensor2D;
   }
   x = tf.add(x, linear(merged, P(p, h + 'attn.c_proj.weight'), P(p, h + 'attn.c_proj.bias')));
@@ -265,7 +289,10 @@ function promptEmbeddings(p: Params, c: ModelConfig, b: Batch, oneHot: boolean):
   const pos = embed(P(p, 'wpe.weight'), tf.tensor1d(positions(b), 'int32'), c.maxPositions, oneHot);
   const last = new Float32Array(T);
   last[(b.answerFrom ?? T) - 1] = 1;
-  const sep = tf.mul(tf.tensor3d(last, [1, T, 1]), tf.reshape(tf.slice(P(p, 'wte.weight'), [SEP_ID, 0], [1, d]), [1, 1, d]));
+  const sep = tf.mul(
+    tf.tensor3d(last, [1, T, 1]),
+    tf.reshape(tf.slice(P(p, 'wte.weight'), [SEP_ID, 0], [1, d]), [1, 1, d]),
+  );
   return tf.reshape(tf.add(tf.reshape(tf.add(tok, pos), [N, T, d]), sep), [N * T, d]) as tf.Tensor2D;
 }
 
@@ -275,7 +302,11 @@ function promptEmbeddings(p: Params, c: ModelConfig, b: Batch, oneHot: boolean):
  * Call inside tf.tidy.
  */
 export function hidden(
-  p: Params, c: ModelConfig, b: Batch, oneHot: boolean, keepKV = false,
+  p: Params,
+  c: ModelConfig,
+  b: Batch,
+  oneHot: boolean,
+  keepKV = false,
 ): { h: tf.Tensor2D; kv: { k: tf.Tensor4D; v: tf.Tensor4D }[]; qkv: tf.Tensor2D[] } {
   const { N, T } = b;
   let x = promptEmbeddings(p, c, b, oneHot);
@@ -300,7 +331,14 @@ export function head(p: Params, h: tf.Tensor2D): tf.Tensor2D {
  * Logits [N*A, V] for the A positions starting at column `from` (the answer window: the prompt's last
  * token and the answer inputs). Call inside tf.tidy / under a gradient.
  */
-export function windowLogits(p: Params, c: ModelConfig, b: Batch, from: number, A: number, oneHot: boolean): tf.Tensor2D {
+export function windowLogits(
+  p: Params,
+  c: ModelConfig,
+  b: Batch,
+  from: number,
+  A: number,
+  oneHot: boolean,
+): tf.Tensor2D {
   const { h } = hidden(p, c, b, oneHot);
   const w = tf.slice(tf.reshape(h, [b.N, b.T, c.dModel]), [0, from, 0], [b.N, A, c.dModel]);
   return head(p, tf.reshape(w, [b.N * A, c.dModel]) as tf.Tensor2D);
@@ -314,7 +352,10 @@ export function windowLogits(p: Params, c: ModelConfig, b: Batch, from: number, 
 // G× less prompt work.
 
 /** Prompt keys/values of one layer, [B, heads, Tp, dh]. */
-export interface PromptKV { k: tf.Tensor4D; v: tf.Tensor4D }
+export interface PromptKV {
+  k: tf.Tensor4D;
+  v: tf.Tensor4D;
+}
 
 /** [B·G·A', d] → [B, heads, G·A', dh] (4-D: tfjs-wasm slices/splits rank-5 tensors very slowly) */
 function groupHeads(x: tf.Tensor2D, B: number, GA: number, c: ModelConfig): tf.Tensor4D {
@@ -327,8 +368,16 @@ function groupHeads(x: tf.Tensor2D, B: number, GA: number, c: ModelConfig): tf.T
  * additive, L = Lpast + A'. Returns the new stream and the answer keys/values (past included).
  */
 function groupedBlock(
-  p: Params, i: number, c: ModelConfig, x: tf.Tensor2D, B: number, G: number, A: number,
-  pk: PromptKV, mask: tf.Tensor, past?: { k: tf.Tensor; v: tf.Tensor },
+  p: Params,
+  i: number,
+  c: ModelConfig,
+  x: tf.Tensor2D,
+  B: number,
+  G: number,
+  A: number,
+  pk: PromptKV,
+  mask: tf.Tensor,
+  past?: { k: tf.Tensor; v: tf.Tensor },
 ): { x: tf.Tensor2D; k: tf.Tensor; v: tf.Tensor } {
   const h = `h.${i}.`;
   const d = c.dModel;
@@ -347,7 +396,10 @@ function groupedBlock(
   const L = k.shape[1]!;
   const R = B * H * G * A; // score rows, ordered (b, h, g, a)
   // scores against the prompt: one [G·A', dh] × [dh, Tp] product per (prompt, head)
-  const sp = tf.reshape(tf.matMul(tf.reshape(q, [B * H, G * A, dh]), tf.reshape(pk.k, [B * H, Tp, dh]), false, true), [R, Tp]);
+  const sp = tf.reshape(tf.matMul(tf.reshape(q, [B * H, G * A, dh]), tf.reshape(pk.k, [B * H, Tp, dh]), false, true), [
+    R,
+    Tp,
+  ]);
   const ss = tf.reshape(tf.matMul(tf.reshape(q, [B * H * G, A, dh]), k, false, true), [R, L]);
   const scores = tf.add(tf.reshape(tf.mul(tf.concat([sp, ss], 1), 1 / Math.sqrt(dh)), [B, H * G, A, Tp + L]), mask);
   const [pp, ps] = tf.split(tf.reshape(tf.softmax(scores), [R, Tp + L]), [Tp, L], 1) as [tf.Tensor, tf.Tensor];
@@ -405,13 +457,19 @@ export function groupedWindowLogits(p: Params, c: ModelConfig, b: GroupedBatch, 
   const d = c.dModel;
   const { h: hp, kv } = hidden(p, c, { tokens: b.prompt, N: B, T: Tp, pad: b.pad }, oneHot, true);
   // the last prompt column: the same hidden state for the G rows of a group (broadcast; its gradient sums over them)
-  const hLast = tf.mul(tf.reshape(tf.slice(tf.reshape(hp, [B, Tp, d]), [0, Tp - 1, 0], [B, 1, d]), [B, 1, 1, d]), tf.ones([1, G, 1, 1]));
+  const hLast = tf.mul(
+    tf.reshape(tf.slice(tf.reshape(hp, [B, Tp, d]), [0, Tp - 1, 0], [B, 1, d]), [B, 1, 1, d]),
+    tf.ones([1, G, 1, 1]),
+  );
   let win: tf.Tensor = hLast;
   const Aa = A - 1;
   if (Aa > 0) {
     const ids = tf.tensor1d(b.answer, 'int32');
     const pos = tf.slice(P(p, 'wpe.weight'), [b.answerPos, 0], [Aa, d]);
-    let x = tf.reshape(tf.add(tf.reshape(embed(P(p, 'wte.weight'), ids, c.vocabSize, oneHot), [B * G, Aa, d]), pos), [B * G * Aa, d]) as tf.Tensor2D;
+    let x = tf.reshape(tf.add(tf.reshape(embed(P(p, 'wte.weight'), ids, c.vocabSize, oneHot), [B * G, Aa, d]), pos), [
+      B * G * Aa,
+      d,
+    ]) as tf.Tensor2D;
     const mask = groupedMask(b.pad, B, Tp, 0, Aa);
     for (let i = 0; i < c.layers; i++) x = groupedBlock(p, i, c, x, B, G, Aa, kv[i]!, mask).x;
     const ha = layerNorm(x, P(p, 'ln_f.weight'), P(p, 'ln_f.bias'));
@@ -433,8 +491,10 @@ export interface KVCache {
 
 export function disposeCache(cache: KVCache): void {
   for (const l of cache.layers) {
-    l.pk.k.dispose(); l.pk.v.dispose();
-    l.k?.dispose(); l.v?.dispose();
+    l.pk.k.dispose();
+    l.pk.v.dispose();
+    l.k?.dispose();
+    l.v?.dispose();
   }
 }
 
@@ -445,7 +505,10 @@ export function disposeCache(cache: KVCache): void {
 export function prefill(p: Params, c: ModelConfig, b: Batch, repeat: number): { logits: tf.Tensor2D; cache: KVCache } {
   const out = tf.tidy(() => {
     const { h, kv } = hidden(p, c, b, false, true);
-    const last = tf.reshape(tf.slice(tf.reshape(h, [b.N, b.T, c.dModel]), [0, b.T - 1, 0], [b.N, 1, c.dModel]), [b.N, c.dModel]) as tf.Tensor2D;
+    const last = tf.reshape(tf.slice(tf.reshape(h, [b.N, b.T, c.dModel]), [0, b.T - 1, 0], [b.N, 1, c.dModel]), [
+      b.N,
+      c.dModel,
+    ]) as tf.Tensor2D;
     let logits = head(p, last);
     if (repeat > 1) logits = tf.reshape(tf.tile(tf.expandDims(logits, 1), [1, repeat, 1]), [b.N * repeat, c.vocabSize]);
     return { logits, kv };
@@ -457,7 +520,13 @@ export function prefill(p: Params, c: ModelConfig, b: Batch, repeat: number): { 
 }
 
 /** One incremental step: token ids [B*G] at position `pos`. Disposes the old cache; returns logits [B*G, V]. */
-export function decodeStep(p: Params, c: ModelConfig, cache: KVCache, ids: Int32Array, pos: number): { logits: tf.Tensor2D; cache: KVCache } {
+export function decodeStep(
+  p: Params,
+  c: ModelConfig,
+  cache: KVCache,
+  ids: Int32Array,
+  pos: number,
+): { logits: tf.Tensor2D; cache: KVCache } {
   const { B, G } = cache;
   const out = tf.tidy(() => {
     const x0 = tf.add(
@@ -477,9 +546,16 @@ export function decodeStep(p: Params, c: ModelConfig, cache: KVCache, ids: Int32
     const h = layerNorm(x, P(p, 'ln_f.weight'), P(p, 'ln_f.bias')) as tf.Tensor2D;
     return { logits: head(p, h), layers };
   });
-  for (const l of cache.layers) { l.k?.dispose(); l.v?.dispose(); }
+  for (const l of cache.layers) {
+    l.k?.dispose();
+    l.v?.dispose();
+  }
   return {
     logits: out.logits,
-    cache: { ...cache, layers: cache.layers.map((l, i) => ({ pk: l.pk, k: out.layers[i]!.k, v: out.layers[i]!.v })), length: cache.length + 1 },
+    cache: {
+      ...cache,
+      layers: cache.layers.map((l, i) => ({ pk: l.pk, k: out.layers[i]!.k, v: out.layers[i]!.v })),
+      length: cache.length + 1,
+    },
   };
 }

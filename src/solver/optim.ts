@@ -23,7 +23,10 @@ export class AdamW {
   readonly m = new Map<string, tf.Variable>();
   readonly v = new Map<string, tf.Variable>();
 
-  constructor(private readonly params: Params, private readonly cfg: OptimConfig) {
+  constructor(
+    private readonly params: Params,
+    private readonly cfg: OptimConfig,
+  ) {
     for (const [name, p] of params) {
       this.m.set(name, tf.variable(tf.zerosLike(p), false));
       this.v.set(name, tf.variable(tf.zerosLike(p), false));
@@ -51,7 +54,15 @@ export class AdamW {
         const fused = fusedOp('adamw', p.size);
         if (fused) {
           // the same step, in the same operation order, in one pass (fused.ts)
-          const [p1, m1, v1] = fused(p, g0, m, v, scale, { lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, decay, bc1, bc2 });
+          const [p1, m1, v1] = fused(p, g0, m, v, scale, {
+            lr,
+            beta1: o.beta1,
+            beta2: o.beta2,
+            eps: o.eps,
+            decay,
+            bc1,
+            bc2,
+          });
           m.assign(m1!);
           v.assign(v1!);
           p.assign(p1!);

@@ -17,11 +17,33 @@ import { AdamW, learningRate, type OptimConfig } from './optim.js';
 import { ShardPool, readArrays } from './accel/index.js';
 import { AnswerReplay } from './replay.js';
 import { ChoiceDecoder, choiceTrainRows, type ChoiceRow } from './choices.js';
-import { loadCheckpoint, loadModelWeights, readWeights, writeCheckpoint, type PolicyParts, type Weights } from './checkpoint.js';
+import {
+  loadCheckpoint,
+  loadModelWeights,
+  readWeights,
+  writeCheckpoint,
+  type PolicyParts,
+  type Weights,
+} from './checkpoint.js';
 import { EOS, encode, tokenText } from './tokenizer.js';
 import {
-  BATCH_FLOATS, addShard, batchNorm, buildBatch, logProbs, memoryChunks, refLogProbs, shardDecode, shardGrads, shardObjective, shardSetupOf,
-  type ShardGrads, type ShardInput, type ShardSetup, type ShardStats, type ShardStatTensors, type TrainRow,
+  BATCH_FLOATS,
+  addShard,
+  batchNorm,
+  buildBatch,
+  logProbs,
+  memoryChunks,
+  refLogProbs,
+  shardDecode,
+  shardGrads,
+  shardObjective,
+  shardSetupOf,
+  type ShardGrads,
+  type ShardInput,
+  type ShardSetup,
+  type ShardStats,
+  type ShardStatTensors,
+  type TrainRow,
 } from './train-step.js';
 import type { Policy, PolicyPrompt, Rollout, TrainStats, UpdateAlso } from './types.js';
 
@@ -67,7 +89,14 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   batchFloats = BATCH_FLOATS;
 
   /** proposalLen: choice tokens a self-play proposer writes (proposers/self-play.ts); 0 without one. */
-  constructor(readonly cfg: SolverConfig, backend: string, seed: number, totalSteps: number, log: (l: string) => void, proposalLen = 0) {
+  constructor(
+    readonly cfg: SolverConfig,
+    backend: string,
+    seed: number,
+    totalSteps: number,
+    log: (l: string) => void,
+    proposalLen = 0,
+  ) {
     this.backend = backend;
     this.setup = shardSetupOf(cfg, proposalLen);
     this.mc = this.setup.mc;
@@ -102,13 +131,19 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    */
   private async decodeBatch(prompts: Prompt[], G: number, greedy: boolean): Promise<RolloutRow[][]> {
     const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
-    const dps: DecodePrompt[] = prompts.map((p, b) => ({ ids: this.promptIds(p.text), grammar: this.grammarOf(p), seed: `${seed}/${b}` }));
+    const dps: DecodePrompt[] = prompts.map((p, b) => ({
+      ids: this.promptIds(p.text),
+      grammar: this.grammarOf(p),
+      seed: `${seed}/${b}`,
+    }));
     if (dps.length >= 2 && dps.length * G >= PARALLEL_DECODE_ROWS) {
       const parts = await this.pool.run(async (workers) => {
         const n = Math.min(workers.size + 1, dps.length);
         const starts = Array.from({ length: n + 1 }, (_, i) => Math.floor((i * dps.length) / n));
         const chunks = starts.slice(0, n).map((from, i) => ({ prompts: dps.slice(from, starts[i + 1]), G, greedy }));
-        return workers.decode(chunks.slice(1), await readArrays(this.params), () => shardDecode(this.params, this.setup, chunks[0]!));
+        return workers.decode(chunks.slice(1), await readArrays(this.params), () =>
+          shardDecode(this.params, this.setup, chunks[0]!),
+        );
       });
       if (parts) return parts.flat();
     }
@@ -143,36 +178,52 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * every group), and the batch's mean raw reward.
    */
   private prepare(rows: RolloutRow[][], rewards: number[][]): { meanReward: number; groups: TrainRow[][] } {
-    if (!oneRewardPerRow(rows, rewards)) throw new Error(`update(): rewards must be [${rows.length}][${rows[0]?.length ?? 0}]`);
+    if (!oneRewardPerRow(rows, rewards))
+      throw new Error(`update(): rewards must be [${rows.length}][${rows[0]?.length ?? 0}]`);
     const lc = this.cfg.loss;
     const maxA = this.cfg.model.maxAnswerLen;
     const overlong = lc.overlong.enabled ?? lc.type === 'dapo';
-    const shaped = rewards.map((g, b) => g.map((r, i) =>
-      overlong ? r + overlongPenalty(rows[b]![i]!.answer.length - 1, maxA, lc.overlong.cache, lc.overlong.penalty) : r));
+    const shaped = rewards.map((g, b) =>
+      g.map((r, i) =>
+        overlong
+          ? r + overlongPenalty(rows[b]![i]!.answer.length - 1, maxA, lc.overlong.cache, lc.overlong.penalty)
+          : r,
+      ),
+    );
     const adv = advantages(shaped, lc.scale);
     const meanReward = rewards.flat().reduce((a, b) => a + b, 0) / Math.max(1, rewards.flat().length);
     // dynamic sampling drops the groups that carry no gradient
     const groups = rows.flatMap((group, b) =>
-      lc.dynamicSampling && isZeroVariance(shaped[b]!) ? [] : [group.map((row, i) => ({ ...row, adv: adv[b]![i]! }))]);
+      lc.dynamicSampling && isZeroVariance(shaped[b]!) ? [] : [group.map((row, i) => ({ ...row, adv: adv[b]![i]! }))],
+    );
     return { meanReward, groups };
   }
 
   /** Groups of rows as one shard's input (without normalisers: the whole batch, the published reductions). */
   private trainInput(groups: TrainRow[][], temperature: number, supervised = false): Omit<ShardInput, 'norm'> {
-    return { batch: buildBatch(groups, this.cfg.model.maxPromptLen), temperature, ...(supervised ? { supervised } : {}) };
+    return {
+      batch: buildBatch(groups, this.cfg.model.maxPromptLen),
+      temperature,
+      ...(supervised ? { supervised } : {}),
+    };
   }
 
   /** Each row's answer log-probs under the current weights, at `temperature`, grouped as the rows. */
   private async currentLogProbs(rows: RolloutRow[][], temperature: number): Promise<Float32Array[][]> {
-    const b = buildBatch(rows.map((g) => g.map((r) => ({ ...r, adv: 0 }))), this.cfg.model.maxPromptLen);
+    const b = buildBatch(
+      rows.map((g) => g.map((r) => ({ ...r, adv: 0 }))),
+      this.cfg.model.maxPromptLen,
+    );
     const lp = tf.tidy(() => logProbs(this.params, this.mc, b, temperature).logp);
     const d = (await lp.data()) as Float32Array;
     lp.dispose();
     let i = 0;
-    return rows.map((g) => g.map((r) => {
-      const at = i++ * b.A; // row i of the batch
-      return d.slice(at, at + r.answer.length);
-    }));
+    return rows.map((g) =>
+      g.map((r) => {
+        const at = i++ * b.A; // row i of the batch
+        return d.slice(at, at + r.answer.length);
+      }),
+    );
   }
 
   /** A rollout's log-probs, as sampled and as the current weights give them (for tests: equal before an update). */
@@ -193,7 +244,14 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     if (chunks.length > 1) {
       // one after another, each normalised by the whole batch (as the pool's shards are): the sums are the batch's
       const norm = batchNorm(groups);
-      return chunks.reduce<ShardGrads | null>((sum, chunk) => addShard(shardGrads(this.params, this.ref, this.setup, { ...this.trainInput(chunk, temperature, supervised), norm }), sum), null)!;
+      return chunks.reduce<ShardGrads | null>(
+        (sum, chunk) =>
+          addShard(
+            shardGrads(this.params, this.ref, this.setup, { ...this.trainInput(chunk, temperature, supervised), norm }),
+            sum,
+          ),
+        null,
+      )!;
     }
     if (groups.length >= 2) {
       const out = await this.pool.run(async (workers) => {
@@ -201,11 +259,20 @@ export class TransformerPolicy implements Policy<SolverRollout> {
         const shards = Math.min(workers.size + 1, groups.length);
         const norm = batchNorm(groups);
         const inputs: ShardInput[] = Array.from({ length: shards }, (_, i) => ({
-          ...this.trainInput(groups.slice(Math.floor((i * groups.length) / shards), Math.floor(((i + 1) * groups.length) / shards)), temperature, supervised),
+          ...this.trainInput(
+            groups.slice(Math.floor((i * groups.length) / shards), Math.floor(((i + 1) * groups.length) / shards)),
+            temperature,
+            supervised,
+          ),
           norm,
         }));
         const ref = this.ref;
-        return workers.grads(inputs.slice(1), await readArrays(this.params), async () => (ref ? readArrays(ref) : undefined), () => shardGrads(this.params, ref, this.setup, inputs[0]!));
+        return workers.grads(
+          inputs.slice(1),
+          await readArrays(this.params),
+          async () => (ref ? readArrays(ref) : undefined),
+          () => shardGrads(this.params, ref, this.setup, inputs[0]!),
+        );
       });
       if (out) return out;
     }
@@ -216,15 +283,23 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * Self-imitation (replay.ts), update's first step: the rows and rewards with kept answers in;
    * a replaced row's old log-probs are the current policy's. The rollout is left as it is.
    */
-  async withKeptAnswers(rollout: SolverRollout, rewards: number[][]): Promise<{ rows: RolloutRow[][]; rewards: number[][] }> {
+  async withKeptAnswers(
+    rollout: SolverRollout,
+    rewards: number[][],
+  ): Promise<{ rows: RolloutRow[][]; rewards: number[][] }> {
     const rows = rollout.rows;
     // a malformed rewards array is prepare()'s to report
     if (!this.replay || !oneRewardPerRow(rows, rewards)) return { rows, rewards };
     const out = this.replay.apply(rows, rewards);
     if (out.replaced.length > 0) {
       // the first row of each of several groups: a batch of groups of one
-      const lps = await this.currentLogProbs(out.replaced.map((b) => [out.rows[b]![0]!]), rollout.temperature);
-      out.replaced.forEach((b, r) => { out.rows[b]![0]!.oldLogp = lps[r]![0]!; });
+      const lps = await this.currentLogProbs(
+        out.replaced.map((b) => [out.rows[b]![0]!]),
+        rollout.temperature,
+      );
+      out.replaced.forEach((b, r) => {
+        out.rows[b]![0]!.oldLogp = lps[r]![0]!;
+      });
     }
     return { rows: out.rows, rewards: out.rewards };
   }
@@ -232,7 +307,14 @@ export class TransformerPolicy implements Policy<SolverRollout> {
   /** The model as a proposer (self-play): a decoder of choice tokens after `prompt`, at the sampling temperature. */
   openChoices(prompt: string): ChoiceDecoder {
     const m = this.cfg.model;
-    return new ChoiceDecoder(this.params, this.mc, m.maxPromptLen, this.mc.maxPositions - m.maxPromptLen - 1, this.cfg.sampling.temperature, prompt);
+    return new ChoiceDecoder(
+      this.params,
+      this.mc,
+      m.maxPromptLen,
+      this.mc.maxPositions - m.maxPromptLen - 1,
+      this.cfg.sampling.temperature,
+      prompt,
+    );
   }
 
   /** One update on the rollout's groups, and on `also`'s rows in the same optimiser step. */
@@ -240,8 +322,11 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const kept = await this.withKeptAnswers(rollout, rewards);
     const prep = this.prepare(kept.rows, kept.rewards);
     // episodes' turn rows are groups of one, the rollout's are groups of G: two batches, whose losses add
-    const parts = also.episodes?.length ? [prep.groups, turnRows(also.episodes, this.cfg.loss.scale, this.cfg.loss.dynamicSampling)] : [prep.groups];
-    if (also.proposals?.length) return this.jointUpdate(parts, prep.meanReward, rollout.temperature, also.proposals, also.proposalWeight ?? 1);
+    const parts = also.episodes?.length
+      ? [prep.groups, turnRows(also.episodes, this.cfg.loss.scale, this.cfg.loss.dynamicSampling)]
+      : [prep.groups];
+    if (also.proposals?.length)
+      return this.jointUpdate(parts, prep.meanReward, rollout.temperature, also.proposals, also.proposalWeight ?? 1);
     return this.applyGroups(parts, rollout.temperature, prep.meanReward);
   }
 
@@ -264,7 +349,17 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const groups = parts.flat();
     const rows = groups.flat();
     if (rows.length === 0) {
-      return { loss: 0, meanAbsAdvantage: 0, clipFraction: 0, kl: 0, entropy: 0, tokens: 0, groups: 0, lr: learningRate(this.opt.step, this.schedule), reward: meanReward };
+      return {
+        loss: 0,
+        meanAbsAdvantage: 0,
+        clipFraction: 0,
+        kl: 0,
+        entropy: 0,
+        tokens: 0,
+        groups: 0,
+        lr: learningRate(this.opt.step, this.schedule),
+        reward: meanReward,
+      };
     }
     const mu = this.cfg.loss.mu;
     // the stats' mean over the μ inner iterations
@@ -282,7 +377,11 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     return {
       ...mean,
       meanAbsAdvantage: rows.reduce((a, r) => a + Math.abs(r.adv), 0) / rows.length,
-      tokens: rows.reduce((a, r) => a + r.answer.length, 0), groups: groups.length, lr, reward: meanReward, gradNorm,
+      tokens: rows.reduce((a, r) => a + r.answer.length, 0),
+      groups: groups.length,
+      lr,
+      reward: meanReward,
+      gradNorm,
     };
   }
 
@@ -293,13 +392,25 @@ export class TransformerPolicy implements Policy<SolverRollout> {
    * backend as update(). For bench:ceiling's ceiling and for warm starts; runs never call it.
    */
   async supervise(prompts: Prompt[], answers: string[]): Promise<TrainStats> {
-    if (prompts.length !== answers.length) throw new Error(`supervise(): ${prompts.length} prompts, ${answers.length} answers`);
+    if (prompts.length !== answers.length)
+      throw new Error(`supervise(): ${prompts.length} prompts, ${answers.length} answers`);
     const rows = prompts.map((p, i) => this.shownRow(p, answers[i]!));
-    const { grads, stats } = await this.iterationGrads(rows.map((r) => [r]), 1, true);
+    const { grads, stats } = await this.iterationGrads(
+      rows.map((r) => [r]),
+      1,
+      true,
+    );
     const r = this.opt.apply(grads);
     const gradNorm = (await r.gradNorm.data())[0]!;
     r.gradNorm.dispose();
-    return { ...stats, meanAbsAdvantage: 0, tokens: rows.reduce((a, row) => a + row.answer.length, 0), groups: rows.length, lr: r.lr, gradNorm };
+    return {
+      ...stats,
+      meanAbsAdvantage: 0,
+      tokens: rows.reduce((a, row) => a + row.answer.length, 0),
+      groups: rows.length,
+      lr: r.lr,
+      gradNorm,
+    };
   }
 
   /**
@@ -310,7 +421,8 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const shape = this.grammarOf(p);
     const ids = answerIds(grammarFor(shape), answer);
     const maxA = this.cfg.model.maxAnswerLen;
-    if (!ids || ids.length - 1 > maxA) throw new Error(`"${answer}" is not a ${shape} answer of at most ${maxA} tokens`);
+    if (!ids || ids.length - 1 > maxA)
+      throw new Error(`"${answer}" is not a ${shape} answer of at most ${maxA} tokens`);
     return { prompt: this.promptIds(p.text), answer: ids };
   }
 
@@ -330,7 +442,10 @@ export class TransformerPolicy implements Policy<SolverRollout> {
 
   // ------------------------------------------------------------------ multi-turn (episodes.ts)
   /** One action per context (its text cut from the left to maxPromptLen), decoded under its tools' action grammar. */
-  async decodeActions(prompts: { text: string; tools: readonly ActionTool[] }[], greedy: boolean): Promise<RolloutRow[]> {
+  async decodeActions(
+    prompts: { text: string; tools: readonly ActionTool[] }[],
+    greedy: boolean,
+  ): Promise<RolloutRow[]> {
     if (!prompts.length) return [];
     const seed = greedy ? 0 : this.rng.int(0, 2 ** 31 - 1);
     const aps = prompts.map((p, b) => ({ ids: this.promptIds(p.text), tools: p.tools, seed: `${seed}/${b}` }));
@@ -355,14 +470,25 @@ export class TransformerPolicy implements Policy<SolverRollout> {
 
   /** Each turn row's log-probs under the current weights (equal to the sampling ones before an update). */
   async turnLogProbs(rows: RolloutRow[], temperature: number): Promise<number[][]> {
-    return (await this.currentLogProbs(rows.map((r) => [r]), temperature)).map((g) => Array.from(g[0]!));
+    return (
+      await this.currentLogProbs(
+        rows.map((r) => [r]),
+        temperature,
+      )
+    ).map((g) => Array.from(g[0]!));
   }
 
   /**
    * One step on the solver role's groups (if any) and the proposer role's rows (groups of one: each
    * has its own prompt) together: each role's loss is reduced over its own rows, and they add.
    */
-  private async jointUpdate(parts: TrainRow[][][], meanReward: number, temperature: number, proposals: readonly ChoiceRow[], weight: number): Promise<TrainStats> {
+  private async jointUpdate(
+    parts: TrainRow[][][],
+    meanReward: number,
+    temperature: number,
+    proposals: readonly ChoiceRow[],
+    weight: number,
+  ): Promise<TrainStats> {
     const groups = parts.flat();
     const rows = groups.flat();
     const extra = choiceTrainRows(proposals, this.cfg.model.maxPromptLen).map((r) => [{ ...r, adv: r.adv * weight }]);
@@ -372,7 +498,10 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     let gradNorm = 0;
     for (let it = 0; it < mu; it++) {
       const solve = await this.partsGrads(parts, temperature);
-      const { grads, stats } = addShard(shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, temperature)), solve);
+      const { grads, stats } = addShard(
+        shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, temperature)),
+        solve,
+      );
       const r = this.opt.apply(grads);
       tf.dispose([...grads.values()]);
       lr = r.lr;
@@ -384,26 +513,49 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     return {
       ...mean,
       meanAbsAdvantage: all.reduce((a, r) => a + Math.abs(r.adv), 0) / all.length,
-      tokens: all.reduce((a, r) => a + r.answer.length, 0), groups: groups.length, lr, reward: meanReward, gradNorm,
+      tokens: all.reduce((a, r) => a + r.answer.length, 0),
+      groups: groups.length,
+      lr,
+      reward: meanReward,
+      gradNorm,
     };
   }
 
   /** Loss and gradients of the proposer role's rows alone, without stepping (for tests). */
   async choiceGrads(proposals: readonly ChoiceRow[]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
     const extra = choiceTrainRows(proposals, this.cfg.model.maxPromptLen).map((r) => [r]);
-    const { grads: g, stats } = shardGrads(this.params, this.ref, this.setup, this.trainInput(extra, this.cfg.sampling.temperature));
+    const { grads: g, stats } = shardGrads(
+      this.params,
+      this.ref,
+      this.setup,
+      this.trainInput(extra, this.cfg.sampling.temperature),
+    );
     const out = new Map<string, Float32Array>();
-    for (const [n, t] of g) { out.set(n, (await t.data()) as Float32Array); t.dispose(); }
+    for (const [n, t] of g) {
+      out.set(n, (await t.data()) as Float32Array);
+      t.dispose();
+    }
     return { loss: stats.loss, grads: out };
   }
 
   /** Loss and gradients on a rollout without stepping, on this thread (for gradient checks). */
-  async lossAndGrads(rollout: SolverRollout, rewards: number[][]): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
+  async lossAndGrads(
+    rollout: SolverRollout,
+    rewards: number[][],
+  ): Promise<{ loss: number; grads: Map<string, Float32Array> }> {
     const { groups } = this.prepare(rollout.rows, rewards);
     if (groups.length === 0) throw new Error('no group with a gradient');
-    const { grads: g, stats } = shardGrads(this.params, this.ref, this.setup, this.trainInput(groups, rollout.temperature));
+    const { grads: g, stats } = shardGrads(
+      this.params,
+      this.ref,
+      this.setup,
+      this.trainInput(groups, rollout.temperature),
+    );
     const out = new Map<string, Float32Array>();
-    for (const [n, t] of g) { out.set(n, (await t.data()) as Float32Array); t.dispose(); }
+    for (const [n, t] of g) {
+      out.set(n, (await t.data()) as Float32Array);
+      t.dispose();
+    }
     return { loss: stats.loss, grads: out };
   }
 
@@ -417,7 +569,11 @@ export class TransformerPolicy implements Policy<SolverRollout> {
     const input = this.trainInput(groups, temperature);
     const ref = refLogProbs(this.ref, this.setup, input);
     const kept: { stats?: ShardStatTensors } = {};
-    const l = tf.tidy(() => shardObjective(this.params, this.setup, input, ref, (s) => { kept.stats = s; })());
+    const l = tf.tidy(() =>
+      shardObjective(this.params, this.setup, input, ref, (s) => {
+        kept.stats = s;
+      })(),
+    );
     const v = (await l.data())[0]!;
     l.dispose();
     if (kept.stats) tf.dispose(Object.values(kept.stats));

@@ -51,7 +51,8 @@ export class AnswerReplay {
       const hit = out[b]!.findIndex(isSolved);
       if (hit >= 0) {
         const row = rows[b]![hit]!;
-        if (!this.kept.has(key)) this.kept.set(key, { answer: row.answer.slice(), allowed: row.allowed, text: row.text });
+        if (!this.kept.has(key))
+          this.kept.set(key, { answer: row.answer.slice(), allowed: row.allowed, text: row.text });
         continue;
       }
       const k = this.kept.get(key);

@@ -35,7 +35,10 @@ export function encodeSafetensors(tensors: Map<string, NamedTensor>, metadata: R
   return buf;
 }
 
-export function decodeSafetensors(buf: Buffer): { tensors: Map<string, NamedTensor>; metadata: Record<string, string> } {
+export function decodeSafetensors(buf: Buffer): {
+  tensors: Map<string, NamedTensor>;
+  metadata: Record<string, string>;
+} {
   if (buf.length < 8) throw new Error('safetensors: file too short');
   const hlen = Number(buf.readBigUInt64LE(0));
   if (8 + hlen > buf.length) throw new Error('safetensors: header length past end of file');

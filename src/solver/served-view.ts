@@ -39,7 +39,8 @@ export const VIEW_RULE = {
 export function viewToken(id: number): string {
   if (id < SPECIAL_NAMES.length) return SPECIAL_NAMES[id]!;
   const text = TOKENS[id];
-  if (text === undefined) throw new RangeError(`token id ${id} is outside the solver's vocabulary (${TOKENS.length} tokens)`);
+  if (text === undefined)
+    throw new RangeError(`token id ${id} is outside the solver's vocabulary (${TOKENS.length} tokens)`);
   return text === ' ' ? SPACE_TOKEN : text;
 }
 
@@ -56,7 +57,10 @@ export function splitView(text: string): number[] | { error: string } {
   for (const word of text.split(/\s+/)) {
     if (word === '') continue;
     const id = idOfViewToken.get(word);
-    if (id === undefined) return { error: `${shown(word)} is not a token of the solver's view ${VIEW} (tokens are joined by one space, the space itself written ${SPACE_TOKEN}; GET /v1/tokenizer lists them)` };
+    if (id === undefined)
+      return {
+        error: `${shown(word)} is not a token of the solver's view ${VIEW} (tokens are joined by one space, the space itself written ${SPACE_TOKEN}; GET /v1/tokenizer lists them)`,
+      };
     ids.push(id);
   }
   return ids;
@@ -94,9 +98,18 @@ export function viewAnswer(shape: AnswerShape, answer: string): string {
  * for one it has no token for (tokenizer.ts `charId`); text written by the rule above has none.
  */
 export function hfTokenizer(): object {
-  const special = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const special = (content: string, id: number) => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
   const bos = SPECIAL_NAMES[BOS]!;
-  const piece = (p: 'bos' | 'A' | 'B') => (p === 'bos' ? { SpecialToken: { id: bos, type_id: 0 } } : { Sequence: { id: p, type_id: 0 } });
+  const piece = (p: 'bos' | 'A' | 'B') =>
+    p === 'bos' ? { SpecialToken: { id: bos, type_id: 0 } } : { Sequence: { id: p, type_id: 0 } };
   return {
     version: '1.0',
     truncation: null,

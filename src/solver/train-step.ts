@@ -75,11 +75,16 @@ export const BATCH_FLOATS = 2 ** 26;
  * (hundreds of one-row groups of 256 + 80 positions) would pass wasm's 4 GiB heap in one batch. A
  * batch that fits (every single-turn preset's) is one chunk, run as before.
  */
-export function memoryChunks(groups: TrainRow[][], m: { layers: number; heads: number }, budget = BATCH_FLOATS): TrainRow[][][] {
+export function memoryChunks(
+  groups: TrainRow[][],
+  m: { layers: number; heads: number },
+  budget = BATCH_FLOATS,
+): TrainRow[][][] {
   // a batch pads every group to its longest prompt and answer: each group is priced at those
   const tp = Math.max(...groups.map((g) => g[0]!.prompt.length)) + 2;
   const a = Math.max(...groups.flat().map((r) => r.answer.length));
-  const priced = (g: TrainRow[]) => m.layers * m.heads * (tp * tp + g.length * a * (tp + a)) + g.length * a * VOCAB_SIZE;
+  const priced = (g: TrainRow[]) =>
+    m.layers * m.heads * (tp * tp + g.length * a * (tp + a)) + g.length * a * VOCAB_SIZE;
   const total = groups.reduce((sum, g) => sum + priced(g), 0);
   if (total <= budget) return [groups];
   const out: TrainRow[][][] = [[]];
@@ -152,7 +157,11 @@ export function logProbs(params: Params, mc: ModelConfig, b: TrainBatch, tempera
  * lsm = logSoftmax(z), logp = lsm[target], ent = −Σ exp(lsm)·lsm. Fused (fused.ts) where the backend
  * has it, which computes both.
  */
-export function targetLogp(z: tf.Tensor2D, targets: Int32Array, entropy = true): { logp: tf.Tensor1D; ent?: tf.Tensor1D } {
+export function targetLogp(
+  z: tf.Tensor2D,
+  targets: Int32Array,
+  entropy = true,
+): { logp: tf.Tensor1D; ent?: tf.Tensor1D } {
   const t = tf.tensor1d(targets, 'int32');
   const fused = fusedOp('targetLogp');
   if (fused) {
@@ -183,7 +192,13 @@ export type ShardStatTensors = { [K in keyof ShardStats]: tf.Scalar };
  * `onStats`. `ref` holds the frozen reference's log-probs when β > 0. Without `norm` the shard is
  * the whole batch (the published reductions, as loss.ts writes them).
  */
-export function shardObjective(params: Params, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>, ref: tf.Tensor2D | undefined, onStats: (s: ShardStatTensors) => void) {
+export function shardObjective(
+  params: Params,
+  setup: ShardSetup,
+  input: ShardInput | Omit<ShardInput, 'norm'>,
+  ref: tf.Tensor2D | undefined,
+  onStats: (s: ShardStatTensors) => void,
+) {
   const b = input.batch;
   const norm = 'norm' in input ? input.norm : undefined;
   return (): tf.Scalar => {
@@ -191,15 +206,27 @@ export function shardObjective(params: Params, setup: ShardSetup, input: ShardIn
     const mask = tf.tensor2d(b.mask, [b.N, b.A]);
     const out = input.supervised
       ? supervisedLoss({ logp, mask }, norm)
-      : policyLoss({ logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs) }, { ...setup.loss, norm });
+      : policyLoss(
+          { logp, old: tf.tensor2d(b.old, [b.N, b.A]), ref, mask, adv: tf.tensor1d(b.advs) },
+          { ...setup.loss, norm },
+        );
     const entropy = tf.div(tf.sum(tf.mul(ent, mask)), norm ? norm.tokens : tf.maximum(tf.sum(mask), 1));
-    onStats({ loss: tf.keep(out.loss.clone()), clipFraction: tf.keep(out.clipFraction), kl: tf.keep(out.kl), entropy: tf.keep(entropy as tf.Scalar) });
-    return setup.entropy > 0 ? tf.sub(out.loss, tf.mul(entropy, setup.entropy)) as tf.Scalar : out.loss;
+    onStats({
+      loss: tf.keep(out.loss.clone()),
+      clipFraction: tf.keep(out.clipFraction),
+      kl: tf.keep(out.kl),
+      entropy: tf.keep(entropy as tf.Scalar),
+    });
+    return setup.entropy > 0 ? (tf.sub(out.loss, tf.mul(entropy, setup.entropy)) as tf.Scalar) : out.loss;
   };
 }
 
 /** The frozen reference's log-probs of a batch, or undefined without a reference. */
-export function refLogProbs(ref: Params | null, setup: ShardSetup, input: Omit<ShardInput, 'norm'>): tf.Tensor2D | undefined {
+export function refLogProbs(
+  ref: Params | null,
+  setup: ShardSetup,
+  input: Omit<ShardInput, 'norm'>,
+): tf.Tensor2D | undefined {
   if (!ref || setup.loss.beta <= 0) return undefined;
   return tf.tidy(() => logProbs(ref, setup.mc, input.batch, input.temperature).logp);
 }
@@ -239,14 +266,27 @@ export function addShard(a: ShardGrads, b: ShardGrads | null): ShardGrads {
 }
 
 /** One shard's gradients and stats (normalised by input.norm; without it, the shard is the whole batch). */
-export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup, input: ShardInput | Omit<ShardInput, 'norm'>): ShardGrads {
+export function shardGrads(
+  params: Params,
+  ref: Params | null,
+  setup: ShardSetup,
+  input: ShardInput | Omit<ShardInput, 'norm'>,
+): ShardGrads {
   const refLp = input.supervised ? undefined : refLogProbs(ref, setup, input);
   const kept: { stats?: ShardStatTensors } = {};
   try {
-    const grads = gradsByName(params, shardObjective(params, setup, input, refLp, (s) => { kept.stats = s; }));
+    const grads = gradsByName(
+      params,
+      shardObjective(params, setup, input, refLp, (s) => {
+        kept.stats = s;
+      }),
+    );
     const read = (t: tf.Scalar): number => t.dataSync()[0]!;
     const s = kept.stats!;
-    return { grads, stats: { loss: read(s.loss), clipFraction: read(s.clipFraction), kl: read(s.kl), entropy: read(s.entropy) } };
+    return {
+      grads,
+      stats: { loss: read(s.loss), clipFraction: read(s.clipFraction), kl: read(s.kl), entropy: read(s.entropy) },
+    };
   } finally {
     refLp?.dispose();
     if (kept.stats) tf.dispose(Object.values(kept.stats));
@@ -260,14 +300,23 @@ export function shardGrads(params: Params, ref: Params | null, setup: ShardSetup
 export function shardSetupOf(cfg: SolverConfig, proposalLen = 0): ShardSetup {
   const m = cfg.model;
   const mc: ModelConfig = {
-    vocabSize: VOCAB_SIZE, dModel: m.dModel, layers: m.layers, heads: m.heads, mlpRatio: m.mlpRatio,
+    vocabSize: VOCAB_SIZE,
+    dModel: m.dModel,
+    layers: m.layers,
+    heads: m.heads,
+    mlpRatio: m.mlpRatio,
     // <bos> and the prompt at 0 … maxPromptLen, answer inputs from maxPromptLen + 1 (model.ts): up to
     // maxAnswerLen of them (or the self-play proposer's choice tokens, when it writes more)
     maxPositions: m.maxPromptLen + 1 + Math.max(m.maxAnswerLen, proposalLen),
   };
   const { epsLow, epsHigh } = clipRange(cfg.loss);
   const loss = { type: cfg.loss.type, epsLow, epsHigh, beta: cfg.loss.beta, maxLen: m.maxAnswerLen + 1 };
-  return { mc, loss, entropy: cfg.loss.entropy, decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: cfg.sampling } };
+  return {
+    mc,
+    loss,
+    entropy: cfg.loss.entropy,
+    decode: { maxPromptLen: m.maxPromptLen, maxAnswerLen: m.maxAnswerLen, sampling: cfg.sampling },
+  };
 }
 
 /** Parameter shapes of a shard's model (for a worker's own copy). */

@@ -9,7 +9,11 @@ import { UserError } from '../../core/errors.js';
 
 export const STREAM = 'COGEN_VERIFY';
 export const DEAD_STREAM = 'COGEN_VERIFY_DEAD';
-export const SUBJECTS = { native: 'cogen.verify.native', bridged: 'cogen.verify.bridged', dead: 'cogen.verify.dead' } as const;
+export const SUBJECTS = {
+  native: 'cogen.verify.native',
+  bridged: 'cogen.verify.bridged',
+  dead: 'cogen.verify.dead',
+} as const;
 export type Lane = 'native' | 'bridged';
 /** Where a replica hears its verdicts: one subject per replica (the batch id says which request). */
 export const VERDICT_PREFIX = 'cogen.verdict.';
@@ -18,15 +22,25 @@ export const DEFAULT_ACK_WAIT_S = 2;
 const ns = (s: number): number => Math.round(s * 1e9);
 
 /** Connection options for a nats:// URL; credentials come from NATS_TOKEN or NATS_USER and NATS_PASSWORD, never from the URL. */
-export function natsTarget(url: string): { servers: string; display: string; token?: string; user?: string; pass?: string } {
+export function natsTarget(url: string): {
+  servers: string;
+  display: string;
+  token?: string;
+  user?: string;
+  pass?: string;
+} {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
     throw new UserError('expected a NATS URL: nats://host[:port]');
   }
-  if (u.protocol !== 'nats:' && u.protocol !== 'tls:') throw new UserError(`expected a nats:// URL, got ${u.protocol}//…`);
-  if (u.username || u.password) throw new UserError('the NATS URL carries credentials; set NATS_TOKEN, or NATS_USER and NATS_PASSWORD, in the environment instead (a command line shows in process lists)');
+  if (u.protocol !== 'nats:' && u.protocol !== 'tls:')
+    throw new UserError(`expected a nats:// URL, got ${u.protocol}//…`);
+  if (u.username || u.password)
+    throw new UserError(
+      'the NATS URL carries credentials; set NATS_TOKEN, or NATS_USER and NATS_PASSWORD, in the environment instead (a command line shows in process lists)',
+    );
   const servers = `${u.hostname}:${u.port || 4222}`;
   const env = process.env;
   return {
@@ -42,10 +56,20 @@ export async function connectNats(url: string, name: string): Promise<{ nc: Nats
   const { display, ...opts } = natsTarget(url);
   try {
     // noAsyncTraces: no stack captured for every request (each JetStream publish is one); errors keep their messages.
-    const nc = await connect({ ...opts, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000, pingInterval: 5000, noAsyncTraces: true });
+    const nc = await connect({
+      ...opts,
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      timeout: 5000,
+      pingInterval: 5000,
+      noAsyncTraces: true,
+    });
     return { nc, display };
   } catch (e) {
-    throw new UserError(`cannot reach the verification queue (NATS at ${display}): ${(e as Error).message.split('\n')[0]}`);
+    throw new UserError(
+      `cannot reach the verification queue (NATS at ${display}): ${(e as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -69,16 +93,40 @@ export async function ensureQueue(nc: NatsConnection, ackWaitS: number): Promise
   } catch (e) {
     throw new UserError(`the NATS server has no JetStream (start it with -js): ${(e as Error).message.split('\n')[0]}`);
   }
-  const has = async (f: () => Promise<unknown>) => f().then(() => true, () => false);
+  const has = async (f: () => Promise<unknown>) =>
+    f().then(
+      () => true,
+      () => false,
+    );
   if (!(await has(() => jsm.streams.info(STREAM)))) {
     // A batch nobody verified within 10 minutes is dropped: its request answered 503 long before.
-    await jsm.streams.add({ name: STREAM, subjects: [SUBJECTS.native, SUBJECTS.bridged], retention: RetentionPolicy.Workqueue, duplicate_window: ns(120), max_age: ns(600) });
+    await jsm.streams.add({
+      name: STREAM,
+      subjects: [SUBJECTS.native, SUBJECTS.bridged],
+      retention: RetentionPolicy.Workqueue,
+      duplicate_window: ns(120),
+      max_age: ns(600),
+    });
   }
   if (!(await has(() => jsm.streams.info(DEAD_STREAM)))) {
-    await jsm.streams.add({ name: DEAD_STREAM, subjects: [SUBJECTS.dead], retention: RetentionPolicy.Limits, max_age: ns(7 * 24 * 3600), max_msgs: 100_000 });
+    await jsm.streams.add({
+      name: DEAD_STREAM,
+      subjects: [SUBJECTS.dead],
+      retention: RetentionPolicy.Limits,
+      max_age: ns(7 * 24 * 3600),
+      max_msgs: 100_000,
+    });
   }
   for (const lane of ['native', 'bridged'] as const) {
-    const config = { durable_name: lane, filter_subject: SUBJECTS[lane], ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: ns(ackWaitS), max_deliver: -1, max_ack_pending: 10_000 };
+    const config = {
+      durable_name: lane,
+      filter_subject: SUBJECTS[lane],
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ns(ackWaitS),
+      max_deliver: -1,
+      max_ack_pending: 10_000,
+    };
     if (!(await has(() => jsm.consumers.info(STREAM, lane)))) await jsm.consumers.add(STREAM, config);
     else await jsm.consumers.update(STREAM, lane, { ack_wait: config.ack_wait });
   }
@@ -86,7 +134,9 @@ export async function ensureQueue(nc: NatsConnection, ackWaitS: number): Promise
 }
 
 /** The queue's depth and redeliveries over both lanes. */
-export async function queueStats(jsm: JetStreamManager): Promise<{ pending: number; ackPending: number; redelivered: number }> {
+export async function queueStats(
+  jsm: JetStreamManager,
+): Promise<{ pending: number; ackPending: number; redelivered: number }> {
   const out = { pending: 0, ackPending: 0, redelivered: 0 };
   for (const lane of ['native', 'bridged'] as const) {
     const ci = await jsm.consumers.info(STREAM, lane);

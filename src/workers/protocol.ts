@@ -20,7 +20,11 @@ export const MAX_BATCH = 256;
 
 export const HEADER = { reply: 'Cogen-Reply', crashes: 'Cogen-Crashes', msgId: 'Nats-Msg-Id' } as const;
 
-const ItemSchema = z.object({ i: z.number().int().nonnegative(), t: z.number().int().nonnegative(), completion: z.string() });
+const ItemSchema = z.object({
+  i: z.number().int().nonnegative(),
+  t: z.number().int().nonnegative(),
+  completion: z.string(),
+});
 
 export const BatchSchema = z
   .object({
@@ -30,7 +34,10 @@ export const BatchSchema = z
     tasks: z.array(TaskSchema).min(1).max(MAX_BATCH),
     items: z.array(ItemSchema).min(1).max(MAX_BATCH),
   })
-  .refine((b) => b.items.every((it) => it.t < b.tasks.length), { message: 'an item names a task the batch does not carry', path: ['items'] });
+  .refine((b) => b.items.every((it) => it.t < b.tasks.length), {
+    message: 'an item names a task the batch does not carry',
+    path: ['items'],
+  });
 export interface BatchItem {
   i: number;
   t: number;
@@ -45,7 +52,11 @@ export interface Batch {
 }
 
 /** A batch of one of its items (split out of it), carrying only that item's task. */
-export const single = (b: Batch, item: BatchItem): Batch => ({ ...b, tasks: [b.tasks[item.t]!], items: [{ ...item, t: 0 }] });
+export const single = (b: Batch, item: BatchItem): Batch => ({
+  ...b,
+  tasks: [b.tasks[item.t]!],
+  items: [{ ...item, t: 0 }],
+});
 
 export interface Verdict {
   i: number;
@@ -65,9 +76,12 @@ const isVerdict = (r: unknown): r is Verdict => {
   if (typeof r !== 'object' || r === null) return false;
   const x = r as Record<string, unknown>;
   return (
-    Number.isInteger(x.i) && (x.i as number) >= 0 &&
+    Number.isInteger(x.i) &&
+    (x.i as number) >= 0 &&
     typeof x.answer === 'string' &&
-    typeof x.reward === 'number' && x.reward >= 0 && x.reward <= 1 &&
+    typeof x.reward === 'number' &&
+    x.reward >= 0 &&
+    x.reward <= 1 &&
     (x.reason === null || typeof x.reason === 'string') &&
     (x.passed === undefined || typeof x.passed === 'number') &&
     (x.total === undefined || typeof x.total === 'number')
@@ -87,7 +101,15 @@ export function readVerdicts(data: Uint8Array): Verdicts | null {
     return null;
   }
   const x = raw as Partial<Verdicts> | null;
-  if (typeof x !== 'object' || x === null || x.v !== 2 || typeof x.batch !== 'string' || !Array.isArray(x.results) || !x.results.every(isVerdict)) return null;
+  if (
+    typeof x !== 'object' ||
+    x === null ||
+    x.v !== 2 ||
+    typeof x.batch !== 'string' ||
+    !Array.isArray(x.results) ||
+    !x.results.every(isVerdict)
+  )
+    return null;
   return x as Verdicts;
 }
 
@@ -103,9 +125,15 @@ export function batchHeaders(reply: string, msgId: string, crashes = 0): MsgHdrs
 }
 
 /** A delivered batch message, checked: the batch, where its verdicts go, and the crashes it inherits; or a one-line reason it is refused. */
-export function readBatch(data: Uint8Array, h: MsgHdrs | undefined): { batch: Batch; reply: string; msgId: string; inherited: number } | { refused: string } {
+export function readBatch(
+  data: Uint8Array,
+  h: MsgHdrs | undefined,
+): { batch: Batch; reply: string; msgId: string; inherited: number } | { refused: string } {
   const reply = h?.get(HEADER.reply) ?? '';
-  if (!REPLY.test(reply)) return { refused: `no verdict subject of the form ${VERDICT_PREFIX}<id> (got ${JSON.stringify(reply.slice(0, 80))})` };
+  if (!REPLY.test(reply))
+    return {
+      refused: `no verdict subject of the form ${VERDICT_PREFIX}<id> (got ${JSON.stringify(reply.slice(0, 80))})`,
+    };
   const msgId = h?.get(HEADER.msgId) ?? '';
   if (!msgId) return { refused: 'no message id' };
   const inherited = Number(h?.get(HEADER.crashes) || 0);
@@ -117,17 +145,30 @@ export function readBatch(data: Uint8Array, h: MsgHdrs | undefined): { batch: Ba
     return { refused: 'the batch is not JSON' };
   }
   const r = BatchSchema.safeParse(raw);
-  if (!r.success) return { refused: `the batch is malformed: ${r.error.issues[0]!.path.join('.') || '(body)'}: ${r.error.issues[0]!.message}` };
+  if (!r.success)
+    return {
+      refused: `the batch is malformed: ${r.error.issues[0]!.path.join('.') || '(body)'}: ${r.error.issues[0]!.message}`,
+    };
   return { batch: r.data as unknown as Batch, reply, msgId, inherited };
 }
 
-export function verdictsOf(batch: string, items: { i: number }[], scored: { answer: string; verdict: DetailedVerdict }[]): Verdicts {
+export function verdictsOf(
+  batch: string,
+  items: { i: number }[],
+  scored: { answer: string; verdict: DetailedVerdict }[],
+): Verdicts {
   return {
     v: 2,
     batch,
     results: items.map((it, k) => {
       const { answer, verdict: v } = scored[k]!;
-      return { i: it.i, answer, reward: v.reward, reason: v.reason ?? null, ...(v.passed === undefined ? {} : { passed: v.passed, total: v.total }) };
+      return {
+        i: it.i,
+        answer,
+        reward: v.reward,
+        reason: v.reason ?? null,
+        ...(v.passed === undefined ? {} : { passed: v.passed, total: v.total }),
+      };
     }),
   };
 }
@@ -146,5 +187,7 @@ const textOf = (x: object): string => {
 
 /** The message of a batch: the same JSON text as encode({ v: 2, batch, sandbox, tasks, items }), with each task's and the settings' text made once. */
 export function encodeBatch(b: Batch): Uint8Array {
-  return ENCODER.encode(`{"v":2,"batch":${JSON.stringify(b.batch)},"sandbox":${textOf(b.sandbox)},"tasks":[${b.tasks.map(textOf).join(',')}],"items":${JSON.stringify(b.items)}}`);
+  return ENCODER.encode(
+    `{"v":2,"batch":${JSON.stringify(b.batch)},"sandbox":${textOf(b.sandbox)},"tasks":[${b.tasks.map(textOf).join(',')}],"items":${JSON.stringify(b.items)}}`,
+  );
 }

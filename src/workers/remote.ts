@@ -9,7 +9,15 @@ import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io
 import type { SandboxConfig } from '../../sandbox/config.js';
 import { isBridgedProblem, type Task } from '../../core/task.js';
 import { VerificationUnavailable, type Scored, type Verifier } from '../server/verifier.js';
-import { DEFAULT_ACK_WAIT_S, SUBJECTS, VERDICT_PREFIX, connectNats, ensureQueue, queueStats, watchReachable } from './nats.js';
+import {
+  DEFAULT_ACK_WAIT_S,
+  SUBJECTS,
+  VERDICT_PREFIX,
+  connectNats,
+  ensureQueue,
+  queueStats,
+  watchReachable,
+} from './nats.js';
 import { MAX_BATCH, batchHeaders, encodeBatch, readVerdicts } from './protocol.js';
 
 export interface QueueVerifierOptions {
@@ -55,7 +63,14 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
     if (!w) return;
     for (const r of verdicts.results) {
       if (r.i >= w.verdicts.length || w.verdicts[r.i] !== undefined) continue;
-      w.verdicts[r.i] = { answer: r.answer, verdict: { reward: r.reward, ...(r.reason === null ? {} : { reason: r.reason }), ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }) } };
+      w.verdicts[r.i] = {
+        answer: r.answer,
+        verdict: {
+          reward: r.reward,
+          ...(r.reason === null ? {} : { reason: r.reason }),
+          ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }),
+        },
+      };
       w.left--;
     }
     if (w.left === 0) w.done();
@@ -77,7 +92,12 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
   const send = async (items: { task: Task; completion: string }[]): Promise<Scored[]> => {
     const batch = `${id}.${seq++}`;
     const lane = isBridgedProblem(items[0]!.task) ? 'bridged' : 'native';
-    const w: Waiting = { verdicts: new Array(items.length).fill(undefined), left: items.length, done: () => {}, fail: () => {} };
+    const w: Waiting = {
+      verdicts: new Array(items.length).fill(undefined),
+      left: items.length,
+      done: () => {},
+      fail: () => {},
+    };
     const answered = new Promise<void>((resolve, reject) => Object.assign(w, { done: resolve, fail: reject }));
     waiting.set(batch, w);
     let timer: NodeJS.Timeout | undefined;
@@ -89,11 +109,27 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
         if (t === undefined) at.set(it.task.id, (t = tasks.push(it.task) - 1));
         return { i, t, completion: it.completion };
       });
-      await js.publish(SUBJECTS[lane], encodeBatch({ v: 2, batch, sandbox: opts.sandbox(), tasks, items: refs }), { msgID: batch, headers: batchHeaders(reply, batch), timeout: 5000 }).catch((e: Error) => {
-        throw new VerificationUnavailable(`the verification queue (NATS at ${display}) did not take the batch: ${e.message.split('\n')[0]}`);
-      });
+      await js
+        .publish(SUBJECTS[lane], encodeBatch({ v: 2, batch, sandbox: opts.sandbox(), tasks, items: refs }), {
+          msgID: batch,
+          headers: batchHeaders(reply, batch),
+          timeout: 5000,
+        })
+        .catch((e: Error) => {
+          throw new VerificationUnavailable(
+            `the verification queue (NATS at ${display}) did not take the batch: ${e.message.split('\n')[0]}`,
+          );
+        });
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new VerificationUnavailable(`no verification worker answered within ${timeoutMs / 1000} s (is a \`cogen worker --nats ${display}\` running?)`)), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new VerificationUnavailable(
+                `no verification worker answered within ${timeoutMs / 1000} s (is a \`cogen worker --nats ${display}\` running?)`,
+              ),
+            ),
+          timeoutMs,
+        );
       });
       await Promise.race([answered, late]);
       return w.verdicts as Scored[];
@@ -108,8 +144,15 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
     async score(items) {
       const reason = down();
       if (reason) throw new VerificationUnavailable(reason);
-      const lanes = [items.flatMap((it, i) => (isBridgedProblem(it.task) ? [] : [i])), items.flatMap((it, i) => (isBridgedProblem(it.task) ? [i] : []))];
-      const chunks = lanes.flatMap((idx) => Array.from({ length: Math.ceil(idx.length / MAX_BATCH) }, (_, k) => idx.slice(k * MAX_BATCH, (k + 1) * MAX_BATCH)));
+      const lanes = [
+        items.flatMap((it, i) => (isBridgedProblem(it.task) ? [] : [i])),
+        items.flatMap((it, i) => (isBridgedProblem(it.task) ? [i] : [])),
+      ];
+      const chunks = lanes.flatMap((idx) =>
+        Array.from({ length: Math.ceil(idx.length / MAX_BATCH) }, (_, k) =>
+          idx.slice(k * MAX_BATCH, (k + 1) * MAX_BATCH),
+        ),
+      );
       const out: Scored[] = new Array(items.length);
       await Promise.all(
         chunks.map(async (idx) => {
@@ -119,7 +162,8 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
       );
       return out;
     },
-    ping: async () => down() ?? (nc.isClosed() ? `the verification queue (NATS at ${display}) connection is closed` : null),
+    ping: async () =>
+      down() ?? (nc.isClosed() ? `the verification queue (NATS at ${display}) connection is closed` : null),
     queueStats: () => queueStats(jsm).catch(() => null),
     async close() {
       for (const w of waiting.values()) w.fail(new VerificationUnavailable('the replica is stopping'));

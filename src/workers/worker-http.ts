@@ -8,8 +8,14 @@ import { UserError } from '../../core/errors.js';
 import { isLoopback } from '../server/loopback.js';
 import type { RunningWorker } from './worker.js';
 
-export async function serveWorkerHttp(worker: RunningWorker, opts: { host: string; port: number; token?: string }): Promise<{ url: string; close(): Promise<void> }> {
-  if (!isLoopback(opts.host) && !opts.token) throw new UserError(`refusing to serve /metrics on ${opts.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`);
+export async function serveWorkerHttp(
+  worker: RunningWorker,
+  opts: { host: string; port: number; token?: string },
+): Promise<{ url: string; close(): Promise<void> }> {
+  if (!isLoopback(opts.host) && !opts.token)
+    throw new UserError(
+      `refusing to serve /metrics on ${opts.host} without a bearer token: set COGEN_TOKEN (or bind 127.0.0.1)`,
+    );
   const app = new Hono();
   app.get('/health', (c) => {
     const why = worker.unavailable();
@@ -20,11 +26,14 @@ export async function serveWorkerHttp(worker: RunningWorker, opts: { host: strin
   app.get('/metrics', async (c) => {
     if (want) {
       const got = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-      if (!timingSafeEqual(createHash('sha256').update(got).digest(), want)) return c.json({ error: 'missing or wrong bearer token (Authorization: Bearer <COGEN_TOKEN>)' }, 401);
+      if (!timingSafeEqual(createHash('sha256').update(got).digest(), want))
+        return c.json({ error: 'missing or wrong bearer token (Authorization: Bearer <COGEN_TOKEN>)' }, 401);
     }
     return c.text(await worker.metrics.render(), 200, { 'content-type': worker.metrics.contentType });
   });
-  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path} (a worker has /health and /metrics)` }, 404));
+  app.notFound((c) =>
+    c.json({ error: `no route ${c.req.method} ${c.req.path} (a worker has /health and /metrics)` }, 404),
+  );
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {

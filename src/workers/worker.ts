@@ -14,7 +14,16 @@ import type { SandboxConfig } from '../../sandbox/config.js';
 import type { Task } from '../../core/task.js';
 import { scoreHere, type Scored } from '../server/verifier.js';
 import { STREAM, SUBJECTS, connectNats, ensureQueue, watchReachable, type Lane } from './nats.js';
-import { MAX_CRASHES, batchHeaders, encode, readBatch, single, verdictsOf, type Batch, type Verdicts } from './protocol.js';
+import {
+  MAX_CRASHES,
+  batchHeaders,
+  encode,
+  readBatch,
+  single,
+  verdictsOf,
+  type Batch,
+  type Verdicts,
+} from './protocol.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
 export interface WorkerOptions {
@@ -91,7 +100,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       metrics.inFlight.dec();
     }
   };
-  const loops = lanes.flatMap((lane) => Array.from({ length: lane === 'native' ? opts.concurrency : 1 }, () => pull(lane)));
+  const loops = lanes.flatMap((lane) =>
+    Array.from({ length: lane === 'native' ? opts.concurrency : 1 }, () => pull(lane)),
+  );
   return {
     lanes,
     display,
@@ -112,7 +123,11 @@ class BatchHandler {
   private readonly sandboxes = new Map<string, Promise<Sandbox>>();
   private readonly js;
 
-  constructor(private readonly nc: NatsConnection, private readonly opts: WorkerOptions, private readonly metrics: WorkerMetrics) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly opts: WorkerOptions,
+    private readonly metrics: WorkerMetrics,
+  ) {
     this.js = jetstream(nc);
   }
 
@@ -156,7 +171,10 @@ class BatchHandler {
     for (const item of batch.items) {
       const id = `${msgId}/${item.i}`;
       // Its message id makes a second split of the same batch (this worker dying half-way) a no-op.
-      await this.js.publish(m.subject, encode(single(batch, item)), { msgID: id, headers: batchHeaders(reply, id, crashes) });
+      await this.js.publish(m.subject, encode(single(batch, item)), {
+        msgID: id,
+        headers: batchHeaders(reply, id, crashes),
+      });
     }
     this.metrics.splits.inc();
     this.opts.log(`batch ${msgId} crashed a worker: split into ${batch.items.length} answers, each retried alone`);
@@ -166,7 +184,11 @@ class BatchHandler {
   private async deadLetter(m: JsMsg, batch: Batch, reply: string, msgId: string, crashes: number): Promise<void> {
     const reason = `dead-letter: this answer crashed a verification worker ${crashes} times (subject ${SUBJECTS.dead})`;
     await this.js.publish(SUBJECTS.dead, encode({ ...batch, reason }), { msgID: `dead/${msgId}` });
-    const out = verdictsOf(batch.batch, batch.items, batch.items.map(() => ({ answer: '', verdict: { reward: 0, reason } })));
+    const out = verdictsOf(
+      batch.batch,
+      batch.items,
+      batch.items.map(() => ({ answer: '', verdict: { reward: 0, reason } })),
+    );
     this.answered.set(msgId, out);
     this.nc.publish(reply, encode(out));
     this.metrics.deadLetters.inc();
@@ -178,9 +200,13 @@ class BatchHandler {
     const alive = setInterval(() => m.working(), Math.max(200, (this.opts.ackWaitS * 1000) / 3));
     const t0 = performance.now();
     try {
-      if (this.opts.crashOn && batch.items.some((it) => it.completion.includes(this.opts.crashOn!))) process.kill(process.pid, 'SIGKILL');
+      if (this.opts.crashOn && batch.items.some((it) => it.completion.includes(this.opts.crashOn!)))
+        process.kill(process.pid, 'SIGKILL');
       const sandbox = await this.sandboxFor(batch.sandbox);
-      const scored = await scoreSafely(sandbox, batch.items.map((it) => ({ task: batch.tasks[it.t]!, completion: it.completion })));
+      const scored = await scoreSafely(
+        sandbox,
+        batch.items.map((it) => ({ task: batch.tasks[it.t]!, completion: it.completion })),
+      );
       const out = verdictsOf(batch.batch, batch.items, scored);
       this.answered.set(msgId, out);
       this.nc.publish(reply, encode(out));
@@ -196,7 +222,11 @@ class BatchHandler {
     const key = JSON.stringify([cfg.timeoutMs, cfg.memoryBytes, cfg.budget]);
     let s = this.sandboxes.get(key);
     if (!s) {
-      s = createSandbox({ workers: this.opts.sandboxWorkers, limits: { timeoutMs: cfg.timeoutMs, memoryBytes: cfg.memoryBytes }, budget: cfg.budget });
+      s = createSandbox({
+        workers: this.opts.sandboxWorkers,
+        limits: { timeoutMs: cfg.timeoutMs, memoryBytes: cfg.memoryBytes },
+        budget: cfg.budget,
+      });
       this.sandboxes.set(key, s);
     }
     return s;
@@ -212,6 +242,16 @@ async function scoreSafely(sandbox: Sandbox, items: { task: Task; completion: st
   try {
     return await scoreHere(sandbox, items);
   } catch {
-    return Promise.all(items.map((it) => scoreHere(sandbox, [it]).then((v) => v[0]!, (e: Error) => ({ answer: '', verdict: { reward: 0, reason: `verification failed: ${e.message.split('\n')[0]}` } }))));
+    return Promise.all(
+      items.map((it) =>
+        scoreHere(sandbox, [it]).then(
+          (v) => v[0]!,
+          (e: Error) => ({
+            answer: '',
+            verdict: { reward: 0, reason: `verification failed: ${e.message.split('\n')[0]}` },
+          }),
+        ),
+      ),
+    );
   }
 }

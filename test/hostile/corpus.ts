@@ -23,85 +23,300 @@ export const HOSTILE: Hostile[] = [
   // infinite loops
   { name: 'while(true)', program: 'function f() { while (true) {} }', expect: 'timeout' },
   { name: 'for(;;) with work', program: 'function f() { let i = 0; for (;;) { i = (i + 1) % 7 } }', expect: 'timeout' },
-  { name: 'loop in a map callback', program: 'function f(xs) { return xs.map(() => { for (;;) {} }) }', args: [[1, 2]], expect: 'timeout' },
-  { name: 'loop in a sort comparator', program: 'function f() { return [3, 1, 2].sort(() => { while (1) {} }) }', expect: 'timeout' },
-  { name: 'loop in a getter of the result', program: 'function f() { return { get x() { for (;;) {} } } }', expect: 'timeout' },
-  { name: 'loop in toJSON during serialisation', program: 'function f() { return { toJSON() { for (;;) {} } } }', expect: 'timeout' },
-  { name: 'loop in valueOf', program: 'function f() { const o = { valueOf() { for (;;) {} } }; return o + 1 }', expect: 'timeout' },
-  { name: 'loop in toString', program: 'function f() { return `${{ toString() { for (;;) {} } }}` }', expect: 'timeout' },
-  { name: 'catching the interrupt', program: 'function f() { for (;;) { try { for (;;) {} } catch (e) {} } }', expect: 'timeout' },
-  { name: 'finally that loops', program: 'function f() { try { for (;;) {} } finally { for (;;) {} } }', expect: 'timeout' },
+  {
+    name: 'loop in a map callback',
+    program: 'function f(xs) { return xs.map(() => { for (;;) {} }) }',
+    args: [[1, 2]],
+    expect: 'timeout',
+  },
+  {
+    name: 'loop in a sort comparator',
+    program: 'function f() { return [3, 1, 2].sort(() => { while (1) {} }) }',
+    expect: 'timeout',
+  },
+  {
+    name: 'loop in a getter of the result',
+    program: 'function f() { return { get x() { for (;;) {} } } }',
+    expect: 'timeout',
+  },
+  {
+    name: 'loop in toJSON during serialisation',
+    program: 'function f() { return { toJSON() { for (;;) {} } } }',
+    expect: 'timeout',
+  },
+  {
+    name: 'loop in valueOf',
+    program: 'function f() { const o = { valueOf() { for (;;) {} } }; return o + 1 }',
+    expect: 'timeout',
+  },
+  {
+    name: 'loop in toString',
+    program: 'function f() { return `${{ toString() { for (;;) {} } }}` }',
+    expect: 'timeout',
+  },
+  {
+    name: 'catching the interrupt',
+    program: 'function f() { for (;;) { try { for (;;) {} } catch (e) {} } }',
+    expect: 'timeout',
+  },
+  {
+    name: 'finally that loops',
+    program: 'function f() { try { for (;;) {} } finally { for (;;) {} } }',
+    expect: 'timeout',
+  },
   { name: 'loop built with Function', program: 'function f() { return Function("for(;;){}")() }', expect: 'timeout' },
   { name: 'loop in an async function body', program: 'async function f() { for (;;) {} }', expect: 'timeout' },
-  { name: 'loop in a thrown object\'s message getter', program: 'function f() { throw { get message() { for (;;) {} }, get name() { for (;;) {} } } }', expect: 'timeout' },
-  { name: 'catastrophic regex backtracking', program: 'function f() { return /^(a+)+$/.test("a".repeat(32) + "b") }', expect: 'timeout' },
+  {
+    name: "loop in a thrown object's message getter",
+    program: 'function f() { throw { get message() { for (;;) {} }, get name() { for (;;) {} } } }',
+    expect: 'timeout',
+  },
+  {
+    name: 'catastrophic regex backtracking',
+    program: 'function f() { return /^(a+)+$/.test("a".repeat(32) + "b") }',
+    expect: 'timeout',
+  },
   // memory bombs
-  { name: 'array of arrays', program: 'function f() { const a = []; for (;;) a.push(new Array(1000).fill(0)) }', limits: MEM, expect: GROW },
+  {
+    name: 'array of arrays',
+    program: 'function f() { const a = []; for (;;) a.push(new Array(1000).fill(0)) }',
+    limits: MEM,
+    expect: GROW,
+  },
   { name: 'string doubling', program: 'function f() { let s = "x"; for (;;) s += s }', limits: MEM, expect: 'memory' },
-  { name: 'object with ever more keys', program: 'function f() { const o = {}; for (let i = 0; ; i++) o["k" + i] = i }', limits: MEM, expect: GROW },
-  { name: 'linked list', program: 'function f() { let x = null; for (;;) x = { next: x, pad: [1, 2, 3, 4, 5, 6, 7, 8] } }', limits: MEM, expect: GROW },
-  { name: 'Map of arrays', program: 'function f() { const m = new Map(); for (let i = 0; ; i++) m.set(i, [i, i]) }', limits: MEM, expect: GROW },
-  { name: 'one huge array', program: 'function f() { return new Array(1e8).fill(0).length }', limits: MEM, expect: 'memory' },
-  { name: 'one huge string', program: 'function f() { return "abcd".repeat(1 << 26).length }', limits: MEM, expect: 'memory' },
-  { name: 'spread of an endless generator', program: 'function* g() { for (let i = 0; ; i++) yield i } function f() { return [...g()].length }', limits: MEM, expect: GROW },
+  {
+    name: 'object with ever more keys',
+    program: 'function f() { const o = {}; for (let i = 0; ; i++) o["k" + i] = i }',
+    limits: MEM,
+    expect: GROW,
+  },
+  {
+    name: 'linked list',
+    program: 'function f() { let x = null; for (;;) x = { next: x, pad: [1, 2, 3, 4, 5, 6, 7, 8] } }',
+    limits: MEM,
+    expect: GROW,
+  },
+  {
+    name: 'Map of arrays',
+    program: 'function f() { const m = new Map(); for (let i = 0; ; i++) m.set(i, [i, i]) }',
+    limits: MEM,
+    expect: GROW,
+  },
+  {
+    name: 'one huge array',
+    program: 'function f() { return new Array(1e8).fill(0).length }',
+    limits: MEM,
+    expect: 'memory',
+  },
+  {
+    name: 'one huge string',
+    program: 'function f() { return "abcd".repeat(1 << 26).length }',
+    limits: MEM,
+    expect: 'memory',
+  },
+  {
+    name: 'spread of an endless generator',
+    program: 'function* g() { for (let i = 0; ; i++) yield i } function f() { return [...g()].length }',
+    limits: MEM,
+    expect: GROW,
+  },
   // deep recursion
   { name: 'plain recursion', program: 'function f(n) { return f(n + 1) + 1 }', args: [0], expect: 'stack' },
-  { name: 'mutual recursion', program: 'function g() { return h() } function h() { return g() } function f() { return g() }', expect: 'stack' },
-  { name: 'recursive getter', program: 'function f() { const o = { get x() { return this.x } }; return o.x }', expect: 'stack' },
-  { name: 'recursive proxy get trap', program: 'function f() { const p = new Proxy({}, { get(t, k, r) { return r[k] } }); return p.x }', expect: 'stack' },
-  { name: 'recursion through toJSON', program: 'function f() { const o = {}; o.toJSON = function () { return { a: o } }; return o }', expect: ['stack', 'timeout'] },
-  { name: 'source nested too deep to parse', program: `function f() { return ${'['.repeat(50000)}${']'.repeat(50000)} }`, expect: 'stack' },
+  {
+    name: 'mutual recursion',
+    program: 'function g() { return h() } function h() { return g() } function f() { return g() }',
+    expect: 'stack',
+  },
+  {
+    name: 'recursive getter',
+    program: 'function f() { const o = { get x() { return this.x } }; return o.x }',
+    expect: 'stack',
+  },
+  {
+    name: 'recursive proxy get trap',
+    program: 'function f() { const p = new Proxy({}, { get(t, k, r) { return r[k] } }); return p.x }',
+    expect: 'stack',
+  },
+  {
+    name: 'recursion through toJSON',
+    program: 'function f() { const o = {}; o.toJSON = function () { return { a: o } }; return o }',
+    expect: ['stack', 'timeout'],
+  },
+  {
+    name: 'source nested too deep to parse',
+    program: `function f() { return ${'['.repeat(50000)}${']'.repeat(50000)} }`,
+    expect: 'stack',
+  },
   // giant outputs
   { name: 'long string', program: 'function f() { return "x".repeat(100000) }', expect: 'output-too-large' },
-  { name: 'long array', program: 'function f() { return new Array(20000).fill("abcdef") }', expect: 'output-too-large' },
-  { name: 'many records', program: 'function f() { return Array.from({ length: 400 }, (_, i) => ({ i, s: "x".repeat(200) })) }', expect: 'output-too-large' },
+  {
+    name: 'long array',
+    program: 'function f() { return new Array(20000).fill("abcdef") }',
+    expect: 'output-too-large',
+  },
+  {
+    name: 'many records',
+    program: 'function f() { return Array.from({ length: 400 }, (_, i) => ({ i, s: "x".repeat(200) })) }',
+    expect: 'output-too-large',
+  },
   // reaching for the host
-  { name: 'constructor.constructor → process', program: 'function f() { return constructor.constructor("return process")().pid }', expect: 'runtime-error' },
-  { name: 'Function → require', program: 'function f() { return Function("return require")()("fs").readFileSync("/etc/passwd", "utf8") }', expect: 'runtime-error' },
+  {
+    name: 'constructor.constructor → process',
+    program: 'function f() { return constructor.constructor("return process")().pid }',
+    expect: 'runtime-error',
+  },
+  {
+    name: 'Function → require',
+    program: 'function f() { return Function("return require")()("fs").readFileSync("/etc/passwd", "utf8") }',
+    expect: 'runtime-error',
+  },
   { name: 'eval → process.exit', program: 'function f() { return eval("process.exit(1)") }', expect: 'runtime-error' },
   { name: 'dynamic import', program: 'function f() { return import("node:fs") }', expect: 'non-serialisable' },
-  { name: 'globalThis host objects', program: 'function f() { return ["process", "require", "Buffer", "setTimeout", "fetch", "WebAssembly", "SharedArrayBuffer", "Atomics", "performance", "os", "std"].filter((k) => k in globalThis) }', expect: { value: [] } },
+  {
+    name: 'globalThis host objects',
+    program:
+      'function f() { return ["process", "require", "Buffer", "setTimeout", "fetch", "WebAssembly", "SharedArrayBuffer", "Atomics", "performance", "os", "std"].filter((k) => k in globalThis) }',
+    expect: { value: [] },
+  },
   // The plumbing around f (argument parsing, the call, the result check, serialisation) uses builtins
   // captured before the program runs: replacing them only changes what the program itself sees.
-  { name: 'globalThis tampering: JSON removed', program: 'globalThis.JSON = undefined; function f() { return 1 }', expect: { value: 1 } },
-  { name: 'JSON.stringify forging invalid JSON for the host', program: 'JSON.stringify = () => "{"; function f() { return 1 }', expect: { value: 1 } },
-  { name: 'Reflect.apply and Function.prototype.apply replaced', program: 'Reflect.apply = () => 99; Function.prototype.apply = () => 99; Function.prototype.call = () => 99; function f(x) { return x }', args: [4], expect: { value: 4 } },
+  {
+    name: 'globalThis tampering: JSON removed',
+    program: 'globalThis.JSON = undefined; function f() { return 1 }',
+    expect: { value: 1 },
+  },
+  {
+    name: 'JSON.stringify forging invalid JSON for the host',
+    program: 'JSON.stringify = () => "{"; function f() { return 1 }',
+    expect: { value: 1 },
+  },
+  {
+    name: 'Reflect.apply and Function.prototype.apply replaced',
+    program:
+      'Reflect.apply = () => 99; Function.prototype.apply = () => 99; Function.prototype.call = () => 99; function f(x) { return x }',
+    args: [4],
+    expect: { value: 4 },
+  },
   // (QuickJS's own JSON.stringify stores into arrays and meets the setter: the program spoiled its
   // own result, nothing else.)
-  { name: 'index accessors on Array.prototype', program: 'Object.defineProperty(Array.prototype, "0", { get() { return 5 }, set() { throw new Error("set") }, configurable: true }); function f(x) { return [x, x] }', args: [3], expect: 'non-serialisable' },
-  { name: 'Object.getPrototypeOf lying about the result', program: 'Object.getPrototypeOf = () => Object.prototype; Array.isArray = () => true; function f() { return new Map() }', expect: 'non-serialisable' },
-  { name: 'globalThis tampering: f replaced by a number', program: 'function f() { return 1 } globalThis.f = 5', expect: 'no-function' },
-  { name: 'Object.prototype pollution for the next task', program: 'Object.prototype.polluted = "yes"; Object.defineProperty(Object.prototype, "length", { get() { return 99 }, configurable: true }); function f() { return ({}).polluted }', expect: { value: 'yes' } },
-  { name: 'Array.prototype pollution for the next task', program: 'Array.prototype.map = function () { return ["hacked"] }; Array.prototype.push = null; function f() { return [1].map((x) => x) }', expect: { value: ['hacked'] } },
-  { name: 'builtin redefinition (Math, JSON.parse)', program: 'Math.max = () => 42; JSON.parse = () => [7]; function f(x) { return [x, Math.max(1, 2), JSON.parse("[1]")] }', args: [1], expect: { value: [1, 42, [7]] } },
+  {
+    name: 'index accessors on Array.prototype',
+    program:
+      'Object.defineProperty(Array.prototype, "0", { get() { return 5 }, set() { throw new Error("set") }, configurable: true }); function f(x) { return [x, x] }',
+    args: [3],
+    expect: 'non-serialisable',
+  },
+  {
+    name: 'Object.getPrototypeOf lying about the result',
+    program:
+      'Object.getPrototypeOf = () => Object.prototype; Array.isArray = () => true; function f() { return new Map() }',
+    expect: 'non-serialisable',
+  },
+  {
+    name: 'globalThis tampering: f replaced by a number',
+    program: 'function f() { return 1 } globalThis.f = 5',
+    expect: 'no-function',
+  },
+  {
+    name: 'Object.prototype pollution for the next task',
+    program:
+      'Object.prototype.polluted = "yes"; Object.defineProperty(Object.prototype, "length", { get() { return 99 }, configurable: true }); function f() { return ({}).polluted }',
+    expect: { value: 'yes' },
+  },
+  {
+    name: 'Array.prototype pollution for the next task',
+    program:
+      'Array.prototype.map = function () { return ["hacked"] }; Array.prototype.push = null; function f() { return [1].map((x) => x) }',
+    expect: { value: ['hacked'] },
+  },
+  {
+    name: 'builtin redefinition (Math, JSON.parse)',
+    program:
+      'Math.max = () => 42; JSON.parse = () => [7]; function f(x) { return [x, Math.max(1, 2), JSON.parse("[1]")] }',
+    args: [1],
+    expect: { value: [1, 42, [7]] },
+  },
   { name: 'top-level throw', program: 'throw new Error("boom"); function f() { return 1 }', expect: 'runtime-error' },
   // promise and job-queue floods
-  { name: 'self-scheduling promise jobs', program: 'function f() { (function l() { Promise.resolve().then(l) })(); return 1 }', expect: { value: 1 } },
-  { name: 'a million queued jobs', program: 'function f() { for (let i = 0; i < 1e6; i++) Promise.resolve(i).then((x) => x); return 2 }', limits: { timeoutMs: 5000 }, expect: 'memory' },
+  {
+    name: 'self-scheduling promise jobs',
+    program: 'function f() { (function l() { Promise.resolve().then(l) })(); return 1 }',
+    expect: { value: 1 },
+  },
+  {
+    name: 'a million queued jobs',
+    program: 'function f() { for (let i = 0; i < 1e6; i++) Promise.resolve(i).then((x) => x); return 2 }',
+    limits: { timeoutMs: 5000 },
+    expect: 'memory',
+  },
   { name: 'async result', program: 'async function f() { return 1 }', expect: 'non-serialisable' },
-  { name: 'unhandled rejection', program: 'function f() { Promise.reject(new Error("x")); return 3 }', expect: { value: 3 } },
+  {
+    name: 'unhandled rejection',
+    program: 'function f() { Promise.reject(new Error("x")); return 3 }',
+    expect: { value: 3 },
+  },
   // shared memory
-  { name: 'Atomics.wait on a SharedArrayBuffer', program: 'function f() { return Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) }', expect: 'runtime-error' },
+  {
+    name: 'Atomics.wait on a SharedArrayBuffer',
+    program: 'function f() { return Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) }',
+    expect: 'runtime-error',
+  },
   // proxies
-  { name: 'proxy that throws on every trap, returned', program: 'function f() { const t = () => { throw new Error("trap") }; return new Proxy({}, { get: t, set: t, has: t, ownKeys: t, getPrototypeOf: t, getOwnPropertyDescriptor: t, defineProperty: t, deleteProperty: t }) }', expect: 'non-serialisable' },
-  { name: 'array proxy that throws, inside the result', program: 'function f() { return [new Proxy([], { get() { throw new Error("trap") } })] }', expect: 'non-serialisable' },
-  { name: 'proxy that throws on every trap, thrown', program: 'function f() { const t = () => { throw 1 }; throw new Proxy({}, { get: t, has: t, ownKeys: t, getPrototypeOf: t, getOwnPropertyDescriptor: t }) }', expect: 'runtime-error' },
+  {
+    name: 'proxy that throws on every trap, returned',
+    program:
+      'function f() { const t = () => { throw new Error("trap") }; return new Proxy({}, { get: t, set: t, has: t, ownKeys: t, getPrototypeOf: t, getOwnPropertyDescriptor: t, defineProperty: t, deleteProperty: t }) }',
+    expect: 'non-serialisable',
+  },
+  {
+    name: 'array proxy that throws, inside the result',
+    program: 'function f() { return [new Proxy([], { get() { throw new Error("trap") } })] }',
+    expect: 'non-serialisable',
+  },
+  {
+    name: 'proxy that throws on every trap, thrown',
+    program:
+      'function f() { const t = () => { throw 1 }; throw new Proxy({}, { get: t, has: t, ownKeys: t, getPrototypeOf: t, getOwnPropertyDescriptor: t }) }',
+    expect: 'runtime-error',
+  },
   // exceptions that are not Errors
   { name: 'throw a number', program: 'function f() { throw 42 }', expect: 'runtime-error' },
   { name: 'throw null', program: 'function f() { throw null }', expect: 'runtime-error' },
   { name: 'throw a symbol', program: 'function f() { throw Symbol("s") }', expect: 'runtime-error' },
   { name: 'throw a function', program: 'function f() { throw function () {} }', expect: 'runtime-error' },
-  { name: 'throw an object with a throwing toString', program: 'function f() { throw { toString() { throw new Error("again") } } }', expect: 'runtime-error' },
+  {
+    name: 'throw an object with a throwing toString',
+    program: 'function f() { throw { toString() { throw new Error("again") } } }',
+    expect: 'runtime-error',
+  },
   // syntax and wrapper escapes
   { name: 'broken syntax', program: 'function f( {', expect: 'syntax' },
   { name: 'unterminated comment swallowing the wrapper', program: 'function f() { return 1 } /*', expect: 'syntax' },
   { name: 'closing the wrapper early', program: 'function f() { return 1 } }) (function () {', expect: 'syntax' },
   { name: 'no f at all', program: 'const g = () => 1', expect: 'no-function' },
-  { name: 'f as a looping getter on globalThis', program: 'Object.defineProperty(globalThis, "f", { get() { for (;;) {} } })', expect: 'timeout' },
-  { name: 'f as a throwing getter on globalThis', program: 'Object.defineProperty(globalThis, "f", { get() { throw new Error("no") } })', expect: ['no-function', 'runtime-error'] },
-  { name: 'f that replaces itself during the call', program: 'function f(x) { globalThis.f = 5; return x }', args: [2], expect: { value: 2 } },
+  {
+    name: 'f as a looping getter on globalThis',
+    program: 'Object.defineProperty(globalThis, "f", { get() { for (;;) {} } })',
+    expect: 'timeout',
+  },
+  {
+    name: 'f as a throwing getter on globalThis',
+    program: 'Object.defineProperty(globalThis, "f", { get() { throw new Error("no") } })',
+    expect: ['no-function', 'runtime-error'],
+  },
+  {
+    name: 'f that replaces itself during the call',
+    program: 'function f(x) { globalThis.f = 5; return x }',
+    args: [2],
+    expect: { value: 2 },
+  },
   // determinism
-  { name: 'clock and randomness', program: 'function f() { return [Date.now(), new Date().getHours(), new Date().getTimezoneOffset(), typeof Math.random()] }', expect: { value: [1735689600000, 0, 0, 'number'] } },
+  {
+    name: 'clock and randomness',
+    program:
+      'function f() { return [Date.now(), new Date().getHours(), new Date().getTimezoneOffset(), typeof Math.random()] }',
+    expect: { value: [1735689600000, 0, 0, 'number'] },
+  },
 ];
 
 /** The normal task run after each hostile one: it uses what the hostile ones try to break. */
@@ -130,17 +345,77 @@ export interface HostileAnswer {
 
 export const HOSTILE_ANSWERS: HostileAnswer[] = [
   { name: 'endless loop', answer: 'function f(a){ for(;;){} }', reason: 'timeout: exceeded its budget', ends: true },
-  { name: 'endless string building', answer: "function f(a){ let s=''; for(let i=0;i<1e9;i++) s+='x'; return s }", reason: 'timeout: exceeded its budget', ends: true },
-  { name: 'a 10-million-character error message', answer: "function f(a){ throw new Error('x'.repeat(1e7)) }", reason: 'runtime-error: Error: xxx', ends: true },
-  { name: 'a 10-million-character thrown string', answer: "function f(a){ throw 'y'.repeat(1e7) }", reason: 'runtime-error: thrown: "yyy', ends: true },
-  { name: 'a huge error name', answer: "function f(a){ const e = new Error('m'); e.name = 'N'.repeat(5e6); throw e }", reason: 'runtime-error: NNN', ends: true },
-  { name: 'a message getter that loops', answer: 'function f(a){ throw { get message() { for(;;){} }, name: "E" } }', reason: 'timeout: exceeded its budget', ends: true },
-  { name: 'a 10-million-character result', answer: "function f(a){ return 'z'.repeat(1e7) }", reason: 'output-too-large', ends: true },
-  { name: 'a big array result', answer: "function f(a){ return ['w'.repeat(2e5), 'v'.repeat(2e5)] }", reason: 'output-too-large', ends: true },
+  {
+    name: 'endless string building',
+    answer: "function f(a){ let s=''; for(let i=0;i<1e9;i++) s+='x'; return s }",
+    reason: 'timeout: exceeded its budget',
+    ends: true,
+  },
+  {
+    name: 'a 10-million-character error message',
+    answer: "function f(a){ throw new Error('x'.repeat(1e7)) }",
+    reason: 'runtime-error: Error: xxx',
+    ends: true,
+  },
+  {
+    name: 'a 10-million-character thrown string',
+    answer: "function f(a){ throw 'y'.repeat(1e7) }",
+    reason: 'runtime-error: thrown: "yyy',
+    ends: true,
+  },
+  {
+    name: 'a huge error name',
+    answer: "function f(a){ const e = new Error('m'); e.name = 'N'.repeat(5e6); throw e }",
+    reason: 'runtime-error: NNN',
+    ends: true,
+  },
+  {
+    name: 'a message getter that loops',
+    answer: 'function f(a){ throw { get message() { for(;;){} }, name: "E" } }',
+    reason: 'timeout: exceeded its budget',
+    ends: true,
+  },
+  {
+    name: 'a 10-million-character result',
+    answer: "function f(a){ return 'z'.repeat(1e7) }",
+    reason: 'output-too-large',
+    ends: true,
+  },
+  {
+    name: 'a big array result',
+    answer: "function f(a){ return ['w'.repeat(2e5), 'v'.repeat(2e5)] }",
+    reason: 'output-too-large',
+    ends: true,
+  },
   { name: 'endless recursion', answer: 'function f(a){ return f(a) + 1 }', reason: 'stack', ends: true },
-  { name: 'memory bomb', answer: "function f(a){ let s = 'ab'; for(;;) { s = s + s; s.charAt(1) } }", reason: 'memory', ends: true },
-  { name: 'slow on every input', answer: 'function f(a){ let t = 0; for (let i = 0; i < 3e5; i++) t += i; return t }', reason: 'timeout: exceeded its budget', ends: true },
-  { name: 'catches the interrupt and loops on', answer: 'function f(a){ for(;;){ try { for(;;){} } catch (e) {} } }', reason: 'timeout: exceeded its budget', ends: true },
-  { name: 'regexp backtracking', answer: 'function f(a){ return /^(a+)+$/.test("a".repeat(40) + "b") }', reason: 'timeout: exceeded its budget', ends: true },
-  { name: 'wrong on every input (runs them all)', answer: 'function f(a){ return "nope" }', reason: 'wrong: example 1 differs', ends: false },
+  {
+    name: 'memory bomb',
+    answer: "function f(a){ let s = 'ab'; for(;;) { s = s + s; s.charAt(1) } }",
+    reason: 'memory',
+    ends: true,
+  },
+  {
+    name: 'slow on every input',
+    answer: 'function f(a){ let t = 0; for (let i = 0; i < 3e5; i++) t += i; return t }',
+    reason: 'timeout: exceeded its budget',
+    ends: true,
+  },
+  {
+    name: 'catches the interrupt and loops on',
+    answer: 'function f(a){ for(;;){ try { for(;;){} } catch (e) {} } }',
+    reason: 'timeout: exceeded its budget',
+    ends: true,
+  },
+  {
+    name: 'regexp backtracking',
+    answer: 'function f(a){ return /^(a+)+$/.test("a".repeat(40) + "b") }',
+    reason: 'timeout: exceeded its budget',
+    ends: true,
+  },
+  {
+    name: 'wrong on every input (runs them all)',
+    answer: 'function f(a){ return "nope" }',
+    reason: 'wrong: example 1 differs',
+    ends: false,
+  },
 ];

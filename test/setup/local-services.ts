@@ -13,7 +13,21 @@ import { join } from 'node:path';
 export const INSTALL = 'apt-get install -y postgresql nats-server';
 
 /** vitest options whose value may follow as the next word. */
-const VALUE_OPTIONS = new Set(['--project', '--reporter', '--outputFile', '-t', '--testNamePattern', '--shard', '-c', '--config', '-r', '--root', '--dir', '--pool', '--maxWorkers']);
+const VALUE_OPTIONS = new Set([
+  '--project',
+  '--reporter',
+  '--outputFile',
+  '-t',
+  '--testNamePattern',
+  '--shard',
+  '-c',
+  '--config',
+  '-r',
+  '--root',
+  '--dir',
+  '--pool',
+  '--maxWorkers',
+]);
 
 /**
  * Whether this test run wants a service: its flag (`on`, `off` or `auto`), under CI always, and
@@ -27,7 +41,9 @@ export function wantsService(flag: string | undefined, names: RegExp): boolean {
   // The value of an option given as a separate word is no file filter: `npm run test:e2e` is
   // `vitest run --project e2e` (vitest.config.ts), and its `e2e` must not read as one.
   const argv = process.argv.slice(2);
-  const args = argv.filter((a, i) => !a.startsWith('-') && !VALUE_OPTIONS.has(argv[i - 1] ?? '') && a !== 'run' && a !== 'watch');
+  const args = argv.filter(
+    (a, i) => !a.startsWith('-') && !VALUE_OPTIONS.has(argv[i - 1] ?? '') && a !== 'run' && a !== 'watch',
+  );
   const filters = args.filter((a) => a.includes('/') || a.includes('test') || /^[\w.-]+$/.test(a));
   return filters.length === 0 || filters.some((a) => names.test(a));
 }
@@ -63,7 +79,9 @@ async function waitForPort(port: number, ms: number, alive: () => boolean): Prom
 function postgresBin(): string | null {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return null;
-  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(base, versions[0]!, 'bin') : null;
 }
 
@@ -81,7 +99,9 @@ const exited = (child: ChildProcess, ms: number): Promise<void> =>
 
 /** Runs a PostgreSQL binary as the postgres user when we are root (initdb and postgres refuse root). */
 function asPostgres(bin: string, args: string[]): { cmd: string; args: string[] } {
-  return process.getuid?.() === 0 ? { cmd: 'runuser', args: ['-u', 'postgres', '--', bin, ...args] } : { cmd: bin, args };
+  return process.getuid?.() === 0
+    ? { cmd: 'runuser', args: ['-u', 'postgres', '--', bin, ...args] }
+    : { cmd: bin, args };
 }
 
 export async function startPostgres(): Promise<{ url: string; password: string }> {
@@ -99,13 +119,36 @@ export async function startPostgres(): Promise<{ url: string; password: string }
     chownSync(pwfile, uid, gid);
     chmodSync(dir, 0o700);
   }
-  const init = asPostgres(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'scram-sha-256', '-U', 'postgres', `--pwfile=${pwfile}`, '--no-sync']);
+  const init = asPostgres(join(bin, 'initdb'), [
+    '-D',
+    join(dir, 'data'),
+    '-A',
+    'scram-sha-256',
+    '-U',
+    'postgres',
+    `--pwfile=${pwfile}`,
+    '--no-sync',
+  ]);
   const made = spawnSync(init.cmd, init.args, { encoding: 'utf8' });
   rmSync(pwfile, { force: true });
-  if (made.status !== 0) throw new Error(`initdb failed: ${(made.stderr || made.stdout).trim().split('\n').slice(-1)[0]}`);
+  if (made.status !== 0)
+    throw new Error(`initdb failed: ${(made.stderr || made.stdout).trim().split('\n').slice(-1)[0]}`);
   const port = await freePort();
   // fsync off: the tests kill replicas, never PostgreSQL, and this keeps 2 cores free for them.
-  const run = asPostgres(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-c', 'listen_addresses=127.0.0.1', '-p', String(port), '-k', dir, '-c', 'fsync=off', '-c', 'max_connections=200']);
+  const run = asPostgres(join(bin, 'postgres'), [
+    '-D',
+    join(dir, 'data'),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'fsync=off',
+    '-c',
+    'max_connections=200',
+  ]);
   const child: ChildProcess = spawn(run.cmd, run.args, { stdio: 'ignore' });
   stops.push(() => {
     const stop = asPostgres(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), 'stop', '-m', 'immediate']);
@@ -134,7 +177,6 @@ export async function startNats(): Promise<string> {
   await waitForPort(port, 30_000, () => child.exitCode === null);
   return `nats://127.0.0.1:${port}`;
 }
-
 
 export async function stopLocalServices(): Promise<void> {
   await Promise.all(stops.map((stop) => stop().catch(() => undefined)));

@@ -56,7 +56,13 @@ export async function setup(project: TestProject): Promise<void> {
     return;
   }
   if (!wanted()) {
-    provide({ uri: null, user: '', password: '', error: 'local Neo4j not started (no selected test needs it)', source: 'none' });
+    provide({
+      uri: null,
+      user: '',
+      password: '',
+      error: 'local Neo4j not started (no selected test needs it)',
+      source: 'none',
+    });
     return;
   }
   try {

@@ -27,15 +27,23 @@ declare module 'vitest' {
   }
 }
 
-const wanted = (): boolean => wantsService(process.env.COGEN_TEST_SERVICES, /postgres|replica|worker|scale|chaos|nats/i);
+const wanted = (): boolean =>
+  wantsService(process.env.COGEN_TEST_SERVICES, /postgres|replica|worker|scale|chaos|nats/i);
 
 const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
 export async function setup(project: TestProject): Promise<void> {
-  const services: TestServices = { postgres: { url: null, error: null, password: '' }, nats: { url: null, error: null } };
+  const services: TestServices = {
+    postgres: { url: null, error: null, password: '' },
+    nats: { url: null, error: null },
+  };
   const start = wanted();
   if (process.env.COGEN_TEST_POSTGRES_URL) {
-    services.postgres = { url: process.env.COGEN_TEST_POSTGRES_URL, error: null, password: process.env.PGPASSWORD ?? '' };
+    services.postgres = {
+      url: process.env.COGEN_TEST_POSTGRES_URL,
+      error: null,
+      password: process.env.PGPASSWORD ?? '',
+    };
   } else if (!start) {
     services.postgres.error = 'PostgreSQL not started (no selected test needs it)';
   } else {

@@ -44,7 +44,9 @@ CREATE TABLE IF NOT EXISTS ${s}.env_episodes (
 /** A run id as a schema name: quoted, so any id of the allowed characters is one identifier. */
 export function schemaOf(runId: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,59}$/.test(runId)) {
-    throw new Error(`run id "${runId.slice(0, 80)}" cannot name a PostgreSQL schema: use letters, digits, '.', '_' and '-' (at most 60)`);
+    throw new Error(
+      `run id "${runId.slice(0, 80)}" cannot name a PostgreSQL schema: use letters, digits, '.', '_' and '-' (at most 60)`,
+    );
   }
   return `"${runId}"`;
 }
@@ -54,4 +56,5 @@ export function schemaOf(runId: string): string {
  * written as U+FFFD; a served run answers with the same text it records, so a replayed response
  * equals the first.
  */
-export const storableText = (s: string): string => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+export const storableText = (s: string): string =>
+  s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');

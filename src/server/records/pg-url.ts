@@ -17,8 +17,12 @@ export function parsePgUrl(url: string): PgTarget {
   } catch {
     throw new UserError('--store: expected postgres://user@host[:port]/database');
   }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new UserError(`--store: expected a postgres:// URL, got ${u.protocol}//…`);
-  if (u.password) throw new UserError('--store: the URL carries a password; set PGPASSWORD in the environment instead (a password on a command line shows in process lists)');
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+    throw new UserError(`--store: expected a postgres:// URL, got ${u.protocol}//…`);
+  if (u.password)
+    throw new UserError(
+      '--store: the URL carries a password; set PGPASSWORD in the environment instead (a password on a command line shows in process lists)',
+    );
   const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
   if (!database) throw new UserError('--store: the URL names no database (postgres://user@host/database)');
   const user = decodeURIComponent(u.username) || process.env.PGUSER || undefined;

@@ -66,7 +66,10 @@ export class PgRecords implements ServedRecords {
   }
 
   private async tableCount(): Promise<number> {
-    const r = await this.query<{ n: string }>('SELECT COUNT(*) n FROM information_schema.tables WHERE table_schema = $1', [this.s.slice(1, -1)]);
+    const r = await this.query<{ n: string }>(
+      'SELECT COUNT(*) n FROM information_schema.tables WHERE table_schema = $1',
+      [this.s.slice(1, -1)],
+    );
     return Number(r.rows[0]!.n);
   }
 
@@ -102,12 +105,17 @@ export class PgRecords implements ServedRecords {
   writer<T>(fn: (tx: WriterTx) => Promise<T>): Promise<T> {
     const s = this.s;
     return this.tx(async (c) => {
-      const locked = await c.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'servedVersion' FOR UPDATE`);
+      const locked = await c.query<{ value: string }>(
+        `SELECT value FROM ${s}.meta WHERE key = 'servedVersion' FOR UPDATE`,
+      );
       const version = Number(locked.rows[0]?.value ?? 0);
       return fn({
         state: async (known) => ({ version, snapshot: known === version ? null : await snapshotOf(c, s) }),
         tasksSince: (cursor) => tasksSince(c, s, cursor),
-        expire: async (now) => void (await c.query(`UPDATE ${s}.issued SET state = 'abandoned' WHERE state = 'open' AND expires_at < $1`, [now])),
+        expire: async (now) =>
+          void (await c.query(`UPDATE ${s}.issued SET state = 'abandoned' WHERE state = 'open' AND expires_at < $1`, [
+            now,
+          ])),
         prefetch: (keys, taskIds) => prefetch(c, s, keys, taskIds),
         commit: async (ops: WriteOp[], snapshot: string) => {
           await writeOps(c, s, ops);
@@ -149,12 +157,17 @@ export class PgRecords implements ServedRecords {
   }
 
   async episodesOf(step: number): Promise<EpisodeRow[]> {
-    const r = await this.query<EpisodeRow>(`SELECT task_id "taskId", answer, reward, reason FROM ${this.s}.episodes WHERE step = $1 ORDER BY id`, [step]);
+    const r = await this.query<EpisodeRow>(
+      `SELECT task_id "taskId", answer, reward, reason FROM ${this.s}.episodes WHERE step = $1 ORDER BY id`,
+      [step],
+    );
     return r.rows;
   }
 
   async issueCounts() {
-    const r = await this.query<{ state: string; n: string }>(`SELECT state, COUNT(*) n FROM ${this.s}.issued GROUP BY state`);
+    const r = await this.query<{ state: string; n: string }>(
+      `SELECT state, COUNT(*) n FROM ${this.s}.issued GROUP BY state`,
+    );
     const by = Object.fromEntries(r.rows.map((x) => [x.state, Number(x.n)]));
     return { open: by.open ?? 0, scored: by.scored ?? 0, abandoned: by.abandoned ?? 0 };
   }
@@ -179,8 +192,10 @@ export class PgRecords implements ServedRecords {
   async drain(sinks: GraphSink[], batchSize: number, log: (line: string) => void): Promise<number> {
     let backlog = 0;
     for (const sink of sinks) {
-      const res = sink.name === 'embedded' ? await this.drainLocal(sink, batchSize) : await this.drainShared(sink, batchSize);
-      if (res?.error) log(`skill graph ${sink.name} unavailable (${res.error}); ${res.pending} events wait in the outbox`);
+      const res =
+        sink.name === 'embedded' ? await this.drainLocal(sink, batchSize) : await this.drainShared(sink, batchSize);
+      if (res?.error)
+        log(`skill graph ${sink.name} unavailable (${res.error}); ${res.pending} events wait in the outbox`);
       backlog += res?.pending ?? 0;
     }
     return backlog;
@@ -188,11 +203,18 @@ export class PgRecords implements ServedRecords {
 
   private async drainLocal(sink: GraphSink, batchSize: number) {
     const db = this.graphDb();
-    const cursor = () => (db.prepare('SELECT seq FROM outbox_cursor WHERE sink = ?').get(sink.name) as { seq: number } | undefined)?.seq ?? 0;
+    const cursor = () =>
+      (db.prepare('SELECT seq FROM outbox_cursor WHERE sink = ?').get(sink.name) as { seq: number } | undefined)?.seq ??
+      0;
     return drainOutbox(
       {
         pending: (limit) => this.pendingEvents(null, cursor(), limit),
-        markDone: (seq) => void db.prepare('INSERT INTO outbox_cursor (sink, seq) VALUES (?, ?) ON CONFLICT(sink) DO UPDATE SET seq = MAX(seq, excluded.seq)').run(sink.name, seq),
+        markDone: (seq) =>
+          void db
+            .prepare(
+              'INSERT INTO outbox_cursor (sink, seq) VALUES (?, ?) ON CONFLICT(sink) DO UPDATE SET seq = MAX(seq, excluded.seq)',
+            )
+            .run(sink.name, seq),
       },
       sink.graph,
       { batchSize },
@@ -201,8 +223,13 @@ export class PgRecords implements ServedRecords {
 
   private drainShared(sink: GraphSink, batchSize: number) {
     return this.tx(async (c) => {
-      await c.query(`INSERT INTO ${this.s}.outbox_cursor (sink, seq) VALUES ($1, 0) ON CONFLICT (sink) DO NOTHING`, [sink.name]);
-      const row = await c.query<{ seq: string }>(`SELECT seq FROM ${this.s}.outbox_cursor WHERE sink = $1 FOR UPDATE SKIP LOCKED`, [sink.name]);
+      await c.query(`INSERT INTO ${this.s}.outbox_cursor (sink, seq) VALUES ($1, 0) ON CONFLICT (sink) DO NOTHING`, [
+        sink.name,
+      ]);
+      const row = await c.query<{ seq: string }>(
+        `SELECT seq FROM ${this.s}.outbox_cursor WHERE sink = $1 FOR UPDATE SKIP LOCKED`,
+        [sink.name],
+      );
       if (!row.rows[0]) return null;
       let at = Number(row.rows[0].seq);
       return drainOutbox(
@@ -221,7 +248,9 @@ export class PgRecords implements ServedRecords {
 
   private async pendingEvents(c: Client | null, after: number, limit: number) {
     const text = `SELECT seq, event FROM ${this.s}.outbox WHERE seq > $1 ORDER BY seq LIMIT $2`;
-    const r = c ? await c.query<{ seq: string; event: string }>(text, [after, limit]) : await this.query<{ seq: string; event: string }>(text, [after, limit]);
+    const r = c
+      ? await c.query<{ seq: string; event: string }>(text, [after, limit])
+      : await this.query<{ seq: string; event: string }>(text, [after, limit]);
     return r.rows.map((x) => ({ seq: Number(x.seq), event: JSON.parse(x.event) as GraphEvent }));
   }
 
@@ -280,7 +309,8 @@ export class PgRecords implements ServedRecords {
   private lost(e: unknown): Error {
     if (e instanceof StoreError) return e;
     const err = e as Error & { code?: string };
-    const what = err.code === '55P03' ? 'another replica held the run\'s writer lock too long' : err.message.split('\n')[0];
+    const what =
+      err.code === '55P03' ? "another replica held the run's writer lock too long" : err.message.split('\n')[0];
     return new StoreError(`the run store (PostgreSQL at ${this.where}) failed: ${what}`);
   }
 }
@@ -300,7 +330,10 @@ async function snapshotOf(c: Client, s: string): Promise<string> {
 }
 
 async function tasksSince(c: Client, s: string, cursor: number): Promise<{ tasks: Task[]; cursor: number }> {
-  const r = await c.query<{ seq: string; data: string }>(`SELECT seq, data FROM ${s}.tasks WHERE seq > $1 ORDER BY seq`, [cursor]);
+  const r = await c.query<{ seq: string; data: string }>(
+    `SELECT seq, data FROM ${s}.tasks WHERE seq > $1 ORDER BY seq`,
+    [cursor],
+  );
   const last = r.rows.at(-1);
   return { tasks: r.rows.map((x) => JSON.parse(x.data) as Task), cursor: last ? Number(last.seq) : cursor };
 }
@@ -309,7 +342,9 @@ async function prefetch(c: Client, s: string, keys: string[], taskIds: string[])
   const wanted = new Map<string, number>();
   for (const id of taskIds) wanted.set(id, (wanted.get(id) ?? 0) + 1);
   const [reqs, issues, scores] = [
-    keys.length ? await c.query<StoredRequest>(`SELECT key, digest, step FROM ${s}.requests WHERE key = ANY($1)`, [keys]) : { rows: [] },
+    keys.length
+      ? await c.query<StoredRequest>(`SELECT key, digest, step FROM ${s}.requests WHERE key = ANY($1)`, [keys])
+      : { rows: [] },
     wanted.size
       ? await c.query<{ id: string; task_id: string }>(
           `SELECT i.id, i.task_id FROM unnest($1::text[], $2::int[]) w(task_id, n)
@@ -317,10 +352,16 @@ async function prefetch(c: Client, s: string, keys: string[], taskIds: string[])
           [[...wanted.keys()], [...wanted.values()]],
         )
       : { rows: [] },
-    wanted.size ? await c.query<{ id: string; solved: number; attempts: number }>(`SELECT id, solved, attempts FROM ${s}.tasks WHERE id = ANY($1)`, [[...wanted.keys()]]) : { rows: [] },
+    wanted.size
+      ? await c.query<{ id: string; solved: number; attempts: number }>(
+          `SELECT id, solved, attempts FROM ${s}.tasks WHERE id = ANY($1)`,
+          [[...wanted.keys()]],
+        )
+      : { rows: [] },
   ];
   const openIssues = new Map<string, number[]>();
-  for (const r of issues.rows) (openIssues.get(r.task_id) ?? openIssues.set(r.task_id, []).get(r.task_id)!).push(Number(r.id));
+  for (const r of issues.rows)
+    (openIssues.get(r.task_id) ?? openIssues.set(r.task_id, []).get(r.task_id)!).push(Number(r.id));
   return {
     requests: new Map(reqs.rows.map((r) => [r.key, r])),
     openIssues,

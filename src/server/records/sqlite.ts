@@ -88,10 +88,12 @@ export class SqliteRecords implements ServedRecords {
 }
 
 function prefetch(store: RunStore, keys: string[], taskIds: string[]): Prefetch {
-  const requests = new Map(keys.flatMap((k) => {
-    const r = store.request(k);
-    return r ? [[k, r] as const] : [];
-  }));
+  const requests = new Map(
+    keys.flatMap((k) => {
+      const r = store.request(k);
+      return r ? [[k, r] as const] : [];
+    }),
+  );
   const wanted = new Map<string, number>();
   for (const id of taskIds) wanted.set(id, (wanted.get(id) ?? 0) + 1);
   const openIssues = new Map([...wanted].map(([id, n]) => [id, store.openIssues(id, n)]));

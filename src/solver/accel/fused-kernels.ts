@@ -27,8 +27,14 @@ export const FUSED = {
 
 /** The kernel each op runs first. */
 const KERNEL_OF: Record<FusedOpName, string> = {
-  layerNorm: FUSED.layerNorm, gelu: FUSED.gelu, softmaxGrad: FUSED.softmaxGrad, adamw: FUSED.adamw, attention: FUSED.attention, linear: FUSED.linear,
-  targetLogp: FUSED.targetLogp, decodeStep: FUSED.decodeStep,
+  layerNorm: FUSED.layerNorm,
+  gelu: FUSED.gelu,
+  softmaxGrad: FUSED.softmaxGrad,
+  adamw: FUSED.adamw,
+  attention: FUSED.attention,
+  linear: FUSED.linear,
+  targetLogp: FUSED.targetLogp,
+  decodeStep: FUSED.decodeStep,
 };
 
 /** Whether the current backend has op's kernel; on wasm, also that the fast kernels are on and `size` floats fit its 4-wide loops. */
@@ -52,7 +58,13 @@ const fusedOps: FusedOps = {
         value: y!,
         gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => {
           const [x, g, mean, rstd] = saved;
-          return run(FUSED.layerNormGrad, { x: x!, g: g!, mean: mean!, rstd: rstd!, dy: dy as tf.Tensor }) as tf.Tensor[];
+          return run(FUSED.layerNormGrad, {
+            x: x!,
+            g: g!,
+            mean: mean!,
+            rstd: rstd!,
+            dy: dy as tf.Tensor,
+          }) as tf.Tensor[];
         },
       };
     });
@@ -65,7 +77,9 @@ const fusedOps: FusedOps = {
       save([x]);
       return {
         value: run(FUSED.gelu, { x }) as tf.Tensor,
-        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [run(FUSED.geluGrad, { x: saved[0]!, dy: dy as tf.Tensor }) as tf.Tensor],
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [
+          run(FUSED.geluGrad, { x: saved[0]!, dy: dy as tf.Tensor }) as tf.Tensor,
+        ],
       };
     });
     return f(x);
@@ -81,7 +95,14 @@ const fusedOps: FusedOps = {
       save([lsm!, stats!, targets]);
       return {
         value: stats!,
-        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [run(FUSED.targetLogpGrad, { lsm: saved[0]!, targets: saved[2]!, stats: saved[1]!, dstats: dy as tf.Tensor }) as tf.Tensor],
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [
+          run(FUSED.targetLogpGrad, {
+            lsm: saved[0]!,
+            targets: saved[2]!,
+            stats: saved[1]!,
+            dstats: dy as tf.Tensor,
+          }) as tf.Tensor,
+        ],
       };
     });
     return tf.unstack(f(z)) as [tf.Tensor1D, tf.Tensor1D];
@@ -93,7 +114,8 @@ const fusedOps: FusedOps = {
       save([x!, w!]);
       return {
         value: run(FUSED.linear, { x: x!, w: w!, b: b! }) as tf.Tensor,
-        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => run(FUSED.linearGrad, { x: saved[0]!, w: saved[1]!, dy: dy as tf.Tensor }) as tf.Tensor[],
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) =>
+          run(FUSED.linearGrad, { x: saved[0]!, w: saved[1]!, dy: dy as tf.Tensor }) as tf.Tensor[],
       };
     });
     return f(x, w, b) as tf.Tensor2D;
@@ -108,7 +130,9 @@ const fusedOps: FusedOps = {
       save([qkv, p!]);
       return {
         value: o!,
-        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [run(FUSED.attentionGrad, { qkv: saved[0]!, p: saved[1]!, do: dy as tf.Tensor }, { heads }) as tf.Tensor],
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], saved: tf.Tensor[]) => [
+          run(FUSED.attentionGrad, { qkv: saved[0]!, p: saved[1]!, do: dy as tf.Tensor }, { heads }) as tf.Tensor,
+        ],
       };
     });
     return f(qkv) as tf.Tensor2D;
@@ -117,20 +141,37 @@ const fusedOps: FusedOps = {
   decodeStep({ ids, pos, pad, prompt, past, weights, heads }) {
     // the lists as numbered inputs; the kernel puts them back in order by the counts (tf-ops.ts)
     const inputs: tf.NamedTensorMap = { ids, pos, pad };
-    prompt.forEach((t, i) => { inputs[`prompt${i}`] = t; });
-    past.forEach((t, i) => { inputs[`past${i}`] = t; });
-    weights.forEach((t, i) => { inputs[`weight${i}`] = t; });
-    return run(FUSED.decodeStep, inputs, { heads, layers: prompt.length, steps: past.length, count: weights.length }) as [tf.Tensor2D, tf.Tensor];
+    prompt.forEach((t, i) => {
+      inputs[`prompt${i}`] = t;
+    });
+    past.forEach((t, i) => {
+      inputs[`past${i}`] = t;
+    });
+    weights.forEach((t, i) => {
+      inputs[`weight${i}`] = t;
+    });
+    return run(FUSED.decodeStep, inputs, {
+      heads,
+      layers: prompt.length,
+      steps: past.length,
+      count: weights.length,
+    }) as [tf.Tensor2D, tf.Tensor];
   },
 };
 
 /** Registers the fused kernels for wasm (once) and plugs their ops into fused.ts. */
 export function registerFusedKernels(): void {
   type Args = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> };
-  type Fn = (be: WasmBackend, k: SimdKernels, x: tf.NamedTensorInfoMap, attrs: Record<string, number>) => tf.TensorInfo | tf.TensorInfo[];
+  type Fn = (
+    be: WasmBackend,
+    k: SimdKernels,
+    x: tf.NamedTensorInfoMap,
+    attrs: Record<string, number>,
+  ) => tf.TensorInfo | tf.TensorInfo[];
   const add = (kernelName: string, f: Fn): void => {
     if (tf.getKernel(kernelName, 'wasm')) return;
-    const kernelFunc = ({ inputs, backend, attrs }: Args): tf.TensorInfo | tf.TensorInfo[] => f(backend as WasmBackend, simdFor(backend as WasmBackend), inputs, attrs ?? {});
+    const kernelFunc = ({ inputs, backend, attrs }: Args): tf.TensorInfo | tf.TensorInfo[] =>
+      f(backend as WasmBackend, simdFor(backend as WasmBackend), inputs, attrs ?? {});
     tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: kernelFunc as unknown as tf.KernelFunc });
   };
   add(FUSED.gelu, (be, k, { x }) => {
@@ -144,28 +185,56 @@ export function registerFusedKernels(): void {
     return dx;
   });
   add(FUSED.layerNorm, (be, k, { x, g, b }) => {
-    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
-    const y = be.makeOutput(x!.shape, 'float32'), mean = be.makeOutput([R], 'float32'), rstd = be.makeOutput([R], 'float32');
+    const C = x!.shape.at(-1)!,
+      R = prod(x!.shape) / C;
+    const y = be.makeOutput(x!.shape, 'float32'),
+      mean = be.makeOutput([R], 'float32'),
+      rstd = be.makeOutput([R], 'float32');
     k.layernorm(ptr(be, x!), ptr(be, g!), ptr(be, b!), ptr(be, y), ptr(be, mean), ptr(be, rstd), R, C);
     return [y, mean, rstd];
   });
   add(FUSED.layerNormGrad, (be, k, { x, g, mean, rstd, dy }) => {
-    const C = x!.shape.at(-1)!, R = prod(x!.shape) / C;
-    const dx = be.makeOutput(x!.shape, 'float32'), dg = be.makeOutput([C], 'float32'), db = be.makeOutput([C], 'float32');
+    const C = x!.shape.at(-1)!,
+      R = prod(x!.shape) / C;
+    const dx = be.makeOutput(x!.shape, 'float32'),
+      dg = be.makeOutput([C], 'float32'),
+      db = be.makeOutput([C], 'float32');
     be.typedArrayFromHeap(dg).fill(0);
     be.typedArrayFromHeap(db).fill(0);
-    k.layernorm_grad(ptr(be, x!), ptr(be, g!), ptr(be, mean!), ptr(be, rstd!), ptr(be, dy!), ptr(be, dx), ptr(be, dg), ptr(be, db), R, C);
+    k.layernorm_grad(
+      ptr(be, x!),
+      ptr(be, g!),
+      ptr(be, mean!),
+      ptr(be, rstd!),
+      ptr(be, dy!),
+      ptr(be, dx),
+      ptr(be, dg),
+      ptr(be, db),
+      R,
+      C,
+    );
     return [dx, dg, db];
   });
   add(FUSED.softmaxGrad, (be, k, { y, dy }) => {
-    const C = y!.shape.at(-1)!, dx = be.makeOutput(y!.shape, 'float32');
+    const C = y!.shape.at(-1)!,
+      dx = be.makeOutput(y!.shape, 'float32');
     if (C > 0) k.softmax_grad(ptr(be, y!), ptr(be, dy!), ptr(be, dx), prod(y!.shape) / C, C);
     return dx;
   });
   add(FUSED.adamw, (be, k, { p, g, m, v, scale }, a) => {
     const [po, mo, vo] = [p!, m!, v!].map((t) => be.makeOutput(t.shape, 'float32'));
-    k.adamw(ptr(be, p!), ptr(be, g!), ptr(be, m!), ptr(be, v!), ptr(be, po!), ptr(be, mo!), ptr(be, vo!), prod(p!.shape), ptr(be, scale!),
-      ...adamwScalars(a as unknown as AdamWStep));
+    k.adamw(
+      ptr(be, p!),
+      ptr(be, g!),
+      ptr(be, m!),
+      ptr(be, v!),
+      ptr(be, po!),
+      ptr(be, mo!),
+      ptr(be, vo!),
+      prod(p!.shape),
+      ptr(be, scale!),
+      ...adamwScalars(a as unknown as AdamWStep),
+    );
     return [po!, mo!, vo!];
   });
   plugFusedKernels();

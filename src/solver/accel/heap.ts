@@ -31,7 +31,8 @@ export function simdReady(): boolean {
 
 /** The SIMD kernels bound to this backend's heap (instantiated on first use, again for a new backend). */
 export function simdFor(be: WasmBackend): SimdKernels {
-  if (simd?.memory !== be.wasm.asm.memory) simd = { memory: be.wasm.asm.memory, kernels: instantiateSimd(simdModule!, be.wasm.asm.memory) };
+  if (simd?.memory !== be.wasm.asm.memory)
+    simd = { memory: be.wasm.asm.memory, kernels: instantiateSimd(simdModule!, be.wasm.asm.memory) };
   return simd.kernels;
 }
 

@@ -24,12 +24,23 @@ type Stats = Record<string, number>;
 /** What a worker imports: its model's parameter shapes, one shard's gradients and stats, and (optionally) a decode. */
 export interface ShardModule<Setup = unknown, Input = unknown> {
   shardParamShapes(setup: Setup): [string, number[]][];
-  shardGrads(params: Params, ref: Params | null, setup: Setup, input: Input): { grads: Map<string, tf.Tensor>; stats: Stats };
+  shardGrads(
+    params: Params,
+    ref: Params | null,
+    setup: Setup,
+    input: Input,
+  ): { grads: Map<string, tf.Tensor>; stats: Stats };
   shardDecode?(params: Params, setup: Setup, input: Input): Promise<unknown>;
 }
 
 /** Messages to a worker. */
-export type WorkerRequest = { id: number; op: 'grads' | 'decode'; weights: WeightArrays; ref?: WeightArrays; input: unknown };
+export type WorkerRequest = {
+  id: number;
+  op: 'grads' | 'decode';
+  weights: WeightArrays;
+  ref?: WeightArrays;
+  input: unknown;
+};
 /** Messages from a worker. */
 export type WorkerReply =
   | { ready: true }
@@ -98,15 +109,21 @@ export class ShardWorkers {
       await Promise.allSettled(sent); // no reply may reject unobserved
       throw e;
     }
-    const replies = await settle(sent, () => { for (const g of mine.grads.values()) g.dispose(); });
+    const replies = await settle(sent, () => {
+      for (const g of mine.grads.values()) g.dispose();
+    });
     const stats: Stats = { ...mine.stats };
     const grads = new Map<string, tf.Tensor>();
     for (const [name, g] of mine.grads) {
       const parts = replies.map((r) => (r as { grads: WeightArrays }).grads[name]!);
-      grads.set(name, tf.tidy(() => tf.addN([g, ...parts.map((p) => tf.tensor(p, g.shape, 'float32'))])));
+      grads.set(
+        name,
+        tf.tidy(() => tf.addN([g, ...parts.map((p) => tf.tensor(p, g.shape, 'float32'))])),
+      );
       g.dispose();
     }
-    for (const r of replies) for (const [k, s] of Object.entries((r as { stats: Stats }).stats)) stats[k] = stats[k]! + s;
+    for (const r of replies)
+      for (const [k, s] of Object.entries((r as { stats: Stats }).stats)) stats[k] = stats[k]! + s;
     return { grads, stats: stats as S };
   }
 
@@ -114,13 +131,21 @@ export class ShardWorkers {
   async decode<R>(inputs: unknown[], weights: WeightArrays, local: () => Promise<R>): Promise<R[]> {
     const sent = await this.post('decode', inputs, weights, async () => undefined);
     // the local chunk's failure must still wait for the workers, so that no reply rejects unobserved
-    const mine = await local().then((value) => ({ value }), (error: unknown) => ({ error }));
+    const mine = await local().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
     const replies = await settle(sent, () => {});
     if ('error' in mine) throw mine.error;
     return [mine.value, ...replies.map((r) => (r as { result: R }).result)];
   }
 
-  private async post(op: WorkerRequest['op'], inputs: unknown[], weights: WeightArrays, ref: () => Promise<WeightArrays | undefined>): Promise<Promise<WorkerReply>[]> {
+  private async post(
+    op: WorkerRequest['op'],
+    inputs: unknown[],
+    weights: WeightArrays,
+    ref: () => Promise<WeightArrays | undefined>,
+  ): Promise<Promise<WorkerReply>[]> {
     const replies: Promise<WorkerReply>[] = [];
     for (const [i, input] of inputs.entries()) {
       const slot = this.slots[i]!;
@@ -130,11 +155,13 @@ export class ShardWorkers {
         refArrays = await ref();
         slot.hasRef = true;
       }
-      replies.push(new Promise((resolve, reject) => {
-        if (slot.dead) return reject(slot.dead);
-        slot.pending.set(id, { resolve, reject });
-        slot.worker.postMessage({ id, op, weights, ref: refArrays, input } satisfies WorkerRequest);
-      }));
+      replies.push(
+        new Promise((resolve, reject) => {
+          if (slot.dead) return reject(slot.dead);
+          slot.pending.set(id, { resolve, reject });
+          slot.worker.postMessage({ id, op, weights, ref: refArrays, input } satisfies WorkerRequest);
+        }),
+      );
     }
     return replies;
   }

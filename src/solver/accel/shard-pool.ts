@@ -48,9 +48,13 @@ export class ShardPool {
       const n = this.threads - 1;
       try {
         this.workers = await ShardWorkers.start(n, this.backend, this.module, this.setup);
-        this.log(`solver: data-parallel updates and decoding on ${this.threads} threads (this one and ${n} shard worker${n > 1 ? 's' : ''})`);
+        this.log(
+          `solver: data-parallel updates and decoding on ${this.threads} threads (this one and ${n} shard worker${n > 1 ? 's' : ''})`,
+        );
       } catch (e) {
-        this.log(`solver: shard workers did not start (${(e as Error).message}); updates and decoding run on one thread`);
+        this.log(
+          `solver: shard workers did not start (${(e as Error).message}); updates and decoding run on one thread`,
+        );
         this.threads = 1;
         return null;
       }

@@ -11,7 +11,11 @@ const { backend, module, setup } = workerData as { backend: BackendName; module:
 const port = parentPort!;
 await initBackend(backend, { log: () => {} });
 const shard = (await import(module)) as ShardModule;
-const zeros = new Map(shard.shardParamShapes(setup).map(([name, shape]) => [name, { shape, data: new Float32Array(shape.reduce((a, b) => a * b, 1)) }]));
+const zeros = new Map(
+  shard
+    .shardParamShapes(setup)
+    .map(([name, shape]) => [name, { shape, data: new Float32Array(shape.reduce((a, b) => a * b, 1)) }]),
+);
 const params: Params = makeParams(zeros);
 let ref: Params | null = null;
 
@@ -41,14 +45,19 @@ async function handle(m: WorkerRequest): Promise<void> {
     out[name] = new Float32Array(g.dataSync() as Float32Array);
     g.dispose();
   }
-  port.postMessage({ id: m.id, grads: out, stats } satisfies WorkerReply, Object.values(out).map((a) => a.buffer as ArrayBuffer));
+  port.postMessage(
+    { id: m.id, grads: out, stats } satisfies WorkerReply,
+    Object.values(out).map((a) => a.buffer as ArrayBuffer),
+  );
 }
 
 // one request at a time, in arrival order (the weights of a request are those its shard needs)
 let queue = Promise.resolve();
 port.on('message', (m: WorkerRequest) => {
-  queue = queue.then(() => handle(m)).catch((e: unknown) => {
-    port.postMessage({ id: m.id, error: (e as Error).message } satisfies WorkerReply);
-  });
+  queue = queue
+    .then(() => handle(m))
+    .catch((e: unknown) => {
+      port.postMessage({ id: m.id, error: (e as Error).message } satisfies WorkerReply);
+    });
 });
 port.postMessage({ ready: true } satisfies WorkerReply);

@@ -19,9 +19,12 @@ export function tileFunc(t: Tile, fma: boolean): string {
   const V = scalar ? 1 : vecs;
   const acc = (r: number, v: number): string => `$acc${r}_${v}`;
   const lines: string[] = [];
-  lines.push(`(func ${tileName(t)} (param $ap i32) (param $bp i32) (param $cp i32) (param $k i32) (param $sAm i32) (param $sAk i32) (param $N4 i32) (param $acc i32) (param $bias i32)`);
+  lines.push(
+    `(func ${tileName(t)} (param $ap i32) (param $bp i32) (param $cp i32) (param $k i32) (param $sAm i32) (param $sAk i32) (param $N4 i32) (param $acc i32) (param $bias i32)`,
+  );
   for (let r = 0; r < rows; r++) lines.push(`  (local $a${r} i32)`);
-  for (let r = 0; r < rows; r++) for (let v = 0; v < V; v++) lines.push(`  (local ${acc(r, v)} ${scalar ? 'f32' : 'v128'})`);
+  for (let r = 0; r < rows; r++)
+    for (let v = 0; v < V; v++) lines.push(`  (local ${acc(r, v)} ${scalar ? 'f32' : 'v128'})`);
   for (let v = 0; v < V; v++) lines.push(`  (local $b${v} ${scalar ? 'f32' : 'v128'})`);
   lines.push(`  (local $x ${scalar ? 'f32' : 'v128'})`);
   lines.push('  (local.set $a0 (local.get $ap))');
@@ -29,27 +32,46 @@ export function tileFunc(t: Tile, fma: boolean): string {
   for (let r = 0; r < rows; r++) {
     for (let v = 0; v < V; v++) {
       const at = r === 0 ? '(local.get $cp)' : `(i32.add (local.get $cp) (i32.mul (local.get $N4) (i32.const ${r})))`;
-      lines.push(scalar ? `    (local.set ${acc(r, v)} (f32.load ${at}))` : `    (local.set ${acc(r, v)} (v128.load offset=${16 * v} ${at}))`);
+      lines.push(
+        scalar
+          ? `    (local.set ${acc(r, v)} (f32.load ${at}))`
+          : `    (local.set ${acc(r, v)} (v128.load offset=${16 * v} ${at}))`,
+      );
     }
   }
   lines.push('  ) (else (if (local.get $bias) (then');
   for (let v = 0; v < V; v++) {
-    lines.push(scalar ? `    (local.set ${acc(0, v)} (f32.load (local.get $bias)))` : `    (local.set ${acc(0, v)} (v128.load offset=${16 * v} (local.get $bias)))`);
+    lines.push(
+      scalar
+        ? `    (local.set ${acc(0, v)} (f32.load (local.get $bias)))`
+        : `    (local.set ${acc(0, v)} (v128.load offset=${16 * v} (local.get $bias)))`,
+    );
     for (let r = 1; r < rows; r++) lines.push(`    (local.set ${acc(r, v)} (local.get ${acc(0, v)}))`);
   }
   lines.push('  ))))');
   for (let r = 1; r < rows; r++) lines.push(`  (local.set $a${r} (i32.add (local.get $a${r - 1}) (local.get $sAm)))`);
   lines.push('  (loop $l');
   for (let v = 0; v < V; v++) {
-    lines.push(scalar ? `    (local.set $b${v} (f32.load (local.get $bp)))` : `    (local.set $b${v} (v128.load offset=${16 * v} (local.get $bp)))`);
+    lines.push(
+      scalar
+        ? `    (local.set $b${v} (f32.load (local.get $bp)))`
+        : `    (local.set $b${v} (v128.load offset=${16 * v} (local.get $bp)))`,
+    );
   }
   for (let r = 0; r < rows; r++) {
-    lines.push(scalar ? `    (local.set $x (f32.load (local.get $a${r})))` : `    (local.set $x (v128.load32_splat (local.get $a${r})))`);
+    lines.push(
+      scalar
+        ? `    (local.set $x (f32.load (local.get $a${r})))`
+        : `    (local.set $x (v128.load32_splat (local.get $a${r})))`,
+    );
     for (let v = 0; v < V; v++) {
-      lines.push(scalar
-        ? `    (local.set ${acc(r, v)} (f32.add (local.get ${acc(r, v)}) (f32.mul (local.get $x) (local.get $b${v}))))`
-        : fma ? `    (local.set ${acc(r, v)} (f32x4.relaxed_madd (local.get $x) (local.get $b${v}) (local.get ${acc(r, v)})))`
-        : `    (local.set ${acc(r, v)} (f32x4.add (local.get ${acc(r, v)}) (f32x4.mul (local.get $x) (local.get $b${v}))))`);
+      lines.push(
+        scalar
+          ? `    (local.set ${acc(r, v)} (f32.add (local.get ${acc(r, v)}) (f32.mul (local.get $x) (local.get $b${v}))))`
+          : fma
+            ? `    (local.set ${acc(r, v)} (f32x4.relaxed_madd (local.get $x) (local.get $b${v}) (local.get ${acc(r, v)})))`
+            : `    (local.set ${acc(r, v)} (f32x4.add (local.get ${acc(r, v)}) (f32x4.mul (local.get $x) (local.get $b${v}))))`,
+      );
     }
     lines.push(`    (local.set $a${r} (i32.add (local.get $a${r}) (local.get $sAk)))`);
   }
@@ -57,7 +79,11 @@ export function tileFunc(t: Tile, fma: boolean): string {
   lines.push('    (br_if $l (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))');
   for (let r = 0; r < rows; r++) {
     for (let v = 0; v < V; v++) {
-      lines.push(scalar ? `  (f32.store (local.get $cp) (local.get ${acc(r, v)}))` : `  (v128.store offset=${16 * v} (local.get $cp) (local.get ${acc(r, v)}))`);
+      lines.push(
+        scalar
+          ? `  (f32.store (local.get $cp) (local.get ${acc(r, v)}))`
+          : `  (v128.store offset=${16 * v} (local.get $cp) (local.get ${acc(r, v)}))`,
+      );
     }
     if (r < rows - 1) lines.push('  (local.set $cp (i32.add (local.get $cp) (local.get $N4)))');
   }
@@ -98,13 +124,30 @@ export const K_BLOCK = 128;
 export const ROW_BLOCKS = [4, 1];
 
 /** a·b + c on f32x4 text, fused when fma. */
-const madd = (a: string, b: string, c: string, fma: boolean): string => fma ? `(f32x4.relaxed_madd ${a} ${b} ${c})` : `(f32x4.add (f32x4.mul ${a} ${b}) ${c})`;
+const madd = (a: string, b: string, c: string, fma: boolean): string =>
+  fma ? `(f32x4.relaxed_madd ${a} ${b} ${c})` : `(f32x4.add (f32x4.mul ${a} ${b}) ${c})`;
 
 /** colsum's pass over columns 4 at a time (vec) or, after it, one at a time. */
 export function colsumPass(vec: boolean): string {
   const [id, w, acc, zero, load, store, more] = vec
-    ? ['v', 4, '$acc', '(v128.const i32x4 0 0 0 0)', 'f32x4.add (local.get $acc) (v128.load', 'v128.store', '(i32.gt_s (i32.add (local.get $c) (i32.const 4)) (local.get $C))']
-    : ['s', 1, '$s', '(f32.const 0)', 'f32.add (local.get $s) (f32.load', 'f32.store', '(i32.ge_s (local.get $c) (local.get $C))'];
+    ? [
+        'v',
+        4,
+        '$acc',
+        '(v128.const i32x4 0 0 0 0)',
+        'f32x4.add (local.get $acc) (v128.load',
+        'v128.store',
+        '(i32.gt_s (i32.add (local.get $c) (i32.const 4)) (local.get $C))',
+      ]
+    : [
+        's',
+        1,
+        '$s',
+        '(f32.const 0)',
+        'f32.add (local.get $s) (f32.load',
+        'f32.store',
+        '(i32.ge_s (local.get $c) (local.get $C))',
+      ];
   return `
     (block $d${id} (loop $l${id}
       (br_if $d${id} ${more})
@@ -140,14 +183,15 @@ export const GELU_C = 2 * Math.sqrt(2 / Math.PI);
  */
 export function expInto(out: string, x: string, fma: boolean): string {
   const horner = [1 / 120, 1 / 24, 1 / 6, 0.5, 1, 1]
-    .map((c) => `(local.set $ep ${madd('(local.get $ep)', '(local.get $er)', f4(c), fma)})`).join('\n    ');
+    .map((c) => `(local.set $ep ${madd('(local.get $ep)', '(local.get $er)', f4(c), fma)})`)
+    .join('\n    ');
   const pow2 = (k: string): string => `(i32x4.shl (i32x4.add ${k} (v128.const i32x4 127 127 127 127)) (i32.const 23))`;
   return `
     (local.set $ek (f32x4.pmax (f32x4.pmin (local.get ${x}) ${f4(88.72)}) ${f4(-87.3)})) ;; pmin/pmax: one instruction each
     (local.set $er (local.get $ek))
     (local.set $ek (f32x4.nearest (f32x4.mul (local.get $ek) ${f4(Math.LOG2E)})))
     (local.set $er (f32x4.sub (f32x4.sub (local.get $er) (f32x4.mul (local.get $ek) ${f4(0.693359375)}))
-      (f32x4.mul (local.get $ek) ${f4(-2.12194440e-4)})))
+      (f32x4.mul (local.get $ek) ${f4(-2.1219444e-4)})))
     (local.set $ep ${f4(1 / 720)})
     ${horner}
     (local.set $ek (i32x4.trunc_sat_f32x4_s (local.get $ek)))
@@ -170,7 +214,8 @@ export const EXP_LOCALS = '(local $ek v128) (local $er v128) (local $ep v128) (l
 /** expInto for one float: sets f32 local `out` to e^x for f32 local `x` (locals $sk $sr $sp f32, $si i32). */
 export function expScalarInto(out: string, x: string): string {
   const horner = [1 / 120, 1 / 24, 1 / 6, 0.5, 1, 1]
-    .map((c) => `(local.set $sp (f32.add (f32.mul (local.get $sp) (local.get $sr)) (f32.const ${c})))`).join('\n    ');
+    .map((c) => `(local.set $sp (f32.add (f32.mul (local.get $sp) (local.get $sr)) (f32.const ${c})))`)
+    .join('\n    ');
   const pow2 = (k: string): string => `(f32.reinterpret_i32 (i32.shl (i32.add ${k} (i32.const 127)) (i32.const 23)))`;
   return `
     (local.set $sr (f32.max (f32.min (local.get ${x}) (f32.const 88.72)) (f32.const -87.3)))
@@ -209,7 +254,9 @@ export function rowPass(id: string, vec: string, scl: string): string {
  * `advance` moves on by its stride local (bytes).
  */
 export function eachRow(body: string, advance: [ptr: string, stride: string][]): string {
-  const steps = advance.map(([ptr, stride]) => `(local.set ${ptr} (i32.add (local.get ${ptr}) (local.get ${stride})))`).join('\n      ');
+  const steps = advance
+    .map(([ptr, stride]) => `(local.set ${ptr} (i32.add (local.get ${ptr}) (local.get ${stride})))`)
+    .join('\n      ');
   return `(block $done (loop $rows
       (br_if $done (i32.ge_s (local.get $row) (local.get $R)))
       ${body}

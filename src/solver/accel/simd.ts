@@ -20,7 +20,21 @@
 
 import v8 from 'node:v8';
 import {
-  EXP_LOCALS, EXP_SCALAR_LOCALS, GELU_C, K_BLOCK, ROW_BLOCKS, colsumPass, eachRow, expInto, expScalarInto, f4, gateInto, rowBlock, rowPass, tileFunc, type Tile,
+  EXP_LOCALS,
+  EXP_SCALAR_LOCALS,
+  GELU_C,
+  K_BLOCK,
+  ROW_BLOCKS,
+  colsumPass,
+  eachRow,
+  expInto,
+  expScalarInto,
+  f4,
+  gateInto,
+  rowBlock,
+  rowPass,
+  tileFunc,
+  type Tile,
 } from './simd-wat.js';
 
 /** The module's text; fma: fused multiply-adds (relaxed SIMD) in the vector tiles. */
@@ -48,12 +62,14 @@ ${tiles.map((t) => tileFunc(t, fma)).join('\n')}
       (local.set $aK (i32.add (local.get $aB) (i32.mul (local.get $k0) (local.get $sAk))))
       (local.set $bK (i32.add (local.get $bB) (i32.mul (local.get $k0) (local.get $N4))))
       (local.set $m (i32.const 0))
-${ROW_BLOCKS.map((rows) => `
+${ROW_BLOCKS.map(
+  (rows) => `
       (block $dm${rows} (loop $lm${rows}
         (br_if $dm${rows} (i32.gt_s (i32.add (local.get $m) (i32.const ${rows})) (local.get $M)))
         ${rowBlock(rows)}
         (local.set $m (i32.add (local.get $m) (i32.const ${rows})))
-        (br $lm${rows})))`).join('')}
+        (br $lm${rows})))`,
+).join('')}
       (local.set $k0 (i32.add (local.get $k0) (i32.const ${K_BLOCK})))
       (br_if $kb (i32.lt_s (local.get $k0) (local.get $K))))
       (local.set $aB (i32.add (local.get $aB) (i32.shl (local.get $bsA) (i32.const 2))))
@@ -157,44 +173,70 @@ ${ROW_BLOCKS.map((rows) => `
     (local $row i32) (local $c i32) (local $C4 i32) (local $vm v128) (local $m f32) (local $vs v128) (local $s f32) (local $v v128) (local $e f32)
     ${EXP_LOCALS} ${EXP_SCALAR_LOCALS}
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
-    ${eachRow(`(local.set $vm ${f4(-Infinity)})
+    ${eachRow(
+      `(local.set $vm ${f4(-Infinity)})
       (local.set $m (f32.const -inf))
-      ${rowPass('mx', '(local.set $vm (f32x4.pmax (local.get $vm) (v128.load (i32.add (local.get $x) (local.get $c)))))',
-        '(local.set $m (f32.max (local.get $m) (f32.load (i32.add (local.get $x) (local.get $c)))))')}
+      ${rowPass(
+        'mx',
+        '(local.set $vm (f32x4.pmax (local.get $vm) (v128.load (i32.add (local.get $x) (local.get $c)))))',
+        '(local.set $m (f32.max (local.get $m) (f32.load (i32.add (local.get $x) (local.get $c)))))',
+      )}
       (local.set $m (f32.max (f32.max (local.get $m) (f32.max (f32x4.extract_lane 0 (local.get $vm)) (f32x4.extract_lane 1 (local.get $vm))))
         (f32.max (f32x4.extract_lane 2 (local.get $vm)) (f32x4.extract_lane 3 (local.get $vm)))))
       (local.set $vm (f32x4.splat (local.get $m)))
       (local.set $vs (v128.const i32x4 0 0 0 0))
       (local.set $s (f32.const 0))
-      ${rowPass('ex', `(local.set $v (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $vm)))
+      ${rowPass(
+        'ex',
+        `(local.set $v (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $vm)))
         ${expInto('$v', '$v', fma)}
         (v128.store (i32.add (local.get $y) (local.get $c)) (local.get $v))
         (local.set $vs (f32x4.add (local.get $vs) (local.get $v)))`,
         `(local.set $e (f32.sub (f32.load (i32.add (local.get $x) (local.get $c))) (local.get $m)))
         ${expScalarInto('$e', '$e')}
         (f32.store (i32.add (local.get $y) (local.get $c)) (local.get $e))
-        (local.set $s (f32.add (local.get $s) (local.get $e)))`)}
+        (local.set $s (f32.add (local.get $s) (local.get $e)))`,
+      )}
       (local.set $s (f32.div (f32.const 1) (f32.add (local.get $s) (call $hsum (local.get $vs)))))
       (local.set $vs (f32x4.splat (local.get $s)))
-      ${rowPass('sc', '(v128.store (i32.add (local.get $y) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c))) (local.get $vs)))',
-        '(f32.store (i32.add (local.get $y) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c))) (local.get $s)))')}`,
-      [['$x', '$C4'], ['$y', '$C4']])}
+      ${rowPass(
+        'sc',
+        '(v128.store (i32.add (local.get $y) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c))) (local.get $vs)))',
+        '(f32.store (i32.add (local.get $y) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c))) (local.get $s)))',
+      )}`,
+      [
+        ['$x', '$C4'],
+        ['$y', '$C4'],
+      ],
+    )}
   )
   ;; Softmax's gradient over rows of C floats: dx = y·(dy − Σ dy·y).
   (func (export "softmax_grad") (param $y i32) (param $dy i32) (param $dx i32) (param $R i32) (param $C i32)
     (local $row i32) (local $c i32) (local $C4 i32) (local $vs v128) (local $s f32)
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
-    ${eachRow(`(local.set $vs (v128.const i32x4 0 0 0 0))
+    ${eachRow(
+      `(local.set $vs (v128.const i32x4 0 0 0 0))
       (local.set $s (f32.const 0))
-      ${rowPass('dt', '(local.set $vs (f32x4.add (local.get $vs) (f32x4.mul (v128.load (i32.add (local.get $dy) (local.get $c))) (v128.load (i32.add (local.get $y) (local.get $c))))))',
-        '(local.set $s (f32.add (local.get $s) (f32.mul (f32.load (i32.add (local.get $dy) (local.get $c))) (f32.load (i32.add (local.get $y) (local.get $c))))))')}
+      ${rowPass(
+        'dt',
+        '(local.set $vs (f32x4.add (local.get $vs) (f32x4.mul (v128.load (i32.add (local.get $dy) (local.get $c))) (v128.load (i32.add (local.get $y) (local.get $c))))))',
+        '(local.set $s (f32.add (local.get $s) (f32.mul (f32.load (i32.add (local.get $dy) (local.get $c))) (f32.load (i32.add (local.get $y) (local.get $c))))))',
+      )}
       (local.set $s (f32.add (local.get $s) (call $hsum (local.get $vs))))
       (local.set $vs (f32x4.splat (local.get $s)))
-      ${rowPass('dx', `(v128.store (i32.add (local.get $dx) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c)))
+      ${rowPass(
+        'dx',
+        `(v128.store (i32.add (local.get $dx) (local.get $c)) (f32x4.mul (v128.load (i32.add (local.get $y) (local.get $c)))
           (f32x4.sub (v128.load (i32.add (local.get $dy) (local.get $c))) (local.get $vs))))`,
         `(f32.store (i32.add (local.get $dx) (local.get $c)) (f32.mul (f32.load (i32.add (local.get $y) (local.get $c)))
-          (f32.sub (f32.load (i32.add (local.get $dy) (local.get $c))) (local.get $s))))`)}`,
-      [['$y', '$C4'], ['$dy', '$C4'], ['$dx', '$C4']])}
+          (f32.sub (f32.load (i32.add (local.get $dy) (local.get $c))) (local.get $s))))`,
+      )}`,
+      [
+        ['$y', '$C4'],
+        ['$dy', '$C4'],
+        ['$dx', '$C4'],
+      ],
+    )}
   )
   (func $hsum (param $v v128) (result f32)
     (f32.add (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
@@ -205,7 +247,8 @@ ${ROW_BLOCKS.map((rows) => `
     (local $row i32) (local $c i32) (local $acc v128) (local $mu v128) (local $r v128) (local $d v128) (local $C4 i32) (local $inv f32)
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
     (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_s (local.get $C))))
-    ${eachRow(`(local.set $acc (v128.const i32x4 0 0 0 0))
+    ${eachRow(
+      `(local.set $acc (v128.const i32x4 0 0 0 0))
       (local.set $c (i32.const 0))
       (block $d1 (loop $l1 (br_if $d1 (i32.ge_s (local.get $c) (local.get $C4)))
         (local.set $acc (f32x4.add (local.get $acc) (v128.load (i32.add (local.get $x) (local.get $c)))))
@@ -226,7 +269,11 @@ ${ROW_BLOCKS.map((rows) => `
           (f32x4.add (f32x4.mul (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $c))) (local.get $mu)) (local.get $r))
             (v128.load (i32.add (local.get $g) (local.get $c)))) (v128.load (i32.add (local.get $b) (local.get $c)))))
         (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l3)))`,
-      [['$x', '$C4'], ['$y', '$C4']])}
+      [
+        ['$x', '$C4'],
+        ['$y', '$C4'],
+      ],
+    )}
   )
   ;; LayerNorm's gradient: x̂ = (x − μ)·r, gdy = g·dy; dx = r·(gdy − mean(gdy) − x̂·mean(gdy·x̂));
   ;; dg += Σ_rows dy·x̂, db += Σ_rows dy (dg, db zeroed by the caller).
@@ -235,7 +282,8 @@ ${ROW_BLOCKS.map((rows) => `
     (local $xh v128) (local $d v128) (local $gdy v128) (local $a1 v128) (local $a2 v128) (local $m1 v128) (local $m2 v128)
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
     (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_s (local.get $C))))
-    ${eachRow(`(local.set $mu (v128.load32_splat (i32.add (local.get $mean) (i32.shl (local.get $row) (i32.const 2)))))
+    ${eachRow(
+      `(local.set $mu (v128.load32_splat (i32.add (local.get $mean) (i32.shl (local.get $row) (i32.const 2)))))
       (local.set $r (v128.load32_splat (i32.add (local.get $rstd) (i32.shl (local.get $row) (i32.const 2)))))
       (local.set $a1 (v128.const i32x4 0 0 0 0))
       (local.set $a2 (v128.const i32x4 0 0 0 0))
@@ -258,7 +306,12 @@ ${ROW_BLOCKS.map((rows) => `
         (v128.store (i32.add (local.get $dx) (local.get $c))
           (f32x4.mul (local.get $r) (f32x4.sub (f32x4.sub (local.get $gdy) (local.get $m1)) (f32x4.mul (local.get $xh) (local.get $m2)))))
         (local.set $c (i32.add (local.get $c) (i32.const 16))) (br $l2)))`,
-      [['$x', '$C4'], ['$dy', '$C4'], ['$dx', '$C4']])}
+      [
+        ['$x', '$C4'],
+        ['$dy', '$C4'],
+        ['$dx', '$C4'],
+      ],
+    )}
   )
   ;; R runs of C 4-byte elements: dst + r·ds ← src + r·ss (strides in elements).
   (func (export "copy2d") (param $src i32) (param $ss i32) (param $dst i32) (param $ds i32) (param $R i32) (param $C i32)
@@ -266,9 +319,17 @@ ${ROW_BLOCKS.map((rows) => `
     (local.set $C4 (i32.shl (local.get $C) (i32.const 2)))
     (local.set $ss (i32.shl (local.get $ss) (i32.const 2)))
     (local.set $ds (i32.shl (local.get $ds) (i32.const 2)))
-    ${eachRow(`${rowPass('cp', '(v128.store (i32.add (local.get $dst) (local.get $c)) (v128.load (i32.add (local.get $src) (local.get $c))))',
-        '(i32.store (i32.add (local.get $dst) (local.get $c)) (i32.load (i32.add (local.get $src) (local.get $c))))')}`,
-      [['$src', '$ss'], ['$dst', '$ds']])}
+    ${eachRow(
+      `${rowPass(
+        'cp',
+        '(v128.store (i32.add (local.get $dst) (local.get $c)) (v128.load (i32.add (local.get $src) (local.get $c))))',
+        '(i32.store (i32.add (local.get $dst) (local.get $c)) (i32.load (i32.add (local.get $src) (local.get $c))))',
+      )}`,
+      [
+        ['$src', '$ss'],
+        ['$dst', '$ds'],
+      ],
+    )}
   )
   ;; out[c] = Σ_r x[r][c] for x (R×C) contiguous: a sum over leading axes.
   (func (export "colsum") (param $x i32) (param $out i32) (param $R i32) (param $C i32)
@@ -285,27 +346,71 @@ type Wabt = Awaited<ReturnType<typeof import('wabt')>>;
 // The tsconfig's libs (ES2022, no DOM) do not type WebAssembly's JS API; the little used here:
 export type WasmMemory = { readonly buffer: ArrayBuffer };
 export type WasmModule = object;
-const WA = (globalThis as unknown as {
-  WebAssembly: {
-    Module: new (bytes: Uint8Array) => WasmModule;
-    Instance: new (m: WasmModule, imports: object) => { exports: object };
-  };
-}).WebAssembly;
+const WA = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Module: new (bytes: Uint8Array) => WasmModule;
+      Instance: new (m: WasmModule, imports: object) => { exports: object };
+    };
+  }
+).WebAssembly;
 
 export interface SimdKernels {
-  matmul(a: number, b: number, c: number, batch: number, M: number, N: number, K: number, sAm: number, sAk: number, bsA: number, bsB: number, bias: number): void;
+  matmul(
+    a: number,
+    b: number,
+    c: number,
+    batch: number,
+    M: number,
+    N: number,
+    K: number,
+    sAm: number,
+    sAk: number,
+    bsA: number,
+    bsB: number,
+    bias: number,
+  ): void;
   transpose(src: number, dst: number, batch: number, R: number, C: number): void;
   colsum(x: number, out: number, R: number, C: number): void;
   copy2d(src: number, ss: number, dst: number, ds: number, R: number, C: number): void;
   exp(x: number, y: number, n: number): void;
   softmax(x: number, y: number, R: number, C: number): void;
   softmax_grad(y: number, dy: number, dx: number, R: number, C: number): void;
-  adamw(p: number, g: number, m: number, v: number, po: number, mo: number, vo: number, n: number, scale: number,
-    lr: number, b1: number, c1: number, b2: number, c2: number, eps: number, decay: number, bc1: number, bc2: number): void;
+  adamw(
+    p: number,
+    g: number,
+    m: number,
+    v: number,
+    po: number,
+    mo: number,
+    vo: number,
+    n: number,
+    scale: number,
+    lr: number,
+    b1: number,
+    c1: number,
+    b2: number,
+    c2: number,
+    eps: number,
+    decay: number,
+    bc1: number,
+    bc2: number,
+  ): void;
   gelu(x: number, y: number, n: number): void;
   gelu_grad(x: number, dy: number, dx: number, n: number): void;
   layernorm(x: number, g: number, b: number, y: number, mean: number, rstd: number, R: number, C: number): void;
-  layernorm_grad(x: number, g: number, mean: number, rstd: number, dy: number, dx: number, dg: number, db: number, R: number, C: number): void;
+  layernorm_grad(
+    x: number,
+    g: number,
+    mean: number,
+    rstd: number,
+    dy: number,
+    dx: number,
+    dg: number,
+    db: number,
+    R: number,
+    C: number,
+  ): void;
 }
 
 function assemble(wabt: Wabt, fma: boolean): WasmModule {

@@ -20,7 +20,12 @@ export const tfOpsPath = (pkgDir: string): string => join(pkgDir, 'deps', 'lib',
 /** What tfjs-node's backend offers to run any TensorFlow op by name. */
 interface NodeBackend {
   binding: { TF_ATTR_INT: number };
-  executeMultipleOutputs(name: string, attrs: { name: string; type: number; value: number }[], inputs: tf.TensorInfo[], numOutputs: number): tf.Tensor[];
+  executeMultipleOutputs(
+    name: string,
+    attrs: { name: string; type: number; value: number }[],
+    inputs: tf.TensorInfo[],
+    numOutputs: number,
+  ): tf.Tensor[];
 }
 
 /** Each kernel: the TensorFlow op's inputs in its order, how many outputs it has, and its int attributes. */
@@ -42,8 +47,16 @@ const KERNELS: [name: string, inputs: string[], outputs: number, intAttrs: strin
 
 /** The decoding step's inputs in the op's order (tf-decode.cc): the lists numbered by fused-kernels.ts, put back by their counts. */
 function decodeArgs(inputs: tf.NamedTensorInfoMap, a: Record<string, number>): tf.TensorInfo[] {
-  const list = (name: string, n: number): tf.TensorInfo[] => Array.from({ length: n }, (_, i) => inputs[`${name}${i}`]!);
-  return [inputs.ids!, inputs.pos!, inputs.pad!, ...list('prompt', a.layers!), ...list('past', a.steps!), ...list('weight', a.count!)];
+  const list = (name: string, n: number): tf.TensorInfo[] =>
+    Array.from({ length: n }, (_, i) => inputs[`${name}${i}`]!);
+  return [
+    inputs.ids!,
+    inputs.pos!,
+    inputs.pad!,
+    ...list('prompt', a.layers!),
+    ...list('past', a.steps!),
+    ...list('weight', a.count!),
+  ];
 }
 
 /** The loaded addon: setThreads(n) sets the threads its ops split their work over (an OpenMP team). */
@@ -79,18 +92,28 @@ export function registerTensorflowOps(pkg: string): string | null {
     const loaded = req(file) as Partial<NonNullable<typeof addon>>;
     // a build from before this set of ops (the decode step, threads of their own): kernels may be
     // missing or take other inputs
-    if (typeof loaded.setThreads !== 'function' || loaded.abi !== OPS_ABI) return 'built by an older cogen (re-run `cogen setup tensorflow`)';
+    if (typeof loaded.setThreads !== 'function' || loaded.abi !== OPS_ABI)
+      return 'built by an older cogen (re-run `cogen setup tensorflow`)';
     addon = loaded as NonNullable<typeof addon>;
   } catch (e) {
     return `failed to load (${String((e as Error).message).split('\n')[0]})`;
   }
   for (const [kernelName, names, outputs, intAttrs] of KERNELS) {
     if (tf.getKernel(kernelName, 'tensorflow')) continue;
-    const kernelFunc = ({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, number> }) => {
+    const kernelFunc = ({
+      inputs,
+      backend,
+      attrs,
+    }: {
+      inputs: tf.NamedTensorInfoMap;
+      backend: unknown;
+      attrs?: Record<string, number>;
+    }) => {
       const be = backend as NodeBackend;
       const args = kernelName === FUSED.decodeStep ? decodeArgs(inputs, attrs!) : names.map((n) => inputs[n]!);
       // AdamW's scalars, as the float32 values the composite would upload (optim.ts)
-      const hyper = kernelName === FUSED.adamw ? tf.tensor1d(adamwScalars(attrs as unknown as AdamWStep), 'float32') : null;
+      const hyper =
+        kernelName === FUSED.adamw ? tf.tensor1d(adamwScalars(attrs as unknown as AdamWStep), 'float32') : null;
       try {
         const opAttrs = intAttrs.map((name) => ({ name, type: be.binding.TF_ATTR_INT, value: attrs![name]! }));
         const out = be.executeMultipleOutputs(kernelName, opAttrs, hyper ? [...args, hyper] : args, outputs);

@@ -23,16 +23,29 @@ import { fastKernelsOn, prod, ptr, setSimdModule, simdFor, simdReady, type WasmB
 import { compileSimdModule } from './simd.js';
 
 /** C = op(A)·op(B) (+ bias [N]) with broadcast batch dims; null where the SIMD kernel does not apply. */
-function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boolean, tB: boolean, bias?: tf.TensorInfo): tf.TensorInfo | null {
-  if (!simdReady() || a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
-  const ra = a.shape.length, rb = b.shape.length;
-  const M = a.shape[tA ? ra - 1 : ra - 2]!, K = a.shape[tA ? ra - 2 : ra - 1]!;
+function simdMatMul(
+  be: WasmBackend,
+  a: tf.TensorInfo,
+  b: tf.TensorInfo,
+  tA: boolean,
+  tB: boolean,
+  bias?: tf.TensorInfo,
+): tf.TensorInfo | null {
+  if (!simdReady() || a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2)
+    return null;
+  const ra = a.shape.length,
+    rb = b.shape.length;
+  const M = a.shape[tA ? ra - 1 : ra - 2]!,
+    K = a.shape[tA ? ra - 2 : ra - 1]!;
   const N = b.shape[tB ? rb - 2 : rb - 1]!;
   if (b.shape[tB ? rb - 1 : rb - 2] !== K) return null;
   if (bias && (bias.dtype !== 'float32' || prod(bias.shape) !== N || bias.shape.at(-1) !== N)) return null;
-  const outerA = a.shape.slice(0, -2), outerB = b.shape.slice(0, -2);
+  const outerA = a.shape.slice(0, -2),
+    outerB = b.shape.slice(0, -2);
   const outer = tf.backend_util.assertAndGetBroadcastShape(outerA, outerB);
-  const batch = prod(outer), batchA = prod(outerA), batchB = prod(outerB);
+  const batch = prod(outer),
+    batchA = prod(outerA),
+    batchB = prod(outerB);
   if ((batchA !== batch && batchA !== 1) || (batchB !== batch && batchB !== 1)) return null;
   const out = be.makeOutput([...outer, M, N], 'float32');
   if (batch * M * N === 0) return out;
@@ -48,8 +61,20 @@ function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boo
     packed = be.makeOutput([batchB, K, N], 'float32');
     k.transpose(ptr(be, b), ptr(be, packed), batchB, N, K);
   }
-  k.matmul(ptr(be, a), ptr(be, packed ?? b), ptr(be, out), batch, M, N, K,
-    tA ? 1 : K, tA ? M : 1, batchA === 1 ? 0 : M * K, batchB === 1 ? 0 : K * N, bias ? ptr(be, bias) : 0);
+  k.matmul(
+    ptr(be, a),
+    ptr(be, packed ?? b),
+    ptr(be, out),
+    batch,
+    M,
+    N,
+    K,
+    tA ? 1 : K,
+    tA ? M : 1,
+    batchA === 1 ? 0 : M * K,
+    batchB === 1 ? 0 : K * N,
+    bias ? ptr(be, bias) : 0,
+  );
   if (packed) be.disposeData(packed.dataId, true);
   return out;
 }
@@ -58,24 +83,32 @@ function simdMatMul(be: WasmBackend, a: tf.TensorInfo, b: tf.TensorInfo, tA: boo
 function simdExp(be: WasmBackend, x: tf.TensorInfo): tf.TensorInfo | null {
   if (!simdReady() || x.dtype !== 'float32') return null;
   const out = be.makeOutput(x.shape, 'float32');
-  const n = prod(x.shape), n4 = n - (n % 4);
+  const n = prod(x.shape),
+    n4 = n - (n % 4);
   if (n4 > 0) simdFor(be).exp(ptr(be, x), ptr(be, out), n4);
   if (n4 < n) {
-    const xv = be.typedArrayFromHeap(x), ov = be.typedArrayFromHeap(out);
+    const xv = be.typedArrayFromHeap(x),
+      ov = be.typedArrayFromHeap(out);
     for (let i = n4; i < n; i++) ov[i] = Math.exp(xv[i]!);
   }
   return out;
 }
 
 /** Σ over the leading axes of a float32 tensor as one column sum; null for other reductions. */
-function simdLeadingSum(be: WasmBackend, x: tf.TensorInfo, axis: number | number[], keepDims: boolean): tf.TensorInfo | null {
+function simdLeadingSum(
+  be: WasmBackend,
+  x: tf.TensorInfo,
+  axis: number | number[],
+  keepDims: boolean,
+): tf.TensorInfo | null {
   if (!simdReady() || x.dtype !== 'float32') return null;
   const axes = [...tf.util.parseAxisParam(axis, x.shape)].sort((p, q) => p - q);
   const j = axes.length;
   if (j === 0 || j >= x.shape.length || axes.some((a, i) => a !== i)) return null;
   const rest = x.shape.slice(j);
   const out = be.makeOutput(keepDims ? [...axes.map(() => 1), ...rest] : rest, 'float32');
-  const R = prod(x.shape.slice(0, j)), C = prod(rest);
+  const R = prod(x.shape.slice(0, j)),
+    C = prod(rest);
   if (C === 0) return out;
   if (R === 0) {
     be.typedArrayFromHeap(out).fill(0);
@@ -94,7 +127,10 @@ function sliceHeap(be: WasmBackend, x: tf.TensorInfo, begin: number[], size: num
   const ov = be.typedArrayFromHeap(out);
   const rank = x.shape.length;
   const strides = new Array<number>(rank);
-  for (let i = rank - 1, st = 1; i >= 0; i--) { strides[i] = st; st *= x.shape[i]!; }
+  for (let i = rank - 1, st = 1; i >= 0; i--) {
+    strides[i] = st;
+    st *= x.shape[i]!;
+  }
   // Axes after j are whole, so each x[i0, …, i(j-1), begin_j : begin_j + size_j, …] is one contiguous run.
   let j = rank - 1;
   while (j > 0 && size[j] === x.shape[j]) j--;
@@ -138,10 +174,12 @@ function gatherHeap(be: WasmBackend, x: tf.TensorInfo, indices: tf.TensorInfo, a
   const n = x.shape[axis]!;
   if (idx.some((i) => !(i >= 0 && i < n))) return null;
   const out = be.makeOutput([...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)], x.dtype);
-  const outer = prod(x.shape.slice(0, axis)), inner = prod(x.shape.slice(axis + 1));
+  const outer = prod(x.shape.slice(0, axis)),
+    inner = prod(x.shape.slice(axis + 1));
   if (outer * idx.length * inner === 0) return out;
   const k = simdFor(be);
-  const xp = ptr(be, x), op = ptr(be, out);
+  const xp = ptr(be, x),
+    op = ptr(be, out);
   // index j: for every outer o, out[o, j, :] ← x[o, idx[j], :]
   idx.forEach((i, j) => k.copy2d(xp + 4 * i * inner, n * inner, op + 4 * j * inner, idx.length * inner, outer, inner));
   return out;
@@ -181,7 +219,11 @@ export async function patchWasmKernels(): Promise<string | null> {
   });
   replace('Slice', ({ inputs, backend, attrs }) => {
     const x = inputs.x! as tf.TensorInfo;
-    const [begin, size] = tf.slice_util.parseSliceParams(x, attrs!.begin as number[], attrs!.size as number[] | undefined);
+    const [begin, size] = tf.slice_util.parseSliceParams(
+      x,
+      attrs!.begin as number[],
+      attrs!.size as number[] | undefined,
+    );
     return sliceHeap(backend as WasmBackend, x, begin!, size!);
   });
   replace('SplitV', ({ inputs, backend, attrs }) => {
@@ -200,23 +242,47 @@ export async function patchWasmKernels(): Promise<string | null> {
   replace('Concat', ({ inputs, backend, attrs }) => {
     const xs = Object.values(inputs) as tf.TensorInfo[];
     const axis = tf.util.parseAxisParam(attrs!.axis as number, xs[0]!.shape)[0]!;
-    const same = xs.every((x) => x.dtype === xs[0]!.dtype && x.shape.length === xs[0]!.shape.length && x.shape.every((d, i) => i === axis || d === xs[0]!.shape[i]));
+    const same = xs.every(
+      (x) =>
+        x.dtype === xs[0]!.dtype &&
+        x.shape.length === xs[0]!.shape.length &&
+        x.shape.every((d, i) => i === axis || d === xs[0]!.shape[i]),
+    );
     return same ? concatHeap(backend as WasmBackend, xs, axis) : null;
   });
   replace('GatherV2', ({ inputs, backend, attrs }) => {
-    const x = inputs.x!, indices = inputs.indices!;
+    const x = inputs.x!,
+      indices = inputs.indices!;
     if ((attrs!.batchDims as number) !== 0 || indices.dtype !== 'int32') return null;
     return gatherHeap(backend as WasmBackend, x, indices, tf.util.parseAxisParam(attrs!.axis as number, x.shape)[0]!);
   });
   replace('BatchMatMul', ({ inputs, backend, attrs }) =>
-    simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean));
+    simdMatMul(
+      backend as WasmBackend,
+      inputs.a!,
+      inputs.b!,
+      attrs!.transposeA as boolean,
+      attrs!.transposeB as boolean,
+    ),
+  );
   // tf.fused.matMul with a bias and no activation (model.ts's linear layers): the bias starts the sum
   replace('_FusedMatMul', ({ inputs, backend, attrs }) =>
-    !inputs.bias || inputs.preluActivationWeights || attrs!.activation !== 'linear' ? null
-      : simdMatMul(backend as WasmBackend, inputs.a!, inputs.b!, attrs!.transposeA as boolean, attrs!.transposeB as boolean, inputs.bias));
+    !inputs.bias || inputs.preluActivationWeights || attrs!.activation !== 'linear'
+      ? null
+      : simdMatMul(
+          backend as WasmBackend,
+          inputs.a!,
+          inputs.b!,
+          attrs!.transposeA as boolean,
+          attrs!.transposeB as boolean,
+          inputs.bias,
+        ),
+  );
   replace('Exp', ({ inputs, backend }) => simdExp(backend as WasmBackend, inputs.x!));
   replace('Softmax', ({ inputs, backend, attrs }) => {
-    const x = inputs.logits!, be = backend as WasmBackend, C = x.shape.at(-1) ?? 0;
+    const x = inputs.logits!,
+      be = backend as WasmBackend,
+      C = x.shape.at(-1) ?? 0;
     const dim = attrs!.dim as number;
     if (!simdReady() || x.dtype !== 'float32' || (dim !== -1 && dim !== x.shape.length - 1)) return null;
     const y = be.makeOutput(x.shape, 'float32');
@@ -224,7 +290,7 @@ export async function patchWasmKernels(): Promise<string | null> {
     return y;
   });
   replace('Sum', ({ inputs, backend, attrs }) =>
-    simdLeadingSum(backend as WasmBackend, inputs.x!, attrs!.axis as number | number[], attrs!.keepDims as boolean));
+    simdLeadingSum(backend as WasmBackend, inputs.x!, attrs!.axis as number | number[], attrs!.keepDims as boolean),
+  );
   return simdOff;
 }
-
