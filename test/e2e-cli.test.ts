@@ -59,7 +59,7 @@ describe('cogen run --preset smoke, then skills and export', () => {
     }[];
     const last = new Map(events.map((e) => [e.skill_id, e.event]));
     // smoke's probes can show arith.add/sub/mul and logic.and/or/not mastered (balanced probe sets,
-    // src/probes.ts)
+    // src/run/probes.ts)
     expect(summary.skillsMasterable).toBe(6);
     expect(summary.mastery.map((m) => m.skillId)).toEqual([...summary.skillsMastered].sort());
     expect(

@@ -21,7 +21,7 @@ import {
 } from '../../envs/index.js';
 import { createSandbox } from '../../sandbox/index.js';
 import { agentsConfigSchema, buildChatModel } from '../agents/index.js';
-import { RunStore } from '../store.js';
+import { RunStore } from '../run/index.js';
 import { parseIntArg, runsDirOption } from './shared.js';
 
 export const ENV_POLICIES = ['reference', 'random', 'llm'] as const;

@@ -6,10 +6,10 @@ import type { GraphEvent } from '../../graphs/index.js';
 import type { DetailedVerdict } from '../../sandbox/index.js';
 import type { Task } from '../../core/task.js';
 import { solvedCount, solveRate } from '../../core/rules.js';
-import { frontierMetrics, learnedMetrics } from '../run-parts.js';
+import { frontierMetrics, learnedMetrics } from '../run/index.js';
 import { mean } from '../../core/stats.js';
 import type { CommitView } from './committer.js';
-import type { WriteOp } from './records/types.js';
+import type { WriteOp } from '../run/index.js';
 import type { Curriculum } from './served-state.js';
 import type { ScoreItem, ScoreResponse } from './types.js';
 

@@ -1,4 +1,4 @@
-// The run store's tables (src/store.ts) in PostgreSQL: the same tables and columns, one schema per
+// The run store's tables (src/run/records/store.ts) in PostgreSQL: the same tables and columns, one schema per
 // run (named after the run id). Two additions, both for several writers: tasks.seq orders the tasks
 // as SQLite's rowid does (a replica reads the tasks others added after the last one it knows), and
 // an index finds expired issues without a scan.

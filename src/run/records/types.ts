@@ -6,9 +6,9 @@
 import type Database from 'better-sqlite3';
 import type { GraphEvent } from '../../../graphs/index.js';
 import type { EnvSpec, Trajectory } from '../../../envs/index.js';
-import type { EpisodeRow, IssueRecord, StepRecord, StoredRequest } from '../../store.js';
+import type { EpisodeRow, IssueRecord, StepRecord, StoredRequest } from './store.js';
 import type { Task } from '../../../core/task.js';
-import type { GraphSink } from '../../run-parts.js';
+import type { GraphSink } from '../parts.js';
 
 /** One write of a change, applied in the writer's transaction in order. */
 export type WriteOp =

@@ -15,21 +15,21 @@ import {
   type Controller,
   type MasteredSkill,
   type Pick,
-} from '../curricula/index.js';
-import { solvedCount, solveRate } from '../core/rules.js';
-import { renderCompact, renderNatural } from '../generators/index.js';
-import type { GraphEvent } from '../graphs/index.js';
+} from '../../curricula/index.js';
+import { solvedCount, solveRate } from '../../core/rules.js';
+import { renderCompact, renderNatural } from '../../generators/index.js';
+import type { GraphEvent } from '../../graphs/index.js';
 import type { RunConfig } from './config.js';
-import { createRng, type Rng } from '../core/rng.js';
+import { createRng, type Rng } from '../../core/rng.js';
 import {
   createLlmPolicy,
   createProposerAgent,
   learnabilityReward,
   type LlmPolicy,
   type ProposalRecord,
-} from './agents/index.js';
+} from '../agents/index.js';
 import { skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
-import { drawRunProbes } from './run-probes.js';
+import { drawRunProbes } from './draw-probes.js';
 import {
   flushGraphs,
   frontierMetrics,
@@ -45,12 +45,12 @@ import {
   taskSpace,
   typesOf,
   type ProposeContext,
-} from './run-parts.js';
-import { createPolicy } from './solver/index.js';
-import type { Policy, TransformerPolicy } from './solver/index.js';
-import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
-import { RunStore, StoreError } from './store.js';
-import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, type EnvArchive } from './run-envs.js';
+} from './parts.js';
+import { createPolicy } from '../solver/index.js';
+import type { Policy, TransformerPolicy } from '../solver/index.js';
+import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play-parts.js';
+import { RunStore, StoreError } from './records/store.js';
+import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, type EnvArchive } from './env-arms.js';
 import {
   agentMetrics,
   checkpoint,
@@ -62,9 +62,9 @@ import {
 } from './loop-parts.js';
 import { LevelEvals } from './level-evals.js';
 import { ConfigError } from './config.js';
-import { answerKind, answerShape, type Task } from '../core/task.js';
-import { trainingReward } from './reward.js';
-import { mean } from '../core/stats.js';
+import { answerKind, answerShape, type Task } from '../../core/task.js';
+import { trainingReward } from './training-reward.js';
+import { mean } from '../../core/stats.js';
 
 export interface StepProgress {
   step: number;
@@ -206,11 +206,11 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
 
   try {
     // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
-    // training task ever duplicates one; balanced so that no trivial policy passes them (src/probes.ts).
+    // training task ever duplicates one; balanced so that no trivial policy passes them (src/run/probes.ts).
     // (mastery probes at the tabled levels: no skill enters above them; those have evaluation sets)
     const probes = await drawRunProbes(config, sandbox, seen, render);
     const probeIds = new Set(probes.map((p) => p.task.id));
-    // Environment arms (src/run-envs.ts): held-out environments from their own stream, whose source
+    // Environment arms (src/run/env-arms.ts): held-out environments from their own stream, whose source
     // tasks join `seen`; an arm that makes none is left out. No environment is made from a held-out task.
     const envProbes = await buildEnvProbes(
       sandbox,
@@ -220,7 +220,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       seen,
     );
     const envArchive: EnvArchive = { specs: new Map(), held: new Set(seen) };
-    // Held-out sets above the tables (src/level-evals.ts): the listed arms' now, the rest as the run reaches them.
+    // Held-out sets above the tables (src/run/level-evals.ts): the listed arms' now, the rest as the run reaches them.
     const fits = solverFit(config.solver.model.maxAnswerLen, space.tabled, log);
     const evals = new LevelEvals(sandbox, {
       seed: config.seed,
@@ -459,7 +459,7 @@ async function runStep(ctx: StepContext) {
     mastered: ctx.mastered,
     ...(ctx.ceilings.size > 0 ? { ceilings: ctx.ceilings } : {}),
   });
-  // A level above a family's table gets its evaluation set before its first training task (src/level-evals.ts).
+  // A level above a family's table gets its evaluation set before its first training task (src/run/level-evals.ts).
   for (const pick of picks) if (isTaskArm(pick.arm)) await ctx.evals.ensure(pick.arm.family, pick.arm.level, ctx.seen);
   // 2. The proposer materialises each task pick as a validated task.
   const tasks: Task[] = [];
@@ -489,7 +489,7 @@ async function runStep(ctx: StepContext) {
   const verdicts = await verifyGroups(sandbox, tasks, answers);
   const rewards = verdicts.map((group) => group.map((v) => v.reward));
   // 4b. Each environment pick: G episodes, played by the built-in solver turn by turn and rewarded
-  // at the end by the environment, which verifies in the sandbox (src/run-envs.ts).
+  // at the end by the environment, which verifies in the sandbox (src/run/env-arms.ts).
   const played = await playEnvPicks(
     policy as TransformerPolicy,
     sandbox,
@@ -517,7 +517,7 @@ async function runStep(ctx: StepContext) {
   // Self-play: the proposer role's choice tokens with their task-relative advantages (proposers/).
   const selfPlayRound = ctx.selfPlay ? ctx.selfPlay.proposer.learn(results) : undefined;
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them),
-  // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off), and on
+  // on the rewards shaped for training (src/run/training-reward.ts; the exact ones when shaping is off), and on
   // the environment episodes (one advantage per episode, the loss on the agent's tokens); in
   // self-play, on the proposer role's rows as well, in the same step.
   const shaped = verdicts.map((group, g) =>

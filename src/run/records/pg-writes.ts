@@ -3,7 +3,7 @@
 // it carries. Rows keep the order of the ops (the outbox's order is the events' order).
 import type pg from 'pg';
 import type { GraphEvent } from '../../../graphs/index.js';
-import type { StepRecord } from '../../store.js';
+import type { StepRecord } from './store.js';
 import { storableText } from './pg-schema.js';
 import type { WriteOp } from './types.js';
 

@@ -4,10 +4,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, existsSync, accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import type { GraphEvent } from '../graphs/index.js';
-import type { ProposalRecord } from './agents/index.js';
-import type { Task } from '../core/task.js';
-import type { EnvSpec, Trajectory } from '../envs/index.js';
+import type { GraphEvent } from '../../../graphs/index.js';
+import type { ProposalRecord } from '../../agents/index.js';
+import type { Task } from '../../../core/task.js';
+import type { EnvSpec, Trajectory } from '../../../envs/index.js';
 
 export class StoreError extends Error {}
 
