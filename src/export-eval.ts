@@ -8,8 +8,7 @@ import { UserError } from '../core/errors.js';
 import { createSandbox } from '../sandbox/index.js';
 import { EXPORT_KINDS, type ExportFormat } from './export.js';
 import { exportTaskRows, type ExportView } from './export-view.js';
-import { evalSet } from './run/index.js';
-import { spaceFamily } from './run/index.js';
+import { evalSet, spaceFamily } from './run/index.js';
 
 /** What `cogen export --what` takes: a run's records of a kind, or an evaluation set (no run). */
 export const EXPORT_WHAT = [...EXPORT_KINDS, 'eval'] as const;

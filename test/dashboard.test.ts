@@ -78,7 +78,6 @@ function writeRun(runsDir: string, id: string, steps: number): void {
         { taskId: t, answer: '7', reward: 0, reason: 'wrong: output differs' },
       ]),
       metrics: metricsAt(s),
-      skillEvents: [],
       outbox: [],
       proposals:
         s === 1

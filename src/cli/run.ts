@@ -2,9 +2,7 @@
 // stderr and a summary on stdout; the first Ctrl-C checkpoints and exits 130 (docs/runs.md).
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { loadPreset } from '../run/index.js';
-import type { RunSummary } from '../run/index.js';
-import { createProgress, formatDuration } from '../run/index.js';
+import { loadPreset, type RunSummary, createProgress, formatDuration } from '../run/index.js';
 import { BACKENDS } from '../solver/config.js';
 import { controllerNames } from '../../curricula/index.js';
 import { parseFloatArg, parseIntArg, runsDirOption, storedConfig } from './shared.js';

@@ -10,14 +10,11 @@ export const startRun: typeof run = async (...args) => (await import('./loop.js'
 export { createProgress, formatDuration } from './progress.js';
 export {
   frontierMetrics,
-  graphTask,
   learnedMetrics,
   learnedProposerOf,
-  newRunId,
   openCeilings,
   openGraphs,
   propose,
-  runEvent,
   sandboxOf,
   taskSpace,
   type GraphSink,
@@ -35,6 +32,16 @@ export {
   type StoredRequest,
   type TaskRow,
 } from './records/store.js';
+export {
+  armResult,
+  graphTask,
+  masteryRecords,
+  newRunId,
+  newTaskRecords,
+  refuseExisting,
+  runEvent,
+} from './records/rows.js';
 export type { Prefetch, ServedRecords, WriteOp, WriterTx } from './records/types.js';
+export { RunOpening } from './records/opening.js';
 export { SqliteRecords } from './records/sqlite.js';
 export { PgRecords } from './records/postgres.js';

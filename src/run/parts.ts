@@ -2,9 +2,9 @@
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/run/probes.ts.
 import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick } from '../../curricula/index.js';
-import { materialise, mutate, renderNatural } from '../../generators/index.js';
+import { materialise, mutate } from '../../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../../graphs/index.js';
-import type { GraphEvent, GraphTask, SkillGraph } from '../../graphs/index.js';
+import type { SkillGraph } from '../../graphs/index.js';
 import { createSandbox } from '../../sandbox/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { RunConfig } from './config.js';
@@ -255,38 +255,4 @@ export async function flushGraphs(
     backlog += res.pending;
   }
   return backlog;
-}
-
-export function runEvent(store: RunStore, status: string): GraphEvent {
-  return {
-    kind: 'run',
-    runId: store.getMeta('runId')!,
-    preset: store.getMeta('preset') ?? '',
-    config: store.getMeta('config') ?? '{}',
-    startedAt: store.getMeta('startedAt') ?? '',
-    endedAt: store.getMeta('endedAt') ?? null,
-    status,
-  };
-}
-
-export function graphTask(task: Task): GraphTask {
-  return {
-    id: task.id,
-    type: task.type,
-    family: task.family,
-    level: task.level,
-    program: task.program,
-    skills: task.skills,
-    hash: task.hash,
-    prompt: renderNatural(task),
-    parent: task.parent,
-    solveRate: null,
-    proposer: task.proposer,
-  };
-}
-
-/** A new run's id: UTC timestamp, preset name and seed (a served run says so). */
-export function newRunId(config: RunConfig, served = false): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  return `${stamp}-${config.name}${served ? '-served' : ''}-s${config.seed}`;
 }

@@ -84,7 +84,7 @@ export class PgRecords implements ServedRecords {
       if (found.rowCount) return false;
       const { meta, events } = await init();
       await putMeta(c, this.s, { ...meta, servedVersion: '0' });
-      await writeOps(c, this.s, [{ op: 'events', step: 0, skillEvents: [], outbox: events }]);
+      await writeOps(c, this.s, [{ op: 'events', step: 0, outbox: events }]);
       return true;
     });
   }
@@ -99,7 +99,7 @@ export class PgRecords implements ServedRecords {
   }
 
   async appendOutbox(step: number, events: GraphEvent[]) {
-    await this.tx((c) => writeOps(c, this.s, [{ op: 'events', step, skillEvents: [], outbox: events }]));
+    await this.tx((c) => writeOps(c, this.s, [{ op: 'events', step, outbox: events }]));
   }
 
   writer<T>(fn: (tx: WriterTx) => Promise<T>): Promise<T> {
