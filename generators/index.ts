@@ -1,7 +1,6 @@
 // The generators' door (docs/DESIGN.md, "Tasks" and "Skills and the skill graph"): the families
-// (code families in families/, problem families in problems/) behind registry.ts, their skill
-// taxonomy (taxonomy.ts), and turning a draft into a validated Task through the sandbox
-// (materialise.ts, generate.ts).
+// (families/, problems/) behind registry.ts, their skill taxonomy (taxonomy.ts), and turning a
+// draft into a validated Task through the sandbox (materialise.ts, generate.ts).
 export { canonicalHash, canonicalForm, compactProgram, minify, tokenize } from './hash.js';
 export { parseCompact, renderCompact, renderNatural, solverSystemPrompt } from './render.js';
 export { mutate, applicableOps, MUTATION_OPS, type MutationOp } from './mutate.js';

@@ -1,8 +1,6 @@
-// One fresh context of a job (engine.mjs runs the calls in it): made on the worker's runtime with
-// the language features every context gets, the builtins the host takes from it before the program
-// can touch them, f found, and everything disposed after (the runtime dropped when left dirty).
-// `c` is the context's state, runInContext's in engine.mjs: ctx, r, held (the handles to dispose
-// with the context) and dirty (drop the runtime afterwards), among others.
+// One fresh context of a job (engine.mjs runs the calls in it): made on the worker's runtime, the
+// builtins the host takes before the program can touch them, f found, everything disposed after.
+// `c` is runInContext's state (engine.mjs): ctx, r, held (handles to dispose), dirty, among others.
 import { FAST_REPEAT, installRepeat } from './repeat.mjs';
 import { recycleRuntime, runtimeFor } from './runtime.mjs';
 import { arm, enterContext, interrupted, leaveContext } from './steps.mjs';

@@ -1,8 +1,6 @@
-// `cogen setup reasoning-gym`: a virtual environment (COGEN_RG_VENV, else <cache>/rg-venv) with
-// PyPI's reasoning-gym pinned, then the catalogue of bridged families (bridges/: every dataset's
-// curriculum ladder, each level's items checked in the worker, the datasets that do not verify
-// listed as excluded), written next to the environment. Idempotent: a set-up bridge whose package
-// imports and whose catalogue was built by the pinned version is left as it is.
+// `cogen setup reasoning-gym`: a virtual environment (COGEN_RG_VENV, else <cache>/rg-venv) with PyPI's
+// reasoning-gym pinned, then the catalogue of bridged families (bridges/) written next to it. Idempotent:
+// a bridge whose package imports and whose catalogue the pinned version built is left as it is.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../../core/errors.js';
