@@ -1,11 +1,11 @@
 // The house (docs/DESIGN.md, "The house"; README "Where things are"): core/ is the ground floor,
 // the rooms stand on it, the roof (src/*.ts, the command line in src/cli/, the server, the
-// dashboard) is where they meet. `npm run lint` checks it. core/ is a floor, not a room: its files
-// are imported directly.
+// dashboard, `cogen setup` in src/setup/) is where they meet. `npm run lint` checks it. core/ is a
+// floor, not a room: its files are imported directly.
 const ROOMS = '(generators|curricula|sandbox|graphs|proposers|envs|bridges|src/solver|src/agents|src/run)';
 // src/cli/ is part of the roof, not a room: it is src/cli.ts's commands, one file each, and like
 // the rest of the roof it may import every room (at its door) while no room may import it.
-const ROOF = '^src/([^/]+\\.ts|cli/|server/|dashboard/)';
+const ROOF = '^src/([^/]+\\.ts|cli/|server/|dashboard/|setup/)';
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
@@ -18,7 +18,7 @@ module.exports = {
     },
     {
       name: 'no-upward-import',
-      comment: 'a room never reaches up into the roof (src/*.ts, the command line, the server, the dashboard)',
+      comment: 'a room never reaches up into the roof (src/*.ts, the command line, the server, the dashboard, setup)',
       severity: 'error',
       from: { path: `^(core|${ROOMS.slice(1, -1)})/` },
       to: { path: ROOF },

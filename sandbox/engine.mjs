@@ -2,8 +2,9 @@
 // returns one verdict per call. Plain JavaScript on purpose: worker threads do not inherit tsx's
 // loader, so these files must load as-is under node, tsx and vitest alike. worker.mjs wraps the
 // engine in a message loop. Its parts, one job each:
-//   engine.mjs   a task's calls in contexts: builtins taken first, arguments in, results out,
-//                retries and the end of a job (this file)
+//   engine.mjs   a task's calls in contexts: arguments in, results out, retries and the end
+//                of a job (this file)
+//   context.mjs  one fresh context: made, its builtins taken first, f found, disposed after
 //   steps.mjs    step budgets and deadlines, counted from QuickJS's interrupt counter, and the
 //                wall-clock safety net
 //   readout.mjs  strings and exceptions read out of a context, cut inside it; failure verdicts
@@ -12,36 +13,23 @@
 //   prelude.mjs  the source text a context gets (phase marker, result-rule replacer)
 //   warmup.mjs   start-up: finding the counter, compiling, calibrating steps per ms
 //   clock.mjs    the frozen clock that makes Date and Math.random deterministic
+import { closeContext, findF, hold, openContext, takeBuiltins } from './context.mjs';
 import { REPLACER, SUFFIX_CODES, markProgram } from './prelude.mjs';
-import { FAST_REPEAT, installRepeat } from './repeat.mjs';
 import { clearTextCut, failure, lengthOf, success, takeTextCut, timeoutOut } from './readout.mjs';
-import { recycleRuntime, runtimeFor } from './runtime.mjs';
 import {
   allowCall,
   arm,
   beginJobSteps,
   endJobSteps,
-  enterContext,
   extendAllowance,
   interrupted,
-  leaveContext,
   overBudget,
   overWall,
   restoreInterrupt,
   starved,
 } from './steps.mjs';
 
-/** Language features every context gets. No TypedArrays (hence no SharedArrayBuffer/Atomics). */
-export const INTRINSICS = {
-  BaseObjects: true,
-  Eval: true,
-  JSON: true,
-  RegExp: true,
-  MapSet: true,
-  Date: true,
-  Proxy: true,
-  Promise: true,
-};
+export { INTRINSICS } from './context.mjs';
 
 /** Runs one job in a fresh context; returns [0, json] or [reason, detail]. */
 export function runJob(program, argsJson, limits) {
@@ -118,244 +106,240 @@ export function runTask(program, argsList, limits, budget, per) {
 
 /** One fresh context: settles calls from k on; returns the index of the first call it did not settle. */
 function runInContext(program, argsList, k, limits, results, retried, job) {
-  const n = argsList.length;
-  const r = runtimeFor(limits);
-  const ctx = r.newContext({ intrinsics: INTRINSICS });
-  enterContext(ctx.ctx.value);
-  const held = [];
-  const hold = (h) => (held.push(h), h);
-  // dirty: drop the runtime afterwards (memory trouble, pending jobs); a budget or deadline
-  // interrupt needs only the fresh context the next call gets anyway.
-  let dirty = false;
-  let fresh = false; // the next call must run in a fresh context
-  let ran = 0; // calls run in this context
-  const perCall = job.per === 'call';
-  /** Gives call k (or the program's top level) its allowance before it runs. */
-  const startCall = () => {
-    if (perCall) allowCall(job.budget);
-  };
-  /** Ends the job at call k: the remaining calls are not run. */
-  const endJob = (out) => {
-    results[k] = out;
-    const skipped = [out[0], `not run: an earlier call failed (${out[0]})`];
-    for (let i = k + 1; i < n; i++) results[i] = skipped;
-    return n;
-  };
-  /** A failure at call k: record it (→ k + 1), or retry k in a fresh context (→ k). */
-  const fail = (out) => {
-    if (out[0] === 'memory') dirty = true;
-    if (isLimit(out[0]) || interrupted) fresh = true;
-    const budgetOut = out[0] === 'timeout' && overBudget;
-    const oversized = takeTextCut();
-    if (job.per === 'task') {
-      // An error whose text exceeds the cap is over the output cap too: it ends the answer.
-      if (oversized) return endJob(out);
-      if (isHardLimit(out[0])) {
-        if (!job.failed && !retried) {
-          if ((out[0] === 'memory' || out[0] === 'stack') && ran > 0) return k;
-          if (out[0] === 'timeout' && !budgetOut && starved() && job.extra === 0) {
-            job.extra = 1;
-            extendAllowance(job.budget);
-            return k;
-          }
-        }
-        return endJob(out);
-      }
-      job.failed = true;
-    } else if (isLimit(out[0]) && !budgetOut) {
-      if (ran > 0) return k;
-      if (out[0] === 'timeout' && !retried && starved()) return k;
-    }
-    results[k] = out;
-    return k + 1;
+  const { r, ctx } = openContext(limits);
+  const c = {
+    argsList,
+    n: argsList.length,
+    k, // the next call to settle
+    limits,
+    results,
+    retried,
+    job,
+    r,
+    ctx,
+    held: [], // handles disposed with the context
+    // dirty: drop the runtime afterwards (memory trouble, pending jobs); a budget or deadline
+    // interrupt needs only the fresh context the next call gets anyway.
+    dirty: false,
+    fresh: false, // the next call must run in a fresh context
+    ran: 0, // calls run in this context
+    replacer: null, // the result-rule replacer, compiled on the first object result
   };
   try {
-    // The builtins the host uses, taken before the program can touch them.
-    const g = ctx.global;
-    const json = hold(ctx.getProp(g, 'JSON'));
-    const parse = hold(ctx.getProp(json, 'parse'));
-    const stringify = hold(ctx.getProp(json, 'stringify'));
-    const reflect = hold(ctx.getProp(g, 'Reflect'));
-    const apply = hold(ctx.getProp(reflect, 'apply'));
-    const objectCtor = hold(ctx.getProp(g, 'Object'));
-    const protoOf = hold(ctx.getProp(objectCtor, 'getPrototypeOf'));
-    const objectProto = hold(ctx.getProp(objectCtor, 'prototype'));
-    const arrayCtor = hold(ctx.getProp(g, 'Array'));
-    const isArray = hold(ctx.getProp(arrayCtor, 'isArray'));
-    const stringCtor = hold(ctx.getProp(g, 'String'));
-    const stringProto = hold(ctx.getProp(stringCtor, 'prototype'));
-    const slice = hold(ctx.getProp(stringProto, 'slice'));
-    const tools = { slice, budget: job.budget, canThrow: /\bthrow\b/.test(program) };
-    if (FAST_REPEAT) installRepeat(ctx, stringProto, hold);
-    let replacer = null;
-
-    startCall();
-    arm(limits.timeoutMs);
-    const res = ctx.evalCode(markProgram(program), 'task.js');
-    if (res.error) {
-      const out = failure(ctx, r, res.error, limits, undefined, tools);
-      res.error.dispose();
-      if (out[0] === 'memory') dirty = true;
-      if (out[0] === 'timeout' && !overBudget && !retried && starved()) return k;
-      // The program's top level runs the same way in every context: every call fails alike.
-      for (let i = k; i < n; i++) results[i] = out;
-      return n;
-    }
-    res.value.dispose();
-    // f: a property of the global object (function f, var f), else a global lexical binding (let,
-    // const), which only a script can read.
-    arm(limits.timeoutMs);
-    let f = null;
-    try {
-      f = hold(ctx.getProp(g, 'f'));
-    } catch {
-      // a throwing getter: no usable f
-    }
-    if (f && ctx.typeof(f) === 'undefined' && !interrupted) {
-      const fr = ctx.evalCode('f', 'cogen.js');
-      f = fr.error ? null : hold(fr.value);
-      if (fr.error) fr.error.dispose();
-    }
+    const host = takeBuiltins(c, program, job.budget);
+    const failed = runTopLevel(c, program, host);
+    if (failed !== undefined) return failed;
+    const f = findF(c, host, limits);
     if (!f || ctx.typeof(f) !== 'function') {
       // (f may be a global getter that loops)
-      const out = interrupted ? timeoutOut(limits, job.budget) : SUFFIX_CODES.f;
-      for (let i = k; i < n; i++) results[i] = out;
-      return n;
+      return settleRest(c, interrupted ? timeoutOut(limits, job.budget) : SUFFIX_CODES.f);
     }
-
-    while (k < n) {
-      // A batch: calls k..b-1, their arguments parsed with one JSON.parse.
-      let b = k + 1;
-      let size = argsList[k].length;
-      while (b < n && size + argsList[b].length < BATCH_ARGS) size += argsList[b++].length;
-      const text = b === k + 1 ? '[' + argsList[k] + ']' : '[' + argsList.slice(k, b).join(',') + ']';
-      arm(Math.max(OWN_MS, limits.timeoutMs), Math.max(OWN_MS, limits.timeoutMs));
-      const sh = ctx.newString(text);
-      const pr = ctx.callFunction(parse, json, sh);
-      sh.dispose();
-      if (pr.error) {
-        const out = failure(ctx, r, pr.error, limits, 0, tools);
-        pr.error.dispose();
-        r.setMemoryLimit(limits.memoryBytes);
-        return fail(out);
-      }
-      const batch = pr.value;
-      try {
-        for (let j = 0; k < b; j++) {
-          startCall();
-          arm(limits.timeoutMs);
-          const args = ctx.getProp(batch, j);
-          const cr = ctx.callFunction(apply, ctx.undefined, f, ctx.undefined, args);
-          args.dispose();
-          if (cr.error) {
-            const out = failure(ctx, r, cr.error, limits, 2, tools);
-            cr.error.dispose();
-            r.setMemoryLimit(limits.memoryBytes);
-            const next = fail(out);
-            if (next === k || fresh || dirty) return next;
-            k = next;
-            ran++;
-            continue;
-          }
-          const v = cr.value;
-          const late = interrupted;
-          const lateBudget = overBudget;
-          const lateWall = overWall;
-          let out;
-          try {
-            const t = ctx.typeof(v);
-            if (t === 'number') {
-              const x = ctx.getNumber(v);
-              out = Number.isFinite(x) ? [0, x === 0 ? '0' : String(x)] : SUFFIX_CODES.n;
-            } else if (t === 'boolean') {
-              out = [0, ctx.dump(v) ? 'true' : 'false'];
-            } else if (t === 'undefined') {
-              out = SUFFIX_CODES.u;
-            } else if (t === 'function' || t === 'symbol' || t === 'bigint') {
-              out = SUFFIX_CODES[t];
-            } else if (t === 'string' && lengthOf(ctx, v) > limits.maxOutputBytes) {
-              // (its JSON text is longer still: refuse it before copying anything)
-              out = ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
-            } else {
-              if (t !== 'string' && !replacer) {
-                replacer = makeReplacer(ctx, isArray, protoOf, objectProto);
-                if (replacer) hold(replacer);
-                arm(limits.timeoutMs);
-              }
-              const sr =
-                t === 'string'
-                  ? ctx.callFunction(stringify, json, v)
-                  : replacer
-                    ? ctx.callFunction(stringify, json, v, replacer)
-                    : null;
-              if (!sr) {
-                // Our own small function could not be made: the runtime is out of room.
-                dirty = true;
-                out = ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
-              } else if (sr.error) {
-                out = failure(ctx, r, sr.error, limits, 3, tools);
-                sr.error.dispose();
-                r.setMemoryLimit(limits.memoryBytes);
-              } else {
-                const isStr = ctx.typeof(sr.value) === 'string';
-                // The JSON text's length is read inside the context: a text over the cap never crosses.
-                const st = !isStr
-                  ? null
-                  : lengthOf(ctx, sr.value) > limits.maxOutputBytes
-                    ? ''
-                    : ctx.getString(sr.value);
-                sr.value.dispose();
-                out =
-                  st === null
-                    ? SUFFIX_CODES.u
-                    : st === '' && isStr
-                      ? ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`]
-                      : success(st, limits);
-              }
-            }
-          } finally {
-            v.dispose();
-          }
-          // The deadline passed during the call even though it returned (an async f turns the
-          // interrupt into a rejected promise): a timeout all the same.
-          if (late || interrupted) {
-            if (late) restoreInterrupt(lateBudget, lateWall);
-            out = timeoutOut(limits, job.budget);
-          }
-          if (out[0] !== 0) {
-            const next = fail(out);
-            if (next === k || fresh || dirty) return next;
-            k = next;
-          } else results[k++] = out;
-          ran++;
-        }
-      } finally {
-        batch.dispose();
-      }
+    while (c.k < c.n) {
+      const stop = runBatch(c, host, f);
+      if (stop !== undefined) return stop;
     }
-    return n;
+    return c.n;
   } finally {
-    leaveContext();
-    for (const h of held) {
-      try {
-        h.dispose();
-      } catch {
-        dirty = true;
-      }
-    }
-    // Pending promise jobs keep the context alive inside the runtime: drop the whole runtime.
-    try {
-      if (r.hasPendingJob()) dirty = true;
-    } catch {
-      dirty = true;
-    }
-    try {
-      ctx.dispose();
-    } catch {
-      dirty = true;
-    }
-    recycleRuntime(dirty);
+    closeContext(c);
   }
+}
+
+/** Gives call k (or the program's top level) its allowance before it runs. */
+function startCall(c) {
+  if (c.job.per === 'call') allowCall(c.job.budget);
+}
+
+/** Settles calls k..n-1 alike; returns n. */
+function settleRest(c, out) {
+  for (let i = c.k; i < c.n; i++) c.results[i] = out;
+  return c.n;
+}
+
+/** Ends the job at call k: the remaining calls are not run. */
+function endJob(c, out) {
+  c.results[c.k] = out;
+  const skipped = [out[0], `not run: an earlier call failed (${out[0]})`];
+  for (let i = c.k + 1; i < c.n; i++) c.results[i] = skipped;
+  return c.n;
+}
+
+/** A failure at call k: record it (→ k + 1), or retry k in a fresh context (→ k). */
+function fail(c, out) {
+  const { job, k } = c;
+  if (out[0] === 'memory') c.dirty = true;
+  if (isLimit(out[0]) || interrupted) c.fresh = true;
+  const budgetOut = out[0] === 'timeout' && overBudget;
+  const oversized = takeTextCut();
+  if (job.per === 'task') {
+    // An error whose text exceeds the cap is over the output cap too: it ends the answer.
+    if (oversized) return endJob(c, out);
+    if (isHardLimit(out[0])) {
+      if (!job.failed && !c.retried) {
+        if ((out[0] === 'memory' || out[0] === 'stack') && c.ran > 0) return k;
+        if (out[0] === 'timeout' && !budgetOut && starved() && job.extra === 0) {
+          job.extra = 1;
+          extendAllowance(job.budget);
+          return k;
+        }
+      }
+      return endJob(c, out);
+    }
+    job.failed = true;
+  } else if (isLimit(out[0]) && !budgetOut) {
+    if (c.ran > 0) return k;
+    if (out[0] === 'timeout' && !c.retried && starved()) return k;
+  }
+  c.results[k] = out;
+  return k + 1;
+}
+
+/** A failed call: settles it; returns the index to stop at when this context is done, else undefined. */
+function settleFailure(c, out) {
+  const next = fail(c, out);
+  if (next === c.k || c.fresh || c.dirty) return next;
+  c.k = next;
+  c.ran++;
+  return undefined;
+}
+
+/** Runs the program's top level; returns the index to stop at when it failed, else undefined. */
+function runTopLevel(c, program, host) {
+  const { ctx, r, limits } = c;
+  startCall(c);
+  arm(limits.timeoutMs);
+  const res = ctx.evalCode(markProgram(program), 'task.js');
+  if (res.error) {
+    const out = failure(ctx, r, res.error, limits, undefined, host.tools);
+    res.error.dispose();
+    if (out[0] === 'memory') c.dirty = true;
+    if (out[0] === 'timeout' && !overBudget && !c.retried && starved()) return c.k;
+    // The program's top level runs the same way in every context: every call fails alike.
+    return settleRest(c, out);
+  }
+  res.value.dispose();
+  return undefined;
+}
+
+/**
+ * A batch: calls k..b-1, their arguments parsed with one JSON.parse, each call run and settled.
+ * Returns the index to stop at when this context is done, else undefined.
+ */
+function runBatch(c, host, f) {
+  const { ctx, r, limits, argsList, n, k } = c;
+  let b = k + 1;
+  let size = argsList[k].length;
+  while (b < n && size + argsList[b].length < BATCH_ARGS) size += argsList[b++].length;
+  const text = b === k + 1 ? '[' + argsList[k] + ']' : '[' + argsList.slice(k, b).join(',') + ']';
+  arm(Math.max(OWN_MS, limits.timeoutMs), Math.max(OWN_MS, limits.timeoutMs));
+  const sh = ctx.newString(text);
+  const pr = ctx.callFunction(host.parse, host.json, sh);
+  sh.dispose();
+  if (pr.error) {
+    const out = failure(ctx, r, pr.error, limits, 0, host.tools);
+    pr.error.dispose();
+    r.setMemoryLimit(limits.memoryBytes);
+    return fail(c, out);
+  }
+  const batch = pr.value;
+  try {
+    for (let j = 0; c.k < b; j++) {
+      const stop = runCall(c, host, f, batch, j);
+      if (stop !== undefined) return stop;
+    }
+  } finally {
+    batch.dispose();
+  }
+  return undefined;
+}
+
+/** Call k, on the batch's j-th arguments: runs and settles it; returns the index to stop at, or undefined. */
+function runCall(c, host, f, batch, j) {
+  const { ctx, r, limits } = c;
+  startCall(c);
+  arm(limits.timeoutMs);
+  const args = ctx.getProp(batch, j);
+  const cr = ctx.callFunction(host.apply, ctx.undefined, f, ctx.undefined, args);
+  args.dispose();
+  if (cr.error) {
+    const out = failure(ctx, r, cr.error, limits, 2, host.tools);
+    cr.error.dispose();
+    r.setMemoryLimit(limits.memoryBytes);
+    return settleFailure(c, out);
+  }
+  const v = cr.value;
+  const late = interrupted;
+  const lateBudget = overBudget;
+  const lateWall = overWall;
+  let out;
+  try {
+    out = readResult(c, host, v);
+  } finally {
+    v.dispose();
+  }
+  // The deadline passed during the call even though it returned (an async f turns the
+  // interrupt into a rejected promise): a timeout all the same.
+  if (late || interrupted) {
+    if (late) restoreInterrupt(lateBudget, lateWall);
+    out = timeoutOut(limits, c.job.budget);
+  }
+  if (out[0] !== 0) return settleFailure(c, out);
+  c.results[c.k++] = out;
+  c.ran++;
+  return undefined;
+}
+
+/** A call's result as [0, json] or a failure: numbers and booleans read on the host, the rest as JSON text. */
+function readResult(c, host, v) {
+  const { ctx, limits } = c;
+  const t = ctx.typeof(v);
+  if (t === 'number') {
+    const x = ctx.getNumber(v);
+    return Number.isFinite(x) ? [0, x === 0 ? '0' : String(x)] : SUFFIX_CODES.n;
+  }
+  if (t === 'boolean') return [0, ctx.dump(v) ? 'true' : 'false'];
+  if (t === 'undefined') return SUFFIX_CODES.u;
+  if (t === 'function' || t === 'symbol' || t === 'bigint') return SUFFIX_CODES[t];
+  if (t === 'string' && lengthOf(ctx, v) > limits.maxOutputBytes) {
+    // (its JSON text is longer still: refuse it before copying anything)
+    return ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
+  }
+  return stringifyResult(c, host, v, t);
+}
+
+/** A string or object result as JSON text, made inside the context (objects with the result-rule replacer). */
+function stringifyResult(c, host, v, t) {
+  const { ctx, r, limits } = c;
+  if (t !== 'string' && !c.replacer) {
+    c.replacer = makeReplacer(ctx, host.isArray, host.protoOf, host.objectProto);
+    if (c.replacer) hold(c, c.replacer);
+    arm(limits.timeoutMs);
+  }
+  const sr =
+    t === 'string'
+      ? ctx.callFunction(host.stringify, host.json, v)
+      : c.replacer
+        ? ctx.callFunction(host.stringify, host.json, v, c.replacer)
+        : null;
+  if (!sr) {
+    // Our own small function could not be made: the runtime is out of room.
+    c.dirty = true;
+    return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
+  }
+  if (sr.error) {
+    const out = failure(ctx, r, sr.error, limits, 3, host.tools);
+    sr.error.dispose();
+    r.setMemoryLimit(limits.memoryBytes);
+    return out;
+  }
+  const isStr = ctx.typeof(sr.value) === 'string';
+  // The JSON text's length is read inside the context: a text over the cap never crosses.
+  const st = !isStr ? null : lengthOf(ctx, sr.value) > limits.maxOutputBytes ? '' : ctx.getString(sr.value);
+  sr.value.dispose();
+  return st === null
+    ? SUFFIX_CODES.u
+    : st === '' && isStr
+      ? ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`]
+      : success(st, limits);
 }
 
 /** The result-rule replacer, built from the builtins captured before the program ran. */

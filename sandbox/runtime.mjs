@@ -1,6 +1,6 @@
 // The QuickJS WASM module and the one runtime a worker thread keeps in it: loading, reuse for many
 // contexts, recycling, and forgetting both after a trap. Contexts are made and disposed by the
-// engine (engine.mjs); this file decides when the runtime under them is rebuilt.
+// engine (context.mjs); this file decides when the runtime under them is rebuilt.
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { forgetContext, onInterrupt, useModule } from './steps.mjs';

@@ -1,4 +1,4 @@
-// `cogen setup`: the optional parts, tensorflow and reasoning-gym (src/setup.ts; docs/backends.md, docs/reasoning-gym.md).
+// `cogen setup`: the optional parts, tensorflow and reasoning-gym (src/setup/; docs/backends.md, docs/reasoning-gym.md).
 import { Argument, type Command } from 'commander';
 
 export function setupCommand(program: Command): void {
@@ -17,12 +17,12 @@ export function setupCommand(program: Command): void {
     .action(async (what: string, o: { gpu?: boolean; list?: boolean; rebuild?: boolean }) => {
       const log = (l: string): void => void process.stderr.write(`${l}\n`);
       if (what === 'reasoning-gym') {
-        const { listReasoningGym, setupReasoningGym } = await import('../setup.js');
+        const { listReasoningGym, setupReasoningGym } = await import('../setup/index.js');
         if (o.list) process.stdout.write(`${await listReasoningGym()}\n`);
         else await setupReasoningGym({ log, rebuild: !!o.rebuild });
         return;
       }
-      const { setupTensorflow } = await import('../setup.js');
+      const { setupTensorflow } = await import('../setup/index.js');
       setupTensorflow({ gpu: !!o.gpu, log });
     });
 }

@@ -75,15 +75,42 @@ function zodLine(error: z.ZodError): string {
 export const fail = (c: Context, status: 400 | 401 | 404 | 409 | 413 | 422, error: string) => c.json({ error }, status);
 
 export function createApp(opts: AppOptions) {
-  const { run, metrics, log } = opts;
-  const cfg = run.config.serve;
-  const req = requestSchemas(cfg);
+  const { run, metrics } = opts;
+  const req = requestSchemas(run.config.serve);
   const app = new OpenAPIHono({
     defaultHook: (result, c) => {
       if (!result.success) return fail(c, 400, zodLine(result.error));
     },
   });
+  answerErrors(app, opts.log);
+  middleware(app, opts);
+  healthRoute(app, run);
+  trainerRoutes(app, run, metrics, req);
+  verifyRoute(app, run, req);
+  readingRoutes(app, run, metrics);
+  openEnvRoutes(app, { run, metrics, step: req.step });
 
+  // The dashboard of this run (src/dashboard): its own read-only connection to the run store, not in the OpenAPI document.
+  if (opts.dashboardRunsDir)
+    app.route('/dashboard', dashboardApp({ runsDir: opts.dashboardRunsDir, runId: run.runId, only: [run.runId] }));
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'cogen serve',
+      version: '1',
+      description:
+        'A live cogen run for a trainer: sample tasks from the curriculum, score completions in the sandbox, report probes, read the skill graph. OpenEnv simulation endpoints (/reset, /step, /state, /schema) and a WebSocket at /ws.',
+    },
+  });
+  return app;
+}
+
+type App = OpenAPIHono;
+type Requests = ReturnType<typeof requestSchemas>;
+
+/** Every error as one line: 4xx for the client's, 503 (with Retry-After) for the store's or queue's, 500 logged. */
+function answerErrors(app: App, log: (line: string) => void) {
   app.onError((err, c) => {
     if (err instanceof ServeError) return fail(c, err.status, err.message);
     if (err instanceof HTTPException && err.status < 500)
@@ -96,18 +123,25 @@ export function createApp(opts: AppOptions) {
     return c.json({ error: `internal error: ${err.message.split('\n')[0]}` }, 500);
   });
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+}
 
+/** Before every route: the request's metrics, the bearer token (when set), the body's size limit. */
+function middleware(app: App, opts: AppOptions) {
+  const cfg = opts.run.config.serve;
   app.use('*', async (c, next) => {
     const t0 = performance.now();
     await next();
-    metrics.request(c.req.routePath ?? c.req.path, c.res.status, (performance.now() - t0) / 1000);
+    opts.metrics.request(c.req.routePath ?? c.req.path, c.res.status, (performance.now() - t0) / 1000);
   });
   if (opts.token) app.use('*', bearer(opts.token));
   app.use(
     '*',
     readBody(cfg.maxBodyBytes, (c) => fail(c, 413, `request body over ${cfg.maxBodyBytes} bytes`)),
   );
+}
 
+/** GET /health: readiness, with no token needed. */
+function healthRoute(app: App, run: ServedRun) {
   app.openapi(
     createRoute({
       method: 'get',
@@ -127,7 +161,10 @@ export function createApp(opts: AppOptions) {
       return c.json({ status: 'healthy' as const, run_id: run.runId }, 200);
     },
   );
+}
 
+/** What a trainer calls: sample tasks, score completions, read and report the probes. */
+function trainerRoutes(app: App, run: ServedRun, metrics: Metrics, req: Requests) {
   app.openapi(
     createRoute({
       method: 'post',
@@ -215,7 +252,10 @@ export function createApp(opts: AppOptions) {
       return c.json(report, 200);
     },
   );
+}
 
+/** POST /v1/verify: any task's answer scored, statelessly. */
+function verifyRoute(app: App, run: ServedRun, req: Requests) {
   app.openapi(
     createRoute({
       method: 'post',
@@ -236,7 +276,10 @@ export function createApp(opts: AppOptions) {
       return c.json({ reward: verdict.reward, reason: verdict.reason ?? null, answer }, 200);
     },
   );
+}
 
+/** What the run shows: its skill graph, the solver's tokenizer, its counters and metrics. */
+function readingRoutes(app: App, run: ServedRun, metrics: Metrics) {
   app.openapi(
     createRoute({
       method: 'get',
@@ -285,23 +328,6 @@ export function createApp(opts: AppOptions) {
       'content-type': metrics.contentType,
     }),
   );
-
-  openEnvRoutes(app, { run, metrics, step: req.step });
-
-  // The dashboard of this run (src/dashboard): its own read-only connection to the run store, not in the OpenAPI document.
-  if (opts.dashboardRunsDir)
-    app.route('/dashboard', dashboardApp({ runsDir: opts.dashboardRunsDir, runId: run.runId, only: [run.runId] }));
-
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'cogen serve',
-      version: '1',
-      description:
-        'A live cogen run for a trainer: sample tasks from the curriculum, score completions in the sandbox, report probes, read the skill graph. OpenEnv simulation endpoints (/reset, /step, /state, /schema) and a WebSocket at /ws.',
-    },
-  });
-  return app;
 }
 
 /** The task of a verify request (object or JSON text), or a one-line reason it is not one. */

@@ -13,137 +13,23 @@
 // reward when the episode ends (a submit, a malformed call, or the budget). On /ws the session
 // remembers its episode, so a step's action may be just {name, arguments}. Finished episodes are
 // recorded in the run store (`cogen export --what trajectories`); they do not feed the curriculum.
-import { randomUUID } from 'node:crypto';
-import { createNodeWebSocket } from '@hono/node-ws';
+// This file holds the HTTP routes; the episodes are openenv-episodes.ts's, the /ws sessions openenv-ws.ts's.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Metrics } from './metrics.js';
-import { ServeError, type ServedRun } from './served-run.js';
-import { ErrorSchema, ObservationSchema, ResetRequestSchema, StateSchema, StepResponseSchema } from './schemas.js';
-import { ENV_KINDS, EnvSessionError, EnvSessions, trajectoryMessages, type EnvAction } from '../../envs/index.js';
-import { families as codeFamilies } from '../../generators/index.js';
+import type { ServedRun } from './served-run.js';
+import { ErrorSchema, ObservationSchema, StateSchema, StepResponseSchema } from './schemas.js';
+import {
+  EnvResetRequestSchema,
+  EnvStepRequestSchema,
+  EnvStepResponseSchema,
+  envReset,
+  envStep,
+  resetObservation,
+  stepObservation,
+  zodLine,
+} from './openenv-episodes.js';
 
-// ---- environment episodes -------------------------------------------------------------------
-
-const EnvRequestSchema = z.object({
-  kind: z.enum(ENV_KINDS),
-  family: z.string().min(1).max(60).optional(),
-  level: z.number().int().min(0).max(9).optional(),
-});
-const EnvResetRequestSchema = ResetRequestSchema.extend({ env: EnvRequestSchema.optional() }).openapi(
-  'EnvResetRequest',
-);
-const ToolCallSchema = z.object({
-  name: z.string().max(200),
-  arguments: z.union([z.string().max(64 * 1024), z.record(z.string(), z.any())]),
-});
-const EnvStepRequestSchema = z
-  .object({
-    action: ToolCallSchema.extend({ episode_id: z.string().min(1).max(200) }),
-    request_id: z.string().max(200).optional(),
-  })
-  .openapi('EnvStepRequest');
-const EnvObservationSchema = z.object({
-  episode_id: z.string(),
-  env_id: z.string().optional(),
-  kind: z.enum(ENV_KINDS).optional(),
-  family: z.string().optional(),
-  level: z.number().int().optional(),
-  skills: z.array(z.string()).optional(),
-  budgets: z.object({ turns: z.number().int(), calls: z.number().int() }).optional(),
-  seed: z.number().int().optional(),
-  prompt: z.array(z.object({ role: z.string(), content: z.string().nullable() })).optional(),
-  tools: z
-    .array(
-      z.object({
-        type: z.literal('function'),
-        function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.any()) }),
-      }),
-    )
-    .optional(),
-  result: z.string().optional(),
-  turn: z.number().int().optional(),
-  calls_left: z.number().int().optional(),
-  reason: z.string().optional(),
-});
-const EnvStepResponseSchema = z
-  .object({ observation: EnvObservationSchema, reward: z.number().nullable(), done: z.boolean() })
-  .openapi('EnvStepResponse');
-
-/** One EnvSessions per served run, shared by HTTP and /ws; finished episodes go to the run store. */
-const envSessions = new WeakMap<ServedRun, EnvSessions>();
-function envsOf(run: ServedRun): EnvSessions {
-  let s = envSessions.get(run);
-  if (!s) {
-    const known = new Set(codeFamilies.map((f) => f.id));
-    const fams = run.config.families.filter((f) => known.has(f));
-    s = new EnvSessions(run.sandboxHandle, {
-      families: fams.length ? fams : ['arith'],
-      maxEpisodes: Math.max(16, run.config.serve.maxSessions * 4),
-      record: (spec, trajectory) => run.recordEnvEpisode(spec, trajectory),
-    });
-    envSessions.set(run, s);
-  }
-  return s;
-}
-
-/** An environment error as the HTTP layer reports it (404 unknown episode, 422 otherwise). */
-function envError(e: unknown): never {
-  if (e instanceof EnvSessionError) throw new ServeError(e.code === 'unknown-episode' ? 404 : 422, e.message);
-  throw e;
-}
-
-async function envReset(
-  run: ServedRun,
-  req: z.infer<typeof EnvRequestSchema>,
-  seed?: number | null,
-  episodeId?: string | null,
-) {
-  const started = await envsOf(run)
-    .start({ ...req, ...(seed == null ? {} : { seed }), ...(episodeId == null ? {} : { episodeId }) })
-    .catch(envError);
-  const { spec, observation } = started;
-  const [system, user] = trajectoryMessages({ prompt: observation.text, steps: [] });
-  return {
-    observation: {
-      episode_id: started.episodeId,
-      env_id: spec.id,
-      kind: spec.kind,
-      family: spec.family,
-      level: spec.level,
-      skills: spec.skills,
-      budgets: spec.budgets,
-      seed: started.seed,
-      prompt: [system!, user!] as { role: string; content: string }[],
-      tools: observation.tools,
-    },
-    reward: null,
-    done: false,
-  };
-}
-
-async function envStep(run: ServedRun, episodeId: string, action: EnvAction) {
-  const r = await envsOf(run).step(episodeId, action).catch(envError);
-  return {
-    observation: {
-      episode_id: episodeId,
-      result: r.observation,
-      turn: r.info.turn,
-      calls_left: r.info.callsLeft,
-      ...(r.info.reason === undefined ? {} : { reason: r.info.reason }),
-    },
-    reward: r.done ? r.reward : null,
-    done: r.done,
-  };
-}
-
-/** One line naming the first bad field (as the app's default hook writes it). */
-const zodLine = (error: z.ZodError): string => {
-  const issue = error.issues[0]!;
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
-  return `${issue.path.join('.') || '(body)'}: ${issue.message}${more}`;
-};
-
-// ---- routes -----------------------------------------------------------------------------------
+export { openEnvSessions } from './openenv-ws.js';
 
 interface Deps {
   run: ServedRun;
@@ -155,42 +41,15 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
   description,
 });
-const WsStepAction = z.object({ completion: z.string(), task_id: z.string().min(1).max(200).optional() });
-
-/** The first observation of an episode: a task from the live curriculum. */
-async function resetObservation(run: ServedRun) {
-  const [t] = (await run.sample(1)).tasks;
-  return {
-    observation: {
-      task_id: t!.id,
-      prompt: t!.prompt,
-      type: t!.type,
-      family: t!.family,
-      level: t!.level,
-      answer_kind: t!.answer_kind,
-    },
-    reward: null,
-    done: false,
-  };
-}
-
-/** Scores one completion of a sampled task: the episode's only step. */
-async function stepObservation(
-  run: ServedRun,
-  metrics: Metrics,
-  taskId: string,
-  completion: string,
-  requestId?: string,
-) {
-  const key = requestId ? { key: `openenv:${requestId}`, digest: JSON.stringify([taskId, completion]) } : undefined;
-  const res = await run.score([{ task_id: taskId, completion }], key);
-  metrics.scored(res, 0);
-  const r = res.results[0]!;
-  return { observation: { task_id: taskId, answer: r.answer, reason: r.reason }, reward: r.reward, done: true };
-}
 
 export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
-  const { run, metrics } = deps;
+  resetRoute(app, deps.run);
+  stepRoute(app, deps);
+  describingRoutes(app, deps.run);
+}
+
+/** POST /reset: a task from the live curriculum, or an environment episode's first observation. */
+function resetRoute(app: OpenAPIHono, run: ServedRun) {
   app.openapi(
     createRoute({
       method: 'post',
@@ -211,6 +70,11 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
       return c.json(await resetObservation(run), 200);
     },
   );
+}
+
+/** POST /step: a task's completion scored, or one tool call of an environment episode. */
+function stepRoute(app: OpenAPIHono, deps: Deps) {
+  const { run, metrics } = deps;
   app.openapi(
     createRoute({
       method: 'post',
@@ -252,6 +116,10 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
       return c.json({ error: again.success ? zodLine(result.error!) : zodLine(again.error) }, 400);
     }) as never,
   );
+}
+
+/** GET /state, /schema and /metadata: what an HTTP episode holds and what this environment is. */
+function describingRoutes(app: OpenAPIHono, run: ServedRun) {
   app.openapi(
     createRoute({
       method: 'get',
@@ -309,134 +177,4 @@ export function openEnvRoutes(app: OpenAPIHono, deps: Deps) {
         200,
       ),
   );
-}
-
-/** The WebSocket sessions; returns what the HTTP server calls once it listens, and how to end every session. */
-export function openEnvSessions(
-  app: OpenAPIHono,
-  deps: { run: ServedRun; metrics: Metrics; maxSessions: number; maxMessageBytes: number },
-) {
-  const { run, metrics } = deps;
-  const ws = createNodeWebSocket({ app });
-  // ws reads the payload cap from its options at each upgrade.
-  (ws.wss.options as { maxPayload?: number }).maxPayload = deps.maxMessageBytes;
-  let open = 0;
-  app.get(
-    '/ws',
-    ws.upgradeWebSocket(() => {
-      const session = {
-        episodeId: null as string | null,
-        taskId: null as string | null,
-        envEpisode: null as string | null,
-        steps: 0,
-        admitted: false,
-      };
-      const error = (message: string, code: string) => JSON.stringify({ type: 'error', data: { message, code } });
-      return {
-        onOpen(_e, socket) {
-          if (open >= deps.maxSessions) {
-            socket.send(error(`at most ${deps.maxSessions} sessions at once`, 'CAPACITY_REACHED'));
-            socket.close(1013, 'capacity reached');
-            return;
-          }
-          open++;
-          session.admitted = true;
-        },
-        onClose() {
-          if (session.admitted) open--;
-          session.admitted = false;
-        },
-        async onMessage(e, socket) {
-          if (!session.admitted) return;
-          let msg: { type?: unknown; data?: unknown };
-          try {
-            msg = JSON.parse(
-              typeof e.data === 'string' ? e.data : Buffer.from(e.data as ArrayBuffer).toString('utf8'),
-            ) as typeof msg;
-          } catch (err) {
-            socket.send(error(`Invalid JSON: ${(err as Error).message}`, 'INVALID_JSON'));
-            return;
-          }
-          try {
-            if (msg?.type === 'reset' && msg.data && typeof msg.data === 'object' && 'env' in msg.data) {
-              const req = EnvResetRequestSchema.safeParse(msg.data);
-              if (!req.success || !req.data.env) {
-                socket.send(error(req.success ? 'env: expected an object' : zodLine(req.error), 'VALIDATION_ERROR'));
-                return;
-              }
-              const obs = await envReset(run, req.data.env, req.data.seed, req.data.episode_id);
-              session.episodeId = obs.observation.episode_id;
-              session.envEpisode = obs.observation.episode_id;
-              session.taskId = null;
-              session.steps = 0;
-              socket.send(JSON.stringify({ type: 'observation', data: obs }));
-            } else if (msg?.type === 'step' && session.envEpisode) {
-              const action = ToolCallSchema.safeParse(msg.data);
-              if (!action.success) {
-                socket.send(error(`action.${zodLine(action.error)}`, 'VALIDATION_ERROR'));
-                return;
-              }
-              const obs = await envStep(run, session.envEpisode, action.data);
-              session.steps++;
-              socket.send(JSON.stringify({ type: 'observation', data: obs }));
-            } else if (msg?.type === 'reset') {
-              const data = (msg.data && typeof msg.data === 'object' ? msg.data : {}) as { episode_id?: unknown };
-              session.envEpisode = null;
-              const obs = await resetObservation(run);
-              session.episodeId = typeof data.episode_id === 'string' ? data.episode_id : randomUUID();
-              session.taskId = obs.observation.task_id;
-              session.steps = 0;
-              socket.send(JSON.stringify({ type: 'observation', data: obs }));
-            } else if (msg?.type === 'step') {
-              const action = WsStepAction.safeParse(msg.data);
-              if (!action.success) {
-                socket.send(
-                  error(
-                    `action.${action.error.issues[0]!.path.join('.') || '(root)'}: ${action.error.issues[0]!.message}`,
-                    'VALIDATION_ERROR',
-                  ),
-                );
-                return;
-              }
-              const taskId = action.data.task_id ?? session.taskId;
-              if (!taskId) {
-                socket.send(error('step before reset: no task in this session', 'VALIDATION_ERROR'));
-                return;
-              }
-              const obs = await stepObservation(run, metrics, taskId, action.data.completion);
-              session.steps++;
-              socket.send(JSON.stringify({ type: 'observation', data: obs }));
-            } else if (msg?.type === 'state') {
-              const env = session.envEpisode ? { env_episode: session.envEpisode } : {};
-              socket.send(
-                JSON.stringify({
-                  type: 'state',
-                  data: { episode_id: session.episodeId, step_count: session.steps, task_id: session.taskId, ...env },
-                }),
-              );
-            } else if (msg?.type === 'close') {
-              socket.close(1000, 'closed by client');
-            } else {
-              socket.send(
-                error(
-                  `unknown message type ${JSON.stringify(msg?.type ?? null)} (reset, step, state or close)`,
-                  'UNKNOWN_TYPE',
-                ),
-              );
-            }
-          } catch (err) {
-            const code = err instanceof ServeError ? 'VALIDATION_ERROR' : 'EXECUTION_ERROR';
-            socket.send(error((err as Error).message.split('\n')[0]!, code));
-          }
-        },
-      };
-    }),
-  );
-  return {
-    inject: ws.injectWebSocket,
-    /** Ends every open session (a stopping server does not wait for clients to hang up). */
-    closeAll: () => {
-      for (const client of ws.wss.clients) client.terminate();
-    },
-  };
 }

@@ -1,0 +1,127 @@
+// A run's training curves and curriculum heat map, read from its run store's metrics and scores
+// (SELECTs only): the metric rows, the charts they are grouped into, and the tasks scored per arm.
+import type Database from 'better-sqlite3';
+import { hasTable } from './runs.js';
+
+export type MetricRow = Record<string, number | string | null>;
+
+/** Every metrics row in step order, with `tasksPerSec` added where the step's time (`ms`) is known. */
+export function metricsOf(db: Database.Database | null, afterStep = 0): MetricRow[] {
+  if (!db || !hasTable(db, 'metrics')) return [];
+  const rows = (
+    db.prepare('SELECT step, data FROM metrics WHERE step > ? ORDER BY step').all(afterStep) as {
+      step: number;
+      data: string;
+    }[]
+  ).map((r): MetricRow => ({ ...(JSON.parse(r.data) as MetricRow), step: r.step }));
+  const served = new Map(
+    (
+      db.prepare('SELECT step, COUNT(*) n FROM task_scores WHERE step > ? GROUP BY step').all(afterStep) as {
+        step: number;
+        n: number;
+      }[]
+    ).map((r) => [r.step, r.n]),
+  );
+  for (const r of rows) {
+    const ms = r.ms;
+    const n = served.get(r.step as number);
+    if (typeof ms === 'number' && ms > 0 && n) r.tasksPerSec = n / (ms / 1000);
+  }
+  return rows;
+}
+
+/** The charts, each a list of metric keys (those a run lacks are left out; a chart with none is not drawn). */
+export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) => string[] }[] = [
+  {
+    id: 'reward',
+    title: 'Reward and solve rate',
+    keys: (k) => ['meanReward', 'solveRate', 'learnability'].filter((x) => k.includes(x)),
+  },
+  {
+    id: 'probe',
+    title: 'Held-out probe accuracy',
+    keys: (k) => ['probeAccuracy', ...k.filter((x) => x.startsWith('probe.')).sort()].filter((x) => k.includes(x)),
+  },
+  { id: 'entropy', title: 'Entropy', keys: (k) => ['entropy'].filter((x) => k.includes(x)) },
+  { id: 'kl', title: 'KL', keys: (k) => ['kl'].filter((x) => k.includes(x)) },
+  { id: 'lr', title: 'Learning rate', keys: (k) => ['lr'].filter((x) => k.includes(x)) },
+  { id: 'throughput', title: 'Tasks/s', keys: (k) => ['tasksPerSec'].filter((x) => k.includes(x)) },
+  {
+    id: 'optim',
+    title: 'Loss and gradient norm',
+    keys: (k) => ['loss', 'gradNorm', 'clipFraction'].filter((x) => k.includes(x)),
+  },
+  {
+    id: 'curriculum',
+    title: 'Curriculum level and skills',
+    keys: (k) => ['meanLevel', 'skillsMastered'].filter((x) => k.includes(x)),
+  },
+  // The level-frontier controller's h per family × type, and the held-out accuracy above the tables (docs/levels.md).
+  {
+    id: 'frontier',
+    title: 'Level frontier h per family × type',
+    keys: (k) => k.filter((x) => x.startsWith('frontier.')).sort(),
+  },
+  {
+    id: 'eval',
+    title: 'Held-out accuracy per family and level above 4',
+    keys: (k) => k.filter((x) => x.startsWith('eval.')).sort(byFamilyThenLevel),
+  },
+];
+
+/** `eval.<family>/<level>` keys by family, then by level as a number (10 after 9). */
+function byFamilyThenLevel(a: string, b: string): number {
+  const [fa, la] = a.split('/');
+  const [fb, lb] = b.split('/');
+  return fa!.localeCompare(fb!) || Number(la) - Number(lb);
+}
+
+export interface Curves {
+  steps: number[];
+  charts: { id: string; title: string; keys: string[]; values: (number | null)[][] }[];
+}
+
+/** The metrics as chart series: for each chart, one array per key, aligned with `steps` (null where a step lacks it). */
+export function curvesOf(rows: MetricRow[]): Curves {
+  const keys = [
+    ...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => k !== 'step' && typeof r[k] === 'number'))),
+  ];
+  const steps = rows.map((r) => r.step as number);
+  const charts = CURVE_GROUPS.map((g) => ({ id: g.id, title: g.title, keys: g.keys(keys) }))
+    .filter((g) => g.keys.length > 0)
+    .map((g) => ({
+      ...g,
+      values: g.keys.map((k) => rows.map((r) => (typeof r[k] === 'number' ? (r[k] as number) : null))),
+    }));
+  return { steps, charts };
+}
+
+export interface Heat {
+  steps: number[];
+  /** family/level/type */
+  arms: string[];
+  /** cells[arm][stepIndex] = tasks of that arm scored at that step */
+  cells: number[][];
+}
+
+/** Which family × level × type the curriculum served at each step (tasks scored per step). */
+export function heatOf(db: Database.Database | null): Heat {
+  if (!db || !hasTable(db, 'task_scores')) return { steps: [], arms: [], cells: [] };
+  const rows = db
+    .prepare(
+      `SELECT s.step step, t.family || '/' || t.level || '/' || t.type arm, COUNT(*) n
+       FROM task_scores s JOIN tasks t ON t.id = s.task_id GROUP BY s.step, arm ORDER BY s.step`,
+    )
+    .all() as { step: number; arm: string; n: number }[];
+  const steps = [...new Set(rows.map((r) => r.step))].sort((a, b) => a - b);
+  const arms = [...new Set(rows.map((r) => r.arm))].sort((a, b) => {
+    const [fa, la, ta] = a.split('/');
+    const [fb, lb, tb] = b.split('/');
+    return fa!.localeCompare(fb!) || Number(la) - Number(lb) || ta!.localeCompare(tb!);
+  });
+  const si = new Map(steps.map((s, i) => [s, i]));
+  const ai = new Map(arms.map((a, i) => [a, i]));
+  const cells = arms.map(() => steps.map(() => 0));
+  for (const r of rows) cells[ai.get(r.arm)!]![si.get(r.step)!] = r.n;
+  return { steps, arms, cells };
+}
