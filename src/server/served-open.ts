@@ -25,6 +25,7 @@ import {
   type ServedRecords,
 } from '../run/index.js';
 import type { Task } from '../../core/task.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import { UserError } from '../../core/errors.js';
 import { ServedRun } from './served-run.js';
 import { Curriculum, initialState, type ServedState } from './served-state.js';
@@ -72,6 +73,96 @@ interface StoredProbes {
   seen: string[];
 }
 
+/** What a new run's first records are: its meta and its first graph events. */
+interface Creation {
+  meta: (plan: string, extra?: Record<string, string>) => Record<string, string>;
+  events: () => GraphEvent[];
+}
+
+function creation(runId: string, preset: string, config: RunConfig): Creation {
+  const startedAt = new Date().toISOString();
+  return {
+    meta: (plan, extra = {}) => ({
+      runId,
+      kind: 'served',
+      preset,
+      config: JSON.stringify(config),
+      status: 'running',
+      startedAt,
+      served: JSON.stringify(initialState(config.seed)),
+      probePlan: plan,
+      ...extra,
+    }),
+    events: () => [
+      { kind: 'skills', skills: taskSpace(config).skills },
+      { kind: 'run', runId, preset, config: JSON.stringify(config), startedAt, endedAt: null, status: 'running' },
+    ],
+  };
+}
+
+/** Where a served run's records are, as opened: a new run or not, and (joining a PostgreSQL run) the store's config and probes. */
+interface OpenedRecords {
+  records: ServedRecords;
+  created: boolean;
+  config: RunConfig;
+  sandbox: Sandbox;
+  stored: StoredProbes | null;
+}
+
+/** Creates the PostgreSQL run of its replicas under the run's creation lock, or joins it with the config and probes it holds. */
+async function openPostgres(
+  url: string,
+  runId: string,
+  dir: string,
+  config: RunConfig,
+  box: { sandbox: Sandbox },
+  made: Creation,
+  opening: RunOpening,
+  log: (line: string) => void,
+): Promise<OpenedRecords> {
+  const sandbox = box.sandbox;
+  const pg = await PgRecords.open(url, runId, dir, log);
+  opening.add(() => pg.close());
+  let stored: StoredProbes | null = null;
+  const created = await pg.initialise(async () => {
+    const seen = new Set<string>();
+    const probes = await drawRunProbes(config, sandbox, seen);
+    stored = { probes, seen: [...seen] };
+    return { meta: made.meta(probePlan(config, probes), { probes: JSON.stringify(stored) }), events: made.events() };
+  });
+  if (created) return { records: pg, created, config, sandbox: box.sandbox, stored };
+  if ((await pg.getMeta('kind')) !== 'served') throw new UserError(`run "${runId}" in ${pg.where} is not a served run`);
+  const own = JSON.stringify(config.sandbox);
+  const joined = parseConfig(JSON.parse((await pg.getMeta('config')) ?? '{}'), `of run ${runId}`, {
+    stored: true,
+    note: log,
+  });
+  refuseConfig(joined);
+  if (JSON.stringify(joined.sandbox) !== own) {
+    await sandbox.close();
+    box.sandbox = await sandboxOf(joined);
+  }
+  stored = JSON.parse((await pg.getMeta('probes')) ?? 'null') as StoredProbes | null;
+  log(`joining served run ${runId} in ${pg.where} (its config is the store's)`);
+  return { records: pg, created, config: joined, sandbox: box.sandbox, stored };
+}
+
+/** Opens the run's SQLite file: a new one, or the served run `--resume` names. */
+function openSqliteRecords(
+  opts: ServedRunOptions,
+  runId: string,
+  dir: string,
+  opening: RunOpening,
+): { records: SqliteRecords; created: boolean } {
+  if (!opts.resume) refuseExisting(opts.runsDir, runId, `--resume ${runId}`);
+  const store = RunStore.open(dir, { create: !opts.resume });
+  opening.add(() => store.close());
+  if (opts.resume && store.getMeta('kind') !== 'served')
+    throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
+  if (!opts.resume) opening.created();
+  return { records: new SqliteRecords(store), created: !opts.resume };
+}
+
 /** Opens a new served run, resumes one (`resume`), or joins the PostgreSQL run of its replicas (`store`). */
 export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions): Promise<ServedRun> {
   const log = opts.log ?? (() => {});
@@ -81,121 +172,74 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
   const runId = opts.runId ?? newRunId(configIn, true);
   const dir = join(opts.runsDir, runId);
   const opening = new RunOpening(dir);
-  let created = false;
   try {
-    let records: ServedRecords;
-    let config = configIn;
-    let stored: StoredProbes | null = null;
-    let sandbox = await sandboxOf(config);
-    opening.add(() => sandbox.close());
-    const startedAt = new Date().toISOString();
-    const createMeta = (plan: string, extra: Record<string, string> = {}) => ({
-      runId,
-      kind: 'served',
-      preset: opts.preset,
-      config: JSON.stringify(config),
-      status: 'running',
-      startedAt,
-      served: JSON.stringify(initialState(config.seed)),
-      probePlan: plan,
-      ...extra,
-    });
-    const createEvents = (): GraphEvent[] => [
-      { kind: 'skills', skills: taskSpace(config).skills },
-      {
-        kind: 'run',
-        runId,
-        preset: opts.preset,
-        config: JSON.stringify(config),
-        startedAt,
-        endedAt: null,
-        status: 'running',
-      },
-    ];
-    if (opts.store) {
-      const pg = await PgRecords.open(opts.store, runId, dir, log);
-      records = pg;
-      opening.add(() => pg.close());
-      created = await pg.initialise(async () => {
-        const seen = new Set<string>();
-        const probes = await drawRunProbes(config, sandbox, seen);
-        stored = { probes, seen: [...seen] };
-        return {
-          meta: createMeta(probePlan(config, probes), { probes: JSON.stringify(stored) }),
-          events: createEvents(),
-        };
-      });
-      if (!created) {
-        if ((await pg.getMeta('kind')) !== 'served')
-          throw new UserError(`run "${runId}" in ${pg.where} is not a served run`);
-        const own = JSON.stringify(config.sandbox);
-        config = parseConfig(JSON.parse((await pg.getMeta('config')) ?? '{}'), `of run ${runId}`, {
-          stored: true,
-          note: log,
-        });
-        refuseConfig(config);
-        if (JSON.stringify(config.sandbox) !== own) {
-          await sandbox.close();
-          sandbox = await sandboxOf(config);
-        }
-        stored = JSON.parse((await pg.getMeta('probes')) ?? 'null') as StoredProbes | null;
-        log(`joining served run ${runId} in ${pg.where} (its config is the store's)`);
-      }
-    } else {
-      if (!opts.resume) refuseExisting(opts.runsDir, runId, `--resume ${runId}`);
-      const store = RunStore.open(dir, { create: !opts.resume });
-      records = new SqliteRecords(store);
-      opening.add(() => store.close());
-      if (opts.resume && store.getMeta('kind') !== 'served')
-        throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
-      created = !opts.resume;
-      if (created) opening.created();
-    }
-    const graphs = await openGraphs(config, { db: records.graphDb() }, log);
-    opening.add(() => Promise.all(graphs.map((g) => g.graph.close())));
-    const space = taskSpace(config);
-    const controller = createController(config.curriculum, space.arms);
-    const mastery = createMasteryTracker(config.curriculum.mastery);
-    const learned = learnedProposerOf(config);
-    const kept = stored as StoredProbes | null;
-    const seen = new Set<string>(kept?.seen ?? []);
-    // The same held-out probes as an autonomous run of this config: drawn first, from their own stream
-    // (a PostgreSQL run keeps them: a joining replica reads them, as drawing them again takes seconds).
-    const probes = kept?.probes ?? (await drawRunProbes(config, sandbox, seen));
-    const plan = probePlan(config, probes);
-    const archive = new Map<string, Task>();
-    const cur = new Curriculum(controller, mastery, learned, archive, seen, initialState(config.seed));
-    if (records.kind === 'sqlite')
-      await openSqlite(records as SqliteRecords, cur, { created, plan, createMeta, createEvents, runId, log });
-    const sqlite = records.kind === 'sqlite' ? (records as SqliteRecords).store : null;
-    const verifier = opts.verifier ?? localVerifier(sandbox);
-    const run = new ServedRun({
-      runId,
-      config,
-      records,
-      sandbox,
-      verifier,
-      graphs,
-      gate: createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating }),
-      space,
-      probes,
-      cur,
-      now: opts.now ?? Date.now,
-      log,
-      resumeHint: sqlite ? `--resume ${runId}` : 'a replica restart',
-      onClose: async (status, step) => {
-        if (!sqlite) return;
-        sqlite.setMeta({ status, endedAt: new Date().toISOString() });
-        sqlite.appendOutbox(step, [runEvent(sqlite, status)]);
-      },
-    });
-    // A joining replica's memory starts behind the store (version −1): its first change reloads it.
-    if (records.kind === 'postgres') cur.invalidate();
-    return run;
+    // A replica joining a PostgreSQL run remakes its sandbox for the store's config: the box holds the current one.
+    const box = { sandbox: await sandboxOf(configIn) };
+    opening.add(() => box.sandbox.close());
+    const made = creation(runId, opts.preset, configIn);
+    const opened: OpenedRecords = opts.store
+      ? await openPostgres(opts.store, runId, dir, configIn, box, made, opening, log)
+      : { ...openSqliteRecords(opts, runId, dir, opening), config: configIn, sandbox: box.sandbox, stored: null };
+    return await assemble(opened, made, opts, runId, opening, log);
   } catch (e) {
     await opening.abandon();
     throw e;
   }
+}
+
+/** The served run on its opened records: the curriculum, the probes, the graphs and the verifier. */
+async function assemble(
+  o: OpenedRecords,
+  made: Creation,
+  opts: ServedRunOptions,
+  runId: string,
+  opening: RunOpening,
+  log: (line: string) => void,
+): Promise<ServedRun> {
+  const { records, config, sandbox } = o;
+  const graphs = await openGraphs(config, { db: records.graphDb() }, log);
+  opening.add(() => Promise.all(graphs.map((g) => g.graph.close())));
+  const space = taskSpace(config);
+  const controller = createController(config.curriculum, space.arms);
+  const mastery = createMasteryTracker(config.curriculum.mastery);
+  const seen = new Set<string>(o.stored?.seen ?? []);
+  // The same held-out probes as an autonomous run of this config: drawn first, from their own stream
+  // (a PostgreSQL run keeps them: a joining replica reads them, as drawing them again takes seconds).
+  const probes = o.stored?.probes ?? (await drawRunProbes(config, sandbox, seen));
+  const plan = probePlan(config, probes);
+  const cur = new Curriculum(
+    controller,
+    mastery,
+    learnedProposerOf(config),
+    new Map<string, Task>(),
+    seen,
+    initialState(config.seed),
+  );
+  const sqlite = records.kind === 'sqlite' ? (records as SqliteRecords).store : null;
+  if (sqlite) await openSqlite(records as SqliteRecords, cur, { created: o.created, plan, made, runId, log });
+  const run = new ServedRun({
+    runId,
+    config,
+    records,
+    sandbox,
+    verifier: opts.verifier ?? localVerifier(sandbox),
+    graphs,
+    gate: createGate({ skills: space.skills, armSkills: space.armSkills, enabled: config.curriculum.gating }),
+    space,
+    probes,
+    cur,
+    now: opts.now ?? Date.now,
+    log,
+    resumeHint: sqlite ? `--resume ${runId}` : 'a replica restart',
+    onClose: async (status, step) => {
+      if (!sqlite) return;
+      sqlite.setMeta({ status, endedAt: new Date().toISOString() });
+      sqlite.appendOutbox(step, [runEvent(sqlite, status)]);
+    },
+  });
+  // A joining replica's memory starts behind the store (version −1): its first change reloads it.
+  if (records.kind === 'postgres') cur.invalidate();
+  return run;
 }
 
 /** Creates or resumes the run in its SQLite file, as a served run always has. */
@@ -205,16 +249,15 @@ async function openSqlite(
   o: {
     created: boolean;
     plan: string;
-    createMeta: (plan: string) => Record<string, string>;
-    createEvents: () => GraphEvent[];
+    made: Creation;
     runId: string;
     log: (line: string) => void;
   },
 ): Promise<void> {
   const store = records.store;
   if (o.created) {
-    store.setMeta(o.createMeta(o.plan));
-    store.appendOutbox(0, [o.createEvents()[0]!, runEvent(store, 'running')]);
+    store.setMeta(o.made.meta(o.plan));
+    store.appendOutbox(0, [o.made.events()[0]!, runEvent(store, 'running')]);
     return;
   }
   const state = (JSON.parse(store.getMeta('served') ?? 'null') as ServedState | null) ?? cur.state;
