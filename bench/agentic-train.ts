@@ -1,5 +1,5 @@
 // bench:agentic's trained section (bench/results/agentic.md): for each kind at level 0, the
-// built-in solver trained with multi-turn GRPO (src/envs-train.ts) on a pool of generated
+// built-in solver trained with multi-turn GRPO (src/run/env-training.ts) on a pool of generated
 // environments, its success before and after training on that pool and on held-out environments of
 // the same kind (greedy, and with --eval-samples the sampled policy's), with its learning curve;
 // and the cost of the longer context (ms per agentic training step at the single-turn default
@@ -8,7 +8,7 @@ import { createRng } from '../core/rng.js';
 import { generateEnv, type EnvKind, type EnvSpec } from '../envs/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
-import { evaluateSolver, playSolver, trainAgentic } from '../src/envs-train.js';
+import { evaluateSolver, playSolver, trainAgentic } from '../src/run/env-training.js';
 import { median } from './stats.js';
 
 export interface TrainOptions {

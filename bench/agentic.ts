@@ -25,7 +25,7 @@ import { createRng } from '../core/rng.js';
 import { createSandbox } from '../sandbox/index.js';
 import { drawSeeds, median } from './stats.js';
 import { compactProgram } from '../generators/index.js';
-import { oneTokenEdits } from '../src/envs-train.js';
+import { oneTokenEdits } from '../src/run/env-training.js';
 import { contextCost, solverOf, trainKind, type TrainedRow } from './agentic-train.js';
 import {
   ENV_KINDS,
@@ -91,7 +91,7 @@ interface Row {
   skipped?: string[];
   /**
    * Repair: the share of environments whose fix is one of the one-token edits the built-in solver
-   * writes (src/envs-train.ts oneTokenEdits), and the median count of those edits: what bounds its
+   * writes (src/run/env-training.ts oneTokenEdits), and the median count of those edits: what bounds its
    * success with a budget of a few test runs.
    */
   oneEdit?: { share: number; medianEdits: number };

@@ -9,7 +9,7 @@
 //   npx tsx bench/answers-shown.ts [--family arith --steps 800 --tasks 64 --group 2 --lr 3e-3 --wd 0.3 --seed 1]
 //                                  [--model '{"dModel":128,"layers":4}' --out FILE]
 //
-// Held-out: the run's own probes for the family's level 0 (src/probes.ts: balanced against trivial
+// Held-out: the run's own probes for the family's level 0 (src/run/probes.ts: balanced against trivial
 // policies, at least 40, each case type held out only while training keeps more of it), drawn first
 // and never trained on; the best trivial policy's accuracy on them is printed, as mastery's margin is
 // measured from it.
@@ -23,7 +23,7 @@ import { createRng } from '../core/rng.js';
 import { createPolicy, grammarFor, solverConfigSchema } from '../src/solver/index.js';
 import { allowedTokens, charId, EOS, initBackend, recomputeLogProbs, type RolloutRow } from '../src/solver/testing.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
-import { buildProbes, trivialBaseline } from '../src/probes.js';
+import { buildProbes, trivialBaseline } from '../src/run/probes.js';
 import { allSkills } from '../generators/index.js';
 import { masteryConfigSchema } from '../curricula/mastery.js';
 

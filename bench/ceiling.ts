@@ -2,7 +2,7 @@
 // when shown every answer, beside a plain PyTorch peer (bench/ceiling_torch.py) on the same data.
 //
 // For each preset and seed (drawn at random and printed unless given), the run's own split: the
-// held-out probes exactly as a run of that preset and seed draws them (src/probes.ts: balanced
+// held-out probes exactly as a run of that preset and seed draws them (src/run/probes.ts: balanced
 // against trivial policies), and for each level-0 and level-1 arm the rest of its task space (or
 // --train-cap tasks of it) to train on. Two learners, the same batches of (prompt, reference) pairs:
 //   - cogen's solver, supervise(policy): cross-entropy through its own model, tokens, optimiser and
@@ -23,9 +23,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMasteryTracker } from '../curricula/index.js';
-import { buildProbes, trivialBaseline } from '../src/probes.js';
-import { taskSpace, sandboxOf } from '../src/run-parts.js';
-import { verifyTasks } from '../src/verification.js';
+import { buildProbes, trivialBaseline } from '../src/run/probes.js';
+import { taskSpace, sandboxOf } from '../src/run/parts.js';
+import { verifyTasks } from '../src/run/verification.js';
 import {
   answerKind,
   answerShape,
@@ -269,7 +269,7 @@ for (const preset of args.presets!.split(',')) {
     const sandbox = await sandboxOf(config);
     const seen = new Set<string>();
     const mastery = createMasteryTracker(config.curriculum.mastery);
-    // the probes exactly as the run draws them (src/loop.ts): same arms, seed stream and options
+    // the probes exactly as the run draws them (src/run/loop.ts): same arms, seed stream and options
     const probes = await buildProbes(
       sandbox,
       arms,

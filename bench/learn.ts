@@ -4,7 +4,7 @@
 // which each of the six level-0 skills (arith.add, arith.sub, arith.mul, logic.and, logic.or,
 // logic.not) was first mastered under the run's mastery rule (learnAt and the margin above the
 // probes' trivial baseline), whether it is mastered at the end, and its last probe accuracy beside
-// the bar it must reach. The held-out set is the run's probes (src/probes.ts: balanced against
+// the bar it must reach. The held-out set is the run's probes (src/run/probes.ts: balanced against
 // trivial policies, never trained on). Beside the runs' greedy probes, the final policy's sampled
 // pass@1 on the same probes (one answer each at the sampling temperature).
 // Writes bench/results/learn-seeds.json after every seed, and every 50 steps of a seed under way
@@ -28,9 +28,9 @@ import {
   startRun,
   type RunConfig,
 } from '../src/index.js';
-import { buildProbes, latestSkillProbes } from '../src/probes.js';
-import { sandboxOf, taskSpace } from '../src/run-parts.js';
-import { verifyTasks } from '../src/verification.js';
+import { buildProbes, latestSkillProbes } from '../src/run/probes.js';
+import { sandboxOf, taskSpace } from '../src/run/parts.js';
+import { verifyTasks } from '../src/run/verification.js';
 import { drawSeeds, median } from './stats.js';
 
 const { values: args } = parseArgs({

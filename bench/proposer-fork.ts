@@ -12,10 +12,10 @@ import { createRng } from '../core/rng.js';
 import { solvedCount } from '../core/rules.js';
 import { answerKind, answerShape, type Task } from '../core/task.js';
 import { renderCompact } from '../generators/index.js';
-import type { RunConfig } from '../src/config.js';
-import { learnedProposerOf, sandboxOf, taskSpace } from '../src/run-parts.js';
+import type { RunConfig } from '../src/run/config.js';
+import { learnedProposerOf, sandboxOf, taskSpace } from '../src/run/parts.js';
 import { createPolicy } from '../src/solver/index.js';
-import { drawTask, verifyTasks } from '../src/verification.js';
+import { drawTask, verifyTasks } from '../src/run/verification.js';
 
 /** Per arm and overall (the mean over arms, each drawn equally): the learnable shares of both proposers' fresh tasks at one checkpoint. */
 export interface ForkPoint {

@@ -1,7 +1,7 @@
 // npm run bench:sandbox — verifications per second of cogen's sandbox against the alternatives,
 // side by side in one run (this machine is shared and noisy: compare the ratios, repeat runs).
 //
-// The workload is the loop's (src/loop.ts, runStep): each step verifies B tasks × G answers with one
+// The workload is the loop's (src/run/loop.ts, runStep): each step verifies B tasks × G answers with one
 // verifyMany call (B = 8, G = 8, the config defaults), steps one after another. Tasks are abduction
 // tasks: a program, a target output f(x*), and G distinct candidate inputs x' (GENERATED: a draft's
 // distinct inputs, at most G); one verification = run f on one answer and compare with the target

@@ -22,10 +22,10 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { verifyMany } from '../sandbox/verify.js';
 import { extractAnswer } from '../sandbox/index.js';
-import { loadPreset } from '../src/config.js';
-import { sandboxOf } from '../src/run-parts.js';
+import { loadPreset } from '../src/run/config.js';
+import { sandboxOf } from '../src/run/parts.js';
 import { openServedRun } from '../src/server/index.js';
-import { RunStore } from '../src/store.js';
+import { RunStore } from '../src/run/records/store.js';
 import { answerKind, referenceAnswer, type Task } from '../core/task.js';
 
 const { values: args } = parseArgs({

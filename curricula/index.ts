@@ -1,4 +1,4 @@
-// The curricula room's entry point: the config schema (embedded by src/config.ts under `curriculum`)
+// The curricula room's entry point: the config schema (embedded by src/run/config.ts under `curriculum`)
 // and createController, which builds the named controller with its options and the exploration wrapper.
 import { z } from 'zod';
 import { BanditController, banditOptions } from './bandit.js';

@@ -1,7 +1,7 @@
 // Mastery tracking: a pure state machine over each skill's probe result (its accuracy on the skill's
 // held-out probe set, that set's trivial baseline and its size). A skill is learned when its accuracy
 // reaches learnAt *and* beats the best trivial policy on the same probes (a constant answer, the most
-// common output, …; src/probes.ts) by `margin`, on a probe set large enough for that to mean
+// common output, …; src/run/probes.ts) by `margin`, on a probe set large enough for that to mean
 // something (minProbes). It is forgotten when its accuracy falls below forgetBelow, or to the
 // trivial baseline. Events are emitted only on crossings.
 import { z } from 'zod';
@@ -31,7 +31,7 @@ export type MasteryOptions = z.infer<typeof masteryConfigSchema>;
 export interface SkillProbe {
   /** Fraction of the skill's probes solved. */
   accuracy: number;
-  /** Best accuracy of any trivial policy on the same probes (src/probes.ts). */
+  /** Best accuracy of any trivial policy on the same probes (src/run/probes.ts). */
   baseline: number;
   /** How many probes the skill has. */
   probes: number;

@@ -1,4 +1,4 @@
-// The sandbox's settings as zod schemas, the one home of their defaults: src/config.ts embeds
+// The sandbox's settings as zod schemas, the one home of their defaults: src/run/config.ts embeds
 // `sandboxConfigSchema` under `sandbox`, and createSandbox and the budgets read the same defaults.
 import { z } from 'zod';
 

@@ -3,8 +3,7 @@
 // Each command lives in a file of its own in src/cli/ (what they share: src/cli/shared.ts); this
 // file stays the entry that bin/cogen.js runs and scripts/docs-cli.ts reads (docs/cli.md).
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from './config.js';
-import { StoreError } from './store.js';
+import { ConfigError, StoreError } from './run/index.js';
 import { UserError } from '../core/errors.js';
 import { dashboardCommand } from './cli/dashboard.js';
 import { envsCommand } from './cli/envs.js';

@@ -1,6 +1,6 @@
 // `cogen export --what eval`: a fixed evaluation set of one family at one level, for a user's own
 // evaluation (docs/levels.md). It is the set a run of seed S makes for that (family, level) above
-// the tables (src/level-evals.ts): the same stream, so `--seed` and `--n` reproduce a run's set.
+// the tables (src/run/level-evals.ts): the same stream, so `--seed` and `--n` reproduce a run's set.
 // No run is read; the tasks are written as `--what tasks` writes a run's (solve rates left empty).
 import { renderCompact, renderNatural } from '../generators/index.js';
 import { TASK_TYPES, type TaskType } from '../core/task.js';
@@ -8,8 +8,7 @@ import { UserError } from '../core/errors.js';
 import { createSandbox } from '../sandbox/index.js';
 import { EXPORT_KINDS, type ExportFormat } from './export.js';
 import { exportTaskRows, type ExportView } from './export-view.js';
-import { evalSet } from './level-evals.js';
-import { spaceFamily } from './verification.js';
+import { evalSet, spaceFamily } from './run/index.js';
 
 /** What `cogen export --what` takes: a run's records of a kind, or an evaluation set (no run). */
 export const EXPORT_WHAT = [...EXPORT_KINDS, 'eval'] as const;

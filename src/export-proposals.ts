@@ -7,7 +7,7 @@
 // TRL's conversational prompt-completion pair with `reward` and a boolean `label` (reward > 0), the
 // unpaired layout its KTO trainer reads and a GRPO reward function can look up. (This file keeps
 // export.ts's RecordKind shape without importing it: export.ts imports this one.)
-import type { RunStore } from './store.js';
+import type { RunStore } from './run/index.js';
 
 export interface ProposalExport {
   id: number;

@@ -3,13 +3,13 @@
 // in the solver's tokens, `<sep>` before the last, and its completion the reference answer in them, `<eos>`
 // last: the rule is src/solver/served-view.ts's, the same `cogen serve` uses for `view: "compact"`.
 // `--exclude-probes <run>` leaves out the held-out probes of a run (drawn again from its config,
-// src/run-probes.ts), so that a model trained on the rows is measured on tasks it never saw.
+// src/run/draw-probes.ts), so that a model trained on the rows is measured on tasks it never saw.
 import { compactProgram, renderCompact } from '../generators/index.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
 import { UserError } from '../core/errors.js';
 import { VIEW_RULE, viewAnswer, viewPrompt } from './solver/index.js';
 import { RECORD_KINDS, writeExport, type ExportFormat, type RecordKind } from './export.js';
-import type { TaskRow } from './store.js';
+import type { TaskRow } from './run/index.js';
 
 export const EXPORT_VIEWS = ['chat', 'compact'] as const;
 export type ExportView = (typeof EXPORT_VIEWS)[number];

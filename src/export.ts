@@ -11,7 +11,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { referenceAnswer, type Example, type Json, type Task } from '../core/task.js';
-import type { EnvEpisodeRow, RunStore, TaskRow } from './store.js';
+import type { EnvEpisodeRow, RunStore, TaskRow } from './run/index.js';
 import { trajectoryMessages, type EnvMessage, type ToolSchema } from '../envs/index.js';
 import { proposalKind } from './export-proposals.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadPreset, parseConfig, RETIRED_FIELDS } from '../src/config.js';
+import { ConfigError, loadPreset, parseConfig, RETIRED_FIELDS } from '../src/run/config.js';
 
 const base = { steps: 10, families: ['arith'] };
 

@@ -17,8 +17,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { startDashboard, type RunningDashboard } from '../src/dashboard/server.js';
-import { RunStore } from '../src/store.js';
-import { CLI, ROOT, tempDir } from './helpers.js';
+import { RunStore } from '../src/run/records/store.js';
+import { CLI, ROOT, skillEventsOf, tempDir } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -281,11 +281,7 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
       () => (globalThis as any).cogenDashboard?.cy && (globalThis as any).cogenDashboard.skillsAt !== null,
     );
     const db = new Database(join(runsDir, 'oracle', 'run.db'), { readonly: true });
-    const events = db.prepare('SELECT step, skill_id skillId, event FROM skill_events ORDER BY id').all() as {
-      step: number;
-      skillId: string;
-      event: string;
-    }[];
+    const events = skillEventsOf(join(runsDir, 'oracle'));
     const lastStep = Number(
       (db.prepare("SELECT value FROM meta WHERE key = 'lastStep'").get() as { value: string }).value,
     );

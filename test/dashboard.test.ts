@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dashboardApp } from '../src/dashboard/server.js';
 import { plotRuns, plotSvg, loadPlotRuns, svgToPng } from '../src/dashboard/plot.js';
-import { RunStore } from '../src/store.js';
+import { RunStore } from '../src/run/records/store.js';
 import type { Task } from '../core/task.js';
-import { loadPreset } from '../src/config.js';
+import { loadPreset } from '../src/run/config.js';
 import { startServer } from '../src/server/index.js';
 import { cogen, tempDir } from './helpers.js';
 
@@ -78,7 +78,6 @@ function writeRun(runsDir: string, id: string, steps: number): void {
         { taskId: t, answer: '7', reward: 0, reason: 'wrong: output differs' },
       ]),
       metrics: metricsAt(s),
-      skillEvents: [],
       outbox: [],
       proposals:
         s === 1

@@ -6,7 +6,7 @@ import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, verifyAnswer, type Task } from '../src/index.js';
-import { CLI, cogen, tempDir } from './helpers.js';
+import { CLI, cogen, skillEventsOf, tempDir } from './helpers.js';
 
 describe('cogen run --preset smoke, then skills and export', () => {
   const runsDir = tempDir('cogen-e2e-');
@@ -53,13 +53,10 @@ describe('cogen run --preset smoke, then skills and export', () => {
       (db.prepare('SELECT step FROM checkpoints ORDER BY step').all() as { step: number }[]).map((r) => r.step),
     ).toEqual([10, 20, 30]);
     // The skills whose last event is 'learned' are the ones the summary reports mastered.
-    const events = db.prepare('SELECT skill_id, event FROM skill_events ORDER BY id').all() as {
-      skill_id: string;
-      event: string;
-    }[];
-    const last = new Map(events.map((e) => [e.skill_id, e.event]));
+    const events = skillEventsOf(dir);
+    const last = new Map(events.map((e) => [e.skillId, e.event]));
     // smoke's probes can show arith.add/sub/mul and logic.and/or/not mastered (balanced probe sets,
-    // src/probes.ts)
+    // src/run/probes.ts)
     expect(summary.skillsMasterable).toBe(6);
     expect(summary.mastery.map((m) => m.skillId)).toEqual([...summary.skillsMastered].sort());
     expect(

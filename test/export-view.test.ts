@@ -1,13 +1,13 @@
-// `cogen export --view compact` (src/export-view.ts) and `--exclude-probes` (src/run-probes.ts): rows
+// `cogen export --view compact` (src/export-view.ts) and `--exclude-probes` (src/run/draw-probes.ts): rows
 // in the built-in solver's view for SFT, and a run's held-out probes left out by id. The probes drawn
 // again from a run's stored config are the ones its live server holds.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPreset, parseConfig } from '../src/config.js';
+import { loadPreset, parseConfig } from '../src/run/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
-import { RunStore } from '../src/store.js';
-import { drawRunProbes, storedRunProbeIds } from '../src/run-probes.js';
+import { RunStore } from '../src/run/records/store.js';
+import { drawRunProbes, storedRunProbeIds } from '../src/run/draw-probes.js';
 import { createSandbox } from '../sandbox/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
 import { viewAnswerText } from '../src/solver/index.js';

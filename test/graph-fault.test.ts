@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalNeo4j } from '../graphs/neo4j-local.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
 import { loadPreset, startRun } from '../src/index.js';
-import { RunStore } from '../src/store.js';
+import { RunStore } from '../src/run/records/store.js';
 import { isCI, neo4jConnection } from './graph-helpers.js';
 
 interface LocalNeo4j {

@@ -1,5 +1,6 @@
 // Shared helpers for the end-to-end tests: run the real CLI as a user would, in a temp directory, and read a run store back.
 import Database from 'better-sqlite3';
+import { RunStore } from '../src/run/index.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,4 +54,14 @@ export function cogen(args: string[], opts: { cwd?: string; env?: Record<string,
     timeout: 240_000,
   });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+/** A finished run's mastery events, in order, as its store reads them (from the graph events it recorded). */
+export function skillEventsOf(dir: string) {
+  const store = RunStore.open(dir, { create: false });
+  try {
+    return store.skillEvents();
+  } finally {
+    store.close();
+  }
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { skillEventsOf, tempDir } from './helpers.js';
 
 /** Reads the program and the call out of a deduction prompt and answers with the true output. */
 class OracleChatModel extends FakeChatModel {
@@ -47,10 +47,8 @@ it('--solver llm with a model that answers right: pass@k of 1 and learned skill 
   const db = new Database(join(runsDir, 'oracle', 'run.db'), { readonly: true });
   const metrics = (db.prepare('SELECT data FROM metrics').all() as { data: string }[]).map((r) => JSON.parse(r.data));
   expect(metrics.every((m) => m.passAt1 === 1 && m.passAt8 === 1)).toBe(true);
-  const learned = db.prepare("SELECT skill_id FROM skill_events WHERE event = 'learned' AND step = 1").all() as {
-    skill_id: string;
-  }[];
-  expect(learned.map((r) => r.skill_id).sort()).toEqual(summary.skillsMastered);
+  const learned = skillEventsOf(join(runsDir, 'oracle')).filter((e) => e.event === 'learned' && e.step === 1);
+  expect(learned.map((r) => r.skillId).sort()).toEqual(summary.skillsMastered);
   expect((db.prepare('SELECT COUNT(*) n FROM graph_mastered WHERE until_step IS NULL').get() as { n: number }).n).toBe(
     learned.length,
   );

@@ -21,7 +21,7 @@ import { CODE_TASK_TYPES, type CodeTask, type Json, type ProblemTask, type Skill
 import { allSkills, families, problemFamilies, renderCompact } from '../generators/index.js';
 import { openSkillGraph, renderSkills, type GraphEvent } from '../graphs/index.js';
 import { createSandbox, verifyMany, type Sandbox } from '../sandbox/index.js';
-import { parseConfig } from '../src/config.js';
+import { parseConfig } from '../src/run/config.js';
 import {
   buildProbes,
   canonical,
@@ -32,7 +32,7 @@ import {
   trivialGroup,
   trivialKeys,
   type Probe,
-} from '../src/probes.js';
+} from '../src/run/probes.js';
 
 const defaults = masteryConfigSchema.parse({});
 

@@ -1,4 +1,4 @@
-// A fair held-out split: a task's case type (src/case-type.ts), and probes that only ask
+// A fair held-out split: a task's case type (src/run/case-type.ts), and probes that only ask
 // for cases training covers, a few at a time (holdLimit per case type), for any seed.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,9 +7,9 @@ import type { Json, Task } from '../core/task.js';
 import { masteryConfigSchema } from '../curricula/mastery.js';
 import { allSkills, renderCompact } from '../generators/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { caseType, valueClass } from '../src/case-type.js';
-import { buildProbes, holdLimit } from '../src/probes.js';
-import { drawTask } from '../src/verification.js';
+import { caseType, valueClass } from '../src/run/case-type.js';
+import { buildProbes, holdLimit } from '../src/run/probes.js';
+import { drawTask } from '../src/run/verification.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {

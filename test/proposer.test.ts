@@ -18,7 +18,7 @@ import {
   TracingChooser,
 } from '../proposers/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { loadPreset } from '../src/config.js';
+import { loadPreset } from '../src/run/config.js';
 
 const BASE_TYPES = TASK_TYPES.filter((t) => t === 'deduction' || t === 'abduction' || t === 'induction');
 const config = (over: object = {}) => learnedProposerConfigSchema.parse({ enabled: true, ...over });

@@ -5,9 +5,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { loadPreset } from '../src/config.js';
+import { loadPreset } from '../src/run/config.js';
 import { openServedRun, startServer, type ServedRun } from '../src/server/index.js';
-import { RunStore } from '../src/store.js';
+import { RunStore } from '../src/run/records/store.js';
 import { referenceAnswer, type Task } from '../core/task.js';
 import { isCI, postgresUrl } from './services.js';
 import { tempDir } from './helpers.js';

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { skillEventsOf, tempDir } from './helpers.js';
 
 const config = loadPreset('smoke', { steps: 8, batch: 8, checkpointEvery: 3, probes: { every: 4, perArm: 2 } });
 
@@ -19,7 +19,7 @@ function rows(dir: string) {
       const { ms: _ms, ...rest } = JSON.parse(r.data);
       return rest;
     }),
-    events: db.prepare('SELECT step, skill_id, event FROM skill_events ORDER BY id').all(),
+    events: skillEventsOf(dir).map(({ step, skillId, event }) => ({ step, skillId, event })),
   };
   db.close();
   return out;

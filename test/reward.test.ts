@@ -1,9 +1,9 @@
-// Reward shaping for the update (src/reward.ts): exact answers keep 1, wrong deduction answers earn
+// Reward shaping for the update (src/run/training-reward.ts): exact answers keep 1, wrong deduction answers earn
 // less than any right one (numeric distance or right leading characters), and with shaping off the
 // verifiers' rewards pass through unchanged.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { trainingReward } from '../src/reward.js';
+import { trainingReward } from '../src/run/training-reward.js';
 import type { DeductionTask, Task } from '../core/task.js';
 
 const deduction = (output: DeductionTask['output']): Task => ({

@@ -1,13 +1,13 @@
-// A served run reports mastery as the autonomous run's summary does (src/probes.ts,
+// A served run reports mastery as the autonomous run's summary does (src/run/probes.ts,
 // curricula/mastery.ts): each mastered skill beside its trivial baseline, the skills ever learned,
 // and what was forgotten. A real server on a loopback port; the right answers to the probes come
 // from drawing the same probe set here (the same config and stream), not from the server's
 // responses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPreset } from '../src/config.js';
+import { loadPreset } from '../src/run/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
-import { buildProbes } from '../src/probes.js';
-import { sandboxOf, taskSpace } from '../src/run-parts.js';
+import { buildProbes } from '../src/run/probes.js';
+import { sandboxOf, taskSpace } from '../src/run/parts.js';
 import { createMasteryTracker } from '../curricula/index.js';
 import { renderNatural } from '../generators/index.js';
 import { createRng } from '../core/rng.js';

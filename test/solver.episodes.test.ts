@@ -38,7 +38,7 @@ import {
   toEnvAction,
   trainAgentic,
   type SolverEpisode,
-} from '../src/envs-train.js';
+} from '../src/run/env-training.js';
 
 const tiny = (over: Partial<SolverConfigInput> = {}) =>
   solverConfigSchema.parse({

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { loadPreset } from '../src/config.js';
+import { loadPreset } from '../src/run/config.js';
 import { openServedRun, type ServedRun, type Verifier } from '../src/server/index.js';
 import { scoreHere } from '../src/server/verifier.js';
 import { queueVerifier } from '../src/workers/remote.js';

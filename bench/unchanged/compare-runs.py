@@ -1,6 +1,8 @@
 # Compares two run stores table by table (run paths, times and wall-clock fields masked) and their
 # checkpoint files byte for byte; exit 1 when anything differs. Usage: compare-runs.py RUN_DIR_A RUN_DIR_B
-import sqlite3, sys, os, hashlib, re
+# A table of A that B no longer has is a difference, except skill_events: B derives it from the
+# outbox's mastery events (src/run/records/store.ts, skillEvents), which must then equal A's rows.
+import sqlite3, sys, os, hashlib, re, json
 a, b = sys.argv[1], sys.argv[2]
 def mask(v):
     v = v.replace(a, 'RUN').replace(b, 'RUN')
@@ -18,9 +20,25 @@ def rows(db, t):
     for r in c.execute(f'select {",".join(chr(34)+k+chr(34) for k in keep)} from {t}'):
         out.append(tuple(mask(str(v)) for v in r))
     return keep, out
-c = sqlite3.connect(os.path.join(a, 'run.db'))
+def tables(db):
+    return [n for (n,) in sqlite3.connect(os.path.join(db, 'run.db')).execute("select name from sqlite_master where type='table' order by name")]
+def derived_skill_events(db):
+    c = sqlite3.connect(os.path.join(db, 'run.db'))
+    evs = [json.loads(e) for (e,) in c.execute('select event from outbox order by seq')]
+    return [(str(e['step']), e['skillId'], e['event'], str(e['accuracy'])) for e in evs if e['kind'] == 'mastery']
 bad = 0
-for (t,) in c.execute("select name from sqlite_master where type='table' order by name"):
+in_b = set(tables(b))
+for t in tables(a):
+    if t not in in_b:
+        if t == 'skill_events':
+            _, ra = rows(a, t)
+            same = [r[1:5] for r in ra] == derived_skill_events(b)  # id, then step, skill_id, event, accuracy
+            if not same: bad += 1
+            print(f'{t:22} {len(ra):6} rows  {"same as the mastery events of the outbox" if same else "DIFFERENT from the mastery events of the outbox"}')
+        else:
+            bad += 1
+            print(f'{t:22} missing')
+        continue
     ka, ra = rows(a, t); kb, rb = rows(b, t)
     same = ka == kb and ra == rb
     if not same: bad += 1

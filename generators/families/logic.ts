@@ -39,7 +39,7 @@ const COMPARISONS = [...CONNECTIVES, ...prods('xor', 'lt', 'gt', 'eq', 'le', 'ge
 const LEVELS = [
   // Level 0 is one operator over one or two of 3-5 parameters; the others stay in the signature
   // of deduction and abduction tasks (keepParams), so that the answer depends on which argument is
-  // which and the space is large enough for balanced probe sets (src/probes.ts).
+  // which and the space is large enough for balanced probe sets (src/run/probes.ts).
   {
     params: { bool: [3, 5], int: 0 },
     exprs: { body: { ops: CONNECTIVES, depth: 1, leaf: 1, ints: [1, 9] } },

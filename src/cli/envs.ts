@@ -3,7 +3,6 @@
 // their own, so that `cogen export --what trajectories` gives multi-turn chats without a server
 // (the reference policy's episodes are demonstrations for SFT; a chat model's are its evaluation).
 import { Option, type Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createRng } from '../../core/rng.js';
 import { UserError } from '../../core/errors.js';
@@ -21,7 +20,7 @@ import {
 } from '../../envs/index.js';
 import { createSandbox } from '../../sandbox/index.js';
 import { agentsConfigSchema, buildChatModel } from '../agents/index.js';
-import { RunStore } from '../store.js';
+import { refuseExisting, RunStore } from '../run/index.js';
 import { parseIntArg, runsDirOption } from './shared.js';
 
 export const ENV_POLICIES = ['reference', 'random', 'llm'] as const;
@@ -76,8 +75,7 @@ export async function playEnvs(opts: PlayEnvsOptions): Promise<PlayEnvsSummary> 
   const runId =
     opts.runId ?? `envs-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${opts.policy}`;
   const dir = join(opts.runsDir, runId);
-  if (existsSync(join(dir, 'run.db')))
-    throw new UserError(`run "${runId}" already exists in ${opts.runsDir}: pick another --run-id`);
+  refuseExisting(opts.runsDir, runId);
   const model = opts.policy === 'llm' ? chatModel(opts.model ?? {}) : undefined;
   const sandbox = await createSandbox({ workers: 1 });
   const store = RunStore.open(dir, { create: true });

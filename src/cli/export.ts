@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import { EXPORT_FORMATS, exportRun, type ExportFormat, type ExportKind } from '../export.js';
 import { EXPORT_WHAT, exportEvalCommand, exportedRun } from '../export-eval.js';
 import { EXPORT_VIEWS, checkViewOptions, exportTaskRows, type ExportView } from '../export-view.js';
-import { storedRunProbeIds } from '../run-probes.js';
+import { storedRunProbeIds } from '../run/index.js';
 import { openRun, parseIntArg, runsDirOption } from './shared.js';
 
 export function exportCommand(program: Command): void {

@@ -1,6 +1,6 @@
 // `cogen presets`: the presets in curricula/ (docs/config.md).
 import type { Command } from 'commander';
-import { listPresets } from '../config.js';
+import { listPresets } from '../run/index.js';
 
 export function presetsCommand(program: Command): void {
   program

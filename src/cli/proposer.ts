@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { preferenceRows, type LearnedState, type PreferenceRow } from '../../proposers/index.js';
-import type { RunStore } from '../store.js';
+import type { RunStore } from '../run/index.js';
 import { UserError } from '../../core/errors.js';
 import { pct } from '../../core/stats.js';
 import { openRun, parseIntArg, runsDirOption } from './shared.js';

@@ -1,10 +1,8 @@
-// `cogen run`: start (or resume) an autonomous curriculum run (src/loop.ts), with a progress bar on
+// `cogen run`: start (or resume) an autonomous curriculum run (src/run/loop.ts), with a progress bar on
 // stderr and a summary on stdout; the first Ctrl-C checkpoints and exits 130 (docs/runs.md).
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { loadPreset } from '../config.js';
-import type { RunSummary } from '../loop.js';
-import { createProgress, formatDuration } from '../progress.js';
+import { loadPreset, type RunSummary, createProgress, formatDuration } from '../run/index.js';
 import { BACKENDS } from '../solver/config.js';
 import { controllerNames } from '../../curricula/index.js';
 import { parseFloatArg, parseIntArg, runsDirOption, storedConfig } from './shared.js';
@@ -94,7 +92,7 @@ export function runCommand(program: Command): void {
       };
       process.on('SIGINT', onSigint);
       // Imported here, not at the top: the solver (tfjs) is for `run` alone, and `serve` and `worker` start faster without it.
-      const { startRun } = await import('../loop.js');
+      const { startRun } = await import('../run/index.js');
       const summary = await startRun(config, {
         signal: abort.signal,
         runsDir,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RunStore } from '../store.js';
+import { RunStore } from '../run/index.js';
 import { runsDirOption } from './shared.js';
 
 export function runsCommand(program: Command): void {

@@ -1,7 +1,7 @@
 // `cogen serve`: serve a run over HTTP (src/server/; docs/serve.md), until SIGINT or SIGTERM.
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { loadPreset } from '../config.js';
+import { loadPreset } from '../run/index.js';
 import { controllerNames } from '../../curricula/index.js';
 import { parseFloatArg, parseIntArg, runsDirOption, storedConfig } from './shared.js';
 

@@ -4,8 +4,7 @@
 import { Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseConfig } from '../config.js';
-import { RunStore } from '../store.js';
+import { parseConfig, RunStore } from '../run/index.js';
 import { UserError } from '../../core/errors.js';
 
 export const runsDirOption = () =>

@@ -16,8 +16,7 @@ import {
 } from '../../graphs/index.js';
 import type { ProbeSets, SkillGraph } from '../../graphs/index.js';
 import { UserError } from '../../core/errors.js';
-import type { RunStore } from '../store.js';
-import { latestSkillProbes } from '../probes.js';
+import { type RunStore, latestSkillProbes } from '../run/index.js';
 import { openRun, runsDirOption } from './shared.js';
 
 const VIEWS = ['mastery', 'frontier', 'timeline', 'show', 'sync'] as const;

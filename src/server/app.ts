@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Task } from '../../core/task.js';
 import type { Metrics } from './metrics.js';
-import { StoreError } from '../store.js';
+import { StoreError } from '../run/index.js';
 import { ServeError, type ServedRun } from './served-run.js';
 import { VerificationUnavailable } from './verifier.js';
 import {

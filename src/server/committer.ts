@@ -7,8 +7,14 @@
 // request. A batch that fails answers every caller with a StoreError (a 503): nothing of it was
 // acknowledged. With SQLite that stops the run (restart with --resume); with PostgreSQL the next
 // batch reloads the state from the store and goes on.
-import { StoreError, type StoredRequest } from '../store.js';
-import type { Prefetch, ServedRecords, WriteOp, WriterTx } from './records/types.js';
+import {
+  StoreError,
+  type StoredRequest,
+  type Prefetch,
+  type ServedRecords,
+  type WriteOp,
+  type WriterTx,
+} from '../run/index.js';
 
 /** What a change reads inside the lock: the prefetched rows, with the changes of this batch before it. */
 export class CommitView {

@@ -3,7 +3,7 @@
 // never logged, stored or returned.
 import { isLoopback } from './loopback.js';
 import { serve as listen, type ServerType } from '@hono/node-server';
-import type { RunConfig } from '../config.js';
+import type { RunConfig } from '../run/index.js';
 import { UserError } from '../../core/errors.js';
 import { createApp } from './app.js';
 import { queueVerifier } from '../workers/remote.js';
@@ -18,7 +18,7 @@ export { localVerifier, VerificationUnavailable, type Verifier, type QueueStats 
 export { mainThreadBusySeconds } from './metrics.js';
 export { servedTask } from './types.js';
 export type { ProbeReport, ScoreItem, ScoreResponse, ScoreResult, ServedTask } from './types.js';
-export { serveConfigSchema, type ServeConfig } from './config.js';
+export { serveConfigSchema, type ServeConfig } from '../run/index.js';
 
 export interface ServeOptions extends ServedRunOptions {
   host: string;

@@ -1,7 +1,7 @@
 // Request and response schemas of `cogen serve`, in zod; the OpenAPI document is generated from
 // them. Field names are snake_case, as the Python trainers that call them write theirs.
 import { z } from '@hono/zod-openapi';
-import type { ServeConfig } from './config.js';
+import type { ServeConfig } from '../run/index.js';
 import { TASK_VIEWS } from './served-view.js';
 
 export const ErrorSchema = z

@@ -2,20 +2,30 @@
 // `--store postgres://…`, the run a group of replicas shares (docs/scale-out.md): the first replica
 // creates it under the run's creation lock, and every later one joins it with the config, probes
 // and state the store holds.
-import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createController, createGate, createMasteryTracker } from '../../curricula/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
-import { parseConfig, type RunConfig } from '../config.js';
+import {
+  parseConfig,
+  type RunConfig,
+  probeSets,
+  type Probe,
+  drawRunProbes,
+  learnedProposerOf,
+  newRunId,
+  openGraphs,
+  runEvent,
+  sandboxOf,
+  taskSpace,
+  RunStore,
+  refuseExisting,
+  RunOpening,
+  PgRecords,
+  SqliteRecords,
+  type ServedRecords,
+} from '../run/index.js';
 import type { Task } from '../../core/task.js';
 import { UserError } from '../../core/errors.js';
-import { probeSets, type Probe } from '../probes.js';
-import { drawRunProbes } from '../run-probes.js';
-import { learnedProposerOf, newRunId, openGraphs, runEvent, sandboxOf, taskSpace } from '../run-parts.js';
-import { RunStore, StoreError } from '../store.js';
-import { PgRecords } from './records/postgres.js';
-import { SqliteRecords } from './records/sqlite.js';
-import type { ServedRecords } from './records/types.js';
 import { ServedRun } from './served-run.js';
 import { Curriculum, initialState, type ServedState } from './served-state.js';
 import { localVerifier, type Verifier } from './verifier.js';
@@ -70,14 +80,14 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
     throw new UserError('--store postgres://… needs --run-id: every replica of a run names the same run');
   const runId = opts.runId ?? newRunId(configIn, true);
   const dir = join(opts.runsDir, runId);
-  const opened: (() => unknown)[] = [];
+  const opening = new RunOpening(dir);
   let created = false;
   try {
     let records: ServedRecords;
     let config = configIn;
     let stored: StoredProbes | null = null;
     let sandbox = await sandboxOf(config);
-    opened.push(() => sandbox.close());
+    opening.add(() => sandbox.close());
     const startedAt = new Date().toISOString();
     const createMeta = (plan: string, extra: Record<string, string> = {}) => ({
       runId,
@@ -105,7 +115,7 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
     if (opts.store) {
       const pg = await PgRecords.open(opts.store, runId, dir, log);
       records = pg;
-      opened.push(() => pg.close());
+      opening.add(() => pg.close());
       created = await pg.initialise(async () => {
         const seen = new Set<string>();
         const probes = await drawRunProbes(config, sandbox, seen);
@@ -132,20 +142,17 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
         log(`joining served run ${runId} in ${pg.where} (its config is the store's)`);
       }
     } else {
-      if (!opts.resume && existsSync(join(dir, 'run.db'))) {
-        throw new StoreError(
-          `run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`,
-        );
-      }
+      if (!opts.resume) refuseExisting(opts.runsDir, runId, `--resume ${runId}`);
       const store = RunStore.open(dir, { create: !opts.resume });
       records = new SqliteRecords(store);
-      opened.push(() => store.close());
+      opening.add(() => store.close());
       if (opts.resume && store.getMeta('kind') !== 'served')
         throw new UserError(`run "${runId}" is not a served run: resume it with cogen run --resume ${runId}`);
       created = !opts.resume;
+      if (created) opening.created();
     }
     const graphs = await openGraphs(config, { db: records.graphDb() }, log);
-    opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
+    opening.add(() => Promise.all(graphs.map((g) => g.graph.close())));
     const space = taskSpace(config);
     const controller = createController(config.curriculum, space.arms);
     const mastery = createMasteryTracker(config.curriculum.mastery);
@@ -186,8 +193,7 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
     if (records.kind === 'postgres') cur.invalidate();
     return run;
   } catch (e) {
-    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
-    if (created && !opts.store) rmSync(dir, { recursive: true, force: true });
+    await opening.abandon();
     throw e;
   }
 }

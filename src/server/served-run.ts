@@ -11,18 +11,28 @@
 import type { EnvSpec, Trajectory } from '../../envs/index.js';
 import { masteredSkills } from '../../curricula/index.js';
 import type { Gate } from '../../curricula/index.js';
-import { renderCompact, renderNatural } from '../../generators/index.js';
-import type { GraphEvent } from '../../graphs/index.js';
 import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import type { RunConfig } from '../config.js';
-import { masterySummary, probeScores, probeSets, type Probe } from '../probes.js';
-import { graphTask, openCeilings, propose, type GraphSink, type TaskSpace } from '../run-parts.js';
-import { StoreError, type IssueRecord, type StoredRequest } from '../store.js';
+import {
+  type RunConfig,
+  masterySummary,
+  probeScores,
+  probeSets,
+  type Probe,
+  masteryRecords,
+  newTaskRecords,
+  openCeilings,
+  propose,
+  type GraphSink,
+  type TaskSpace,
+  StoreError,
+  type IssueRecord,
+  type StoredRequest,
+  type ServedRecords,
+} from '../run/index.js';
 import type { Skill, Task } from '../../core/task.js';
 import { Committer } from './committer.js';
 import { scoreChange } from './served-score.js';
-import type { ServedRecords } from './records/types.js';
 import type { Curriculum } from './served-state.js';
 import type { Verifier } from './verifier.js';
 import type { ProbeReport, ScoreItem, ScoreResponse } from './types.js';
@@ -158,14 +168,8 @@ export class ServedRun {
             {
               op: 'issue' as const,
               step,
-              newTasks: fresh.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+              ...newTaskRecords(this.runId, step, fresh),
               issues,
-              outbox: fresh.map((task): GraphEvent => ({
-                kind: 'task',
-                runId: this.runId,
-                step,
-                task: graphTask(task),
-              })),
             },
           ],
         };
@@ -299,10 +303,7 @@ export class ServedRun {
         const events = cur.mastery.observe(step, scores.perSkill);
         cur.state.probeRound = round;
         cur.state.probeAccuracy = scores.overall;
-        for (const ev of events)
-          this.p.log(
-            `step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`,
-          );
+        const outbox = masteryRecords(this.runId, step, at, events, this.p.log);
         return {
           result: {
             round,
@@ -312,23 +313,7 @@ export class ServedRun {
             per_skill: Object.fromEntries([...scores.perSkill].map(([id, x]) => [id, x.accuracy])),
             events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
           },
-          ops: [
-            {
-              op: 'events' as const,
-              step,
-              skillEvents: events.map((ev) => ({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at })),
-              outbox: events.map((ev): GraphEvent => ({
-                kind: 'mastery',
-                runId: this.runId,
-                skillId: ev.skillId,
-                event: ev.event,
-                step,
-                at,
-                accuracy: ev.accuracy,
-                baseline: ev.baseline,
-              })),
-            },
-          ],
+          ops: [{ op: 'events' as const, step, outbox }],
         };
       },
     });

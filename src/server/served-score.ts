@@ -1,15 +1,14 @@
 // One score request applied to a served run's state by the run's writer (committer.ts): its groups
 // feed the controller (a group whose task has an open issue), the learned proposer learns from every
 // group's solve rate, the counters move one step, and the step's rows are the writes.
-import { meanAbsAdvantage, type ArmResult } from '../../curricula/index.js';
+import type { ArmResult } from '../../curricula/index.js';
 import type { GraphEvent } from '../../graphs/index.js';
 import type { DetailedVerdict } from '../../sandbox/index.js';
 import type { Task } from '../../core/task.js';
-import { solvedCount, solveRate } from '../../core/rules.js';
-import { frontierMetrics, learnedMetrics } from '../run-parts.js';
+import { solvedCount } from '../../core/rules.js';
+import { armResult, frontierMetrics, learnedMetrics, type WriteOp } from '../run/index.js';
 import { mean } from '../../core/stats.js';
 import type { CommitView } from './committer.js';
-import type { WriteOp } from './records/types.js';
 import type { Curriculum } from './served-state.js';
 import type { ScoreItem, ScoreResponse } from './types.js';
 
@@ -41,14 +40,7 @@ export function scoreChange(
     const issue = view.takeOpenIssue(taskId);
     if (issue === undefined) continue;
     scoredIssues.push(issue);
-    fed.push({
-      arm: { family: t.family, level: t.level, type: t.type },
-      taskId,
-      step,
-      rewards,
-      solveRate: solveRate(rewards),
-      meanAbsAdvantage: meanAbsAdvantage(rewards, true),
-    });
+    fed.push(armResult(t, rewards, step));
   }
   cur.controller.update(fed);
   // Every scored group is a solve rate of the trainer's model: the learned proposer's reward for the tasks it drew.
@@ -105,7 +97,7 @@ export function scoreChange(
     ops: [
       {
         op: 'step',
-        record: { step, newTasks: [], scored, episodes, metrics, skillEvents: [], outbox, scoredIssues, request },
+        record: { step, newTasks: [], scored, episodes, metrics, outbox, scoredIssues, request },
       },
     ],
   };

@@ -6,7 +6,7 @@ import type { Controller, MasteryTracker } from '../../curricula/index.js';
 import type { LearnedProposer } from '../../proposers/index.js';
 import { createRng, type Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
-import type { WriterTx } from './records/types.js';
+import type { WriterTx } from '../run/index.js';
 
 /** What survives a restart besides the rows: the state every request moves forward. */
 export interface ServedState {

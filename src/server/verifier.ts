@@ -4,7 +4,7 @@
 // does neither the extraction nor the verification. Results come in the order of the items.
 import type { DetailedVerdict, Sandbox } from '../../sandbox/index.js';
 import type { Task } from '../../core/task.js';
-import { answerOf, verifyTasks } from '../verification.js';
+import { answerOf, verifyTasks } from '../run/index.js';
 
 /** Verification cannot be had now (the queue is away, or no worker answered in time): a 503, retried. */
 export class VerificationUnavailable extends Error {}

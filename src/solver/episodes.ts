@@ -13,7 +13,7 @@
 //
 // The action language: `name(<argument>)`, one tool per action, its argument decoded in the tool's
 // answer grammar (a typed literal such as `[int]`, or program text). The glue that plays an
-// environment (src/envs-train.ts) names the tools and turns the text into the environment's action.
+// environment (src/run/env-training.ts) names the tools and turns the text into the environment's action.
 import type { AnswerShape } from '../../core/task.js';
 import { decodeMasked, type DecodedRow, type DecodeOptions } from './decode.js';
 import { grammarFor, stepToken, tokenMask, type Grammar } from './grammar.js';

@@ -6,15 +6,15 @@
 import type Database from 'better-sqlite3';
 import type { GraphEvent } from '../../../graphs/index.js';
 import type { EnvSpec, Trajectory } from '../../../envs/index.js';
-import type { EpisodeRow, IssueRecord, StepRecord, StoredRequest } from '../../store.js';
+import type { EpisodeRow, IssueRecord, StepRecord, StoredRequest } from './store.js';
 import type { Task } from '../../../core/task.js';
-import type { GraphSink } from '../../run-parts.js';
+import type { GraphSink } from '../parts.js';
 
 /** One write of a change, applied in the writer's transaction in order. */
 export type WriteOp =
   | { op: 'issue'; step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[] }
   | { op: 'step'; record: StepRecord }
-  | { op: 'events'; step: number; skillEvents: StepRecord['skillEvents']; outbox: GraphEvent[] }
+  | { op: 'events'; step: number; outbox: GraphEvent[] }
   | { op: 'env-episode'; step: number; spec: EnvSpec; trajectory: Trajectory };
 
 /** The run's shared state as the writer lock found it: its version and, when newer than asked, its snapshot. */

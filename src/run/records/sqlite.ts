@@ -3,8 +3,8 @@
 // commit is one better-sqlite3 transaction, and a commit that fails stops the run (the file holds
 // the last commit, and `cogen serve --resume` goes on from there).
 import type Database from 'better-sqlite3';
-import { RunStore, type StepRecord } from '../../store.js';
-import { flushGraphs, type GraphSink } from '../../run-parts.js';
+import { RunStore, type StepRecord } from './store.js';
+import { flushGraphs, type GraphSink } from '../parts.js';
 import type { GraphEvent } from '../../../graphs/index.js';
 import type { Prefetch, ServedRecords, WriteOp, WriterTx } from './types.js';
 
@@ -111,7 +111,7 @@ export function applyOp(store: RunStore, op: WriteOp): void {
       store.commitStep(op.record satisfies StepRecord);
       return;
     case 'events':
-      store.commitEvents({ step: op.step, skillEvents: op.skillEvents, outbox: op.outbox });
+      store.commitEvents({ step: op.step, outbox: op.outbox });
       return;
     case 'env-episode':
       store.addEnvEpisodes(op.step, [{ spec: op.spec, trajectory: op.trajectory }]);

@@ -5,19 +5,19 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { curriculumConfigSchema } from '../curricula/index.js';
-import { sandboxConfigSchema } from '../sandbox/config.js';
-import { agentsConfigSchema } from './agents/config.js';
-import { proposerConfigSchema } from '../proposers/config.js';
-import { rewardConfigSchema } from './reward.js';
-import { serveConfigSchema } from './server/config.js';
-import { solverConfigSchema } from './solver/config.js';
-import { CODE_TASK_TYPES, TASK_TYPES } from '../core/task.js';
-import { ENV_KINDS } from '../envs/index.js';
+import { curriculumConfigSchema } from '../../curricula/index.js';
+import { sandboxConfigSchema } from '../../sandbox/config.js';
+import { agentsConfigSchema } from '../agents/config.js';
+import { proposerConfigSchema } from '../../proposers/config.js';
+import { rewardConfigSchema } from './training-reward.js';
+import { serveConfigSchema } from './serve-config.js';
+import { solverConfigSchema } from '../solver/config.js';
+import { CODE_TASK_TYPES, TASK_TYPES } from '../../core/task.js';
+import { ENV_KINDS } from '../../envs/index.js';
 
 export class ConfigError extends Error {}
 
-export const PRESETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'curricula');
+export const PRESETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'curricula');
 
 const graphSchema = z
   .object({
@@ -56,12 +56,12 @@ export const runConfigSchema = z
       .default([...CODE_TASK_TYPES]),
     /**
      * Environment kinds (envs/) the curriculum may pick beside the task types: each family × level ×
-     * kind is an arm, played by the built-in solver over several turns (src/run-envs.ts). None by default.
+     * kind is an arm, played by the built-in solver over several turns (src/run/env-arms.ts). None by default.
      */
     environments: z.array(z.enum(ENV_KINDS)).default([]),
     curriculum: curriculumConfigSchema.default(curriculumConfigSchema.parse({})),
     solver: solverConfigSchema.default(solverConfigSchema.parse({})),
-    /** Reward shaping for the policy update (src/reward.ts); the recorded rewards stay exact. */
+    /** Reward shaping for the policy update (src/run/training-reward.ts); the recorded rewards stay exact. */
     reward: rewardConfigSchema.prefault({}),
     probes: z
       .object({
@@ -70,7 +70,7 @@ export const runConfigSchema = z
         /**
          * Held-out tasks per arm (family, level, type), at least. Each skill also gets the probes
          * its mastery needs (minProbes in curricula/mastery.ts), balanced against trivial policies
-         * (src/probes.ts): an arm's probes are shared by several skills, so no per-arm count can
+         * (src/run/probes.ts): an arm's probes are shared by several skills, so no per-arm count can
          * promise a skill its share.
          */
         perArm: z.number().int().positive().default(4),

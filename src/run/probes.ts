@@ -17,7 +17,7 @@
 // buildProbes draws a pool of candidates per arm and keeps a subset in which every skill has at
 // least minProbes probes at its own level and, where the pool allows, a baseline at most
 // learnAt − margin (so that the mastery threshold is learnAt itself), and holds a candidate out only
-// while another candidate of its case type (src/case-type.ts) stays with training: every case a probe
+// while another candidate of its case type (src/run/case-type.ts) stays with training: every case a probe
 // asks for is one training covers. Candidates left out stay available to training.
 import {
   masterable,
@@ -26,15 +26,15 @@ import {
   type MasteryOptions,
   type MasteryState,
   type SkillProbe,
-} from '../curricula/index.js';
-import type { TaskArm } from '../curricula/index.js';
-import type { ProbeSets } from '../graphs/index.js';
-import { deepEqual, type Sandbox } from '../sandbox/index.js';
+} from '../../curricula/index.js';
+import type { TaskArm } from '../../curricula/index.js';
+import type { ProbeSets } from '../../graphs/index.js';
+import { deepEqual, type Sandbox } from '../../sandbox/index.js';
 import { drawTask, verifyTasks } from './verification.js';
-import type { Rng } from '../core/rng.js';
-import { answerShape, valueType, type Json, type Skill, type Task, type Verdict } from '../core/task.js';
-import { isSolved } from '../core/rules.js';
-import { mean } from '../core/stats.js';
+import type { Rng } from '../../core/rng.js';
+import { answerShape, valueType, type Json, type Skill, type Task, type Verdict } from '../../core/task.js';
+import { isSolved } from '../../core/rules.js';
+import { mean } from '../../core/stats.js';
 import { caseType } from './case-type.js';
 
 export interface Probe {

@@ -1,5 +1,5 @@
 // A task's case type: what a learner must have met in training for a held-out task of that type to
-// measure generalisation rather than luck. The held-out probes (src/probes.ts) hold a
+// measure generalisation rather than luck. The held-out probes (src/run/probes.ts) hold a
 // task out only while another task of its case type stays in training, so that no probe asks for a
 // case no training task covers (`||` on false,false when training had no such task, say).
 //
@@ -19,8 +19,8 @@
 //     operator, where the constant sits and the signs (a negative answer is a case of its own). An
 //     abduction task gives the output only (the input is the answer); induction and problems their
 //     type (and a one-operator induction program its skills and shape).
-import { tokenize } from '../generators/index.js';
-import type { Json, Task } from '../core/task.js';
+import { tokenize } from '../../generators/index.js';
+import type { Json, Task } from '../../core/task.js';
 
 /** Body tokens of a one-operator program: `return`, two operands, the operator and `;`. */
 const SHAPE_TOKENS = 5;

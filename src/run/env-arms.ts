@@ -3,9 +3,9 @@
 // at the points of a step where it handles tasks: the space (arms and skills), the held-out probes,
 // playing the picked arms, and scoring the probes. An environment arm is (family, level, kind); its
 // skill is `env.<kind>`.
-import type { Rng } from '../core/rng.js';
-import { isSolved, solveRate } from '../core/rules.js';
-import type { Skill } from '../core/task.js';
+import type { Rng } from '../../core/rng.js';
+import { isSolved, solveRate } from '../../core/rules.js';
+import type { Skill } from '../../core/task.js';
 import {
   armKey,
   meanAbsAdvantage,
@@ -16,7 +16,7 @@ import {
   type MasteryOptions,
   type Pick,
   type SkillProbe,
-} from '../curricula/index.js';
+} from '../../curricula/index.js';
 import {
   Env,
   envSkills,
@@ -27,13 +27,13 @@ import {
   type EnvKind,
   type EnvSpec,
   type Trajectory,
-} from '../envs/index.js';
-import type { ProbeSets } from '../graphs/index.js';
-import type { Sandbox } from '../sandbox/index.js';
+} from '../../envs/index.js';
+import type { ProbeSets } from '../../graphs/index.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import type { RunConfig } from './config.js';
-import { playSolver, type SolverEpisode } from './envs-train.js';
-import { mean } from '../core/stats.js';
-import type { TransformerPolicy } from './solver/index.js';
+import { playSolver, type SolverEpisode } from './env-training.js';
+import { mean } from '../../core/stats.js';
+import type { TransformerPolicy } from '../solver/index.js';
 import { spaceFamily } from './verification.js';
 
 export interface EnvArm extends Arm {

@@ -1,4 +1,4 @@
-// The run store's tables (src/store.ts) in PostgreSQL: the same tables and columns, one schema per
+// The run store's tables (src/run/records/store.ts) in PostgreSQL: the same tables and columns, one schema per
 // run (named after the run id). Two additions, both for several writers: tasks.seq orders the tasks
 // as SQLite's rowid does (a replica reads the tasks others added after the last one it knows), and
 // an index finds expired issues without a scan.
@@ -18,9 +18,6 @@ CREATE INDEX IF NOT EXISTS episodes_step ON ${s}.episodes(step);
 CREATE TABLE IF NOT EXISTS ${s}.task_scores (id BIGSERIAL PRIMARY KEY, step INTEGER NOT NULL, task_id TEXT NOT NULL,
   solved INTEGER NOT NULL, attempts INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.metrics (step INTEGER PRIMARY KEY, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS ${s}.skill_events (
-  id BIGSERIAL PRIMARY KEY, step INTEGER NOT NULL, skill_id TEXT NOT NULL,
-  event TEXT NOT NULL, accuracy DOUBLE PRECISION NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.outbox (seq BIGSERIAL PRIMARY KEY, step INTEGER NOT NULL, event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.outbox_cursor (sink TEXT PRIMARY KEY, seq BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.proposals (

@@ -1,17 +1,17 @@
 // A run's held-out mastery probes from its config alone: they are drawn first, from their own stream
-// (`<seed>/probes`), over the config's tabled arms (src/probes.ts), so the same config draws the same
-// probes again. An autonomous run (src/loop.ts) and a served run (src/server/served-open.ts) draw
+// (`<seed>/probes`), over the config's tabled arms (src/run/probes.ts), so the same config draws the same
+// probes again. An autonomous run (src/run/loop.ts) and a served run (src/server/served-open.ts) draw
 // them here; `cogen export --exclude-probes` draws a run's again to leave them out of training data.
 // The rendering (compact for the built-in solver) does not change which tasks are drawn.
-import { createMasteryTracker } from '../curricula/index.js';
-import { renderNatural } from '../generators/index.js';
-import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { createRng } from '../core/rng.js';
-import type { Task } from '../core/task.js';
+import { createMasteryTracker } from '../../curricula/index.js';
+import { renderNatural } from '../../generators/index.js';
+import { createSandbox, type Sandbox } from '../../sandbox/index.js';
+import { createRng } from '../../core/rng.js';
+import type { Task } from '../../core/task.js';
 import { parseConfig, type RunConfig } from './config.js';
 import { buildProbes, type Probe } from './probes.js';
-import { tabledArms, taskSpace } from './run-parts.js';
-import type { RunStore } from './store.js';
+import { tabledArms, taskSpace } from './parts.js';
+import type { RunStore } from './records/store.js';
 
 /** The probes of a run of `config`; their ids join `seen`. */
 export function drawRunProbes(

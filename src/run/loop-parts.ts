@@ -1,17 +1,17 @@
-// The parts of one step of the autonomous loop (src/loop.ts) that are not the step itself:
+// The parts of one step of the autonomous loop (src/run/loop.ts) that are not the step itself:
 // verifying groups of answers, a probe round, checkpoints, and the per-step metrics of the agents,
 // the environments and the level frontier.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isSolved } from '../core/rules.js';
-import type { DetailedVerdict, Sandbox } from '../sandbox/index.js';
-import { answerKind, answerShape, referenceAnswer, type Skill, type Task } from '../core/task.js';
-import { passAtK, type LlmPolicy, type ProposalRecord } from './agents/index.js';
+import { isSolved } from '../../core/rules.js';
+import type { DetailedVerdict, Sandbox } from '../../sandbox/index.js';
+import { answerKind, answerShape, referenceAnswer, type Skill, type Task } from '../../core/task.js';
+import { passAtK, type LlmPolicy, type ProposalRecord } from '../agents/index.js';
 import { probeScores, type Probe } from './probes.js';
-import { mean } from '../core/stats.js';
-import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './run-envs.js';
-import { answerIds, grammarFor, type Policy, type TransformerPolicy } from './solver/index.js';
-import type { RunStore } from './store.js';
+import { mean } from '../../core/stats.js';
+import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './env-arms.js';
+import { answerIds, grammarFor, type Policy, type TransformerPolicy } from '../solver/index.js';
+import type { RunStore } from './records/store.js';
 import { verifyTasks } from './verification.js';
 
 /**

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { drainOutbox, type GraphEvent } from '../../../graphs/index.js';
 import type { Task } from '../../../core/task.js';
-import { StoreError, type EpisodeRow, type StoredRequest } from '../../store.js';
-import type { GraphSink } from '../../run-parts.js';
+import { StoreError, type EpisodeRow, type StoredRequest } from './store.js';
+import type { GraphSink } from '../parts.js';
 import { pgSchema, schemaOf, storableText } from './pg-schema.js';
 import { parsePgUrl } from './pg-url.js';
 import { writeOps } from './pg-writes.js';
@@ -84,7 +84,7 @@ export class PgRecords implements ServedRecords {
       if (found.rowCount) return false;
       const { meta, events } = await init();
       await putMeta(c, this.s, { ...meta, servedVersion: '0' });
-      await writeOps(c, this.s, [{ op: 'events', step: 0, skillEvents: [], outbox: events }]);
+      await writeOps(c, this.s, [{ op: 'events', step: 0, outbox: events }]);
       return true;
     });
   }
@@ -99,7 +99,7 @@ export class PgRecords implements ServedRecords {
   }
 
   async appendOutbox(step: number, events: GraphEvent[]) {
-    await this.tx((c) => writeOps(c, this.s, [{ op: 'events', step, skillEvents: [], outbox: events }]));
+    await this.tx((c) => writeOps(c, this.s, [{ op: 'events', step, outbox: events }]));
   }
 
   writer<T>(fn: (tx: WriterTx) => Promise<T>): Promise<T> {

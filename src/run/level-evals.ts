@@ -1,17 +1,17 @@
 // Held-out accuracy above the tables (docs/levels.md). No skill enters above level 4, so the mastery
-// probes (src/probes.ts) stop at a family's tabled levels; above them a run measures each (family, d)
+// probes (src/run/probes.ts) stop at a family's tabled levels; above them a run measures each (family, d)
 // on a fixed evaluation set instead: perArm tasks of each of the family's task types in the config,
 // drawn from a stream of their own that depends on the seed, the family and the level only. The set
 // is made before the first training task of that level is drawn and joins `seen`, so training never
 // repeats one; being independent of the run's history, a resumed run makes it again exactly.
 // `cogen export --what eval` writes the same sets.
-import { createRng } from '../core/rng.js';
-import { answerKind, answerShape, type Task, type TaskType } from '../core/task.js';
-import { isSolved } from '../core/rules.js';
-import type { Sandbox } from '../sandbox/index.js';
-import type { Policy } from './solver/index.js';
+import { createRng } from '../../core/rng.js';
+import { answerKind, answerShape, type Task, type TaskType } from '../../core/task.js';
+import { isSolved } from '../../core/rules.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import type { Policy } from '../solver/index.js';
 import { drawTask, verifyTasks } from './verification.js';
-import { mean } from '../core/stats.js';
+import { mean } from '../../core/stats.js';
 
 export interface EvalSetOptions {
   family: string;

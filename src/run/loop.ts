@@ -1,7 +1,7 @@
 // One autonomous curriculum run: the only place where the rooms meet (docs/DESIGN.md, "One step of
 // the loop"). Read `runStep` top to bottom to follow one step.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createController,
@@ -9,48 +9,46 @@ import {
   createMasteryTracker,
   isTaskArm,
   masteredSkills,
-  meanAbsAdvantage,
   type Arm,
   type ArmResult,
   type Controller,
   type MasteredSkill,
   type Pick,
-} from '../curricula/index.js';
-import { solvedCount, solveRate } from '../core/rules.js';
-import { renderCompact, renderNatural } from '../generators/index.js';
-import type { GraphEvent } from '../graphs/index.js';
+} from '../../curricula/index.js';
+import { solvedCount } from '../../core/rules.js';
+import { renderCompact, renderNatural } from '../../generators/index.js';
+import type { GraphEvent } from '../../graphs/index.js';
 import type { RunConfig } from './config.js';
-import { createRng, type Rng } from '../core/rng.js';
+import { createRng, type Rng } from '../../core/rng.js';
 import {
   createLlmPolicy,
   createProposerAgent,
   learnabilityReward,
   type LlmPolicy,
   type ProposalRecord,
-} from './agents/index.js';
+} from '../agents/index.js';
 import { skillProbeMetrics, masterySummary, probeSets, type MasterySummary } from './probes.js';
-import { drawRunProbes } from './run-probes.js';
+import { drawRunProbes } from './draw-probes.js';
 import {
   flushGraphs,
   frontierMetrics,
-  graphTask,
   learnedMetrics,
   learnedProposerOf,
-  newRunId,
   openCeilings,
   openGraphs,
   propose,
-  runEvent,
   sandboxOf,
   taskSpace,
   typesOf,
   type ProposeContext,
-} from './run-parts.js';
-import { createPolicy } from './solver/index.js';
-import type { Policy, TransformerPolicy } from './solver/index.js';
-import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play.js';
-import { RunStore, StoreError } from './store.js';
-import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, type EnvArchive } from './run-envs.js';
+} from './parts.js';
+import { createPolicy } from '../solver/index.js';
+import type { Policy, TransformerPolicy } from '../solver/index.js';
+import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play-parts.js';
+import { RunStore } from './records/store.js';
+import { RunOpening } from './records/opening.js';
+import { armResult, masteryRecords, newRunId, newTaskRecords, refuseExisting, runEvent } from './records/rows.js';
+import { buildEnvProbes, envArmSkill, envProbeSets, envSpace, playEnvPicks, type EnvArchive } from './env-arms.js';
 import {
   agentMetrics,
   checkpoint,
@@ -62,9 +60,9 @@ import {
 } from './loop-parts.js';
 import { LevelEvals } from './level-evals.js';
 import { ConfigError } from './config.js';
-import { answerKind, answerShape, type Task } from '../core/task.js';
-import { trainingReward } from './reward.js';
-import { mean } from '../core/stats.js';
+import { answerKind, answerShape, type Task } from '../../core/task.js';
+import { trainingReward } from './training-reward.js';
+import { mean } from '../../core/stats.js';
 
 export interface StepProgress {
   step: number;
@@ -129,30 +127,19 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       'solver.init: a chat-model solver (agents.solver) replaces the built-in one, whose weights solver.init sets; drop one of the two',
     );
   }
-  if (!opts.resume && existsSync(join(dir, 'run.db'))) {
-    throw new StoreError(
-      `run "${runId}" already exists in ${opts.runsDir}: resume it with --resume ${runId}, or pick another --run-id`,
-    );
-  }
+  if (!opts.resume) refuseExisting(opts.runsDir, runId, `--resume ${runId}`);
 
   const store = RunStore.open(dir, { create: !opts.resume });
   const started = Date.now();
-  // Setup that fails releases what it opened and, for a new run, leaves no half-made run behind.
-  const opened: (() => unknown)[] = [() => store.close()];
-  const setup = async <T>(make: () => Promise<T>): Promise<T> => {
-    try {
-      return await make();
-    } catch (e) {
-      for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
-      if (!opts.resume) rmSync(dir, { recursive: true, force: true });
-      throw e;
-    }
-  };
+  const opening = new RunOpening(dir);
+  if (!opts.resume) opening.created();
+  opening.add(() => store.close());
+  const setup = <T>(make: () => Promise<T>): Promise<T> => opening.step(make);
   // A misconfigured Neo4j (URI, credentials, database) fails here, before the expensive setup.
   const graphs = await setup(() => openGraphs(config, store, log));
-  opened.push(() => Promise.all(graphs.map((g) => g.graph.close())));
+  opening.add(() => Promise.all(graphs.map((g) => g.graph.close())));
   const sandbox = await setup(() => sandboxOf(config));
-  opened.push(() => sandbox.close());
+  opening.add(() => sandbox.close());
   const llmSolver = config.agents.solver.enabled
     ? await setup(async () => createLlmPolicy(config.agents.solver, { log, model: opts.chatModels?.solver }))
     : null;
@@ -183,7 +170,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;
-  opened.push(() => policy.dispose());
+  opening.add(() => policy.dispose());
   const proposer = await setup(async () =>
     createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer }),
   );
@@ -206,11 +193,11 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
 
   try {
     // Held-out probe tasks: drawn first from their own stream, and added to `seen` so that no
-    // training task ever duplicates one; balanced so that no trivial policy passes them (src/probes.ts).
+    // training task ever duplicates one; balanced so that no trivial policy passes them (src/run/probes.ts).
     // (mastery probes at the tabled levels: no skill enters above them; those have evaluation sets)
     const probes = await drawRunProbes(config, sandbox, seen, render);
     const probeIds = new Set(probes.map((p) => p.task.id));
-    // Environment arms (src/run-envs.ts): held-out environments from their own stream, whose source
+    // Environment arms (src/run/env-arms.ts): held-out environments from their own stream, whose source
     // tasks join `seen`; an arm that makes none is left out. No environment is made from a held-out task.
     const envProbes = await buildEnvProbes(
       sandbox,
@@ -220,7 +207,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       seen,
     );
     const envArchive: EnvArchive = { specs: new Map(), held: new Set(seen) };
-    // Held-out sets above the tables (src/level-evals.ts): the listed arms' now, the rest as the run reaches them.
+    // Held-out sets above the tables (src/run/level-evals.ts): the listed arms' now, the rest as the run reaches them.
     const fits = solverFit(config.solver.model.maxAnswerLen, space.tabled, log);
     const evals = new LevelEvals(sandbox, {
       seed: config.seed,
@@ -320,33 +307,24 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       }
       let probeAccuracy = last.probeAccuracy;
       let probeArms: Record<string, number> = {};
-      const events: StepEvents = { skillEvents: [], outbox: [] };
+      let masteryEvents: GraphEvent[] = [];
       if (step % config.probes.every === 0 || step === config.steps) {
         const probe = await runProbes(policy, sandbox, probes, envProbes.probes, skills);
         probeAccuracy = probe.overall;
         // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest), and the levels' held-out sets
         probeArms = { ...probe.perArm, ...skillProbeMetrics(probe.perSkill), ...(await evals.score(policy)) };
-        for (const ev of mastery.observe(step, probe.perSkill)) {
-          const at = new Date().toISOString();
-          events.skillEvents.push({ skillId: ev.skillId, event: ev.event, accuracy: ev.accuracy, at });
-          events.outbox.push({
-            kind: 'mastery',
-            runId,
-            skillId: ev.skillId,
-            event: ev.event,
-            step,
-            at,
-            accuracy: ev.accuracy,
-            baseline: ev.baseline,
-          });
-          log(
-            `step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`,
-          );
-        }
+        masteryEvents = masteryRecords(
+          runId,
+          step,
+          new Date().toISOString(),
+          mastery.observe(step, probe.perSkill),
+          log,
+        );
       }
+      const fresh = newTaskRecords(runId, step, res.newTasks);
       store.commitStep({
         step,
-        newTasks: res.newTasks.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+        newTasks: fresh.newTasks,
         scored: res.scored,
         episodes: res.episodes,
         envEpisodes: res.envEpisodes,
@@ -358,15 +336,14 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
           ms: Date.now() - t0,
         },
         proposals: res.proposals,
-        skillEvents: events.skillEvents,
         outbox: [
-          ...res.newTasks.map((task): GraphEvent => ({ kind: 'task', runId, step, task: graphTask(task) })),
+          ...fresh.outbox,
           ...res.scored.map((s): GraphEvent => ({
             kind: 'solve-rate',
             taskId: s.taskId,
             solveRate: tally.get(s.taskId)!.solved / tally.get(s.taskId)!.attempts,
           })),
-          ...events.outbox,
+          ...masteryEvents,
         ],
       });
       const interrupted = opts.signal?.aborted === true;
@@ -421,7 +398,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       graphBacklog: backlog,
     };
   } finally {
-    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
+    await opening.closeAll();
   }
 }
 
@@ -443,11 +420,6 @@ interface StepContext extends ProposeContext {
   evals: LevelEvals;
 }
 
-interface StepEvents {
-  skillEvents: { skillId: string; event: 'learned' | 'forgotten'; accuracy: number; at: string }[];
-  outbox: GraphEvent[];
-}
-
 /** Steps 1–6 of docs/DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */
 async function runStep(ctx: StepContext) {
   const { config, step, rng, sandbox, policy, controller } = ctx;
@@ -459,7 +431,7 @@ async function runStep(ctx: StepContext) {
     mastered: ctx.mastered,
     ...(ctx.ceilings.size > 0 ? { ceilings: ctx.ceilings } : {}),
   });
-  // A level above a family's table gets its evaluation set before its first training task (src/level-evals.ts).
+  // A level above a family's table gets its evaluation set before its first training task (src/run/level-evals.ts).
   for (const pick of picks) if (isTaskArm(pick.arm)) await ctx.evals.ensure(pick.arm.family, pick.arm.level, ctx.seen);
   // 2. The proposer materialises each task pick as a validated task.
   const tasks: Task[] = [];
@@ -489,7 +461,7 @@ async function runStep(ctx: StepContext) {
   const verdicts = await verifyGroups(sandbox, tasks, answers);
   const rewards = verdicts.map((group) => group.map((v) => v.reward));
   // 4b. Each environment pick: G episodes, played by the built-in solver turn by turn and rewarded
-  // at the end by the environment, which verifies in the sandbox (src/run-envs.ts).
+  // at the end by the environment, which verifies in the sandbox (src/run/env-arms.ts).
   const played = await playEnvPicks(
     policy as TransformerPolicy,
     sandbox,
@@ -500,24 +472,14 @@ async function runStep(ctx: StepContext) {
     step,
   );
   // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
-  const results: ArmResult[] = tasks.map((t, g) => {
-    const r = rewards[g]!;
-    return {
-      arm: { family: t.family, level: t.level, type: t.type },
-      taskId: t.id,
-      step,
-      rewards: r,
-      solveRate: solveRate(r),
-      meanAbsAdvantage: meanAbsAdvantage(r, true),
-    };
-  });
+  const results: ArmResult[] = tasks.map((t, g) => armResult(t, rewards[g]!, step));
   controller.update([...results, ...played.results]);
   // The learned proposer's REINFORCE round on the learnability of the tasks it drew (proposers/).
   const learnedStats = ctx.learned ? ctx.learned.learn(results) : undefined;
   // Self-play: the proposer role's choice tokens with their task-relative advantages (proposers/).
   const selfPlayRound = ctx.selfPlay ? ctx.selfPlay.proposer.learn(results) : undefined;
   // 6. One GRPO-family update (groups with equal rewards carry no gradient; the policy drops them),
-  // on the rewards shaped for training (src/reward.ts; the exact ones when shaping is off), and on
+  // on the rewards shaped for training (src/run/training-reward.ts; the exact ones when shaping is off), and on
   // the environment episodes (one advantage per episode, the loss on the agent's tokens); in
   // self-play, on the proposer role's rows as well, in the same step.
   const shaped = verdicts.map((group, g) =>

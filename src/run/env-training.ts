@@ -6,11 +6,11 @@
 // results are appended in a compact rendering (solverObservation), the trajectory keeping the
 // environment's own text. Multi-turn GRPO trains it on groups of episodes of the same environment,
 // rewarded at the end.
-import { createRng } from '../core/rng.js';
-import type { Json } from '../core/task.js';
-import { Env, type EnvAction, type EnvSpec, type Trajectory } from '../envs/index.js';
-import { compactProgram, tokenize } from '../generators/index.js';
-import type { Sandbox } from '../sandbox/index.js';
+import { createRng } from '../../core/rng.js';
+import type { Json } from '../../core/task.js';
+import { Env, type EnvAction, type EnvSpec, type Trajectory } from '../../envs/index.js';
+import { compactProgram, tokenize } from '../../generators/index.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import {
   parseAction,
   turnContext,
@@ -18,7 +18,7 @@ import {
   type EpisodeRows,
   type TransformerPolicy,
   type Turn,
-} from './solver/index.js';
+} from '../solver/index.js';
 
 const ascii = (s: string): string =>
   s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -1,25 +1,25 @@
-// The parts of a run that the built-in loop (src/loop.ts) and a served run (src/server/) share:
+// The parts of a run that the built-in loop (src/run/loop.ts) and a served run (src/server/) share:
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
-// from the outbox. The held-out probes are in src/probes.ts.
-import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick } from '../curricula/index.js';
-import { materialise, mutate, renderNatural } from '../generators/index.js';
-import { drainOutbox, openSkillGraph } from '../graphs/index.js';
-import type { GraphEvent, GraphTask, SkillGraph } from '../graphs/index.js';
-import { createSandbox } from '../sandbox/index.js';
-import type { Sandbox } from '../sandbox/index.js';
+// from the outbox. The held-out probes are in src/run/probes.ts.
+import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick } from '../../curricula/index.js';
+import { materialise, mutate } from '../../generators/index.js';
+import { drainOutbox, openSkillGraph } from '../../graphs/index.js';
+import type { SkillGraph } from '../../graphs/index.js';
+import { createSandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import type { RunConfig } from './config.js';
-import type { Rng } from '../core/rng.js';
-import type { ProposalRecord, ProposerAgent } from './agents/index.js';
-import type { RunStore } from './store.js';
-import type { Skill, Task } from '../core/task.js';
+import type { Rng } from '../../core/rng.js';
+import type { ProposalRecord, ProposerAgent } from '../agents/index.js';
+import type { RunStore } from './records/store.js';
+import type { Skill, Task } from '../../core/task.js';
 import {
   LEARNED_PROPOSER,
   LearnedProposer,
   SELF_PLAY_PROPOSER,
   type LearnedDraft,
   type LearnStats,
-} from '../proposers/index.js';
-import { referenceTask, selfPlayRecord, type SelfPlay } from './self-play.js';
+} from '../../proposers/index.js';
+import { referenceTask, selfPlayRecord, type SelfPlay } from './self-play-parts.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
 /** The task space of a config (docs/levels.md). */
@@ -157,7 +157,8 @@ export function learnedMetrics(stats: LearnStats | null): Record<string, number>
 export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposals: ProposalRecord[]): Promise<Task> {
   const { sandbox, seen, archive, proposer } = ctx;
   const arm = pick.arm;
-  if (!isTaskArm(arm)) throw new Error(`propose: ${armKey(arm)} is an environment arm; src/run-envs.ts makes those`);
+  if (!isTaskArm(arm))
+    throw new Error(`propose: ${armKey(arm)} is an environment arm; src/run/env-arms.ts makes those`);
   if (pick.kind === 'new' && proposer && rng.next() < proposer.share) {
     const req = {
       ...arm,
@@ -168,7 +169,7 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     const out = await proposer.propose(req);
     const m = out.draft ? await materialise(sandbox, out.draft, seen) : undefined;
     // Loaded here, where an LLM proposer already runs: a served run shares this file and never loads LangChain.
-    const { toProposalRecord } = await import('./agents/index.js');
+    const { toProposalRecord } = await import('../agents/index.js');
     proposals.push(toProposalRecord(ctx.step, req, proposer.label, out, m));
     if (m?.ok) return m.task;
     // Rejected or unreachable: the generators step in (the agent has logged why).
@@ -254,38 +255,4 @@ export async function flushGraphs(
     backlog += res.pending;
   }
   return backlog;
-}
-
-export function runEvent(store: RunStore, status: string): GraphEvent {
-  return {
-    kind: 'run',
-    runId: store.getMeta('runId')!,
-    preset: store.getMeta('preset') ?? '',
-    config: store.getMeta('config') ?? '{}',
-    startedAt: store.getMeta('startedAt') ?? '',
-    endedAt: store.getMeta('endedAt') ?? null,
-    status,
-  };
-}
-
-export function graphTask(task: Task): GraphTask {
-  return {
-    id: task.id,
-    type: task.type,
-    family: task.family,
-    level: task.level,
-    program: task.program,
-    skills: task.skills,
-    hash: task.hash,
-    prompt: renderNatural(task),
-    parent: task.parent,
-    solveRate: null,
-    proposer: task.proposer,
-  };
-}
-
-/** A new run's id: UTC timestamp, preset name and seed (a served run says so). */
-export function newRunId(config: RunConfig, served = false): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  return `${stamp}-${config.name}${served ? '-served' : ''}-s${config.seed}`;
 }

@@ -12,8 +12,8 @@
 // Every partial credit is below 1 (partial ≤ 0.9), so a right answer stays best. With both at 0 (the
 // default) the update sees the verifiers' rewards unchanged.
 import { z } from 'zod';
-import { referenceAnswer, type Task, type Verdict } from '../core/task.js';
-import { isSolved } from '../core/rules.js';
+import { referenceAnswer, type Task, type Verdict } from '../../core/task.js';
+import { isSolved } from '../../core/rules.js';
 
 export const rewardConfigSchema = z
   .object({

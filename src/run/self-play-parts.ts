@@ -2,12 +2,12 @@
 // transformer is also the proposer (proposers/self-play.ts). Here the two meet: the config's
 // switch, the model as the decoder's ChoiceModel, the reference task of a prompt, and the
 // proposals' rows and metrics.
-import type { Task } from '../core/task.js';
-import type { TaskArm } from '../curricula/index.js';
-import { SelfPlayProposer, type ChoiceModel, type SelfPlayDraft, type SelfPlayStats } from '../proposers/index.js';
-import type { ProposalRecord } from './agents/index.js';
+import type { Task } from '../../core/task.js';
+import type { TaskArm } from '../../curricula/index.js';
+import { SelfPlayProposer, type ChoiceModel, type SelfPlayDraft, type SelfPlayStats } from '../../proposers/index.js';
+import type { ProposalRecord } from '../agents/index.js';
 import type { RunConfig } from './config.js';
-import type { TransformerPolicy } from './solver/index.js';
+import type { TransformerPolicy } from '../solver/index.js';
 
 /** The self-play proposer and the policy it shares with the solver role. */
 export interface SelfPlay {

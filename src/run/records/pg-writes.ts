@@ -3,7 +3,7 @@
 // it carries. Rows keep the order of the ops (the outbox's order is the events' order).
 import type pg from 'pg';
 import type { GraphEvent } from '../../../graphs/index.js';
-import type { StepRecord } from '../../store.js';
+import type { StepRecord } from './store.js';
 import { storableText } from './pg-schema.js';
 import type { WriteOp } from './types.js';
 
@@ -32,7 +32,6 @@ export async function writeOps(c: Client, s: string, ops: WriteOp[]): Promise<vo
   const tasks: StepRecord['newTasks'] = [];
   const issues: unknown[][] = [];
   const outbox: unknown[][] = [];
-  const events: unknown[][] = [];
   const scoreRows: unknown[][] = [];
   const scoreSums = new Map<string, { solved: number; attempts: number }>();
   const episodes: unknown[][] = [];
@@ -41,17 +40,16 @@ export async function writeOps(c: Client, s: string, ops: WriteOp[]): Promise<vo
   const closed: number[] = [];
   const requests: unknown[][] = [];
   let lastStep: number | null = null;
-  const addEvents = (step: number, skillEvents: StepRecord['skillEvents'], out: GraphEvent[]) => {
-    for (const ev of skillEvents) events.push([step, ev.skillId, ev.event, ev.accuracy, ev.at]);
+  const addEvents = (step: number, out: GraphEvent[]) => {
     for (const ev of out) outbox.push([step, JSON.stringify(ev)]);
   };
   for (const op of ops) {
     if (op.op === 'issue') {
       tasks.push(...op.newTasks.map((t) => ({ ...t, step: op.step })));
       for (const i of op.issues) issues.push([i.taskId, i.issuedAt, i.expiresAt]);
-      addEvents(op.step, [], op.outbox);
+      addEvents(op.step, op.outbox);
     } else if (op.op === 'events') {
-      addEvents(op.step, op.skillEvents, op.outbox);
+      addEvents(op.step, op.outbox);
     } else if (op.op === 'env-episode') {
       const t = op.trajectory;
       envEpisodes.push([
@@ -90,7 +88,7 @@ export async function writeOps(c: Client, s: string, ops: WriteOp[]): Promise<vo
         ]);
       }
       metrics.push([r.step, JSON.stringify({ step: r.step, ...r.metrics })]);
-      addEvents(r.step, r.skillEvents, r.outbox);
+      addEvents(r.step, r.outbox);
       closed.push(...(r.scoredIssues ?? []));
       if (r.request) requests.push([text(r.request.key), r.request.digest, r.request.step]);
       lastStep = Math.max(lastStep ?? r.step, r.step);
@@ -202,18 +200,6 @@ export async function writeOps(c: Client, s: string, ops: WriteOp[]): Promise<vo
     ],
     metrics,
     'ON CONFLICT (step) DO UPDATE SET data = excluded.data',
-  );
-  await insert(
-    c,
-    `${s}.skill_events`,
-    [
-      ['step', 'int'],
-      ['skill_id', 'text'],
-      ['event', 'text'],
-      ['accuracy', 'float8'],
-      ['at', 'text'],
-    ],
-    events,
   );
   await insert(
     c,

@@ -11,12 +11,12 @@ import {
   notSetUpLine,
   scoreBridged,
   sharedWorker,
-} from '../bridges/index.js';
-import { allSkills, familyInfo, generateTask, type FamilyInfo, type GenerateOptions } from '../generators/index.js';
-import { problemAnswerText, verifyMany, type DetailedVerdict, type Sandbox } from '../sandbox/index.js';
-import { answerKind, isBridgedProblem, type ProblemTask, type Skill, type Task } from '../core/task.js';
-import { extractAnswer } from '../sandbox/index.js';
-import { UserError } from '../core/errors.js';
+} from '../../bridges/index.js';
+import { allSkills, familyInfo, generateTask, type FamilyInfo, type GenerateOptions } from '../../generators/index.js';
+import { problemAnswerText, verifyMany, type DetailedVerdict, type Sandbox } from '../../sandbox/index.js';
+import { answerKind, isBridgedProblem, type ProblemTask, type Skill, type Task } from '../../core/task.js';
+import { extractAnswer } from '../../sandbox/index.js';
+import { UserError } from '../../core/errors.js';
 
 /** Verdicts in the order of `items`: bridged problems scored in the worker, the rest in the sandbox. */
 export async function verifyTasks(

@@ -4,10 +4,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, existsSync, accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import type { GraphEvent } from '../graphs/index.js';
-import type { ProposalRecord } from './agents/index.js';
-import type { Task } from '../core/task.js';
-import type { EnvSpec, Trajectory } from '../envs/index.js';
+import type { GraphEvent } from '../../../graphs/index.js';
+import type { ProposalRecord } from '../../agents/index.js';
+import type { Task } from '../../../core/task.js';
+import type { EnvSpec, Trajectory } from '../../../envs/index.js';
 
 export class StoreError extends Error {}
 
@@ -26,7 +26,7 @@ export interface StepRecord {
   scored: { taskId: string; solved: number; attempts: number }[];
   episodes: EpisodeRow[];
   metrics: Record<string, number | string | null>;
-  skillEvents: { skillId: string; event: 'learned' | 'forgotten'; accuracy: number; at: string }[];
+  /** Graph events, in order: the skill graph's feed, and the run's one record of mastery events (skillEvents). */
   outbox: GraphEvent[];
   /** LLM proposals of this step (accepted or not), with their learnability once scored. */
   proposals?: ProposalRecord[];
@@ -87,9 +87,6 @@ CREATE INDEX IF NOT EXISTS episodes_step ON episodes(step);
 CREATE TABLE IF NOT EXISTS task_scores (id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, task_id TEXT NOT NULL,
   solved INTEGER NOT NULL, attempts INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (step INTEGER PRIMARY KEY, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS skill_events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, skill_id TEXT NOT NULL,
-  event TEXT NOT NULL, accuracy REAL NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, step INTEGER NOT NULL, event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox_cursor (sink TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS proposals (
@@ -205,7 +202,7 @@ export class RunStore {
       this.insertEpisodes(rec.step, rec.episodes);
       this.insertEnvEpisodes(rec.step, rec.envEpisodes ?? []);
       insMetric.run(rec.step, JSON.stringify({ step: rec.step, ...rec.metrics }));
-      this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
+      this.insertEvents(rec.step, rec.outbox);
       this.putMeta({ ...rec.meta, lastStep: String(rec.step) });
       for (const id of rec.scoredIssues ?? []) closeIssue.run(id);
       if (rec.request) insRequest.run(rec.request.key, rec.request.digest, rec.request.step);
@@ -226,21 +223,16 @@ export class RunStore {
     const insIssue = this.sql('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
     return this.db.transaction(() => {
       this.insertTasks(rec.step, rec.newTasks);
-      this.insertEvents(rec.step, [], rec.outbox);
+      this.insertEvents(rec.step, rec.outbox);
       this.putMeta(rec.meta ?? {});
       return rec.issues.map((i) => Number(insIssue.run(i.taskId, i.issuedAt, i.expiresAt).lastInsertRowid));
     })();
   }
 
-  /** Skill events with their graph events and meta values, in one transaction (a served probe report). */
-  commitEvents(rec: {
-    step: number;
-    skillEvents: StepRecord['skillEvents'];
-    outbox: GraphEvent[];
-    meta?: Record<string, string>;
-  }): void {
+  /** Graph events (a served probe report's mastery events) and meta values, in one transaction. */
+  commitEvents(rec: { step: number; outbox: GraphEvent[]; meta?: Record<string, string> }): void {
     this.db.transaction(() => {
-      this.insertEvents(rec.step, rec.skillEvents, rec.outbox);
+      this.insertEvents(rec.step, rec.outbox);
       this.putMeta(rec.meta ?? {});
     })();
   }
@@ -281,10 +273,8 @@ export class RunStore {
     }
   }
 
-  private insertEvents(step: number, skillEvents: StepRecord['skillEvents'], outbox: GraphEvent[]): void {
-    const insEvent = this.sql('INSERT INTO skill_events (step, skill_id, event, accuracy, at) VALUES (?,?,?,?,?)');
+  private insertEvents(step: number, outbox: GraphEvent[]): void {
     const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');
-    for (const ev of skillEvents) insEvent.run(step, ev.skillId, ev.event, ev.accuracy, ev.at);
     for (const ev of outbox) insOutbox.run(step, JSON.stringify(ev));
   }
 
@@ -387,7 +377,7 @@ export class RunStore {
 
   /** Appends graph events outside a step (run start/end, checkpoints). */
   appendOutbox(step: number, events: GraphEvent[]): void {
-    this.db.transaction(() => this.insertEvents(step, [], events))();
+    this.db.transaction(() => this.insertEvents(step, events))();
   }
 
   /**
@@ -408,7 +398,6 @@ export class RunStore {
         'episodes',
         'task_scores',
         'metrics',
-        'skill_events',
         'checkpoints',
         'outbox',
         'proposals',
@@ -497,19 +486,18 @@ export class RunStore {
     );
   }
 
-  skillEvents(): { step: number; skillId: string; event: string; accuracy: number; at: string }[] {
-    return this.sql('SELECT step, skill_id skillId, event, accuracy, at FROM skill_events ORDER BY id').all() as {
-      step: number;
-      skillId: string;
-      event: string;
-      accuracy: number;
-      at: string;
-    }[];
+  /** The run's mastery events in the order they happened, read from the graph events that carry them (the outbox keeps every event). */
+  skillEvents(): { step: number; skillId: string; event: 'learned' | 'forgotten'; accuracy: number; at: string }[] {
+    const rows = this.sql(
+      "SELECT event FROM outbox WHERE json_extract(event, '$.kind') = 'mastery' ORDER BY seq",
+    ).all() as { event: string }[];
+    return rows.map((r) => {
+      const e = JSON.parse(r.event) as Extract<GraphEvent, { kind: 'mastery' }>;
+      return { step: e.step, skillId: e.skillId, event: e.event, accuracy: e.accuracy, at: e.at };
+    });
   }
 
-  count(
-    table: 'tasks' | 'episodes' | 'metrics' | 'skill_events' | 'checkpoints' | 'outbox' | 'proposals' | 'env_episodes',
-  ): number {
+  count(table: 'tasks' | 'episodes' | 'metrics' | 'checkpoints' | 'outbox' | 'proposals' | 'env_episodes'): number {
     return (this.sql(`SELECT COUNT(*) n FROM ${table}`).get() as { n: number }).n;
   }
 

@@ -1,0 +1,107 @@
+// What a run records, in one place for the loop (src/run/loop.ts) and a served run (src/server/): a
+// new run's name and its "already exists" refusal, a task as rows and a graph event, a group's result
+// for the curriculum, a probe round's mastery events, and the run's own graph event. The stores
+// (store.ts, and records/ for a served run) write what these return.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { meanAbsAdvantage, type ArmResult, type MasteryEvent } from '../../../curricula/index.js';
+import { renderCompact, renderNatural } from '../../../generators/index.js';
+import type { GraphEvent, GraphTask } from '../../../graphs/index.js';
+import { solveRate } from '../../../core/rules.js';
+import type { Task } from '../../../core/task.js';
+import type { RunConfig } from '../config.js';
+import { StoreError, type StepRecord } from './store.js';
+
+/** A new run's id: when it started, the config's name and seed. */
+export function newRunId(config: RunConfig, served = false): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${stamp}-${config.name}${served ? '-served' : ''}-s${config.seed}`;
+}
+
+/** Refuses to make a run whose directory already holds one; `resumeWith` says how it goes on, where it can. */
+export function refuseExisting(runsDir: string, runId: string, resumeWith?: string): void {
+  if (!existsSync(join(runsDir, runId, 'run.db'))) return;
+  const how = resumeWith ? `resume it with ${resumeWith}, or pick another --run-id` : 'pick another --run-id';
+  throw new StoreError(`run "${runId}" already exists in ${runsDir}: ${how}`);
+}
+
+export function graphTask(task: Task): GraphTask {
+  return {
+    id: task.id,
+    type: task.type,
+    family: task.family,
+    level: task.level,
+    program: task.program,
+    skills: task.skills,
+    hash: task.hash,
+    prompt: renderNatural(task),
+    parent: task.parent,
+    solveRate: null,
+    proposer: task.proposer,
+  };
+}
+
+/** Tasks first seen at a step: their rows (with both renderings) and their graph events. */
+export function newTaskRecords(
+  runId: string,
+  step: number,
+  tasks: readonly Task[],
+): { newTasks: StepRecord['newTasks']; outbox: GraphEvent[] } {
+  return {
+    newTasks: tasks.map((task) => ({ task, compact: renderCompact(task), natural: renderNatural(task) })),
+    outbox: tasks.map((task): GraphEvent => ({ kind: 'task', runId, step, task: graphTask(task) })),
+  };
+}
+
+/** A task's group of rewards as the curriculum sees it. */
+export function armResult(task: Task, rewards: number[], step: number): ArmResult {
+  return {
+    arm: { family: task.family, level: task.level, type: task.type },
+    taskId: task.id,
+    step,
+    rewards,
+    solveRate: solveRate(rewards),
+    meanAbsAdvantage: meanAbsAdvantage(rewards, true),
+  };
+}
+
+/**
+ * A probe round's mastery events as graph events (the skill graph, and `RunStore.skillEvents`, read
+ * them from the outbox), each told in one log line.
+ */
+export function masteryRecords(
+  runId: string,
+  step: number,
+  at: string,
+  events: readonly MasteryEvent[],
+  log: (line: string) => void,
+): GraphEvent[] {
+  return events.map((ev): GraphEvent => {
+    log(
+      `step ${step}: ${ev.event} ${ev.skillId} (accuracy ${ev.accuracy.toFixed(2)}, trivial baseline ${ev.baseline.toFixed(2)})`,
+    );
+    return {
+      kind: 'mastery',
+      runId,
+      skillId: ev.skillId,
+      event: ev.event,
+      step,
+      at,
+      accuracy: ev.accuracy,
+      baseline: ev.baseline,
+    };
+  });
+}
+
+/** The run's own graph event, from what its store's meta holds. */
+export function runEvent(meta: { getMeta(key: string): string | undefined }, status: string): GraphEvent {
+  return {
+    kind: 'run',
+    runId: meta.getMeta('runId')!,
+    preset: meta.getMeta('preset') ?? '',
+    config: meta.getMeta('config') ?? '{}',
+    startedAt: meta.getMeta('startedAt') ?? '',
+    endedAt: meta.getMeta('endedAt') ?? null,
+    status,
+  };
+}
