@@ -11,8 +11,6 @@ export { VIEW_RULE, hfTokenizer, viewAnswer, viewAnswerText, viewPrompt } from '
 export type { Policy, PolicyPrompt, Rollout, SolverRollout, TrainablePolicy, TrainStats, UpdateAlso } from './types.js';
 export type { ChoiceDecoder, ChoiceRow } from './choices.js';
 export { parseAction, turnContext, type ActionTool, type EpisodeRows, type Turn } from './episodes.js';
-// the roof's name for it until its callers say TrainablePolicy
-export type { TrainablePolicy as TransformerPolicy } from './types.js';
 
 /**
  * The built-in solver for a run of `totalSteps` updates (the learning-rate schedule spans them).
