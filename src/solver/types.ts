@@ -76,8 +76,9 @@ export interface SolverRollout extends Rollout {
 
 /**
  * The built-in solver as a run trains it: a Policy whose update also takes what a run trains on
- * beside the answers, and what environment play (src/envs-train.ts) and self-play (src/self-play.ts)
- * ask of it. A chat-model solver is a Policy only: it neither plays environments nor proposes.
+ * beside the answers, and what environment play (src/run/env-training.ts) and self-play
+ * (src/run/self-play-parts.ts) ask of it. A chat-model solver is a Policy only: it neither plays
+ * environments nor proposes.
  */
 export interface TrainablePolicy extends Policy<SolverRollout> {
   readonly cfg: SolverConfig;
