@@ -20,9 +20,8 @@ import { parseArgs } from 'node:util';
 import { createSandbox } from '../sandbox/index.js';
 import { generateTask, renderCompact } from '../src/index.js';
 import { createRng } from '../core/rng.js';
-import { allowedTokens, grammarFor } from '../src/solver/grammar.js';
-import { createPolicy, initBackend, solverConfigSchema, type RolloutRow } from '../src/solver/index.js';
-import { charId, EOS } from '../src/solver/tokenizer.js';
+import { createPolicy, grammarFor, solverConfigSchema } from '../src/solver/index.js';
+import { allowedTokens, charId, EOS, initBackend, recomputeLogProbs, type RolloutRow } from '../src/solver/testing.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
 import { buildProbes, trivialBaseline } from '../src/run/probes.js';
 import { allSkills } from '../generators/index.js';
@@ -128,7 +127,7 @@ for (let step = 1; step <= steps; step++) {
   const rollout = await policy.sample(batch.map(prompt), G);
   batch.forEach((task, g) => showAnswer(rollout.rows[g]![0]!, task));
   // The shown rows' old log-probs are the current policy's (ratio 1), as self-imitation's are.
-  const { recomputed } = await policy.recomputeLogProbs(rollout);
+  const { recomputed } = await recomputeLogProbs(policy, rollout);
   batch.forEach((_, g) => {
     rollout.rows[g]![0]!.oldLogp = Float32Array.from(recomputed[g]![0]!);
   });

@@ -5,7 +5,7 @@
 // held-out probes exactly as a run of that preset and seed draws them (src/run/probes.ts: balanced
 // against trivial policies), and for each level-0 and level-1 arm the rest of its task space (or
 // --train-cap tasks of it) to train on. Two learners, the same batches of (prompt, reference) pairs:
-//   - cogen's solver, policy.supervise(): cross-entropy through its own model, tokens, optimiser and
+//   - cogen's solver, supervise(policy): cross-entropy through its own model, tokens, optimiser and
 //     backend (the preset's solver settings), decoding in its answer grammar;
 //   - the peer: the same model, positions, tokens, optimiser and schedule in PyTorch, with the plain
 //     softmax and no grammar (it may write answers the solver's grammar could not).
@@ -39,7 +39,7 @@ import {
   type RunConfig,
   type Task,
 } from '../src/index.js';
-import { TOKENS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
+import { answerTokens, supervise, TOKENS, VOCAB_SIZE } from '../src/solver/testing.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
 import { drawSeeds } from './stats.js';
 import { torchPython } from './torch-venv.js';
@@ -186,7 +186,7 @@ async function runArm(
   );
   const evalTrain = train.slice(0, Number(args['train-eval']));
   const tok = (ts: Task[]) => {
-    const rows = ts.map((t) => policy.tokens(prompt(t), referenceAnswer(t)));
+    const rows = ts.map((t) => answerTokens(policy, prompt(t), referenceAnswer(t)));
     return { prompts: rows.map((r) => r.prompt), answers: rows.map((r) => r.answer) };
   };
   const peerRun =
@@ -210,7 +210,7 @@ async function runArm(
   const started = Date.now();
   for (let step = 1; step <= (args['no-solver'] ? 0 : steps); step++) {
     const picked = batches[step - 1]!.map((i) => train[i]!);
-    await policy.supervise(picked.map(prompt), picked.map(referenceAnswer));
+    await supervise(policy, picked.map(prompt), picked.map(referenceAnswer));
     if (step % every !== 0 && step !== steps) continue;
     const point: Point = {
       step,

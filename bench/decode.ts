@@ -20,9 +20,14 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../core/rng.js';
-import { FUSED } from '../src/solver/accel/fused-kernels.js';
-import { initBackend } from '../src/solver/backend.js';
-import { decodeMasked, decodeRows, type DecodeOptions, type DecodePrompt } from '../src/solver/decode.js';
+import {
+  decodeMasked,
+  type DecodeOptions,
+  type DecodePrompt,
+  decodeRows,
+  FUSED,
+  initBackend,
+} from '../src/solver/testing.js';
 import { Peer } from './decode-peer.js';
 import { SHAPE, shapeModel } from './shape.js';
 import { median } from './stats.js';

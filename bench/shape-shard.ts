@@ -2,9 +2,17 @@
 // as a ShardModule (src/solver/accel/parallel.ts), so that the shard workers can run it data-parallel:
 // the same model, batch and GRPO loss as train.ts's single-thread step, on a shard of the rows.
 import * as tf from '@tensorflow/tfjs-core';
-import { policyLoss, type LossNorm } from '../src/solver/loss.js';
-import { head, hidden, paramShapes, type ModelConfig, type Params } from '../src/solver/model.js';
-import { gradsByName, targetLogp } from '../src/solver/train-step.js';
+import {
+  gradsByName,
+  head,
+  hidden,
+  type LossNorm,
+  type ModelConfig,
+  type Params,
+  paramShapes,
+  policyLoss,
+  targetLogp,
+} from '../src/solver/testing.js';
 
 export interface ShapeSetup {
   mc: ModelConfig;

@@ -4,9 +4,14 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../core/rng.js';
 import { solverConfigSchema } from '../src/solver/index.js';
-import { policyLoss } from '../src/solver/loss.js';
-import { initWeights, makeParams, type ModelConfig, type Params } from '../src/solver/model.js';
-import type { AdamW } from '../src/solver/optim.js';
+import {
+  type AdamW,
+  initWeights,
+  makeParams,
+  type ModelConfig,
+  type Params,
+  policyLoss,
+} from '../src/solver/testing.js';
 
 export const SHAPE = { vocab: 64, d: 64, layers: 2, heads: 4, seq: 48, batch: 64 };
 

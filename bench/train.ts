@@ -29,17 +29,22 @@ import { fileURLToPath } from 'node:url';
 import * as os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../core/rng.js';
-import { initBackend } from '../src/solver/backend.js';
-import { ShardWorkers, readArrays, setFastWasmKernels } from '../src/solver/accel/index.js';
-import { setExplicitTranspose } from '../src/solver/gradients.js';
+import {
+  AdamW,
+  initBackend,
+  type ModelConfig,
+  type Params,
+  readArrays,
+  setExplicitTranspose,
+  setFastWasmKernels,
+  ShardWorkers,
+} from '../src/solver/testing.js';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
-import type { ModelConfig, Params } from '../src/solver/model.js';
 import { grpoStep, SHAPE, shapeBatch, shapeModel, shapeOptim } from './shape.js';
 import { decodeRounds } from './decode.js';
 import { shapeLogp, shardGrads, type ShapeRows } from './shape-shard.js';
 import { median } from './stats.js';
 import { torchPython } from './torch-venv.js';
-import { AdamW } from '../src/solver/optim.js';
 
 /** Threads of the data-parallel step: one per core, as torch's default, at most 4 (the policy's cap). */
 const THREADS = Math.min(4, os.availableParallelism());

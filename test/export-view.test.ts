@@ -10,8 +10,8 @@ import { RunStore } from '../src/run/records/store.js';
 import { drawRunProbes, storedRunProbeIds } from '../src/run/draw-probes.js';
 import { createSandbox } from '../sandbox/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
-import { splitView, viewAnswerText, withSep } from '../src/solver/index.js';
-import { encode } from '../src/solver/tokenizer.js';
+import { viewAnswerText } from '../src/solver/index.js';
+import { encode, splitView, withSep } from '../src/solver/testing.js';
 import { referenceAnswer, type Task } from '../core/task.js';
 import { cogen, tempDir } from './helpers.js';
 

@@ -20,8 +20,8 @@ import {
   type ChoiceSession,
 } from '../proposers/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { createPolicy, solverConfigSchema, type TransformerPolicy } from '../src/solver/index.js';
-import { charId, encode, VOCAB_SIZE } from '../src/solver/tokenizer.js';
+import { createPolicy, solverConfigSchema, type TrainablePolicy } from '../src/solver/index.js';
+import { charId, choiceGrads, encode, VOCAB_SIZE } from '../src/solver/testing.js';
 
 const BASE_TYPES = TASK_TYPES.filter((t) => t === 'deduction' || t === 'abduction' || t === 'induction');
 const armArb = fc.constantFrom(
@@ -106,8 +106,8 @@ describe('the constrained decoder', () => {
 });
 
 describe('the transformer as the proposer', () => {
-  const policies: TransformerPolicy[] = [];
-  const policy = async (seed: number, temperature = 1): Promise<TransformerPolicy> => {
+  const policies: TrainablePolicy[] = [];
+  const policy = async (seed: number, temperature = 1): Promise<TrainablePolicy> => {
     const p = await createPolicy(
       solverConfigSchema.parse({
         backend: 'cpu',
@@ -120,7 +120,7 @@ describe('the transformer as the proposer', () => {
     policies.push(p);
     return p;
   };
-  const model = (p: TransformerPolicy): ChoiceModel => ({ open: (prompt) => p.openChoices(prompt) });
+  const model = (p: TrainablePolicy): ChoiceModel => ({ open: (prompt) => p.openChoices(prompt) });
   afterAll(() => {
     for (const p of policies) p.dispose();
   });
@@ -165,7 +165,7 @@ describe('the transformer as the proposer', () => {
       adv: 1,
     };
     // grpo with A = 1 and ratio exp(logp − old): the loss is −1 exactly when training recomputes the sampled log-probs
-    const { loss, grads } = await p.choiceGrads([row]);
+    const { loss, grads } = await choiceGrads(p, [row]);
     expect(loss).toBeCloseTo(-1, 4);
     // The output side of the tied embedding moves only for tokens that were options at some choice
     // (or are inputs: the prompt and the choices); every other token's row has no gradient.
@@ -176,7 +176,7 @@ describe('the transformer as the proposer', () => {
     for (let id = 4; id < VOCAB_SIZE; id++) if (!touched.has(id)) expect(rowNorm(id)).toBe(0);
     expect(Math.max(...[...new Set(row.allowed.join(''))].map((ch) => rowNorm(charId(ch))))).toBeGreaterThan(0);
     // A row whose every choice had one option left would carry no gradient: the log-prob of a forced token is 0.
-    const forced = await p.choiceGrads([{ ...row, allowed: [...row.tokens] }]);
+    const forced = await choiceGrads(p, [{ ...row, allowed: [...row.tokens] }]);
     expect(Math.max(...[...forced.grads.values()].map((g) => Math.max(...g.map(Math.abs))))).toBe(0);
   });
 });

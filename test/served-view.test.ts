@@ -6,16 +6,8 @@ import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, answerShape, type Json, type Task } from '../core/task.js';
 import { canonicalHash, compactProgram, drawReference, families, renderCompact } from '../generators/index.js';
-import {
-  hfTokenizer,
-  joinView,
-  splitView,
-  viewAnswer,
-  viewAnswerText,
-  viewPrompt,
-  withSep,
-} from '../src/solver/index.js';
-import { BOS, EOS, TOKENS, decode, encode } from '../src/solver/tokenizer.js';
+import { hfTokenizer, viewAnswer, viewAnswerText, viewPrompt } from '../src/solver/index.js';
+import { BOS, decode, encode, EOS, joinView, splitView, TOKENS, withSep } from '../src/solver/testing.js';
 
 const cells = families.flatMap((f) => [0, 1, 2, 3, 4].map((level) => ({ family: f.id, level })));
 const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));

@@ -8,8 +8,8 @@ import { startServer, type RunningServer } from '../src/server/index.js';
 import { RunStore } from '../src/run/records/store.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
 import { renderCompact } from '../generators/index.js';
-import { splitView, viewAnswer, withSep } from '../src/solver/index.js';
-import { BOS, SEP, encode } from '../src/solver/tokenizer.js';
+import { viewAnswer } from '../src/solver/index.js';
+import { BOS, encode, SEP, splitView, withSep } from '../src/solver/testing.js';
 import { tempDir } from './helpers.js';
 
 interface CompactSampled {

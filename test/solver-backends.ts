@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
-import { initBackend } from '../src/solver/backend.js';
+import { initBackend } from '../src/solver/testing.js';
 
 export type TestBackend = 'cpu' | 'wasm' | 'tensorflow';
 

@@ -1,5 +1,5 @@
 // The native decoding step on tensorflow (src/solver/accel/tf-decode.cc, run by kv-decode.ts)
-// against model.ts's composite prefill and decodeStep on the same backend: the same logits step
+// against grouped.ts's composite prefill and decodeStep on the same backend: the same logits step
 // after step, for prompts of different lengths (left pads), several answers per prompt, and more
 // rows than one of the op's row blocks; a restarted cache decodes as a fresh one; the op refuses
 // tokens and positions outside the model's tables; a step is one TensorFlow kernel.
@@ -8,9 +8,15 @@ import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect } from 'vitest';
 import { createRng } from '../core/rng.js';
 import { itOn, named, useBackend } from './solver-backends.js';
-import * as kv from '../src/solver/kv-decode.js';
-import * as model from '../src/solver/model.js';
-import { makeParams, paramShapes, type ModelConfig, type Params } from '../src/solver/model.js';
+import {
+  compositeDecode,
+  kvDecode as kv,
+  makeParams,
+  paramShapes,
+  type Batch,
+  type ModelConfig,
+  type Params,
+} from '../src/solver/testing.js';
 
 const mc: ModelConfig = { vocabSize: 20, dModel: 16, layers: 2, heads: 4, mlpRatio: 4, maxPositions: 24 };
 
@@ -30,7 +36,7 @@ function params(seed: number): Params {
 }
 
 /** B prompts of T columns, prompt b left-padded by pad[b], its ids drawn past the specials. */
-function batch(B: number, T: number, pad: number[], seed: number): model.Batch {
+function batch(B: number, T: number, pad: number[], seed: number): Batch {
   const rng = createRng(seed);
   const tokens = new Int32Array(B * T);
   for (let b = 0; b < B; b++) {
@@ -69,7 +75,7 @@ describe('the native decoding step', () => {
   itOn('tensorflow')(
     named(
       'tensorflow',
-      "gives model.ts's composite logits at every step: pads, G answers a prompt, partial row blocks",
+      "gives grouped.ts's composite logits at every step: pads, G answers a prompt, partial row blocks",
     ),
     async () => {
       await useBackend('tensorflow');
@@ -86,8 +92,8 @@ describe('the native decoding step', () => {
           N = B * G;
         const b = batch(B, T, [...pad], B);
         const composite = await run(
-          () => model.prefill(p, mc, b, G),
-          (c, ids, pos) => model.decodeStep(p, mc, c as model.KVCache, ids, pos),
+          () => compositeDecode.prefill(p, mc, b, G),
+          (c, ids, pos) => compositeDecode.decodeStep(p, mc, c as compositeDecode.KVCache, ids, pos),
           N,
           steps,
           answerPos,
@@ -108,7 +114,7 @@ describe('the native decoding step', () => {
           for (let i = 0; i < l.length; i++) diff = Math.max(diff, Math.abs(l[i]! - native.logits[k]![i]!));
           expect(diff, `step ${k}`).toBeLessThan(1e-5 * scale);
         });
-        model.disposeCache(composite.cache as model.KVCache);
+        compositeDecode.disposeCache(composite.cache as compositeDecode.KVCache);
         kv.disposeCache(native.cache);
       }
       for (const v of p.values()) v.dispose();

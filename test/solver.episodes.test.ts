@@ -17,9 +17,17 @@ import {
   type SolverConfigInput,
   type Turn,
 } from '../src/solver/index.js';
-import { actionGrammar } from '../src/solver/episodes.js';
-import { memoryChunks, type TrainRow } from '../src/solver/train-step.js';
-import { EOS, decode, encode } from '../src/solver/tokenizer.js';
+import {
+  actionGrammar,
+  decode,
+  encode,
+  EOS,
+  episodesLoss,
+  memoryChunks,
+  policyWeights,
+  type TrainRow,
+  turnLogProbs,
+} from '../src/solver/testing.js';
 import {
   evaluateSolver,
   oneTokenEdits,
@@ -253,7 +261,7 @@ describe('multi-turn episodes', () => {
       const groups = await playSolver(p, sb, [specs.search!, specs.probe!], 8, { greedy: false });
       const rows = groups.flat().flatMap((e) => e.rows);
       expect(groups.flat().some((e) => e.turns.length >= 2)).toBe(true);
-      const re = await p.turnLogProbs(rows, p.cfg.sampling.temperature);
+      const re = await turnLogProbs(p, rows, p.cfg.sampling.temperature);
       let maxDiff = 0;
       rows.forEach((r, i) =>
         r.oldLogp.forEach((v, k) => {
@@ -289,7 +297,7 @@ describe('multi-turn episodes', () => {
     const groups = await playSolver(p, sb, [specs.search!], 4, { greedy: false });
     const asRows = (gs: SolverEpisode[][]): EpisodeRows[][] =>
       gs.map((g) => g.map((e, i) => ({ rows: e.rows, reward: i % 2 })));
-    const base = await p.episodesLoss(asRows(groups), 1);
+    const base = await episodesLoss(p, asRows(groups), 1);
     // the final observation: tokens only the environment wrote, nothing reads them
     const otherObs = groups.map((g) =>
       g.map((e) => ({
@@ -299,7 +307,7 @@ describe('multi-turn episodes', () => {
         ),
       })),
     );
-    expect(await p.episodesLoss(asRows(otherObs), 1)).toBe(base);
+    expect(await episodesLoss(p, asRows(otherObs), 1)).toBe(base);
     // one agent token changed (the first action's first character): the loss moves
     const flipped = groups.map((g) =>
       g.map((e, i) =>
@@ -315,7 +323,7 @@ describe('multi-turn episodes', () => {
             },
       ),
     );
-    expect(await p.episodesLoss(asRows(flipped), 1)).not.toBe(base);
+    expect(await episodesLoss(p, asRows(flipped), 1)).not.toBe(base);
     p.dispose();
   });
 
@@ -331,11 +339,11 @@ describe('multi-turn episodes', () => {
     const sb2 = await b.updateEpisodes(episodes, b.cfg.sampling.temperature);
     expect(sa.groups).toBe(sb2.groups);
     expect(sa.groups).toBeGreaterThan(0);
-    const [wa, wb] = [await a.weights(), await b.weights()];
+    const [wa, wb] = [await policyWeights(a), await policyWeights(b)];
     for (const [n, t] of wa) expect(Array.from(t.data)).toEqual(Array.from(wb.get(n)!.data));
     // and they moved: the episodes carried the gradient
     const c = await make();
-    const wc = await c.weights();
+    const wc = await policyWeights(c);
     expect([...wa].some(([n, t]) => t.data.some((v, i) => v !== wc.get(n)!.data[i]))).toBe(true);
     // a rollout group with a gradient beside the episodes: two batches of different group sizes in one step
     const rc = await c.sample(prompts, 2);
@@ -394,7 +402,7 @@ describe('multi-turn episodes', () => {
         },
       });
       expect(updated).toBeGreaterThan(0); // some group had a gradient: the run did learn something
-      const w = await p.weights();
+      const w = await policyWeights(p);
       p.dispose();
       return { curve, w: [...w].map(([n, t]) => [n, Array.from(t.data)]) };
     };
@@ -458,7 +466,7 @@ describe('a training batch in memory-bounded chunks', () => {
     const b = await chunked.updateEpisodes(episodes, 1);
     expect(b.groups).toBe(a.groups);
     expect(b.loss).toBeCloseTo(a.loss, 5);
-    const [wa, wb] = [await whole.weights(), await chunked.weights()];
+    const [wa, wb] = [await policyWeights(whole), await policyWeights(chunked)];
     let maxDiff = 0;
     for (const [n, t] of wa)
       t.data.forEach((v, i) => {

@@ -3,9 +3,14 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.js';
-import { initBackend } from '../src/solver/backend.js';
-import '../src/solver/gradients.js';
-import { groupedWindowLogits, initWeights, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
+import {
+  groupedWindowLogits,
+  initBackend,
+  initWeights,
+  makeParams,
+  type ModelConfig,
+  windowLogits,
+} from '../src/solver/testing.js';
 
 describe('grouped forward', () => {
   it("logits at the prompt's last token and answer inputs equal the full pass, for every answer length", async () => {

@@ -7,12 +7,19 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { itOn, named, useBackend } from './solver-backends.js';
 import { createRng } from '../core/rng.js';
-import { initBackend } from '../src/solver/backend.js';
-import '../src/solver/gradients.js';
-import { gelu, initWeights, layerNorm, makeParams, windowLogits, type ModelConfig } from '../src/solver/model.js';
-import { assembleSimdModule, instantiateSimd } from '../src/solver/accel/simd.js';
-import { fusedOp } from '../src/solver/fused.js';
-import { targetLogp } from '../src/solver/train-step.js';
+import {
+  assembleSimdModule,
+  fusedOp,
+  gelu,
+  initBackend,
+  initWeights,
+  instantiateSimd,
+  layerNorm,
+  makeParams,
+  type ModelConfig,
+  targetLogp,
+  windowLogits,
+} from '../src/solver/testing.js';
 
 /** Checks f's value and gradient (tf.grads) against ref (float64) and its central differences, for loss = Σ w·f. */
 async function checkGrad(

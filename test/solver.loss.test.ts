@@ -5,8 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { itOn, named, TENSORFLOW_SKIP, useBackend } from './solver-backends.js';
-import { advantages, overlongPenalty, policyLoss } from '../src/solver/loss.js';
-import type { LossType } from '../src/solver/config.js';
+import { advantages, type LossType, overlongPenalty, policyLoss } from '../src/solver/testing.js';
 
 interface Golden {
   inputs: { logp: number[][]; old: number[][]; ref: number[][]; mask: number[][]; rewards: number[][] };

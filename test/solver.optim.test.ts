@@ -6,8 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect } from 'vitest';
 import { itOn, named, useBackend } from './solver-backends.js';
 import { createRng } from '../core/rng.js';
-import { optimSchema } from '../src/solver/config.js';
-import { AdamW, learningRate } from '../src/solver/optim.js';
+import { AdamW, learningRate, optimSchema } from '../src/solver/testing.js';
 
 describe('AdamW', () => {
   for (const backend of ['cpu', 'wasm', 'tensorflow'] as const) {

@@ -8,12 +8,17 @@ import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from '../src/solver/backend.js';
-import { LOSS_TYPES, type LossType } from '../src/solver/config.js';
+import {
+  initBackend,
+  LOSS_TYPES,
+  type LossType,
+  optimizerStep,
+  policyLoss,
+  policyWeights,
+  setVariable,
+  ShardWorkers,
+} from '../src/solver/testing.js';
 import { createPolicy } from '../src/solver/index.js';
-import { policyLoss } from '../src/solver/loss.js';
-import { setVariable } from '../src/solver/model.js';
-import { ShardWorkers } from '../src/solver/accel/index.js';
 
 describe('loss normalised by the whole batch', () => {
   beforeAll(async () => {
@@ -86,7 +91,7 @@ describe('data-parallel policy update', () => {
           ),
         );
       }
-      const weights = [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
+      const weights = [...(await policyWeights(p)).values()].flatMap((w) => Array.from(w.data));
       // the split really ran (a worker that failed to start would leave one thread)
       expect(lines.some((l) => l.includes(`data-parallel updates and decoding on ${workers} threads`))).toBe(
         workers > 1,
@@ -159,18 +164,19 @@ describe('a shard worker that dies during a run', () => {
       await step();
       expect(lines.some((l) => l.includes('data-parallel updates and decoding on 2 threads'))).toBe(true);
       // what a crash looks like from here: the worker thread is gone
-      const workers = (p as unknown as { pool: { workers: { slots: { worker: { terminate(): Promise<number> } }[] } } })
-        .pool.workers;
+      const workers = (
+        p as unknown as { state: { pool: { workers: { slots: { worker: { terminate(): Promise<number> } }[] } } } }
+      ).state.pool.workers;
       await workers.slots[0]!.worker.terminate();
-      const before = p.step;
+      const before = optimizerStep(p);
       const stats = await step();
-      expect(p.step).toBe(before + 1);
+      expect(optimizerStep(p)).toBe(before + 1);
       expect(stats.groups).toBe(4);
       expect(Number.isFinite(stats.loss)).toBe(true);
       expect(lines.some((l) => /shard worker exited .*go on on one thread/.test(l))).toBe(true);
       // and later steps stay on this thread
       await step();
-      expect(p.step).toBe(before + 2);
+      expect(optimizerStep(p)).toBe(before + 2);
     } finally {
       p.dispose();
     }

@@ -6,10 +6,28 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itOn, named, TENSORFLOW_SKIP, useBackend, type TestBackend } from './solver-backends.js';
-import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
-import { allowedTokens, grammarFor, isWellFormed, stepToken } from '../src/solver/grammar.js';
-import { decodeSafetensors, encodeSafetensors } from '../src/solver/safetensors.js';
-import { EOS, VIEW, VOCAB_SIZE, decode, encode, tokenText } from '../src/solver/tokenizer.js';
+import { createPolicy, grammarFor, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
+import {
+  allowedTokens,
+  answerTokens,
+  decode,
+  decodeSafetensors,
+  encode,
+  encodeSafetensors,
+  EOS,
+  isWellFormed,
+  lossAndGrads,
+  lossOnly,
+  optimizerStep,
+  policyWeights,
+  recomputeLogProbs,
+  setWeight,
+  stepToken,
+  supervise,
+  tokenText,
+  VIEW,
+  VOCAB_SIZE,
+} from '../src/solver/testing.js';
 import { valueType, type AnswerKind, type Json } from '../core/task.js';
 
 const quiet = { log: () => {}, totalSteps: 20 };
@@ -255,7 +273,7 @@ for (const backend of ['cpu', 'tensorflow'] as const)
           expect(isWellFormed(prompts[b]!.shape ?? prompts[b]!.kind, a, 6)).toBe(true);
         }),
       );
-      const { sampled, recomputed } = await p.recomputeLogProbs(ro);
+      const { sampled, recomputed } = await recomputeLogProbs(p, ro);
       let maxDiff = 0;
       sampled.flat().forEach((row, i) =>
         row.forEach((v, k) => {
@@ -283,7 +301,7 @@ for (const backend of ['cpu', 'tensorflow'] as const)
         ro.answers.map((g) => g.map(() => 1)),
       );
       expect(st.groups).toBe(0);
-      expect(p.step).toBe(0);
+      expect(optimizerStep(p)).toBe(0);
       p.dispose();
     });
 
@@ -302,8 +320,8 @@ for (const backend of ['cpu', 'tensorflow'] as const)
           }),
         );
         const rewards = ro.answers.map((g, b) => g.map((_, i) => ((b + i) % 3 === 0 ? 1 : 0)));
-        const { grads } = await p.lossAndGrads(ro, rewards);
-        const w = await p.weights();
+        const { grads } = await lossAndGrads(p, ro, rewards);
+        const w = await policyWeights(p);
         const checks: [string, number][] = [];
         for (const name of [
           'wte.weight',
@@ -321,11 +339,11 @@ for (const backend of ['cpu', 'tensorflow'] as const)
         const h = 1e-2;
         for (const [name, i] of checks) {
           const x = w.get(name)!.data[i]!;
-          p.setWeight(name, i, x + h);
-          const up = await p.lossOnly(ro, rewards);
-          p.setWeight(name, i, x - h);
-          const down = await p.lossOnly(ro, rewards);
-          p.setWeight(name, i, x);
+          setWeight(p, name, i, x + h);
+          const up = await lossOnly(p, ro, rewards);
+          setWeight(p, name, i, x - h);
+          const down = await lossOnly(p, ro, rewards);
+          setWeight(p, name, i, x);
           const fd = (up - down) / (2 * h);
           const an = grads.get(name)![i]!;
           expect(Math.abs(fd - an), `${name}[${i}] fd=${fd} analytic=${an}`).toBeLessThan(2e-3 + 0.05 * Math.abs(an));
@@ -356,10 +374,10 @@ for (const backend of ['cpu', 'tensorflow'] as const)
       const c = await createPolicy(cfg, { seed: 999, ...quiet });
       await c.load(dir);
       await run(c, 2);
-      expect(a.step).toBe(8);
-      expect(c.step).toBe(8);
-      const wa = await a.weights();
-      const wc = await c.weights();
+      expect(optimizerStep(a)).toBe(8);
+      expect(optimizerStep(c)).toBe(8);
+      const wa = await policyWeights(a);
+      const wc = await policyWeights(c);
       for (const [name, t] of wa) expect(Array.from(wc.get(name)!.data), name).toEqual(Array.from(t.data));
       // the weights file is plain safetensors
       const st = decodeSafetensors(readFileSync(path.join(dir, 'model.safetensors')));
@@ -386,9 +404,9 @@ describe("solver.init: another checkpoint's weights as the start", () => {
     const b = await createPolicy(cfg, { seed: 999, ...quiet });
     const fresh = await createPolicy(cfg, { seed: 999, ...quiet });
     await b.loadWeights(dir);
-    const [wa, wb] = [await a.weights(), await b.weights()];
+    const [wa, wb] = [await policyWeights(a), await policyWeights(b)];
     for (const [name, t] of wa) expect(Array.from(wb.get(name)!.data), name).toEqual(Array.from(t.data));
-    expect(b.step).toBe(0);
+    expect(optimizerStep(b)).toBe(0);
     // the sampling stream is b's own: the same draws as a fresh policy of b's seed would make, from a's weights
     const ro = await b.sample(prompts, 4);
     await fresh.loadWeights(dir);
@@ -449,13 +467,13 @@ describe("solver.init: another checkpoint's weights as the start", () => {
     ];
     const answers = ['false', '12'];
     // the tokens it trains on: the answer grammar's (one word token for false), <eos> last
-    expect(p.tokens(shown[0]!, 'false').answer.map(tokenText)).toEqual(['false', '']);
-    expect(p.tokens(shown[1]!, '12').answer).toEqual([...encode('12'), EOS]);
-    expect(() => p.tokens(shown[0]!, '12')).toThrow(/not a bool answer/);
+    expect(answerTokens(p, shown[0]!, 'false').answer.map(tokenText)).toEqual(['false', '']);
+    expect(answerTokens(p, shown[1]!, '12').answer).toEqual([...encode('12'), EOS]);
+    expect(() => answerTokens(p, shown[0]!, '12')).toThrow(/not a bool answer/);
     // its loss is the mean negative log-prob of those tokens under the sampling distribution (grammar mask, temperature 1)
     const ro = await p.sample(shown, 1);
-    const rows = shown.map((s, i) => ({ ...ro.rows[i]![0]!, answer: p.tokens(s, answers[i]!).answer }));
-    const lp = await p.recomputeLogProbs({
+    const rows = shown.map((s, i) => ({ ...ro.rows[i]![0]!, answer: answerTokens(p, s, answers[i]!).answer }));
+    const lp = await recomputeLogProbs(p, {
       ...ro,
       rows: rows.map((r) => [
         {
@@ -471,9 +489,9 @@ describe("solver.init: another checkpoint's weights as the start", () => {
       ]),
     });
     const nll = -lp.recomputed.flat(2).reduce((a, b) => a + b, 0) / lp.recomputed.flat(2).length;
-    const first = await p.supervise(shown, answers);
+    const first = await supervise(p, shown, answers);
     expect(first.loss).toBeCloseTo(nll, 4);
-    for (let i = 0; i < 60; i++) await p.supervise(shown, answers);
+    for (let i = 0; i < 60; i++) await supervise(p, shown, answers);
     expect(await p.greedy(shown)).toEqual(answers);
     p.dispose();
   });

@@ -5,12 +5,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DecodedRow } from '../src/solver/decode.js';
-import { createPolicy, type TransformerPolicy } from '../src/solver/index.js';
-import { AnswerReplay } from '../src/solver/replay.js';
-import { charId, EOS, VOCAB_SIZE } from '../src/solver/tokenizer.js';
+import {
+  AnswerReplay,
+  charId,
+  type RolloutRow,
+  EOS,
+  policyWeights,
+  recomputeLogProbs,
+  VOCAB_SIZE,
+  withKeptAnswers,
+} from '../src/solver/testing.js';
+import { createPolicy, type TrainablePolicy } from '../src/solver/index.js';
 
-const row = (prompt: number[], text: string): DecodedRow => ({
+const row = (prompt: number[], text: string): RolloutRow => ({
   prompt,
   answer: [...text].map(charId).concat(EOS),
   oldLogp: new Float32Array(text.length + 1),
@@ -94,7 +101,8 @@ describe('policy with selfImitation', () => {
       } as never,
       { seed: 9, totalSteps: 5000, log: () => {} },
     );
-  const weights = async (p: TransformerPolicy) => [...(await p.weights()).values()].flatMap((w) => Array.from(w.data));
+  const weights = async (p: TrainablePolicy) =>
+    [...(await policyWeights(p)).values()].flatMap((w) => Array.from(w.data));
 
   it('updates on an all-wrong group with the kept answer, and raises its probability', async () => {
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -114,10 +122,10 @@ describe('policy with selfImitation', () => {
         ];
         // the kept answer in place of the first of group 0, as sampled rows hold it
         const withKept = { ...ro, rows: [[{ ...keptRow }, ...ro.rows[0]!.slice(1)], ro.rows[1]!] };
-        const before = (await p.recomputeLogProbs(withKept)).recomputed[0]![0]!;
+        const before = (await recomputeLogProbs(p, withKept)).recomputed[0]![0]!;
         if (on) {
           // the rows the update trains on: the kept answer, with the policy's own log-probs as old ones (ratio 1)
-          const trained = await p.withKeptAnswers(ro, zeros);
+          const trained = await withKeptAnswers(p, ro, zeros);
           expect(trained.rewards).toEqual([
             [1, 0, 0, 0],
             [0, 0, 0, 0],
@@ -133,7 +141,7 @@ describe('policy with selfImitation', () => {
         }
         expect(stats.groups).toBe(1);
         // the step raised the kept answer's log-probs
-        const after = (await p.recomputeLogProbs(withKept)).recomputed[0]![0]!;
+        const after = (await recomputeLogProbs(p, withKept)).recomputed[0]![0]!;
         expect(sum(after)).toBeGreaterThan(sum(before));
       } finally {
         p.dispose();

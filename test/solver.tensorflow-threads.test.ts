@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
 import { createPolicy, solverConfigSchema } from '../src/solver/index.js';
+import { policyWeights } from '../src/solver/testing.js';
 import { itOn, named, useBackend } from './solver-backends.js';
 import { tfOpsDigest } from './tf-ops-digest.js';
 
@@ -58,9 +59,9 @@ describe('tensorflow on two threads', () => {
       await steps(c, 1);
       const d = await createPolicy(cfg, { seed: 7, totalSteps: 5000, log: () => {} });
       await steps(d, 2);
-      const wa = await a.weights();
+      const wa = await policyWeights(a);
       for (const other of [c, d]) {
-        const w = await other.weights();
+        const w = await policyWeights(other);
         for (const [name, x] of wa) expect(Array.from(w.get(name)!.data), name).toEqual(Array.from(x.data));
       }
       for (const p of [a, c, d]) p.dispose();

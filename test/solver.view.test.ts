@@ -13,8 +13,8 @@ import {
   parseCompact,
   renderCompact,
 } from '../generators/index.js';
-import { allowedTokens, answerIds, grammarFor, stepToken } from '../src/solver/grammar.js';
-import { EOS, TOKENS, decode, encode, tokenText } from '../src/solver/tokenizer.js';
+import { answerIds, grammarFor } from '../src/solver/index.js';
+import { allowedTokens, decode, encode, EOS, stepToken, TOKENS, tokenText } from '../src/solver/testing.js';
 
 const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
 const cells = families.flatMap((f) => [0, 1, 2, 3, 4].map((level) => ({ family: f.id, level })));

@@ -8,9 +8,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { createRng } from '../core/rng.js';
-import { initBackend } from '../src/solver/backend.js';
-import { fusedOp } from '../src/solver/fused.js';
-import { paramShapes } from '../src/solver/model.js';
+import { fusedOp, initBackend, paramShapes } from '../src/solver/testing.js';
 
 export async function tfOpsDigest(threads: number): Promise<string> {
   if ((await initBackend('tensorflow', { threads, log: () => {} })) !== 'tensorflow')

@@ -33,7 +33,7 @@ import type { Sandbox } from '../../sandbox/index.js';
 import type { RunConfig } from './config.js';
 import { playSolver, type SolverEpisode } from './env-training.js';
 import { mean } from '../../core/stats.js';
-import type { TransformerPolicy } from '../solver/index.js';
+import type { TrainablePolicy } from '../solver/index.js';
 import { spaceFamily } from './verification.js';
 
 export interface EnvArm extends Arm {
@@ -131,7 +131,7 @@ export function envProbeSets(
 
 /** Greedy episodes on the held-out environments: success per environment skill (beside the random policy's) and per arm. */
 export async function scoreEnvProbes(
-  policy: TransformerPolicy,
+  policy: TrainablePolicy,
   sandbox: Sandbox,
   probes: readonly EnvProbe[],
 ): Promise<{ solved: number[]; perSkill: Map<string, SkillProbe>; perArm: Record<string, number> }> {
@@ -176,10 +176,11 @@ export interface PlayedEnvs {
 /**
  * Materialises each environment pick (a replay plays an archived environment again; a fresh or
  * mutation pick makes a new one, or, when the arm makes no new one, replays one of its own) and
- * plays `group` sampled episodes of each together. `rngs[i]` is pick i's own stream.
+ * plays `group` sampled episodes of each together. `rngs[i]` is pick i's own stream. `policy`: the
+ * built-in solver, which alone plays environments (null when a chat model solves: no picks then).
  */
 export async function playEnvPicks(
-  policy: TransformerPolicy,
+  policy: TrainablePolicy | null,
   sandbox: Sandbox,
   picks: readonly Pick[],
   rngs: readonly Rng[],
@@ -188,6 +189,7 @@ export async function playEnvPicks(
   step: number,
 ): Promise<PlayedEnvs> {
   if (picks.length === 0) return { groups: [], results: [], records: [] };
+  if (!policy) throw new Error('environment arms are played by the built-in solver, not a chat model');
   const specs: EnvSpec[] = [];
   for (const [i, pick] of picks.entries()) {
     const arm = pick.arm as EnvArm;

@@ -16,7 +16,7 @@ import {
   turnContext,
   type ActionTool,
   type EpisodeRows,
-  type TransformerPolicy,
+  type TrainablePolicy,
   type Turn,
 } from '../solver/index.js';
 
@@ -148,7 +148,7 @@ export interface SolverEpisode extends EpisodeRows {
  * random stream draws the actions, so a fixed policy seed replays the same episodes.
  */
 export async function playSolver(
-  policy: TransformerPolicy,
+  policy: TrainablePolicy,
   sandbox: Sandbox,
   specs: EnvSpec[],
   group: number,
@@ -196,7 +196,7 @@ export interface AgenticTrainOptions {
 
 /** Multi-turn GRPO on a pool of environments: each step plays groups of episodes and updates once. */
 export async function trainAgentic(
-  policy: TransformerPolicy,
+  policy: TrainablePolicy,
   sandbox: Sandbox,
   pool: EnvSpec[],
   o: AgenticTrainOptions,
@@ -225,7 +225,7 @@ export async function trainAgentic(
  * many episodes per spec.
  */
 export async function evaluateSolver(
-  policy: TransformerPolicy,
+  policy: TrainablePolicy,
   sandbox: Sandbox,
   specs: EnvSpec[],
   o: { samples?: number } = {},

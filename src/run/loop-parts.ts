@@ -10,7 +10,7 @@ import { passAtK, type LlmPolicy, type ProposalRecord } from '../agents/index.js
 import { probeScores, type Probe } from './probes.js';
 import { mean } from '../../core/stats.js';
 import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './env-arms.js';
-import { answerIds, grammarFor, type Policy, type TransformerPolicy } from '../solver/index.js';
+import { answerIds, grammarFor, type Policy, type TrainablePolicy } from '../solver/index.js';
 import type { RunStore } from './records/store.js';
 import { verifyTasks } from './verification.js';
 
@@ -65,11 +65,13 @@ export async function verifyGroups(sandbox: Sandbox, tasks: Task[], answers: str
 }
 
 /**
- * Greedy decoding on the held-out probes, and greedy episodes on the held-out environments:
- * accuracy overall and per skill (with its trivial baseline), and per arm.
+ * Greedy decoding on the held-out probes, and greedy episodes on the held-out environments (played
+ * by the built-in solver, `transformer`): accuracy overall and per skill (with its trivial
+ * baseline), and per arm.
  */
 export async function runProbes(
   policy: Policy,
+  transformer: TrainablePolicy | null,
   sandbox: Sandbox,
   probes: Probe[],
   envProbes: EnvProbe[],
@@ -84,7 +86,8 @@ export async function runProbes(
   );
   const scores = probeScores(probes, verdicts, skills);
   if (envProbes.length === 0) return scores;
-  const env = await scoreEnvProbes(policy as TransformerPolicy, sandbox, envProbes);
+  if (!transformer) throw new Error('held-out environments are played by the built-in solver, not a chat model');
+  const env = await scoreEnvProbes(transformer, sandbox, envProbes);
   return {
     overall: mean([...verdicts.map((v) => (isSolved(v.reward) ? 1 : 0)), ...env.solved]),
     perSkill: new Map([...scores.perSkill, ...env.perSkill]),

@@ -43,7 +43,7 @@ import {
   type ProposeContext,
 } from './parts.js';
 import { createPolicy } from '../solver/index.js';
-import type { Policy, TransformerPolicy } from '../solver/index.js';
+import type { Policy, TrainablePolicy } from '../solver/index.js';
 import { selfPlayConfigOf, selfPlayMetrics, selfPlayOf } from './self-play-parts.js';
 import { RunStore } from './records/store.js';
 import { RunOpening } from './records/opening.js';
@@ -145,7 +145,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     : null;
   // Self-play grows the positions to hold the proposer's choice tokens (its runs' weights only).
   const proposalLen = selfPlayConfigOf(config)?.maxChoices;
-  const transformer = llmSolver
+  const transformer: TrainablePolicy | null = llmSolver
     ? null
     : await setup(() =>
         createPolicy(config.solver, {
@@ -180,7 +180,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   const mastery = createMasteryTracker(config.curriculum.mastery);
   const learned = learnedProposerOf(config);
   if (learned) log('proposer: the learned grammar proposer draws the fresh tasks (proposer.learned)');
-  const selfPlay = await setup(async () => selfPlayOf(config, transformer as TransformerPolicy | null));
+  const selfPlay = await setup(async () => selfPlayOf(config, transformer));
   if (selfPlay)
     log(
       "proposer: self-play (experimental): the solver's network writes the fresh tasks under the grammar (proposer.selfPlay)",
@@ -277,6 +277,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         rng,
         sandbox,
         policy,
+        transformer,
         controller,
         store,
         archive,
@@ -309,7 +310,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       let probeArms: Record<string, number> = {};
       let masteryEvents: GraphEvent[] = [];
       if (step % config.probes.every === 0 || step === config.steps) {
-        const probe = await runProbes(policy, sandbox, probes, envProbes.probes, skills);
+        const probe = await runProbes(policy, transformer, sandbox, probes, envProbes.probes, skills);
         probeAccuracy = probe.overall;
         // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest), and the levels' held-out sets
         probeArms = { ...probe.perArm, ...skillProbeMetrics(probe.perSkill), ...(await evals.score(policy)) };
@@ -406,6 +407,8 @@ interface StepContext extends ProposeContext {
   config: RunConfig;
   rng: Rng;
   policy: Policy;
+  /** The built-in solver, which the run trains (the policy itself); null when a chat model solves. */
+  transformer: TrainablePolicy | null;
   controller: Controller;
   store: RunStore;
   arms: Arm[];
@@ -422,7 +425,7 @@ interface StepContext extends ProposeContext {
 
 /** Steps 1–6 of docs/DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */
 async function runStep(ctx: StepContext) {
-  const { config, step, rng, sandbox, policy, controller } = ctx;
+  const { config, step, rng, sandbox, policy, transformer, controller } = ctx;
   // 1. The curriculum picks B arms (some as replays or mutations of archived tasks, some rehearsing
   // mastered skills); environment arms among them are played in 4b.
   const picks = controller.pick(config.batch, rng, {
@@ -451,19 +454,20 @@ async function runStep(ctx: StepContext) {
     }
     tasks.push(task);
   }
-  // 3. The solver samples G answers per task, decoding constrained to each task's answer kind or type.
-  const rollout = await policy.sample(
-    tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) })),
-    config.group,
-  );
-  const answers = rollout.answers;
+  // 3. The solver samples G answers per task, decoding constrained to each task's answer kind or type
+  // (the built-in solver's rollout is the one its update in 6 takes back).
+  const prompts = tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) }));
+  const sampled = transformer
+    ? { transformer, rollout: await transformer.sample(prompts, config.group) }
+    : { transformer: null, rollout: await policy.sample(prompts, config.group) };
+  const answers = sampled.rollout.answers;
   // 4. The sandbox verifies every answer: verdicts[g][i] for answer i to task g.
   const verdicts = await verifyGroups(sandbox, tasks, answers);
   const rewards = verdicts.map((group) => group.map((v) => v.reward));
   // 4b. Each environment pick: G episodes, played by the built-in solver turn by turn and rewarded
   // at the end by the environment, which verifies in the sandbox (src/run/env-arms.ts).
   const played = await playEnvPicks(
-    policy as TransformerPolicy,
+    transformer,
     sandbox,
     envPicks.map((e) => e.pick),
     envPicks.map((e) => e.rng),
@@ -485,17 +489,15 @@ async function runStep(ctx: StepContext) {
   const shaped = verdicts.map((group, g) =>
     group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward)),
   );
-  const stats = ctx.selfPlay
-    ? await ctx.selfPlay.policy.update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, {
-        proposals: selfPlayRound?.rows ?? [],
-        proposalWeight: ctx.selfPlay.proposer.config.weight,
-        episodes: played.groups,
-      })
-    : played.groups.length > 0
-      ? await (policy as TransformerPolicy).update(rollout as Parameters<TransformerPolicy['update']>[0], shaped, {
-          episodes: played.groups,
-        })
-      : await policy.update(rollout, shaped);
+  const extras = {
+    episodes: played.groups,
+    ...(ctx.selfPlay
+      ? { proposals: selfPlayRound?.rows ?? [], proposalWeight: ctx.selfPlay.proposer.config.weight }
+      : {}),
+  };
+  const stats = sampled.transformer
+    ? await sampled.transformer.update(sampled.rollout, shaped, extras)
+    : await policy.update(sampled.rollout, shaped);
 
   // The proposer's reward: the learnability of each task it wrote, recorded with its prompt.
   for (const p of proposals) {

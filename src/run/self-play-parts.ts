@@ -7,13 +7,13 @@ import type { TaskArm } from '../../curricula/index.js';
 import { SelfPlayProposer, type ChoiceModel, type SelfPlayDraft, type SelfPlayStats } from '../../proposers/index.js';
 import type { ProposalRecord } from '../agents/index.js';
 import type { RunConfig } from './config.js';
-import type { TransformerPolicy } from '../solver/index.js';
+import type { TrainablePolicy } from '../solver/index.js';
 
 /** The self-play proposer and the policy it shares with the solver role. */
 export interface SelfPlay {
   proposer: SelfPlayProposer;
   model: ChoiceModel;
-  policy: TransformerPolicy;
+  policy: TrainablePolicy;
 }
 
 /** The self-play config of a run, or null when the mode is off (the default). */
@@ -23,7 +23,7 @@ export function selfPlayConfigOf(config: RunConfig): NonNullable<RunConfig['prop
 }
 
 /** Self-play on `policy` (the built-in solver; a chat-model solver cannot propose this way). */
-export function selfPlayOf(config: RunConfig, policy: TransformerPolicy | null): SelfPlay | null {
+export function selfPlayOf(config: RunConfig, policy: TrainablePolicy | null): SelfPlay | null {
   const cfg = selfPlayConfigOf(config);
   if (!cfg) return null;
   if (!policy)

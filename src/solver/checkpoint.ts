@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type * as tf from '@tensorflow/tfjs-core';
-import { setVariable, type ModelConfig, type Params } from './model.js';
+import { setVariable, type ModelConfig, type Params } from './params.js';
 import type { AdamW } from './optim.js';
 import { AnswerReplay, type KeptJson } from './replay.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';

@@ -5,7 +5,7 @@
 // the proposer's log-probs are of its own choice tokens only, renormalised over the options.
 import type * as tf from '@tensorflow/tfjs-core';
 import { decodeStep, disposeCache, prefill, restartCache, type KVCache } from './kv-decode.js';
-import type { ModelConfig, Params } from './model.js';
+import type { ModelConfig, Params } from './params.js';
 import { BOS, VOCAB_SIZE, charId, encode } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 

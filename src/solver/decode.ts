@@ -10,7 +10,8 @@ import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
 import { allowedTokens, grammarFor, stepToken } from './grammar.js';
 import { decodeStep, disposeCache, prefill } from './kv-decode.js';
-import type { Batch, ModelConfig, Params } from './model.js';
+import type { Batch } from './model.js';
+import type { ModelConfig, Params } from './params.js';
 import { BOS, EOS, decode, tokenText } from './tokenizer.js';
 
 export interface DecodeOptions {

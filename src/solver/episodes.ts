@@ -18,7 +18,7 @@ import type { AnswerShape } from '../../core/task.js';
 import { decodeMasked, type DecodedRow, type DecodeOptions } from './decode.js';
 import { grammarFor, stepToken, tokenMask, type Grammar } from './grammar.js';
 import { advantages } from './loss.js';
-import type { ModelConfig, Params } from './model.js';
+import type { ModelConfig, Params } from './params.js';
 import { tokenText } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 

@@ -1,4 +1,4 @@
-// The one seam where faster kernels plug in. model.ts, optim.ts and gradients.ts write every op in
+// The one seam where faster kernels plug in. model.ts, layers.ts, optim.ts and gradients.ts write every op in
 // plain tfjs. Some of those ops are many small kernels each (LayerNorm and GELU with their
 // gradients, Softmax's gradient, the AdamW step, attention, a product with a bias, the targets'
 // log-probs, a whole decoding step); accel/ has them as fused passes and plugs them in here: the
@@ -41,9 +41,9 @@ export const adamwScalars = (
 ];
 
 export interface FusedOps {
-  /** LayerNorm over the last axis, with its gradient (model.ts's layerNorm). */
+  /** LayerNorm over the last axis, with its gradient (layers.ts's layerNorm). */
   layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor;
-  /** GELU, tanh approximation, with its gradient (model.ts's gelu). */
+  /** GELU, tanh approximation, with its gradient (layers.ts's gelu). */
   gelu(x: tf.Tensor): tf.Tensor;
   /** Softmax's gradient over the last axis, y·(dy − Σ dy·y) (gradients.ts). */
   softmaxGrad(y: tf.Tensor, dy: tf.Tensor): tf.Tensor;
@@ -52,7 +52,7 @@ export interface FusedOps {
    * targetLogp), as [logp [n], ent [n]]; with z's gradient (targets, ints, have none).
    */
   targetLogp(z: tf.Tensor2D, targets: tf.Tensor1D): [tf.Tensor1D, tf.Tensor1D];
-  /** x·w + b, x [n, k], w [k, m], b [m] (model.ts's linear), with the gradients of all three. */
+  /** x·w + b, x [n, k], w [k, m], b [m] (layers.ts's linear), with the gradients of all three. */
   linear(x: tf.Tensor2D, w: tf.Tensor, b: tf.Tensor): tf.Tensor2D;
   /**
    * Causal self-attention of qkv [N·T, 3d] (q, k and v side by side, as c_attn makes them) split into
@@ -81,7 +81,7 @@ export interface DecodeStepInputs {
   prompt: tf.Tensor[];
   /** per earlier answer token [layers, 2, N, d]: its keys and values, as this op returned them */
   past: tf.Tensor[];
-  /** model.ts's parameters in paramShapes order */
+  /** the model's parameters in paramShapes order (params.ts) */
   weights: tf.Tensor[];
   heads: number;
 }

@@ -347,9 +347,3 @@ export function answerIds<S>(g: Grammar<S>, text: string): number[] | null {
   }
   return g.canEnd(s) ? [...ids, EOS] : null;
 }
-
-/** Whether `text` is a complete answer of this kind within maxLen tokens (<eos> aside). */
-export function isWellFormed(kind: AnswerShape, text: string, maxLen: number): boolean {
-  const ids = answerIds(grammarFor(kind), text);
-  return ids !== null && ids.length - 1 <= maxLen;
-}

@@ -1,9 +1,9 @@
 // The KV-cache decode that decode.ts and choices.ts run: a prefill of the prompts, then one step
 // per answer token. On the tensorflow backend with the native ops a step is one op over the whole
-// model (accel/tf-decode.cc), where model.ts's composite decodeStep is ~120 ops, each costing more
+// model (accel/tf-decode.cc), where grouped.ts's composite decodeStep is ~120 ops, each costing more
 // to dispatch through tfjs-node than it computes at the solver's sizes; the prefill runs with fused
 // attention, and each layer's c_attn product it made is the prompt's cache the op reads keys and
-// values from. Elsewhere (wasm, cpu, webgpu, tensorflow without the native ops) model.ts's
+// values from. Elsewhere (wasm, cpu, webgpu, tensorflow without the native ops) grouped.ts's
 // prefill and decodeStep run. Both compute the same formulas (test/solver.kernels.test.ts compares
 // them, and the policy's tests compare sampled log-probs with training's on tensorflow).
 import * as tf from '@tensorflow/tfjs-core';
@@ -11,15 +11,11 @@ import { fusedOp } from './fused.js';
 import {
   decodeStep as compositeStep,
   disposeCache as disposeComposite,
-  head,
-  hidden,
-  paramShapes,
   prefill as compositePrefill,
-  type Batch,
   type KVCache as CompositeCache,
-  type ModelConfig,
-  type Params,
-} from './model.js';
+} from './grouped.js';
+import { head, hidden, type Batch } from './model.js';
+import { paramShapes, type ModelConfig, type Params } from './params.js';
 
 /** The native step's cache: the prompts' c_attn products and the answer's keys and values so far. */
 interface NativeCache {

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { SolverConfig } from './config.js';
 import { fusedOp } from './fused.js';
-import type { Params } from './model.js';
+import type { Params } from './params.js';
 
 /** The optimiser's settings, and the schedule's length: the run's steps (a run's property, not a preset's). */
 export type OptimConfig = SolverConfig['optim'] & { totalSteps: number };

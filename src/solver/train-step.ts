@@ -11,7 +11,8 @@ import { clipRange, type SolverConfig } from './config.js';
 import { decodeRows, type DecodedRow, type DecodeOptions, type DecodePrompt } from './decode.js';
 import { fusedOp } from './fused.js';
 import { policyLoss, supervisedLoss, type LossNorm, type LossOptions } from './loss.js';
-import { groupedWindowLogits, paramShapes, type GroupedBatch, type ModelConfig, type Params } from './model.js';
+import { groupedWindowLogits, type GroupedBatch } from './grouped.js';
+import { paramShapes, type ModelConfig, type Params } from './params.js';
 import { BOS, VOCAB_SIZE } from './tokenizer.js';
 
 const NEG = -1e9;

@@ -1,7 +1,9 @@
 // The solver's interface as the loop sees it (docs/DESIGN.md, "Solver and the GRPO family").
 import type { AnswerKind, AnswerShape } from '../../core/task.js';
-import type { ChoiceRow } from './choices.js';
-import type { EpisodeRows } from './episodes.js';
+import type { ChoiceDecoder, ChoiceRow } from './choices.js';
+import type { SolverConfig } from './config.js';
+import type { DecodedRow } from './decode.js';
+import type { ActionTool, EpisodeRows } from './episodes.js';
 
 /**
  * What sample() returns and update() takes back: the G answers to each prompt, and whatever else the
@@ -60,4 +62,40 @@ export interface UpdateAlso {
   proposalWeight?: number;
   /** Environment arms' episodes, one group per environment (multi-turn GRPO's rows, episodes.ts turnRows). */
   episodes?: EpisodeRows[][];
+}
+
+/** One sampled answer of the built-in solver, with what the update needs: its tokens, sampling log-probs and grammar masks. */
+export type RolloutRow = DecodedRow;
+
+/** The built-in solver's rollout: each answer's row, grouped as the answers, and the temperature it was sampled at. */
+export interface SolverRollout extends Rollout {
+  /** rows[g][i] holds answers[g][i] */
+  readonly rows: RolloutRow[][];
+  readonly temperature: number;
+}
+
+/**
+ * The built-in solver as a run trains it: a Policy whose update also takes what a run trains on
+ * beside the answers, and what environment play (src/run/env-training.ts) and self-play
+ * (src/run/self-play-parts.ts) ask of it. A chat-model solver is a Policy only: it neither plays
+ * environments nor proposes.
+ */
+export interface TrainablePolicy extends Policy<SolverRollout> {
+  readonly cfg: SolverConfig;
+  /** One update on the rollout's groups, and on `also`'s rows in the same optimiser step. */
+  update(rollout: SolverRollout, rewards: number[][], also?: UpdateAlso): Promise<TrainStats>;
+  /** One action per context (its text cut from the left to maxPromptLen), decoded under its tools' action grammar. */
+  decodeActions(prompts: { text: string; tools: readonly ActionTool[] }[], greedy: boolean): Promise<RolloutRow[]>;
+  /**
+   * One multi-turn GRPO update on environment episodes alone: groups[g] are the episodes of one
+   * environment, played at `temperature` (episodes.ts turnRows); the loss covers the agent's tokens only.
+   */
+  updateEpisodes(groups: EpisodeRows[][], temperature: number): Promise<TrainStats>;
+  /** The model as a proposer (self-play): a decoder of choice tokens after `prompt`, at the sampling temperature. */
+  openChoices(prompt: string): ChoiceDecoder;
+  /**
+   * A checkpoint's model weights as the starting point (solver.init), and as the KL reference where
+   * one is kept; the optimiser and the sampling stream stay as created.
+   */
+  loadWeights(dir: string): Promise<void>;
 }

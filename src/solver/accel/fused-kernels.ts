@@ -1,5 +1,5 @@
-// The fused ops of fused.ts: each is one tfjs kernel of our own where the composite ops in model.ts
-// and optim.ts make 7–16 kernels, and the tfjs-level op around it (with its gradient) that model.ts
+// The fused ops of fused.ts: each is one tfjs kernel of our own where the composite ops in layers.ts
+// and optim.ts make 7–16 kernels, and the tfjs-level op around it (with its gradient) that layers.ts
 // and optim.ts get through fused.ts. On wasm the kernels run one pass of the SIMD module (simd.ts,
 // registered here); on tensorflow, TensorFlow kernels of our own (tf-ops.cc, registered by tf-ops.ts).
 import * as tf from '@tensorflow/tfjs-core';

@@ -13,7 +13,7 @@
 // policy's is train-step.ts; bench:train passes its own for bench/shape.ts's fixed-shape step.
 import { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
-import type { Params } from '../model.js';
+import type { Params } from '../params.js';
 
 const WORKER_URL = new URL('./shard-worker.mjs', import.meta.url);
 

@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { initBackend } from '../backend.js';
 import type { BackendName } from '../config.js';
-import { makeParams, setVariable, type Params } from '../model.js';
+import { makeParams, setVariable, type Params } from '../params.js';
 import type { ShardModule, WeightArrays, WorkerReply, WorkerRequest } from './parallel.js';
 
 const { backend, module, setup } = workerData as { backend: BackendName; module: string; setup: unknown };

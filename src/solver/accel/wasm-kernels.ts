@@ -15,7 +15,7 @@
 //   only the slice, from a view of the heap. Concat and GatherV2 (decoding's KV cache and token
 //   embedding: ~150 µs each in tfjs-wasm for a few KB) copy runs with the SIMD module's copy2d.
 // - fused ops of our own (fused-kernels.ts): GELU and LayerNorm with their gradients, Softmax's
-//   gradient and the AdamW step, one pass each where the composite ops make 7–14; model.ts,
+//   gradient and the AdamW step, one pass each where the composite ops make 7–14; layers.ts,
 //   gradients.ts and optim.ts get them through ../fused.ts.
 import * as tf from '@tensorflow/tfjs-core';
 import { registerFusedKernels } from './fused-kernels.js';
@@ -265,7 +265,7 @@ export async function patchWasmKernels(): Promise<string | null> {
       attrs!.transposeB as boolean,
     ),
   );
-  // tf.fused.matMul with a bias and no activation (model.ts's linear layers): the bias starts the sum
+  // tf.fused.matMul with a bias and no activation (layers.ts's linear): the bias starts the sum
   replace('_FusedMatMul', ({ inputs, backend, attrs }) =>
     !inputs.bias || inputs.preluActivationWeights || attrs!.activation !== 'linear'
       ? null

@@ -1,0 +1,78 @@
+// Supervised steps on given answers (bench:ceiling's ceiling; tests): the cross-entropy of each
+// answer written in its prompt's answer grammar, through the same model, optimiser and backend as
+// an update. Runs never call it; testing.ts is its door.
+import { allowedTokens, answerIds, grammarFor, stepToken } from './grammar.js';
+import { stateOf } from './policy.js';
+import { grammarOf, promptIds } from './sample.js';
+import type { PolicyState } from './state.js';
+import { EOS, tokenText } from './tokenizer.js';
+import type { TrainRow } from './train-step.js';
+import type { PolicyPrompt, TrainablePolicy, TrainStats } from './types.js';
+import { iterationGrads } from './update.js';
+
+/**
+ * One supervised step: the cross-entropy of the given answers, each written in its prompt's answer
+ * grammar (answerIds, the tokens decoding would take), through the same model, optimiser and
+ * backend as update(). For bench:ceiling's ceiling and for warm starts.
+ */
+export async function supervise(
+  policy: TrainablePolicy,
+  prompts: PolicyPrompt[],
+  answers: string[],
+): Promise<TrainStats> {
+  const s = stateOf(policy);
+  if (prompts.length !== answers.length)
+    throw new Error(`supervise(): ${prompts.length} prompts, ${answers.length} answers`);
+  const rows = prompts.map((p, i) => shownRow(s, p, answers[i]!));
+  const { grads, stats } = await iterationGrads(
+    s,
+    rows.map((r) => [r]),
+    1,
+    true,
+  );
+  const r = s.opt.apply(grads);
+  const gradNorm = (await r.gradNorm.data())[0]!;
+  r.gradNorm.dispose();
+  return {
+    ...stats,
+    meanAbsAdvantage: 0,
+    tokens: rows.reduce((a, row) => a + row.answer.length, 0),
+    groups: rows.length,
+    lr: r.lr,
+    gradNorm,
+  };
+}
+
+/**
+ * The tokens the built-in solver reads a prompt in and writes an answer in (its answer grammar's,
+ * <eos> last): what supervise() trains on, and what a peer model is given (bench:ceiling).
+ */
+export function answerTokens(
+  policy: TrainablePolicy,
+  p: PolicyPrompt,
+  answer: string,
+): { prompt: number[]; answer: number[] } {
+  return tokensOf(stateOf(policy), p, answer);
+}
+
+function tokensOf(s: PolicyState, p: PolicyPrompt, answer: string): { prompt: number[]; answer: number[] } {
+  const shape = grammarOf(s, p);
+  const ids = answerIds(grammarFor(shape), answer);
+  const maxA = s.cfg.model.maxAnswerLen;
+  if (!ids || ids.length - 1 > maxA) throw new Error(`"${answer}" is not a ${shape} answer of at most ${maxA} tokens`);
+  return { prompt: promptIds(s, p.text), answer: ids };
+}
+
+/** A given answer as a training row: its tokens and the masks decoding would have had. */
+function shownRow(s: PolicyState, p: PolicyPrompt, answer: string): TrainRow {
+  const { prompt, answer: ids } = tokensOf(s, p, answer);
+  const shape = grammarOf(s, p);
+  const g = grammarFor(shape);
+  const allowed: Uint8Array[] = [];
+  let state = g.start();
+  ids.forEach((id, k) => {
+    allowed.push(allowedTokens(shape, state, s.cfg.model.maxAnswerLen - k));
+    if (id !== EOS) state = stepToken(g, state, tokenText(id))!;
+  });
+  return { prompt, answer: ids, oldLogp: new Float32Array(ids.length), allowed, adv: 1 };
+}
