@@ -86,6 +86,7 @@ export const sortSkills = [
 ];
 
 const xs = v('xs');
+const xsParam = (): Param => ({ name: 'xs', type: 'int[]' });
 const asc = (e: Expr): Expr => meth(meth(e, 'slice'), 'sort', fn(['p', 'q'], bin('-', v('p'), v('q'))));
 
 /** The key lambda x => E(x) that levels 2-4 map or sort by. */
@@ -191,104 +192,122 @@ const LADDER = ladder(LEVELS, [
   knob.ints({ by: 5 }),
 ]);
 
+/** Each level's shapes, one function each (the draws in the order the level makes them). */
 function candidate(rng: Rng, level: number): Candidate {
-  const ps: Param[] = [{ name: 'xs', type: 'int[]' }];
   if (level === 0) {
     const spec = LEVELS[0].exprs.body;
+    const ps = [xsParam()];
     const ctx = newCtx(rng, spec.ops, ps, spec);
     return { prog: { params: ps, body: [ret(gen(ctx, 'int[]', spec.depth, true, ['xs']))] }, skills: ctx.skills };
   }
-  if (level === 1) {
-    const spec = LEVELS[1].exprs.body;
-    ps.push({ name: 't', type: 'int' });
-    const ctx = newCtx(rng, spec.ops, ps, spec);
-    return {
-      prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] },
-      skills: ctx.skills,
-    };
-  }
-  // (the key is KEY up to level 4, and grows above it with the level-4 table)
-  const keySpec = level >= 4 ? LADDER.top(level).exprs.key : KEY;
-  const mapCtx = newCtx(rng, keySpec.ops, [{ name: 'x', type: 'int' }], keySpec);
-  const key = (): Expr => fn(['x'], gen(mapCtx, 'int', drawSpan(rng, keySpec.depth), true, ['x']));
+  if (level === 1) return expression(rng, LEVELS[1].exprs.body, [xsParam(), { name: 't', type: 'int' }]);
+  const key = keyLambda(rng, level);
   if (level === 2) {
     const shape = rng.int(0, 2);
-    if (shape === 0) {
-      ps.push({ name: 'k', type: 'int' });
-      const s: Stmt = let_('s', asc(meth(xs, 'map', key())), true);
-      const body = [s, ret(cond(bin('<', v('k'), prop(v('s'), 'length')), idx(v('s'), v('k')), lit(-1)))];
-      return {
-        prog: { params: ps, body },
-        skills: ['sort.sort', 'sort.kth', 'array.map', ...mapCtx.skills],
-        inputTypes: ['int[]', 'nat'],
-        ranges: KTH.inputs,
-      };
-    }
-    if (shape === 1) {
-      const dedup = meth(xs, 'filter', fn(['x', 'i'], bin('===', meth(xs, 'indexOf', v('x')), v('i'))));
-      const sorted = rng.bool();
-      const body = [ret(sorted ? asc(dedup) : meth(dedup, 'map', key()))];
-      return {
-        prog: { params: ps, body },
-        skills: [
-          'sort.dedupe',
-          'sort.search',
-          'array.filter',
-          ...(sorted ? ['sort.sort'] : ['array.map', ...mapCtx.skills]),
-        ],
-        ranges: DEDUPE.inputs,
-      };
-    }
-    const spec = LEVELS[2].exprs.body;
-    const ctx = newCtx(rng, spec.ops, ps, spec);
-    return {
-      prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] },
-      skills: ctx.skills,
-    };
+    if (shape === 0) return kth(key);
+    if (shape === 1) return dedupe(rng, key);
+    return expression(rng, LEVELS[2].exprs.body, [xsParam()]);
   }
-  if (level === 3) {
-    if (rng.bool()) {
-      ps.push({ name: 't', type: 'int' });
-      const body: Stmt[] = [
-        let_('s', asc(meth(xs, 'map', key())), true),
-        let_('lo', lit(0)),
-        let_('hi', bin('-', prop(v('s'), 'length'), lit(1))),
-        while_(bin('<=', v('lo'), v('hi')), [
-          let_('mid', call('Math.floor', bin('/', bin('+', v('lo'), v('hi')), lit(2))), true),
-          if_(bin('===', idx(v('s'), v('mid')), v('t')), [ret(v('mid'))]),
-          if_(
-            bin('<', idx(v('s'), v('mid')), v('t')),
-            [set('lo', '=', bin('+', v('mid'), lit(1)))],
-            [set('hi', '=', bin('-', v('mid'), lit(1)))],
-          ),
-        ]),
-        ret(rng.pick([lit(-1), un('-', bin('+', v('lo'), lit(1)))])),
-      ];
-      return {
-        prog: { params: ps, body },
-        skills: ['sort.binary-search', 'sort.sort', 'loop.while', 'array.map', ...mapCtx.skills],
-      };
-    }
-    const cmp = rng.pick(['>', '>=', '<'] as const);
-    const pair = (i: string): Expr => (rng.bool(0.5) ? idx(xs, v(i)) : call('kf', idx(xs, v(i))));
-    const useKey = rng.bool();
-    const body: Stmt[] = [
-      ...(useKey ? [let_('kf', key(), true)] : []),
-      let_('c', lit(0)),
-      for_('i', lit(0), prop(xs, 'length'), [
-        for_('j', bin('+', v('i'), lit(1)), prop(xs, 'length'), [
-          if_(bin(cmp, useKey ? pair('i') : idx(xs, v('i')), useKey ? pair('j') : idx(xs, v('j'))), [set('c', '++')]),
-        ]),
+  if (level === 3) return rng.bool() ? binarySearch(rng, key) : inversions(rng, key);
+  return insertionSort(rng, level, key);
+}
+
+/** Levels 1-2's own shape: one expression of the level's grammar over the parameters, of a type it returns. */
+function expression(rng: Rng, spec: (typeof LEVELS)[1 | 2]['exprs']['body'], ps: Param[]): Candidate {
+  const ctx = newCtx(rng, spec.ops, ps, spec);
+  return {
+    prog: { params: ps, body: [ret(gen(ctx, rng.pick(spec.returns), spec.depth, true, ['xs']))] },
+    skills: ctx.skills,
+  };
+}
+
+/** The key lambdas x => E(x) of levels 2-4, drawn one per call of draw; their skills gather in skills. */
+interface Key {
+  draw: () => Expr;
+  skills: Set<string>;
+}
+
+/** The key is KEY up to level 4, and grows above it with the level-4 table. */
+function keyLambda(rng: Rng, level: number): Key {
+  const keySpec = level >= 4 ? LADDER.top(level).exprs.key : KEY;
+  const mapCtx = newCtx(rng, keySpec.ops, [{ name: 'x', type: 'int' }], keySpec);
+  return {
+    draw: () => fn(['x'], gen(mapCtx, 'int', drawSpan(rng, keySpec.depth), true, ['x'])),
+    skills: mapCtx.skills,
+  };
+}
+
+/** Level 2 (KTH): the k-th smallest of xs.map(key), or -1. */
+function kth(key: Key): Candidate {
+  const s: Stmt = let_('s', asc(meth(xs, 'map', key.draw())), true);
+  const body = [s, ret(cond(bin('<', v('k'), prop(v('s'), 'length')), idx(v('s'), v('k')), lit(-1)))];
+  return {
+    prog: { params: [xsParam(), { name: 'k', type: 'int' }], body },
+    skills: ['sort.sort', 'sort.kth', 'array.map', ...key.skills],
+    inputTypes: ['int[]', 'nat'],
+    ranges: KTH.inputs,
+  };
+}
+
+/** Level 2 (DEDUPE): the first occurrence of each element, sorted or mapped by key. */
+function dedupe(rng: Rng, key: Key): Candidate {
+  const dedup = meth(xs, 'filter', fn(['x', 'i'], bin('===', meth(xs, 'indexOf', v('x')), v('i'))));
+  const sorted = rng.bool();
+  const body = [ret(sorted ? asc(dedup) : meth(dedup, 'map', key.draw()))];
+  return {
+    prog: { params: [xsParam()], body },
+    skills: ['sort.dedupe', 'sort.search', 'array.filter', ...(sorted ? ['sort.sort'] : ['array.map', ...key.skills])],
+    ranges: DEDUPE.inputs,
+  };
+}
+
+/** Level 3: binary search for t in xs.map(key) sorted; -1 or -(lo + 1) when absent. */
+function binarySearch(rng: Rng, key: Key): Candidate {
+  const body: Stmt[] = [
+    let_('s', asc(meth(xs, 'map', key.draw())), true),
+    let_('lo', lit(0)),
+    let_('hi', bin('-', prop(v('s'), 'length'), lit(1))),
+    while_(bin('<=', v('lo'), v('hi')), [
+      let_('mid', call('Math.floor', bin('/', bin('+', v('lo'), v('hi')), lit(2))), true),
+      if_(bin('===', idx(v('s'), v('mid')), v('t')), [ret(v('mid'))]),
+      if_(
+        bin('<', idx(v('s'), v('mid')), v('t')),
+        [set('lo', '=', bin('+', v('mid'), lit(1)))],
+        [set('hi', '=', bin('-', v('mid'), lit(1)))],
+      ),
+    ]),
+    ret(rng.pick([lit(-1), un('-', bin('+', v('lo'), lit(1)))])),
+  ];
+  return {
+    prog: { params: [xsParam(), { name: 't', type: 'int' }], body },
+    skills: ['sort.binary-search', 'sort.sort', 'loop.while', 'array.map', ...key.skills],
+  };
+}
+
+/** Level 3 (INVERSIONS): count the pairs i < j with xs[i] > xs[j] (or >=, <), maybe through key. */
+function inversions(rng: Rng, key: Key): Candidate {
+  const cmp = rng.pick(['>', '>=', '<'] as const);
+  const pair = (i: string): Expr => (rng.bool(0.5) ? idx(xs, v(i)) : call('kf', idx(xs, v(i))));
+  const useKey = rng.bool();
+  const body: Stmt[] = [
+    ...(useKey ? [let_('kf', key.draw(), true)] : []),
+    let_('c', lit(0)),
+    for_('i', lit(0), prop(xs, 'length'), [
+      for_('j', bin('+', v('i'), lit(1)), prop(xs, 'length'), [
+        if_(bin(cmp, useKey ? pair('i') : idx(xs, v('i')), useKey ? pair('j') : idx(xs, v('j'))), [set('c', '++')]),
       ]),
-      ret(v('c')),
-    ];
-    return {
-      prog: { params: ps, body },
-      skills: ['sort.inversions', 'loop.nested', 'loop.count', ...(useKey ? ['hof.lambda', ...mapCtx.skills] : [])],
-    };
-  }
-  // Level 4: insertion sort by key, then a projection of the sorted array.
-  const kf = key();
+    ]),
+    ret(v('c')),
+  ];
+  return {
+    prog: { params: [xsParam()], body },
+    skills: ['sort.inversions', 'loop.nested', 'loop.count', ...(useKey ? ['hof.lambda', ...key.skills] : [])],
+  };
+}
+
+/** Level 4: insertion sort by key, then a projection of the sorted array. */
+function insertionSort(rng: Rng, level: number, key: Key): Candidate {
+  const kf = key.draw();
   const swap: Stmt[] = [
     let_('tmp', idx(v('s'), v('j')), true),
     seti('s', v('j'), idx(v('s'), bin('-', v('j'), lit(1)))),
@@ -311,14 +330,14 @@ function candidate(rng: Rng, level: number): Candidate {
   const proj = rng.bool(0.4) ? v('s') : gen(pctx, 'int[]', projection.depth, true, ['s']);
   body.push(ret(proj));
   return {
-    prog: { params: ps, body },
+    prog: { params: [xsParam()], body },
     skills: [
       'sort.insertion',
       'sort.inversions',
       'loop.nested',
       'loop.while',
       'hof.lambda',
-      ...mapCtx.skills,
+      ...key.skills,
       ...pctx.skills,
     ],
   };

@@ -17,6 +17,34 @@ export const mainThreadBusySeconds = (): number => performance.eventLoopUtilizat
 
 export function createMetrics() {
   const registry = new Registry();
+  const request = httpMetrics(registry);
+  const score = scoreMetrics(registry);
+  const sampled = new Counter({
+    name: 'cogen_tasks_sampled_total',
+    help: 'Tasks handed out in this process',
+    registers: [registry],
+  });
+  const probeReports = new Counter({
+    name: 'cogen_probe_reports_total',
+    help: 'Probe reports accepted in this process',
+    registers: [registry],
+  });
+  const setGauges = scrapeGauges(registry);
+  return {
+    contentType: registry.contentType,
+    sampled,
+    probeReports,
+    request,
+    ...score,
+    async render(stats: Stats, queueStats: QueueStats | null): Promise<string> {
+      setGauges(stats, queueStats);
+      return registry.metrics();
+    },
+  };
+}
+
+/** HTTP requests by route and status, and their latency; records one request. */
+function httpMetrics(registry: Registry) {
   const requests = new Counter({
     name: 'cogen_http_requests_total',
     help: 'HTTP requests by route and status',
@@ -30,6 +58,14 @@ export function createMetrics() {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
     registers: [registry],
   });
+  return (route: string, status: number, seconds: number) => {
+    requests.inc({ route, status: String(status) });
+    latency.observe({ route }, seconds);
+  };
+}
+
+/** Score requests: the completions scored, the replays, and the latency of a request, its verification and its commit. */
+function scoreMetrics(registry: Registry) {
   const completions = new Counter({
     name: 'cogen_completions_scored_total',
     help: 'Completions scored in this process (idempotent replays excluded)',
@@ -58,16 +94,21 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [registry],
   });
-  const sampled = new Counter({
-    name: 'cogen_tasks_sampled_total',
-    help: 'Tasks handed out in this process',
-    registers: [registry],
-  });
-  const probeReports = new Counter({
-    name: 'cogen_probe_reports_total',
-    help: 'Probe reports accepted in this process',
-    registers: [registry],
-  });
+  return {
+    scored(res: ScoreResponse, seconds: number) {
+      if (res.replayed) replays.inc();
+      else {
+        completions.inc(res.results.length);
+        scoreSeconds.observe(seconds);
+      }
+    },
+    verified: (seconds: number) => verifySeconds.observe(seconds),
+    committed: (seconds: number) => commitSeconds.observe(seconds),
+  };
+}
+
+/** The gauges set at each scrape: the main thread's busy time, the queue's, and the run's durable totals. */
+function scrapeGauges(registry: Registry) {
   const busy = new Gauge({
     name: 'cogen_main_thread_busy_seconds_total',
     help: 'Seconds the main thread was busy since the process started',
@@ -105,36 +146,17 @@ export function createMetrics() {
       registers: [registry],
     }),
   };
-  return {
-    contentType: registry.contentType,
-    sampled,
-    probeReports,
-    request(route: string, status: number, seconds: number) {
-      requests.inc({ route, status: String(status) });
-      latency.observe({ route }, seconds);
-    },
-    scored(res: ScoreResponse, seconds: number) {
-      if (res.replayed) replays.inc();
-      else {
-        completions.inc(res.results.length);
-        scoreSeconds.observe(seconds);
-      }
-    },
-    verified: (seconds: number) => verifySeconds.observe(seconds),
-    committed: (seconds: number) => commitSeconds.observe(seconds),
-    async render(stats: Stats, queueStats: QueueStats | null): Promise<string> {
-      gauges.step.set(stats.step);
-      gauges.groups.set(stats.groups);
-      gauges.abandoned.set(stats.abandoned);
-      gauges.open.set(stats.open);
-      gauges.mastered.set(stats.skills_mastered.length);
-      gauges.probeAccuracy.set(stats.probe_accuracy ?? 0);
-      busy.set(mainThreadBusySeconds());
-      if (queueStats) {
-        queue.depth.set(queueStats.pending + queueStats.ackPending);
-        queue.redelivered.set(queueStats.redelivered);
-      }
-      return registry.metrics();
-    },
+  return (stats: Stats, queueStats: QueueStats | null) => {
+    gauges.step.set(stats.step);
+    gauges.groups.set(stats.groups);
+    gauges.abandoned.set(stats.abandoned);
+    gauges.open.set(stats.open);
+    gauges.mastered.set(stats.skills_mastered.length);
+    gauges.probeAccuracy.set(stats.probe_accuracy ?? 0);
+    busy.set(mainThreadBusySeconds());
+    if (queueStats) {
+      queue.depth.set(queueStats.pending + queueStats.ackPending);
+      queue.redelivered.set(queueStats.redelivered);
+    }
   };
 }
