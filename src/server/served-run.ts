@@ -9,8 +9,6 @@
 // answers. A server killed at any moment has lost nothing it acknowledged: `resume` (SQLite) or any
 // other replica (PostgreSQL, docs/scale-out.md) goes on from the store.
 import type { EnvSpec, Trajectory } from '../../envs/index.js';
-import { masteredSkills } from '../../curricula/index.js';
-import type { Gate } from '../../curricula/index.js';
 import { masteryTable, frontier, timeline } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import {
@@ -18,22 +16,16 @@ import {
   masterySummary,
   probeScores,
   probeSets,
-  type Probe,
-  masteryRecords,
-  newTaskRecords,
-  openCeilings,
-  propose,
-  type GraphSink,
-  type TaskSpace,
   StoreError,
-  type IssueRecord,
   type StoredRequest,
   type ServedRecords,
 } from '../run/index.js';
 import type { Skill, Task } from '../../core/task.js';
 import { Committer } from './committer.js';
 import { scoreChange } from './served-score.js';
-import type { Curriculum } from './served-state.js';
+import { sampleChange } from './served-sample.js';
+import { probeChange } from './served-probes.js';
+import type { ServedParts } from './served-state.js';
 import type { Verifier } from './verifier.js';
 import type { ProbeReport, ScoreItem, ScoreResponse } from './types.js';
 import { taskIn, type TaskIn, type TaskView } from './served-view.js';
@@ -47,26 +39,6 @@ export class ServeError extends Error {
   ) {
     super(message);
   }
-}
-
-/** What a served run is made of (served-open.ts puts it together). */
-export interface ServedParts {
-  runId: string;
-  config: RunConfig;
-  records: ServedRecords;
-  sandbox: Sandbox;
-  verifier: Verifier;
-  graphs: GraphSink[];
-  gate: Gate;
-  space: TaskSpace;
-  probes: Probe[];
-  cur: Curriculum;
-  now: () => number;
-  log: (line: string) => void;
-  /** How a stopped run goes on, for the message of a failed commit. */
-  resumeHint: string;
-  /** Records the run's end (SQLite: its status and run event; a PostgreSQL run goes on while any replica serves it). */
-  onClose(status: 'stopped' | 'finished', step: number): Promise<void>;
 }
 
 /** Seconds of verification and of commits, for /metrics. */
@@ -120,61 +92,7 @@ export class ServedRun {
     view: V = 'chat' as V,
   ): Promise<{ tasks: (TaskIn<V> & { expires_at: string })[] }> {
     this.assertOpen();
-    const { cur, space, config } = this.p;
-    return this.committer.run({
-      apply: async () => {
-        const step = cur.state.step;
-        const arms = this.p.gate.open(space.arms, cur.mastery.mastered());
-        const mastered = masteredSkills(cur.mastery.mastered(), space.skills, arms);
-        const ceilings = openCeilings(space, arms);
-        const picks = cur.controller.pick(n, cur.rng, {
-          step,
-          arms,
-          mastered,
-          ...(ceilings.size > 0 ? { ceilings } : {}),
-        });
-        const first = cur.state.issued;
-        cur.state.issued += n;
-        const ctx = {
-          step,
-          sandbox: this.p.sandbox,
-          seen: cur.seen,
-          archive: cur.archive,
-          probeIds: this.probeIds,
-          proposer: null,
-          skills: space.skills,
-          learned: cur.learned,
-        };
-        const tasks: Task[] = [];
-        const fresh: Task[] = [];
-        for (const [i, pick] of picks.entries()) {
-          const task = await propose(ctx, pick, cur.rng.fork(`issue/${first + i}`), []);
-          if (cur.addTask(task, true)) fresh.push(task);
-          tasks.push(task);
-        }
-        const issuedAt = this.p.now();
-        const expiresAt = issuedAt + config.serve.ttlSeconds * 1000;
-        // One issue per distinct task: the curriculum may pick a task twice in one sample, and a trainer
-        // reports the completions of both copies as one group.
-        const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({
-          taskId,
-          issuedAt,
-          expiresAt,
-        }));
-        const expires = new Date(expiresAt).toISOString();
-        return {
-          result: { tasks: tasks.map((t) => ({ ...taskIn(view, t), expires_at: expires })) },
-          ops: [
-            {
-              op: 'issue' as const,
-              step,
-              ...newTaskRecords(this.runId, step, fresh),
-              issues,
-            },
-          ],
-        };
-      },
-    });
+    return this.committer.run({ apply: () => sampleChange(this.p, this.probeIds, n, view) });
   }
 
   /**
@@ -294,28 +212,11 @@ export class ServedRun {
     this.assertOpen();
     const scores = probeScores(probes, verdicts, space.skills);
     return this.committer.run({
-      apply: async () => {
+      apply: async () =>
         // Checked again on the committed state: another replica may have taken this round meanwhile.
-        if (round !== this.probeRound() || round <= cur.state.probeRound)
-          return { result: refuse(`round ${round} was reported already`), ops: [] };
-        const step = cur.state.step;
-        const at = new Date(this.p.now()).toISOString();
-        const events = cur.mastery.observe(step, scores.perSkill);
-        cur.state.probeRound = round;
-        cur.state.probeAccuracy = scores.overall;
-        const outbox = masteryRecords(this.runId, step, at, events, this.p.log);
-        return {
-          result: {
-            round,
-            accepted: true,
-            detail: null,
-            accuracy: scores.overall,
-            per_skill: Object.fromEntries([...scores.perSkill].map(([id, x]) => [id, x.accuracy])),
-            events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
-          },
-          ops: [{ op: 'events' as const, step, outbox }],
-        };
-      },
+        round !== this.probeRound() || round <= cur.state.probeRound
+          ? { result: refuse(`round ${round} was reported already`), ops: [] }
+          : probeChange(this.p, round, scores),
     });
   }
 

@@ -6,7 +6,10 @@ import type { Controller, MasteryTracker } from '../../curricula/index.js';
 import type { LearnedProposer } from '../../proposers/index.js';
 import { createRng, type Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
-import type { WriterTx } from '../run/index.js';
+import type { Gate } from '../../curricula/index.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import type { GraphSink, Probe, RunConfig, ServedRecords, TaskSpace, WriterTx } from '../run/index.js';
+import type { Verifier } from './verifier.js';
 
 /** What survives a restart besides the rows: the state every request moves forward. */
 export interface ServedState {
@@ -120,4 +123,24 @@ export class Curriculum {
     this.added = [];
     this.version = -1;
   }
+}
+
+/** What a served run is made of (served-open.ts puts it together). */
+export interface ServedParts {
+  runId: string;
+  config: RunConfig;
+  records: ServedRecords;
+  sandbox: Sandbox;
+  verifier: Verifier;
+  graphs: GraphSink[];
+  gate: Gate;
+  space: TaskSpace;
+  probes: Probe[];
+  cur: Curriculum;
+  now: () => number;
+  log: (line: string) => void;
+  /** How a stopped run goes on, for the message of a failed commit. */
+  resumeHint: string;
+  /** Records the run's end (SQLite: its status and run event; a PostgreSQL run goes on while any replica serves it). */
+  onClose(status: 'stopped' | 'finished', step: number): Promise<void>;
 }

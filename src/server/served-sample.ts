@@ -1,0 +1,55 @@
+// One sample request applied to a served run's state by the run's writer (committer.ts): the live
+// controller picks the arms, the proposer makes the tasks (replays and mutations included), and each
+// distinct task is handed out as an issue that expires unless scored in time.
+import { masteredSkills } from '../../curricula/index.js';
+import type { Task } from '../../core/task.js';
+import { newTaskRecords, openCeilings, propose, type IssueRecord, type WriteOp } from '../run/index.js';
+import type { ServedParts } from './served-state.js';
+import { taskIn, type TaskIn, type TaskView } from './served-view.js';
+
+export async function sampleChange<V extends TaskView>(
+  p: ServedParts,
+  probeIds: ReadonlySet<string>,
+  n: number,
+  view: V,
+): Promise<{ result: { tasks: (TaskIn<V> & { expires_at: string })[] }; ops: WriteOp[] }> {
+  const { cur, space, config } = p;
+  const step = cur.state.step;
+  const arms = p.gate.open(space.arms, cur.mastery.mastered());
+  const mastered = masteredSkills(cur.mastery.mastered(), space.skills, arms);
+  const ceilings = openCeilings(space, arms);
+  const picks = cur.controller.pick(n, cur.rng, { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) });
+  const first = cur.state.issued;
+  cur.state.issued += n;
+  const ctx = {
+    step,
+    sandbox: p.sandbox,
+    seen: cur.seen,
+    archive: cur.archive,
+    probeIds,
+    proposer: null,
+    skills: space.skills,
+    learned: cur.learned,
+  };
+  const tasks: Task[] = [];
+  const fresh: Task[] = [];
+  for (const [i, pick] of picks.entries()) {
+    const task = await propose(ctx, pick, cur.rng.fork(`issue/${first + i}`), []);
+    if (cur.addTask(task, true)) fresh.push(task);
+    tasks.push(task);
+  }
+  const issuedAt = p.now();
+  const expiresAt = issuedAt + config.serve.ttlSeconds * 1000;
+  // One issue per distinct task: the curriculum may pick a task twice in one sample, and a trainer
+  // reports the completions of both copies as one group.
+  const issues: IssueRecord[] = [...new Set(tasks.map((t) => t.id))].map((taskId) => ({
+    taskId,
+    issuedAt,
+    expiresAt,
+  }));
+  const expires = new Date(expiresAt).toISOString();
+  return {
+    result: { tasks: tasks.map((t) => ({ ...taskIn(view, t), expires_at: expires })) },
+    ops: [{ op: 'issue', step, ...newTaskRecords(p.runId, step, fresh), issues }],
+  };
+}
