@@ -1,11 +1,11 @@
-// The house (docs/DESIGN.md, "The house"; README "Where things are"): core/ is the ground floor,
-// the rooms stand on it, the roof (src/*.ts, the command line in src/cli/, the server, the
-// dashboard, `cogen setup` in src/setup/) is where they meet. `npm run lint` checks it. core/ is a
-// floor, not a room: its files are imported directly.
-const ROOMS = '(generators|curricula|sandbox|graphs|proposers|envs|bridges|src/solver|src/agents|src/run)';
-// src/cli/ is part of the roof, not a room: it is src/cli.ts's commands, one file each, and like
-// the rest of the roof it may import every room (at its door) while no room may import it.
-const ROOF = '^src/([^/]+\\.ts|cli/|server/|dashboard/|setup/)';
+// The house's rules, built from its one list (house.cjs): `npm run lint` checks them on all of it.
+const { floor: FLOOR, rooms: ROOMS, roof: ROOF_DIRS, outside: OUTSIDE } = require('./house.cjs');
+
+const any = (xs) => `(${xs.join('|')})`;
+const ROOM = any(ROOMS);
+const ROOF = `^src/([^/]+\\.ts|${ROOF_DIRS.map((d) => `${d}/`).join('|')})`;
+const HOUSE = `^${any([FLOOR, ...ROOMS, 'src'])}/`;
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
@@ -13,29 +13,51 @@ module.exports = {
       name: 'ground-floor',
       comment: 'core/ holds what every room shares, so it imports none of them',
       severity: 'error',
-      from: { path: '^core/' },
-      to: { path: '^(generators|curricula|sandbox|graphs|proposers|envs|bridges|src)/' },
+      from: { path: `^${FLOOR}/` },
+      to: { path: `^${any([...ROOMS, 'src'])}/` },
     },
     {
       name: 'no-upward-import',
-      comment: 'a room never reaches up into the roof (src/*.ts, the command line, the server, the dashboard, setup)',
+      comment: 'a room never reaches up into the roof',
       severity: 'error',
-      from: { path: `^(core|${ROOMS.slice(1, -1)})/` },
+      from: { path: `^${any([FLOOR, ...ROOMS])}/` },
       to: { path: ROOF },
     },
     {
       name: 'room-door',
       comment: 'another room is entered through its index.ts, or its config.ts for a schema alone',
       severity: 'error',
-      from: { path: `^${ROOMS}/` },
-      to: { path: `^${ROOMS}/`, pathNot: ['^$1/', '/(index|config)\\.ts$'] },
+      from: { path: `^${ROOM}/` },
+      to: { path: `^${ROOM}/`, pathNot: ['^$1/', '/(index|config)\\.ts$'] },
     },
     {
-      name: 'scripts-outside',
-      comment: 'scripts/ (the docs generators, npm run docs) read the house; nothing in the house imports them',
+      name: 'roof-uses-doors',
+      comment: 'the roof meets the rooms at their doors too',
       severity: 'error',
-      from: { path: '^(core|generators|curricula|sandbox|graphs|proposers|envs|bridges|src)/' },
-      to: { path: '^scripts/' },
+      from: { path: ROOF },
+      to: { path: `^${ROOM}/`, pathNot: '/(index|config)\\.ts$' },
+    },
+    {
+      name: 'outside-uses-doors',
+      comment:
+        'tests and benchmarks enter a room by its doors; testing.ts is the one that holds the internals they check',
+      severity: 'error',
+      from: { path: `^${any(['test', 'bench'])}/` },
+      to: { path: `^${ROOM}/`, pathNot: '/(index|config|testing)\\.ts$' },
+    },
+    {
+      name: 'testing-door-for-tests',
+      comment: "a room's testing.ts is for test/ and bench/: nothing in the house imports one",
+      severity: 'error',
+      from: { path: HOUSE, pathNot: '/testing\\.ts$' },
+      to: { path: `^${ROOM}/testing\\.ts$` },
+    },
+    {
+      name: 'outside-stays-outside',
+      comment: 'scripts/, test/ and bench/ read the house; nothing in the house imports them',
+      severity: 'error',
+      from: { path: HOUSE },
+      to: { path: `^${any(OUTSIDE)}/` },
     },
     {
       name: 'server-without-agents',
@@ -52,17 +74,11 @@ module.exports = {
       from: { path: '^curricula/' },
       to: { path: '^envs/' },
     },
-    {
-      name: 'roof-uses-doors',
-      comment: 'the roof meets the rooms at their doors too',
-      severity: 'error',
-      from: { path: ROOF },
-      to: { path: `^${ROOMS}/`, pathNot: '/(index|config)\\.ts$' },
-    },
   ],
   options: {
+    includeOnly: `^${any([FLOOR, ...ROOMS, 'src', ...OUTSIDE])}/`,
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|runs|scratch|test-artifacts|graphs/neo4j-launcher)' },
+    exclude: { path: '^(node_modules|runs|scratch|test-artifacts|graphs/neo4j-launcher|bench/results)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

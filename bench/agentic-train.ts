@@ -8,7 +8,7 @@ import { createRng } from '../core/rng.js';
 import { generateEnv, type EnvKind, type EnvSpec } from '../envs/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { createPolicy, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
-import { evaluateSolver, playSolver, trainAgentic } from '../src/run/env-training.js';
+import { evaluateSolver, playSolver, trainAgentic } from '../src/run/testing.js';
 import { median } from './stats.js';
 
 export interface TrainOptions {

@@ -25,7 +25,7 @@ import { createRng } from '../core/rng.js';
 import { createSandbox } from '../sandbox/index.js';
 import { drawSeeds, median } from './stats.js';
 import { compactProgram } from '../generators/index.js';
-import { oneTokenEdits } from '../src/run/env-training.js';
+import { oneTokenEdits } from '../src/run/testing.js';
 import { contextCost, solverOf, trainKind, type TrainedRow } from './agentic-train.js';
 import {
   ENV_KINDS,

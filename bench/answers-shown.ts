@@ -23,9 +23,9 @@ import { createRng } from '../core/rng.js';
 import { createPolicy, grammarFor, solverConfigSchema } from '../src/solver/index.js';
 import { allowedTokens, charId, EOS, initBackend, recomputeLogProbs, type RolloutRow } from '../src/solver/testing.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
-import { buildProbes, trivialBaseline } from '../src/run/probes.js';
+import { buildProbes, trivialBaseline } from '../src/run/testing.js';
 import { allSkills } from '../generators/index.js';
-import { masteryConfigSchema } from '../curricula/mastery.js';
+import { masteryConfigSchema } from '../curricula/testing.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -23,9 +23,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMasteryTracker } from '../curricula/index.js';
-import { buildProbes, trivialBaseline } from '../src/run/probes.js';
-import { taskSpace, sandboxOf } from '../src/run/parts.js';
-import { verifyTasks } from '../src/run/verification.js';
+import { buildProbes, trivialBaseline } from '../src/run/testing.js';
+import { taskSpace, sandboxOf } from '../src/run/testing.js';
+import { verifyTasks } from '../src/run/testing.js';
 import {
   answerKind,
   answerShape,

@@ -1,6 +1,6 @@
 // bench:curriculum's model-free section: the same controllers on a simulated learner (curricula/sim.ts).
 import { controllerNames, createController, curriculumConfigSchema, type ControllerName } from '../curricula/index.js';
-import { simArms, simulate } from '../curricula/sim.js';
+import { simArms, simulate } from '../curricula/testing.js';
 import { createRng } from '../core/rng.js';
 import { mean, median } from './stats.js';
 

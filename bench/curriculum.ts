@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { controllerNames, type ControllerName } from '../curricula/index.js';
-import { armKey, type TaskArm } from '../curricula/types.js';
+import { armKey, type TaskArm } from '../curricula/testing.js';
 import { simMarkdown, simSection } from './curriculum-sim.js';
 import { bootstrapMean, drawSeeds, formatInterval, pairedDifference, type Interval, type Paired } from './stats.js';
 import {

@@ -8,14 +8,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-// @ts-expect-error plain JS module without type declarations
-import { startLocalNeo4j } from '../graphs/neo4j-local.js';
-import { EmbeddedSkillGraph } from '../graphs/embedded.js';
+import { startLocalNeo4j } from '../graphs/testing.js';
+import { EmbeddedSkillGraph } from '../graphs/testing.js';
 import { openSkillGraph } from '../graphs/index.js';
-import type { Neo4jSkillGraph } from '../graphs/neo4j.js';
-import type { GraphEvent, SkillGraph } from '../graphs/types.js';
+import type { Neo4jSkillGraph } from '../graphs/testing.js';
+import type { GraphEvent, SkillGraph } from '../graphs/testing.js';
 import type { Skill } from '../core/task.js';
-import { formatTable } from '../graphs/views.js';
+import { formatTable } from '../graphs/testing.js';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -28,9 +28,9 @@ import {
   startRun,
   type RunConfig,
 } from '../src/index.js';
-import { buildProbes, latestSkillProbes } from '../src/run/probes.js';
-import { sandboxOf, taskSpace } from '../src/run/parts.js';
-import { verifyTasks } from '../src/run/verification.js';
+import { buildProbes, latestSkillProbes } from '../src/run/testing.js';
+import { sandboxOf, taskSpace } from '../src/run/testing.js';
+import { verifyTasks } from '../src/run/testing.js';
 import { drawSeeds, median } from './stats.js';
 
 const { values: args } = parseArgs({

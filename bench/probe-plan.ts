@@ -1,8 +1,8 @@
 // The probe plan a run builds (as src/run/loop.ts does), per skill: probes, trivial baseline, masterable.
 //   npx tsx bench/probe-plan.ts [preset...] [--families a,b] [--max-level n] [--types t,u]
 import { loadPreset } from '../src/run/config.js';
-import { taskSpace, sandboxOf } from '../src/run/parts.js';
-import { buildProbes, probeSets } from '../src/run/probes.js';
+import { taskSpace, sandboxOf } from '../src/run/testing.js';
+import { buildProbes, probeSets } from '../src/run/testing.js';
 import { createMasteryTracker } from '../curricula/index.js';
 import { renderCompact } from '../generators/index.js';
 import { createRng } from '../core/rng.js';

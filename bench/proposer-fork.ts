@@ -13,9 +13,9 @@ import { solvedCount } from '../core/rules.js';
 import { answerKind, answerShape, type Task } from '../core/task.js';
 import { renderCompact } from '../generators/index.js';
 import type { RunConfig } from '../src/run/config.js';
-import { learnedProposerOf, sandboxOf, taskSpace } from '../src/run/parts.js';
+import { learnedProposerOf, sandboxOf, taskSpace } from '../src/run/testing.js';
 import { createPolicy } from '../src/solver/index.js';
-import { drawTask, verifyTasks } from '../src/run/verification.js';
+import { drawTask, verifyTasks } from '../src/run/testing.js';
 
 /** Per arm and overall (the mean over arms, each drawn equally): the learnable shares of both proposers' fresh tasks at one checkpoint. */
 export interface ForkPoint {

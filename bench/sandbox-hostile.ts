@@ -6,13 +6,12 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { createSandbox, verifyMany } from '../sandbox/index.js';
-import { verifyManyMetered } from '../sandbox/verify.js';
+import { verifyManyMetered } from '../sandbox/testing.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { Task } from '../core/task.js';
 import { createRng } from '../core/rng.js';
 import { families, generateTask } from '../generators/index.js';
-// @ts-expect-error plain JS module without type declarations
-import { INTRINSICS } from '../sandbox/engine.mjs';
+import { INTRINSICS } from '../sandbox/testing.js';
 import { median } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

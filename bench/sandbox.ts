@@ -65,8 +65,7 @@ import { families } from '../generators/index.js';
 import { CODE_TASK_TYPES } from '../core/task.js';
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-// @ts-expect-error plain JS module without type declarations
-import { INTRINSICS } from '../sandbox/engine.mjs';
+import { INTRINSICS } from '../sandbox/testing.js';
 import { hostileJson, hostileMix, hostileOnly, hostileTable } from './sandbox-hostile.js';
 import { median } from './stats.js';
 

@@ -20,12 +20,12 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { verifyMany } from '../sandbox/verify.js';
+import { verifyMany } from '../sandbox/testing.js';
 import { extractAnswer } from '../sandbox/index.js';
 import { loadPreset } from '../src/run/config.js';
-import { sandboxOf } from '../src/run/parts.js';
+import { sandboxOf } from '../src/run/testing.js';
 import { openServedRun } from '../src/server/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { answerKind, referenceAnswer, type Task } from '../core/task.js';
 
 const { values: args } = parseArgs({

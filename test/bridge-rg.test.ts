@@ -23,7 +23,7 @@ import { createRng } from '../core/rng.js';
 import type { ProblemTask } from '../core/task.js';
 import { generateTask } from '../generators/index.js';
 import { createSandbox } from '../sandbox/index.js';
-import { availableFamilies, spaceFamily, verifyTasks } from '../src/run/verification.js';
+import { availableFamilies, spaceFamily, verifyTasks } from '../src/run/testing.js';
 
 const CI = process.env.CI === 'true' || process.env.CI === '1';
 const READY = bridgeReady();

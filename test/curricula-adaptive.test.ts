@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createController, curriculumConfigSchema, type ControllerName } from '../curricula/index.js';
 import { createRng } from '../core/rng.js';
-import { simArms, simulate } from '../curricula/sim.js';
+import { simArms, simulate } from '../curricula/testing.js';
 
 const opts = { families: 3, levels: 6, rate: 0.05, group: 8 };
 const run = (controller: ControllerName) => {

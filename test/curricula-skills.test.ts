@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { meanAbsAdvantage } from '../curricula/dynamic.js';
+import { meanAbsAdvantage } from '../curricula/testing.js';
 import { isZeroVariance, solveRate } from '../core/rules.js';
 import {
   createGate,
@@ -9,9 +9,9 @@ import {
   unlockedSkills,
   type GateSkill,
   type GatingInput,
-} from '../curricula/gating.js';
-import { createMasteryTracker, emptyMastery, masteryStep, MasteryTracker } from '../curricula/mastery.js';
-import { armKey, type Arm } from '../curricula/types.js';
+} from '../curricula/testing.js';
+import { createMasteryTracker, emptyMastery, masteryStep, MasteryTracker } from '../curricula/testing.js';
+import { armKey, type Arm } from '../curricula/testing.js';
 
 // A small taxonomy: per family a chain of skills, one per level, each requiring the one below;
 // level-2 skills of family b also require a.1 (cross-family prerequisite).

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { banditUpdate, BanditController } from '../curricula/bandit.js';
-import { hardestArms } from '../curricula/hardest.js';
+import { banditUpdate, BanditController } from '../curricula/testing.js';
+import { hardestArms } from '../curricula/testing.js';
 import { controllerNames, createController, curriculumConfigSchema, type ControllerName } from '../curricula/index.js';
-import { LadderController } from '../curricula/ladder.js';
-import { LearnabilityController } from '../curricula/learnability.js';
-import { ProgressController } from '../curricula/progress.js';
-import { replayProbabilities, ReplayController, type ArchiveEntry } from '../curricula/replay.js';
-import { armKey, type Arm, type ArmResult, type Controller } from '../curricula/types.js';
-import { UniformController } from '../curricula/uniform.js';
-import { normalise, slope, softmax } from '../curricula/util.js';
+import { LadderController } from '../curricula/testing.js';
+import { LearnabilityController } from '../curricula/testing.js';
+import { ProgressController } from '../curricula/testing.js';
+import { replayProbabilities, ReplayController, type ArchiveEntry } from '../curricula/testing.js';
+import { armKey, type Arm, type ArmResult, type Controller } from '../curricula/testing.js';
+import { UniformController } from '../curricula/testing.js';
+import { normalise, slope, softmax } from '../curricula/testing.js';
 import { createRng, type Rng } from '../core/rng.js';
 import { CODE_TASK_TYPES } from '../core/task.js';
 

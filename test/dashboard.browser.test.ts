@@ -17,7 +17,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { startDashboard, type RunningDashboard } from '../src/dashboard/server.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { CLI, ROOT, skillEventsOf, tempDir } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dashboardApp } from '../src/dashboard/server.js';
 import { plotRuns, plotSvg, loadPlotRuns, svgToPng } from '../src/dashboard/plot.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import type { Task } from '../core/task.js';
 import { loadPreset } from '../src/run/config.js';
 import { startServer } from '../src/server/index.js';

@@ -18,7 +18,7 @@ import {
   type EnvSpec,
   type Trajectory,
 } from '../envs/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { exportRun } from '../src/export.js';
 import { cogen, tempDir } from './helpers.js';
 

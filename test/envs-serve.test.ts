@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { loadPreset } from '../src/run/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { generateEnv, referenceActions, requestRng, type EnvKind } from '../envs/index.js';
 import { tempDir } from './helpers.js';

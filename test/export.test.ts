@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { asyncBufferFromFile, parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS, exportRun, exportTasks, parquetSchema, toRecord } from '../src/export.js';
-import type { RunStore, TaskRow } from '../src/run/records/store.js';
+import type { RunStore, TaskRow } from '../src/run/testing.js';
 import type { Task } from '../core/task.js';
 import { tempDir } from './helpers.js';
 

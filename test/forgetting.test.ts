@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMasteryTracker, masteryConfigSchema } from '../curricula/index.js';
-import { masterySummary } from '../src/run/probes.js';
+import { masterySummary } from '../src/run/testing.js';
 
 const sets = {
   learnAt: 0.8,

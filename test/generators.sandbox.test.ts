@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
 import { referenceAnswer, CODE_TASK_TYPES, type CodeTask, type Json, type Task, type TaskDraft } from '../core/task.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { verifyAnswer } from '../sandbox/verify.js';
+import { verifyAnswer } from '../sandbox/testing.js';
 import { drawReference, families, generateTask, materialise, mutate, REJECT_REASONS } from '../generators/index.js';
 
 let sb: Sandbox;

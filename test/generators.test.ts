@@ -51,8 +51,8 @@ import {
   while_,
   type Prog,
   type Stmt,
-} from '../generators/grammar/index.js';
-import { describeLevels, ranges } from '../generators/levels.js';
+} from '../generators/testing.js';
+import { describeLevels, ranges } from '../generators/testing.js';
 
 const skillIds = new Set(allSkills().map((s) => s.id));
 const skillById = new Map(allSkills().map((s) => [s.id, s]));

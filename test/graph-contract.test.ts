@@ -3,10 +3,10 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSkillGraph } from '../graphs/index.js';
-import { Neo4jSkillGraph } from '../graphs/neo4j.js';
-import { EmbeddedSkillGraph } from '../graphs/embedded.js';
-import type { GraphEvent, SkillGraph } from '../graphs/types.js';
-import { compareRuns, frontier, masteryTable, renderSkills, showSkill, timeline } from '../graphs/views.js';
+import { Neo4jSkillGraph } from '../graphs/testing.js';
+import { EmbeddedSkillGraph } from '../graphs/testing.js';
+import type { GraphEvent, SkillGraph } from '../graphs/testing.js';
+import { compareRuns, frontier, masteryTable, renderSkills, showSkill, timeline } from '../graphs/testing.js';
 import { AT, SKILLS, isCI, lockNeo4j, mastery, neo4jConnection, runEvents, task } from './graph-helpers.js';
 
 interface Factory {

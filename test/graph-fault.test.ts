@@ -9,11 +9,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-// @ts-expect-error plain JS module without type declarations
-import { startLocalNeo4j } from '../graphs/neo4j-local.js';
+import { startLocalNeo4j } from '../graphs/testing.js';
 import { drainOutbox, openSkillGraph } from '../graphs/index.js';
 import { loadPreset, startRun } from '../src/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { isCI, neo4jConnection } from './graph-helpers.js';
 
 interface LocalNeo4j {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { Skill } from '../core/task.js';
-import type { GraphEvent, GraphTask, OutboxSource } from '../graphs/types.js';
+import type { GraphEvent, GraphTask, OutboxSource } from '../graphs/testing.js';
 
 export const isCI = process.env.CI === 'true' || process.env.CI === '1';
 

@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphConnectionError, openSkillGraph } from '../graphs/index.js';
-import { Neo4jSkillGraph } from '../graphs/neo4j.js';
-import { drainOutbox } from '../graphs/outbox.js';
-import type { GraphEvent, SkillGraph } from '../graphs/types.js';
+import { Neo4jSkillGraph } from '../graphs/testing.js';
+import { drainOutbox } from '../graphs/testing.js';
+import type { GraphEvent, SkillGraph } from '../graphs/testing.js';
 import { cypherStatements, masteryTable, renderSkills } from '../graphs/index.js';
 import { MemoryOutbox, SKILLS, isCI, lockNeo4j, mastery, neo4jConnection, runEvents, task } from './graph-helpers.js';
 

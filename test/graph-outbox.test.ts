@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openSkillGraph } from '../graphs/index.js';
-import { drainOutbox, replayAll } from '../graphs/outbox.js';
-import type { GraphEvent, Mastery, SkillGraph } from '../graphs/types.js';
+import { drainOutbox, replayAll } from '../graphs/testing.js';
+import type { GraphEvent, Mastery, SkillGraph } from '../graphs/testing.js';
 import { AT, MemoryOutbox, mastery, runEvents } from './graph-helpers.js';
 
 /** Wraps a graph; while `down`, apply() throws like an unreachable server. */

@@ -12,7 +12,7 @@ import {
   type Arm,
   type ArmResult,
 } from '../curricula/index.js';
-import { simArms, simulate } from '../curricula/sim.js';
+import { simArms, simulate } from '../curricula/testing.js';
 
 const arms = (family: string, levels: number, type: Arm['type'] = 'deduction'): Arm[] =>
   Array.from({ length: levels }, (_, level) => ({ family, level, type }));

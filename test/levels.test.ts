@@ -17,7 +17,7 @@ import {
   problemFamilies,
   taxonomy,
 } from '../generators/index.js';
-import { describeRule, grow, lastWithin, TOP } from '../generators/growth.js';
+import { describeRule, grow, lastWithin, TOP } from '../generators/testing.js';
 
 let sb: Sandbox;
 beforeAll(async () => {

@@ -15,7 +15,7 @@ import {
   masteryStep,
   minProbes,
   passes,
-} from '../curricula/mastery.js';
+} from '../curricula/testing.js';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type CodeTask, type Json, type ProblemTask, type Skill, type Task } from '../core/task.js';
 import { allSkills, families, problemFamilies, renderCompact } from '../generators/index.js';
@@ -32,7 +32,7 @@ import {
   trivialGroup,
   trivialKeys,
   type Probe,
-} from '../src/run/probes.js';
+} from '../src/run/testing.js';
 
 const defaults = masteryConfigSchema.parse({});
 

@@ -4,12 +4,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.js';
 import type { Json, Task } from '../core/task.js';
-import { masteryConfigSchema } from '../curricula/mastery.js';
+import { masteryConfigSchema } from '../curricula/testing.js';
 import { allSkills, renderCompact } from '../generators/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { caseType, valueClass } from '../src/run/case-type.js';
-import { buildProbes, holdLimit } from '../src/run/probes.js';
-import { drawTask } from '../src/run/verification.js';
+import { caseType, valueClass } from '../src/run/testing.js';
+import { buildProbes, holdLimit } from '../src/run/testing.js';
+import { drawTask } from '../src/run/testing.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {

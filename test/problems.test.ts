@@ -16,14 +16,14 @@ import { createSandbox, problemAnswerText, verifyAnswer, verifyMany, type Sandbo
 import { generateTask, getFamily, getProblemFamily, materialise, mutate, renderNatural } from '../generators/index.js';
 import { agentsConfigSchema, createProposerAgent, type ProposalRequest } from '../src/agents/index.js';
 import { toRecord } from '../src/export.js';
-import { canonical, trivialKeys } from '../src/run/probes.js';
+import { canonical, trivialKeys } from '../src/run/testing.js';
 import { loadPreset } from '../src/run/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
 import { cogen, tempDir } from './helpers.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { servedTask } from '../src/server/types.js';
-import { answerOf } from '../src/run/verification.js';
+import { answerOf } from '../src/run/testing.js';
 
 let sb: Sandbox;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { exportRun } from '../src/export.js';
 import { formatProposerReport, proposerReport } from '../src/cli/proposer.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { openSkillGraph, renderSkills, showSkill } from '../graphs/index.js';
 import { LEARNED_PROPOSER } from '../proposers/index.js';
 import { runRows, tempDir } from './helpers.js';

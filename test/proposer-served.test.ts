@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset } from '../src/run/config.js';
 import { openServedRun } from '../src/server/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { referenceAnswer } from '../core/task.js';
 import { LEARNED_PROPOSER, type LearnedState } from '../proposers/index.js';
 import { tempDir } from './helpers.js';

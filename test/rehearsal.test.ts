@@ -7,7 +7,7 @@ import {
   masteredSkills,
   type ControllerName,
 } from '../curricula/index.js';
-import { RehearsalWrapper, withRehearsal } from '../curricula/rehearsal.js';
+import { RehearsalWrapper, withRehearsal } from '../curricula/testing.js';
 import {
   armKey,
   type Arm,
@@ -15,8 +15,8 @@ import {
   type Controller,
   type MasteredSkill,
   type Pick,
-} from '../curricula/types.js';
-import { UniformController } from '../curricula/uniform.js';
+} from '../curricula/testing.js';
+import { UniformController } from '../curricula/testing.js';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type Skill } from '../core/task.js';
 

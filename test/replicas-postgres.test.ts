@@ -7,7 +7,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { join } from 'node:path';
 import { loadPreset } from '../src/run/config.js';
 import { openServedRun, startServer, type ServedRun } from '../src/server/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { referenceAnswer, type Task } from '../core/task.js';
 import { isCI, postgresUrl } from './services.js';
 import { tempDir } from './helpers.js';

@@ -3,7 +3,7 @@
 // verifiers' rewards pass through unchanged.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { trainingReward } from '../src/run/training-reward.js';
+import { trainingReward } from '../src/run/testing.js';
 import type { DeductionTask, Task } from '../core/task.js';
 
 const deduction = (output: DeductionTask['output']): Task => ({

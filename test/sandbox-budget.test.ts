@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSandbox, budgetFor, DEFAULT_BUDGET, resolveBudget, taskBudget } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { verifyManyMetered } from '../sandbox/verify.js';
-import { runTwiceMetered } from '../sandbox/validate.js';
+import { verifyManyMetered } from '../sandbox/testing.js';
+import { runTwiceMetered } from '../sandbox/testing.js';
 import { families, generateTask } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
 import {

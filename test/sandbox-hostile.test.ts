@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, verifyAnswer } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { verifyManyMetered } from '../sandbox/verify.js';
+import { verifyManyMetered } from '../sandbox/testing.js';
 import { generateTask } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
 import type { InductionTask } from '../core/task.js';

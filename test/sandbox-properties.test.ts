@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSandbox, deepEqual, formatLiteral, parseLiteral, verifyAnswer } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { FAILURE_REASONS } from '../sandbox/types.js';
+import { FAILURE_REASONS } from '../sandbox/testing.js';
 import type { Json, Task } from '../core/task.js';
 
 let sb: Sandbox;

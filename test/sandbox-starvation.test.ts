@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { budgetFor, createSandbox, type Sandbox } from '../sandbox/index.js';
-import { runTwiceMetered } from '../sandbox/validate.js';
-import { verifyManyMetered } from '../sandbox/verify.js';
+import { runTwiceMetered } from '../sandbox/testing.js';
+import { verifyManyMetered } from '../sandbox/testing.js';
 import { drawReference, families } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
 import { CODE_TASK_TYPES, type InductionTask, type Json } from '../core/task.js';

@@ -2,7 +2,7 @@
 // queue URL that carries a password is refused with one line that does not repeat it, and a worker
 // bound beyond loopback needs COGEN_TOKEN, as a replica does.
 import { describe, expect, it } from 'vitest';
-import { parsePgUrl } from '../src/run/records/pg-url.js';
+import { parsePgUrl } from '../src/run/testing.js';
 import { natsTarget } from '../src/workers/nats.js';
 import { cogen } from './helpers.js';
 

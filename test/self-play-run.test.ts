@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPreset, startRun } from '../src/index.js';
 import { SELF_PLAY_PROPOSER } from '../proposers/index.js';
 import { proposerReport } from '../src/cli/proposer.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { lastCheckpoint, runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPreset } from '../src/run/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
-import { buildProbes } from '../src/run/probes.js';
-import { sandboxOf, taskSpace } from '../src/run/parts.js';
+import { buildProbes } from '../src/run/testing.js';
+import { sandboxOf, taskSpace } from '../src/run/testing.js';
 import { createMasteryTracker } from '../curricula/index.js';
 import { renderNatural } from '../generators/index.js';
 import { createRng } from '../core/rng.js';

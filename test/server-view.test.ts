@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadPreset } from '../src/run/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { answerShape, referenceAnswer, type Task } from '../core/task.js';
 import { renderCompact } from '../generators/index.js';
 import { viewAnswer } from '../src/solver/index.js';

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import WebSocket from 'ws';
 import { loadPreset } from '../src/run/config.js';
 import { startServer, type RunningServer } from '../src/server/index.js';
-import { RunStore } from '../src/run/records/store.js';
+import { RunStore } from '../src/run/testing.js';
 import { referenceAnswer } from '../core/task.js';
 import { tempDir } from './helpers.js';
 

@@ -38,7 +38,7 @@ import {
   toEnvAction,
   trainAgentic,
   type SolverEpisode,
-} from '../src/run/env-training.js';
+} from '../src/run/testing.js';
 
 const tiny = (over: Partial<SolverConfigInput> = {}) =>
   solverConfigSchema.parse({

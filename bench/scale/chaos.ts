@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { freePort } from '../../test/setup/local-services.js';
 import { referenceAnswer, type Task } from '../../core/task.js';
-import { parsePgUrl } from '../../src/run/records/pg-url.js';
+import { parsePgUrl } from '../../src/run/testing.js';
 import { proc, type Proc } from './procs.js';
 
 export interface ChaosOptions {

@@ -4,7 +4,7 @@
 // idempotency key of its own as the Python client sends.
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { RunStore } from '../../src/run/records/store.js';
+import { RunStore } from '../../src/run/testing.js';
 import { referenceAnswer, type Task } from '../../core/task.js';
 
 /** Answers that run to their budget or their limits (bench/sandbox-hostile.ts's kinds). */

@@ -1,7 +1,7 @@
 // Hostile programs, each with the way it must end. Used by test/sandbox-hostile.test.ts, which runs
 // every entry and then a normal task on the same worker to check that nothing leaked.
 import type { Json } from '../../core/task.js';
-import type { FailureReason, Limits } from '../../sandbox/types.js';
+import type { FailureReason, Limits } from '../../sandbox/testing.js';
 
 export interface Hostile {
   name: string;

@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-// @ts-expect-error plain JS module without type declarations
-import { startLocalNeo4j } from '../../graphs/neo4j-local.js';
+import { startLocalNeo4j } from '../../graphs/testing.js';
 import { freePort, wantsService } from './local-services.js';
 
 export interface Neo4jTestConnection {

@@ -1,0 +1,37 @@
+// The generators room's second door, for test/ and bench/ only: the internals they check directly. The
+// house enters by index.ts (docs/DESIGN.md, "The house"); nothing in it imports this file.
+export {
+  P,
+  apply,
+  arr,
+  bin,
+  call,
+  cond,
+  countNodes,
+  evaluate,
+  fn,
+  forOf,
+  for_,
+  gen,
+  idx,
+  if_,
+  let_,
+  lit,
+  meth,
+  newCtx,
+  obj,
+  prods,
+  prop,
+  ret,
+  sameJson,
+  set,
+  seti,
+  spread,
+  un,
+  v,
+  while_,
+  type Prog,
+  type Stmt,
+} from './grammar/index.js';
+export { TOP, describeRule, grow, lastWithin } from './growth.js';
+export { describeLevels, ranges } from './levels.js';
