@@ -1,6 +1,6 @@
 // Backend selection: `auto` tries tensorflow → webgpu → wasm → cpu and says why each skipped one
 // was skipped. tensorflow needs @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node, built by
-// `cogen setup tensorflow [--gpu]` (src/setup.ts; optional peers, which a plain `npm ci` leaves
+// `cogen setup tensorflow [--gpu]` (src/setup/tensorflow.ts; optional peers, which a plain `npm ci` leaves
 // out); webgpu needs the optional `webgpu` package (Dawn) and a hardware adapter (software adapters
 // are skipped under auto). On tensorflow every kernel's gradient is tfjs's own (loading tfjs-node
 // registers them over gradients.ts's), and LayerNorm, GELU, attention, x·w + b and AdamW run as TensorFlow kernels of our

@@ -5,7 +5,7 @@
 // and the targets' log-probs, each with its gradient. Softmax's gradient is not here: loading tfjs-node registers
 // tfjs's own gradients over gradients.ts's, so its fused hook is never reached on this backend.
 // `cogen setup tensorflow` compiles this file against the headers of the wheel it takes libtensorflow
-// from (src/setup.ts), into a Node.js addon beside the libraries: loading it registers the ops (static
+// from (src/setup/ops.ts), into a Node.js addon beside the libraries: loading it registers the ops (static
 // initialisers), and tf-ops.ts registers tfjs kernels that run them through tfjs-node. CPU kernels
 // only: the GPU build keeps the composites. tf-decode.cc (a whole decoding step) is compiled into the
 // same addon; tf-ops.h holds what the two share.

@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { adamwScalars, type AdamWStep } from '../fused.js';
 import { FUSED, plugFusedKernels } from './fused-kernels.js';
 
-/** The addon's file name; setup.ts builds it into `<tfjs-node>/deps/lib`, beside libtensorflow_framework.so.2. */
+/** The addon's file name; src/setup/ops.ts builds it into `<tfjs-node>/deps/lib`, beside libtensorflow_framework.so.2. */
 export const TF_OPS_ADDON = 'cogen_tf_ops.node';
 
 export const tfOpsPath = (pkgDir: string): string => join(pkgDir, 'deps', 'lib', TF_OPS_ADDON);
