@@ -37,7 +37,7 @@ const UNIT = [
   'solver.grouped',
   'solver.loss',
   'solver.optim',
-  'solver.replay',
+  'solver.self-imitation',
   'solver.view',
 ].map((name) => `test/${name}.test.ts`);
 

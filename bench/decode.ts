@@ -11,7 +11,7 @@
 //   - free: every token of the vocabulary allowed at every position (<eos> too), so the figure is
 //     the model's and the sampler's, as PyTorch's is; a row that samples <eos> is done, the others
 //     go on (at the shape's random weights no step ends them all, so every call runs 16 steps);
-//   - typed: the answer grammar of an int (grammar.ts, 'int': digits and '-', all inside the
+//   - typed: the answer grammar of an int (answer-grammar.ts, 'int': digits and '-', all inside the
 //     shape's 64-token vocabulary), masks built by the grammar as the policy's are.
 // Tokens/s counts rows × positions sampled, prefill included (PyTorch's likewise).
 import { mkdirSync, writeFileSync } from 'node:fs';

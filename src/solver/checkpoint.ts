@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type * as tf from '@tensorflow/tfjs-core';
 import { setVariable, type ModelConfig, type Params } from './params.js';
 import type { AdamW } from './optim.js';
-import { AnswerReplay, type KeptJson } from './replay.js';
+import { AnswerReplay, type KeptJson } from './self-imitation.js';
 import { decodeSafetensors, encodeSafetensors, writeAtomic, type NamedTensor } from './safetensors.js';
 import { VIEW } from './tokenizer.js';
 

@@ -91,7 +91,7 @@ export const solverConfigSchema = z.strictObject({
   optim: optimSchema.prefault({}),
   sampling: samplingSchema.prefault({}),
   /**
-   * Self-imitation (replay.ts): keep one rewarded answer of the policy's own per prompt and put it
+   * Self-imitation (self-imitation.ts): keep one rewarded answer of the policy's own per prompt and put it
    * into later groups of that prompt that find none. An extension of the published losses, off by
    * default; the recorded rewards, curricula and probes do not see it.
    */

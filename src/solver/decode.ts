@@ -8,7 +8,7 @@
 import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
-import { allowedTokens, grammarFor, stepToken } from './grammar.js';
+import { allowedTokens, grammarFor, stepToken } from './answer-grammar.js';
 import { decodeStep, disposeCache, prefill } from './kv-decode.js';
 import type { Batch } from './model.js';
 import type { ModelConfig, Params } from './params.js';

@@ -5,7 +5,7 @@ import type { AnswerShape } from '../../core/task.js';
 import { readArrays } from './accel/index.js';
 import { decodeRows, type DecodePrompt } from './decode.js';
 import { decodeActions, type ActionTool } from './episodes.js';
-import { grammarFor } from './grammar.js';
+import { grammarFor } from './answer-grammar.js';
 import type { PolicyState } from './state.js';
 import { encode } from './tokenizer.js';
 import { shardDecode } from './train-step.js';

@@ -7,7 +7,7 @@ import type { SolverConfig } from './config.js';
 import { initWeights, makeParams, type ModelConfig, type Params } from './params.js';
 import { AdamW, type OptimConfig } from './optim.js';
 import { ShardPool } from './accel/index.js';
-import { AnswerReplay } from './replay.js';
+import { AnswerReplay } from './self-imitation.js';
 import { BATCH_FLOATS, shardSetupOf, type ShardSetup } from './train-step.js';
 
 /** The ShardModule the shard workers run (accel/parallel.ts). */

@@ -1,7 +1,7 @@
 // Supervised steps on given answers (bench:ceiling's ceiling; tests): the cross-entropy of each
 // answer written in its prompt's answer grammar, through the same model, optimiser and backend as
 // an update. Runs never call it; testing.ts is its door.
-import { allowedTokens, answerIds, grammarFor, stepToken } from './grammar.js';
+import { allowedTokens, answerIds, grammarFor, stepToken } from './answer-grammar.js';
 import { stateOf } from './policy.js';
 import { grammarOf, promptIds } from './sample.js';
 import type { PolicyState } from './state.js';

@@ -124,7 +124,7 @@ export async function currentLogProbs(
 }
 
 /**
- * Self-imitation (replay.ts), update's first step: the rows and rewards with kept answers in;
+ * Self-imitation (self-imitation.ts), update's first step: the rows and rewards with kept answers in;
  * a replaced row's old log-probs are the current policy's. The rollout is left as it is.
  */
 export async function withKeptAnswers(

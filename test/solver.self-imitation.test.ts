@@ -1,4 +1,4 @@
-// Self-imitation (src/solver/replay.ts): a rewarded answer is kept per prompt and put into a later
+// Self-imitation (src/solver/self-imitation.ts): a rewarded answer is kept per prompt and put into a later
 // group of that prompt that finds none, with reward 1 and the current log-probs as old ones; it
 // survives a checkpoint; off, nothing changes.
 import { mkdtempSync } from 'node:fs';
