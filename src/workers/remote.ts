@@ -6,12 +6,14 @@
 // nothing was recorded, and the trainer sends it again.
 import { randomBytes } from 'node:crypto';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { SandboxConfig } from '../../sandbox/config.js';
 import { isBridgedProblem, type Task } from '../../core/task.js';
 import { VerificationUnavailable, type Scored, type Verifier } from '../server/verifier.js';
 import {
   DEFAULT_ACK_WAIT_S,
   SUBJECTS,
+  type Lane,
   VERDICT_PREFIX,
   connectNats,
   ensureQueue,
@@ -39,124 +41,47 @@ interface Waiting {
   fail: (e: Error) => void;
 }
 
+/** A replica's end of the queue: where its batches go, the subject its verdicts come back on, the batches awaiting them. */
+interface Link {
+  js: JetStreamClient;
+  display: string;
+  reply: string;
+  waiting: Map<string, Waiting>;
+  sandbox: () => SandboxConfig;
+  timeoutMs: number;
+}
+
 export async function queueVerifier(url: string, opts: QueueVerifierOptions): Promise<Verifier> {
   const log = opts.log ?? (() => {});
   const timeoutMs = opts.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
-  const { nc, display } = await connectNats(url, 'cogen-serve');
-  let jsm: JetStreamManager;
-  try {
-    jsm = await ensureQueue(nc, opts.ackWaitS ?? DEFAULT_ACK_WAIT_S);
-  } catch (e) {
-    await nc.close();
-    throw e;
-  }
+  const { nc, display, jsm } = await openQueue(url, opts.ackWaitS ?? DEFAULT_ACK_WAIT_S);
   const js: JetStreamClient = jetstream(nc);
   const id = randomBytes(9).toString('base64url');
-  const reply = `${VERDICT_PREFIX}${id}`;
-  const waiting = new Map<string, Waiting>();
+  const link: Link = {
+    js,
+    display,
+    reply: `${VERDICT_PREFIX}${id}`,
+    waiting: new Map(),
+    sandbox: opts.sandbox,
+    timeoutMs,
+  };
   let seq = 0;
   const down = watchReachable(nc, display);
-  const take = (data: Uint8Array) => {
-    const verdicts = readVerdicts(data);
-    // A verdict for a batch no request waits for any more (answered already, or timed out): dropped.
-    const w = verdicts && waiting.get(verdicts.batch);
-    if (!w) return;
-    for (const r of verdicts.results) {
-      if (r.i >= w.verdicts.length || w.verdicts[r.i] !== undefined) continue;
-      w.verdicts[r.i] = {
-        answer: r.answer,
-        verdict: {
-          reward: r.reward,
-          ...(r.reason === null ? {} : { reason: r.reason }),
-          ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }),
-        },
-      };
-      w.left--;
-    }
-    if (w.left === 0) w.done();
-  };
-  // A callback rather than an async iterator: verdicts are taken as the connection reads them, with no
-  // promise per message. The client calls it from its reader, which an exception would end: none escapes.
-  const sub = nc.subscribe(reply, {
-    callback: (err, m) => {
-      if (err) return log(`verdict subscription ended: ${err.message}`);
-      try {
-        take(m.data);
-      } catch (e) {
-        log(`a verdict message could not be read: ${(e as Error).message}`);
-      }
-    },
-  });
-
-  /** Publishes one batch (each task once) and resolves with its results (by index within the batch). */
-  const send = async (items: { task: Task; completion: string }[]): Promise<Scored[]> => {
-    const batch = `${id}.${seq++}`;
-    const lane = isBridgedProblem(items[0]!.task) ? 'bridged' : 'native';
-    const w: Waiting = {
-      verdicts: new Array(items.length).fill(undefined),
-      left: items.length,
-      done: () => {},
-      fail: () => {},
-    };
-    const answered = new Promise<void>((resolve, reject) => Object.assign(w, { done: resolve, fail: reject }));
-    waiting.set(batch, w);
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const tasks: Task[] = [];
-      const at = new Map<string, number>();
-      const refs = items.map((it, i) => {
-        let t = at.get(it.task.id);
-        if (t === undefined) at.set(it.task.id, (t = tasks.push(it.task) - 1));
-        return { i, t, completion: it.completion };
-      });
-      await js
-        .publish(SUBJECTS[lane], encodeBatch({ v: 2, batch, sandbox: opts.sandbox(), tasks, items: refs }), {
-          msgID: batch,
-          headers: batchHeaders(reply, batch),
-          timeout: 5000,
-        })
-        .catch((e: Error) => {
-          throw new VerificationUnavailable(
-            `the verification queue (NATS at ${display}) did not take the batch: ${e.message.split('\n')[0]}`,
-          );
-        });
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new VerificationUnavailable(
-                `no verification worker answered within ${timeoutMs / 1000} s (is a \`cogen worker --nats ${display}\` running?)`,
-              ),
-            ),
-          timeoutMs,
-        );
-      });
-      await Promise.race([answered, late]);
-      return w.verdicts as Scored[];
-    } finally {
-      clearTimeout(timer);
-      waiting.delete(batch);
-    }
-  };
+  const sub = subscribeVerdicts(nc, link.reply, link.waiting, log);
 
   return {
     kind: 'queue',
     async score(items) {
       const reason = down();
       if (reason) throw new VerificationUnavailable(reason);
-      const lanes = [
-        items.flatMap((it, i) => (isBridgedProblem(it.task) ? [] : [i])),
-        items.flatMap((it, i) => (isBridgedProblem(it.task) ? [i] : [])),
-      ];
-      const chunks = lanes.flatMap((idx) =>
-        Array.from({ length: Math.ceil(idx.length / MAX_BATCH) }, (_, k) =>
-          idx.slice(k * MAX_BATCH, (k + 1) * MAX_BATCH),
-        ),
-      );
       const out: Scored[] = new Array(items.length);
       await Promise.all(
-        chunks.map(async (idx) => {
-          const verdicts = await send(idx.map((i) => items[i]!));
+        chunks(items).map(async (idx) => {
+          const verdicts = await send(
+            link,
+            `${id}.${seq++}`,
+            idx.map((i) => items[i]!),
+          );
           idx.forEach((i, k) => (out[i] = verdicts[k]!));
         }),
       );
@@ -166,9 +91,138 @@ export async function queueVerifier(url: string, opts: QueueVerifierOptions): Pr
       down() ?? (nc.isClosed() ? `the verification queue (NATS at ${display}) connection is closed` : null),
     queueStats: () => queueStats(jsm).catch(() => null),
     async close() {
-      for (const w of waiting.values()) w.fail(new VerificationUnavailable('the replica is stopping'));
+      for (const w of link.waiting.values()) w.fail(new VerificationUnavailable('the replica is stopping'));
       sub.unsubscribe();
       await nc.close().catch(() => {});
     },
   };
+}
+
+/** Connects and makes sure the queue's streams and consumers exist; a connection whose queue cannot be set up is closed. */
+async function openQueue(
+  url: string,
+  ackWaitS: number,
+): Promise<{ nc: NatsConnection; display: string; jsm: JetStreamManager }> {
+  const { nc, display } = await connectNats(url, 'cogen-serve');
+  try {
+    return { nc, display, jsm: await ensureQueue(nc, ackWaitS) };
+  } catch (e) {
+    await nc.close();
+    throw e;
+  }
+}
+
+/** The indices of the items in batches of at most MAX_BATCH: the native answers' batches, then the bridged answers'. */
+function chunks(items: { task: Task }[]): number[][] {
+  const lanes = [
+    items.flatMap((it, i) => (isBridgedProblem(it.task) ? [] : [i])),
+    items.flatMap((it, i) => (isBridgedProblem(it.task) ? [i] : [])),
+  ];
+  return lanes.flatMap((idx) =>
+    Array.from({ length: Math.ceil(idx.length / MAX_BATCH) }, (_, k) => idx.slice(k * MAX_BATCH, (k + 1) * MAX_BATCH)),
+  );
+}
+
+/**
+ * Listens on the replica's verdict subject. A callback rather than an async iterator: verdicts are taken as
+ * the connection reads them, with no promise per message. The client calls it from its reader, which an
+ * exception would end: none escapes.
+ */
+function subscribeVerdicts(
+  nc: NatsConnection,
+  reply: string,
+  waiting: Map<string, Waiting>,
+  log: (line: string) => void,
+): Subscription {
+  return nc.subscribe(reply, {
+    callback: (err, m) => {
+      if (err) return log(`verdict subscription ended: ${err.message}`);
+      try {
+        take(waiting, m.data);
+      } catch (e) {
+        log(`a verdict message could not be read: ${(e as Error).message}`);
+      }
+    },
+  });
+}
+
+/** Fills in a waiting batch's verdicts from one verdict message; the batch is done once it has them all. */
+function take(waiting: Map<string, Waiting>, data: Uint8Array): void {
+  const verdicts = readVerdicts(data);
+  // A verdict for a batch no request waits for any more (answered already, or timed out): dropped.
+  const w = verdicts && waiting.get(verdicts.batch);
+  if (!w) return;
+  for (const r of verdicts.results) {
+    if (r.i >= w.verdicts.length || w.verdicts[r.i] !== undefined) continue;
+    w.verdicts[r.i] = {
+      answer: r.answer,
+      verdict: {
+        reward: r.reward,
+        ...(r.reason === null ? {} : { reason: r.reason }),
+        ...(r.passed === undefined ? {} : { passed: r.passed, total: r.total }),
+      },
+    };
+    w.left--;
+  }
+  if (w.left === 0) w.done();
+}
+
+/** Publishes one batch (each task once) and resolves with its results (by index within the batch). */
+async function send(link: Link, batch: string, items: { task: Task; completion: string }[]): Promise<Scored[]> {
+  const lane = isBridgedProblem(items[0]!.task) ? 'bridged' : 'native';
+  const w: Waiting = {
+    verdicts: new Array(items.length).fill(undefined),
+    left: items.length,
+    done: () => {},
+    fail: () => {},
+  };
+  const answered = new Promise<void>((resolve, reject) => Object.assign(w, { done: resolve, fail: reject }));
+  link.waiting.set(batch, w);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await publish(link, lane, batch, items);
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new VerificationUnavailable(
+              `no verification worker answered within ${link.timeoutMs / 1000} s (is a \`cogen worker --nats ${link.display}\` running?)`,
+            ),
+          ),
+        link.timeoutMs,
+      );
+    });
+    await Promise.race([answered, late]);
+    return w.verdicts as Scored[];
+  } finally {
+    clearTimeout(timer);
+    link.waiting.delete(batch);
+  }
+}
+
+/** Puts a batch on its lane's subject, its id the message id the queue deduplicates on; a queue that does not take it is a VerificationUnavailable. */
+async function publish(
+  link: Link,
+  lane: Lane,
+  batch: string,
+  items: { task: Task; completion: string }[],
+): Promise<void> {
+  const tasks: Task[] = [];
+  const at = new Map<string, number>();
+  const refs = items.map((it, i) => {
+    let t = at.get(it.task.id);
+    if (t === undefined) at.set(it.task.id, (t = tasks.push(it.task) - 1));
+    return { i, t, completion: it.completion };
+  });
+  await link.js
+    .publish(SUBJECTS[lane], encodeBatch({ v: 2, batch, sandbox: link.sandbox(), tasks, items: refs }), {
+      msgID: batch,
+      headers: batchHeaders(link.reply, batch),
+      timeout: 5000,
+    })
+    .catch((e: Error) => {
+      throw new VerificationUnavailable(
+        `the verification queue (NATS at ${link.display}) did not take the batch: ${e.message.split('\n')[0]}`,
+      );
+    });
 }
