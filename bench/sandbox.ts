@@ -55,7 +55,7 @@
 // The task sets are in bench/sandbox-tasks.ts, the executors in bench/sandbox-executors.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { createSandbox, deepEqual } from '../sandbox/index.js';
+import { createSandbox, deepEqual, type Sandbox } from '../sandbox/index.js';
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { INTRINSICS } from '../sandbox/testing.js';
@@ -105,107 +105,138 @@ async function timeIt(
   return { rate: n / seconds, agree: agree / per, n, seconds };
 }
 
-async function main(): Promise<void> {
-  if (process.argv.includes('--hostile')) return hostileOnly();
+interface Setup {
+  workers: number;
+  sandbox: Sandbox;
+  timeoutMs: number;
+  paired: BenchTask[];
+  generated: BenchTask[];
+  refPaired: number[];
+  refGenerated: number[];
+}
+type Row = { set: string; executor: string; rate: number; agree: number; note: string };
+type Hostile = Awaited<ReturnType<typeof hostileMix>>;
+/** An executor's rate on a set: its median over the rounds. */
+type Rate = (set: string, executor: string) => number;
+
+/** Targets and reference rewards come from cogen's sandbox, one fresh context per call. */
+async function reference(sandbox: Sandbox, tasks: BenchTask[]): Promise<number[]> {
+  const refs = await sandbox.runMany(tasks.map((t) => ({ program: t.program, args: t.answers[0]! })));
+  tasks.forEach((t, i) => (t.output = refs[i]!.ok ? refs[i]!.value : null));
+  const rs = await sandbox.runMany(tasks.flatMap((t) => t.answers.map((args) => ({ program: t.program, args }))));
+  let at = 0;
+  return tasks.flatMap((t) =>
+    t.answers.map(() => {
+      const r = rs[at++]!;
+      return r.ok && deepEqual(r.value, t.output!) ? 1 : 0;
+    }),
+  );
+}
+
+/** The sandbox, both task sets and their reference rewards. */
+async function setup(): Promise<Setup> {
   const workers = availableParallelism();
   const sandbox = await createSandbox();
   const timeoutMs = sandbox.limits.timeoutMs;
   const paired = pairedTasks(250);
   const generated = generatedTasks(250);
+  const refPaired = await reference(sandbox, paired);
+  const refGenerated = await reference(sandbox, generated);
+  return { workers, sandbox, timeoutMs, paired, generated, refPaired, refGenerated };
+}
 
-  // Targets and reference rewards come from cogen's sandbox, one fresh context per call.
-  const reference = async (tasks: BenchTask[]): Promise<number[]> => {
-    const refs = await sandbox.runMany(tasks.map((t) => ({ program: t.program, args: t.answers[0]! })));
-    tasks.forEach((t, i) => (t.output = refs[i]!.ok ? refs[i]!.value : null));
-    const rs = await sandbox.runMany(tasks.flatMap((t) => t.answers.map((args) => ({ program: t.program, args }))));
-    let at = 0;
-    return tasks.flatMap((t) =>
-      t.answers.map(() => {
-        const r = rs[at++]!;
-        return r.ok && deepEqual(r.value, t.output!) ? 1 : 0;
-      }),
-    );
-  };
-  const refPaired = await reference(paired);
-  const refGenerated = await reference(generated);
+const row = (set: string, executor: string, r: { rate: number; agree: number }, note: string): Row => ({
+  set,
+  executor,
+  rate: r.rate,
+  agree: r.agree,
+  note,
+});
 
-  process.stderr.write(
-    `sandbox bench: ${workers} cores (${cpus()[0]?.model ?? '?'}), ${SECONDS}s per measurement, B=${B} tasks × G=${G} answers per step\n`,
-  );
-  const rows: { set: string; executor: string; rate: number; agree: number; note: string }[] = [];
-  const add = (set: string, executor: string, r: { rate: number; agree: number }, note: string) =>
-    rows.push({ set, executor, rate: r.rate, agree: r.agree, note });
-
+/** The paired set: cogen and python interleaved over ROUNDS, then node:vm and vm2 once. */
+async function measurePaired(s: Setup, rows: Row[]): Promise<void> {
+  const { workers, sandbox, timeoutMs, paired, refPaired } = s;
   const py = pythonPool(workers, timeoutMs);
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      add(
-        'paired',
-        'cogen',
-        await timeIt('paired/cogen', paired, cogenRunner(sandbox, false), refPaired),
-        `${workers} workers, fresh QuickJS context per task (G answers in it)`,
-      );
-      add(
-        'paired',
-        'cogen/call',
-        await timeIt('paired/cogen/call', paired, cogenRunner(sandbox, true), refPaired),
-        `${workers} workers, fresh QuickJS context per verification`,
-      );
-      add(
-        'paired',
-        'python',
-        await timeIt('paired/python', paired, py.runner(true), refPaired),
-        `${workers} persistent python3 workers, exec per verification (Absolute Zero style)`,
-      );
-      add(
-        'paired',
-        'python/task',
-        await timeIt('paired/python/task', paired, py.runner(false), refPaired),
-        `${workers} persistent python3 workers, exec per task, G calls (no isolation between programs)`,
+      rows.push(
+        row(
+          'paired',
+          'cogen',
+          await timeIt('paired/cogen', paired, cogenRunner(sandbox, false), refPaired),
+          `${workers} workers, fresh QuickJS context per task (G answers in it)`,
+        ),
+        row(
+          'paired',
+          'cogen/call',
+          await timeIt('paired/cogen/call', paired, cogenRunner(sandbox, true), refPaired),
+          `${workers} workers, fresh QuickJS context per verification`,
+        ),
+        row(
+          'paired',
+          'python',
+          await timeIt('paired/python', paired, py.runner(true), refPaired),
+          `${workers} persistent python3 workers, exec per verification (Absolute Zero style)`,
+        ),
+        row(
+          'paired',
+          'python/task',
+          await timeIt('paired/python/task', paired, py.runner(false), refPaired),
+          `${workers} persistent python3 workers, exec per task, G calls (no isolation between programs)`,
+        ),
       );
     }
   } finally {
     py.close();
   }
-  add(
-    'paired',
-    'node:vm',
-    await timeIt('paired/node:vm', paired.slice(0, 64), nodeVm(timeoutMs), refPaired),
-    'main thread, fresh context per verification',
+  rows.push(
+    row(
+      'paired',
+      'node:vm',
+      await timeIt('paired/node:vm', paired.slice(0, 64), nodeVm(timeoutMs), refPaired),
+      'main thread, fresh context per verification',
+    ),
+    row(
+      'paired',
+      'vm2',
+      await timeIt('paired/vm2', paired.slice(0, 32), vm2Runner(timeoutMs), refPaired),
+      'main thread, fresh VM per verification',
+    ),
   );
-  add(
-    'paired',
-    'vm2',
-    await timeIt('paired/vm2', paired.slice(0, 32), vm2Runner(timeoutMs), refPaired),
-    'main thread, fresh VM per verification',
-  );
-  add(
-    'generated',
-    'cogen',
-    await timeIt('generated/cogen', generated, cogenRunner(sandbox, false), refGenerated),
-    `${workers} workers, fresh QuickJS context per task (G answers in it)`,
-  );
-  add(
-    'generated',
-    'cogen/call',
-    await timeIt('generated/cogen/call', generated, cogenRunner(sandbox, true), refGenerated),
-    `${workers} workers, fresh QuickJS context per verification`,
-  );
-  add(
-    'generated',
-    'node:vm',
-    await timeIt('generated/node:vm', generated.slice(0, 64), nodeVm(timeoutMs), refGenerated),
-    'main thread, fresh context per verification',
-  );
-  const hostile = await hostileMix(sandbox);
-  await sandbox.close();
+}
 
-  // With several rounds, each executor's rate is its median over the rounds.
-  const rate = (set: string, ex: string) =>
-    median(rows.filter((r) => r.set === set && r.executor === ex).map((r) => r.rate));
-  const merged = [
-    ...new Map(rows.map((r) => [`${r.set}/${r.executor}`, { ...r, rate: rate(r.set, r.executor) }])).values(),
-  ];
+/** The generated set: cogen per task and per call, node:vm. */
+async function measureGenerated(s: Setup, rows: Row[]): Promise<void> {
+  const { workers, sandbox, timeoutMs, generated, refGenerated } = s;
+  rows.push(
+    row(
+      'generated',
+      'cogen',
+      await timeIt('generated/cogen', generated, cogenRunner(sandbox, false), refGenerated),
+      `${workers} workers, fresh QuickJS context per task (G answers in it)`,
+    ),
+    row(
+      'generated',
+      'cogen/call',
+      await timeIt('generated/cogen/call', generated, cogenRunner(sandbox, true), refGenerated),
+      `${workers} workers, fresh QuickJS context per verification`,
+    ),
+    row(
+      'generated',
+      'node:vm',
+      await timeIt('generated/node:vm', generated.slice(0, 64), nodeVm(timeoutMs), refGenerated),
+      'main thread, fresh context per verification',
+    ),
+  );
+}
+
+/** One row per set and executor, at its median rate. */
+const mergeRounds = (rows: Row[], rate: Rate): Row[] => [
+  ...new Map(rows.map((r) => [`${r.set}/${r.executor}`, { ...r, rate: rate(r.set, r.executor) }])).values(),
+];
+
+/** The table of rates and ratios, and the targets' line. */
+function printTable(merged: Row[], rate: Rate): void {
   const cogenPaired = rate('paired', 'cogen');
   const lines = [
     `set        executor      verif/s   cogen÷this   agrees   note`,
@@ -221,14 +252,29 @@ async function main(): Promise<void> {
     `\ntargets: cogen ≥ 5000 verif/s (${cogenPaired.toFixed(0)} paired, ${rate('generated', 'cogen').toFixed(0)} generated) · ` +
       `cogen ≥ 5× python (${pyRatio.toFixed(2)}×; ${pyTaskRatio.toFixed(2)}× python/task) · per task vs per call ${(cogenPaired / rate('paired', 'cogen/call')).toFixed(2)}×`,
   );
-  console.log('\n' + hostileTable(hostile));
+}
+
+/** Measures the isolation floor (contextMicros) and prints its line. */
+async function isolationFloor(workers: number, rate: Rate): Promise<{ ctxUs: number; ceiling: number }> {
   const ctxUs = await contextMicros();
   const ceiling = (workers * G * 1e6) / ctxUs;
   console.log(
     `isolation floor: one fresh QuickJS context costs ${ctxUs.toFixed(0)} µs here, so ${workers} workers at G = ${G} answers per task ` +
       `cannot pass ${ceiling.toFixed(0)} verif/s even if nothing else cost anything: ${(ceiling / rate('paired', 'python')).toFixed(2)}× python at most`,
   );
+  return { ctxUs, ceiling };
+}
 
+/** bench/results/sandbox.json. */
+function writeResults(
+  s: Setup,
+  rows: Row[],
+  merged: Row[],
+  rate: Rate,
+  floor: { ctxUs: number; ceiling: number },
+  hostile: Hostile,
+): void {
+  const cogenPaired = rate('paired', 'cogen');
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   writeFileSync(
     new URL('./results/sandbox.json', import.meta.url),
@@ -236,31 +282,31 @@ async function main(): Promise<void> {
       {
         bench: 'sandbox',
         date: new Date().toISOString(),
-        machine: { cores: workers, cpu: cpus()[0]?.model ?? null, node: process.version, loadavg: loadavg() },
+        machine: { cores: s.workers, cpu: cpus()[0]?.model ?? null, node: process.version, loadavg: loadavg() },
         secondsPerMeasurement: SECONDS,
         rounds: ROUNDS,
         workload: {
           B,
           G,
-          pairedTasks: paired.length,
-          generatedTasks: generated.length,
+          pairedTasks: s.paired.length,
+          generatedTasks: s.generated.length,
           verification: 'f(answer) compared with the task output; all answers of a step through one verifyMany',
         },
-        limits: { timeoutMs },
+        limits: { timeoutMs: s.timeoutMs },
         rows: merged,
         rounds_raw: rows,
         ratios: {
-          cogenOverPython: pyRatio,
-          cogenOverPythonPerTask: pyTaskRatio,
+          cogenOverPython: cogenPaired / rate('paired', 'python'),
+          cogenOverPythonPerTask: cogenPaired / rate('paired', 'python/task'),
           cogenOverCogenPerCall: cogenPaired / rate('paired', 'cogen/call'),
           cogenOverNodeVm: cogenPaired / rate('paired', 'node:vm'),
           cogenOverVm2: cogenPaired / rate('paired', 'vm2'),
         },
         targets: { verificationsPerSecond: 5000, overPython: 5 },
         isolationFloor: {
-          contextMicros: ctxUs,
-          ceilingVerificationsPerSecond: ceiling,
-          ceilingOverPython: ceiling / rate('paired', 'python'),
+          contextMicros: floor.ctxUs,
+          ceilingVerificationsPerSecond: floor.ceiling,
+          ceilingOverPython: floor.ceiling / rate('paired', 'python'),
         },
         hostile: hostileJson(hostile),
       },
@@ -268,6 +314,27 @@ async function main(): Promise<void> {
       2,
     ) + '\n',
   );
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--hostile')) return hostileOnly();
+  const s = await setup();
+  process.stderr.write(
+    `sandbox bench: ${s.workers} cores (${cpus()[0]?.model ?? '?'}), ${SECONDS}s per measurement, B=${B} tasks × G=${G} answers per step\n`,
+  );
+  const rows: Row[] = [];
+  await measurePaired(s, rows);
+  await measureGenerated(s, rows);
+  const hostile = await hostileMix(s.sandbox);
+  await s.sandbox.close();
+
+  // With several rounds, each executor's rate is its median over the rounds.
+  const rate: Rate = (set, ex) => median(rows.filter((r) => r.set === set && r.executor === ex).map((r) => r.rate));
+  const merged = mergeRounds(rows, rate);
+  printTable(merged, rate);
+  console.log('\n' + hostileTable(hostile));
+  const floor = await isolationFloor(s.workers, rate);
+  writeResults(s, rows, merged, rate, floor, hostile);
 }
 
 /**
