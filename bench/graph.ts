@@ -23,6 +23,7 @@ const arg = (name: string, def: number) => {
 const RECORDS = arg('records', 20_000);
 const SINGLE = arg('single', 1_000);
 const BATCH = arg('batch', 1_000);
+const WARMUP = arg('warmup', 10_000);
 
 const SKILLS: Skill[] = Array.from({ length: 40 }, (_, i) => ({
   id: `fam${i % 8}.skill${i}`,
@@ -117,151 +118,190 @@ function freePort(): Promise<number> {
   });
 }
 
-async function main() {
-  let conn: { uri: string; user: string; password: string; database?: string };
-  let stop: (() => Promise<void>) | null = null;
-  let dataDir: string | null = null;
+type Conn = { uri: string; user: string; password: string; database?: string };
+
+/** The Neo4j to measure: NEO4J_URI's, else a local one on a free port (stop and dataDir set, its pid in serverPid). */
+async function setup(): Promise<{ conn: Conn; stop: (() => Promise<void>) | null; dataDir: string | null }> {
   if (process.env.NEO4J_URI) {
-    conn = {
+    const conn = {
       uri: process.env.NEO4J_URI,
       user: process.env.NEO4J_USER ?? 'neo4j',
       password: process.env.NEO4J_PASSWORD ?? '',
       database: process.env.NEO4J_DATABASE || undefined,
     };
-  } else {
-    dataDir = mkdtempSync(join(tmpdir(), 'cogen-neo4j-bench-'));
-    const server = await startLocalNeo4j({ port: await freePort(), dataDir, timeoutMs: 600_000 });
-    conn = { uri: server.uri, user: server.user, password: server.password };
-    stop = () => server.stop();
-    serverPid = server.process.pid ?? null;
+    return { conn, stop: null, dataDir: null };
   }
+  const dataDir = mkdtempSync(join(tmpdir(), 'cogen-neo4j-bench-'));
+  const server = await startLocalNeo4j({ port: await freePort(), dataDir, timeoutMs: 600_000 });
+  serverPid = server.process.pid ?? null;
+  return {
+    conn: { uri: server.uri, user: server.user, password: server.password },
+    stop: () => server.stop(),
+    dataDir,
+  };
+}
+
+type Row = {
+  store: string;
+  mode: string;
+  records: number;
+  seconds: number;
+  perSecond: number;
+  serverCpuSeconds: number | null;
+};
+
+/** One measurement's row; the server's CPU time is that of the last `time` (Neo4j only). */
+const row = (store: string, mode: string, n: number, seconds: number): Row => ({
+  store,
+  mode,
+  records: n,
+  seconds: +seconds.toFixed(3),
+  perSecond: Math.round(n / seconds),
+  serverCpuSeconds: store === 'neo4j' && lastCpu !== null ? +lastCpu.toFixed(2) : null,
+});
+
+/** Neo4j, cleared and warmed up, batched against one transaction per record; its counts afterwards. */
+async function measureNeo4j(conn: Conn, rows: Row[]): Promise<Record<string, number>> {
+  const neo = (await openSkillGraph({ kind: 'neo4j', ...conn })) as Neo4jSkillGraph;
+  await neo.clear();
+  await neo.apply([{ kind: 'skills', skills: SKILLS }]);
+  // warm-up (not measured): the JVM's JIT, query plans, the connection pool. A server that has been
+  // up for a while is warm; the first few thousand records of a fresh JVM cost several times more.
+  await time(neo, records('warm', WARMUP), BATCH);
+  await time(neo, records('warm1', Math.min(300, WARMUP)), 1);
+  // interleave the two modes twice to spread the machine's noise over both
+  for (const round of [1, 2]) {
+    const batched = records(`batched${round}`, RECORDS / 2);
+    rows.push(row('neo4j', `batched (UNWIND, ${BATCH}/tx)`, batched.length, await time(neo, batched, BATCH)));
+    const single = records(`single${round}`, SINGLE / 2);
+    rows.push(row('neo4j', 'one transaction per record', single.length, await time(neo, single, 1)));
+  }
+  const counts = await neo.counts();
+  await neo.close();
+  return counts;
+}
+
+/** The embedded SQLite store, for reference, in a temporary directory. */
+async function measureEmbedded(rows: Row[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cogen-graph-bench-'));
+  const emb = new EmbeddedSkillGraph(join(dir, 'run.db'));
+  await emb.init();
+  await emb.apply([{ kind: 'skills', skills: SKILLS }]);
+  const eb = records('emb-batched', RECORDS);
+  rows.push(row('embedded', `batched (${BATCH}/tx)`, eb.length, await time(emb, eb, BATCH)));
+  const es = records('emb-single', SINGLE);
+  rows.push(row('embedded', 'one transaction per record', es.length, await time(emb, es, 1)));
+  await emb.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The rounds merged per store and mode. */
+function summarise(rows: Row[]) {
+  const merged = new Map<
+    string,
+    { store: string; mode: string; records: number; seconds: number; cpu: number | null }
+  >();
+  for (const r of rows) {
+    const k = `${r.store}|${r.mode}`;
+    const m = merged.get(k) ?? {
+      store: r.store,
+      mode: r.mode,
+      records: 0,
+      seconds: 0,
+      cpu: r.serverCpuSeconds === null ? null : 0,
+    };
+    m.records += r.records;
+    m.seconds += r.seconds;
+    if (m.cpu !== null && r.serverCpuSeconds !== null) m.cpu += r.serverCpuSeconds;
+    merged.set(k, m);
+  }
+  return [...merged.values()].map(({ cpu, ...m }) => ({
+    ...m,
+    seconds: +m.seconds.toFixed(3),
+    perSecond: Math.round(m.records / m.seconds),
+    serverCpuSeconds: cpu === null ? null : +cpu.toFixed(2),
+    perServerCpuSecond: cpu ? Math.round(m.records / cpu) : null,
+  }));
+}
+type Summary = ReturnType<typeof summarise>;
+
+/** Prints the summary and the batched/single speedup of Neo4j; returns that speedup and the batched rate. */
+function printTable(summary: Summary): { speedup: number; batchedPerSecond: number } {
+  const nb = summary.find((s) => s.store === 'neo4j' && s.mode.startsWith('batched'))!;
+  const ns = summary.find((s) => s.store === 'neo4j' && s.mode.startsWith('one'))!;
+  const speedup = +(nb.perSecond / ns.perSecond).toFixed(1);
+  process.stdout.write(
+    formatTable(
+      ['store', 'mode', 'records', 'seconds', 'records/s', 'server cpu s', 'records/server-cpu-s'],
+      summary.map((s) => [
+        s.store,
+        s.mode,
+        s.records,
+        s.seconds.toFixed(2),
+        s.perSecond,
+        s.serverCpuSeconds,
+        s.perServerCpuSecond,
+      ]),
+    ) +
+      `neo4j batched vs one per transaction: ${speedup}x; target >= 5000 records/s batched: ${nb.perSecond >= 5000 ? 'met' : 'NOT met'}` +
+      ` (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)\n`,
+  );
+  return { speedup, batchedPerSecond: nb.perSecond };
+}
+
+/** bench/results/graph.json. */
+function writeResults(
+  conn: Conn,
+  local: boolean,
+  summary: Summary,
+  rows: Row[],
+  table: { speedup: number; batchedPerSecond: number },
+  counts: Record<string, number>,
+): void {
+  const result = {
+    benchmark: 'graph',
+    date: new Date().toISOString(),
+    machine: {
+      loadAverage: loadavg().map((x) => +x.toFixed(2)),
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? null,
+      memGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+    },
+    neo4j: {
+      uri: conn.uri.replace(/\/\/.*@/, '//'),
+      local,
+      version: '5.26.12 community (embedded launcher)',
+    },
+    params: {
+      records: RECORDS,
+      single: SINGLE,
+      batch: BATCH,
+      warmup: WARMUP,
+      mix: '70% task, 20% solve-rate, 10% mastery',
+    },
+    summary,
+    rounds: rows,
+    neo4jBatchedVsSingle: table.speedup,
+    target: { recordsPerSecondBatched: 5000, met: table.batchedPerSecond >= 5000 },
+    graphCountsAfter: counts,
+  };
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  writeFileSync(new URL('./results/graph.json', import.meta.url), JSON.stringify(result, null, 2) + '\n');
+}
+
+async function main() {
+  const { conn, stop, dataDir } = await setup();
   process.stderr.write(
     `bench:graph: Neo4j at ${conn.uri}; ${RECORDS} records batched (${BATCH}/tx), ${SINGLE} one per tx\n`,
   );
   try {
-    const neo = (await openSkillGraph({ kind: 'neo4j', ...conn })) as Neo4jSkillGraph;
-    await neo.clear();
-    await neo.apply([{ kind: 'skills', skills: SKILLS }]);
-    // warm-up (not measured): the JVM's JIT, query plans, the connection pool. A server that has been
-    // up for a while is warm; the first few thousand records of a fresh JVM cost several times more.
-    const WARM = arg('warmup', 10_000);
-    await time(neo, records('warm', WARM), BATCH);
-    await time(neo, records('warm1', Math.min(300, WARM)), 1);
-
-    type Row = {
-      store: string;
-      mode: string;
-      records: number;
-      seconds: number;
-      perSecond: number;
-      serverCpuSeconds: number | null;
-    };
     const rows: Row[] = [];
-    const add = (store: string, mode: string, n: number, seconds: number) =>
-      rows.push({
-        store,
-        mode,
-        records: n,
-        seconds: +seconds.toFixed(3),
-        perSecond: Math.round(n / seconds),
-        serverCpuSeconds: store === 'neo4j' && lastCpu !== null ? +lastCpu.toFixed(2) : null,
-      });
-
-    // interleave the two modes twice to spread the machine's noise over both
-    for (const round of [1, 2]) {
-      const batched = records(`batched${round}`, RECORDS / 2);
-      add('neo4j', `batched (UNWIND, ${BATCH}/tx)`, batched.length, await time(neo, batched, BATCH));
-      const single = records(`single${round}`, SINGLE / 2);
-      add('neo4j', 'one transaction per record', single.length, await time(neo, single, 1));
-    }
-    const counts = await neo.counts();
-    await neo.close();
-
-    const dir = mkdtempSync(join(tmpdir(), 'cogen-graph-bench-'));
-    const emb = new EmbeddedSkillGraph(join(dir, 'run.db'));
-    await emb.init();
-    await emb.apply([{ kind: 'skills', skills: SKILLS }]);
-    const eb = records('emb-batched', RECORDS);
-    add('embedded', `batched (${BATCH}/tx)`, eb.length, await time(emb, eb, BATCH));
-    const es = records('emb-single', SINGLE);
-    add('embedded', 'one transaction per record', es.length, await time(emb, es, 1));
-    await emb.close();
-    rmSync(dir, { recursive: true, force: true });
-
-    const merged = new Map<
-      string,
-      { store: string; mode: string; records: number; seconds: number; cpu: number | null }
-    >();
-    for (const r of rows) {
-      const k = `${r.store}|${r.mode}`;
-      const m = merged.get(k) ?? {
-        store: r.store,
-        mode: r.mode,
-        records: 0,
-        seconds: 0,
-        cpu: r.serverCpuSeconds === null ? null : 0,
-      };
-      m.records += r.records;
-      m.seconds += r.seconds;
-      if (m.cpu !== null && r.serverCpuSeconds !== null) m.cpu += r.serverCpuSeconds;
-      merged.set(k, m);
-    }
-    const summary = [...merged.values()].map(({ cpu, ...m }) => ({
-      ...m,
-      seconds: +m.seconds.toFixed(3),
-      perSecond: Math.round(m.records / m.seconds),
-      serverCpuSeconds: cpu === null ? null : +cpu.toFixed(2),
-      perServerCpuSecond: cpu ? Math.round(m.records / cpu) : null,
-    }));
-    const nb = summary.find((s) => s.store === 'neo4j' && s.mode.startsWith('batched'))!;
-    const ns = summary.find((s) => s.store === 'neo4j' && s.mode.startsWith('one'))!;
-    const speedup = +(nb.perSecond / ns.perSecond).toFixed(1);
-    process.stdout.write(
-      formatTable(
-        ['store', 'mode', 'records', 'seconds', 'records/s', 'server cpu s', 'records/server-cpu-s'],
-        summary.map((s) => [
-          s.store,
-          s.mode,
-          s.records,
-          s.seconds.toFixed(2),
-          s.perSecond,
-          s.serverCpuSeconds,
-          s.perServerCpuSecond,
-        ]),
-      ) +
-        `neo4j batched vs one per transaction: ${speedup}x; target >= 5000 records/s batched: ${nb.perSecond >= 5000 ? 'met' : 'NOT met'}` +
-        ` (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)\n`,
-    );
-    const result = {
-      benchmark: 'graph',
-      date: new Date().toISOString(),
-      machine: {
-        loadAverage: loadavg().map((x) => +x.toFixed(2)),
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? null,
-        memGiB: +(totalmem() / 2 ** 30).toFixed(1),
-        node: process.version,
-      },
-      neo4j: {
-        uri: conn.uri.replace(/\/\/.*@/, '//'),
-        local: stop !== null,
-        version: '5.26.12 community (embedded launcher)',
-      },
-      params: {
-        records: RECORDS,
-        single: SINGLE,
-        batch: BATCH,
-        warmup: arg('warmup', 10_000),
-        mix: '70% task, 20% solve-rate, 10% mastery',
-      },
-      summary,
-      rounds: rows,
-      neo4jBatchedVsSingle: speedup,
-      target: { recordsPerSecondBatched: 5000, met: nb.perSecond >= 5000 },
-      graphCountsAfter: counts,
-    };
-    mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-    writeFileSync(new URL('./results/graph.json', import.meta.url), JSON.stringify(result, null, 2) + '\n');
+    const counts = await measureNeo4j(conn, rows);
+    await measureEmbedded(rows);
+    const summary = summarise(rows);
+    const table = printTable(summary);
+    writeResults(conn, stop !== null, summary, rows, table, counts);
   } finally {
     if (stop) await stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
