@@ -21,10 +21,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { verifyMany } from '../sandbox/testing.js';
-import { extractAnswer } from '../sandbox/index.js';
+import { extractAnswer, type Sandbox } from '../sandbox/index.js';
 import { loadPreset } from '../src/run/config.js';
 import { sandboxOf } from '../src/run/testing.js';
-import { openServedRun } from '../src/server/index.js';
+import { openServedRun, type ServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/run/testing.js';
 import { answerKind, referenceAnswer, type Task } from '../core/task.js';
 
@@ -128,25 +128,21 @@ const wrk = (() => {
   }
 })();
 
-async function main() {
-  console.error(
-    `bench:serve on ${cpus().length} cores, load ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}, preset ${args.preset}, client ${wrk ? 'wrk' : 'autocannon'}`,
-  );
-  // --- sample: fresh runs of the same preset and seed on both sides.
-  const { url, child } = await startChild('http');
-  const tHttp = performance.now();
-  let httpTasks = 0;
-  for (let r = 0; r < sampleRounds; r++) httpTasks += (await post(url, '/v1/sample', { n: 64 })).tasks.length;
-  const sampleHttpMs = performance.now() - tHttp;
-  const local = await openServedRun(config, { runsDir: join(tmp, 'runs'), preset: args.preset!, runId: 'local' });
-  const tLocal = performance.now();
-  let localTasks = 0;
-  for (let r = 0; r < sampleRounds; r++) localTasks += (await local.sample(64)).tasks.length;
-  const sampleLocalMs = performance.now() - tLocal;
+type Item = { task_id: string; completion: string };
+type Http = { rps: number; p50: number; p99: number; max: number; requests: number };
+type ScoreRow = { round: number; inProcess: number; durable: number; http: number };
+type Sample = { http: number; local: number };
 
-  // --- score: the server's own tasks, read from its store, as completions.
+/** Tasks/s of sampleRounds × 64 tasks through `sample`. */
+async function sampleRate(sample: (n: number) => Promise<{ tasks: unknown[] }>): Promise<number> {
+  const t0 = performance.now();
+  let tasks = 0;
+  for (let r = 0; r < sampleRounds; r++) tasks += (await sample(64)).tasks.length;
+  return rate(tasks, performance.now() - t0);
+}
+
+/** The server's own tasks, read from its store, as completions; and those of the in-process durable run. */
+function readBatches(): { byId: Map<string, Task>; b64: Item[][]; b256: Item[][]; bLocal: Item[][] } {
   const store = RunStore.open(join(tmp, 'runs', 'http'), { create: false });
   const tasks = store.tasks().map((r) => r.task);
   store.close();
@@ -160,30 +156,96 @@ async function main() {
     64,
   );
   localStore.close();
-  const sandbox = await sandboxOf(config);
+  return { byId, b64, b256, bLocal };
+}
 
-  /** Rewards/s of `score` over these batches for `seconds`, 4 batches in flight (as the server's 4 clients). */
-  async function fourInFlight(
-    bodies: { task_id: string; completion: string }[][],
-    score: (batch: { task_id: string; completion: string }[]) => Promise<unknown>,
-  ): Promise<number> {
-    let done = 0;
-    let next = 0;
-    const end = performance.now() + seconds * 1000;
-    const t0 = performance.now();
-    await Promise.all(
-      [0, 1, 2, 3].map(async () => {
-        while (performance.now() < end) {
-          const batch = bodies[next++ % bodies.length]!;
-          await score(batch);
-          done += batch.length;
-        }
-      }),
-    );
-    return rate(done, performance.now() - t0);
-  }
+/** Rewards/s of `score` over these batches for `seconds`, 4 batches in flight (as the server's 4 clients). */
+async function fourInFlight(bodies: Item[][], score: (batch: Item[]) => Promise<unknown>): Promise<number> {
+  let done = 0;
+  let next = 0;
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    [0, 1, 2, 3].map(async () => {
+      while (performance.now() < end) {
+        const batch = bodies[next++ % bodies.length]!;
+        await score(batch);
+        done += batch.length;
+      }
+    }),
+  );
+  return rate(done, performance.now() - t0);
+}
 
-  /** extractAnswer + verifyMany on the server's batches: verification alone. */
+/** Requests per second and latency percentiles (ms) of POST /v1/score with these bodies, in rotation. */
+async function overHttp(url: string, bodies: Item[][], connections: number, duration: number): Promise<Http> {
+  return wrk ? overWrk(url, bodies, connections, duration) : overAutocannon(url, bodies, connections, duration);
+}
+
+function overWrk(url: string, bodies: Item[][], connections: number, duration: number): Http {
+  const script = join(tmp, 'bodies.lua');
+  const quoted = bodies.map((b) => `[==[${JSON.stringify({ items: b })}]==]`).join(',\n');
+  writeFileSync(
+    script,
+    `local bodies = {${quoted}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("POST", "/v1/score", {["Content-Type"] = "application/json"}, bodies[(i % #bodies) + 1])\nend\n`,
+  );
+  const out = execFileSync(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '30s', '-s', script, url + '/v1/score'],
+    { encoding: 'utf8' },
+  );
+  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
+  const ms = (re: RegExp) => {
+    const m = re.exec(out);
+    if (!m) return NaN;
+    return Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'us' ? 0.001 : 1);
+  };
+  if (/Non-2xx|Socket errors/.test(out)) throw new Error(`score over HTTP failed:\n${out}`);
+  return {
+    rps: num(/Requests\/sec:\s+([\d.]+)/),
+    p50: ms(/50%\s+([\d.]+)(us|ms|s)/),
+    p99: ms(/99%\s+([\d.]+)(us|ms|s)/),
+    max: ms(/Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/),
+    requests: num(/(\d+) requests in/),
+  };
+}
+
+async function overAutocannon(url: string, bodies: Item[][], connections: number, duration: number): Promise<Http> {
+  let next = 0;
+  const result = await autocannon({
+    url: url + '/v1/score',
+    connections,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ items: bodies[next++ % bodies.length] }) }),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`score over HTTP: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    requests: result.requests.total,
+  };
+}
+
+/**
+ * Two rounds of: extractAnswer + verifyMany on the server's batches (verification alone), the same score
+ * requests through a ServedRun in this process (verification and the durable record, no HTTP), and
+ * POST /v1/score from 4 clients.
+ */
+async function measureScore(
+  url: string,
+  local: ServedRun,
+  sandbox: Sandbox,
+  { byId, b64, bLocal }: ReturnType<typeof readBatches>,
+): Promise<ScoreRow[]> {
   const inProcess = () =>
     fourInFlight(b64, (batch) =>
       verifyMany(
@@ -194,99 +256,25 @@ async function main() {
         }),
       ),
     );
-
-  /** The same score requests through a ServedRun in this process: verification and the durable record, no HTTP. */
   const durable = () => fourInFlight(bLocal, (batch) => local.score(batch));
-
-  /** Requests per second and latency percentiles (ms) of POST /v1/score with these bodies, in rotation. */
-  async function overHttp(
-    bodies: { task_id: string; completion: string }[][],
-    connections: number,
-    duration: number,
-  ): Promise<{ rps: number; p50: number; p99: number; max: number; requests: number }> {
-    return wrk ? overWrk(bodies, connections, duration) : overAutocannon(bodies, connections, duration);
-  }
-
-  function overWrk(bodies: { task_id: string; completion: string }[][], connections: number, duration: number) {
-    const script = join(tmp, 'bodies.lua');
-    const quoted = bodies.map((b) => `[==[${JSON.stringify({ items: b })}]==]`).join(',\n');
-    writeFileSync(
-      script,
-      `local bodies = {${quoted}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("POST", "/v1/score", {["Content-Type"] = "application/json"}, bodies[(i % #bodies) + 1])\nend\n`,
-    );
-    const out = execFileSync(
-      'wrk',
-      ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '30s', '-s', script, url + '/v1/score'],
-      { encoding: 'utf8' },
-    );
-    const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
-    const ms = (re: RegExp) => {
-      const m = re.exec(out);
-      if (!m) return NaN;
-      return Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'us' ? 0.001 : 1);
-    };
-    if (/Non-2xx|Socket errors/.test(out)) throw new Error(`score over HTTP failed:\n${out}`);
-    return {
-      rps: num(/Requests\/sec:\s+([\d.]+)/),
-      p50: ms(/50%\s+([\d.]+)(us|ms|s)/),
-      p99: ms(/99%\s+([\d.]+)(us|ms|s)/),
-      max: ms(/Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/),
-      requests: num(/(\d+) requests in/),
-    };
-  }
-
-  async function overAutocannon(
-    bodies: { task_id: string; completion: string }[][],
-    connections: number,
-    duration: number,
-  ) {
-    let next = 0;
-    const result = await autocannon({
-      url: url + '/v1/score',
-      connections,
-      duration,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify({ items: bodies[next++ % bodies.length] }) }),
-        },
-      ],
-    });
-    if (result.non2xx > 0 || result.errors > 0)
-      throw new Error(`score over HTTP: ${result.non2xx} non-2xx, ${result.errors} errors`);
-    return {
-      rps: result.requests.total / result.duration,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      max: result.latency.max,
-      requests: result.requests.total,
-    };
-  }
-
-  const rows: { round: number; inProcess: number; durable: number; http: number }[] = [];
+  const rows: ScoreRow[] = [];
   for (let round = 1; round <= 2; round++) {
     const a = await inProcess();
     const d = await durable();
-    const r = await overHttp(b64, 4, seconds);
+    const r = await overHttp(url, b64, 4, seconds);
     rows.push({ round, inProcess: a, durable: d, http: r.rps * 64 });
   }
-  await local.close();
-  const lat = await overHttp(b256, 1, seconds);
-  await sandbox.close();
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-  rmSync(tmp, { recursive: true, force: true });
+  return rows;
+}
 
-  const sampleHttp = rate(httpTasks, sampleHttpMs);
-  const sampleLocal = rate(localTasks, sampleLocalMs);
+function printTable(sample: Sample, rows: ScoreRow[], lat: Http): void {
   const table = [
     ['measure', 'over HTTP', 'in process', 'ratio'],
     [
       'sample, tasks/s (n=64, 1 client)',
-      sampleHttp.toFixed(0),
-      sampleLocal.toFixed(0),
-      (sampleHttp / sampleLocal).toFixed(2),
+      sample.http.toFixed(0),
+      sample.local.toFixed(0),
+      (sample.http / sample.local).toFixed(2),
     ],
     ...rows.map((r) => [
       `score, rewards/s (64/batch, 4 clients), round ${r.round}`,
@@ -304,6 +292,10 @@ async function main() {
   ];
   const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
   for (const r of table) console.log(r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  '));
+}
+
+/** bench/results/serve.json. */
+function writeResults(sample: Sample, rows: ScoreRow[], lat: Http): void {
   const out = {
     bench: 'serve',
     date: new Date().toISOString(),
@@ -318,9 +310,9 @@ async function main() {
     client: wrk ? 'wrk' : 'autocannon',
     seconds,
     sample: {
-      httpTasksPerSecond: sampleHttp,
-      inProcessTasksPerSecond: sampleLocal,
-      ratio: sampleHttp / sampleLocal,
+      httpTasksPerSecond: sample.http,
+      inProcessTasksPerSecond: sample.local,
+      ratio: sample.http / sample.local,
       rounds: sampleRounds,
       n: 64,
     },
@@ -329,6 +321,34 @@ async function main() {
   };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'serve.json'), JSON.stringify(out, null, 2) + '\n');
+}
+
+async function main() {
+  console.error(
+    `bench:serve on ${cpus().length} cores, load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}, preset ${args.preset}, client ${wrk ? 'wrk' : 'autocannon'}`,
+  );
+  // --- sample: fresh runs of the same preset and seed on both sides.
+  const { url, child } = await startChild('http');
+  const sampleHttp = await sampleRate((n) => post(url, '/v1/sample', { n }));
+  const local = await openServedRun(config, { runsDir: join(tmp, 'runs'), preset: args.preset!, runId: 'local' });
+  const sampleLocal = await sampleRate((n) => local.sample(n));
+
+  // --- score: the server's own tasks, read from its store, as completions.
+  const bodies = readBatches();
+  const sandbox = await sandboxOf(config);
+  const rows = await measureScore(url, local, sandbox, bodies);
+  await local.close();
+  const lat = await overHttp(url, bodies.b256, 1, seconds);
+  await sandbox.close();
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  rmSync(tmp, { recursive: true, force: true });
+
+  const sample = { http: sampleHttp, local: sampleLocal };
+  printTable(sample, rows, lat);
+  writeResults(sample, rows, lat);
 }
 
 main().catch((e) => {
