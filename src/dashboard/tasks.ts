@@ -17,6 +17,33 @@ export interface TaskListRow {
   solved: number;
 }
 
+/** A tasks table row as the task list shows it. */
+function listRow(r: {
+  id: string;
+  step: number;
+  type: string;
+  family: string;
+  level: number;
+  skills: string;
+  proposer: string;
+  parent_id: string | null;
+  attempts: number;
+  solved: number;
+}): TaskListRow {
+  return {
+    id: r.id,
+    step: r.step,
+    type: r.type,
+    family: r.family,
+    level: r.level,
+    skills: JSON.parse(r.skills) as string[],
+    proposer: r.proposer,
+    parentId: r.parent_id,
+    attempts: r.attempts,
+    solved: r.solved,
+  };
+}
+
 export interface TaskQuery {
   q?: string;
   skill?: string;
@@ -73,18 +100,7 @@ export function searchTasks(db: Database.Database | null, query: TaskQuery): { t
   }[];
   return {
     total,
-    tasks: rows.map((r) => ({
-      id: r.id,
-      step: r.step,
-      type: r.type,
-      family: r.family,
-      level: r.level,
-      skills: JSON.parse(r.skills) as string[],
-      proposer: r.proposer,
-      parentId: r.parent_id,
-      attempts: r.attempts,
-      solved: r.solved,
-    })),
+    tasks: rows.map(listRow),
   };
 }
 
@@ -155,16 +171,7 @@ export function taskDetail(db: Database.Database | null, id: string): TaskDetail
     op = p?.parent_op ?? null;
   }
   return {
-    id: r.id,
-    step: r.step,
-    type: r.type,
-    family: r.family,
-    level: r.level,
-    skills: JSON.parse(r.skills) as string[],
-    proposer: r.proposer,
-    parentId: r.parent_id,
-    attempts: r.attempts,
-    solved: r.solved,
+    ...listRow(r),
     program: r.program,
     prompt: r.natural,
     compact: r.compact,

@@ -12,14 +12,9 @@ import type { Rng } from '../../core/rng.js';
 import type { ProposalRecord, ProposerAgent } from '../agents/index.js';
 import type { RunStore } from './records/store.js';
 import type { Skill, Task } from '../../core/task.js';
-import {
-  LEARNED_PROPOSER,
-  LearnedProposer,
-  SELF_PLAY_PROPOSER,
-  type LearnedDraft,
-  type LearnStats,
-} from '../../proposers/index.js';
-import { referenceTask, selfPlayRecord, type SelfPlay } from './self-play-parts.js';
+import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnStats } from '../../proposers/index.js';
+import { referenceTask, type SelfPlay } from './self-play-parts.js';
+import { draftRecord } from './records/rows.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
 /** The task space of a config (docs/levels.md). */
@@ -119,27 +114,6 @@ export function learnedProposerOf(config: RunConfig): LearnedProposer | null {
   return cfg?.enabled ? new LearnedProposer(cfg) : null;
 }
 
-/** A learned proposer's draft as a proposals row (prompt: the arm and its choice trace; raw: the program). */
-function learnedRecord(step: number, proposer: string, d: LearnedDraft): ProposalRecord {
-  return {
-    step,
-    family: d.arm.family,
-    level: d.arm.level,
-    type: d.arm.type,
-    proposer,
-    prompt: d.prompt,
-    raw: d.program,
-    outcome: d.outcome,
-    detail: d.detail,
-    taskId: d.taskId,
-    inputTokens: 0,
-    outputTokens: 0,
-    tokensEstimated: false,
-    ms: 0,
-    learnability: null,
-  };
-}
-
 /** The learned proposer's round as step metrics (its mean reward, novelty, validity, learnable share). */
 export function learnedMetrics(stats: LearnStats | null): Record<string, number> {
   if (!stats) return { 'proposer.drafts': 0 };
@@ -189,12 +163,12 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     if (ctx.selfPlay && !isBridgedArm(arm)) {
       const { proposer: sp, model } = ctx.selfPlay;
       return await sp.generate(sandbox, arm, rng, seen, 20, model, referenceTask(archive, arm), (d) =>
-        proposals.push(selfPlayRecord(ctx.step, SELF_PLAY_PROPOSER, d)),
+        proposals.push(draftRecord(ctx.step, SELF_PLAY_PROPOSER, d)),
       );
     }
     if (ctx.learned && !isBridgedArm(arm))
       return await ctx.learned.generate(sandbox, arm, rng, seen, 20, (d) =>
-        proposals.push(learnedRecord(ctx.step, LEARNED_PROPOSER, d)),
+        proposals.push(draftRecord(ctx.step, LEARNED_PROPOSER, d)),
       );
     return await drawTask(sandbox, { ...arm, rng, seen, attempts: 20 });
   } catch (e) {

@@ -4,8 +4,7 @@
 // proposals' rows and metrics.
 import type { Task } from '../../core/task.js';
 import type { TaskArm } from '../../curricula/index.js';
-import { SelfPlayProposer, type ChoiceModel, type SelfPlayDraft, type SelfPlayStats } from '../../proposers/index.js';
-import type { ProposalRecord } from '../agents/index.js';
+import { SelfPlayProposer, type ChoiceModel, type SelfPlayStats } from '../../proposers/index.js';
 import type { RunConfig } from './config.js';
 import type { TrainablePolicy } from '../solver/index.js';
 
@@ -39,27 +38,6 @@ export function referenceTask(archive: Map<string, Task>, arm: TaskArm): Task | 
   for (const t of archive.values())
     if (t.family === arm.family && t.level === arm.level && t.type === arm.type) ref = t;
   return ref;
-}
-
-/** A self-play draft as a proposals row (prompt: the arm, the prompt and the choice tokens; raw: the program). */
-export function selfPlayRecord(step: number, proposer: string, d: SelfPlayDraft): ProposalRecord {
-  return {
-    step,
-    family: d.arm.family,
-    level: d.arm.level,
-    type: d.arm.type,
-    proposer,
-    prompt: d.prompt,
-    raw: d.program,
-    outcome: d.outcome,
-    detail: d.detail,
-    taskId: d.taskId,
-    inputTokens: 0,
-    outputTokens: 0,
-    tokensEstimated: false,
-    ms: 0,
-    learnability: null,
-  };
 }
 
 /** The proposer role's round as step metrics. */

@@ -13,6 +13,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+from .hf import task_row
+
 DEFAULT_URL = "http://127.0.0.1:8787"
 
 Message = Dict[str, str]
@@ -349,7 +351,7 @@ class Cogen:
     def as_hf_dataset(self, batch: int = 64, view: str = "chat"):
         """The live dataset as a HuggingFace `datasets.IterableDataset` (for `GRPOTrainer(train_dataset=...)`;
         give the trainer `max_steps`, and `shuffle_dataset=False` so that tasks are not buffered)."""
-        from .trl import hf_dataset
+        from .hf import hf_dataset
 
         return hf_dataset(self, batch, view)
 
@@ -390,18 +392,6 @@ def _chunks_of_groups(items: List[Dict[str, str]], limit: int) -> List[List[int]
         chunks.append(cur)
     return chunks
 
-
-def task_row(t: Task, view: str = "chat") -> Dict[str, Any]:
-    row = {
-        "prompt": t.prompt,
-        "task_id": t.id,
-        "type": t.type,
-        "family": t.family,
-        "level": t.level,
-    }
-    if view != "chat":  # the reward function reads it back (trl_reward); chat rows stay as they were
-        row["view"] = view
-    return row
 
 
 def _view(view: str) -> Dict[str, str]:

@@ -1,4 +1,4 @@
-"""TRL adapters: the live curriculum as a HuggingFace `IterableDataset`, and a `TrainerCallback`
+"""TRL adapters: the live curriculum as a HuggingFace `IterableDataset` (hf.py), and a `TrainerCallback`
 that answers cogen's mastery probes with the trainer's model (greedy) at the probe cadence.
 
 The reward function itself is `Cogen.trl_reward` (no third-party import). This module imports
@@ -8,9 +8,10 @@ The reward function itself is `Cogen.trl_reward` (no third-party import). This m
 from __future__ import annotations
 
 import logging
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, List, Optional
 
-from .client import Cogen, CogenError, Task, task_row
+from .client import Cogen, CogenError, Task
+from .hf import hf_dataset  # noqa: F401  (the dataset adapter, kept importable from here)
 
 logger = logging.getLogger("cogen_client")
 
@@ -18,44 +19,6 @@ try:  # the callback must subclass TrainerCallback for the Trainer; without tran
     from transformers import TrainerCallback as _CallbackBase  # type: ignore
 except ImportError:  # pragma: no cover - exercised only without transformers
     _CallbackBase = object  # type: ignore
-
-
-def _live_rows(env: Cogen, batch: int, view: str = "chat") -> Iterator[Dict[str, Any]]:
-    while True:
-        for t in env.sample(batch, view):
-            yield task_row(t, view)
-
-
-def hf_dataset(env: Cogen, batch: int = 64, view: str = "chat"):
-    """An endless `datasets.IterableDataset` of fresh tasks: prompt (chat messages), task_id, type,
-    family, level. Give GRPOTrainer `max_steps` (an endless stream has no epoch) and
-    `shuffle_dataset=False` (a shuffle buffer would hold tasks back until they go stale).
-
-    With view="compact" the prompt is the built-in solver's tokens as text (a standard, not
-    conversational, prompt: load the tokenizer from `env.tokenizer_json()`), and a `view` column
-    tells `env.trl_reward` that completions are written in it too."""
-    from datasets import Features, IterableDataset, Value
-
-    if view == "compact":
-        columns = {"prompt": Value("string"), "task_id": Value("string"), "type": Value("string"), "family": Value("string"), "level": Value("int64"), "view": Value("string")}
-        return IterableDataset.from_generator(_live_rows, features=Features(columns), gen_kwargs={"env": env, "batch": batch, "view": view})
-
-    try:  # datasets >= 4
-        from datasets import List as _List
-
-        prompt_feature = _List({"role": Value("string"), "content": Value("string")})
-    except ImportError:  # pragma: no cover - older datasets
-        prompt_feature = [{"role": Value("string"), "content": Value("string")}]
-    features = Features(
-        {
-            "prompt": prompt_feature,
-            "task_id": Value("string"),
-            "type": Value("string"),
-            "family": Value("string"),
-            "level": Value("int64"),
-        }
-    )
-    return IterableDataset.from_generator(_live_rows, features=features, gen_kwargs={"env": env, "batch": batch})
 
 
 def render_prompt(tokenizer: Any, messages: List[Dict[str, str]]) -> str:

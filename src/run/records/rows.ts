@@ -1,7 +1,7 @@
 // What a run records, in one place for the loop (src/run/loop.ts) and a served run (src/server/): a
 // new run's name and its "already exists" refusal, a task as rows and a graph event, a group's result
-// for the curriculum, a probe round's mastery events, and the run's own graph event. The stores
-// (store.ts, and records/ for a served run) write what these return.
+// for the curriculum, a probe round's mastery events, a proposer's draft, and the run's own graph
+// event. The stores (store.ts, and records/ for a served run) write what these return.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { meanAbsAdvantage, type ArmResult, type MasteryEvent } from '../../../curricula/index.js';
@@ -9,6 +9,8 @@ import { renderCompact, renderNatural } from '../../../generators/index.js';
 import type { GraphEvent, GraphTask } from '../../../graphs/index.js';
 import { solveRate } from '../../../core/rules.js';
 import type { Task } from '../../../core/task.js';
+import type { LearnedDraft } from '../../../proposers/index.js';
+import type { ProposalRecord } from '../../agents/index.js';
 import type { RunConfig } from '../config.js';
 import { StoreError, type StepRecord } from './store.js';
 
@@ -103,5 +105,26 @@ export function runEvent(meta: { getMeta(key: string): string | undefined }, sta
     startedAt: meta.getMeta('startedAt') ?? '',
     endedAt: meta.getMeta('endedAt') ?? null,
     status,
+  };
+}
+
+/** A learned or self-play proposer's draft as a proposals row (prompt: the arm and its choice trace; raw: the program). */
+export function draftRecord(step: number, proposer: string, d: LearnedDraft): ProposalRecord {
+  return {
+    step,
+    family: d.arm.family,
+    level: d.arm.level,
+    type: d.arm.type,
+    proposer,
+    prompt: d.prompt,
+    raw: d.program,
+    outcome: d.outcome,
+    detail: d.detail,
+    taskId: d.taskId,
+    inputTokens: 0,
+    outputTokens: 0,
+    tokensEstimated: false,
+    ms: 0,
+    learnability: null,
   };
 }
