@@ -20,7 +20,7 @@ export type { Arm, Pick, Controller } from '../curricula/index.js';
 export { openSkillGraph } from '../graphs/index.js';
 export type { SkillGraph, GraphEvent, Mastery } from '../graphs/index.js';
 export { createPolicy, solverConfigSchema } from './solver/index.js';
-export type { Policy, Rollout, TrainablePolicy, TrainStats } from './solver/index.js';
+export type { Policy, Rollout, TrainStats } from './solver/index.js';
 export { loadPreset, listPresets, parseConfig, runConfigSchema, ConfigError, type RunConfig } from './run/index.js';
 export { startRun, type RunOptions, type RunSummary, type StepProgress } from './run/index.js';
 export { RunStore } from './run/index.js';
