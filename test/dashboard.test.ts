@@ -216,7 +216,17 @@ describe('cogen dashboard: the read-only API', () => {
     const page = await get('/run/r');
     expect(page.text).toContain('assets/uPlot.iife.min.js');
     expect(page.text).not.toMatch(/https?:\/\//); // no CDN
-    for (const a of ['uPlot.iife.min.js', 'uPlot.min.css', 'cytoscape.min.js', 'dashboard.js', 'dashboard.css']) {
+    for (const a of [
+      'uPlot.iife.min.js',
+      'uPlot.min.css',
+      'cytoscape.min.js',
+      'dashboard.js',
+      'shared.js',
+      'charts.js',
+      'skills.js',
+      'tasks.js',
+      'dashboard.css',
+    ]) {
       expect((await get(`/assets/${a}`)).status, a).toBe(200);
     }
     const root = await app.request('/');

@@ -30,6 +30,9 @@ import {
 const require = createRequire(import.meta.url);
 const HERE = dirname(fileURLToPath(import.meta.url));
 
+/** The page's own ES modules in public/: dashboard.js, the entry, imports the others. */
+const PUBLIC_SCRIPTS = ['dashboard.js', 'shared.js', 'charts.js', 'skills.js', 'tasks.js'];
+
 /** The files the page loads, each from an npm package's dist or from public/. */
 const ASSETS: Record<string, { path: () => string; type: string }> = {
   'uPlot.iife.min.js': {
@@ -41,7 +44,9 @@ const ASSETS: Record<string, { path: () => string; type: string }> = {
     path: () => join(dirname(require.resolve('cytoscape')), 'cytoscape.min.js'),
     type: 'text/javascript',
   },
-  'dashboard.js': { path: () => join(HERE, 'public', 'dashboard.js'), type: 'text/javascript' },
+  ...Object.fromEntries(
+    PUBLIC_SCRIPTS.map((name) => [name, { path: () => join(HERE, 'public', name), type: 'text/javascript' }]),
+  ),
   'dashboard.css': { path: () => join(HERE, 'public', 'dashboard.css'), type: 'text/css' },
 };
 
@@ -129,7 +134,7 @@ export function dashboardApp(opts: DashboardOptions): Hono {
         `<div id="app" data-run="${esc(id)}"></div>
 <script src="../assets/uPlot.iife.min.js"></script>
 <script src="../assets/cytoscape.min.js"></script>
-<script src="../assets/dashboard.js"></script>`,
+<script type="module" src="../assets/dashboard.js"></script>`,
         '../',
       ),
     );
