@@ -229,6 +229,8 @@ describe('cogen dashboard: the read-only API', () => {
     ]) {
       expect((await get(`/assets/${a}`)).status, a).toBe(200);
     }
+    for (const missing of ['constructor', 'toString', '__proto__', 'server.ts'])
+      expect((await get(`/assets/${missing}`)).status, missing).toBe(404);
     const root = await app.request('/');
     expect(root.status).toBe(302);
   });

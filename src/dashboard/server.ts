@@ -108,7 +108,9 @@ export function dashboardApp(opts: DashboardOptions): Hono {
   });
 
   app.get('/assets/:name', (c) => {
-    const a = ASSETS[c.req.param('name')];
+    const name = c.req.param('name');
+    // Own names only: `constructor` and the like are properties of every object, not assets.
+    const a = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!a) return c.text('not found', 404);
     return c.body(readFileSync(a.path()), 200, {
       'content-type': `${a.type}; charset=utf-8`,
