@@ -17,8 +17,8 @@ export interface TaskListRow {
   solved: number;
 }
 
-/** A tasks table row as the task list shows it. */
-function listRow(r: {
+/** The tasks table's columns the task list reads (src/run/records/tables.ts). */
+interface ListColumns {
   id: string;
   step: number;
   type: string;
@@ -29,7 +29,10 @@ function listRow(r: {
   parent_id: string | null;
   attempts: number;
   solved: number;
-}): TaskListRow {
+}
+
+/** A tasks table row as the task list shows it. */
+function listRow(r: ListColumns): TaskListRow {
   return {
     id: r.id,
     step: r.step,
@@ -86,18 +89,7 @@ export function searchTasks(db: Database.Database | null, query: TaskQuery): { t
     .prepare(
       `SELECT id, step, type, family, level, skills, proposer, parent_id, attempts, solved FROM tasks ${clause} ORDER BY step DESC, rowid DESC LIMIT ?`,
     )
-    .all(...args, limit) as {
-    id: string;
-    step: number;
-    type: string;
-    family: string;
-    level: number;
-    skills: string;
-    proposer: string;
-    parent_id: string | null;
-    attempts: number;
-    solved: number;
-  }[];
+    .all(...args, limit) as ListColumns[];
   return {
     total,
     tasks: rows.map(listRow),
@@ -123,18 +115,8 @@ export interface TaskDetail extends TaskListRow {
 
 export function taskDetail(db: Database.Database | null, id: string): TaskDetail | null {
   if (!db || !hasTable(db, 'tasks')) return null;
-  type Row = {
-    id: string;
-    step: number;
-    type: string;
-    family: string;
-    level: number;
-    skills: string;
-    proposer: string;
-    parent_id: string | null;
+  type Row = ListColumns & {
     parent_op: string | null;
-    attempts: number;
-    solved: number;
     program: string;
     natural: string;
     compact: string;
