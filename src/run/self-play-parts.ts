@@ -8,11 +8,10 @@ import { SelfPlayProposer, type ChoiceModel, type SelfPlayStats } from '../../pr
 import type { RunConfig } from './config.js';
 import type { TrainablePolicy } from '../solver/index.js';
 
-/** The self-play proposer and the policy it shares with the solver role. */
+/** The self-play proposer and the model it proposes with (the solver's own network, which the loop trains in both roles). */
 export interface SelfPlay {
   proposer: SelfPlayProposer;
   model: ChoiceModel;
-  policy: TrainablePolicy;
 }
 
 /** The self-play config of a run, or null when the mode is off (the default). */
@@ -29,7 +28,7 @@ export function selfPlayOf(config: RunConfig, policy: TrainablePolicy | null): S
     throw new Error(
       "proposer.selfPlay needs the built-in solver (it proposes with the solver's own network); turn off agents.solver",
     );
-  return { proposer: new SelfPlayProposer(cfg), model: { open: (prompt) => policy.openChoices(prompt) }, policy };
+  return { proposer: new SelfPlayProposer(cfg), model: { open: (prompt) => policy.openChoices(prompt) } };
 }
 
 /** The reference task of a prompt: the newest archived task of the arm (none at first). */

@@ -16,6 +16,7 @@ import {
   insertTasks,
   type EnvEpisodeRow,
   type EpisodeRow,
+  type Sql,
   type IssueRecord,
   type StepRecord,
   type StoredRequest,
@@ -37,6 +38,9 @@ export class RunStore {
   ) {
     this.db = db;
   }
+
+  /** `sql` as a function, for the row writers of tables.ts. */
+  private readonly prepare: Sql = (text) => this.sql(text);
 
   private sql(text: string): Database.Statement {
     let st = this.statements.get(text);
@@ -89,14 +93,14 @@ export class RunStore {
     const closeIssue = this.sql("UPDATE issued SET state = 'scored' WHERE id = ?");
     const insRequest = this.sql('INSERT INTO requests (key, digest, step) VALUES (?, ?, ?)');
     this.db.transaction(() => {
-      insertProposals(this.sql.bind(this), rec.step, rec.proposals ?? []);
-      insertTasks(this.sql.bind(this), rec.step, rec.newTasks);
+      insertProposals(this.prepare, rec.step, rec.proposals ?? []);
+      insertTasks(this.prepare, rec.step, rec.newTasks);
       for (const s of rec.scored) {
         score.run(s.attempts, s.solved, s.taskId);
         insScore.run(rec.step, s.taskId, s.solved, s.attempts);
       }
-      insertEpisodes(this.sql.bind(this), rec.step, rec.episodes);
-      insertEnvEpisodes(this.sql.bind(this), rec.step, rec.envEpisodes ?? []);
+      insertEpisodes(this.prepare, rec.step, rec.episodes);
+      insertEnvEpisodes(this.prepare, rec.step, rec.envEpisodes ?? []);
       insMetric.run(rec.step, JSON.stringify({ step: rec.step, ...rec.metrics }));
       this.insertEvents(rec.step, rec.outbox);
       this.putMeta({ ...rec.meta, lastStep: String(rec.step) });
@@ -118,7 +122,7 @@ export class RunStore {
   }): number[] {
     const insIssue = this.sql('INSERT INTO issued (task_id, issued_at, expires_at) VALUES (?,?,?)');
     return this.db.transaction(() => {
-      insertTasks(this.sql.bind(this), rec.step, rec.newTasks);
+      insertTasks(this.prepare, rec.step, rec.newTasks);
       this.insertEvents(rec.step, rec.outbox);
       this.putMeta(rec.meta ?? {});
       return rec.issues.map((i) => Number(insIssue.run(i.taskId, i.issuedAt, i.expiresAt).lastInsertRowid));
@@ -197,7 +201,7 @@ export class RunStore {
 
   /** Records played environment episodes (observations, actions, tool results, rewards) in one transaction. */
   addEnvEpisodes(step: number, episodes: { spec: EnvSpec; trajectory: Trajectory }[]): void {
-    this.db.transaction(() => insertEnvEpisodes(this.sql.bind(this), step, episodes))();
+    this.db.transaction(() => insertEnvEpisodes(this.prepare, step, episodes))();
   }
 
   /** Every recorded environment episode, in the order recorded (none in a run made before environments). */
