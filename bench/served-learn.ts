@@ -9,6 +9,7 @@
 // every seed; seeds run in separate processes merge with --merge.
 //
 //   npm run bench:served-learn [-- --seeds random:1 --minutes 50 (GRPO's wall time) --sft-steps 600 --setup-torch]
+//   npx tsx bench/served-learn.ts --seeds S --curriculum uniform --no-peer   (the controller peer: the arm shares without learnability)
 //   npx tsx bench/served-learn.ts --merge DIR,DIR [--out bench/results]
 //   npx tsx bench/served-learn.ts --reread TMP/cogen-served-learn-PID/SEED [--wall-seconds N]   (figures again from its stored runs)
 // Needs torch, TRL and transformers (bench/torch-venv.ts; not CI).
@@ -29,6 +30,7 @@ const { values: args } = parseArgs({
     minutes: { type: 'string', default: '50' },
     'sft-steps': { type: 'string', default: '600' },
     'source-steps': { type: 'string', default: '30' },
+    curriculum: { type: 'string', default: '' },
     trainer: { type: 'string', default: '' },
     'setup-torch': { type: 'boolean', default: false },
     'no-peer': { type: 'boolean', default: false },
@@ -41,6 +43,9 @@ const { values: args } = parseArgs({
 const ROOT = join(import.meta.dirname, '..');
 const COGEN = join(ROOT, 'bin/cogen.js');
 const PRESET = 'default';
+/** The default preset's controller (curricula/default.yaml); a seed served by another is a controller peer. */
+const PRESET_CONTROLLER = 'learnability';
+const controllerName = (r: SeedResult): string => r.controller ?? PRESET_CONTROLLER;
 
 interface SkillState {
   skill: string;
@@ -58,6 +63,8 @@ interface ArmShare {
 }
 interface SeedResult {
   seed: number;
+  /** The served run's controller: the preset's unless --curriculum named another (absent in results written before it was recorded). */
+  controller?: string;
   sourceSeed: number;
   warmRows: number;
   grpoSteps: number;
@@ -94,6 +101,7 @@ async function serve(seed: number, runsDir: string, runId: string): Promise<{ ur
       runsDir,
       '--run-id',
       runId,
+      ...(args.curriculum ? ['--curriculum', args.curriculum] : []),
     ],
     { cwd: ROOT, stdio: 'ignore' },
   );
@@ -258,6 +266,17 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
   }
 }
 
+/** The served run's controller, from the config its store keeps. */
+function controllerOf(runsDir: string, runId: string): string {
+  const db = new Database(join(runsDir, runId, 'run.db'), { readonly: true });
+  try {
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'config'").get() as { value: string };
+    return (JSON.parse(row.value) as { curriculum: { controller: string } }).curriculum.controller;
+  } finally {
+    db.close();
+  }
+}
+
 /** A seed's figures, read from what its runs stored (the served run, the trainer's summary, the built-in peer's run when there is one). */
 function readSeed(seed: number, dir: string, wallSeconds: number): SeedResult {
   const runsDir = join(dir, 'runs');
@@ -272,6 +291,7 @@ function readSeed(seed: number, dir: string, wallSeconds: number): SeedResult {
   const peer = existsSync(join(runsDir, `builtin-${seed}`)) ? mastery(runsDir, `builtin-${seed}`) : null;
   return {
     seed,
+    controller: controllerOf(runsDir, served),
     sourceSeed: sourceSeedOf(seed),
     warmRows: summary.warm_start?.rows ?? 0,
     grpoSteps: summary.grpo_steps,
@@ -286,27 +306,28 @@ function readSeed(seed: number, dir: string, wallSeconds: number): SeedResult {
 }
 
 function report(rows: SeedResult[]): string {
+  const judged = rows.filter((r) => controllerName(r) === PRESET_CONTROLLER);
   const lines = [
     '# bench:served-learn',
     '',
     `A GPT-2 (examples/trl_curriculum.py) trained by TRL on CPU through \`cogen serve --preset ${PRESET}\`; peer: the built-in solver's \`cogen run\` on the same seed. Seeds: ${rows.map((r) => r.seed).join(', ')}.`,
     '',
-    '| seed | mastered at the end | of them not mastered at the first probe round | built-in solver (peer) | GRPO steps | wall s | skills (first round → first mastered step) |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    '| seed | controller | mastered at the end | of them not mastered at the first probe round | built-in solver (peer) | GRPO steps | wall s | skills (first round → first mastered step) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.seed} | ${r.mastered} | ${r.learnedByGrpo} | ${r.peerMastered ?? '-'} | ${r.grpoSteps} | ${r.wallSeconds} | ${r.skills.map((s) => `${s.skill} ${s.firstRound?.toFixed(2) ?? '-'}→${s.firstMastered ?? '-'}`).join(', ')} |`,
+        `| ${r.seed} | ${controllerName(r)} | ${r.mastered} | ${r.learnedByGrpo} | ${r.peerMastered ?? '-'} | ${r.grpoSteps} | ${r.wallSeconds} | ${r.skills.map((s) => `${s.skill} ${s.firstRound?.toFixed(2) ?? '-'}→${s.firstMastered ?? '-'}`).join(', ')} |`,
     ),
     '',
-    `Median mastered: ${median(rows.map((r) => r.mastered))}; learned by GRPO: ${median(rows.map((r) => r.learnedByGrpo))}; peer: ${median(rows.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered])))}.`,
+    `Median over the seeds served by the preset's controller (${judged.map((r) => r.seed).join(', ')}): mastered ${median(judged.map((r) => r.mastered))}; learned by GRPO ${median(judged.map((r) => r.learnedByGrpo))}; peer ${median(judged.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered])))}.`,
     `GRPOConfig: ${JSON.stringify(rows[0]?.grpoConfig ?? {})}`,
     '',
-    `The curriculum following the trainer (learnability): a skill's arm's share of the scored tasks in the ${WINDOW} steps before its first mastery → the ${WINDOW} after (skills mastered at the first probe round have no before).`,
+    `The curriculum following the trainer: a skill's arm's share of the scored tasks in the ${WINDOW} steps before its first mastery → the ${WINDOW} after (skills mastered at the first probe round have no before).`,
     '',
     ...rows.flatMap((r) =>
       r.armShares.map(
         (a) =>
-          `- seed ${r.seed}, ${a.skill} at step ${a.step}: ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}`,
+          `- seed ${r.seed} (${controllerName(r)}), ${a.skill} at step ${a.step}: ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}`,
       ),
     ),
   ];

@@ -18,7 +18,10 @@ drawn at random and reports what the served run recorded. By hand:
    warm start already knows.
 3. GRPOTrainer trains it on the served run's live tasks, cogen scoring every completion, and
    CogenProbeCallback answers the probe rounds with the model: the served run turns them into
-   learned and forgotten events of this model.
+   learned and forgotten events of this model. Each step's tasks come from one arm, which the
+   curriculum picks (`one_arm`): GRPO steps that mixed arithmetic's groups with logic's, nearly all
+   solved, stopped learning arithmetic (bench/results/served-learn-2026-12-05.md); `--mix-arms`
+   mixes them again.
 
 A checkpoint is saved every --save-steps; `--resume` goes on from the newest in --out (with
 `ignore_data_skip`: the HF Trainer would otherwise draw and throw away live batches to skip them).
@@ -147,6 +150,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=20000, help="GRPO steps at most")
     ap.add_argument("--minutes", type=float, default=0, help="stop GRPO after this many minutes of wall time (0: no limit)")
     ap.add_argument("--tasks", type=int, default=32, help="tasks a GRPO step")
+    ap.add_argument("--mix-arms", action="store_true", help="a step's tasks from any arms (default: one arm a step)")
     ap.add_argument("--generations", type=int, default=8, help="completions a task (num_generations)")
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--beta", type=float, default=0.0)
@@ -191,9 +195,10 @@ def main() -> None:
         probes.maybe_report(model)  # the first round: what the model knows before GRPO
     config = grpo_config(args)
     summary["grpo_config"] = {k: getattr(config, k) for k in ("loss_type", "beta", "num_generations", "scale_rewards", "learning_rate", "temperature", "per_device_train_batch_size", "max_completion_length")}
+    summary["grpo_config"]["one_arm_a_step"] = not args.mix_arms
     trainer = GRPOTrainer(
         model=model, processing_class=tok, reward_funcs=[env.trl_reward],
-        train_dataset=env.as_hf_dataset(batch=args.tasks, view=VIEW), args=config,
+        train_dataset=env.as_hf_dataset(batch=args.tasks, view=VIEW, one_arm=not args.mix_arms), args=config,
         callbacks=[probes] + ([time_limit(args.minutes)] if args.minutes else []),
     )
     t0 = time.time()

@@ -14,6 +14,8 @@ import { tempDir } from './helpers.js';
 interface Sampled {
   id: string;
   type: string;
+  family: string;
+  level: number;
   prompt: { role: string; content: string }[];
   answer_kind: string;
 }
@@ -91,6 +93,21 @@ describe('cogen serve', () => {
       expect(t.prompt[1]!.content).toContain('function f');
       expect(t.answer_kind).toBe('literal');
     }
+  });
+
+  it('serves a request from one arm when asked, and mixes arms otherwise', async () => {
+    const armsOf = async (oneArm: boolean): Promise<Set<string>[]> => {
+      const out: Set<string>[] = [];
+      for (let i = 0; i < 6; i++) {
+        const { status, json } = await call(server.url, '/v1/sample', { n: 12, one_arm: oneArm });
+        expect(status).toBe(200);
+        expect(json.tasks).toHaveLength(12);
+        out.push(new Set((json.tasks as Sampled[]).map((t) => `${t.family}/${t.level}/${t.type}`)));
+      }
+      return out;
+    };
+    for (const arms of await armsOf(true)) expect(arms.size).toBe(1);
+    expect((await armsOf(false)).some((arms) => arms.size > 1)).toBe(true);
   });
 
   it('scores right and wrong completions, extracting the answer from free text', async () => {

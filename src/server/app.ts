@@ -184,8 +184,8 @@ function trainerRoutes(app: App, run: ServedRun, metrics: Metrics, req: Requests
       },
     }),
     async (c) => {
-      const { n, view } = c.req.valid('json');
-      const { tasks } = await run.sample(n, view);
+      const { n, view, one_arm } = c.req.valid('json');
+      const { tasks } = await run.sample(n, view, one_arm);
       metrics.sampled.inc(tasks.length);
       return c.json({ run_id: run.runId, ...viewField(view), tasks }, 200);
     },

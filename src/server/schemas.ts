@@ -86,7 +86,14 @@ export function requestSchemas(cfg: ServeConfig) {
   const item = z.object({ task_id: z.string().min(1).max(200), completion }).openapi('Completion');
   return {
     sample: z
-      .object({ n: z.number().int().min(1).max(cfg.maxSample).default(1), view: TaskViewSchema })
+      .object({
+        n: z.number().int().min(1).max(cfg.maxSample).default(1),
+        view: TaskViewSchema,
+        one_arm: z.boolean().default(false).openapi({
+          description:
+            "All n tasks from one arm, the one the live curriculum picks first: for a trainer whose update should not mix arms (a GRPO step over one family's groups).",
+        }),
+      })
       .openapi('SampleRequest'),
     score: z
       .object({

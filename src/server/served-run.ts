@@ -86,13 +86,18 @@ export class ServedRun {
     return this.p.records;
   }
 
-  /** n tasks picked by the live controller (replays and mutations included), handed out until they expire; written in `view` (served-view.ts). */
+  /**
+   * n tasks picked by the live controller (replays and mutations included), handed out until they
+   * expire; written in `view` (served-view.ts). With `oneArm`, all n come from the arm of the
+   * controller's first pick.
+   */
   async sample<V extends TaskView = 'chat'>(
     n: number,
     view: V = 'chat' as V,
+    oneArm = false,
   ): Promise<{ tasks: (TaskIn<V> & { expires_at: string })[] }> {
     this.assertOpen();
-    return this.committer.run({ apply: () => sampleChange(this.p, this.probeIds, n, view) });
+    return this.committer.run({ apply: () => sampleChange(this.p, this.probeIds, n, view, oneArm) });
   }
 
   /**

@@ -1,7 +1,7 @@
 // One sample request applied to a served run's state by the run's writer (committer.ts): the live
 // controller picks the arms, the proposer makes the tasks (replays and mutations included), and each
 // distinct task is handed out as an issue that expires unless scored in time.
-import { masteredSkills } from '../../curricula/index.js';
+import { masteredSkills, type Pick } from '../../curricula/index.js';
 import type { Task } from '../../core/task.js';
 import { newTaskRecords, openCeilings, propose, type IssueRecord, type WriteOp } from '../run/index.js';
 import type { ServedParts } from './served-state.js';
@@ -12,16 +12,20 @@ export async function sampleChange<V extends TaskView>(
   probeIds: ReadonlySet<string>,
   n: number,
   view: V,
+  oneArm = false,
 ): Promise<{ result: { tasks: (TaskIn<V> & { expires_at: string })[] }; ops: WriteOp[] }> {
   const { cur, space, config } = p;
   const step = cur.state.step;
   const arms = p.gate.open(space.arms, cur.mastery.mastered());
   const mastered = masteredSkills(cur.mastery.mastered(), space.skills, arms);
   const ceilings = openCeilings(space, arms);
-  const picks = cur.controller.pick(n, cur.rng, { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) });
+  const ctx = { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) };
+  const picks = oneArm
+    ? oneArmPicks(cur.controller.pick(1, cur.rng, ctx)[0]!, n)
+    : cur.controller.pick(n, cur.rng, ctx);
   const first = cur.state.issued;
   cur.state.issued += n;
-  const ctx = {
+  const proposeCtx = {
     step,
     sandbox: p.sandbox,
     seen: cur.seen,
@@ -34,7 +38,7 @@ export async function sampleChange<V extends TaskView>(
   const tasks: Task[] = [];
   const fresh: Task[] = [];
   for (const [i, pick] of picks.entries()) {
-    const task = await propose(ctx, pick, cur.rng.fork(`issue/${first + i}`), []);
+    const task = await propose(proposeCtx, pick, cur.rng.fork(`issue/${first + i}`), []);
     if (cur.addTask(task, true)) fresh.push(task);
     tasks.push(task);
   }
@@ -52,4 +56,9 @@ export async function sampleChange<V extends TaskView>(
     result: { tasks: tasks.map((t) => ({ ...taskIn(view, t), expires_at: expires })) },
     ops: [{ op: 'issue', step, ...newTaskRecords(p.runId, step, fresh), issues }],
   };
+}
+
+/** The controller's pick, then fresh tasks of its arm: a request whose tasks share one arm. */
+function oneArmPicks(first: Pick, n: number): Pick[] {
+  return [first, ...Array.from({ length: n - 1 }, (): Pick => ({ kind: 'new', arm: first.arm }))];
 }

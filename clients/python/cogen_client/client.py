@@ -245,10 +245,13 @@ class Cogen:
         """GET /health: {"status": "healthy", "run_id": ...}."""
         return self._request("GET", "/health", retry=True)
 
-    def sample(self, n: int, view: str = "chat") -> List[Task]:
+    def sample(self, n: int, view: str = "chat", one_arm: bool = False) -> List[Task]:
         """n fresh tasks chosen by the live curriculum: chat-format prompts, or with view="compact"
-        the built-in solver's tokens as text (see `VIEWS`)."""
-        out = self._request("POST", "/v1/sample", {"n": int(n), **_view(view)})
+        the built-in solver's tokens as text (see `VIEWS`). With one_arm=True all n come from the
+        one arm (family, level, type) the curriculum picks first, so that a GRPO step built from
+        one request does not mix arms."""
+        body = {"n": int(n), **_view(view), **({"one_arm": True} if one_arm else {})}
+        out = self._request("POST", "/v1/sample", body)
         return [Task.from_json(t, view) for t in out["tasks"]]
 
     def tokenizer_json(self) -> str:
@@ -348,12 +351,13 @@ class Cogen:
         prompt is the solver's tokens as text and the row has "view": "compact"."""
         return LiveDataset(self, batch, view)
 
-    def as_hf_dataset(self, batch: int = 64, view: str = "chat"):
+    def as_hf_dataset(self, batch: int = 64, view: str = "chat", one_arm: bool = False):
         """The live dataset as a HuggingFace `datasets.IterableDataset` (for `GRPOTrainer(train_dataset=...)`;
-        give the trainer `max_steps`, and `shuffle_dataset=False` so that tasks are not buffered)."""
+        give the trainer `max_steps`, and `shuffle_dataset=False` so that tasks are not buffered).
+        With one_arm=True each run of `batch` rows comes from one arm (see `sample`)."""
         from .hf import hf_dataset
 
-        return hf_dataset(self, batch, view)
+        return hf_dataset(self, batch, view, one_arm)
 
 
 class LiveDataset:

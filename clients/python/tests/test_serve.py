@@ -345,6 +345,14 @@ def test_hf_iterable_dataset(env):
     assert isinstance(rows[0]["task_id"], str) and isinstance(rows[0]["level"], int)
 
 
+def test_hf_dataset_from_one_arm_a_batch(env):
+    pytest.importorskip("datasets")
+    rows = list(env.as_hf_dataset(batch=6, one_arm=True).take(24))
+    batches = [rows[i : i + 6] for i in range(0, 24, 6)]
+    assert all(len({(r["family"], r["level"], r["type"]) for r in b}) == 1 for b in batches)
+    assert all(len(b) == 6 for b in batches)
+
+
 def test_verify_is_stateless(env, answers, server):
     t = env.sample(1)[0]
     ref = answers([t.id])
