@@ -14,12 +14,12 @@
 //   npx tsx bench/served-learn.ts --reread TMP/cogen-served-learn-PID/SEED [--wall-seconds N]   (figures again from its stored runs)
 // Needs torch, TRL and transformers (bench/torch-venv.ts; not CI).
 import Database from 'better-sqlite3';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from '../test/setup/local-services.js';
+import { cogen, startServe, stopChild as stop, warmStartData, type ServeChild } from './served-child.js';
 import { drawSeeds, median } from './stats.js';
 import { torchPython } from './torch-venv.js';
 
@@ -41,7 +41,6 @@ const { values: args } = parseArgs({
   },
 });
 const ROOT = join(import.meta.dirname, '..');
-const COGEN = join(ROOT, 'bin/cogen.js');
 const PRESET = 'default';
 /** The default preset's controller (curricula/default.yaml); a seed served by another is a controller peer. */
 const PRESET_CONTROLLER = 'learnability';
@@ -77,56 +76,18 @@ interface SeedResult {
   armShares: ArmShare[];
 }
 
-const cogen = (argv: string[]): string => {
-  const r = spawnSync(process.execPath, [COGEN, ...argv], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0)
-    throw new Error(`cogen ${argv.join(' ')}: exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
-  return r.stdout;
-};
-
-async function serve(seed: number, runsDir: string, runId: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      COGEN,
-      'serve',
-      '--preset',
-      PRESET,
-      '--seed',
-      String(seed),
-      '--port',
-      String(port),
-      '--runs-dir',
-      runsDir,
-      '--run-id',
-      runId,
-      ...(args.curriculum ? ['--curriculum', args.curriculum] : []),
-    ],
-    { cwd: ROOT, stdio: 'ignore' },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 1200; i++) {
-    if (child.exitCode !== null) throw new Error(`cogen serve exited with ${child.exitCode}`);
-    if (
-      await fetch(url + '/health').then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { url, child };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('cogen serve was not healthy after 120 s');
-}
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((ok) => {
-    if (child.exitCode !== null) return ok();
-    child.once('exit', () => ok());
-    child.kill('SIGTERM');
-  });
+const serve = (seed: number, runsDir: string, runId: string): Promise<ServeChild> =>
+  startServe([
+    '--preset',
+    PRESET,
+    '--seed',
+    String(seed),
+    '--runs-dir',
+    runsDir,
+    '--run-id',
+    runId,
+    ...(args.curriculum ? ['--curriculum', args.curriculum] : []),
+  ]);
 
 /** The mastery table of a run (`cogen skills --format json`), the default preset's masterable skills. */
 function mastery(
@@ -203,35 +164,9 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
     process.stderr.write(
       `seed ${seed}: served run ${served} at ${url}; warm-start source: cogen run --seed ${sourceSeed} --steps ${args['source-steps']}\n`,
     );
-    cogen([
-      'run',
-      '--preset',
-      PRESET,
-      '--seed',
-      String(sourceSeed),
-      '--steps',
-      args['source-steps']!,
-      '--runs-dir',
-      runsDir,
-      '--run-id',
-      `source-${sourceSeed}`,
-    ]);
     const warm = join(dir, 'warm.jsonl');
-    process.stderr.write(
-      cogen([
-        'export',
-        '--run',
-        `source-${sourceSeed}`,
-        '--runs-dir',
-        runsDir,
-        '--view',
-        'compact',
-        '--exclude-probes',
-        served,
-        '--out',
-        warm,
-      ]),
-    );
+    const steps = args['source-steps']!;
+    process.stderr.write(warmStartData({ runsDir, preset: PRESET, sourceSeed, steps, served, out: warm }));
     const trainerOut = join(dir, 'trainer');
     const extra = args.trainer ? args.trainer.split(' ') : [];
     const r = spawnSync(

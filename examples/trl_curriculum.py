@@ -134,6 +134,25 @@ def time_limit(minutes: float):
     return TimeLimit()
 
 
+def logged_reward(env: Cogen, path: str):
+    """cogen's reward (as `env.trl_reward` in the compact view) that appends each request the server
+    acknowledged to `path`, one JSON line (idempotency key; task id and reward per completion),
+    written through to disk before TRL sees the rewards: bench/served-restart.ts checks the run's
+    store against it after crashes."""
+    import os
+
+    log = open(path, "a", encoding="utf-8")
+
+    def cogen_reward(prompts, completions, task_id, **kwargs):
+        results = env.score_detailed(list(zip(task_id, completions)), view=VIEW)
+        log.write(json.dumps({"key": results.idempotency_key, "items": [[r.task_id, r.reward] for r in results]}) + "\n")
+        log.flush()
+        os.fsync(log.fileno())
+        return [r.reward for r in results]
+
+    return cogen_reward
+
+
 def newest_checkpoint(out: Path):
     found = sorted((out / "grpo").glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
     return str(found[-1]) if found else None
@@ -166,6 +185,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--resume", action="store_true", help="go on from the newest checkpoint in --out")
+    ap.add_argument("--ack-log", help="append each score request the server acknowledged to this JSONL file")
     args = ap.parse_args()
 
     import torch
@@ -197,7 +217,7 @@ def main() -> None:
     summary["grpo_config"] = {k: getattr(config, k) for k in ("loss_type", "beta", "num_generations", "scale_rewards", "learning_rate", "temperature", "per_device_train_batch_size", "max_completion_length")}
     summary["grpo_config"]["one_arm_a_step"] = not args.mix_arms
     trainer = GRPOTrainer(
-        model=model, processing_class=tok, reward_funcs=[env.trl_reward],
+        model=model, processing_class=tok, reward_funcs=[logged_reward(env, args.ack_log) if args.ack_log else env.trl_reward],
         train_dataset=env.as_hf_dataset(batch=args.tasks, view=VIEW, one_arm=not args.mix_arms), args=config,
         callbacks=[probes] + ([time_limit(args.minutes)] if args.minutes else []),
     )
