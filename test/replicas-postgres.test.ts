@@ -7,12 +7,14 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { join } from 'node:path';
 import { loadPreset } from '../src/run/config.js';
 import { openServedRun, startServer, type ServedRun } from '../src/server/index.js';
-import { RunStore } from '../src/run/testing.js';
+import pg from 'pg';
+import { RunStore, schemaOf } from '../src/run/testing.js';
 import { referenceAnswer, type Task } from '../core/task.js';
 import { isCI, postgresUrl } from './services.js';
 import { tempDir } from './helpers.js';
 
 const { url: pgUrl, reason } = postgresUrl();
+const pgClient = pg.Client;
 const config = () => loadPreset('smoke', { probes: { every: 2 }, proposer: { learned: { enabled: true } } });
 let ids = 0;
 const runIdOf = (name: string) => `${name}-${process.pid}-${Date.now()}-${ids++}`;
@@ -102,6 +104,21 @@ describe('replicas on PostgreSQL', () => {
       gotTasks.push(t?.id);
     }
     expect(gotTasks).toEqual(expectedTasks.map((r) => r[0]));
+    // The metrics rows, probe rounds merged into their steps' rows, are the single run's.
+    const s2 = store();
+    const expectedMetrics = s2.metrics();
+    s2.close();
+    expect(expectedMetrics.some((m) => typeof m.probeAccuracy === 'number' && 'meanReward' in m)).toBe(true);
+    const pg = new pgClient({ connectionString: pgUrl! });
+    await pg.connect();
+    try {
+      const rows = (await pg.query(`SELECT data FROM ${schemaOf(runId)}.metrics ORDER BY step`)).rows as {
+        data: string;
+      }[];
+      expect(rows.map((r) => JSON.parse(r.data))).toEqual(expectedMetrics);
+    } finally {
+      await pg.end();
+    }
     // Both replicas read the same counters, whichever wrote last.
     const [sa, sb, s1] = await Promise.all([a.stats(), b.stats(), single.stats()]);
     for (const k of [

@@ -238,6 +238,16 @@ describe('cogen serve', () => {
     const perSkill = first.json.per_skill as Record<string, number>;
     expect(Object.keys(perSkill)).toContain('arith.add');
     for (const accuracy of Object.values(perSkill)) expect(accuracy).toBeLessThan(1);
+    // The round joins the step's metrics row, beside what the step's scores wrote there.
+    const store = RunStore.open(join(runsDir, 'served'), { create: false });
+    try {
+      const { step } = (await call(server.url, '/v1/stats')).json as { step: number };
+      const row = store.metrics().find((m) => m.step === step)!;
+      expect(row).toMatchObject({ probeAccuracy: first.json.accuracy, meanReward: expect.any(Number) });
+      for (const [id, accuracy] of Object.entries(perSkill)) expect(row[`skill.${id}`]).toBe(accuracy);
+    } finally {
+      store.close();
+    }
     const again = await call(server.url, '/v1/probes', { round: set.round, answers });
     expect(again.json).toMatchObject({ accepted: false, detail: expect.stringMatching(/reported already/) });
     expect((await call(server.url, '/v1/probes')).json.due).toBe(false);

@@ -83,7 +83,11 @@ export function runInfo(db: Database.Database | null, id: string): RunInfo {
   const m = db ? meta(db) : {};
   const count = (t: string) =>
     db && hasTable(db, t) ? (db.prepare(`SELECT COUNT(*) n FROM ${t}`).get() as { n: number }).n : 0;
-  const steps = count('metrics');
+  // The last step, not the row count: a served run's first probe round may land on step 0.
+  const steps =
+    db && hasTable(db, 'metrics')
+      ? (db.prepare('SELECT COALESCE(MAX(step), 0) n FROM metrics').get() as { n: number }).n
+      : 0;
   const status = m.status ?? null;
   let families: string[] = [];
   try {

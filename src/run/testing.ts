@@ -29,6 +29,7 @@ export {
   trivialKeys,
   type Probe,
 } from './probes.js';
+export { schemaOf } from './records/pg-schema.js';
 export { parsePgUrl } from './records/pg-url.js';
 export { RunStore, type TaskRow } from './records/store.js';
 export { trainingReward } from './training-reward.js';

@@ -1,7 +1,7 @@
 // One probe report applied to a served run's state by the run's writer (committer.ts): the round's
 // per-skill accuracies move the mastery tracker, and its learned / forgotten events are recorded.
 import type { SkillProbe } from '../../curricula/index.js';
-import { masteryRecords, type WriteOp } from '../run/index.js';
+import { masteryRecords, skillProbeMetrics, type WriteOp } from '../run/index.js';
 import type { ServedParts } from './served-state.js';
 import type { ProbeReport } from './types.js';
 
@@ -26,6 +26,9 @@ export async function probeChange(
       per_skill: Object.fromEntries([...scores.perSkill].map(([id, x]) => [id, x.accuracy])),
       events: events.map((ev) => ({ skill_id: ev.skillId, event: ev.event, accuracy: ev.accuracy })),
     },
-    ops: [{ op: 'events', step, outbox }],
+    // The round's accuracies join the step's metrics, where `cogen skills` and the dashboard read a run's probes.
+    ops: [
+      { op: 'events', step, outbox, metrics: { probeAccuracy: scores.overall, ...skillProbeMetrics(scores.perSkill) } },
+    ],
   };
 }

@@ -104,7 +104,8 @@ interface Batch {
   scoreSums: Map<string, { solved: number; attempts: number }>;
   episodes: unknown[][];
   envEpisodes: unknown[][];
-  metrics: unknown[][];
+  /** Each step's metrics row; a probe round's metrics merge into the row of the step they land on. */
+  metrics: Map<number, Record<string, unknown>>;
   /** The issues (their ids) that this commit scored. */
   closed: number[];
   requests: unknown[][];
@@ -120,7 +121,9 @@ export async function writeOps(c: Client, s: string, ops: WriteOp[]): Promise<vo
   await insert(c, `${s}.task_scores`, COLUMNS.task_scores, b.scoreRows);
   await insert(c, `${s}.episodes`, COLUMNS.episodes, b.episodes);
   await insert(c, `${s}.env_episodes`, COLUMNS.env_episodes, b.envEpisodes);
-  await insert(c, `${s}.metrics`, COLUMNS.metrics, b.metrics, 'ON CONFLICT (step) DO UPDATE SET data = excluded.data');
+  const metrics = [...b.metrics].map(([step, data]) => [step, JSON.stringify(data)]);
+  const merge = `ON CONFLICT (step) DO UPDATE SET data = (${s}.metrics.data::jsonb || excluded.data::jsonb)::text`;
+  await insert(c, `${s}.metrics`, COLUMNS.metrics, metrics, merge);
   await insert(c, `${s}.outbox`, COLUMNS.outbox, b.outbox);
   await markScored(c, s, b.closed);
   await insert(c, `${s}.requests`, COLUMNS.requests, b.requests);
@@ -136,7 +139,7 @@ function gather(ops: WriteOp[]): Batch {
     scoreSums: new Map(),
     episodes: [],
     envEpisodes: [],
-    metrics: [],
+    metrics: new Map(),
     closed: [],
     requests: [],
     lastStep: null,
@@ -146,8 +149,10 @@ function gather(ops: WriteOp[]): Batch {
       b.tasks.push(...op.newTasks.map((t) => ({ ...t, step: op.step })));
       for (const i of op.issues) b.issues.push([i.taskId, i.issuedAt, i.expiresAt]);
       addEvents(b, op.step, op.outbox);
-    } else if (op.op === 'events') addEvents(b, op.step, op.outbox);
-    else if (op.op === 'env-episode') b.envEpisodes.push(envEpisodeRow(op.step, op.spec, op.trajectory));
+    } else if (op.op === 'events') {
+      addEvents(b, op.step, op.outbox);
+      if (op.metrics) addMetrics(b, op.step, op.metrics);
+    } else if (op.op === 'env-episode') b.envEpisodes.push(envEpisodeRow(op.step, op.spec, op.trajectory));
     else gatherStep(b, op.record);
   }
   return b;
@@ -163,11 +168,15 @@ function gatherStep(b: Batch, r: StepRecord): void {
   }
   for (const e of r.episodes) b.episodes.push([r.step, e.taskId, text(e.answer), e.reward, text(e.reason)]);
   for (const { spec, trajectory } of r.envEpisodes ?? []) b.envEpisodes.push(envEpisodeRow(r.step, spec, trajectory));
-  b.metrics.push([r.step, JSON.stringify({ step: r.step, ...r.metrics })]);
+  addMetrics(b, r.step, r.metrics);
   addEvents(b, r.step, r.outbox);
   b.closed.push(...(r.scoredIssues ?? []));
   if (r.request) b.requests.push([text(r.request.key), r.request.digest, r.request.step]);
   b.lastStep = Math.max(b.lastStep ?? r.step, r.step);
+}
+
+function addMetrics(b: Batch, step: number, metrics: Record<string, unknown>): void {
+  b.metrics.set(step, { ...(b.metrics.get(step) ?? {}), step, ...metrics });
 }
 
 function addEvents(b: Batch, step: number, out: GraphEvent[]): void {

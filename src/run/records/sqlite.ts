@@ -111,7 +111,7 @@ export function applyOp(store: RunStore, op: WriteOp): void {
       store.commitStep(op.record satisfies StepRecord);
       return;
     case 'events':
-      store.commitEvents({ step: op.step, outbox: op.outbox });
+      store.commitEvents({ step: op.step, outbox: op.outbox, ...(op.metrics ? { metrics: op.metrics } : {}) });
       return;
     case 'env-episode':
       store.addEnvEpisodes(op.step, [{ spec: op.spec, trajectory: op.trajectory }]);

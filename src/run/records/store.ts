@@ -130,14 +130,27 @@ export class RunStore {
   }
 
   /** Graph events (a served probe report's mastery events) and meta values, in one transaction. */
-  commitEvents(rec: { step: number; outbox: GraphEvent[]; meta?: Record<string, string> }): void {
+  commitEvents(rec: {
+    step: number;
+    outbox: GraphEvent[];
+    meta?: Record<string, string>;
+    metrics?: Record<string, number>;
+  }): void {
     this.db.transaction(() => {
       this.insertEvents(rec.step, rec.outbox);
+      if (rec.metrics) this.mergeMetrics(rec.step, rec.metrics);
       this.putMeta(rec.meta ?? {});
     })();
   }
 
   // The pieces the transactions above are made of (each runs inside its caller's transaction).
+
+  /** Adds keys to a step's metrics row (a served run's probe round lands on a step already scored). */
+  private mergeMetrics(step: number, metrics: Record<string, number>): void {
+    this.sql(
+      'INSERT INTO metrics (step, data) VALUES (?, ?) ON CONFLICT (step) DO UPDATE SET data = json_patch(data, excluded.data)',
+    ).run(step, JSON.stringify({ step, ...metrics }));
+  }
 
   private insertEvents(step: number, outbox: GraphEvent[]): void {
     const insOutbox = this.sql('INSERT INTO outbox (step, event) VALUES (?, ?)');

@@ -14,7 +14,8 @@ import type { GraphSink } from '../parts.js';
 export type WriteOp =
   | { op: 'issue'; step: number; newTasks: StepRecord['newTasks']; issues: IssueRecord[]; outbox: GraphEvent[] }
   | { op: 'step'; record: StepRecord }
-  | { op: 'events'; step: number; outbox: GraphEvent[] }
+  /** Graph events at a step; `metrics` (a probe round's) are merged into that step's metrics row. */
+  | { op: 'events'; step: number; outbox: GraphEvent[]; metrics?: Record<string, number> }
   | { op: 'env-episode'; step: number; spec: EnvSpec; trajectory: Trajectory };
 
 /** The run's shared state as the writer lock found it: its version and, when newer than asked, its snapshot. */
