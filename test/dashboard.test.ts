@@ -161,7 +161,22 @@ describe('cogen dashboard: the read-only API', () => {
     expect(series('frontier', 'frontier.arith/deduction')).toEqual([4, 5, 6, 7, 8]);
     expect(c.charts.find((x: { id: string }) => x.id === 'eval').keys).toEqual(['eval.arith/5', 'eval.arith/10']);
     expect(series('eval', 'eval.arith/5')).toEqual([null, null, 1, 1, 1]);
+    // Each arm's share of the tasks scored so far (all 5 steps lie within the window).
+    expect(series('shares', 'share.arith/0/deduction')).toEqual([1 / 2, 1 / 5, 1 / 8, 1 / 11, 1 / 14]);
+    expect(series('shares', 'share.logic/0/deduction')).toEqual([0, 1 / 5, 2 / 8, 3 / 11, 4 / 14]);
     expect(readFileSync(db).equals(before)).toBe(true);
+  });
+
+  it("an arm's share covers the last 50 steps only", async () => {
+    writeRun(runsDir, 'long', 60);
+    const c = await json('/api/run/long/curves');
+    const ch = c.charts.find((x: { id: string }) => x.id === 'shares');
+    const at = (key: string, step: number) => ch.values[ch.keys.indexOf(key)][c.steps.indexOf(step)];
+    // Step 1 scored t1 (arith/0) and t2 (arith/1); every later step t2, t3 (arith/1) and t4 (logic/0).
+    expect(at('share.arith/0/deduction', 50)).toBeCloseTo(1 / (2 + 49 * 3), 12);
+    expect(at('share.arith/0/deduction', 51)).toBe(0);
+    expect(at('share.arith/1/deduction', 60)).toBeCloseTo(2 / 3, 12);
+    expect(at('share.logic/0/deduction', 60)).toBeCloseTo(1 / 3, 12);
   });
 
   it('the heat map counts the tasks served per arm and step', async () => {

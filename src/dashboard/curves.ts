@@ -1,6 +1,7 @@
 // A run's training curves and curriculum heat map, read from its run store's metrics and scores
 // (SELECTs only): the metric rows, the charts they are grouped into, and the tasks scored per arm.
 import type Database from 'better-sqlite3';
+import { SKILL_PROBE_PREFIX } from '../run/index.js';
 import { hasTable } from './runs.js';
 
 export type MetricRow = Record<string, number | string | null>;
@@ -27,7 +28,34 @@ export function metricsOf(db: Database.Database | null, afterStep = 0): MetricRo
     const n = served.get(r.step as number);
     if (typeof ms === 'number' && ms > 0 && n) r.tasksPerSec = n / (ms / 1000);
   }
+  addArmShares(db, rows, afterStep);
   return rows;
+}
+
+/** Steps over which `share.<arm>` is taken: what the curriculum served lately, not at one step. */
+export const SHARE_WINDOW = 50;
+
+/** `share.<family/level/type>` on every row: the arm's share of the tasks scored in the last SHARE_WINDOW steps up to it. */
+function addArmShares(db: Database.Database, rows: MetricRow[], afterStep: number): void {
+  if (rows.length === 0 || !hasTable(db, 'task_scores') || !hasTable(db, 'tasks')) return;
+  const counts = db
+    .prepare(
+      `SELECT s.step step, t.family || '/' || t.level || '/' || t.type arm, COUNT(*) n
+       FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step > ? GROUP BY s.step, arm ORDER BY s.step`,
+    )
+    .all(afterStep - SHARE_WINDOW) as { step: number; arm: string; n: number }[];
+  const arms = [...new Set(counts.map((c) => c.arm))];
+  let i = 0;
+  const inWindow: { step: number; arm: string; n: number }[] = [];
+  for (const r of rows) {
+    const step = r.step as number;
+    while (i < counts.length && counts[i]!.step <= step) inWindow.push(counts[i++]!);
+    while (inWindow.length > 0 && inWindow[0]!.step <= step - SHARE_WINDOW) inWindow.shift();
+    const total = inWindow.reduce((s, c) => s + c.n, 0);
+    if (total === 0) continue;
+    for (const arm of arms)
+      r[`share.${arm}`] = inWindow.filter((c) => c.arm === arm).reduce((s, c) => s + c.n, 0) / total;
+  }
 }
 
 /** The charts, each a list of metric keys (those a run lacks are left out; a chart with none is not drawn). */
@@ -50,6 +78,16 @@ export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) =
     id: 'optim',
     title: 'Loss and gradient norm',
     keys: (k) => ['loss', 'gradNorm', 'clipFraction'].filter((x) => k.includes(x)),
+  },
+  {
+    id: 'skills',
+    title: 'Held-out probe accuracy per skill',
+    keys: (k) => k.filter((x) => x.startsWith(SKILL_PROBE_PREFIX)).sort(),
+  },
+  {
+    id: 'shares',
+    title: `Share of scored tasks per arm (last ${SHARE_WINDOW} steps)`,
+    keys: (k) => k.filter((x) => x.startsWith('share.')).sort(),
   },
   {
     id: 'curriculum',

@@ -20,7 +20,15 @@ export {
   type GraphSink,
   type TaskSpace,
 } from './parts.js';
-export { latestSkillProbes, masterySummary, probeScores, probeSets, skillProbeMetrics, type Probe } from './probes.js';
+export {
+  latestSkillProbes,
+  masterySummary,
+  probeScores,
+  probeSets,
+  SKILL_PROBE_PREFIX,
+  skillProbeMetrics,
+  type Probe,
+} from './probes.js';
 export { drawRunProbes, storedRunProbeIds } from './draw-probes.js';
 export { evalSet } from './level-evals.js';
 export { answerOf, spaceFamily, verifyTasks } from './verification.js';

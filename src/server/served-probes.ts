@@ -28,7 +28,16 @@ export async function probeChange(
     },
     // The round's accuracies join the step's metrics, where `cogen skills` and the dashboard read a run's probes.
     ops: [
-      { op: 'events', step, outbox, metrics: { probeAccuracy: scores.overall, ...skillProbeMetrics(scores.perSkill) } },
+      {
+        op: 'events',
+        step,
+        outbox,
+        metrics: {
+          probeAccuracy: scores.overall,
+          skillsMastered: cur.mastery.mastered().size,
+          ...skillProbeMetrics(scores.perSkill),
+        },
+      },
     ],
   };
 }
