@@ -6,7 +6,8 @@
 // probe judge; a small GPT-2 on CPU). The served run's store says what the trainer's model
 // mastered, when, and what it knew at the first probe round. Beside it, the built-in solver's
 // `cogen run` on the same seed (the peer). Writes bench/results/served-learn.{json,md} after
-// every seed; seeds run in separate processes merge with --merge.
+// every seed, and the served run's curves (`cogen plot`: probe accuracy per skill, each arm's share
+// of the tasks) to served-learn-SEED-CONTROLLER.png; seeds run in separate processes merge with --merge.
 //
 //   npm run bench:served-learn [-- --seeds random:1 --minutes 50 (GRPO's wall time) --sft-steps 600 --setup-torch]
 //   npx tsx bench/served-learn.ts --seeds S --curriculum uniform --no-peer   (the controller peer: the arm shares without learnability)
@@ -195,6 +196,9 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
     await stop(child);
     if (!args['no-peer'])
       cogen(['run', '--preset', PRESET, '--seed', String(seed), '--runs-dir', runsDir, '--run-id', `builtin-${seed}`]);
+    mkdirSync(args.out!, { recursive: true });
+    const picture = join(args.out!, `served-learn-${seed}-${args.curriculum || PRESET_CONTROLLER}.png`);
+    process.stderr.write(cogen(['plot', '--run', served, '--runs-dir', runsDir, '--out', picture]));
     return readSeed(seed, dir, Math.round((Date.now() - started) / 1000));
   } finally {
     await stop(child);
