@@ -231,7 +231,19 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
       step: number;
       n: number;
     }[];
+    const perArm = db
+      .prepare(
+        `SELECT s.step step, t.family || '/' || t.level || '/' || t.type arm, COUNT(*) n
+         FROM task_scores s JOIN tasks t ON t.id = s.task_id GROUP BY s.step, arm`,
+      )
+      .all() as { step: number; arm: string; n: number }[];
     db.close();
+    // Derived: an arm's share of the tasks scored in the 50 steps up to a step.
+    const share = (arm: string, step: number) => {
+      const window = perArm.filter((r) => r.step <= step && r.step > step - 50);
+      const sum = (rs: typeof perArm) => rs.reduce((a, r) => a + r.n, 0);
+      return sum(window.filter((r) => r.arm === arm)) / sum(window);
+    };
     expect(metrics).toHaveLength(STEPS);
     for (const id of ['reward', 'probe', 'entropy', 'kl', 'lr', 'throughput'])
       expect(Object.keys(charts)).toContain(id);
@@ -244,6 +256,11 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
           metrics.forEach((m, j) =>
             expect(c.data[i + 1]![j]).toBeCloseTo(perStep[j]!.n / ((m.ms as number) / 1000), 6),
           );
+          return;
+        }
+        if (key.startsWith('share.')) {
+          metrics.forEach((m, j) => expect(c.data[i + 1]![j]).toBeCloseTo(share(key.slice(6), m.step as number), 12));
+          compared++;
           return;
         }
         expect(c.data[i + 1], `${id}: ${key}`).toEqual(
