@@ -6,7 +6,7 @@
 // probe judge; a small GPT-2 on CPU). The served run's store says what the trainer's model
 // mastered, when, and what it knew at the first probe round. Beside it, the built-in solver's
 // `cogen run` on the same seed (the peer). Writes bench/results/served-learn.{json,md} after
-// every seed, and the served run's curves (`cogen plot`: probe accuracy per skill, each arm's share
+// every seed, and the served run's curves (`cogen plot`: probe accuracy per skill, each arm's share and solve rate
 // of the tasks) to served-learn-SEED-CONTROLLER.png; seeds run in separate processes merge with --merge.
 //
 //   npm run bench:served-learn [-- --seeds random:1 --minutes 50 (GRPO's wall time) --sft-steps 600 --setup-torch]
@@ -109,14 +109,25 @@ interface ProbeRound {
   events: { skill_id: string; event: 'learned' | 'forgotten' }[];
 }
 
+/** Each skill's first learned event (a skill forgotten and learned again keeps its first step), from the run's timeline. */
+function firstLearned(runsDir: string, runId: string): Map<string, number> {
+  const { events } = JSON.parse(
+    cogen(['skills', 'timeline', '--run', runId, '--runs-dir', runsDir, '--format', 'json']),
+  ) as { events: { step: number; skillId: string; event: string }[] };
+  const out = new Map<string, number>();
+  for (const e of events) if (e.event === 'learned' && !out.has(e.skillId)) out.set(e.skillId, e.step);
+  return out;
+}
+
 function skillStates(runsDir: string, runId: string, rounds: ProbeRound[]): SkillState[] {
   const first = rounds[0];
   const learnedAtFirst = new Set((first?.events ?? []).filter((e) => e.event === 'learned').map((e) => e.skill_id));
+  const learned = firstLearned(runsDir, runId);
   return mastery(runsDir, runId).map((s) => ({
     skill: s.skillId,
     firstRound: first?.per_skill[s.skillId] ?? null,
     masteredAtFirstRound: learnedAtFirst.has(s.skillId),
-    firstMastered: s.state === 'never' ? null : s.since,
+    firstMastered: learned.get(s.skillId) ?? null,
     masteredAtEnd: s.state === 'mastered',
   }));
 }

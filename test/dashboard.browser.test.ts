@@ -233,16 +233,20 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
     }[];
     const perArm = db
       .prepare(
-        `SELECT s.step step, t.family || '/' || t.level || '/' || t.type arm, COUNT(*) n
+        `SELECT s.step step, t.family || '/' || t.level || '/' || t.type arm, COUNT(*) n,
+           SUM(s.solved) solved, SUM(s.attempts) attempts
          FROM task_scores s JOIN tasks t ON t.id = s.task_id GROUP BY s.step, arm`,
       )
-      .all() as { step: number; arm: string; n: number }[];
+      .all() as { step: number; arm: string; n: number; solved: number; attempts: number }[];
     db.close();
-    // Derived: an arm's share of the tasks scored in the 50 steps up to a step.
-    const share = (arm: string, step: number) => {
+    // Derived: over the tasks scored in the 50 steps up to a step, an arm's share, and its answers' solve rate.
+    const armCurve = (key: string, step: number) => {
       const window = perArm.filter((r) => r.step <= step && r.step > step - 50);
-      const sum = (rs: typeof perArm) => rs.reduce((a, r) => a + r.n, 0);
-      return sum(window.filter((r) => r.arm === arm)) / sum(window);
+      const sum = (rs: typeof perArm, k: 'n' | 'solved' | 'attempts') => rs.reduce((a, r) => a + r[k], 0);
+      const [kind, arm] = [key.slice(0, key.indexOf('.')), key.slice(key.indexOf('.') + 1)];
+      const mine = window.filter((r) => r.arm === arm);
+      if (kind === 'share') return sum(mine, 'n') / sum(window, 'n');
+      return sum(mine, 'attempts') > 0 ? sum(mine, 'solved') / sum(mine, 'attempts') : null;
     };
     expect(metrics).toHaveLength(STEPS);
     for (const id of ['reward', 'probe', 'entropy', 'kl', 'lr', 'throughput'])
@@ -258,8 +262,12 @@ describe.skipIf(!HAVE_CHROMIUM && !CI)('cogen dashboard in headless Chromium', (
           );
           return;
         }
-        if (key.startsWith('share.')) {
-          metrics.forEach((m, j) => expect(c.data[i + 1]![j]).toBeCloseTo(share(key.slice(6), m.step as number), 12));
+        if (key.startsWith('share.') || key.startsWith('solve.')) {
+          metrics.forEach((m, j) => {
+            const want = armCurve(key, m.step as number);
+            if (want === null) expect(c.data[i + 1]![j]).toBeNull();
+            else expect(c.data[i + 1]![j]).toBeCloseTo(want, 12);
+          });
           compared++;
           return;
         }

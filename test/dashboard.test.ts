@@ -164,17 +164,24 @@ describe('cogen dashboard: the read-only API', () => {
     // Each arm's share of the tasks scored so far (all 5 steps lie within the window).
     expect(series('shares', 'share.arith/0/deduction')).toEqual([1 / 2, 1 / 5, 1 / 8, 1 / 11, 1 / 14]);
     expect(series('shares', 'share.logic/0/deduction')).toEqual([0, 1 / 5, 2 / 8, 3 / 11, 4 / 14]);
+    // Every group solved 1 of its 2 answers; logic/0 had none before step 2.
+    expect(series('solve', 'solve.arith/1/deduction')).toEqual([0.5, 0.5, 0.5, 0.5, 0.5]);
+    expect(series('solve', 'solve.logic/0/deduction')).toEqual([null, 0.5, 0.5, 0.5, 0.5]);
     expect(readFileSync(db).equals(before)).toBe(true);
   });
 
   it("an arm's share covers the last 50 steps only", async () => {
     writeRun(runsDir, 'long', 60);
     const c = await json('/api/run/long/curves');
-    const ch = c.charts.find((x: { id: string }) => x.id === 'shares');
-    const at = (key: string, step: number) => ch.values[ch.keys.indexOf(key)][c.steps.indexOf(step)];
+    const at = (key: string, step: number) => {
+      const ch = c.charts.find((x: { id: string }) => x.id === (key.startsWith('share.') ? 'shares' : 'solve'));
+      return ch.values[ch.keys.indexOf(key)][c.steps.indexOf(step)];
+    };
     // Step 1 scored t1 (arith/0) and t2 (arith/1); every later step t2, t3 (arith/1) and t4 (logic/0).
     expect(at('share.arith/0/deduction', 50)).toBeCloseTo(1 / (2 + 49 * 3), 12);
     expect(at('share.arith/0/deduction', 51)).toBe(0);
+    expect(at('solve.arith/0/deduction', 50)).toBe(0.5);
+    expect(at('solve.arith/0/deduction', 51)).toBeNull(); // no arith/0 task in the window
     expect(at('share.arith/1/deduction', 60)).toBeCloseTo(2 / 3, 12);
     expect(at('share.logic/0/deduction', 60)).toBeCloseTo(1 / 3, 12);
   });

@@ -28,33 +28,52 @@ export function metricsOf(db: Database.Database | null, afterStep = 0): MetricRo
     const n = served.get(r.step as number);
     if (typeof ms === 'number' && ms > 0 && n) r.tasksPerSec = n / (ms / 1000);
   }
-  addArmShares(db, rows, afterStep);
+  addArmCurves(db, rows, afterStep);
   return rows;
 }
 
-/** Steps over which `share.<arm>` is taken: what the curriculum served lately, not at one step. */
-export const SHARE_WINDOW = 50;
+/** Steps over which the per-arm curves are taken: what the curriculum served lately, not at one step. */
+export const ARM_WINDOW = 50;
 
-/** `share.<family/level/type>` on every row: the arm's share of the tasks scored in the last SHARE_WINDOW steps up to it. */
-function addArmShares(db: Database.Database, rows: MetricRow[], afterStep: number): void {
+interface ArmStep {
+  step: number;
+  arm: string;
+  /** tasks scored */
+  n: number;
+  solved: number;
+  attempts: number;
+}
+
+/**
+ * Per arm (family/level/type), on every row, over the tasks scored in the last ARM_WINDOW steps up
+ * to it: `share.<arm>`, the arm's share of them, and `solve.<arm>`, the share of its answers that
+ * solved them (absent while the arm had none).
+ */
+function addArmCurves(db: Database.Database, rows: MetricRow[], afterStep: number): void {
   if (rows.length === 0 || !hasTable(db, 'task_scores') || !hasTable(db, 'tasks')) return;
-  const counts = db
+  const perStep = db
     .prepare(
-      `SELECT s.step step, t.family || '/' || t.level || '/' || t.type arm, COUNT(*) n
+      `SELECT s.step step, t.family || '/' || t.level || '/' || t.type arm, COUNT(*) n,
+         SUM(s.solved) solved, SUM(s.attempts) attempts
        FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step > ? GROUP BY s.step, arm ORDER BY s.step`,
     )
-    .all(afterStep - SHARE_WINDOW) as { step: number; arm: string; n: number }[];
-  const arms = [...new Set(counts.map((c) => c.arm))];
+    .all(afterStep - ARM_WINDOW) as ArmStep[];
+  const arms = [...new Set(perStep.map((c) => c.arm))];
+  const sum = (xs: ArmStep[], k: 'n' | 'solved' | 'attempts') => xs.reduce((s, c) => s + c[k], 0);
   let i = 0;
-  const inWindow: { step: number; arm: string; n: number }[] = [];
+  const inWindow: ArmStep[] = [];
   for (const r of rows) {
     const step = r.step as number;
-    while (i < counts.length && counts[i]!.step <= step) inWindow.push(counts[i++]!);
-    while (inWindow.length > 0 && inWindow[0]!.step <= step - SHARE_WINDOW) inWindow.shift();
-    const total = inWindow.reduce((s, c) => s + c.n, 0);
+    while (i < perStep.length && perStep[i]!.step <= step) inWindow.push(perStep[i++]!);
+    while (inWindow.length > 0 && inWindow[0]!.step <= step - ARM_WINDOW) inWindow.shift();
+    const total = sum(inWindow, 'n');
     if (total === 0) continue;
-    for (const arm of arms)
-      r[`share.${arm}`] = inWindow.filter((c) => c.arm === arm).reduce((s, c) => s + c.n, 0) / total;
+    for (const arm of arms) {
+      const mine = inWindow.filter((c) => c.arm === arm);
+      r[`share.${arm}`] = sum(mine, 'n') / total;
+      const attempts = sum(mine, 'attempts');
+      if (attempts > 0) r[`solve.${arm}`] = sum(mine, 'solved') / attempts;
+    }
   }
 }
 
@@ -86,8 +105,13 @@ export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) =
   },
   {
     id: 'shares',
-    title: `Share of scored tasks per arm (last ${SHARE_WINDOW} steps)`,
+    title: `Share of scored tasks per arm (last ${ARM_WINDOW} steps)`,
     keys: (k) => k.filter((x) => x.startsWith('share.')).sort(),
+  },
+  {
+    id: 'solve',
+    title: `Solve rate per arm (last ${ARM_WINDOW} steps)`,
+    keys: (k) => k.filter((x) => x.startsWith('solve.')).sort(),
   },
   {
     id: 'curriculum',
