@@ -41,7 +41,7 @@ import {
 } from '../src/index.js';
 import { answerTokens, supervise, TOKENS, VOCAB_SIZE } from '../src/solver/testing.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
-import { drawSeeds } from './stats.js';
+import { seedsArg } from './stats.js';
 import { torchPython } from './torch-venv.js';
 import type { Sandbox } from '../sandbox/index.js';
 
@@ -78,10 +78,7 @@ if (args.merge) {
 const steps = Number(args.steps),
   every = Number(args.every),
   batchSize = Number(args.batch);
-const drawn = /^random:(\d+)$/.exec(args.seeds!);
-const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.seeds!.split(',').map(Number);
-if (seeds.some((s) => !Number.isInteger(s) || s < 0))
-  throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+const { seeds, drawn } = seedsArg(args.seeds!);
 const peer = args['no-peer'] ? { error: 'skipped (--no-peer)' } : torchPython(args['setup-torch']);
 console.log(
   `bench:ceiling: presets ${args.presets}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}, ${steps} steps of ${batchSize}; peer: ${'python' in peer ? peer.python : peer.error}`,
@@ -301,7 +298,7 @@ for (const preset of args.presets!.split(',')) {
           sandbox,
         ),
       );
-      save(runs, { seeds, seedsDrawn: Boolean(drawn), args });
+      save(runs, { seeds, seedsDrawn: drawn, args });
     }
     await sandbox.close();
   }

@@ -31,7 +31,7 @@ import {
 import { buildProbes, latestSkillProbes } from '../src/run/testing.js';
 import { sandboxOf, taskSpace } from '../src/run/testing.js';
 import { verifyTasks } from '../src/run/testing.js';
-import { drawSeeds, median } from './stats.js';
+import { median, seedsArg } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -149,10 +149,7 @@ async function sampledPass1(config: RunConfig, dir: string): Promise<Record<stri
 
 const runs: SeedRun[] = [];
 const startedAll = Date.now();
-const drawn = args.merge ? null : /^random:(\d+)$/.exec(args.seeds);
-const seeds = drawn ? drawSeeds(Number(drawn[1])) : args.merge ? [] : args.seeds.split(',').map(Number);
-if (!args.merge && (seeds.length === 0 || seeds.some((s) => !Number.isInteger(s))))
-  throw new Error(`--seeds: expected random:N or a list of integers, got "${args.seeds}"`);
+const { seeds, drawn } = args.merge ? { seeds: [], drawn: false } : seedsArg(args.seeds);
 
 async function runSeed(seed: number): Promise<SeedRun> {
   const config = loadPreset(args.preset, {
@@ -207,7 +204,7 @@ const summarise = (rows: SeedRun[]) => ({
   }),
 });
 
-function write(rows: SeedRun[], wallSeconds = (Date.now() - startedAll) / 1000, seedsDrawn = drawn !== null): void {
+function write(rows: SeedRun[], wallSeconds = (Date.now() - startedAll) / 1000, seedsDrawn = drawn): void {
   mkdirSync(args.out, { recursive: true });
   writeFileSync(
     join(args.out, 'learn-seeds.json'),

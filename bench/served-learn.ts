@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cogen, startServe, stopChild as stop, warmStartData, type ServeChild } from './served-child.js';
-import { drawSeeds, median } from './stats.js';
+import { median, seedsArg } from './stats.js';
 import { torchPython } from './torch-venv.js';
 
 const { values: args } = parseArgs({
@@ -313,8 +313,7 @@ async function main(): Promise<void> {
   }
   const py = torchPython(args['setup-torch']);
   if ('error' in py) throw new Error(py.error);
-  const drawn = args.seeds!.startsWith('random:');
-  const seeds = drawn ? drawSeeds(Number(args.seeds!.slice(7))) : args.seeds!.split(',').map(Number);
+  const { seeds, drawn } = seedsArg(args.seeds!);
   process.stderr.write(`bench:served-learn: seeds (${drawn ? 'drawn at random' : 'given'}) ${seeds.join(',')}\n`);
   const rows: SeedResult[] = [];
   for (const seed of seeds) {

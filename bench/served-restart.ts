@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServe, stopChild, warmStartData, type ServeChild } from './served-child.js';
-import { drawSeeds } from './stats.js';
+import { seedsArg } from './stats.js';
 import { torchPython } from './torch-venv.js';
 
 const { values: args } = parseArgs({
@@ -252,8 +252,7 @@ function report(rows: SeedResult[]): string {
 async function main(): Promise<void> {
   const py = torchPython(args['setup-torch']);
   if ('error' in py) throw new Error(py.error);
-  const drawn = args.seeds!.startsWith('random:');
-  const seeds = drawn ? drawSeeds(Number(args.seeds!.slice(7))) : args.seeds!.split(',').map(Number);
+  const { seeds, drawn } = seedsArg(args.seeds!);
   process.stderr.write(`bench:served-restart: seeds (${drawn ? 'drawn at random' : 'given'}) ${seeds.join(',')}\n`);
   const rows: SeedResult[] = [];
   for (const seed of seeds)

@@ -14,6 +14,14 @@ export function drawSeeds(n: number): number[] {
   return [...out];
 }
 
+/** A bench's `--seeds`: `random:N` draws N (drawSeeds), else a comma-separated list of integers ≥ 0. */
+export function seedsArg(arg: string): { seeds: number[]; drawn: boolean } {
+  const random = /^random:(\d+)$/.exec(arg);
+  if (!random && !/^\d+(,\d+)*$/.test(arg))
+    throw new Error(`--seeds: expected random:N or a list of integers, got "${arg}"`);
+  return { seeds: random ? drawSeeds(Number(random[1])) : arg.split(',').map(Number), drawn: random !== null };
+}
+
 /** The mean, NaN for no values: not core/stats.ts's `mean` (0), since a benchmark cell without samples must not read as 0. */
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 

@@ -2,7 +2,7 @@
 // symmetric, and seeds are drawn, distinct.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bootstrapMean, drawSeeds, mean, median, pairedDifference, signFlipTest } from '../bench/stats.js';
+import { bootstrapMean, drawSeeds, mean, median, pairedDifference, seedsArg, signFlipTest } from '../bench/stats.js';
 import { createRng } from '../core/rng.js';
 
 const sample = fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 1, maxLength: 12 });
@@ -86,5 +86,22 @@ describe('median', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+  });
+});
+
+describe('seedsArg', () => {
+  it('gives a list back as given, and random:N as N drawn seeds', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 999_999 }), { minLength: 1, maxLength: 6 }), (xs) => {
+        expect(seedsArg(xs.join(','))).toEqual({ seeds: xs, drawn: false });
+      }),
+    );
+    const r = seedsArg('random:3');
+    expect(r.drawn).toBe(true);
+    expect(new Set(r.seeds).size).toBe(3);
+  });
+  it('refuses anything else with one line naming it', () => {
+    for (const bad of ['', 'x', '1,,2', '-1', '1.5', 'random:x'])
+      expect(() => seedsArg(bad)).toThrow(/^--seeds: expected random:N or a list of integers, got ".*"$/);
   });
 });
