@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -139,8 +140,6 @@ def logged_reward(env: Cogen, path: str):
     acknowledged to `path`, one JSON line (idempotency key; task id and reward per completion),
     written through to disk before TRL sees the rewards: bench/served-restart.ts checks the run's
     store against it after crashes."""
-    import os
-
     log = open(path, "a", encoding="utf-8")
 
     def cogen_reward(prompts, completions, task_id, **kwargs):
