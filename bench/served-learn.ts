@@ -60,6 +60,9 @@ interface ArmShare {
   step: number;
   before: number | null;
   after: number | null;
+  /** The share of the scored tasks that exercise the skill itself, before and after (absent in results written before it was recorded). */
+  skillBefore?: number | null;
+  skillAfter?: number | null;
 }
 interface SeedResult {
   seed: number;
@@ -148,6 +151,14 @@ function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf
         .get(family, level, from, to) as { n: number; arm: number | null };
       return row.n ? (row.arm ?? 0) / row.n : null;
     };
+    const skillShare = (skill: string, from: number, to: number): number | null => {
+      const row = db
+        .prepare(
+          'SELECT COUNT(*) AS n, SUM(EXISTS (SELECT 1 FROM json_each(t.skills) WHERE value = ?)) AS k FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step >= ? AND s.step < ?',
+        )
+        .get(skill, from, to) as { n: number; k: number | null };
+      return row.n ? (row.k ?? 0) / row.n : null;
+    };
     return skills
       .filter((s) => s.firstMastered !== null && s.firstMastered > 0)
       .map((s) => {
@@ -159,6 +170,8 @@ function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf
           step: at,
           before: share(family, level, Math.max(0, at - WINDOW), at),
           after: share(family, level, at, at + WINDOW),
+          skillBefore: skillShare(s.skill, Math.max(0, at - WINDOW), at),
+          skillAfter: skillShare(s.skill, at, at + WINDOW),
         };
       });
   } finally {
@@ -272,12 +285,15 @@ function report(rows: SeedResult[]): string {
     `Median over the seeds served by the preset's controller (${judged.map((r) => r.seed).join(', ')}): mastered ${median(judged.map((r) => r.mastered))}; learned by GRPO ${median(judged.map((r) => r.learnedByGrpo))}; peer ${median(judged.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered])))}.`,
     `GRPOConfig: ${JSON.stringify(rows[0]?.grpoConfig ?? {})}`,
     '',
-    `The curriculum following the trainer: a skill's arm's share of the scored tasks in the ${WINDOW} steps before its first mastery → the ${WINDOW} after (skills mastered at the first probe round have no before).`,
+    `The curriculum following the trainer: a skill's arm's share of the scored tasks in the ${WINDOW} steps before its first mastery → the ${WINDOW} after, and the share of the tasks that exercise the skill itself (skills mastered at the first probe round have no before).`,
     '',
     ...rows.flatMap((r) =>
       r.armShares.map(
         (a) =>
-          `- seed ${r.seed} (${controllerName(r)}), ${a.skill} at step ${a.step}: ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}`,
+          `- seed ${r.seed} (${controllerName(r)}), ${a.skill} at step ${a.step}: arm ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}` +
+          (a.skillBefore === undefined
+            ? ''
+            : `; skill ${a.skillBefore?.toFixed(3) ?? '-'} → ${a.skillAfter?.toFixed(3) ?? '-'}`),
       ),
     ),
   ];

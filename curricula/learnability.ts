@@ -2,6 +2,9 @@
 // its G answers). An arm's value is the mean over its recent tasks; arms are sampled with probability
 // ∝ value^(1/temperature), with a floor so no open arm starves, and an optimistic weight for arms
 // never tried (exploration).
+// It follows mastery: a fresh task it asks for avoids tasks made only of mastered skills, and such a
+// task, when scored, is worth 0 (rehearsal.ts keeps the mastered skills in view), so an arm whose
+// skills are all mastered falls to the floor.
 import { z } from 'zod';
 import type { Rng } from '../core/rng.js';
 import type { ArmResult, Controller, Pick, PickContext } from './types.js';
@@ -54,13 +57,16 @@ export class LearnabilityController implements Controller {
 
   pick(n: number, rng: Rng, ctx: PickContext): Pick[] {
     requireArms(ctx.arms, this.name);
-    return sampleArms(ctx.arms, this.weights(ctx), n, rng);
+    const picks = sampleArms(ctx.arms, this.weights(ctx), n, rng);
+    const avoid = (ctx.mastered ?? []).map((s) => s.skillId);
+    return avoid.length === 0 ? picks : picks.map((p) => (p.kind === 'new' ? { ...p, avoid } : p));
   }
 
   update(results: ArmResult[]): void {
     for (const r of results) {
       const k = armKey(r.arm);
-      this.values[k] = pushWindow(this.values[k] ?? [], learnability(r.solveRate), this.opts.window);
+      const value = r.practice ? 0 : learnability(r.solveRate);
+      this.values[k] = pushWindow(this.values[k] ?? [], value, this.opts.window);
     }
   }
 

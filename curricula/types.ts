@@ -22,7 +22,16 @@ export const armKey = (a: Arm): string => `${a.family}/${a.level}/${a.type}`;
 
 /** What the controller asks the proposer for: a fresh task of an arm, or a replay/mutation of an archived one. */
 export type Pick =
-  | { kind: 'new'; arm: Arm }
+  | {
+      kind: 'new';
+      arm: Arm;
+      /**
+       * Skills the fresh task should not be made of alone (the mastered ones, from a controller that
+       * follows mastery): the generators pass over drafts whose every skill is here, for a few
+       * drafts (generators/generate.ts); an arm with nothing else gives one anyway.
+       */
+      avoid?: readonly string[];
+    }
   | { kind: 'replay'; arm: Arm; taskId: string }
   | { kind: 'mutate'; arm: Arm; taskId: string };
 
@@ -37,6 +46,8 @@ export interface ArmResult {
   solveRate: number;
   /** Mean |advantage| of the group (0 when all rewards are equal). */
   meanAbsAdvantage: number;
+  /** Every skill the task exercises was mastered when it was scored: practice, not learning. */
+  practice?: boolean;
 }
 
 export interface PickContext {

@@ -14,7 +14,18 @@ export interface GenerateOptions {
   seen?: Set<string>;
   /** Drafts to try before giving up (default 50). */
   attempts?: number;
+  /**
+   * Skills the task should not be made of alone: up to AVOID_DRAFTS drafts whose every skill is
+   * here are passed over before they are run (they count against no attempt); then any will do.
+   */
+  avoid?: ReadonlySet<string>;
 }
+
+/** Drafts passed over for `avoid` before any is taken: drafts cost no sandbox run, and an arm with one other skill in three is missed once in 10^11. */
+export const AVOID_DRAFTS = 64;
+
+const madeOnlyOf = (skills: readonly string[], avoid: ReadonlySet<string> | undefined): boolean =>
+  avoid !== undefined && avoid.size > 0 && skills.length > 0 && skills.every((s) => avoid.has(s));
 
 /** Draws drafts until one materialises. Same rng state (and seen set) → same task. */
 export async function generateTask(sandbox: Sandbox, opts: GenerateOptions): Promise<Task> {
@@ -31,8 +42,14 @@ export async function generateTask(sandbox: Sandbox, opts: GenerateOptions): Pro
   const attempts = opts.attempts ?? 50;
   const reasons = new Map<string, number>();
   let last = '';
+  let passedOver = 0;
   for (let i = 0; i < attempts; i++) {
     const draft = draw();
+    if (passedOver < AVOID_DRAFTS && madeOnlyOf(draft.skills, opts.avoid)) {
+      passedOver++;
+      i--;
+      continue;
+    }
     const m = await materialise(sandbox, draft, opts.seen);
     if (m.ok) return m.task;
     reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);

@@ -197,6 +197,31 @@ describe('learnability', () => {
     c.update([result(arms[0]!, 'a', 1, 1), result(arms[1]!, 'b', 1, 0.25)]);
     expect(c.weights({ step: 2, arms })).toEqual([0.02, 0.75, 0.5]);
   });
+  it('follows mastery: its fresh picks avoid the mastered skills, and practice is worth nothing', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.integer({ min: 1, max: 7 }).map((k) => k / 8),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        (ps, seed) => {
+          const arms = allArms(1, 2, 1);
+          const c = new LearnabilityController({ floor: 0.02, temperature: 1 });
+          // The same solve rates, as learning on arm 0 and as practice on arm 1.
+          ps.forEach((p, i) =>
+            c.update([result(arms[0]!, `a${i}`, i, p), { ...result(arms[1]!, `b${i}`, i, p), practice: true }]),
+          );
+          expect(c.value(armKey(arms[1]!))).toBe(0);
+          expect(c.value(armKey(arms[0]!))).toBeGreaterThan(0);
+          const mastered = [{ skillId: 'f0.x', arms: [arms[1]!] }];
+          for (const pick of c.pick(8, createRng(seed), { step: 9, arms, mastered }))
+            expect(pick).toEqual({ kind: 'new', arm: pick.arm, avoid: ['f0.x'] });
+          for (const pick of c.pick(8, createRng(seed), { step: 9, arms })) expect(pick).not.toHaveProperty('avoid');
+        },
+      ),
+    );
+  });
 });
 
 describe('bandit (SEC)', () => {

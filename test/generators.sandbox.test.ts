@@ -125,6 +125,22 @@ describe('materialise rejections', () => {
     expect(await reason({ program: 'function f(x) {\n  return x + 1;\n}' }, seen)).toBe('duplicate');
     expect(await reason({ inputs: [[2]] }, seen)).toBe('ok');
   });
+  it('generateTask passes over drafts made only of the skills to avoid, and still gives one where nothing else is left', async () => {
+    // arith level 0 holds add, sub and mul tasks, each of one skill: avoiding two leaves the third.
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
+        const arm = { family: 'arith', level: 0, type: 'deduction' as const };
+        const avoid = new Set(['arith.add', 'arith.sub']);
+        const task = await generateTask(sb, { ...arm, rng: createRng(seed), avoid });
+        expect(task.skills.some((s) => !avoid.has(s))).toBe(true);
+        const again = await generateTask(sb, { ...arm, rng: createRng(seed), avoid });
+        expect(again.id).toBe(task.id);
+        const all = new Set(['arith.add', 'arith.sub', 'arith.mul']);
+        expect((await generateTask(sb, { ...arm, rng: createRng(seed), avoid: all })).skills.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 20 },
+    );
+  });
   it('generateTask gives a clear error when no draft is accepted', async () => {
     const seen = new Set<string>();
     // logic level 0 holds under 200 distinct abduction tasks (about 95 programs, 2 outputs each): the seen set exhausts them.

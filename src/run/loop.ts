@@ -269,7 +269,8 @@ async function runStep(ctx: StepContext) {
     step,
   );
   // 5. Per-task solve rates feed the curriculum (learnability etc. are computed from them there).
-  const results: ArmResult[] = tasks.map((t, g) => armResult(t, rewards[g]!, step));
+  const mastered = new Set(ctx.mastered.map((s) => s.skillId));
+  const results: ArmResult[] = tasks.map((t, g) => armResult(t, rewards[g]!, step, mastered));
   controller.update([...results, ...played.results]);
   // The learned proposer's REINFORCE round on the learnability of the tasks it drew (proposers/).
   const learnedStats = ctx.learned ? ctx.learned.learn(results) : undefined;

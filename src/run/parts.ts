@@ -170,7 +170,8 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
       return await ctx.learned.generate(sandbox, arm, rng, seen, 20, (d) =>
         proposals.push(draftRecord(ctx.step, LEARNED_PROPOSER, d)),
       );
-    return await drawTask(sandbox, { ...arm, rng, seen, attempts: 20 });
+    const avoid = pick.kind === 'new' && pick.avoid ? { avoid: new Set(pick.avoid) } : {};
+    return await drawTask(sandbox, { ...arm, rng, seen, attempts: 20, ...avoid });
   } catch (e) {
     // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
     // archived tasks; with none archived yet, draw again allowing anything but a held-out probe.

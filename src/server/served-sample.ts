@@ -58,7 +58,8 @@ export async function sampleChange<V extends TaskView>(
   };
 }
 
-/** The controller's pick, then fresh tasks of its arm: a request whose tasks share one arm. */
+/** The controller's pick, then fresh tasks of its arm (avoiding what a fresh first pick avoids): a request whose tasks share one arm. */
 function oneArmPicks(first: Pick, n: number): Pick[] {
-  return [first, ...Array.from({ length: n - 1 }, (): Pick => ({ kind: 'new', arm: first.arm }))];
+  const avoid = first.kind === 'new' && first.avoid ? { avoid: first.avoid } : {};
+  return [first, ...Array.from({ length: n - 1 }, (): Pick => ({ kind: 'new', arm: first.arm, ...avoid }))];
 }

@@ -33,6 +33,7 @@ export function scoreChange(
   const fed: ArmResult[] = [];
   const scoredIssues: number[] = [];
   const scored: { taskId: string; solved: number; attempts: number }[] = [];
+  const mastered = cur.mastery.mastered();
   for (const [taskId, idx] of groups) {
     const t = tasks[idx[0]!]!;
     const rewards = idx.map((i) => verdicts[i]!.reward);
@@ -40,7 +41,7 @@ export function scoreChange(
     const issue = view.takeOpenIssue(taskId);
     if (issue === undefined) continue;
     scoredIssues.push(issue);
-    fed.push(armResult(t, rewards, step));
+    fed.push(armResult(t, rewards, step, mastered));
   }
   cur.controller.update(fed);
   // Every scored group is a solve rate of the trainer's model: the learned proposer's reward for the tasks it drew.

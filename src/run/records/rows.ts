@@ -56,7 +56,8 @@ export function newTaskRecords(
 }
 
 /** A task's group of rewards as the curriculum sees it. */
-export function armResult(task: Task, rewards: number[], step: number): ArmResult {
+export function armResult(task: Task, rewards: number[], step: number, mastered?: ReadonlySet<string>): ArmResult {
+  const practice = mastered !== undefined && task.skills.length > 0 && task.skills.every((s) => mastered.has(s));
   return {
     arm: { family: task.family, level: task.level, type: task.type },
     taskId: task.id,
@@ -64,6 +65,7 @@ export function armResult(task: Task, rewards: number[], step: number): ArmResul
     rewards,
     solveRate: solveRate(rewards),
     meanAbsAdvantage: meanAbsAdvantage(rewards, true),
+    ...(practice ? { practice } : {}),
   };
 }
 
