@@ -24,7 +24,8 @@ export interface GenerateOptions {
 /** Drafts passed over for `avoid` before any is taken: drafts cost no sandbox run, and an arm with one other skill in three is missed once in 10^11. */
 export const AVOID_DRAFTS = 64;
 
-const madeOnlyOf = (skills: readonly string[], avoid: ReadonlySet<string> | undefined): boolean =>
+/** Whether a task (or draft) of these skills is made only of skills to avoid. */
+export const madeOnlyOf = (skills: readonly string[], avoid: ReadonlySet<string> | undefined): boolean =>
   avoid !== undefined && avoid.size > 0 && skills.length > 0 && skills.every((s) => avoid.has(s));
 
 /** Draws drafts until one materialises. Same rng state (and seen set) → same task. */

@@ -7,6 +7,7 @@ import { createRng } from '../core/rng.js';
 import { referenceAnswer, CODE_TASK_TYPES, type CodeTask, type Json, type Task, type TaskDraft } from '../core/task.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { verifyAnswer } from '../sandbox/testing.js';
+import { propose } from '../src/run/index.js';
 import { drawReference, families, generateTask, materialise, mutate, REJECT_REASONS } from '../generators/index.js';
 
 let sb: Sandbox;
@@ -139,6 +140,40 @@ describe('materialise rejections', () => {
         expect((await generateTask(sb, { ...arm, rng: createRng(seed), avoid: all })).skills.length).toBeGreaterThan(0);
       }),
       { numRuns: 20 },
+    );
+  });
+  it('an exhausted arm replays an archived task not made only of the skills to avoid, where it has one', async () => {
+    const arm = { family: 'arith', level: 0, type: 'deduction' as const };
+    const archive = new Map<string, Task>();
+    for (let i = 0; archive.size < 12; i++) {
+      const t = await generateTask(sb, { ...arm, rng: createRng(`archive/${i}`) });
+      archive.set(t.id, t);
+    }
+    const skillsOf = [...archive.values()].flatMap((t) => t.skills);
+    expect(skillsOf).toContain('arith.mul');
+    // A seen set that has seen everything: every fresh draft is a duplicate, as in an exhausted arm.
+    const everything = new (class extends Set<string> {
+      override has(): boolean {
+        return true;
+      }
+    })();
+    const ctx = {
+      step: 1,
+      sandbox: sb,
+      seen: everything,
+      archive,
+      probeIds: new Set<string>(),
+      proposer: null,
+      skills: [],
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
+        const pick = { kind: 'new' as const, arm, avoid: ['arith.add', 'arith.sub'] };
+        const task = await propose(ctx, pick, createRng(seed), []);
+        expect(archive.has(task.id)).toBe(true);
+        expect(task.skills).toContain('arith.mul');
+      }),
+      { numRuns: 10 },
     );
   });
   it('generateTask gives a clear error when no draft is accepted', async () => {

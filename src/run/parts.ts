@@ -2,7 +2,7 @@
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/run/probes.ts.
 import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick } from '../../curricula/index.js';
-import { materialise, mutate } from '../../generators/index.js';
+import { madeOnlyOf, materialise, mutate } from '../../generators/index.js';
 import { drainOutbox, openSkillGraph } from '../../graphs/index.js';
 import type { SkillGraph } from '../../graphs/index.js';
 import { createSandbox } from '../../sandbox/index.js';
@@ -131,6 +131,7 @@ export function learnedMetrics(stats: LearnStats | null): Record<string, number>
 export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposals: ProposalRecord[]): Promise<Task> {
   const { sandbox, seen, archive, proposer } = ctx;
   const arm = pick.arm;
+  const avoid = pick.kind === 'new' && pick.avoid ? new Set(pick.avoid) : undefined;
   if (!isTaskArm(arm))
     throw new Error(`propose: ${armKey(arm)} is an environment arm; src/run/env-arms.ts makes those`);
   if (pick.kind === 'new' && proposer && rng.next() < proposer.share) {
@@ -170,15 +171,16 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
       return await ctx.learned.generate(sandbox, arm, rng, seen, 20, (d) =>
         proposals.push(draftRecord(ctx.step, LEARNED_PROPOSER, d)),
       );
-    const avoid = pick.kind === 'new' && pick.avoid ? { avoid: new Set(pick.avoid) } : {};
-    return await drawTask(sandbox, { ...arm, rng, seen, attempts: 20, ...avoid });
+    return await drawTask(sandbox, { ...arm, rng, seen, attempts: 20, ...(avoid ? { avoid } : {}) });
   } catch (e) {
     // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
-    // archived tasks; with none archived yet, draw again allowing anything but a held-out probe.
+    // archived tasks (one not made only of skills to avoid, where there is one); with none archived
+    // yet, draw again allowing anything but a held-out probe.
     const own = [...archive.values()].filter(
       (t) => t.family === arm.family && t.level === arm.level && t.type === arm.type,
     );
-    if (own.length > 0) return rng.pick(own);
+    const wanted = own.filter((t) => !madeOnlyOf(t.skills, avoid));
+    if (own.length > 0) return rng.pick(wanted.length > 0 ? wanted : own);
     try {
       return await drawTask(sandbox, { ...arm, rng, seen: new Set(ctx.probeIds) });
     } catch {
