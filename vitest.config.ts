@@ -11,6 +11,7 @@ const UNIT = [
   'agents',
   'agents-fixture',
   'bench-stats',
+  'cli-resume-graph',
   'config',
   'curricula',
   'curricula-adaptive',

@@ -71,6 +71,8 @@ interface SeedResult {
   sourceSeed: number;
   warmRows: number;
   grpoSteps: number;
+  /** GRPO's wall-time budget (--minutes; absent in results written before it was recorded). */
+  grpoMinutes?: number;
   grpoConfig: Record<string, unknown>;
   wallSeconds: number;
   skills: SkillState[];
@@ -138,6 +140,19 @@ function skillStates(runsDir: string, runId: string, rounds: ProbeRound[]): Skil
 const WINDOW = 50;
 /** The warm start's source run: another seed, derived from the served run's so that a replay finds it. */
 const sourceSeedOf = (seed: number): number => (seed % 999_983) + 1;
+
+/** The built-in solver's median over the seeds that ran it, or "-" where none did. */
+function peerMedian(rows: SeedResult[]): string {
+  const ran = rows.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered]));
+  return ran.length > 0 ? String(median(ran)) : '-';
+}
+
+/** A share before → after, with their ratio and whether it at least halved. */
+function shareChange(before: number | null, after: number | null): string {
+  const text = `${before?.toFixed(3) ?? '-'} → ${after?.toFixed(3) ?? '-'}`;
+  if (before === null || after === null || before === 0) return text;
+  return `${text} (×${(after / before).toFixed(2)}${after <= before / 2 ? ', halved' : ''})`;
+}
 
 /** The curriculum following the trainer: each skill first mastered after step 0, its arm's share of scored tasks just before and after. */
 function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf: Map<string, number>): ArmShare[] {
@@ -223,7 +238,7 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
     mkdirSync(args.out!, { recursive: true });
     const picture = join(args.out!, `served-learn-${seed}-${args.curriculum || PRESET_CONTROLLER}.png`);
     process.stderr.write(cogen(['plot', '--run', served, '--runs-dir', runsDir, '--out', picture]));
-    return readSeed(seed, dir, Math.round((Date.now() - started) / 1000));
+    return readSeed(seed, dir, Math.round((Date.now() - started) / 1000), Number(args.minutes));
   } finally {
     await stop(child);
   }
@@ -241,7 +256,7 @@ function controllerOf(runsDir: string, runId: string): string {
 }
 
 /** A seed's figures, read from what its runs stored (the served run, the trainer's summary, the built-in peer's run when there is one). */
-function readSeed(seed: number, dir: string, wallSeconds: number): SeedResult {
+function readSeed(seed: number, dir: string, wallSeconds: number, grpoMinutes: number): SeedResult {
   const runsDir = join(dir, 'runs');
   const served = `served-${seed}`;
   const summary = JSON.parse(readFileSync(join(dir, 'trainer', 'summary.json'), 'utf8')) as {
@@ -258,6 +273,7 @@ function readSeed(seed: number, dir: string, wallSeconds: number): SeedResult {
     sourceSeed: sourceSeedOf(seed),
     warmRows: summary.warm_start?.rows ?? 0,
     grpoSteps: summary.grpo_steps,
+    grpoMinutes,
     grpoConfig: summary.grpo_config,
     wallSeconds,
     skills,
@@ -275,14 +291,14 @@ function report(rows: SeedResult[]): string {
     '',
     `A GPT-2 (examples/trl_curriculum.py) trained by TRL on CPU through \`cogen serve --preset ${PRESET}\`; peer: the built-in solver's \`cogen run\` on the same seed. Seeds: ${rows.map((r) => r.seed).join(', ')}.`,
     '',
-    '| seed | controller | mastered at the end | of them not mastered at the first probe round | built-in solver (peer) | GRPO steps | wall s | skills (first round → first mastered step) |',
+    '| seed | controller | mastered at the end | of them not mastered at the first probe round | built-in solver (peer) | GRPO steps (minutes) | wall s | skills (first round → first mastered step) |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.seed} | ${controllerName(r)} | ${r.mastered} | ${r.learnedByGrpo} | ${r.peerMastered ?? '-'} | ${r.grpoSteps} | ${r.wallSeconds} | ${r.skills.map((s) => `${s.skill} ${s.firstRound?.toFixed(2) ?? '-'}→${s.firstMastered ?? '-'}`).join(', ')} |`,
+        `| ${r.seed} | ${controllerName(r)} | ${r.mastered} | ${r.learnedByGrpo} | ${r.peerMastered ?? '-'} | ${r.grpoSteps} (${r.grpoMinutes ?? '-'}) | ${r.wallSeconds} | ${r.skills.map((s) => `${s.skill} ${s.firstRound?.toFixed(2) ?? '-'}→${s.firstMastered ?? '-'}`).join(', ')} |`,
     ),
     '',
-    `Median over the seeds served by the preset's controller (${judged.map((r) => r.seed).join(', ')}): mastered ${median(judged.map((r) => r.mastered))}; learned by GRPO ${median(judged.map((r) => r.learnedByGrpo))}; peer ${median(judged.flatMap((r) => (r.peerMastered === null ? [] : [r.peerMastered])))}.`,
+    `Median over the seeds served by the preset's controller (${judged.map((r) => r.seed).join(', ')}): mastered ${median(judged.map((r) => r.mastered))}; learned by GRPO ${median(judged.map((r) => r.learnedByGrpo))}; peer ${peerMedian(judged)}.`,
     `GRPOConfig: ${JSON.stringify(rows[0]?.grpoConfig ?? {})}`,
     '',
     `The curriculum following the trainer: a skill's arm's share of the scored tasks in the ${WINDOW} steps before its first mastery → the ${WINDOW} after, and the share of the tasks that exercise the skill itself (skills mastered at the first probe round have no before).`,
@@ -290,10 +306,8 @@ function report(rows: SeedResult[]): string {
     ...rows.flatMap((r) =>
       r.armShares.map(
         (a) =>
-          `- seed ${r.seed} (${controllerName(r)}), ${a.skill} at step ${a.step}: arm ${a.before?.toFixed(3) ?? '-'} → ${a.after?.toFixed(3) ?? '-'}` +
-          (a.skillBefore === undefined
-            ? ''
-            : `; skill ${a.skillBefore?.toFixed(3) ?? '-'} → ${a.skillAfter?.toFixed(3) ?? '-'}`),
+          `- seed ${r.seed} (${controllerName(r)}), ${a.skill} at step ${a.step}: arm ${shareChange(a.before, a.after)}` +
+          (a.skillBefore === undefined ? '' : `; skill ${shareChange(a.skillBefore, a.skillAfter ?? null)}`),
       ),
     ),
   ];
@@ -312,7 +326,9 @@ function write(rows: SeedResult[], seedsDrawn: boolean): void {
 async function main(): Promise<void> {
   if (args.reread) {
     // DIR of one seed (…/cogen-served-learn-PID/SEED): its figures again from the stored runs.
-    const rows = [readSeed(Number(basename(args.reread)), args.reread, Number(args['wall-seconds']))];
+    const rows = [
+      readSeed(Number(basename(args.reread)), args.reread, Number(args['wall-seconds']), Number(args.minutes)),
+    ];
     write(rows, true);
     process.stdout.write(report(rows));
     return;

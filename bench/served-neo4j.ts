@@ -1,12 +1,14 @@
-// bench:served-neo4j — a served run's skill graph in Neo4j against `cogen skills`. The served run
-// (one that bench:served-learn trained, say) is resumed with `cogen serve --resume ID --graph neo4j`
-// against a local Neo4j (graphs/neo4j-local.js); the server drains the run's whole outbox into it.
+// bench:served-neo4j — a served run's skill graph in Neo4j against `cogen skills`. A copy of the
+// served run (one that bench:served-learn trained, say; the run itself is left as it is, and the
+// copy's Neo4j cursor is cleared, as for a run never written to Neo4j) is resumed with `cogen serve
+// --resume ID --graph neo4j` against a fresh local Neo4j (graphs/neo4j-local.js); the server drains
+// the run's whole outbox into it.
 // Then docs/graph.md's query for the skills a run has mastered now runs in Neo4j, and its answer is
 // compared with the mastered skills of `cogen skills --run ID` (the embedded store, the peer).
 // Prints a table, writes bench/results/served-neo4j.{json,md}, exits non-zero when they differ.
 //
 //   npx tsx bench/served-neo4j.ts --runs-dir DIR --run ID [--out bench/results]
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,8 +29,8 @@ if (!args['runs-dir'] || !args.run) {
   console.error('bench:served-neo4j: give --runs-dir DIR and --run ID (a served run)');
   process.exit(2);
 }
-const runsDir = args['runs-dir'];
 const runId = args.run;
+const runsDir = mkdtempSync(join(tmpdir(), 'cogen-served-neo4j-runs-'));
 const QUERY_TITLE = 'The skills a run has mastered now';
 
 /** docs/graph.md's Cypher under `// <title>`, as the docs print it. */
@@ -52,7 +54,19 @@ function outbox(): { last: number; neo4j: number } {
   }
 }
 
+/** The run copied to `runsDir`, with no Neo4j cursor: the copy's whole outbox is for a Neo4j new to it. */
+function copyRun(from: string): void {
+  cpSync(join(from, runId), join(runsDir, runId), { recursive: true });
+  const db = new Database(join(runsDir, runId, 'run.db'));
+  try {
+    db.prepare("DELETE FROM outbox_cursor WHERE sink = 'neo4j'").run();
+  } finally {
+    db.close();
+  }
+}
+
 async function main(): Promise<void> {
+  copyRun(args['runs-dir']!);
   const dataDir = mkdtempSync(join(tmpdir(), 'cogen-served-neo4j-'));
   const graph = await startLocalNeo4j({ port: await freePort(), dataDir, log: () => {} });
   process.env.NEO4J_USER = graph.user;
@@ -116,6 +130,7 @@ async function main(): Promise<void> {
     await stopChild(served.child);
     await graph.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(runsDir, { recursive: true, force: true });
   }
 }
 

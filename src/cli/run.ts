@@ -55,7 +55,10 @@ export function runCommand(program: Command): void {
     )
     .option('--script <file>', 'with --provider scripted: a JSON file of scripted model outputs')
     .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-seed)')
-    .option('--resume <id>', 'resume a run from its last checkpoint')
+    .option(
+      '--resume <id>',
+      'resume a run from its last checkpoint (with its stored config; graph flags given replace its graph settings)',
+    )
     .addOption(runsDirOption())
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar')
@@ -64,7 +67,7 @@ export function runCommand(program: Command): void {
       let config;
       let preset = o.preset as string;
       if (o.resume) {
-        ({ config, preset } = storedConfig(runsDir, o.resume, 'autonomous'));
+        ({ config, preset } = storedConfig(runsDir, o.resume, 'autonomous', o));
       } else {
         config = loadPreset(o.preset, {
           seed: o.seed,

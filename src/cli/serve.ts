@@ -34,7 +34,10 @@ export function serveCommand(program: Command): void {
     )
     .option('--neo4j-uri <uri>', 'Bolt URI (or NEO4J_URI)')
     .option('--run-id <id>', 'name of the run directory (default: timestamp-preset-served-seed)')
-    .option('--resume <id>', 'go on serving a served run where it stopped')
+    .option(
+      '--resume <id>',
+      'go on serving a served run where it stopped (with its stored config; graph flags given replace its graph settings)',
+    )
     .option(
       '--store <url>',
       "postgres://user@host[:port]/db: keep the run in PostgreSQL, where several replicas serve it (each names it with --run-id; the first creates it, the others join; the password comes from PGPASSWORD). Default: the run's SQLite file in --runs-dir (docs/scale-out.md)",
@@ -49,7 +52,7 @@ export function serveCommand(program: Command): void {
       let config;
       let preset = o.preset as string;
       if (o.resume && !o.store) {
-        ({ config, preset } = storedConfig(runsDir, o.resume, 'served'));
+        ({ config, preset } = storedConfig(runsDir, o.resume, 'served', o));
       } else {
         config = loadPreset(o.preset, {
           seed: o.seed,
