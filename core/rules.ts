@@ -1,5 +1,6 @@
 // The rules every room reads the same way, each stated once: what counts as solved, a group's solve
-// rate, a task's learnability, which groups carry no gradient, and which induction task is trivial.
+// rate, a task's learnability, which groups carry no gradient, which induction task is trivial, and
+// which task is made only of given skills.
 import type { Json } from './task.js';
 
 /** An answer solves its task only with the full reward; partial credit is not a solve. */
@@ -42,3 +43,10 @@ export function isConstantOutput(outputs: readonly Json[]): boolean {
   const first = JSON.stringify(outputs[0]);
   return outputs.every((o) => JSON.stringify(o) === first);
 }
+
+/**
+ * Whether a task of these skills is made only of skills in `set` (none when the set is empty or
+ * absent): a draft the generators pass over, or a task that is practice of mastered skills.
+ */
+export const madeOnlyOf = (skills: readonly string[], set: ReadonlySet<string> | undefined): boolean =>
+  set !== undefined && set.size > 0 && skills.length > 0 && skills.every((s) => set.has(s));

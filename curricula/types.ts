@@ -27,8 +27,9 @@ export type Pick =
       arm: Arm;
       /**
        * Skills the fresh task should not be made of alone (the mastered ones, from a controller that
-       * follows mastery): the generators pass over drafts whose every skill is here, for a few
-       * drafts (generators/generate.ts); an arm with nothing else gives one anyway.
+       * follows mastery): the generators pass over up to AVOID_DRAFTS drafts whose every skill is
+       * here (generators/generate.ts), and an exhausted arm replays another where it has one
+       * (src/run/parts.ts); an arm with nothing else gives one anyway.
        */
       avoid?: readonly string[];
     }

@@ -1,6 +1,7 @@
 // Drawing a task: a family's drafts until one materialises (materialise.ts), the same task for the
 // same rng state and seen set.
 import type { Rng } from '../core/rng.js';
+import { madeOnlyOf } from '../core/rules.js';
 import type { AnyDraft, Task, TaskType } from '../core/task.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { materialise } from './materialise.js';
@@ -23,10 +24,6 @@ export interface GenerateOptions {
 
 /** Drafts passed over for `avoid` before any is taken: drafts cost no sandbox run, and an arm with one other skill in three is missed once in 10^11. */
 export const AVOID_DRAFTS = 64;
-
-/** Whether a task (or draft) of these skills is made only of skills to avoid. */
-export const madeOnlyOf = (skills: readonly string[], avoid: ReadonlySet<string> | undefined): boolean =>
-  avoid !== undefined && avoid.size > 0 && skills.length > 0 && skills.every((s) => avoid.has(s));
 
 /** Draws drafts until one materialises. Same rng state (and seen set) → same task. */
 export async function generateTask(sandbox: Sandbox, opts: GenerateOptions): Promise<Task> {

@@ -23,4 +23,4 @@ export type { ProblemFamily, Domain } from './problems/kit.js';
 export { DOMAINS } from './problems/kit.js';
 export { taxonomy, formatTaxonomy, levelRange, growthLines, type Taxonomy, type TaxonomyFamily } from './taxonomy.js';
 export { REJECT_REASONS, materialise, type Materialised, type RejectReason } from './materialise.js';
-export { generateTask, madeOnlyOf, type GenerateOptions } from './generate.js';
+export { generateTask, type GenerateOptions } from './generate.js';

@@ -2,7 +2,8 @@
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/run/probes.ts.
 import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick } from '../../curricula/index.js';
-import { madeOnlyOf, materialise, mutate } from '../../generators/index.js';
+import { materialise, mutate } from '../../generators/index.js';
+import { madeOnlyOf } from '../../core/rules.js';
 import { drainOutbox, openSkillGraph } from '../../graphs/index.js';
 import type { SkillGraph } from '../../graphs/index.js';
 import { createSandbox } from '../../sandbox/index.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { meanAbsAdvantage, type ArmResult, type MasteryEvent } from '../../../curricula/index.js';
 import { renderCompact, renderNatural } from '../../../generators/index.js';
 import type { GraphEvent, GraphTask } from '../../../graphs/index.js';
-import { solveRate } from '../../../core/rules.js';
+import { madeOnlyOf, solveRate } from '../../../core/rules.js';
 import type { Task } from '../../../core/task.js';
 import type { LearnedDraft } from '../../../proposers/index.js';
 import type { ProposalRecord } from '../../agents/index.js';
@@ -57,7 +57,7 @@ export function newTaskRecords(
 
 /** A task's group of rewards as the curriculum sees it. */
 export function armResult(task: Task, rewards: number[], step: number, mastered?: ReadonlySet<string>): ArmResult {
-  const practice = mastered !== undefined && task.skills.length > 0 && task.skills.every((s) => mastered.has(s));
+  const practice = madeOnlyOf(task.skills, mastered);
   return {
     arm: { family: task.family, level: task.level, type: task.type },
     taskId: task.id,
