@@ -12,7 +12,7 @@
 //   npm run bench:served-learn [-- --seeds random:1 --minutes 50 (GRPO's wall time) --sft-steps 600 --setup-torch]
 //   npx tsx bench/served-learn.ts --seeds S --curriculum uniform --no-peer   (the controller peer: the arm shares without learnability)
 //   npx tsx bench/served-learn.ts --merge DIR,DIR [--out bench/results]
-//   npx tsx bench/served-learn.ts --reread TMP/cogen-served-learn-PID/SEED [--wall-seconds N]   (figures again from its stored runs)
+//   npx tsx bench/served-learn.ts --reread TMP/cogen-served-learn-PID/SEED [--wall-seconds N] [--minutes M]   (figures again from its stored runs; GRPO's minutes only when given)
 // Needs torch, TRL and transformers (bench/torch-venv.ts; not CI).
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -28,7 +28,7 @@ const { values: args } = parseArgs({
   options: {
     seeds: { type: 'string', default: 'random:1' },
     steps: { type: 'string', default: '20000' },
-    minutes: { type: 'string', default: '50' },
+    minutes: { type: 'string' },
     'sft-steps': { type: 'string', default: '600' },
     'source-steps': { type: 'string', default: '30' },
     curriculum: { type: 'string', default: '' },
@@ -42,6 +42,10 @@ const { values: args } = parseArgs({
   },
 });
 const ROOT = join(import.meta.dirname, '..');
+/** GRPO's wall time for a seed run here (--minutes, default 50). */
+const MINUTES = Number(args.minutes ?? '50');
+/** A re-read seed's GRPO minutes only when given: the trainer's summary does not record them. */
+const rereadMinutes = args.minutes === undefined ? undefined : Number(args.minutes);
 const PRESET = 'default';
 /** The default preset's controller (curricula/default.yaml); a seed served by another is a controller peer. */
 const PRESET_CONTROLLER = 'learnability';
@@ -158,22 +162,19 @@ function shareChange(before: number | null, after: number | null): string {
 function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf: Map<string, number>): ArmShare[] {
   const db = new Database(join(runsDir, runId, 'run.db'), { readonly: true });
   try {
-    const share = (family: string, level: number, from: number, to: number): number | null => {
+    // The share of the tasks scored in [from, to) that `where` (an SQL condition on the task t) holds for.
+    const shareWhere = (where: string, params: unknown[], from: number, to: number): number | null => {
       const row = db
         .prepare(
-          'SELECT COUNT(*) AS n, SUM(t.family = ? AND t.level = ?) AS arm FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step >= ? AND s.step < ?',
+          `SELECT COUNT(*) AS n, SUM(${where}) AS k FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step >= ? AND s.step < ?`,
         )
-        .get(family, level, from, to) as { n: number; arm: number | null };
-      return row.n ? (row.arm ?? 0) / row.n : null;
-    };
-    const skillShare = (skill: string, from: number, to: number): number | null => {
-      const row = db
-        .prepare(
-          'SELECT COUNT(*) AS n, SUM(EXISTS (SELECT 1 FROM json_each(t.skills) WHERE value = ?)) AS k FROM task_scores s JOIN tasks t ON t.id = s.task_id WHERE s.step >= ? AND s.step < ?',
-        )
-        .get(skill, from, to) as { n: number; k: number | null };
+        .get(...params, from, to) as { n: number; k: number | null };
       return row.n ? (row.k ?? 0) / row.n : null;
     };
+    const armShare = (family: string, level: number, from: number, to: number) =>
+      shareWhere('t.family = ? AND t.level = ?', [family, level], from, to);
+    const skillShare = (skill: string, from: number, to: number) =>
+      shareWhere('EXISTS (SELECT 1 FROM json_each(t.skills) WHERE value = ?)', [skill], from, to);
     return skills
       .filter((s) => s.firstMastered !== null && s.firstMastered > 0)
       .map((s) => {
@@ -183,8 +184,8 @@ function armShares(runsDir: string, runId: string, skills: SkillState[], levelOf
         return {
           skill: s.skill,
           step: at,
-          before: share(family, level, Math.max(0, at - WINDOW), at),
-          after: share(family, level, at, at + WINDOW),
+          before: armShare(family, level, Math.max(0, at - WINDOW), at),
+          after: armShare(family, level, at, at + WINDOW),
           skillBefore: skillShare(s.skill, Math.max(0, at - WINDOW), at),
           skillAfter: skillShare(s.skill, at, at + WINDOW),
         };
@@ -222,7 +223,7 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
         '--steps',
         args.steps!,
         '--minutes',
-        args.minutes!,
+        String(MINUTES),
         '--seed',
         String(seed),
         '--out',
@@ -238,7 +239,7 @@ async function runSeed(seed: number, python: string, dir: string): Promise<SeedR
     mkdirSync(args.out!, { recursive: true });
     const picture = join(args.out!, `served-learn-${seed}-${args.curriculum || PRESET_CONTROLLER}.png`);
     process.stderr.write(cogen(['plot', '--run', served, '--runs-dir', runsDir, '--out', picture]));
-    return readSeed(seed, dir, Math.round((Date.now() - started) / 1000), Number(args.minutes));
+    return readSeed(seed, dir, Math.round((Date.now() - started) / 1000), MINUTES);
   } finally {
     await stop(child);
   }
@@ -256,7 +257,7 @@ function controllerOf(runsDir: string, runId: string): string {
 }
 
 /** A seed's figures, read from what its runs stored (the served run, the trainer's summary, the built-in peer's run when there is one). */
-function readSeed(seed: number, dir: string, wallSeconds: number, grpoMinutes: number): SeedResult {
+function readSeed(seed: number, dir: string, wallSeconds: number, grpoMinutes: number | undefined): SeedResult {
   const runsDir = join(dir, 'runs');
   const served = `served-${seed}`;
   const summary = JSON.parse(readFileSync(join(dir, 'trainer', 'summary.json'), 'utf8')) as {
@@ -273,7 +274,7 @@ function readSeed(seed: number, dir: string, wallSeconds: number, grpoMinutes: n
     sourceSeed: sourceSeedOf(seed),
     warmRows: summary.warm_start?.rows ?? 0,
     grpoSteps: summary.grpo_steps,
-    grpoMinutes,
+    ...(grpoMinutes === undefined ? {} : { grpoMinutes }),
     grpoConfig: summary.grpo_config,
     wallSeconds,
     skills,
@@ -326,9 +327,7 @@ function write(rows: SeedResult[], seedsDrawn: boolean): void {
 async function main(): Promise<void> {
   if (args.reread) {
     // DIR of one seed (…/cogen-served-learn-PID/SEED): its figures again from the stored runs.
-    const rows = [
-      readSeed(Number(basename(args.reread)), args.reread, Number(args['wall-seconds']), Number(args.minutes)),
-    ];
+    const rows = [readSeed(Number(basename(args.reread)), args.reread, Number(args['wall-seconds']), rereadMinutes)];
     write(rows, true);
     process.stdout.write(report(rows));
     return;

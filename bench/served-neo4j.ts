@@ -8,13 +8,13 @@
 // Prints a table, writes bench/results/served-neo4j.{json,md}, exits non-zero when they differ.
 //
 //   npx tsx bench/served-neo4j.ts --runs-dir DIR --run ID [--out bench/results]
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import neo4j from 'neo4j-driver';
-import { startLocalNeo4j } from '../graphs/testing.js';
+import { docsQuery, startLocalNeo4j } from '../graphs/testing.js';
 import { freePort } from '../test/setup/local-services.js';
 import { cogen, startServe, stopChild } from './served-child.js';
 
@@ -32,15 +32,6 @@ if (!args['runs-dir'] || !args.run) {
 const runId = args.run;
 const runsDir = mkdtempSync(join(tmpdir(), 'cogen-served-neo4j-runs-'));
 const QUERY_TITLE = 'The skills a run has mastered now';
-
-/** docs/graph.md's Cypher under `// <title>`, as the docs print it. */
-function docsQuery(title: string): string {
-  const doc = readFileSync(join(import.meta.dirname, '../docs/graph.md'), 'utf8');
-  const at = doc.indexOf(`// ${title}`);
-  if (at < 0) throw new Error(`docs/graph.md has no query titled "${title}"`);
-  const body = doc.slice(doc.indexOf('\n', at) + 1);
-  return body.slice(0, body.indexOf(';'));
-}
 
 /** The outbox's last event, and how far the neo4j sink has drained it. */
 function outbox(): { last: number; neo4j: number } {
@@ -106,7 +97,7 @@ async function main(): Promise<void> {
     const md = [
       '# bench:served-neo4j',
       '',
-      `Served run \`${runId}\`, resumed with \`cogen serve --resume ${runId} --graph neo4j\`; ${o.last} outbox events drained into a local Neo4j.`,
+      `A copy of served run \`${runId}\`, resumed with \`cogen serve --resume ${runId} --graph neo4j\`; ${o.last} outbox events drained into a local Neo4j.`,
       '',
       "docs/graph.md's query:",
       '',

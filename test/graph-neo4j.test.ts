@@ -1,26 +1,16 @@
 // Neo4j-only checks: one clear line for each connection problem, the Neo4j store ending identical to
 // the embedded store for the same long event stream (applied in different batchings), the Cypher
 // export recreating a graph, and the outbox backlog surviving an unreachable server.
-import { readFileSync } from 'node:fs';
 import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphConnectionError, openSkillGraph } from '../graphs/index.js';
-import { Neo4jSkillGraph } from '../graphs/testing.js';
+import { docsQuery, Neo4jSkillGraph } from '../graphs/testing.js';
 import { drainOutbox } from '../graphs/testing.js';
 import type { GraphEvent, SkillGraph } from '../graphs/testing.js';
 import { cypherStatements, masteryTable, renderSkills } from '../graphs/index.js';
 import { MemoryOutbox, SKILLS, isCI, lockNeo4j, mastery, neo4jConnection, runEvents, task } from './graph-helpers.js';
 
 const { conn, reason } = neo4jConnection();
-
-/** The Cypher statement under a `// <title>` comment in docs/graph.md (its queries stay runnable). */
-function docsQuery(title: string): string {
-  const doc = readFileSync(new URL('../docs/graph.md', import.meta.url), 'utf8');
-  const at = doc.indexOf(`// ${title}`);
-  if (at < 0) throw new Error(`docs/graph.md has no query titled "${title}"`);
-  const body = doc.slice(doc.indexOf('\n', at) + 1);
-  return body.slice(0, body.indexOf(';'));
-}
 
 /** A long, deterministic stream: 3 runs, mutations, replays, rates, learn/forget cycles. */
 function longStream(seed = 7): GraphEvent[] {
