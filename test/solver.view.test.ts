@@ -92,21 +92,39 @@ describe('the solver view', () => {
     expect(encode('trueish').map(tokenText)).toEqual([...'trueish']);
   });
 
+  it('writes a number in digit pairs from the left, and the digits of an identifier as characters', () => {
+    const view = (text: string) => encode(text).map(tokenText);
+    expect(view('D:7@a=>a*3')).toEqual(['D', ':', '7', '@', 'a', '=>', 'a', '*', '3']);
+    expect(view('21')).toEqual(['21']);
+    expect(view('-9')).toEqual(['-', '9']);
+    expect(view('[729,-1.05]')).toEqual(['[', '72', '9', ',', '-', '1', '.', '05', ']']);
+    expect(view('t12+x1')).toEqual(['t', '1', '2', '+', 'x', '1']);
+    // every two-digit answer is one token, whatever its value
+    for (let n = 10; n < 100; n++) expect(encode(String(n))).toHaveLength(1);
+  });
+
   it('round-trips any printable text', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom(...PRINTABLE, 'true', 'null', '=>', '===', 'return') }),
+        fc.string({ unit: fc.constantFrom(...PRINTABLE, 'true', 'null', '=>', '===', 'return', '12', '345') }),
         (s) => decode(encode(s)) === s,
       ),
     );
   });
 
-  it('has one way to write a literal answer: along answerIds, every other token the mask allows spells something else', () => {
-    const plain = fc.string({ unit: fc.constantFrom(...'ab tru-e0=>'.split(''), 'true', 'null'), maxLength: 8 });
+  it('has one way to write a literal answer: answerIds is the only token path the masks allow that spells it', () => {
+    const plain = fc.string({
+      unit: fc.constantFrom(...'ab tru-e0129=>'.split(''), 'true', 'null', '12'),
+      maxLength: 8,
+    });
+    const decimal = fc
+      .tuple(fc.integer({ min: -999, max: 999 }), fc.integer({ min: 0, max: 9999 }))
+      .map(([i, f]) => Number(`${i}.${f}`));
     const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
       v: fc.oneof(
         { depthSize: 'small' },
-        fc.integer({ min: -999, max: 999 }),
+        fc.integer({ min: -99_999, max: 99_999 }),
+        decimal,
         fc.boolean(),
         fc.constant(null),
         plain,
@@ -114,23 +132,24 @@ describe('the solver view', () => {
         fc.dictionary(plain, tie('v'), { maxKeys: 2 }),
       ),
     })).v as fc.Arbitrary<Json>;
+    const g = grammarFor('literal');
+    /** Every complete token path (ids, <eos> last) from `state` that the masks allow and that spells text[at..]. */
+    const paths = (text: string, state: unknown, at: number): number[][] => {
+      const mask = allowedTokens('literal', state, 1000);
+      if (at === text.length) return mask[EOS] ? [[EOS]] : [];
+      return [...mask.keys()]
+        .filter((t) => t >= 4 && mask[t] && text.startsWith(TOKENS[t]!, at))
+        .flatMap((t) =>
+          paths(text, stepToken(g, state, tokenText(t))!, at + tokenText(t).length).map((p) => [t, ...p]),
+        );
+    };
     fc.assert(
       fc.property(value, (v) => {
         const text = JSON.stringify(v);
-        const g = grammarFor('literal');
         const ids = answerIds(g, text);
         expect(ids).not.toBeNull();
         expect(decode(ids!)).toBe(text);
-        expect(ids!.at(-1)).toBe(EOS);
-        let state = g.start();
-        let at = 0;
-        for (const id of ids!.slice(0, -1)) {
-          const mask = allowedTokens('literal', state, 1000);
-          const fits = [...mask.keys()].filter((t) => t >= 4 && mask[t] && text.startsWith(TOKENS[t]!, at));
-          expect(fits).toEqual([id]);
-          state = stepToken(g, state, tokenText(id))!;
-          at += tokenText(id).length;
-        }
+        expect(paths(text, g.start(), 0)).toEqual([ids]);
       }),
       { numRuns: 300 },
     );
