@@ -16,6 +16,8 @@ export interface ArmRun {
   seed: number;
   arm: string;
   backend: string;
+  /** The solver's view (src/solver/tokenizer.ts VIEW) the run was made under; absent before words-2. */
+  view?: string;
   trainTasks: number;
   heldOut: number;
   baseline: number;
@@ -67,6 +69,8 @@ export function ceilingReport(runs: ArmRun[]): string {
     '# bench:ceiling',
     '',
     "Greedy exact-match on the run's held-out probes (sampled pass@1 in brackets); training at the end; the peer is PyTorch on the same split and batches.",
+    '',
+    `Solver view: ${[...new Set(runs.map((r) => r.view ?? 'not recorded'))].join(', ')}.`,
     '',
   ];
   const groups = new Map<string, ArmRun[]>();

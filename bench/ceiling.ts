@@ -39,7 +39,7 @@ import {
   type RunConfig,
   type Task,
 } from '../src/index.js';
-import { answerTokens, supervise, TOKENS, VOCAB_SIZE } from '../src/solver/testing.js';
+import { answerTokens, supervise, TOKENS, VIEW, VOCAB_SIZE } from '../src/solver/testing.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
 import { seedsArg } from './stats.js';
 import { torchPython } from './torch-venv.js';
@@ -247,6 +247,7 @@ async function runArm(
     seed,
     arm: name,
     backend: policy.backend,
+    view: VIEW,
     trainTasks: train.length,
     heldOut: held.length,
     baseline,
