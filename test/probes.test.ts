@@ -8,7 +8,7 @@ import { masteryConfigSchema } from '../curricula/testing.js';
 import { allSkills, renderCompact } from '../generators/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { caseType, valueClass } from '../src/run/testing.js';
-import { buildProbes, holdLimit } from '../src/run/testing.js';
+import { buildProbes, holdLimit, probeSets } from '../src/run/testing.js';
 import { drawTask } from '../src/run/testing.js';
 
 let sandbox: Sandbox;
@@ -112,6 +112,27 @@ describe("the learn preset's held-out split (property: any seed)", () => {
   const arms = ['logic', 'arith'].map((family) => ({ family, level: 0, type: 'deduction' as const }));
   const skills = allSkills().filter((s) => s.family === 'logic' || s.family === 'arith');
   const mastery = masteryConfigSchema.parse({});
+
+  it('every level-0 skill can be mastered: its probes leave room above the trivial baseline for the margin', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
+        const probes = await buildProbes(
+          sandbox,
+          arms,
+          skills,
+          { perArm: 10, mastery },
+          createRng(`${seed}/probes`),
+          new Set(),
+          renderCompact,
+        );
+        const sets = probeSets(probes, skills, mastery).skills;
+        for (const s of skills.filter((s) => s.level === 0))
+          expect(sets[s.id], `seed ${seed}: ${s.id}`).toMatchObject({ masterable: true });
+      }),
+      // 250943: logic.or's probes had a trivial baseline of 12/17 from the first pool (bar 1.006)
+      { numRuns: 3, examples: [[250943]] },
+    );
+  }, 300_000);
 
   it("every probe's case type occurs among the training tasks of its arm; arithmetic's whole space keeps at least as many of each as are held out", async () => {
     await fc.assert(

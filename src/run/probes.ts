@@ -3,7 +3,8 @@
 //
 // buildProbes draws a pool of candidates per arm and keeps a subset in which every skill has at
 // least minProbes probes at its own level and, where the pool allows, a baseline at most
-// learnAt − margin (so that the mastery threshold is learnAt itself), and holds a candidate out only
+// learnAt − margin (so that the mastery threshold is learnAt itself; the pool grows while the
+// balance misses that aim and its arms have more to draw), and holds a candidate out only
 // while another candidate of its case type (src/run/case-type.ts) stays with training: every case a probe
 // asks for is one training covers. Candidates left out stay available to training.
 import { minProbes, type MasteryOptions } from '../../curricula/index.js';
@@ -13,7 +14,7 @@ import { drawTask } from './verification.js';
 import type { Rng } from '../../core/rng.js';
 import type { Skill, Task } from '../../core/task.js';
 import { caseType } from './case-type.js';
-import { trivialKeys, TrivialTally } from './trivial.js';
+import { trivialBaseline, trivialKeys, TrivialTally } from './trivial.js';
 import type { Probe } from './probe-sets.js';
 
 export interface ProbeOptions {
@@ -34,7 +35,7 @@ interface Candidate {
   whole: boolean;
 }
 
-/** Rounds of drawing while a skill of the block has fewer than twice its quota in the pool. */
+/** Rounds of drawing while a skill of the block has fewer than twice its quota in the pool, or its balance misses the aim. */
 const MAX_ROUNDS = 8;
 
 /**
@@ -71,44 +72,25 @@ export async function buildProbes(
           .filter((c) => c.task.skills.includes(s))
           .map((c) => ({ twinKey: twinKey(c), whole: pool.dry.has(c.arm) })),
       );
+    const choice = { quota, perArm: opts.perArm, aim: opts.mastery.learnAt - opts.mastery.margin };
+    let chosen: Candidate[] = [];
     for (let r = 1; r <= MAX_ROUNDS; r++) {
       await pool.draw(r * round);
+      const allDry = armIds.every((a) => pool.dry.has(a));
       // (a skill no task of the pool exercises is left alone: it is absent at this level, or too rare)
       const counts = targets.map(
         (s) => pool.tasks.filter((c) => !pool.dry.has(c.arm) && c.task.skills.includes(s)).length,
       );
       const short =
         counts.some((n) => n > 0 && n < 2 * quota) || targets.some((s, i) => counts[i]! > 0 && holdableFor(s) < quota);
-      if (!short || armIds.every((a) => pool.dry.has(a))) break;
+      if (short && !allDry && r < MAX_ROUNDS) continue;
+      const reachable = targets.filter((s) => holdableFor(s) >= quota);
+      const made = await chooseFromPool(sandbox, pool, armIds, targets, reachable, twinKey, choice);
+      chosen = made.chosen;
+      // A skill whose probes a trivial policy passes more often than the aim has a bar above learnAt
+      // (above 1, out of reach, past a baseline of 0.7); a larger pool gives the balance more to choose.
+      if (allDry || made.balanced) break;
     }
-    const trivial = await trivialKeys(
-      sandbox,
-      pool.tasks.map((c) => c.task),
-      POOL_CONSTANTS,
-    );
-    const candidates: Candidate[] = pool.tasks.map((c, i) => ({
-      ...c,
-      targets: c.task.skills.filter((s) => targets.includes(s)),
-      trivial: trivial[i]!,
-      twinKey: twinKey(c),
-      whole: pool.dry.has(c.arm),
-    }));
-    // An arm whose space ran dry gives at most a quarter of it, so that training keeps the rest; a
-    // skill the pool cannot give its quota (within each case type's holdLimit) is not chased (it
-    // cannot show mastery either way).
-    const caps = new Map(
-      armIds.map((a) => [
-        a,
-        pool.dry.has(a) ? Math.max(1, Math.floor(pool.tasks.filter((c) => c.arm === a).length / 4)) : Infinity,
-      ]),
-    );
-    const reachable = targets.filter((s) => holdableFor(s) >= quota);
-    const chosen = chooseBalanced(candidates, reachable, armIds, {
-      quota,
-      perArm: opts.perArm,
-      caps,
-      aim: opts.mastery.learnAt - opts.mastery.margin,
-    }).sort((x, y) => x.arm - y.arm);
     // The recorded keys try every argument list of the chosen probes as a constant, not only the
     // pool's most common ones.
     const keys = await trivialKeys(
@@ -121,6 +103,45 @@ export async function buildProbes(
     });
   }
   return probes;
+}
+
+/**
+ * The balanced choice from a block's pool (chooseBalanced), sorted by arm, and whether every
+ * reachable skill's trivial baseline on it is within the aim.
+ */
+async function chooseFromPool(
+  sandbox: Sandbox,
+  pool: Pool,
+  armIds: number[],
+  targets: string[],
+  reachable: string[],
+  twinKey: (c: { task: Task; arm: number }) => string,
+  o: { quota: number; perArm: number; aim: number },
+): Promise<{ chosen: Candidate[]; balanced: boolean }> {
+  const trivial = await trivialKeys(
+    sandbox,
+    pool.tasks.map((c) => c.task),
+    POOL_CONSTANTS,
+  );
+  const candidates: Candidate[] = pool.tasks.map((c, i) => ({
+    ...c,
+    targets: c.task.skills.filter((s) => targets.includes(s)),
+    trivial: trivial[i]!,
+    twinKey: twinKey(c),
+    whole: pool.dry.has(c.arm),
+  }));
+  // An arm whose space ran dry gives at most a quarter of it, so that training keeps the rest; a
+  // skill the pool cannot give its quota (within each case type's holdLimit) is not chased (it
+  // cannot show mastery either way).
+  const caps = new Map(
+    armIds.map((a) => [
+      a,
+      pool.dry.has(a) ? Math.max(1, Math.floor(pool.tasks.filter((c) => c.arm === a).length / 4)) : Infinity,
+    ]),
+  );
+  const chosen = chooseBalanced(candidates, reachable, armIds, { ...o, caps }).sort((x, y) => x.arm - y.arm);
+  const balanced = reachable.every((s) => trivialBaseline(chosen.filter((c) => c.targets.includes(s))) <= o.aim + 1e-9);
+  return { chosen, balanced };
 }
 
 /**
