@@ -112,19 +112,13 @@ describe("the learn preset's held-out split (property: any seed)", () => {
   const arms = ['logic', 'arith'].map((family) => ({ family, level: 0, type: 'deduction' as const }));
   const skills = allSkills().filter((s) => s.family === 'logic' || s.family === 'arith');
   const mastery = masteryConfigSchema.parse({});
+  const learnProbes = (seed: number, seen: Set<string>) =>
+    buildProbes(sandbox, arms, skills, { perArm: 10, mastery }, createRng(`${seed}/probes`), seen, renderCompact);
 
   it('every level-0 skill can be mastered: its probes leave room above the trivial baseline for the margin', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
-        const probes = await buildProbes(
-          sandbox,
-          arms,
-          skills,
-          { perArm: 10, mastery },
-          createRng(`${seed}/probes`),
-          new Set(),
-          renderCompact,
-        );
+        const probes = await learnProbes(seed, new Set());
         const sets = probeSets(probes, skills, mastery).skills;
         for (const s of skills.filter((s) => s.level === 0))
           expect(sets[s.id], `seed ${seed}: ${s.id}`).toMatchObject({ masterable: true });
@@ -138,15 +132,7 @@ describe("the learn preset's held-out split (property: any seed)", () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
         const seen = new Set<string>();
-        const probes = await buildProbes(
-          sandbox,
-          arms,
-          skills,
-          { perArm: 10, mastery },
-          createRng(`${seed}/probes`),
-          seen,
-          renderCompact,
-        );
+        const probes = await learnProbes(seed, seen);
         for (const arm of arms) {
           const held = new Map<string, number>();
           for (const p of probes.filter((p) => p.task.family === arm.family))
