@@ -16,7 +16,7 @@ export interface ArmRun {
   seed: number;
   arm: string;
   backend: string;
-  /** The solver's view (src/solver/tokenizer.ts VIEW) the run was made under; absent before words-2. */
+  /** The solver's view (src/solver/tokenizer.ts VIEW) the run was made under; absent in runs older than the field. */
   view?: string;
   trainTasks: number;
   heldOut: number;

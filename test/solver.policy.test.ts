@@ -452,7 +452,7 @@ describe("solver.init: another checkpoint's weights as the start", () => {
           () => null,
           (e: Error) => e,
         );
-        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-2'/);
+        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-1'/);
         expect(err?.message).not.toContain('\n');
       }
     }

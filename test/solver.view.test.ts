@@ -92,21 +92,10 @@ describe('the solver view', () => {
     expect(encode('trueish').map(tokenText)).toEqual([...'trueish']);
   });
 
-  it('writes a number in digit pairs from the left, and the digits of an identifier as characters', () => {
-    const view = (text: string) => encode(text).map(tokenText);
-    expect(view('D:7@a=>a*3')).toEqual(['D', ':', '7', '@', 'a', '=>', 'a', '*', '3']);
-    expect(view('21')).toEqual(['21']);
-    expect(view('-9')).toEqual(['-', '9']);
-    expect(view('[729,-1.05]')).toEqual(['[', '72', '9', ',', '-', '1', '.', '05', ']']);
-    expect(view('t12+x1')).toEqual(['t', '1', '2', '+', 'x', '1']);
-    // every two-digit answer is one token, whatever its value
-    for (let n = 10; n < 100; n++) expect(encode(String(n))).toHaveLength(1);
-  });
-
   it('round-trips any printable text', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom(...PRINTABLE, 'true', 'null', '=>', '===', 'return', '12', '345') }),
+        fc.string({ unit: fc.constantFrom(...PRINTABLE, 'true', 'null', '=>', '===', 'return') }),
         (s) => decode(encode(s)) === s,
       ),
     );
@@ -114,7 +103,7 @@ describe('the solver view', () => {
 
   it('has one way to write a literal answer: answerIds is the only token path the masks allow that spells it', () => {
     const plain = fc.string({
-      unit: fc.constantFrom(...'ab tru-e0129=>'.split(''), 'true', 'null', '12'),
+      unit: fc.constantFrom(...'ab tru-e0129=>'.split(''), 'true', 'null'),
       maxLength: 8,
     });
     const decimal = fc

@@ -5,9 +5,8 @@
 // that keep the answer completable within the remaining token budget (a completion's characters
 // bound its tokens: every character is a token), so every sampled answer is well-formed and at most
 // maxAnswerLen tokens. A literal has one way to be written in tokens: a keyword (true, false, null)
-// is its word token, never spelled (`midWord`), a number's digits are paired from the left as the
-// tokenizer pairs them (`midPair`), and a string's contents are characters (`charsOnly`), so that
-// training on a given answer (`answerIds`) and sampling it take the same tokens:
+// is its word token, never spelled (`midWord`), and a string's contents are characters (`charsOnly`),
+// so that training on a given answer (`answerIds`) and sampling it take the same tokens:
 //   literal: compact JSON (no whitespace, no escapes in strings): numbers (optional minus, optional
 //            fraction), "strings", true/false/null, arrays, objects with string keys.
 //   program: program text such as `a=>a*2`: a character whitelist, balanced ()[]{} outside string
@@ -33,8 +32,6 @@ export interface Grammar<S = unknown> {
   midWord?(state: S): boolean;
   /** Whether only single characters may follow (inside a string literal). */
   charsOnly?(state: S): boolean;
-  /** Whether a number's digit run has an odd length here, so no token may start with a digit. */
-  midPair?(state: S): boolean;
 }
 
 // ---------------------------------------------------------------- literal (compact JSON)
@@ -49,8 +46,6 @@ interface LState {
   isKey: boolean;
   /** the innermost container was just opened (it may close at once) */
   open: boolean;
-  /** the number's current digit run has an odd length */
-  odd: boolean;
 }
 const isDigit = (c: string): boolean => c >= '0' && c <= '9';
 const top = (stack: string): string => stack.slice(-1);
@@ -60,13 +55,10 @@ const L = (mode: LMode, stack: string, extra: Partial<LState> = {}): LState => (
   kw: '',
   isKey: false,
   open: false,
-  odd: false,
   ...extra,
 });
-/** Modes whose last character was a digit of the number's current run. */
-const RUN_MODES = new Set<LMode>(['N0', 'NI', 'NF']);
 
-function literalChar(s: LState, c: string): LState | null {
+function literalNext(s: LState, c: string): LState | null {
   switch (s.mode) {
     case 'V':
       if (c === '"') return L('S', s.stack);
@@ -99,16 +91,16 @@ function literalChar(s: LState, c: string): LState | null {
       return null;
     case 'N0':
       if (c === '.') return L('ND', s.stack);
-      return literalChar(L('A', s.stack), c);
+      return literalNext(L('A', s.stack), c);
     case 'NI':
       if (isDigit(c)) return s;
       if (c === '.') return L('ND', s.stack);
-      return literalChar(L('A', s.stack), c);
+      return literalNext(L('A', s.stack), c);
     case 'ND':
       return isDigit(c) ? L('NF', s.stack) : null;
     case 'NF':
       if (isDigit(c)) return s;
-      return literalChar(L('A', s.stack), c);
+      return literalNext(L('A', s.stack), c);
     case 'A': {
       const t = top(s.stack);
       if (t === 'a') {
@@ -121,15 +113,6 @@ function literalChar(s: LState, c: string): LState | null {
       return null;
     }
   }
-}
-
-/** literalChar, keeping the parity of the number's digit run (tokenizer.ts pairs digits). */
-function literalNext(s: LState, c: string): LState | null {
-  const n = literalChar(s, c);
-  if (n === null) return null;
-  const inRun = isDigit(c) && RUN_MODES.has(n.mode);
-  const odd = inRun && !(RUN_MODES.has(s.mode) && s.odd);
-  return n.odd === odd ? n : { ...n, odd };
 }
 
 function literalMin(s: LState): number {
@@ -158,10 +141,9 @@ export const literalGrammar: Grammar<LState> = {
   next: literalNext,
   minRemaining: literalMin,
   canEnd: (s) => s.stack === '' && (s.mode === 'A' || s.mode === 'N0' || s.mode === 'NI' || s.mode === 'NF'),
-  key: (s) => `${s.mode}|${s.stack}|${s.kw}|${s.isKey ? 1 : 0}|${s.open ? 1 : 0}|${s.odd ? 1 : 0}`,
+  key: (s) => `${s.mode}|${s.stack}|${s.kw}|${s.isKey ? 1 : 0}|${s.open ? 1 : 0}`,
   midWord: (s) => s.mode === 'W',
   charsOnly: (s) => s.mode === 'S',
-  midPair: (s) => s.odd,
 };
 
 // ---------------------------------------------------------------- program text
@@ -279,7 +261,6 @@ function typedGrammar(shape: string): Grammar<TState> {
     key: (s) => `${literalGrammar.key(s.lit)}|${s.idx}`,
     midWord: (s) => s.lit.mode === 'W',
     charsOnly: (s) => s.lit.mode === 'S',
-    midPair: (s) => s.lit.odd,
   };
 }
 
@@ -309,7 +290,6 @@ export function stepToken<S>(g: Grammar<S>, state: S, text: string): S | null {
 function stepAllowed<S>(g: Grammar<S>, state: S, id: number): S | null {
   const text = TOKENS[id]!;
   if (text.length > 1 && g.charsOnly?.(state)) return null;
-  if (isDigit(text[0] ?? '') && g.midPair?.(state)) return null;
   const n = stepToken(g, state, text);
   return n === null || g.midWord?.(n) ? null : n;
 }

@@ -1,22 +1,17 @@
-// The solver's tokens: four specials, every printable ASCII character, the words of its tasks
-// (keywords, booleans and null, builtins, multi-character operators) and every pair of digits as one
-// token each.
+// The solver's tokens: four specials, every printable ASCII character, and the words of its tasks
+// (keywords, booleans and null, builtins, multi-character operators) as one token each.
 //
-//   0 <pad>   1 <bos>   2 <sep>   3 <eos>   4.. ' ' .. '~'   then WORDS, then '00' .. '99'
+//   0 <pad>   1 <bos>   2 <sep>   3 <eos>   4.. ' ' .. '~'   then WORDS
 //
 // A training/sampling sequence is  <bos> prompt answer <eos>, with <sep> marking the prompt's last
 // token (model.ts). Why words: a value spelled over a varying number of characters moves every
 // argument after it, and a small model does not learn to count them (docs/solver-view.md); with
-// `true` and `false` one token each, every boolean argument sits at a fixed place. Why digit pairs:
-// with a two-digit answer one token, a small model writes `21` for 7*3 as one choice instead of
-// composing the tens and the ones, and it generalises arithmetic level 0 from its few hundred tasks
-// (docs/solver-view.md).
+// `true` and `false` one token each, every boolean argument sits at a fixed place.
 //
 // Encoding is greedy longest match; a word of letters matches only where it is not part of a longer
-// identifier (`trueish` stays characters). A number's digits are paired from the left (`729` is
-// `72` `9`, `7.25` is `7` `.` `25`); digits inside an identifier (`t12`) stay characters. So
-// decode(encode(s)) === s for every printable ASCII string (the compact rendering is one), and any
-// text not made of words or numbers is still written, one character a token.
+// identifier (`trueish` stays characters), so decode(encode(s)) === s for every printable ASCII
+// string (the compact rendering is one), and any text not made of words is still written, one
+// character a token.
 
 export const PAD = 0;
 export const BOS = 1;
@@ -27,7 +22,7 @@ const LAST = 126;
 const CHARS = LAST - FIRST + 1;
 
 /** The view's name, recorded in checkpoints: a checkpoint of another view is refused (checkpoint.ts). */
-export const VIEW = 'words-2';
+export const VIEW = 'words-1';
 
 /**
  * Multi-character tokens. Letter words: JSON's literals, the JavaScript keywords and builtins the
@@ -108,24 +103,18 @@ export const WORDS: readonly string[] = [
   '<<',
 ];
 
-/** Every pair of digits, '00' to '99': a number is written in pairs from the left (encode). */
-export const DIGIT_PAIRS: readonly string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
-
 const SPECIALS = ['<pad>', '<bos>', '<sep>', '<eos>'];
 /** Token id → its text ('' for specials). */
 export const TOKENS: readonly string[] = [
   ...SPECIALS.map(() => ''),
   ...Array.from({ length: CHARS }, (_, i) => String.fromCharCode(FIRST + i)),
   ...WORDS,
-  ...DIGIT_PAIRS,
 ];
 export const VOCAB_SIZE = TOKENS.length;
 /** Names of the specials, for the view written as text (served-view.ts). */
 export const SPECIAL_NAMES: readonly string[] = SPECIALS;
 
 const wordId = new Map(WORDS.map((w, i) => [w, 4 + CHARS + i]));
-const pairId = new Map(DIGIT_PAIRS.map((p, i) => [p, 4 + CHARS + WORDS.length + i]));
-const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 const byLength = [...WORDS].sort((a, b) => b.length - a.length);
 const isIdent = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_$]/.test(c);
 
@@ -145,24 +134,9 @@ function wordAt(text: string, i: number): string | undefined {
   return undefined;
 }
 
-/** The tokens of the digit run starting at `i`: pairs from the left, a last odd digit alone. */
-function digitRun(text: string, i: number, out: number[]): number {
-  while (isDigit(text[i])) {
-    if (isDigit(text[i + 1])) {
-      out.push(pairId.get(text.slice(i, i + 2))!);
-      i += 2;
-    } else out.push(charId(text[i++]!));
-  }
-  return i;
-}
-
 export function encode(text: string): number[] {
   const out: number[] = [];
   for (let i = 0; i < text.length;) {
-    if (isDigit(text[i]) && !isIdent(text[i - 1])) {
-      i = digitRun(text, i, out);
-      continue;
-    }
     const w = wordAt(text, i);
     if (w) {
       out.push(wordId.get(w)!);
