@@ -55,6 +55,25 @@ describe('resume', () => {
     expect(lastWeights(resumed.dir).equals(lastWeights(full.dir))).toBe(true);
   }, 600_000);
 
+  it('refuses, in one line, to resume a run whose stored probe sets differ from those its config draws now', async () => {
+    const runsDir = tempDir('cogen-resume-probes-');
+    const cut = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 2 });
+    // as a run started by a version whose probe builder chose other probes would have stored
+    const db = new Database(join(cut.dir, 'run.db'));
+    const plan = JSON.parse(
+      (db.prepare("SELECT value FROM meta WHERE key = 'probePlan'").get() as { value: string }).value,
+    );
+    const skill = Object.keys(plan.skills)[0]!;
+    plan.skills[skill].baseline += 0.1;
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'probePlan'").run(JSON.stringify(plan));
+    const before = rows(cut.dir);
+    db.close();
+    await expect(startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true })).rejects.toThrow(
+      /^run "cut" was started by a cogen that drew other held-out probes from its config/,
+    );
+    expect(rows(cut.dir)).toEqual(before); // nothing truncated or added
+  }, 600_000);
+
   it('a level-frontier run above level 4 (open maxLevel, evaluation sets made on the way) resumes exactly', async () => {
     // promoteAt 0 and one prompt: h rises at every task scored at h, so the run passes level 4 in a few steps.
     const open = loadPreset('smoke', {

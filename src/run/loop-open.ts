@@ -17,6 +17,7 @@ import {
 import { renderCompact, renderNatural } from '../../generators/index.js';
 import type { ProbeSets } from '../../graphs/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
+import { UserError } from '../../core/errors.js';
 import { createRng, type Rng } from '../../core/rng.js';
 import type { Skill, Task } from '../../core/task.js';
 import type { LearnedProposer } from '../../proposers/index.js';
@@ -249,6 +250,18 @@ export async function drawHeldOut(config: RunConfig, p: RunParts, seen: Set<stri
   return { probes, probeIds, envProbes, envArchive, fits, evals, arms, controller, plan };
 }
 
+/**
+ * A run's probes are drawn again from its config when it resumes (src/run/draw-probes.ts). If the
+ * version resuming it draws other probes (its probe builder changed), their sets differ from the
+ * stored plan, and going on would train on tasks the run held out: refused, with the reason.
+ */
+function refuseOtherProbes(storedPlan: string | undefined, plan: ProbeSets, runId: string): void {
+  if (storedPlan === undefined || storedPlan === JSON.stringify(plan)) return;
+  throw new UserError(
+    `run "${runId}" was started by a cogen that drew other held-out probes from its config (its probe sets differ), so resuming it here would mix held-out and training tasks; resume it with that version, or start a new run`,
+  );
+}
+
 /** Brings a resumed run back to its last checkpoint (or step 0), or records a new run's start; returns the first step to run. */
 export async function resumeOrBegin(
   config: RunConfig,
@@ -263,6 +276,7 @@ export async function resumeOrBegin(
   let firstStep = 1;
   let rng = createRng(config.seed);
   if (opts.resume) {
+    refuseOtherProbes(store.getMeta('probePlan'), plan, runId);
     const ck = store.latestCheckpoint();
     if (ck) {
       const state = JSON.parse(readFileSync(join(ck.path, 'loop.json'), 'utf8')) as Checkpoint;
