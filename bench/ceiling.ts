@@ -40,6 +40,7 @@ import {
   type Task,
 } from '../src/index.js';
 import { answerTokens, supervise, TOKENS, VIEW, VOCAB_SIZE } from '../src/solver/testing.js';
+import { answerFromView } from '../src/solver/index.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
 import { seedsArg } from './stats.js';
 import { torchPython } from './torch-venv.js';
@@ -230,16 +231,17 @@ async function runArm(
     process.stderr.write(`peer: ${e.message}\n`);
     return null;
   });
-  // the peer's answers verified as the solver's are
+  // the peer's answers verified as the solver's are, read back from the view as the solver's are
+  const read = (texts: string[], tasks: Task[]) => texts.map((t, i) => answerFromView(answerShape(tasks[i]!), t));
   const peerCurve =
     peerAnswers &&
     (await Promise.all(
       peerAnswers.map(async (a): Promise<Point> => ({
         step: a.step,
         seconds: a.seconds,
-        heldOut: await accuracy(sandbox, a.heldOut, held),
-        train: await accuracy(sandbox, a.train, evalTrain),
-        sampledHeldOut: await accuracy(sandbox, a.sampledHeldOut, held),
+        heldOut: await accuracy(sandbox, read(a.heldOut, held), held),
+        train: await accuracy(sandbox, read(a.train, evalTrain), evalTrain),
+        sampledHeldOut: await accuracy(sandbox, read(a.sampledHeldOut, held), held),
       })),
     ));
   return {

@@ -8,8 +8,9 @@ gains; warm-up then cosine to min_lr_ratio; global-norm clip. Unlike the solver 
 answer grammar, and its loss is the plain softmax over the whole vocabulary.
 
 Reads a job (JSON) from the file named by argv[1]; prints one JSON line per evaluation with its
-answers as text (the job's token texts joined), which bench/ceiling.ts verifies as it does the
-solver's, so that a right answer written in other tokens still counts:
+answers as text (the job's token texts joined), which bench/ceiling.ts reads back from the view
+(src/solver/answer-view.ts: `+07` is 7) and verifies as it does the solver's, so that a right answer
+written in other tokens still counts:
   {"step", "heldOut": [...], "train": [...], "sampledHeldOut": [...], "seconds"}
 Needs torch (bench/torch-venv.ts makes the venv; not CI).
 """

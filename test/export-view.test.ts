@@ -10,9 +10,9 @@ import { RunStore } from '../src/run/testing.js';
 import { drawRunProbes, storedRunProbeIds } from '../src/run/testing.js';
 import { createSandbox } from '../sandbox/index.js';
 import { renderCompact, renderNatural } from '../generators/index.js';
-import { viewAnswerText } from '../src/solver/index.js';
+import { answerFromView, viewAnswerText } from '../src/solver/index.js';
 import { encode, splitView, withSep } from '../src/solver/testing.js';
-import { referenceAnswer, type Task } from '../core/task.js';
+import { answerShape, referenceAnswer, type Task } from '../core/task.js';
 import { cogen, tempDir } from './helpers.js';
 
 const readLines = (file: string) =>
@@ -112,12 +112,12 @@ describe("cogen export in the solver's view", () => {
         ]);
         expect(splitView(r.prompt)).toEqual(withSep(encode(renderCompact(task))));
         expect(r.completion.endsWith(' <eos>')).toBe(true);
-        expect(viewAnswerText(r.completion)).toBe(referenceAnswer(task));
+        expect(answerFromView(answerShape(task), viewAnswerText(r.completion) as string)).toBe(referenceAnswer(task));
         expect([r.answer, r.skills, r.level, r.view]).toEqual([
           referenceAnswer(task),
           task.skills,
           task.level,
-          'words-1',
+          'words-signed',
         ]);
       }
     } finally {

@@ -49,13 +49,15 @@ describe('trainingReward', () => {
     expect(trainingReward({ ...deduction(7), type: 'abduction' } as Task, '[7]', { reward: 0 }, cfg)).toBe(0);
   });
 
-  it('gives a wrong answer partial · (right leading characters) / (longer length), below 1', () => {
+  it('gives a wrong answer partial · (right leading characters as the solver writes them, sign and two digits) / (longer length), below 1', () => {
     const cfg = { numericPartial: 0, prefixPartial: 0.5 };
-    expect(trainingReward(deduction(21), '2', { reward: 0 }, cfg)).toBeCloseTo(0.25, 12);
-    expect(trainingReward(deduction(21), '25', { reward: 0 }, cfg)).toBeCloseTo(0.25, 12);
-    expect(trainingReward(deduction(21), '215', { reward: 0 }, cfg)).toBeCloseTo((0.5 * 2) / 3, 12);
-    expect(trainingReward(deduction(21), '12', { reward: 0 }, cfg)).toBe(0);
-    expect(trainingReward(deduction(-3), '-4', { reward: 0 }, cfg)).toBeCloseTo(0.25, 12);
+    // 21 is written +21: the answer 2 (+02) has its sign right, 25 (+25) its sign and tens
+    expect(trainingReward(deduction(21), '2', { reward: 0 }, cfg)).toBeCloseTo(0.5 / 3, 12);
+    expect(trainingReward(deduction(21), '25', { reward: 0 }, cfg)).toBeCloseTo((0.5 * 2) / 3, 12);
+    expect(trainingReward(deduction(21), '215', { reward: 0 }, cfg)).toBeCloseTo((0.5 * 3) / 4, 12);
+    expect(trainingReward(deduction(21), '12', { reward: 0 }, cfg)).toBeCloseTo(0.5 / 3, 12);
+    expect(trainingReward(deduction(21), '-21', { reward: 0 }, cfg)).toBe(0);
+    expect(trainingReward(deduction(-3), '-4', { reward: 0 }, cfg)).toBeCloseTo((0.5 * 2) / 3, 12);
     expect(trainingReward(deduction(true), 'false', { reward: 0 }, cfg)).toBe(0);
     expect(trainingReward(deduction('abc'), '"abd"', { reward: 0 }, cfg)).toBeCloseTo((0.5 * 3) / 5, 12);
     expect(trainingReward({ ...deduction(7), type: 'abduction' } as Task, '[7]', { reward: 0 }, cfg)).toBe(0);

@@ -8,6 +8,7 @@ import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { Env, generateEnv, type EnvKind, type EnvSpec, type RepairSpec, type SearchSpec } from '../envs/index.js';
 import { compactProgram } from '../generators/index.js';
 import {
+  answerInView,
   createPolicy,
   parseAction,
   solverConfigSchema,
@@ -61,24 +62,29 @@ afterAll(async () => {
   await sb?.close();
 });
 
+/** An argument list as the solver writes it: its numbers signed, two digits wide (src/solver/answer-view.ts). */
+const written = (json: string): string => answerInView('literal', json);
+
 describe('action language', () => {
   const tools: ActionTool[] = [
     { name: 'call', arg: '[int,str]' },
     { name: 'submit', arg: 'program' },
   ];
-  it('reads back what it writes (property)', () => {
+  it('reads back what it writes, a number signed and two digits wide (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.stringMatching(/^[a-z]{0,5}$/), (n, s) => {
+      fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.stringMatching(/^[a-z0-9]{0,5}$/), (n, s) => {
         const arg = JSON.stringify([n, s]);
-        expect(parseAction(tools, `call(${arg})`)).toEqual({ tool: 'call', arg });
+        expect(parseAction(tools, `call(${answerInView('[int,str]', arg)})`)).toEqual({ tool: 'call', arg });
       }),
     );
+    expect(parseAction(tools, 'call([+07,"a1"])')).toEqual({ tool: 'call', arg: '[7,"a1"]' });
     expect(parseAction(tools, 'submit(a=>(a+1)*2)')).toEqual({ tool: 'submit', arg: 'a=>(a+1)*2' });
   });
   it('refuses text outside the language', () => {
     for (const bad of [
       'call([1])',
-      'call(["a",1])',
+      'call([1,"a"])',
+      'call(["a",+01])',
       'call([1,"a"]',
       'calls([1,"a"])',
       'submit()',
@@ -140,9 +146,9 @@ describe('action language', () => {
         },
       ),
     );
-    // a prefix whose only completion is refused is itself refused: after `call([`, no `0` once [0] was called
+    // a prefix whose only completion is refused is itself refused: after `call([+0`, no `0` once [0] (written [+00]) was called
     const g = actionGrammar([{ name: 'call', arg: '[int]', except: ['[0]'] }]);
-    const open = [...'call(['].reduce((s, c) => g.next(s, c)!, g.start());
+    const open = [...'call([+0'].reduce((s, c) => g.next(s, c)!, g.start());
     expect(g.minRemaining(g.next(open, '0')!)).toBe(Infinity);
     expect(g.minRemaining(g.next(open, '1')!)).toBe(2);
   });
@@ -200,16 +206,17 @@ describe('action language', () => {
     const search = new Env(s, sb);
     search.reset(0);
     expect(
-      solverObservation((await search.step(toEnvAction(s, `call(${JSON.stringify(s.answer)})`))).observation),
+      solverObservation((await search.step(toEnvAction(s, `call(${written(JSON.stringify(s.answer))})`))).observation),
     ).toBe(`=${JSON.stringify(s.target)}`);
-    const miss = (await search.step(toEnvAction(s, `call(${JSON.stringify(s.argTypes.map(() => 123))})`))).observation;
+    const miss = (await search.step(toEnvAction(s, `call(${written(JSON.stringify(s.argTypes.map(() => 123)))})`)))
+      .observation;
     expect(miss).toMatch(/^f\(123\) = /);
     expect(solverObservation(miss)).toBe(`=${miss.slice(miss.indexOf(' = ') + 3)}`);
     expect(solverObservation('unknown tool "x"')).toBe('unknown tool "x"');
   });
   it("turns into the environment's tool calls", () => {
     const s = specs.search as SearchSpec;
-    expect(toEnvAction(s, `call(${JSON.stringify(s.answer)})`)).toEqual({
+    expect(toEnvAction(s, `call(${written(JSON.stringify(s.answer))})`)).toEqual({
       name: 'call',
       arguments: JSON.stringify({ x: s.answer }),
     });
@@ -227,10 +234,10 @@ describe('action language', () => {
     // an argument list already called is not offered again (its result is in the transcript)
     const three = JSON.stringify(s.argTypes.map(() => 3));
     const four = JSON.stringify(s.argTypes.map(() => 4));
-    const after = solverTools(s, [{ action: `call(${three})`, observation: '=9' }]);
-    expect(parseAction(after, `call(${three})`)).toBeNull();
-    expect(parseAction(after, `call(${four})`)).toEqual({ tool: 'call', arg: four });
-    expect(parseAction(after, `submit(${three})`)).toEqual({ tool: 'submit', arg: three });
+    const after = solverTools(s, [{ action: `call(${written(three)})`, observation: '=9' }]);
+    expect(parseAction(after, `call(${written(three)})`)).toBeNull();
+    expect(parseAction(after, `call(${written(four)})`)).toEqual({ tool: 'call', arg: four });
+    expect(parseAction(after, `submit(${written(three)})`)).toEqual({ tool: 'submit', arg: three });
     // once the calls are spent, or on the last turn, a call would end the episode over budget: submit alone
     const r = specs.repair!;
     const edits = oneTokenEdits(compactProgram((r as RepairSpec).buggy));

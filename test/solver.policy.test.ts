@@ -6,7 +6,13 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itOn, named, TENSORFLOW_SKIP, useBackend, type TestBackend } from './solver-backends.js';
-import { createPolicy, grammarFor, solverConfigSchema, type SolverConfigInput } from '../src/solver/index.js';
+import {
+  answerFromView,
+  createPolicy,
+  grammarFor,
+  solverConfigSchema,
+  type SolverConfigInput,
+} from '../src/solver/index.js';
 import {
   allowedTokens,
   answerTokens,
@@ -85,14 +91,15 @@ describe('grammar-constrained decoding', () => {
     }
     throw new Error('no <eos> within budget');
   };
-  it('every random path through a literal mask is JSON within the budget', () => {
+  it('every random path through a literal mask is JSON within the budget, read back from how the solver writes numbers', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 24 }),
         fc.array(fc.nat(), { minLength: 1, maxLength: 30 }),
         (maxLen, ch) => {
-          const { text: t, tokens } = walk('literal', maxLen, ch);
+          const { text: written, tokens } = walk('literal', maxLen, ch);
           expect(tokens).toBeLessThanOrEqual(maxLen);
+          const t = answerFromView('literal', written);
           expect(() => JSON.parse(t)).not.toThrow();
           expect(isWellFormed('literal', t, 1000)).toBe(true);
         },
@@ -128,7 +135,8 @@ describe('grammar-constrained decoding', () => {
     '[str,bool,arr]',
     '[obj,null]',
   ];
-  const minLen: Record<string, number> = { int: 1, num: 1, bool: 1, str: 2, null: 1, arr: 2, obj: 2 };
+  // a number is at least a sign and two digits (src/solver/answer-view.ts)
+  const minLen: Record<string, number> = { int: 3, num: 3, bool: 1, str: 2, null: 1, arr: 2, obj: 2 };
   const shapeMin = (shape: string): number =>
     shape.startsWith('[')
       ? shape === '[]'
@@ -149,7 +157,7 @@ describe('grammar-constrained decoding', () => {
           const maxLen = shapeMin(shape) + extra;
           const { text: t, tokens } = walk(shape, maxLen, ch);
           expect(tokens).toBeLessThanOrEqual(maxLen);
-          const v = JSON.parse(t) as Json;
+          const v = JSON.parse(answerFromView(shape, t)) as Json;
           if (shape.startsWith('[')) {
             const types = shape === '[]' ? [] : shape.slice(1, -1).split(',');
             expect(Array.isArray(v)).toBe(true);
@@ -452,7 +460,7 @@ describe("solver.init: another checkpoint's weights as the start", () => {
           () => null,
           (e: Error) => e,
         );
-        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-1'/);
+        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-signed'/);
         expect(err?.message).not.toContain('\n');
       }
     }
@@ -466,9 +474,9 @@ describe("solver.init: another checkpoint's weights as the start", () => {
       { text: 'D:3@a=>a*4', kind: 'literal' as AnswerKind, shape: 'int' },
     ];
     const answers = ['false', '12'];
-    // the tokens it trains on: the answer grammar's (one word token for false), <eos> last
+    // the tokens it trains on: the answer grammar's (one word token for false, a number signed), <eos> last
     expect(answerTokens(p, shown[0]!, 'false').answer.map(tokenText)).toEqual(['false', '']);
-    expect(answerTokens(p, shown[1]!, '12').answer).toEqual([...encode('12'), EOS]);
+    expect(answerTokens(p, shown[1]!, '12').answer).toEqual([...encode('+12'), EOS]);
     expect(() => answerTokens(p, shown[0]!, '12')).toThrow(/not a bool answer/);
     // its loss is the mean negative log-prob of those tokens under the sampling distribution (grammar mask, temperature 1)
     const ro = await p.sample(shown, 1);

@@ -13,7 +13,7 @@ import {
   parseCompact,
   renderCompact,
 } from '../generators/index.js';
-import { answerIds, grammarFor } from '../src/solver/index.js';
+import { answerFromView, answerIds, answerInView, grammarFor } from '../src/solver/index.js';
 import { allowedTokens, decode, encode, EOS, stepToken, TOKENS, tokenText } from '../src/solver/testing.js';
 
 const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
@@ -134,13 +134,37 @@ describe('the solver view', () => {
     };
     fc.assert(
       fc.property(value, (v) => {
-        const text = JSON.stringify(v);
+        const json = JSON.stringify(v);
+        const text = answerInView('literal', json);
         const ids = answerIds(g, text);
         expect(ids).not.toBeNull();
         expect(decode(ids!)).toBe(text);
+        expect(answerFromView('literal', text)).toBe(json);
         expect(paths(text, g.start(), 0)).toEqual([ids]);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("writes a literal's numbers with their sign and at least two digits, and leaves strings and programs as they are", () => {
+    expect(answerInView('int', '7')).toBe('+07');
+    expect(answerInView('int', '-12')).toBe('-12');
+    expect(answerInView('literal', '[0,"a1",-0.5,{"7":100}]')).toBe('[+00,"a1",-00.5,{"7":+100}]');
+    expect(answerInView('program', 'a=>a+1')).toBe('a=>a+1');
+    expect(answerFromView('program', 'a=>a+01')).toBe('a=>a+01');
+    expect(answerInView('literal', '["a\\"1",2]')).toBe('["a\\"1",+02]');
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const json = JSON.stringify(v);
+        expect(answerFromView('literal', answerInView('literal', json))).toBe(json);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: -1e6, max: 1e6 }), (n) => {
+        const written = answerInView('int', String(n));
+        expect(written).toMatch(/^[+-]\d\d+$/);
+        expect(answerFromView('int', written)).toBe(String(n));
+      }),
     );
   });
 });

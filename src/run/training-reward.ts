@@ -6,14 +6,16 @@
 //     the magnitude, a digit near many outputs, rather than reading the operands;
 //     bench/results/learn.md).
 //   prefixPartial:  r = partial · lcp(answer, reference) / max(|answer|, |reference|), the share of
-//     the reference literal's characters the answer gets right from its start. An autoregressive
-//     policy writes the answer left to right, so this credits each character as it is chosen: the
-//     first character of a two-digit answer is 1 of 11 choices, the whole answer 1 of ~1300.
+//     the reference's characters the answer gets right from its start, both as the solver writes
+//     them (src/solver/answer-view.ts: `+07`, the sign and the tens first). An autoregressive policy
+//     writes the answer left to right, so this credits each character as it is chosen: the tens
+//     digit of an answer is 1 of 10 choices, the whole answer 1 of ~200.
 // Every partial credit is below 1 (partial ≤ 0.9), so a right answer stays best. With both at 0 (the
 // default) the update sees the verifiers' rewards unchanged.
 import { z } from 'zod';
-import { referenceAnswer, type Task, type Verdict } from '../../core/task.js';
+import { answerShape, referenceAnswer, type Task, type Verdict } from '../../core/task.js';
 import { isSolved } from '../../core/rules.js';
+import { answerInView } from '../solver/index.js';
 
 export const rewardConfigSchema = z
   .object({
@@ -28,10 +30,11 @@ export type RewardConfig = z.infer<typeof rewardConfigSchema>;
 /** The reward the policy update gets for one answer. */
 export function trainingReward(task: Task, answer: string, verdict: Verdict, cfg: RewardConfig): number {
   if (isSolved(verdict.reward) || task.type !== 'deduction') return verdict.reward;
+  const written = (text: string) => answerInView(answerShape(task), text);
   return Math.max(
     verdict.reward,
     numericCredit(task.output, answer, cfg.numericPartial),
-    prefixCredit(referenceAnswer(task), answer, cfg.prefixPartial),
+    prefixCredit(written(referenceAnswer(task)), written(answer), cfg.prefixPartial),
   );
 }
 

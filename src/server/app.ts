@@ -207,7 +207,7 @@ function trainerRoutes(app: App, run: ServedRun, metrics: Metrics, req: Requests
     async (c) => {
       const b = c.req.valid('json');
       const key = c.req.valid('header')['idempotency-key'] ?? b.idempotency_key;
-      const items = itemsIn(b.view, b.items, 'items');
+      const items = await itemsIn(b.view, b.items, 'items', (id) => run.knownTask(id));
       // The digest of a request in the chat view is as it always was; one in the compact view also
       // says so, so that the same key reused across views is a reuse with another body.
       const sent = b.view === 'chat' ? b.items : { view: b.view, items: b.items };
@@ -247,7 +247,10 @@ function trainerRoutes(app: App, run: ServedRun, metrics: Metrics, req: Requests
     }),
     async (c) => {
       const b = c.req.valid('json');
-      const report = await run.reportProbes(b.round, itemsIn(b.view, b.answers, 'answers'));
+      const report = await run.reportProbes(
+        b.round,
+        await itemsIn(b.view, b.answers, 'answers', (id) => run.knownTask(id)),
+      );
       if (report.accepted) metrics.probeReports.inc();
       return c.json(report, 200);
     },
@@ -269,7 +272,7 @@ function verifyRoute(app: App, run: ServedRun, req: Requests) {
       const b = c.req.valid('json');
       const task = parseTask(b.task);
       if (typeof task === 'string') throw new HTTPException(400, { message: task });
-      const completion = answerIn(b.view, b.completion, 'completion');
+      const completion = answerIn(b.view, b.completion, 'completion', task);
       const [{ answer, verdict }] = (await run.verifier.score([{ task, completion }])) as [
         { answer: string; verdict: { reward: number; reason?: string } },
       ];

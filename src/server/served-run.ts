@@ -322,6 +322,12 @@ export class ServedRun {
     await records.close();
   }
 
+  /** The task a sampled id or a probe id names, or undefined where this run knows no such task. */
+  async knownTask(id: string): Promise<Task | undefined> {
+    const probe = this.probeIds.has(id) ? this.p.probes.find((x) => x.task.id === id)?.task : undefined;
+    return probe ?? this.p.cur.archive.get(id) ?? (await this.p.records.task(id));
+  }
+
   private async runTask(id: string): Promise<Task> {
     const task = this.p.cur.archive.get(id) ?? (this.probeIds.has(id) ? undefined : await this.p.records.task(id));
     if (task) {

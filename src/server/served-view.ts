@@ -2,11 +2,12 @@
 // HTTP"): `chat`, the default, as chat messages for an LLM (types.ts `servedTask`); `compact`, the
 // built-in solver's own tokens written as text, for a model trained on them (the rule's one home is
 // src/solver/served-view.ts). A completion sent in the compact view is mapped back to its answer
-// text here, before anything else sees it; from there it is scored as any other.
+// text here (its numbers by its task's answer shape), before anything else sees it; from there it is
+// scored as any other.
 import { HTTPException } from 'hono/http-exception';
 import { renderCompact } from '../../generators/index.js';
 import { answerKind, answerShape, type Task } from '../../core/task.js';
-import { VIEW_RULE, viewAnswerText, viewPrompt } from '../solver/index.js';
+import { VIEW_RULE, answerFromView, viewAnswerText, viewPrompt } from '../solver/index.js';
 import { servedTask, type ScoreItem, type ServedTask } from './types.js';
 
 export const TASK_VIEWS = ['chat', 'compact'] as const;
@@ -44,20 +45,31 @@ export const viewField = (view: TaskView): { view?: typeof VIEW_RULE } =>
 
 /**
  * Items as the run scores them: in the chat view as sent; in the compact view each completion mapped
- * back to its answer text. A completion with a word that is no token is refused: 400, naming the item.
+ * back to its answer text (its task's answer shape says how its numbers are written). A completion
+ * with a word that is no token is refused: 400, naming the item.
  */
-export function itemsIn(view: TaskView, items: ScoreItem[], field: string): ScoreItem[] {
+export async function itemsIn(
+  view: TaskView,
+  items: ScoreItem[],
+  field: string,
+  taskOf: (id: string) => Promise<Task | undefined>,
+): Promise<ScoreItem[]> {
   if (view === 'chat') return items;
-  return items.map((it, i) => ({
-    task_id: it.task_id,
-    completion: answerIn(view, it.completion, `${field}.${i}.completion`),
-  }));
+  return Promise.all(
+    items.map(async (it, i) => ({
+      task_id: it.task_id,
+      completion: answerIn(view, it.completion, `${field}.${i}.completion`, await taskOf(it.task_id)),
+    })),
+  );
 }
 
-/** One completion as answer text (see itemsIn). */
-export function answerIn(view: TaskView, completion: string, field: string): string {
+/**
+ * One completion as answer text (see itemsIn). For a task the run does not know the text is left as
+ * the tokens spell it: scoring refuses the id.
+ */
+export function answerIn(view: TaskView, completion: string, field: string, task: Task | undefined): string {
   if (view === 'chat') return completion;
   const text = viewAnswerText(completion);
   if (typeof text !== 'string') throw new HTTPException(400, { message: `${field}: ${text.error}` });
-  return text;
+  return task ? answerFromView(answerShape(task), text) : text;
 }

@@ -7,8 +7,10 @@
 // maxAnswerLen tokens. A literal has one way to be written in tokens: a keyword (true, false, null)
 // is its word token, never spelled (`midWord`), and a string's contents are characters (`charsOnly`),
 // so that training on a given answer (`answerIds`) and sampling it take the same tokens:
-//   literal: compact JSON (no whitespace, no escapes in strings): numbers (optional minus, optional
-//            fraction), "strings", true/false/null, arrays, objects with string keys.
+//   literal: compact JSON (no whitespace, no escapes in strings) with its numbers as the solver
+//            writes them (answer-view.ts: a sign always, at least two digits before an optional
+//            fraction, a leading 0 only as the pad of one digit), "strings", true/false/null,
+//            arrays, objects with string keys.
 //   program: program text such as `a=>a*2`: a character whitelist, balanced ()[]{} outside string
 //            literals, closed quotes, not starting with a space or ending on an operator.
 //   typed:   the literal grammar held to an answer shape (task.ts, AnswerShape): a value type
@@ -35,7 +37,7 @@ export interface Grammar<S = unknown> {
 }
 
 // ---------------------------------------------------------------- literal (compact JSON)
-type LMode = 'V' | 'K' | 'S' | 'C' | 'W' | 'N1' | 'N0' | 'NI' | 'ND' | 'NF' | 'A';
+type LMode = 'V' | 'K' | 'S' | 'C' | 'W' | 'N1' | 'NZ' | 'NP' | 'N0' | 'NI' | 'ND' | 'NF' | 'A';
 interface LState {
   mode: LMode;
   /** open containers, innermost last: 'a' array, 'o' object */
@@ -62,9 +64,7 @@ function literalNext(s: LState, c: string): LState | null {
   switch (s.mode) {
     case 'V':
       if (c === '"') return L('S', s.stack);
-      if (c === '0') return L('N0', s.stack);
-      if (c >= '1' && c <= '9') return L('NI', s.stack);
-      if (c === '-') return L('N1', s.stack);
+      if (c === '-' || c === '+') return L('N1', s.stack);
       if (c === 't') return L('W', s.stack, { kw: 'rue' });
       if (c === 'f') return L('W', s.stack, { kw: 'alse' });
       if (c === 'n') return L('W', s.stack, { kw: 'ull' });
@@ -86,9 +86,13 @@ function literalNext(s: LState, c: string): LState | null {
       if (c !== s.kw[0]) return null;
       return s.kw.length === 1 ? L('A', s.stack) : L('W', s.stack, { kw: s.kw.slice(1) });
     case 'N1':
-      if (c === '0') return L('N0', s.stack);
-      if (c >= '1' && c <= '9') return L('NI', s.stack);
+      if (c === '0') return L('NZ', s.stack);
+      if (c >= '1' && c <= '9') return L('NP', s.stack);
       return null;
+    case 'NZ':
+      return isDigit(c) ? L('N0', s.stack) : null;
+    case 'NP':
+      return isDigit(c) ? L('NI', s.stack) : null;
     case 'N0':
       if (c === '.') return L('ND', s.stack);
       return literalNext(L('A', s.stack), c);
@@ -129,6 +133,9 @@ function literalMin(s: LState): number {
     case 'W':
       return closes + s.kw.length;
     case 'N1':
+      return closes + 2;
+    case 'NZ':
+    case 'NP':
     case 'ND':
       return closes + 1;
     default:
@@ -192,8 +199,8 @@ const VALUE_TYPES: ValueType[] = ['any', 'int', 'num', 'bool', 'str', 'null', 'a
 /** Characters a value of each type may start with ('' = any). */
 const STARTS: Record<ValueType, string> = {
   any: '',
-  int: '-0123456789',
-  num: '-0123456789',
+  int: '+-',
+  num: '+-',
   bool: 'tf',
   str: '"',
   null: 'n',
@@ -201,8 +208,8 @@ const STARTS: Record<ValueType, string> = {
   obj: '{',
 };
 /** Fewest tokens of a value of each type (true, false and null are one token each). */
-const MIN_LEN: Record<ValueType, number> = { any: 1, int: 1, num: 1, bool: 1, str: 2, null: 1, arr: 2, obj: 2 };
-const NUMBER_MODES = new Set<LMode>(['N1', 'N0', 'NI', 'ND', 'NF']);
+const MIN_LEN: Record<ValueType, number> = { any: 1, int: 3, num: 3, bool: 1, str: 2, null: 1, arr: 2, obj: 2 };
+const NUMBER_MODES = new Set<LMode>(['N1', 'NZ', 'NP', 'N0', 'NI', 'ND', 'NF']);
 /** Modes in which ',' or a closing bracket ends the current value. */
 const AFTER_VALUE = new Set<LMode>(['A', 'N0', 'NI', 'NF']);
 

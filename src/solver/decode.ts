@@ -9,6 +9,7 @@ import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
 import { allowedTokens, grammarFor, stepToken } from './answer-grammar.js';
+import { answerFromView } from './answer-view.js';
 import { decodeStep, disposeCache, prefill } from './kv-decode.js';
 import type { Batch } from './model.js';
 import type { ModelConfig, Params } from './params.js';
@@ -60,6 +61,8 @@ export async function decodeRows(
       },
     };
   });
+  for (let r = 0; r < rows.length; r++)
+    rows[r]!.text = answerFromView(prompts[Math.floor(r / G)]!.grammar, rows[r]!.text);
   return prompts.map((_, b) => rows.slice(b * G, (b + 1) * G));
 }
 

@@ -17,6 +17,7 @@
 import type { AnswerShape } from '../../core/task.js';
 import { decodeMasked, type DecodedRow, type DecodeOptions } from './decode.js';
 import { grammarFor, stepToken, tokenMask, type Grammar } from './answer-grammar.js';
+import { answerFromView, answerInView } from './answer-view.js';
 import { advantages } from './loss.js';
 import type { ModelConfig, Params } from './params.js';
 import { tokenText } from './tokenizer.js';
@@ -115,8 +116,20 @@ interface ActionState {
 export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState> {
   const heads = tools.map((t) => `${t.name}(`);
   const inner = tools.map((t) => {
-    const g = t.oneOf ? (choiceGrammar(t.oneOf) as Grammar) : grammarFor(t.arg);
-    return (t.except?.length ? exceptGrammar(g, t.except) : g) as Grammar;
+    if (t.oneOf)
+      return (
+        t.except?.length ? exceptGrammar(choiceGrammar(t.oneOf) as Grammar, t.except) : choiceGrammar(t.oneOf)
+      ) as Grammar;
+    const g = grammarFor(t.arg);
+    // refused arguments are given as their text; the grammar writes a literal's numbers signed (answer-view.ts)
+    return (
+      t.except?.length
+        ? exceptGrammar(
+            g,
+            t.except.map((e) => answerInView(t.arg, e)),
+          )
+        : g
+    ) as Grammar;
   });
   return {
     start: () => ({ tool: -1, head: '', inner: null, closed: false }),
@@ -150,7 +163,7 @@ export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState
   };
 }
 
-/** An action's tool and argument text, or null when the text is not one action of these tools. */
+/** An action's tool and argument text (a literal's numbers read back as JSON writes them), or null when the text is not one action of these tools. */
 export function parseAction(tools: readonly ActionTool[], text: string): { tool: string; arg: string } | null {
   const g = actionGrammar(tools);
   let s = g.start();
@@ -160,8 +173,9 @@ export function parseAction(tools: readonly ActionTool[], text: string): { tool:
     s = n;
   }
   if (!g.canEnd(s)) return null;
-  const name = tools[s.tool]!.name;
-  return { tool: name, arg: text.slice(name.length + 1, -1) };
+  const tool = tools[s.tool]!;
+  const written = text.slice(tool.name.length + 1, -1);
+  return { tool: tool.name, arg: tool.oneOf ? written : answerFromView(tool.arg, written) };
 }
 
 /** One turn to decode: the context's ids (already cut to maxPromptLen), the tools, a random stream. */

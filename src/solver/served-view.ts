@@ -18,6 +18,7 @@
 // built-in solver keeps its last `solver.model.maxPromptLen` tokens, another model has its own context.
 import type { AnswerShape } from '../../core/task.js';
 import { answerIds, grammarFor } from './answer-grammar.js';
+import { answerInView } from './answer-view.js';
 import { BOS, EOS, SEP, SPECIAL_NAMES, TOKENS, VIEW, encode } from './tokenizer.js';
 import { clip } from '../../core/text.js';
 
@@ -88,7 +89,8 @@ export function viewAnswerText(completion: string): string | { error: string } {
  * `answerIds` under the answer's shape), or where that grammar cannot write it, its plain encoding.
  */
 export function viewAnswer(shape: AnswerShape, answer: string): string {
-  return joinView(answerIds(grammarFor(shape), answer) ?? [...encode(answer), EOS]);
+  const written = answerInView(shape, answer);
+  return joinView(answerIds(grammarFor(shape), written) ?? [...encode(written), EOS]);
 }
 
 /**

@@ -9,6 +9,7 @@ import { readWeights, type Weights } from './checkpoint.js';
 import { choiceTrainRows, type ChoiceRow } from './choices.js';
 import { turnRows, type EpisodeRows } from './episodes.js';
 import { answerIds, grammarFor } from './answer-grammar.js';
+import { answerFromView, answerInView } from './answer-view.js';
 import { head, hidden, type Batch } from './model.js';
 import { setVariable, type ModelConfig, type Params } from './params.js';
 import { stateOf } from './policy.js';
@@ -170,7 +171,10 @@ async function groupsLoss(s: PolicyState, groups: TrainRow[][], temperature: num
 
 /** Whether `text` is a complete answer of this kind within maxLen tokens (<eos> aside). */
 export function isWellFormed(kind: AnswerShape, text: string, maxLen: number): boolean {
-  const ids = answerIds(grammarFor(kind), text);
+  const written = answerInView(kind, text);
+  // a text the view does not read back as itself is no answer the solver writes (`01` is read as 1)
+  if (answerFromView(kind, written) !== text) return false;
+  const ids = answerIds(grammarFor(kind), written);
   return ids !== null && ids.length - 1 <= maxLen;
 }
 
