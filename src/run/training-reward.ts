@@ -21,7 +21,7 @@ export const rewardConfigSchema = z
   .object({
     /** Partial credit for a wrong numeric deduction answer, scaled by 1 / (1 + distance); 0 = off. */
     numericPartial: z.number().min(0).max(0.9).default(0),
-    /** Partial credit for a wrong deduction answer, scaled by the share of its reference's characters it starts with; 0 = off. */
+    /** Partial credit for a wrong deduction answer, scaled by the share of its reference's characters it starts with, both as the solver writes them (+07); 0 = off. */
     prefixPartial: z.number().min(0).max(0.9).default(0),
   })
   .strict();
