@@ -10,7 +10,7 @@ import { passAtK, type LlmPolicy, type ProposalRecord } from '../agents/index.js
 import { probeScores, type Probe } from './probes.js';
 import { mean } from '../../core/stats.js';
 import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './env-arms.js';
-import { answerIds, answerInView, grammarFor, type Policy, type TrainablePolicy } from '../solver/index.js';
+import { answerTokenIds, type Policy, type TrainablePolicy } from '../solver/index.js';
 import type { RunStore } from './records/store.js';
 import { verifyTasks } from './verification.js';
 
@@ -31,7 +31,7 @@ export function solverFit(
     if (task.level < (tabled.get(task.family) ?? Infinity) || noted.has(key)) return;
     const answer = referenceAnswer(task);
     if (answer.length <= maxAnswerLen) return; // a token is at least one character
-    const ids = answerIds(grammarFor(answerShape(task)), answerInView(answerShape(task), answer));
+    const ids = answerTokenIds(answerShape(task), answer);
     if (ids !== null && ids.length - 1 <= maxAnswerLen) return;
     noted.add(key);
     const what =

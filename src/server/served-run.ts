@@ -325,11 +325,16 @@ export class ServedRun {
   /** The task a sampled id or a probe id names, or undefined where this run knows no such task. */
   async knownTask(id: string): Promise<Task | undefined> {
     const probe = this.probeIds.has(id) ? this.p.probes.find((x) => x.task.id === id)?.task : undefined;
-    return probe ?? this.p.cur.archive.get(id) ?? (await this.p.records.task(id));
+    return probe ?? (await this.recordedTask(id));
+  }
+
+  /** A task this run handed out: in its archive, or in the store (another replica's); a probe id is none. */
+  private async recordedTask(id: string): Promise<Task | undefined> {
+    return this.p.cur.archive.get(id) ?? (this.probeIds.has(id) ? undefined : await this.p.records.task(id));
   }
 
   private async runTask(id: string): Promise<Task> {
-    const task = this.p.cur.archive.get(id) ?? (this.probeIds.has(id) ? undefined : await this.p.records.task(id));
+    const task = await this.recordedTask(id);
     if (task) {
       // Recorded by another replica since this one last synced.
       this.p.cur.addTask(task, false);

@@ -3,6 +3,7 @@
 // tens digit and a ones digit, each at its own place, instead of one or two digits whose first may
 // be either (docs/solver-view.md). Strings and program answers are written as they are.
 import type { AnswerShape } from '../../core/task.js';
+import { answerIds, grammarFor } from './answer-grammar.js';
 
 /** A JSON number (as JSON.stringify writes it, an exponent included) at the start of a text. */
 const JSON_NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/;
@@ -66,3 +67,7 @@ export function answerInView(shape: AnswerShape, answer: string): string {
 export function answerFromView(shape: AnswerShape, written: string): string {
   return shape === 'program' ? written : mapNumbers(written, VIEW_NUMBER, fromView);
 }
+
+/** The tokens the solver writes an answer's JSON text in, <eos> last (answerIds of its written form), or null. */
+export const answerTokenIds = (shape: AnswerShape, answer: string): number[] | null =>
+  answerIds(grammarFor(shape), answerInView(shape, answer));

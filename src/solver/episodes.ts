@@ -116,20 +116,10 @@ interface ActionState {
 export function actionGrammar(tools: readonly ActionTool[]): Grammar<ActionState> {
   const heads = tools.map((t) => `${t.name}(`);
   const inner = tools.map((t) => {
-    if (t.oneOf)
-      return (
-        t.except?.length ? exceptGrammar(choiceGrammar(t.oneOf) as Grammar, t.except) : choiceGrammar(t.oneOf)
-      ) as Grammar;
-    const g = grammarFor(t.arg);
-    // refused arguments are given as their text; the grammar writes a literal's numbers signed (answer-view.ts)
-    return (
-      t.except?.length
-        ? exceptGrammar(
-            g,
-            t.except.map((e) => answerInView(t.arg, e)),
-          )
-        : g
-    ) as Grammar;
+    const g = t.oneOf ? (choiceGrammar(t.oneOf) as Grammar) : grammarFor(t.arg);
+    // refused arguments are given as their text; a literal's numbers are written signed (answer-view.ts)
+    const refused = t.oneOf ? t.except : t.except?.map((e) => answerInView(t.arg, e));
+    return (refused?.length ? exceptGrammar(g, refused) : g) as Grammar;
   });
   return {
     start: () => ({ tool: -1, head: '', inner: null, closed: false }),

@@ -17,8 +17,7 @@
 // "Why <sep> sits before the last token"). Dropping `<sep>` gives the tokens back. The prompt is not truncated: the
 // built-in solver keeps its last `solver.model.maxPromptLen` tokens, another model has its own context.
 import type { AnswerShape } from '../../core/task.js';
-import { answerIds, grammarFor } from './answer-grammar.js';
-import { answerInView } from './answer-view.js';
+import { answerInView, answerTokenIds } from './answer-view.js';
 import { BOS, EOS, SEP, SPECIAL_NAMES, TOKENS, VIEW, encode } from './tokenizer.js';
 import { clip } from '../../core/text.js';
 
@@ -86,11 +85,10 @@ export function viewAnswerText(completion: string): string | { error: string } {
 
 /**
  * An answer written in the view, `<eos>` last: the tokens supervised training takes (answer-grammar.ts
- * `answerIds` under the answer's shape), or where that grammar cannot write it, its plain encoding.
+ * `answerTokenIds` under the answer's shape), or where that grammar cannot write it, its plain encoding.
  */
 export function viewAnswer(shape: AnswerShape, answer: string): string {
-  const written = answerInView(shape, answer);
-  return joinView(answerIds(grammarFor(shape), written) ?? [...encode(written), EOS]);
+  return joinView(answerTokenIds(shape, answer) ?? [...encode(answerInView(shape, answer)), EOS]);
 }
 
 /**

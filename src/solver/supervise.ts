@@ -1,8 +1,8 @@
 // Supervised steps on given answers (bench:ceiling's ceiling; tests): the cross-entropy of each
 // answer written in its prompt's answer grammar, through the same model, optimiser and backend as
 // an update. Runs never call it; testing.ts is its door.
-import { allowedTokens, answerIds, grammarFor, stepToken } from './answer-grammar.js';
-import { answerInView } from './answer-view.js';
+import { allowedTokens, grammarFor, stepToken } from './answer-grammar.js';
+import { answerTokenIds } from './answer-view.js';
 import { stateOf } from './policy.js';
 import { grammarOf, promptIds } from './sample.js';
 import type { PolicyState } from './state.js';
@@ -13,7 +13,7 @@ import { iterationGrads } from './update.js';
 
 /**
  * One supervised step: the cross-entropy of the given answers, each written in its prompt's answer
- * grammar (answerIds, the tokens decoding would take), through the same model, optimiser and
+ * grammar (answerTokenIds, the tokens decoding would take), through the same model, optimiser and
  * backend as update(). For bench:ceiling's ceiling and for warm starts.
  */
 export async function supervise(
@@ -58,7 +58,7 @@ export function answerTokens(
 
 function tokensOf(s: PolicyState, p: PolicyPrompt, answer: string): { prompt: number[]; answer: number[] } {
   const shape = grammarOf(s, p);
-  const ids = answerIds(grammarFor(shape), answerInView(shape, answer));
+  const ids = answerTokenIds(shape, answer);
   const maxA = s.cfg.model.maxAnswerLen;
   if (!ids || ids.length - 1 > maxA) throw new Error(`"${answer}" is not a ${shape} answer of at most ${maxA} tokens`);
   return { prompt: promptIds(s, p.text), answer: ids };

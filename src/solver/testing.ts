@@ -8,8 +8,7 @@ import type { AnswerShape } from '../../core/task.js';
 import { readWeights, type Weights } from './checkpoint.js';
 import { choiceTrainRows, type ChoiceRow } from './choices.js';
 import { turnRows, type EpisodeRows } from './episodes.js';
-import { answerIds, grammarFor } from './answer-grammar.js';
-import { answerFromView, answerInView } from './answer-view.js';
+import { answerFromView, answerInView, answerTokenIds } from './answer-view.js';
 import { head, hidden, type Batch } from './model.js';
 import { setVariable, type ModelConfig, type Params } from './params.js';
 import { stateOf } from './policy.js';
@@ -174,7 +173,7 @@ export function isWellFormed(kind: AnswerShape, text: string, maxLen: number): b
   const written = answerInView(kind, text);
   // a text the view does not read back as itself is no answer the solver writes (`01` is read as 1)
   if (answerFromView(kind, written) !== text) return false;
-  const ids = answerIds(grammarFor(kind), written);
+  const ids = answerTokenIds(kind, text);
   return ids !== null && ids.length - 1 <= maxLen;
 }
 
