@@ -78,8 +78,10 @@ export function ceilingReport(runs: ArmRun[]): string {
     (groups.get(`${r.preset} ${r.arm}`) ?? groups.set(`${r.preset} ${r.arm}`, []).get(`${r.preset} ${r.arm}`)!).push(r);
   for (const [key, rs] of groups) {
     const target = CEILING_TARGETS[rs[0]!.arm];
+    // a merged report may hold arms measured under different views: each arm names its own
+    const views = [...new Set(rs.map((r) => r.view ?? 'not recorded'))].join(', ');
     lines.push(
-      `## ${key}${target === undefined ? '' : ` (target ${target} held-out within ${rs[0]!.steps} steps)`}`,
+      `## ${key}, view ${views}${target === undefined ? '' : ` (target ${target} held-out within ${rs[0]!.steps} steps)`}`,
       '',
     );
     lines.push(
