@@ -6,9 +6,9 @@
 // program counts back from its last token at maxPromptLen, so both the arguments that open a prompt
 // and the program's end next to the answer sit at the same places in every prompt; answer inputs
 // sit at fixed positions after the longest prompt (answer input k at maxPromptLen + 1 + k), so
-// decoding steps every row at one position. <sep> is not a position of its own: its embedding is added to the prompt's last token,
-// so that the position the first answer token is read from holds that token too (the end of the
-// program, which a deduction's answer depends on most). Rows are left-padded to the longest prompt
+// decoding steps every row at one position. <sep> is not a position of its own: its embedding is
+// added to the prompt's last token, so that the position the first answer token is read from holds
+// that token too (the end of the program, which a deduction's answer depends on most). Rows are left-padded to the longest prompt
 // of the batch; pad keys are masked out of attention.
 //
 // Here, the forward pass over whole rows (training's batches, decoding's prefill). Its parameters
