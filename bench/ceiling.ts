@@ -39,7 +39,7 @@ import {
   type RunConfig,
   type Task,
 } from '../src/index.js';
-import { answerTokens, promptPositions, supervise, TOKENS, VIEW, VOCAB_SIZE } from '../src/solver/testing.js';
+import { answerTokens, supervise, TOKENS, VIEW, VOCAB_SIZE } from '../src/solver/testing.js';
 import { answerFromView } from '../src/solver/index.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
 import { seedsArg } from './stats.js';
@@ -185,11 +185,7 @@ async function runArm(
   const evalTrain = train.slice(0, Number(args['train-eval']));
   const tok = (ts: Task[]) => {
     const rows = ts.map((t) => answerTokens(policy, prompt(t), referenceAnswer(t)));
-    return {
-      prompts: rows.map((r) => r.prompt),
-      positions: rows.map((r) => promptPositions(r.prompt, solverCfg.model.maxPromptLen)),
-      answers: rows.map((r) => r.answer),
-    };
+    return { prompts: rows.map((r) => r.prompt), answers: rows.map((r) => r.answer) };
   };
   const peerRun =
     'python' in peer

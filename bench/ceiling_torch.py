@@ -2,9 +2,8 @@
 solver, in the same tokens, with the same model, positions, optimiser, schedule and batches.
 
 The model is the solver's (src/solver/model.ts): pre-LN GPT-2 blocks, tied head, learned positions
-(each prompt's as the job gives them, from src/solver/positions.ts: the values from <bos>, the program
-back from max_prompt), answer input k at max_prompt + 1 + k, and <sep>'s embedding added to the
-prompt's last token. AdamW decays matrices and embeddings, not biases and LayerNorm
+counted from <bos> (prompt token i at i), answer input k at max_prompt + 1 + k, and <sep>'s embedding
+added to the prompt's last token. AdamW decays matrices and embeddings, not biases and LayerNorm
 gains; warm-up then cosine to min_lr_ratio; global-norm clip. Unlike the solver it decodes with no
 answer grammar, and its loss is the plain softmax over the whole vocabulary.
 
@@ -73,19 +72,18 @@ class GPT(nn.Module):
 
 
 def rows(prompts, answers):
-    """Left-padded sequences <bos> prompt answer-inputs, their positions, last-prompt columns and masks;
-    a prompt is (its ids, the positions of <bos> and its ids)."""
-    tp = max(len(p) for p, _ in prompts) + 1
+    """Left-padded sequences <bos> prompt answer-inputs, their positions, last-prompt columns and masks."""
+    tp = max(len(p) for p in prompts) + 1
     ta = max((len(a) for a in answers), default=0)
     n, t = len(prompts), tp + ta
     idx = torch.zeros(n, t, dtype=torch.long)
     pos = torch.zeros(n, t, dtype=torch.long)
     keep = torch.zeros(n, t, t, dtype=torch.bool)
     causal = torch.ones(t, t, dtype=torch.bool).tril()
-    for r, (p, at) in enumerate(prompts):
+    for r, p in enumerate(prompts):
         pad = tp - 1 - len(p)
         idx[r, pad:tp] = torch.tensor([BOS] + p)
-        pos[r, pad:tp] = torch.tensor(at)
+        pos[r, pad:tp] = torch.arange(len(p) + 1)
         a = answers[r]
         idx[r, tp:tp + len(a)] = torch.tensor(a, dtype=torch.long)
         pos[r, tp:] = torch.arange(P + 1, P + 1 + ta)
@@ -155,8 +153,6 @@ def lr_at(step):
 
 
 train, held = job["train"], job["heldOut"]
-for split in (train, held):
-    split["prompts"] = list(zip(split["prompts"], split["positions"]))
 probe = {"prompts": train["prompts"][:job["trainEval"]], "answers": train["answers"][:job["trainEval"]]}
 gen = torch.Generator().manual_seed(job["seed"])
 started = time.time()

@@ -33,7 +33,6 @@ export function shapeModel(): { mc: ModelConfig; params: Params } {
     heads: SHAPE.heads,
     mlpRatio: 4,
     maxPositions: SHAPE.seq,
-    maxPromptLen: SHAPE.seq - 1,
   };
   return { mc, params: makeParams(initWeights(mc, createRng(2))) };
 }

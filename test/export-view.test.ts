@@ -117,7 +117,7 @@ describe("cogen export in the solver's view", () => {
           referenceAnswer(task),
           task.skills,
           task.level,
-          'words-signed-ends',
+          'words-signed',
         ]);
       }
     } finally {

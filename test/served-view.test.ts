@@ -121,7 +121,7 @@ describe("the solver's view as text", () => {
 
   it('refuses a word that is no token, naming it', () => {
     expect(viewAnswerText('1, 2')).toEqual({
-      error: expect.stringMatching(/^"1," is not a token of the solver's view words-signed-ends/),
+      error: expect.stringMatching(/^"1," is not a token of the solver's view words-signed/),
     });
     expect(viewAnswerText('é')).toHaveProperty('error');
     expect(splitView('<unk>')).toHaveProperty('error');

@@ -64,7 +64,7 @@ describe("cogen serve in the solver's view", () => {
     const { status, json } = await call(server.url, '/v1/sample', { n: 4, view: 'compact' });
     expect(status).toBe(200);
     expect(json.view).toEqual({
-      name: 'words-signed-ends',
+      name: 'words-signed',
       separator: ' ',
       space: '␣',
       prompt_sep: '<sep>',
@@ -113,9 +113,7 @@ describe("cogen serve in the solver's view", () => {
       ],
     });
     expect(res.status).toBe(400);
-    expect(res.json.error).toMatch(
-      /^items\.1\.completion: "\[1," is not a token of the solver's view words-signed-ends/,
-    );
+    expect(res.json.error).toMatch(/^items\.1\.completion: "\[1," is not a token of the solver's view words-signed/);
     expect(res.json.error).not.toContain('\n');
     expect((await call(server.url, '/v1/stats')).json.completions).toBe(before.completions);
     expect((await call(server.url, '/v1/sample', { n: 1, view: 'pixels' })).status).toBe(400);
@@ -137,7 +135,7 @@ describe("cogen serve in the solver's view", () => {
 
   it('serves the probes, takes their report and verifies statelessly in the view', async () => {
     const probes = (await call(server.url, '/v1/probes?view=compact')).json;
-    expect(probes.view.name).toBe('words-signed-ends');
+    expect(probes.view.name).toBe('words-signed');
     expect(probes.tasks.length).toBeGreaterThan(0);
     for (const t of probes.tasks as CompactSampled[]) expect(splitView(t.prompt)).toEqual(t.prompt_ids.slice(1));
     expect((await call(server.url, '/v1/probes?view=nope')).status).toBe(400);

@@ -18,15 +18,7 @@ import {
   type Params,
 } from '../src/solver/testing.js';
 
-const mc: ModelConfig = {
-  vocabSize: 20,
-  dModel: 16,
-  layers: 2,
-  heads: 4,
-  mlpRatio: 4,
-  maxPositions: 24,
-  maxPromptLen: 11,
-};
+const mc: ModelConfig = { vocabSize: 20, dModel: 16, layers: 2, heads: 4, mlpRatio: 4, maxPositions: 24 };
 
 /** Weights of a larger spread than initWeights' (N(0, 0.02)), so that the logits and their differences are not tiny. */
 function params(seed: number): Params {

@@ -430,15 +430,7 @@ describe('wasm kernels (accel/wasm-kernels.ts)', () => {
 
   for (const other of ['wasm', 'tensorflow'] as const)
     itOn(other)(named(other, 'model logits equal those on cpu'), async () => {
-      const mc: ModelConfig = {
-        vocabSize: 20,
-        dModel: 16,
-        layers: 2,
-        heads: 4,
-        mlpRatio: 4,
-        maxPositions: 12,
-        maxPromptLen: 8,
-      };
+      const mc: ModelConfig = { vocabSize: 20, dModel: 16, layers: 2, heads: 4, mlpRatio: 4, maxPositions: 12 };
       const rng = createRng(5);
       const N = 3,
         T = 9;
@@ -630,15 +622,7 @@ describe('on tensorflow', () => {
         expect(names, k).toContain(k);
       tf.dispose([x, g, b]);
       // the model's attention runs the fused op where no cache is kept (training), and its products with a bias run fused
-      const mc: ModelConfig = {
-        vocabSize: 12,
-        dModel: 8,
-        layers: 1,
-        heads: 2,
-        mlpRatio: 2,
-        maxPositions: 8,
-        maxPromptLen: 5,
-      };
+      const mc: ModelConfig = { vocabSize: 12, dModel: 8, layers: 1, heads: 2, mlpRatio: 2, maxPositions: 8 };
       const params = makeParams(initWeights(mc, createRng(7)));
       const batch = { tokens: new Int32Array(2 * 6).fill(3), N: 2, T: 6, pad: new Int32Array([0, 2]) };
       const att = await tf.profile(

@@ -460,7 +460,7 @@ describe("solver.init: another checkpoint's weights as the start", () => {
           () => null,
           (e: Error) => e,
         );
-        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-signed-ends'/);
+        expect(err?.message).toMatch(/trained under the solver view 'chars' and this solver reads 'words-signed'/);
         expect(err?.message).not.toContain('\n');
       }
     }

@@ -54,15 +54,9 @@ export async function tfOpsDigest(threads: number): Promise<string> {
       G = 8,
       Tp = 12,
       layers = 2;
-    const weights = paramShapes({
-      vocabSize: 64,
-      dModel: d,
-      layers,
-      heads,
-      mlpRatio: 4,
-      maxPositions: 48,
-      maxPromptLen: 40,
-    }).map(([, shape]) => rnd(...shape));
+    const weights = paramShapes({ vocabSize: 64, dModel: d, layers, heads, mlpRatio: 4, maxPositions: 48 }).map(
+      ([, shape]) => rnd(...shape),
+    );
     const step = fusedOp('decodeStep')!({
       ids: tf.tensor1d(
         Int32Array.from({ length: B * G }, (_, r) => (r * 7) % 64),

@@ -2,13 +2,12 @@
 // causal multi-head self-attention, GELU MLP, learned positions, output head tied to the token
 // embedding. Weights are named and laid out as Hugging Face GPT-2 does (Conv1D: [in, out]).
 //
-// Positions (positions.ts, docs/solver-view.md): a prompt's values count from <bos> at 0 and its
-// program counts back from its last token at maxPromptLen, so both the arguments that open a prompt
-// and the program's end next to the answer sit at the same places in every prompt; answer inputs
-// sit at fixed positions after the longest prompt (answer input k at maxPromptLen + 1 + k), so
-// decoding steps every row at one position. <sep> is not a position of its own: its embedding is
-// added to the prompt's last token, so that the position the first answer token is read from holds
-// that token too (the end of the program, which a deduction's answer depends on most). Rows are left-padded to the longest prompt
+// Positions (docs/solver-view.md): a prompt's tokens count from <bos> at 0, so the arguments that
+// open a prompt sit at the same places in every prompt; answer inputs sit at fixed positions after
+// the longest prompt (answer input k at maxPromptLen + 1 + k), so decoding steps every row at one
+// position. <sep> is not a position of its own: its embedding is added to the prompt's last token,
+// so that the position the first answer token is read from holds that token too (the end of the
+// program, which a deduction's answer depends on most). Rows are left-padded to the longest prompt
 // of the batch; pad keys are masked out of attention.
 //
 // Here, the forward pass over whole rows (training's batches, decoding's prefill). Its parameters
@@ -19,7 +18,6 @@ import { fusedOp } from './fused.js';
 import { embed, gelu, layerNorm, linear } from './layers.js';
 import { matMulFast } from './gradients.js';
 import { param, type ModelConfig, type Params } from './params.js';
-import { writePromptPositions } from './positions.js';
 import { SEP as SEP_ID } from './tokenizer.js';
 
 /**
@@ -120,15 +118,14 @@ export interface Batch {
   answerPos?: number;
 }
 
-/** Position ids [N·T]: each prompt's as positions.ts writes them (pads at 0, masked), answer input k at answerPos + k. */
-function positions(b: Batch, maxPromptLen: number): Int32Array {
+/** Position ids [N·T]: <bos> at 0 in every row (pads at 0, masked), answer input k at answerPos + k. */
+function positions(b: Batch): Int32Array {
   const { N, T, pad } = b;
   const from = b.answerFrom ?? T;
   const out = new Int32Array(N * T);
   for (let r = 0; r < N; r++) {
-    const row = out.subarray(r * T, (r + 1) * T);
-    writePromptPositions(b.tokens.subarray(r * T, (r + 1) * T), pad[r]!, from - 1, maxPromptLen, row);
-    for (let t = from; t < T; t++) row[t] = b.answerPos! + t - from;
+    for (let t = pad[r]!; t < from; t++) out[r * T + t] = t - pad[r]!;
+    for (let t = from; t < T; t++) out[r * T + t] = b.answerPos! + t - from;
   }
   return out;
 }
@@ -138,7 +135,7 @@ function promptEmbeddings(p: Params, c: ModelConfig, b: Batch, oneHot: boolean):
   const { N, T } = b;
   const d = c.dModel;
   const tok = embed(param(p, 'wte.weight'), tf.tensor1d(b.tokens, 'int32'), c.vocabSize, oneHot);
-  const pos = embed(param(p, 'wpe.weight'), tf.tensor1d(positions(b, c.maxPromptLen), 'int32'), c.maxPositions, oneHot);
+  const pos = embed(param(p, 'wpe.weight'), tf.tensor1d(positions(b), 'int32'), c.maxPositions, oneHot);
   const last = new Float32Array(T);
   last[(b.answerFrom ?? T) - 1] = 1;
   const sep = tf.mul(

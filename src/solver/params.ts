@@ -11,8 +11,6 @@ export interface ModelConfig {
   mlpRatio: number;
   /** Rows of the position table. */
   maxPositions: number;
-  /** The position of every prompt's last token (positions.ts); answer inputs follow it. */
-  maxPromptLen: number;
 }
 
 export type Params = Map<string, tf.Variable>;

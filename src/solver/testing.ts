@@ -18,7 +18,6 @@ import type { RolloutRow, SolverRollout, TrainablePolicy } from './types.js';
 import { currentLogProbs, prepare, trainInput, withKeptAnswers as keptAnswers } from './update.js';
 
 export { answerTokens, supervise } from './supervise.js';
-export { programMark, promptPositions } from './positions.js';
 export type { RolloutRow } from './types.js';
 export { initBackend } from './backend.js';
 export { LOSS_TYPES, optimSchema, type LossType } from './config.js';

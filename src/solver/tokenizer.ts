@@ -22,7 +22,7 @@ const LAST = 126;
 const CHARS = LAST - FIRST + 1;
 
 /** The view's name, recorded in checkpoints: a checkpoint of another view is refused (checkpoint.ts). */
-export const VIEW = 'words-signed-ends';
+export const VIEW = 'words-signed';
 
 /**
  * Multi-character tokens. Letter words: JSON's literals, the JavaScript keywords and builtins the

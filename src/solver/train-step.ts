@@ -309,7 +309,6 @@ export function shardSetupOf(cfg: SolverConfig, proposalLen = 0): ShardSetup {
     // <bos> and the prompt at 0 … maxPromptLen, answer inputs from maxPromptLen + 1 (model.ts): up to
     // maxAnswerLen of them (or the self-play proposer's choice tokens, when it writes more)
     maxPositions: m.maxPromptLen + 1 + Math.max(m.maxAnswerLen, proposalLen),
-    maxPromptLen: m.maxPromptLen,
   };
   const { epsLow, epsHigh } = clipRange(cfg.loss);
   const loss = { type: cfg.loss.type, epsLow, epsHigh, beta: cfg.loss.beta, maxLen: m.maxAnswerLen + 1 };
