@@ -13,6 +13,7 @@ import { withRehearsal } from './rehearsal.js';
 import { ReplayController, replayOptions } from './replay.js';
 import type { Arm, Controller } from './types.js';
 import { UniformController } from './uniform.js';
+import { UnmasteredController } from './unmastered.js';
 
 export const controllerNames = [
   'uniform',
@@ -23,6 +24,7 @@ export const controllerNames = [
   'progress',
   'replay',
   'level-frontier',
+  'unmastered',
 ] as const;
 export type ControllerName = (typeof controllerNames)[number];
 /** Controllers that can choose the arms of replay's fresh tasks. */
@@ -79,6 +81,8 @@ function build(name: ControllerName, cfg: CurriculumConfig, arms: Arm[]): Contro
       return new ProgressController(cfg.progress);
     case 'level-frontier':
       return new LevelFrontierController(cfg.levelFrontier ?? {});
+    case 'unmastered':
+      return new UnmasteredController();
     case 'replay': {
       const { base, ...opts } = cfg.replay;
       return new ReplayController(build(base, cfg, arms), opts);
@@ -98,7 +102,17 @@ export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller
   return withRehearsal(withExploration(inner, baseline ? 0 : cfg.explore), baseline ? 0 : cfg.rehearsal);
 }
 
-export type { Arm, ArmResult, ArmType, Controller, MasteredSkill, Pick, PickContext, TaskArm } from './types.js';
+export type {
+  Arm,
+  ArmResult,
+  ArmType,
+  Controller,
+  MasteredSkill,
+  Pick,
+  PickContext,
+  SkillArms,
+  TaskArm,
+} from './types.js';
 export { armKey, isTaskArm } from './types.js';
 export {
   frontierKey,
@@ -135,3 +149,4 @@ export {
 export { meanAbsAdvantage } from './dynamic.js';
 export { withExploration } from './explore.js';
 export { masteredSkills, withRehearsal } from './rehearsal.js';
+export { unmasteredSkills } from './unmastered.js';

@@ -6,6 +6,7 @@
 import type { Rng } from '../core/rng.js';
 import type { Skill } from '../core/task.js';
 import { MixWrapper } from './mix.js';
+import { skillArms } from './util.js';
 import { armKey, type Arm, type Controller, type MasteredSkill, type PickContext } from './types.js';
 
 export class RehearsalWrapper extends MixWrapper {
@@ -37,7 +38,8 @@ export function masteredSkills(
   skills: readonly Skill[],
   arms: readonly Arm[],
 ): MasteredSkill[] {
-  return skills
-    .filter((s) => mastered.has(s.id))
-    .map((s) => ({ skillId: s.id, arms: arms.filter((a) => a.family === s.family && a.level === s.level) }));
+  return skillArms(
+    skills.filter((s) => mastered.has(s.id)),
+    arms,
+  );
 }

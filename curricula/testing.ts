@@ -31,4 +31,5 @@ export {
   type TaskArm,
 } from './types.js';
 export { UniformController } from './uniform.js';
+export { UnmasteredController } from './unmastered.js';
 export { normalise, slope, softmax } from './util.js';

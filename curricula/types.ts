@@ -58,6 +58,11 @@ export interface PickContext {
   /** Skills mastered now, each with the arms that exercise it (what rehearsal draws from); none when absent. */
   mastered?: MasteredSkill[];
   /**
+   * Masterable skills not mastered now, each with the open arms that exercise it (what the
+   * unmastered controller weighs arms by); none when absent.
+   */
+  unmastered?: SkillArms[];
+  /**
    * Families whose task levels go on past the arms listed, with the highest level each may reach
    * (the run's maxLevel or the family's last renderable level; docs/levels.md): only the
    * level-frontier controller picks those levels. A family is here only while its highest listed
@@ -66,10 +71,12 @@ export interface PickContext {
   ceilings?: ReadonlyMap<string, number>;
 }
 
-export interface MasteredSkill {
+/** A skill and the open arms at its family and level (src/run's probes for it are drawn there). */
+export interface SkillArms {
   skillId: string;
   arms: Arm[];
 }
+export type MasteredSkill = SkillArms;
 
 export interface Controller {
   readonly name: string;

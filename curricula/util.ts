@@ -1,6 +1,7 @@
 // Small helpers shared by the controllers: weighted sampling, softmax, arm bookkeeping.
 import type { Rng } from '../core/rng.js';
-import { armKey, type Arm, type Pick } from './types.js';
+import type { Skill } from '../core/task.js';
+import { armKey, type Arm, type Pick, type SkillArms } from './types.js';
 import { mean } from '../core/stats.js';
 
 /** Index drawn with probability weights[i] / Σ weights; uniform when the weights carry no mass. */
@@ -70,6 +71,11 @@ export function sampleArms(arms: readonly Arm[], weights: readonly number[], n: 
   if (arms.length === 0 || n <= 0) return out;
   for (let i = 0; i < n; i++) out.push(newPick(arms[sampleIndex(weights, rng)]!));
   return out;
+}
+
+/** Each skill with the arms of its own family and level, where its probes are drawn. */
+export function skillArms(skills: readonly Skill[], arms: readonly Arm[]): SkillArms[] {
+  return skills.map((s) => ({ skillId: s.id, arms: arms.filter((a) => a.family === s.family && a.level === s.level) }));
 }
 
 export function requireArms(arms: readonly Arm[], who: string): void {

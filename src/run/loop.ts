@@ -3,11 +3,13 @@
 import {
   isTaskArm,
   masteredSkills,
+  unmasteredSkills,
   type Arm,
   type ArmResult,
   type Controller,
   type MasteredSkill,
   type Pick,
+  type SkillArms,
 } from '../../curricula/index.js';
 import { solvedCount } from '../../core/rules.js';
 import type { GraphEvent } from '../../graphs/index.js';
@@ -66,6 +68,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   try {
     const h = await drawHeldOut(config, p, seen);
     const { envProbes, fits, arms, controller, plan } = h;
+    const masterable = new Set(Object.keys(plan.skills).filter((id) => plan.skills[id]!.masterable));
     const { firstStep, rng } = await resumeOrBegin(config, opts, p, h, { seen, archive, tally });
     log(
       `run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}${envProbes.arms.length ? `, environments ${config.environments.join(', ')} (${envProbes.arms.length} arms)` : ''}, curriculum ${controller.name}${config.curriculum.gating ? ' + gating' : ''}`,
@@ -78,8 +81,9 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       const t0 = Date.now();
       const open = gate.open(arms, mastery.mastered());
       const mastered = masteredSkills(mastery.mastered(), skills, open);
+      const unmastered = unmasteredSkills(mastery.mastered(), masterable, skills, open);
       const ceilings = openCeilings(space, open);
-      const ctx: StepContext = { ...p, ...h, config, step, rng, archive, seen, arms: open, mastered, ceilings };
+      const ctx: StepContext = { ...p, ...h, config, step, rng, archive, seen, arms: open, mastered, unmastered, ceilings };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
@@ -207,6 +211,8 @@ interface StepContext extends ProposeContext {
   arms: Arm[];
   /** Skills mastered now and the open arms at their level, for rehearsal. */
   mastered: MasteredSkill[];
+  /** Masterable skills not mastered now and the open arms at their level. */
+  unmastered: SkillArms[];
   armSkills: (arm: Arm) => string[];
   render: (task: Task) => string;
   llmSolver: LlmPolicy | null;
@@ -225,6 +231,7 @@ async function runStep(ctx: StepContext) {
     step,
     arms: ctx.arms,
     mastered: ctx.mastered,
+    unmastered: ctx.unmastered,
     ...(ctx.ceilings.size > 0 ? { ceilings: ctx.ceilings } : {}),
   });
   // A level above a family's table gets its evaluation set before its first training task (src/run/level-evals.ts).

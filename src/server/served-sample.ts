@@ -1,9 +1,17 @@
 // One sample request applied to a served run's state by the run's writer (committer.ts): the live
 // controller picks the arms, the proposer makes the tasks (replays and mutations included), and each
 // distinct task is handed out as an issue that expires unless scored in time.
-import { masteredSkills, type Pick } from '../../curricula/index.js';
+import { masteredSkills, unmasteredSkills, type Pick } from '../../curricula/index.js';
 import type { Task } from '../../core/task.js';
-import { newTaskRecords, openCeilings, propose, type IssueRecord, type WriteOp } from '../run/index.js';
+import {
+  newTaskRecords,
+  openCeilings,
+  probeSets,
+  propose,
+  type IssueRecord,
+  type Probe,
+  type WriteOp,
+} from '../run/index.js';
 import type { ServedParts } from './served-state.js';
 import { taskIn, type TaskIn, type TaskView } from './served-view.js';
 
@@ -18,8 +26,9 @@ export async function sampleChange<V extends TaskView>(
   const step = cur.state.step;
   const arms = p.gate.open(space.arms, cur.mastery.mastered());
   const mastered = masteredSkills(cur.mastery.mastered(), space.skills, arms);
+  const unmastered = unmasteredSkills(cur.mastery.mastered(), masterableOf(p), space.skills, arms);
   const ceilings = openCeilings(space, arms);
-  const ctx = { step, arms, mastered, ...(ceilings.size > 0 ? { ceilings } : {}) };
+  const ctx = { step, arms, mastered, unmastered, ...(ceilings.size > 0 ? { ceilings } : {}) };
   const picks = oneArm
     ? oneArmPicks(cur.controller.pick(1, cur.rng, ctx)[0]!, n)
     : cur.controller.pick(n, cur.rng, ctx);
@@ -62,4 +71,16 @@ export async function sampleChange<V extends TaskView>(
 function oneArmPicks(first: Pick, n: number): Pick[] {
   const avoid = first.kind === 'new' && first.avoid ? { avoid: first.avoid } : {};
   return [first, ...Array.from({ length: n - 1 }, (): Pick => ({ kind: 'new', arm: first.arm, ...avoid }))];
+}
+
+/** The skills whose probe sets can show mastery; the probes are fixed for a served run's life, so once per run. */
+const masterableByProbes = new WeakMap<readonly Probe[], ReadonlySet<string>>();
+function masterableOf(p: ServedParts): ReadonlySet<string> {
+  let out = masterableByProbes.get(p.probes);
+  if (!out) {
+    const sets = probeSets(p.probes, p.space.skills, p.cur.mastery.opts).skills;
+    out = new Set(Object.keys(sets).filter((id) => sets[id]!.masterable));
+    masterableByProbes.set(p.probes, out);
+  }
+  return out;
 }
