@@ -40,6 +40,7 @@ const UNIT = [
   'solver.optim',
   'solver.self-imitation',
   'solver.view',
+  'unmastered',
 ].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({

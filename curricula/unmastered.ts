@@ -5,7 +5,15 @@
 // mastered skills, as learnability.ts does.
 import type { Rng } from '../core/rng.js';
 import type { Skill } from '../core/task.js';
-import { armKey, type Arm, type ArmResult, type Controller, type Pick, type PickContext, type SkillArms } from './types.js';
+import {
+  armKey,
+  type Arm,
+  type ArmResult,
+  type Controller,
+  type Pick,
+  type PickContext,
+  type SkillArms,
+} from './types.js';
 import { checkState, requireArms, sampleArms, skillArms } from './util.js';
 
 /** PickContext.unmastered: the masterable skills not mastered now, each with its open arms. */
@@ -27,8 +35,7 @@ export class UnmasteredController implements Controller {
   /** Per open arm (ctx.arms' order), how many unmastered skills it exercises; all 1 when none is left. */
   weights(ctx: PickContext): number[] {
     const count = new Map<string, number>();
-    for (const s of ctx.unmastered ?? [])
-      for (const a of s.arms) count.set(armKey(a), (count.get(armKey(a)) ?? 0) + 1);
+    for (const s of ctx.unmastered ?? []) for (const a of s.arms) count.set(armKey(a), (count.get(armKey(a)) ?? 0) + 1);
     const w = ctx.arms.map((a) => count.get(armKey(a)) ?? 0);
     return w.some((x) => x > 0) ? w : w.map(() => 1);
   }

@@ -83,7 +83,19 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
       const mastered = masteredSkills(mastery.mastered(), skills, open);
       const unmastered = unmasteredSkills(mastery.mastered(), masterable, skills, open);
       const ceilings = openCeilings(space, open);
-      const ctx: StepContext = { ...p, ...h, config, step, rng, archive, seen, arms: open, mastered, unmastered, ceilings };
+      const ctx: StepContext = {
+        ...p,
+        ...h,
+        config,
+        step,
+        rng,
+        archive,
+        seen,
+        arms: open,
+        mastered,
+        unmastered,
+        ceilings,
+      };
       const res = await runStep(ctx);
       for (const s of res.scored) {
         const t = tally.get(s.taskId) ?? { solved: 0, attempts: 0 };
