@@ -18,7 +18,8 @@ import {
 } from '../curricula/testing.js';
 import { UniformController } from '../curricula/testing.js';
 import { createRng } from '../core/rng.js';
-import { CODE_TASK_TYPES, type Skill } from '../core/task.js';
+import { skill } from './curricula-fixtures.js';
+import { CODE_TASK_TYPES } from '../core/task.js';
 
 const allArms = (families: number, levels: number): Arm[] => {
   const out: Arm[] = [];
@@ -26,14 +27,6 @@ const allArms = (families: number, levels: number): Arm[] => {
     for (let l = 0; l < levels; l++) for (const type of CODE_TASK_TYPES) out.push({ family: `f${f}`, level: l, type });
   return out;
 };
-const skill = (family: string, level: number, name: string): Skill => ({
-  id: `${family}.${name}`,
-  family,
-  name,
-  description: '',
-  requires: [],
-  level,
-});
 const result = (arm: Arm, taskId: string, step: number, solveRate: number): ArmResult => ({
   arm,
   taskId,

@@ -3,17 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { masteredSkills, unmasteredSkills } from '../curricula/index.js';
 import { armKey, UniformController, UnmasteredController, type Arm } from '../curricula/testing.js';
 import { createRng } from '../core/rng.js';
-import type { Skill } from '../core/task.js';
+import { skill } from './curricula-fixtures.js';
 
 const arm = (family: string, level: number): Arm => ({ family, level, type: 'deduction' });
-const skill = (family: string, level: number, name: string): Skill => ({
-  id: `${family}.${name}`,
-  family,
-  name,
-  description: '',
-  requires: [],
-  level,
-});
 const arms = [arm('logic', 0), arm('arith', 0), arm('logic', 1)];
 const skills = [
   skill('logic', 0, 'and'),
