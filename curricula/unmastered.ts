@@ -1,8 +1,10 @@
 // Uniform over the skills still to learn: each open arm is weighted by how many masterable skills
 // it exercises that are not mastered yet, so an arm whose skills are all mastered gets no fresh
 // picks (rehearsal.ts keeps it in view) and its share goes to the arms still being learned. Before
-// anything is mastered, arms that exercise equally many skills are equally likely. A fresh pick asks the generators to pass over drafts made only of
-// mastered skills, as learnability.ts does.
+// anything is mastered, arms that exercise equally many skills are equally likely. A fresh pick
+// asks the generators to pass over drafts made only of mastered skills, as learnability.ts does.
+// On the learn preset it moved the batch to arithmetic once logic was mastered but mastered no more
+// skills than uniform (bench/results/solver-view.md), so that preset keeps uniform.
 import type { Rng } from '../core/rng.js';
 import type { Skill } from '../core/task.js';
 import {
