@@ -22,6 +22,7 @@ export {
 } from './parts.js';
 export {
   latestSkillProbes,
+  masterableSkills,
   masterySummary,
   probeScores,
   probeSets,

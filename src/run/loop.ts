@@ -16,7 +16,7 @@ import type { GraphEvent } from '../../graphs/index.js';
 import type { RunConfig } from './config.js';
 import { type Rng } from '../../core/rng.js';
 import { learnabilityReward, type LlmPolicy, type ProposalRecord } from '../agents/index.js';
-import { skillProbeMetrics, masterySummary, type MasterySummary } from './probes.js';
+import { skillProbeMetrics, masterableSkills, masterySummary, type MasterySummary } from './probes.js';
 import { flushGraphs, frontierMetrics, learnedMetrics, openCeilings, propose, type ProposeContext } from './parts.js';
 import type { Policy, TrainablePolicy } from '../solver/index.js';
 import { selfPlayMetrics } from './self-play-parts.js';
@@ -68,7 +68,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   try {
     const h = await drawHeldOut(config, p, seen);
     const { envProbes, fits, arms, controller, plan } = h;
-    const masterable = new Set(Object.keys(plan.skills).filter((id) => plan.skills[id]!.masterable));
+    const masterable = masterableSkills(plan);
     const { firstStep, rng } = await resumeOrBegin(config, opts, p, h, { seen, archive, tally });
     log(
       `run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}${envProbes.arms.length ? `, environments ${config.environments.join(', ')} (${envProbes.arms.length} arms)` : ''}, curriculum ${controller.name}${config.curriculum.gating ? ' + gating' : ''}`,

@@ -100,6 +100,10 @@ export interface MasterySummary {
   forgotten: { skills: string[]; share: number };
 }
 
+/** The skills whose probe sets can show mastery (what the unmastered controller weighs arms by). */
+export const masterableSkills = (sets: ProbeSets): Set<string> =>
+  new Set(Object.keys(sets.skills).filter((id) => sets.skills[id]!.masterable));
+
 /** The autonomous run's summary and the served run's stats both report mastery this way. */
 export function masterySummary(mastered: Set<string>, state: MasteryState, sets: ProbeSets): MasterySummary {
   const ever = Object.keys(state.firstLearned).sort();
@@ -119,7 +123,7 @@ export function masterySummary(mastered: Set<string>, state: MasteryState, sets:
         bar: masteryBar(p.baseline, sets),
         mastered: mastered.has(skillId),
       })),
-    skillsMasterable: Object.values(sets.skills).filter((p) => p.masterable).length,
+    skillsMasterable: masterableSkills(sets).size,
     skillsEverLearned: ever,
     forgotten: { skills: forgotten, share: ever.length > 0 ? forgotten.length / ever.length : 0 },
   };

@@ -4,6 +4,7 @@
 import { masteredSkills, unmasteredSkills, type Pick } from '../../curricula/index.js';
 import type { Task } from '../../core/task.js';
 import {
+  masterableSkills,
   newTaskRecords,
   openCeilings,
   probeSets,
@@ -78,8 +79,7 @@ const masterableByProbes = new WeakMap<readonly Probe[], ReadonlySet<string>>();
 function masterableOf(p: ServedParts): ReadonlySet<string> {
   let out = masterableByProbes.get(p.probes);
   if (!out) {
-    const sets = probeSets(p.probes, p.space.skills, p.cur.mastery.opts).skills;
-    out = new Set(Object.keys(sets).filter((id) => sets[id]!.masterable));
+    out = masterableSkills(probeSets(p.probes, p.space.skills, p.cur.mastery.opts));
     masterableByProbes.set(p.probes, out);
   }
   return out;
