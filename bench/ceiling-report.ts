@@ -26,6 +26,8 @@ export interface ArmRun {
   solver: Point[];
   peer: Point[] | null;
   peerError?: string;
+  /** What was added to the peer's torch seed (bench/ceiling.ts --peer-init); absent when 0. */
+  peerInit?: number;
 }
 
 /** The held-out figure each level-0 arm must reach (docs/solver-view.md); level 1 has none. */

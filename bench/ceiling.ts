@@ -15,7 +15,8 @@
 // arm as it finishes) and ceiling.md.
 //
 //   npm run bench:ceiling [-- --presets default,learn --seeds random:3 --steps 3000 --every 100]
-//        [--arms logic/0,arith/0] [--backend wasm] [--solver JSON] [--no-peer | --no-solver] [--setup-torch] [--out DIR]
+//        [--arms logic/0,arith/0] [--backend wasm] [--solver JSON] [--no-peer | --no-solver] [--peer-init K]
+//        [--setup-torch] [--out DIR]
 //   npx tsx bench/ceiling.ts --merge DIR,DIR,...   (one ceiling.json from several runs' folders)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,6 +62,8 @@ const { values: args } = parseArgs({
     solver: { type: 'string', default: '{}' },
     'no-peer': { type: 'boolean', default: false },
     'no-solver': { type: 'boolean', default: false },
+    /** Added to the peer's torch seed (its initial weights): a second peer's run beside the first is the curves' noise floor. */
+    'peer-init': { type: 'string', default: '0' },
     'setup-torch': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results' },
     merge: { type: 'string' },
@@ -191,6 +194,7 @@ async function runArm(
     'python' in peer
       ? runPeer(peer.python, {
           seed,
+          initSeed: seed + Number(args['peer-init']),
           vocab: VOCAB_SIZE,
           tokens: TOKENS,
           model: solverCfg.model,
@@ -257,6 +261,7 @@ async function runArm(
     batch: batchSize,
     solver: curve,
     peer: peerCurve,
+    ...(Number(args['peer-init']) ? { peerInit: Number(args['peer-init']) } : {}),
     ...(peerCurve ? {} : { peerError: 'python' in peer ? 'the peer failed (its stderr above)' : peer.error }),
   };
 }

@@ -28,7 +28,7 @@ job = json.load(open(sys.argv[1]))
 m = job["model"]
 V, D, L, H = job["vocab"], m["dModel"], m["layers"], m["heads"]
 P, A = m["maxPromptLen"], m["maxAnswerLen"]
-torch.manual_seed(job["seed"])
+torch.manual_seed(job.get("initSeed", job["seed"]))
 torch.set_num_threads(job.get("threads", 1))
 
 
