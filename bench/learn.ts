@@ -204,14 +204,19 @@ const summarise = (rows: SeedRun[]) => ({
   }),
 });
 
-function write(rows: SeedRun[], wallSeconds = (Date.now() - startedAll) / 1000, seedsDrawn = drawn): void {
+function write(
+  rows: SeedRun[],
+  wallSeconds = (Date.now() - startedAll) / 1000,
+  seedsDrawn = drawn,
+  preset = args.preset,
+): void {
   mkdirSync(args.out, { recursive: true });
   writeFileSync(
     join(args.out, 'learn-seeds.json'),
     JSON.stringify(
       {
         date: new Date().toISOString(),
-        preset: args.preset,
+        preset,
         seeds: rows.map((r) => r.seed),
         seedsDrawn,
         wallSeconds,
@@ -252,10 +257,10 @@ function printSeed(run: SeedRun): void {
     );
 }
 
-function printSummary(rows: SeedRun[], wallSeconds: number): void {
+function printSummary(rows: SeedRun[], wallSeconds: number, preset = args.preset): void {
   const s = summarise(rows);
   console.log(
-    `\nbench:learn, preset ${args.preset}, ${rows.length} seeds (${rows.map((r) => r.seed).join(', ')}), ${wallSeconds.toFixed(0)} s wall`,
+    `\nbench:learn, preset ${preset}, ${rows.length} seeds (${rows.map((r) => r.seed).join(', ')}), ${wallSeconds.toFixed(0)} s wall`,
   );
   console.log(
     `level-0 skills mastered per seed: ${s.level0MasteredPerSeed.join(', ')} of 6; median ${s.medianLevel0Mastered}`,
@@ -277,17 +282,21 @@ if (args.merge) {
         runs: SeedRun[];
         wallSeconds: number;
         seedsDrawn: boolean;
+        preset: string;
       },
   );
   const rows = reports.flatMap((r) => r.runs);
   const wall = Math.max(...reports.map((r) => r.wallSeconds));
+  // the merged runs' own preset (this process's --preset is only its default)
+  const preset = [...new Set(reports.map((r) => r.preset))].join(',');
   write(
     rows,
     wall,
     reports.every((r) => r.seedsDrawn),
+    preset,
   );
   rows.forEach(printSeed);
-  printSummary(rows, wall);
+  printSummary(rows, wall, preset);
 } else {
   console.log(`bench:learn: preset ${args.preset}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}`);
   for (const seed of seeds) {

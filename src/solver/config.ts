@@ -36,7 +36,7 @@ export const lossSchema = z.strictObject({
   entropy: z.number().min(0).default(0),
   /** Advantage scaling: per group std, batch std, or none (Dr. GRPO). */
   scale: z.enum(['group', 'batch', 'none']).default('group'),
-  /** Inner iterations (optimizer steps) per rollout, on cached old log-probs. */
+  /** Inner iterations (optimizer steps) per rollout, on cached old log-probs. At 1 the ratio is 1 up to rounding, so the clip (epsLow, epsHigh) does not act. */
   mu: z.number().int().min(1).default(1),
   /** Drop groups whose rewards are all equal before the update (DAPO's dynamic sampling). */
   dynamicSampling: z.boolean().default(true),
