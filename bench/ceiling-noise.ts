@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { worstGap, type ArmRun } from './ceiling-report.js';
+import { worstBelow, worstGap, type ArmRun } from './ceiling-report.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -26,7 +26,6 @@ const key = (r: ArmRun) => `${r.preset} ${r.seed} ${r.arm}`;
 const rows = base.flatMap((r) => {
   const s = second.find((x) => key(x) === key(r));
   if (!r.peer || !s?.peer) return [];
-  const pair = (a: ArmRun['peer'], b: ArmRun['peer']) => worstGap({ ...r, solver: a!, peer: b });
   return [
     {
       preset: r.preset,
@@ -34,8 +33,8 @@ const rows = base.flatMap((r) => {
       arm: r.arm,
       peerInit: s.peerInit ?? 0,
       solverMinusPeer: worstGap(r),
-      secondPeerMinusPeer: pair(s.peer, r.peer),
-      peerMinusSecondPeer: pair(r.peer, s.peer),
+      secondPeerMinusPeer: worstBelow(s.peer, r.peer),
+      peerMinusSecondPeer: worstBelow(r.peer, s.peer),
     },
   ];
 });

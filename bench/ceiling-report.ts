@@ -39,26 +39,29 @@ const f = (x: number | null | undefined): string =>
   x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(3);
 const at = (c: Point[] | null, step: number): Point | undefined => c?.find((p) => p.step === step);
 
-/** The solver's held-out minus the peer's at the steps both measured, from COMPARE_FROM on. */
-function gapsOf(r: ArmRun): number[] {
-  if (!r.peer) return [];
-  return r.solver
+/** Curve a's held-out minus curve b's at the steps both measured, from COMPARE_FROM on. */
+function gapsOf(a: Point[], b: Point[] | null): number[] {
+  if (!b) return [];
+  return a
     .filter((p) => p.step >= COMPARE_FROM)
     .flatMap((p) => {
-      const q = at(r.peer, p.step);
+      const q = at(b, p.step);
       return q ? [p.heldOut - q.heldOut] : [];
     });
 }
 
-/** The solver's largest shortfall against the peer. */
-export function worstGap(r: ArmRun): number | null {
-  const gaps = gapsOf(r);
+/** Curve a's largest shortfall against curve b (bench/ceiling-noise.ts compares two peers with it). */
+export function worstBelow(a: Point[], b: Point[] | null): number | null {
+  const gaps = gapsOf(a, b);
   return gaps.length ? Math.min(...gaps) : null;
 }
 
+/** The solver's largest shortfall against the peer. */
+export const worstGap = (r: ArmRun): number | null => worstBelow(r.solver, r.peer);
+
 /** The mean gap: the worst can be one jump that the two learners take at different steps. */
 function meanGap(r: ArmRun): number | null {
-  const gaps = gapsOf(r);
+  const gaps = gapsOf(r.solver, r.peer);
   return gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : null;
 }
 
