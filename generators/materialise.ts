@@ -126,12 +126,25 @@ async function materialiseProblem(sandbox: Sandbox, draft: ProblemDraft, seen?: 
   return { ok: false, reason: r.reason, detail: r.detail };
 }
 
+function duplicate(id: string): Materialised {
+  return { ok: false, reason: 'duplicate', detail: `task ${id} was seen before` };
+}
+
 async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<string>): Promise<Materialised> {
   const bad = checkDraft(draft);
   if (bad) return { ok: false, reason: 'invalid', detail: bad };
   if (draft.type === 'induction') {
     const keys = new Set(draft.inputs.map((i) => JSON.stringify(i)));
     if (keys.size !== draft.inputs.length) return { ok: false, reason: 'trivial', detail: 'induction inputs repeat' };
+  }
+  const hash = canonicalHash(draft.program);
+  const visibleCount = draft.visibleCount ?? 0;
+  const message = draft.message ?? '';
+  // A deduction's identity needs no run (what it asks is its input): one already seen is refused
+  // before the sandbox. Once a small level is exhausted, that is most of the drafts an arm draws.
+  if (draft.type === 'deduction') {
+    const id = taskId(draft.type, hash, question(draft.type, draft.inputs, [], visibleCount, message));
+    if (seen?.has(id)) return duplicate(id);
   }
   let r;
   let cost: number | null;
@@ -167,15 +180,12 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
       reason: 'limits',
       detail: `the reference answer has ${answer.length} characters; a served completion holds at most ${MAX_ANSWER_CHARS}`,
     };
-  const message = draft.message ?? '';
   if (draft.type === 'induction') {
     if (isConstantOutput(outputs))
       return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
   }
-  const hash = canonicalHash(draft.program);
-  const visibleCount = draft.visibleCount ?? 0;
   const id = taskId(draft.type, hash, question(draft.type, draft.inputs, outputs, visibleCount, message));
-  if (seen?.has(id)) return { ok: false, reason: 'duplicate', detail: `task ${id} was seen before` };
+  if (seen?.has(id)) return duplicate(id);
   seen?.add(id);
   const base = {
     id,

@@ -126,6 +126,28 @@ describe('materialise rejections', () => {
     expect(await reason({ program: 'function f(x) {\n  return x + 1;\n}' }, seen)).toBe('duplicate');
     expect(await reason({ inputs: [[2]] }, seen)).toBe('ok');
   });
+  it('refuses a deduction already seen without running it; other seen types still run', async () => {
+    const closed = await createSandbox({ workers: 1 });
+    await closed.close(); // any run on it fails with reason 'sandbox'
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...cells),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.constantFrom(...CODE_TASK_TYPES),
+        async ({ family, level }, seed, type) => {
+          const { draft } = drawReference(family, createRng(seed), level, type);
+          const seen = new Set<string>();
+          const m = await materialise(sb, draft, seen);
+          if (!m.ok) return;
+          const again = await materialise(closed, draft, seen);
+          expect(again.ok ? 'ok' : again.reason).toBe(type === 'deduction' ? 'duplicate' : 'sandbox');
+          // unseen, the same draft must run, and the closed sandbox refuses it
+          expect(await materialise(closed, draft, new Set())).toMatchObject({ ok: false, reason: 'sandbox' });
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
   it('generateTask passes over drafts made only of the skills to avoid, and still gives one where nothing else is left', async () => {
     // arith level 0 holds add, sub and mul tasks, each of one skill: avoiding two leaves the third.
     await fc.assert(
