@@ -142,10 +142,11 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
   const message = draft.message ?? '';
   // A deduction's identity needs no run (what it asks is its input): one already seen is refused
   // before the sandbox. Once a small level is exhausted, that is most of the drafts an arm draws.
-  if (draft.type === 'deduction') {
-    const id = taskId(draft.type, hash, question(draft.type, draft.inputs, [], visibleCount, message));
-    if (seen?.has(id)) return duplicate(id);
-  }
+  const knownId =
+    draft.type === 'deduction'
+      ? taskId(draft.type, hash, question(draft.type, draft.inputs, [], visibleCount, message))
+      : null;
+  if (knownId && seen?.has(knownId)) return duplicate(knownId);
   let r;
   let cost: number | null;
   try {
@@ -184,7 +185,7 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
     if (isConstantOutput(outputs))
       return { ok: false, reason: 'trivial', detail: 'the output is the same for every input' };
   }
-  const id = taskId(draft.type, hash, question(draft.type, draft.inputs, outputs, visibleCount, message));
+  const id = knownId ?? taskId(draft.type, hash, question(draft.type, draft.inputs, outputs, visibleCount, message));
   if (seen?.has(id)) return duplicate(id);
   seen?.add(id);
   const base = {
