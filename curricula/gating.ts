@@ -1,6 +1,7 @@
 // Skill gating (combinable with any controller): an arm is open when every prerequisite of every
-// skill it exercises is mastered. Roots (skills without prerequisites) are always unlocked, so the
-// level-0 arms are open from the start; more open as skills get mastered during the run.
+// skill it exercises is mastered or taught by the arm itself (a skill of the arm's own level).
+// Roots (skills without prerequisites) are always unlocked, so the level-0 arms are open from the
+// start; more open as skills get mastered during the run.
 import type { Arm } from './types.js';
 
 /** The part of a skill that gating reads (core/task.ts's Skill fits). */
@@ -35,9 +36,13 @@ function armOpen(
   byId: Map<string, GateSkill>,
   mastered: ReadonlySet<string>,
 ): boolean {
-  for (const id of armSkills(arm)) {
+  const ids = armSkills(arm);
+  // The skills of the arm's own level are learned in it, so one of them that another needs (arith.sub
+  // needs arith.add, both level 0) does not close the arm: that would close it for good.
+  const taught = new Set(ids.filter((id) => byId.get(id)?.level === arm.level));
+  for (const id of ids) {
     const s = byId.get(id);
-    if (s && !s.requires.every((r) => mastered.has(r))) return false;
+    if (s && !s.requires.every((r) => mastered.has(r) || taught.has(r))) return false;
   }
   return true;
 }

@@ -47,16 +47,38 @@ describe('skill gating', () => {
         const big = new Set(openArms(arms, input, [...m1, ...extra]).map(armKey));
         for (const k of small) expect(big.has(k)).toBe(true);
         expect(small.has('a/0/deduction') && small.has('b/0/deduction')).toBe(true);
-        // An arm is open iff every prerequisite of its skills is mastered.
+        // An arm is open iff every prerequisite of its skills is mastered or one of its own level's.
         const m = new Set(m1);
+        const level = (id: string) => skills.find((s) => s.id === id)!.level;
         for (const a of arms) {
+          const own = input.armSkills(a).filter((id) => level(id) === a.level);
           const want = input
             .armSkills(a)
-            .every((id) => skills.find((s) => s.id === id)!.requires.every((r) => m.has(r)));
+            .every((id) => skills.find((s) => s.id === id)!.requires.every((r) => m.has(r) || own.includes(r)));
           expect(small.has(armKey(a))).toBe(want);
         }
       }),
     );
+  });
+  it('does not gate an arm on the prerequisites it teaches itself (arith.sub needs arith.add, both level 0)', () => {
+    // c.add and c.sub are level 0 (c.sub requires c.add); c.nested (level 1) requires both. Family
+    // d has a plain root, so an open d/0 keeps openArms' fallback (the lowest level) out of it.
+    const same: GateSkill[] = [
+      { id: 'd.x', level: 0, requires: [] },
+      { id: 'c.add', level: 0, requires: [] },
+      { id: 'c.sub', level: 0, requires: ['c.add'] },
+      { id: 'c.nested', level: 1, requires: ['c.add', 'c.sub'] },
+    ];
+    const cArms: Arm[] = ['c', 'd'].flatMap((family) =>
+      [0, 1].map((level) => ({ family, level, type: 'deduction' as const })),
+    );
+    const cInput: GatingInput = {
+      skills: same,
+      armSkills: (arm) => same.filter((s) => s.id.startsWith(arm.family) && s.level <= arm.level).map((s) => s.id),
+    };
+    expect(keys(openArms(cArms, cInput, []))).toEqual(['c/0', 'd/0', 'd/1']);
+    expect(keys(openArms(cArms, cInput, ['c.add']))).toEqual(['c/0', 'd/0', 'd/1']);
+    expect(keys(openArms(cArms, cInput, ['c.add', 'c.sub']))).toEqual(['c/0', 'c/1', 'd/0', 'd/1']);
   });
   it('never returns nothing, and a disabled gate opens everything', () => {
     const rootless: GatingInput = { skills: [{ id: 'x', level: 0, requires: ['y'] }], armSkills: () => ['x'] };
