@@ -32,6 +32,7 @@ const UNIT = [
   'sandbox-budget',
   'sandbox-properties',
   'sandbox-starvation',
+  'task-archive',
   'self-play',
   'served-view',
   'solver.decode-native',

@@ -256,8 +256,20 @@ export function canonicalForm(program: string): string {
 
 /** Canonical hash of a program: 16 hex digits of SHA-256 over the canonical form. */
 export function canonicalHash(program: string): string {
-  return createHash('sha256').update(canonicalForm(program)).digest('hex').slice(0, 16);
+  let hash = hashes.get(program);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(canonicalForm(program)).digest('hex').slice(0, 16);
+    if (hashes.size >= MEMO_SIZE) hashes.clear();
+    hashes.set(program, hash);
+  }
+  return hash;
 }
+
+// An exhausted level-0 arm draws the same few thousand programs again and again, 20 drafts a pick,
+// and tokenizing each for its hash was a tenth of a 128-task step. A Map cleared when full bounds
+// the memory without an LRU dependency: a miss only costs the hash again.
+const MEMO_SIZE = 50_000;
+const hashes = new Map<string, string>();
 
 const WORDISH = /[\w$]/;
 

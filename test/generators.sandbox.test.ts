@@ -7,7 +7,7 @@ import { createRng } from '../core/rng.js';
 import { referenceAnswer, CODE_TASK_TYPES, type CodeTask, type Json, type Task, type TaskDraft } from '../core/task.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { verifyAnswer } from '../sandbox/testing.js';
-import { propose } from '../src/run/index.js';
+import { propose, TaskArchive } from '../src/run/index.js';
 import { drawReference, families, generateTask, materialise, mutate, REJECT_REASONS } from '../generators/index.js';
 
 let sb: Sandbox;
@@ -165,7 +165,7 @@ describe('materialise rejections', () => {
   });
   it('an exhausted arm replays an archived task not made only of the skills to avoid, where it has one', async () => {
     const arm = { family: 'arith', level: 0, type: 'deduction' as const };
-    const archive = new Map<string, Task>();
+    const archive = new TaskArchive();
     for (let i = 0; archive.size < 12; i++) {
       const t = await generateTask(sb, { ...arm, rng: createRng(`archive/${i}`) });
       archive.set(t.id, t);

@@ -52,5 +52,6 @@ export {
 } from './records/rows.js';
 export type { Prefetch, ServedRecords, WriteOp, WriterTx } from './records/types.js';
 export { RunOpening } from './records/opening.js';
+export { TaskArchive } from './task-archive.js';
 export { SqliteRecords } from './records/sqlite.js';
 export { PgRecords } from './records/postgres.js';

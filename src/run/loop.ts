@@ -25,6 +25,7 @@ import { armResult, masteryRecords, newTaskRecords, runEvent } from './records/r
 import { playEnvPicks, type EnvArchive } from './env-arms.js';
 import { agentMetrics, checkpoint, envMetrics, runProbes, verifyGroups } from './loop-parts.js';
 import { LevelEvals } from './level-evals.js';
+import { TaskArchive } from './task-archive.js';
 import {
   drawHeldOut,
   openRun,
@@ -63,7 +64,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
   /** Cumulative (solved, attempts) per task over the run: the solver's measured solve rate. */
   const tally = new Map<string, { solved: number; attempts: number }>();
   const seen = new Set<string>();
-  const archive = new Map<string, Task>();
+  const archive = new TaskArchive();
 
   try {
     const h = await drawHeldOut(config, p, seen);

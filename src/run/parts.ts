@@ -16,6 +16,7 @@ import type { Skill, Task } from '../../core/task.js';
 import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnStats } from '../../proposers/index.js';
 import { referenceTask, type SelfPlay } from './self-play-parts.js';
 import { draftRecord } from './records/rows.js';
+import type { TaskArchive } from './task-archive.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
 /** The task space of a config (docs/levels.md). */
@@ -99,7 +100,7 @@ export interface ProposeContext {
   sandbox: Sandbox;
   /** Ids of every task drawn so far (probes included), so that no fresh task duplicates one. */
   seen: Set<string>;
-  archive: Map<string, Task>;
+  archive: TaskArchive;
   probeIds: ReadonlySet<string>;
   proposer: ProposerAgent | null;
   skills: Skill[];
@@ -177,9 +178,7 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     // The arm's space is exhausted (small levels hold few distinct tasks): replay one of its
     // archived tasks (one not made only of skills to avoid, where there is one); with none archived
     // yet, draw again allowing anything but a held-out probe.
-    const own = [...archive.values()].filter(
-      (t) => t.family === arm.family && t.level === arm.level && t.type === arm.type,
-    );
+    const own = archive.ofArm(arm);
     const wanted = own.filter((t) => !madeOnlyOf(t.skills, avoid));
     if (own.length > 0) return rng.pick(wanted.length > 0 ? wanted : own);
     try {

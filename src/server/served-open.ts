@@ -23,8 +23,8 @@ import {
   PgRecords,
   SqliteRecords,
   type ServedRecords,
+  TaskArchive,
 } from '../run/index.js';
-import type { Task } from '../../core/task.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { UserError } from '../../core/errors.js';
 import { ServedRun } from './served-run.js';
@@ -211,7 +211,7 @@ async function assemble(
     controller,
     mastery,
     learnedProposerOf(config),
-    new Map<string, Task>(),
+    new TaskArchive(),
     seen,
     initialState(config.seed),
   );

@@ -8,7 +8,7 @@ import { createRng, type Rng } from '../../core/rng.js';
 import type { Task } from '../../core/task.js';
 import type { Gate } from '../../curricula/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import type { GraphSink, Probe, RunConfig, ServedRecords, TaskSpace, WriterTx } from '../run/index.js';
+import type { GraphSink, Probe, RunConfig, ServedRecords, TaskArchive, TaskSpace, WriterTx } from '../run/index.js';
 import type { Verifier } from './verifier.js';
 
 /** What survives a restart besides the rows: the state every request moves forward. */
@@ -59,7 +59,7 @@ export class Curriculum {
     readonly controller: Controller,
     readonly mastery: MasteryTracker,
     readonly learned: LearnedProposer | null,
-    readonly archive: Map<string, Task>,
+    readonly archive: TaskArchive,
     readonly seen: Set<string>,
     public state: ServedState,
   ) {
