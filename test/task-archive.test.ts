@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TaskArchive } from '../src/run/testing.js';
+import { TaskArchive } from '../src/run/index.js';
 import type { Task } from '../core/task.js';
 
-// A task as far as the archive reads one: its id and its arm.
-const task = (id: string, family: string, level: number): Task =>
-  ({ id, family, level, type: 'deduction' }) as unknown as Task;
+// A task as far as the archive reads one: its id and its arm (and a version, so that a replaced
+// entry is told from the one it replaced).
+const task = (id: string, family: string, level: number, version: number): Task =>
+  ({ id, family, level, type: 'deduction', version }) as unknown as Task;
 const arms = [
   { family: 'arith', level: 0, type: 'deduction' as const },
   { family: 'arith', level: 1, type: 'deduction' as const },
@@ -27,11 +28,11 @@ describe('TaskArchive', () => {
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
         const archive = new TaskArchive();
         const map = new Map<string, Task>();
-        for (const o of ops) {
+        for (const [i, o] of ops.entries()) {
           if (o.kind === 'set') {
             // An id names one task, so a repeated id comes back with its own arm.
-            const a = arms[(o.id + (map.has(String(o.id)) ? 0 : o.arm)) % 3]!;
-            const t = map.get(String(o.id)) ?? task(String(o.id), a.family, a.level);
+            const a = map.get(String(o.id)) ?? arms[o.arm]!;
+            const t = task(String(o.id), a.family, a.level, i);
             archive.set(t.id, t);
             map.set(t.id, t);
           } else if (o.kind === 'delete') expect(archive.delete(String(o.id))).toBe(map.delete(String(o.id)));

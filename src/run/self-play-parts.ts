@@ -4,6 +4,7 @@
 // proposals' rows and metrics.
 import type { Task } from '../../core/task.js';
 import type { TaskArm } from '../../curricula/index.js';
+import type { TaskArchive } from './task-archive.js';
 import { SelfPlayProposer, type ChoiceModel, type SelfPlayStats } from '../../proposers/index.js';
 import type { RunConfig } from './config.js';
 import type { TrainablePolicy } from '../solver/index.js';
@@ -32,12 +33,7 @@ export function selfPlayOf(config: RunConfig, policy: TrainablePolicy | null): S
 }
 
 /** The reference task of a prompt: the newest archived task of the arm (none at first). */
-export function referenceTask(archive: Map<string, Task>, arm: TaskArm): Task | undefined {
-  let ref: Task | undefined;
-  for (const t of archive.values())
-    if (t.family === arm.family && t.level === arm.level && t.type === arm.type) ref = t;
-  return ref;
-}
+export const referenceTask = (archive: TaskArchive, arm: TaskArm): Task | undefined => archive.ofArm(arm).at(-1);
 
 /** The proposer role's round as step metrics. */
 export function selfPlayMetrics(

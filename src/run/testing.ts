@@ -34,4 +34,3 @@ export { parsePgUrl } from './records/pg-url.js';
 export { RunStore, type TaskRow } from './records/store.js';
 export { trainingReward } from './training-reward.js';
 export { answerOf, availableFamilies, drawTask, spaceFamily, verifyTasks } from './verification.js';
-export { TaskArchive } from './task-archive.js';
