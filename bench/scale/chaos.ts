@@ -10,6 +10,7 @@ import { freePort } from '../../test/setup/local-services.js';
 import { referenceAnswer, type Task } from '../../core/task.js';
 import { parsePgUrl } from '../../src/run/testing.js';
 import { proc, type Proc } from './procs.js';
+import { audit, noteAck, type Ack } from './audit.js';
 
 export interface ChaosOptions {
   preset: string;
@@ -29,13 +30,6 @@ export interface ChaosOptions {
   log: (line: string) => void;
   /** Check the 5 s bounds on restarts and redeliveries (the bench does; the tests time nothing). */
   timed: boolean;
-}
-
-interface Ack {
-  key: string;
-  items: number;
-  /** Every 200 answer for the key: step and results, as JSON. */
-  bodies: string[];
 }
 
 export interface Kill {
@@ -205,9 +199,7 @@ async function client(
       results: unknown[];
     } | null;
     if (!res) continue;
-    const ack: Ack = acks.get(key) ?? { key, items: items.length, bodies: [] };
-    ack.bodies.push(JSON.stringify({ step: res.step, results: res.results }));
-    acks.set(key, ack);
+    noteAck(acks, key, res);
     if (performance.now() < calmEnd) report.rewards.calm += items.length;
     else report.rewards.chaos += items.length;
     // Now and then the same request again, on another replica: it must get the same body back.
@@ -217,7 +209,7 @@ async function client(
         step: number;
         results: unknown[];
       } | null;
-      if (again) ack.bodies.push(JSON.stringify({ step: again.step, results: again.results }));
+      if (again) noteAck(acks, key, again);
     }
   }
 }
@@ -277,7 +269,7 @@ async function killLoop(
   }
 }
 
-/** Reads the store back: every acknowledged key once, with the episodes its response showed; nothing applied twice. */
+/** Reads the store back (audit.ts), and checks the restarts and what the clients saw. */
 async function check(
   db: pg.Pool,
   runId: string,
@@ -286,45 +278,7 @@ async function check(
   timed: boolean,
 ): Promise<void> {
   const v = report.violations;
-  for (const a of acks.values())
-    if (new Set(a.bodies).size > 1) v.push(`key ${a.key} was answered with ${new Set(a.bodies).size} different bodies`);
-  const s = `"${runId}"`;
-  const reqs = await db.query<{ key: string; step: number }>(`SELECT key, step FROM ${s}.requests`);
-  const stepOf = new Map(reqs.rows.map((r) => [r.key, r.step]));
-  const eps = await db.query<{ step: number; task_id: string; reward: number; reason: string | null; answer: string }>(
-    `SELECT step, task_id, reward, reason, answer FROM ${s}.episodes ORDER BY id`,
-  );
-  const byStep = new Map<number, { task_id: string; reward: number; reason: string | null; answer: string }[]>();
-  for (const e of eps.rows)
-    (byStep.get(e.step) ?? byStep.set(e.step, []).get(e.step)!).push({
-      task_id: e.task_id,
-      reward: e.reward,
-      reason: e.reason,
-      answer: e.answer,
-    });
-  for (const a of acks.values()) {
-    const step = stepOf.get(a.key);
-    if (step === undefined) {
-      v.push(`acknowledged key ${a.key} is not in the store`);
-      continue;
-    }
-    const first = JSON.parse(a.bodies[0]!) as { step: number; results: unknown[] };
-    if (first.step !== step) v.push(`key ${a.key}: acknowledged as step ${first.step}, stored as step ${step}`);
-    const stored = byStep.get(step) ?? [];
-    if (JSON.stringify(stored) !== JSON.stringify(first.results))
-      v.push(
-        `key ${a.key}: the store's episodes of step ${step} differ from the acknowledged results (${stored.length} vs ${first.results.length})`,
-      );
-  }
-  // Nothing applied twice: one step per request, each with its own episodes.
-  if (byStep.size !== reqs.rows.length)
-    v.push(`${byStep.size} steps have episodes but ${reqs.rows.length} requests are stored`);
-  const served = await db.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'served'`);
-  const state = JSON.parse(served.rows[0]!.value) as { completions: number; step: number };
-  if (state.completions !== eps.rows.length)
-    v.push(`the run counts ${state.completions} completions, the store holds ${eps.rows.length} episodes`);
-  if (state.step !== reqs.rows.length)
-    v.push(`the run is at step ${state.step}, the store holds ${reqs.rows.length} requests`);
+  v.push(...(await audit(db, runId, acks)));
   for (const k of report.kills) {
     if (k.failed) v.push(`${k.name} did not answer after its restart: ${k.failed}`);
     if (!timed) continue;

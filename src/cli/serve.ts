@@ -47,6 +47,22 @@ export function serveCommand(program: Command): void {
       "nats://host[:port]: send answers to the verification workers (cogen worker) behind this NATS JetStream queue instead of this process's sandbox pool (docs/scale-out.md)",
     )
     .addOption(runsDirOption())
+    .addOption(
+      new Option(
+        '--fault-kill-after-commit <key>',
+        'fault injection for tests and benches: SIGKILL this process once the request with this idempotency key is committed, before its reply',
+      )
+        .env('COGEN_FAULT_KILL_AFTER_COMMIT')
+        .hideHelp(),
+    )
+    .addOption(
+      new Option(
+        '--fault-pause-in-lock <key>',
+        'fault injection for tests and benches: SIGSTOP this process inside the writer lock while it applies the request with this idempotency key',
+      )
+        .env('COGEN_FAULT_PAUSE_IN_LOCK')
+        .hideHelp(),
+    )
     .action(async (o) => {
       const runsDir = resolve(o.runsDir);
       let config;
@@ -75,6 +91,7 @@ export function serveCommand(program: Command): void {
         log,
         store: o.store,
         verify: o.verify,
+        faults: { killAfterCommit: o.faultKillAfterCommit, pauseInLock: o.faultPauseInLock },
       });
       const goesOn = o.store
         ? `any replica with --store ${server.run.records.where} --run-id ${server.run.runId} goes on`

@@ -79,8 +79,8 @@ export interface CommitHooks {
   snapshot(): string;
   /** The batch failed: forget what it applied in memory (the store never saw it). */
   invalidate(): void;
-  /** After each successful write, with the commit's seconds. */
-  committed(seconds: number): void;
+  /** After each successful write, with the commit's seconds and, of them, the seconds it held the writer lock. */
+  committed(seconds: number, lockHeld: number): void;
   log(line: string): void;
 }
 
@@ -135,6 +135,7 @@ export class Committer {
   private async commit(batch: Queued[]): Promise<void> {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: Error })[] = [];
     const t0 = performance.now();
+    let locked = t0;
     let wrote = false;
     try {
       if (this.failed) throw this.failed;
@@ -157,6 +158,7 @@ export class Committer {
         await applyAll(new CommitView({ requests: new Map(), openIssues: new Map(), scores: new Map() }, Date.now()));
       } else {
         await this.records.writer(async (tx) => {
+          locked = performance.now();
           await this.hooks.sync(tx);
           await this.hooks.prepare(tx);
           const pre = await tx.prefetch(
@@ -175,12 +177,13 @@ export class Committer {
       for (const q of batch) q.reject(error);
       return;
     }
+    const t1 = performance.now();
     batch.forEach((q, i) => {
       const o = outcomes[i]!;
       if (o.ok) q.resolve(o.value);
       else q.reject(o.error);
     });
-    if (wrote) this.hooks.committed((performance.now() - t0) / 1000);
+    if (wrote) this.hooks.committed((t1 - t0) / 1000, (t1 - locked) / 1000);
   }
 
   /** The one-line error every caller of a failed batch gets; with SQLite it also stops the run. */

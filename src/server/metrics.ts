@@ -94,6 +94,12 @@ function scoreMetrics(registry: Registry) {
     buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [registry],
   });
+  const lockSeconds = new Histogram({
+    name: 'cogen_lock_held_seconds',
+    help: "Time one commit held the run's writer lock (from taking it to COMMIT)",
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [registry],
+  });
   return {
     scored(res: ScoreResponse, seconds: number) {
       if (res.replayed) replays.inc();
@@ -103,7 +109,10 @@ function scoreMetrics(registry: Registry) {
       }
     },
     verified: (seconds: number) => verifySeconds.observe(seconds),
-    committed: (seconds: number) => commitSeconds.observe(seconds),
+    committed: (seconds: number, lockHeld: number) => {
+      commitSeconds.observe(seconds);
+      lockSeconds.observe(lockHeld);
+    },
   };
 }
 

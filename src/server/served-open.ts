@@ -30,6 +30,7 @@ import { UserError } from '../../core/errors.js';
 import { ServedRun } from './served-run.js';
 import { Curriculum, initialState, type ServedState } from './served-state.js';
 import { localVerifier, type Verifier } from './verifier.js';
+import type { Faults } from './faults.js';
 
 export interface ServedRunOptions {
   runsDir: string;
@@ -43,6 +44,8 @@ export interface ServedRunOptions {
   store?: string;
   /** Who verifies answers (default: this process's sandbox pool). */
   verifier?: Verifier;
+  /** Fault points to arm (tests and the chaos bench only). */
+  faults?: Faults;
 }
 
 /** What a served run refuses in its config, each with why. */
@@ -231,6 +234,7 @@ async function assemble(
     now: opts.now ?? Date.now,
     log,
     resumeHint: sqlite ? `--resume ${runId}` : 'a replica restart',
+    faults: opts.faults,
     onClose: async (status, step) => {
       if (!sqlite) return;
       sqlite.setMeta({ status, endedAt: new Date().toISOString() });

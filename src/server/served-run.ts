@@ -22,6 +22,7 @@ import {
 } from '../run/index.js';
 import type { Skill, Task } from '../../core/task.js';
 import { Committer } from './committer.js';
+import { strike } from './faults.js';
 import { scoreChange } from './served-score.js';
 import { sampleChange } from './served-sample.js';
 import { probeChange } from './served-probes.js';
@@ -44,7 +45,7 @@ export class ServeError extends Error {
 /** Seconds of verification and of commits, for /metrics. */
 export interface ServedTimings {
   verified?(seconds: number, answers: number): void;
-  committed?(seconds: number): void;
+  committed?(seconds: number, lockHeld: number): void;
 }
 
 export class ServedRun {
@@ -70,9 +71,9 @@ export class ServedRun {
         prepare: (tx) => this.expire(tx),
         snapshot: () => p.cur.snapshot(),
         invalidate: () => p.cur.invalidate(),
-        committed: (seconds) => {
+        committed: (seconds, lockHeld) => {
           p.cur.committed();
-          this.timings.committed?.(seconds);
+          this.timings.committed?.(seconds, lockHeld);
           this.flush();
         },
         log: p.log,
@@ -164,10 +165,13 @@ export class ServedRun {
         if (stored) return { result: { stored }, ops: [] };
         const change = await scoreChange(cur, view, { items, tasks, answers, verdicts, groups, request: idempotency });
         if (idempotency) view.noteRequest({ ...idempotency, step: change.result.response.step });
+        strike(this.p.faults, 'pauseInLock', idempotency?.key);
         return change;
       },
     });
-    return 'stored' in out ? this.replay(out.stored, idempotency!.digest) : out.response;
+    if ('stored' in out) return this.replay(out.stored, idempotency!.digest);
+    strike(this.p.faults, 'killAfterCommit', idempotency?.key);
+    return out.response;
   }
 
   /** The current evaluation set: the held-out probes, and whether a report for this round is due. */

@@ -10,6 +10,7 @@ import type { Gate } from '../../curricula/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { GraphSink, Probe, RunConfig, ServedRecords, TaskArchive, TaskSpace, WriterTx } from '../run/index.js';
 import type { Verifier } from './verifier.js';
+import type { Faults } from './faults.js';
 
 /** What survives a restart besides the rows: the state every request moves forward. */
 export interface ServedState {
@@ -141,6 +142,8 @@ export interface ServedParts {
   log: (line: string) => void;
   /** How a stopped run goes on, for the message of a failed commit. */
   resumeHint: string;
+  /** Fault points armed by tests and the chaos bench (faults.ts); none in normal use. */
+  faults?: Faults;
   /** Records the run's end (SQLite: its status and run event; a PostgreSQL run goes on while any replica serves it). */
   onClose(status: 'stopped' | 'finished', step: number): Promise<void>;
 }

@@ -5,7 +5,16 @@
 // and removes their directories.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,18 +70,18 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, ms: number, alive: () => boolean): Promise<void> {
+async function waitForPort(port: number, ms: number, alive: () => boolean, host = '127.0.0.1'): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (!alive()) throw new Error('the server exited before it listened');
     const ok = await new Promise<boolean>((resolve) => {
-      const s = createConnection({ port, host: '127.0.0.1' }, () => (s.end(), resolve(true)));
+      const s = createConnection({ port, host }, () => (s.end(), resolve(true)));
       s.once('error', () => resolve(false));
     });
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`nothing listened on 127.0.0.1:${port} after ${ms / 1000} s`);
+  throw new Error(`nothing listened on ${host}:${port} after ${ms / 1000} s`);
 }
 
 /** The newest Debian PostgreSQL's bin directory. */
@@ -104,7 +113,23 @@ function asPostgres(bin: string, args: string[]): { cmd: string; args: string[] 
     : { cmd: bin, args };
 }
 
-export async function startPostgres(): Promise<{ url: string; password: string }> {
+/** A PostgreSQL server of this setup, which a fault test or bench can stop (`-m immediate`) and start again on the same port and data. */
+export interface LocalPostgres {
+  url: string;
+  password: string;
+  port: number;
+  /** pg_ctl stop with this mode; resolves once the server exited. */
+  stop(mode?: 'immediate' | 'fast'): Promise<void>;
+  /** Starts the server again (after stop); resolves once it listens. */
+  start(): Promise<void>;
+}
+
+/**
+ * Starts a PostgreSQL server on a free port. `listen`: addresses besides 127.0.0.1 it listens on
+ * (a network namespace's end of a link, for the chaos bench's partitions), each let in by pg_hba
+ * with a password.
+ */
+export async function postgresServer(opts: { listen?: string[] } = {}): Promise<LocalPostgres> {
   const bin = postgresBin();
   if (!bin) throw new Error(`Debian's postgresql is not installed (${INSTALL})`);
   const dir = mkdtempSync(join(tmpdir(), 'cogen-pg-test-'));
@@ -119,9 +144,10 @@ export async function startPostgres(): Promise<{ url: string; password: string }
     chownSync(pwfile, uid, gid);
     chmodSync(dir, 0o700);
   }
+  const data = join(dir, 'data');
   const init = asPostgres(join(bin, 'initdb'), [
     '-D',
-    join(dir, 'data'),
+    data,
     '-A',
     'scram-sha-256',
     '-U',
@@ -133,13 +159,17 @@ export async function startPostgres(): Promise<{ url: string; password: string }
   rmSync(pwfile, { force: true });
   if (made.status !== 0)
     throw new Error(`initdb failed: ${(made.stderr || made.stdout).trim().split('\n').slice(-1)[0]}`);
+  const listen = ['127.0.0.1', ...(opts.listen ?? [])];
+  for (const address of opts.listen ?? [])
+    appendFileSync(join(data, 'pg_hba.conf'), `host all all ${address.replace(/\.\d+$/, '.0')}/24 scram-sha-256\n`);
   const port = await freePort();
-  // fsync off: the tests kill replicas, never PostgreSQL, and this keeps 2 cores free for them.
+  // fsync off: nothing here survives the machine, and this keeps 2 cores free for the tests (a
+  // server stopped -m immediate recovers from its WAL, which the operating system still holds).
   const run = asPostgres(join(bin, 'postgres'), [
     '-D',
-    join(dir, 'data'),
+    data,
     '-c',
-    'listen_addresses=127.0.0.1',
+    `listen_addresses=${listen.join(',')}`,
     '-p',
     String(port),
     '-k',
@@ -149,33 +179,82 @@ export async function startPostgres(): Promise<{ url: string; password: string }
     '-c',
     'max_connections=200',
   ]);
-  const child: ChildProcess = spawn(run.cmd, run.args, { stdio: 'ignore' });
-  stops.push(() => {
-    const stop = asPostgres(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), 'stop', '-m', 'immediate']);
-    spawnSync(stop.cmd, stop.args, { stdio: 'ignore' });
-    return exited(child, 10_000);
-  });
-  await waitForPort(port, 60_000, () => child.exitCode === null);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, password };
+  let child: ChildProcess | null = null;
+  const server: LocalPostgres = {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    password,
+    port,
+    async start() {
+      const c = spawn(run.cmd, run.args, { stdio: 'ignore' });
+      child = c;
+      await waitForPort(port, 60_000, () => c.exitCode === null);
+    },
+    async stop(mode = 'immediate') {
+      const c = child;
+      if (!c) return;
+      const stop = asPostgres(join(bin, 'pg_ctl'), ['-D', data, 'stop', '-m', mode]);
+      spawnSync(stop.cmd, stop.args, { stdio: 'ignore' });
+      await exited(c, 10_000);
+      child = null;
+    },
+  };
+  stops.push(() => server.stop());
+  await server.start();
+  return server;
+}
+
+export async function startPostgres(): Promise<{ url: string; password: string }> {
+  const { url, password } = await postgresServer();
+  return { url, password };
 }
 
 /** The pids of the servers started here (the benches read their CPU time). */
 export const servicePids: { postgres?: number; nats?: number } = {};
 
-export async function startNats(): Promise<string> {
+/** A nats-server (JetStream) of this setup, which a fault test or bench can kill -9 and start again on the same port and store. */
+export interface LocalNats {
+  url: string;
+  kill9(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** Starts nats-server -js on a free port of `host` (default 127.0.0.1), its store in a temporary directory. */
+export async function natsServer(opts: { host?: string } = {}): Promise<LocalNats> {
   const found = spawnSync('nats-server', ['--version'], { encoding: 'utf8' });
   if (found.error) throw new Error(`nats-server is not installed (${INSTALL})`);
   const dir = mkdtempSync(join(tmpdir(), 'cogen-nats-test-'));
   dirs.push(dir);
+  const host = opts.host ?? '127.0.0.1';
   const port = await freePort();
-  const child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
-  servicePids.nats = child.pid;
-  stops.push(() => {
-    child.kill('SIGTERM');
-    return exited(child, 10_000);
+  let child: ChildProcess | null = null;
+  const server: LocalNats = {
+    url: `nats://${host}:${port}`,
+    async start() {
+      const c = spawn('nats-server', ['-js', '-a', host, '-p', String(port), '-sd', dir], { stdio: 'ignore' });
+      child = c;
+      servicePids.nats = c.pid;
+      await waitForPort(port, 30_000, () => c.exitCode === null, host);
+    },
+    async kill9() {
+      const c = child;
+      if (!c) return;
+      c.kill('SIGKILL');
+      await exited(c, 10_000);
+      child = null;
+    },
+  };
+  stops.push(async () => {
+    const c = child;
+    if (!c) return;
+    c.kill('SIGTERM');
+    await exited(c, 10_000);
   });
-  await waitForPort(port, 30_000, () => child.exitCode === null);
-  return `nats://127.0.0.1:${port}`;
+  await server.start();
+  return server;
+}
+
+export async function startNats(): Promise<string> {
+  return (await natsServer()).url;
 }
 
 export async function stopLocalServices(): Promise<void> {

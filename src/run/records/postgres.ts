@@ -14,10 +14,15 @@ import { StoreError, type EpisodeRow, type StoredRequest } from './store.js';
 import type { GraphSink } from '../parts.js';
 import { pgSchema, schemaOf, storableText } from './pg-schema.js';
 import { parsePgUrl } from './pg-url.js';
+import { PG_LIMITS, breaksConnection, openPool, withDeadline } from './pg-pool.js';
 import { writeOps } from './pg-writes.js';
-import type { LockedState, Prefetch, ServedRecords, WriteOp, WriterTx } from './types.js';
+import { prefetch, snapshotOf, tasksSince } from './pg-reads.js';
+import type { LockedState, ServedRecords, WriteOp, WriterTx } from './types.js';
 
 type Client = pg.PoolClient;
+
+/** A writer that has waited this long for the lock makes /health answer 503 (a commit holds it for milliseconds). */
+const LOCK_SLOW_MS = 1000;
 
 /** How many tables a run's schema has (pg-schema.ts): all of them there means the schema is made. */
 const TABLES = (pgSchema('s').match(/CREATE TABLE/g) ?? []).length;
@@ -27,9 +32,15 @@ export class PgRecords implements ServedRecords {
   readonly recoverable = true;
   readonly text = storableText;
   private localGraph: Database.Database | null = null;
+  /** When this replica's writer began waiting for the run's writer lock (null: not waiting). */
+  private lockWaitSince: number | null = null;
+  /** Why the last wait for the lock failed (it timed out), until a wait succeeds. */
+  private lockRefused: string | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
+    /** Called after every query that succeeded (ends an outage's log). */
+    private readonly ok: () => void,
     readonly where: string,
     private readonly s: string,
     private readonly localDir: string,
@@ -38,21 +49,11 @@ export class PgRecords implements ServedRecords {
   /** Connects, and creates the run's schema and tables when they are missing. */
   static async open(url: string, runId: string, localDir: string, log: (line: string) => void): Promise<PgRecords> {
     const target = parsePgUrl(url);
-    const pool = new pg.Pool({
-      ...target.config,
-      max: 4,
-      connectionTimeoutMillis: 5000,
-      keepAlive: true,
-      // A replica that hangs inside a transaction must not hold the writer lock for ever, and a
-      // writer waits for the lock at most this long before its request gets a 503.
-      options: '-c lock_timeout=15000 -c idle_in_transaction_session_timeout=30000 -c statement_timeout=60000',
+    const { pool, ok } = openPool(target.config, `cogen serve ${runId}`, {
+      lost: (line) => log(`PostgreSQL at ${target.display}: ${line}`),
+      back: () => log(`PostgreSQL at ${target.display} answers again`),
     });
-    let lost = false;
-    pool.on('error', (e) => {
-      if (!lost) log(`PostgreSQL at ${target.display}: ${e.message.split('\n')[0]}`);
-      lost = true;
-    });
-    const records = new PgRecords(pool, target.display, schemaOf(runId), localDir);
+    const records = new PgRecords(pool, ok, target.display, schemaOf(runId), localDir);
     // A replica joining a run whose tables exist runs no DDL: CREATE INDEX IF NOT EXISTS locks its
     // table before it finds the index there, which would wait for (and can deadlock with) the writers.
     if ((await records.tableCount()) < TABLES) {
@@ -105,9 +106,7 @@ export class PgRecords implements ServedRecords {
   writer<T>(fn: (tx: WriterTx) => Promise<T>): Promise<T> {
     const s = this.s;
     return this.tx(async (c) => {
-      const locked = await c.query<{ value: string }>(
-        `SELECT value FROM ${s}.meta WHERE key = 'servedVersion' FOR UPDATE`,
-      );
+      const locked = await this.lock(c);
       const version = Number(locked.rows[0]?.value ?? 0);
       return fn({
         state: async (known) => ({ version, snapshot: known === version ? null : await snapshotOf(c, s) }),
@@ -123,6 +122,23 @@ export class PgRecords implements ServedRecords {
         },
       });
     });
+  }
+
+  /** Takes the run's writer lock, noting for /health how long it has waited and whether the wait timed out. */
+  private async lock(c: Client) {
+    this.lockWaitSince = performance.now();
+    try {
+      const locked = await c.query<{ value: string }>(
+        `SELECT value FROM ${this.s}.meta WHERE key = 'servedVersion' FOR UPDATE`,
+      );
+      this.lockRefused = null;
+      return locked;
+    } catch (e) {
+      if ((e as { code?: string }).code === '55P03') this.lockRefused = this.lost(e).message;
+      throw e;
+    } finally {
+      this.lockWaitSince = null;
+    }
   }
 
   async latest(known: number): Promise<LockedState> {
@@ -255,8 +271,12 @@ export class PgRecords implements ServedRecords {
   }
 
   async ping(): Promise<string | null> {
+    const waited = this.lockWaitSince === null ? 0 : performance.now() - this.lockWaitSince;
+    if (waited > LOCK_SLOW_MS)
+      return `the run store (PostgreSQL at ${this.where}): waiting ${(waited / 1000).toFixed(1)} s for the run's writer lock (another replica holds it)`;
+    if (this.lockRefused) return this.lockRefused;
     try {
-      await this.query('SELECT 1');
+      await this.query('SELECT 1', [], PG_LIMITS.pingTimeoutMs);
       return null;
     } catch (e) {
       return (e as Error).message;
@@ -277,18 +297,29 @@ export class PgRecords implements ServedRecords {
     }
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+    timeoutMs?: number,
+  ): Promise<pg.QueryResult<R>> {
     const c = await this.connect();
+    let failed: unknown;
     try {
-      return await c.query<R>(text, values);
+      const r = await c.query<R>(timeoutMs ? withDeadline(text, values, timeoutMs) : { text, values });
+      this.ok();
+      return r;
     } catch (e) {
+      failed = e;
       throw this.lost(e);
     } finally {
-      c.release();
+      c.release(failed !== undefined && breaksConnection(failed));
     }
   }
 
-  /** Runs `fn` in one transaction; a lost connection is thrown as a one-line StoreError. */
+  /**
+   * Runs `fn` in one transaction; a lost connection is thrown as a one-line StoreError. A connection
+   * that broke (or whose ROLLBACK did not answer) is closed instead of going back to the pool.
+   */
   private async tx<T>(fn: (c: Client) => Promise<T>): Promise<T> {
     const c = await this.connect();
     let broken = false;
@@ -296,9 +327,11 @@ export class PgRecords implements ServedRecords {
       await c.query('BEGIN');
       const out = await fn(c);
       await c.query('COMMIT');
+      this.ok();
       return out;
     } catch (e) {
-      await c.query('ROLLBACK').catch(() => (broken = true));
+      broken = breaksConnection(e);
+      if (!broken) await c.query(withDeadline('ROLLBACK', [], PG_LIMITS.pingTimeoutMs)).catch(() => (broken = true));
       throw this.lost(e);
     } finally {
       c.release(broken);
@@ -322,49 +355,4 @@ async function putMeta(c: Client, s: string, values: Record<string, string>): Pr
     `INSERT INTO ${s}.meta (key, value) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     [entries.map(([k]) => k), entries.map(([, v]) => v)],
   );
-}
-
-async function snapshotOf(c: Client, s: string): Promise<string> {
-  const r = await c.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'served'`);
-  return r.rows[0]?.value ?? 'null';
-}
-
-async function tasksSince(c: Client, s: string, cursor: number): Promise<{ tasks: Task[]; cursor: number }> {
-  const r = await c.query<{ seq: string; data: string }>(
-    `SELECT seq, data FROM ${s}.tasks WHERE seq > $1 ORDER BY seq`,
-    [cursor],
-  );
-  const last = r.rows.at(-1);
-  return { tasks: r.rows.map((x) => JSON.parse(x.data) as Task), cursor: last ? Number(last.seq) : cursor };
-}
-
-async function prefetch(c: Client, s: string, keys: string[], taskIds: string[]): Promise<Prefetch> {
-  const wanted = new Map<string, number>();
-  for (const id of taskIds) wanted.set(id, (wanted.get(id) ?? 0) + 1);
-  const [reqs, issues, scores] = [
-    keys.length
-      ? await c.query<StoredRequest>(`SELECT key, digest, step FROM ${s}.requests WHERE key = ANY($1)`, [keys])
-      : { rows: [] },
-    wanted.size
-      ? await c.query<{ id: string; task_id: string }>(
-          `SELECT i.id, i.task_id FROM unnest($1::text[], $2::int[]) w(task_id, n)
-           CROSS JOIN LATERAL (SELECT id, task_id FROM ${s}.issued WHERE state = 'open' AND task_id = w.task_id ORDER BY id LIMIT w.n) i ORDER BY i.id`,
-          [[...wanted.keys()], [...wanted.values()]],
-        )
-      : { rows: [] },
-    wanted.size
-      ? await c.query<{ id: string; solved: number; attempts: number }>(
-          `SELECT id, solved, attempts FROM ${s}.tasks WHERE id = ANY($1)`,
-          [[...wanted.keys()]],
-        )
-      : { rows: [] },
-  ];
-  const openIssues = new Map<string, number[]>();
-  for (const r of issues.rows)
-    (openIssues.get(r.task_id) ?? openIssues.set(r.task_id, []).get(r.task_id)!).push(Number(r.id));
-  return {
-    requests: new Map(reqs.rows.map((r) => [r.key, r])),
-    openIssues,
-    scores: new Map(scores.rows.map((r) => [r.id, { solved: r.solved, attempts: r.attempts }])),
-  };
 }
