@@ -114,7 +114,7 @@ describe('verification workers on NATS JetStream', () => {
           const h = natsHeaders();
           if (reply) h.set('Cogen-Reply', reply.replace(/[\r\n]/g, ''));
           if (id) h.set('Nats-Msg-Id', id.replace(/[\r\n]/g, ''));
-          if (crashes) h.set('Cogen-Crashes', crashes.replace(/[\r\n]/g, ''));
+          if (crashes) h.set('Cogen-Split', crashes.replace(/[\r\n]/g, ''));
           const r = readBatch(data, h);
           expect('refused' in r || 'batch' in r).toBe(true);
         },
@@ -124,8 +124,8 @@ describe('verification workers on NATS JetStream', () => {
       fc.property(
         fc.array(fc.record({ k: fc.nat(tasks.length - 1), completion: fc.string() }), { minLength: 1, maxLength: 20 }),
         fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/),
-        fc.nat(5),
-        (picked, rid, crashes) => {
+        fc.boolean(),
+        (picked, rid, split) => {
           const batch = {
             v: 2 as const,
             batch: `b-${rid}`,
@@ -135,12 +135,12 @@ describe('verification workers on NATS JetStream', () => {
           };
           // A replica's message (each task's text made once) is the same bytes as the batch encoded whole.
           expect(Buffer.from(encodeBatch(batch)).equals(Buffer.from(encode(batch)))).toBe(true);
-          const r = readBatch(encodeBatch(batch), batchHeaders(`cogen.verdict.${rid}`, `id-${rid}`, crashes));
+          const r = readBatch(encodeBatch(batch), batchHeaders(`cogen.verdict.${rid}`, `id-${rid}`, split));
           expect(r).toEqual({
             batch: JSON.parse(JSON.stringify(batch)),
             reply: `cogen.verdict.${rid}`,
             msgId: `id-${rid}`,
-            inherited: crashes,
+            split,
           });
         },
       ),
@@ -217,14 +217,14 @@ describe('verification workers on NATS JetStream', () => {
     await nc.close();
   }, 60_000);
 
-  it('split a batch that crashed a worker, keep the rewards beside the bad answer, and dead-letter it after 3 crashes', async () => {
+  it('split a batch that crashed a worker, keep the rewards beside the bad answer, and dead-letter it after 3 crashes alone', async () => {
     await worker.close();
     const nc = await connect({ servers: url! });
     const jsm = await jetstreamManager(nc);
     const deadBefore = (await jsm.streams.info(DEAD_STREAM)).state.messages;
     const queuedBefore = (await jsm.streams.info(STREAM)).state.messages;
     // Two workers that die on the poisoned answer, each restarted as a supervisor would.
-    const workers = [superviseWorker(url!), superviseWorker(url!)];
+    const workers = [0, 1].map(() => superviseWorker(url!, { COGEN_WORKER_CRASH_ON: 'CRASH-ME' }));
     const remote = await queueVerifier(url!, { sandbox: () => heavy.sandbox, timeoutMs: 90_000 });
     try {
       const good = tasks.slice(0, 5).map((task) => ({ task, completion: referenceAnswer(task) }));
@@ -233,7 +233,8 @@ describe('verification workers on NATS JetStream', () => {
       const verdicts = (await remote.score(items)).map((x) => x.verdict);
       expect(verdicts.map((v) => v.reward)).toEqual([1, 1, 0, 1, 1, 1]);
       expect(verdicts[2]!.reason).toMatch(/^dead-letter: this answer crashed a verification worker 3 times/);
-      expect(workers.reduce((n, w) => n + w.deaths(), 0)).toBe(3);
+      // One death on the whole batch (no answer blamed: it is split), then 3 on the bad answer alone.
+      expect(workers.reduce((n, w) => n + w.deaths(), 0)).toBe(4);
       expect((await jsm.streams.info(DEAD_STREAM)).state.messages).toBe(deadBefore + 1);
       expect((await jsm.streams.info(STREAM)).state.messages).toBe(queuedBefore);
     } finally {
@@ -242,6 +243,49 @@ describe('verification workers on NATS JetStream', () => {
       await nc.close();
     }
   }, 180_000);
+
+  it('never dead-letter a valid answer whose workers were killed from outside while they held it, and count every redelivery', async () => {
+    await worker.close();
+    const nc = await connect({ servers: url! });
+    const jsm = await jetstreamManager(nc);
+    const deadBefore = (await jsm.streams.info(DEAD_STREAM)).state.messages;
+    // A worker that holds the answer a minute before verifying it (as behind a busy pool), restarted when it dies.
+    const w = superviseWorker(url!, { COGEN_WORKER_STALL_ON: 'HOLD-ME' });
+    const remote = await queueVerifier(url!, { sandbox: () => heavy.sandbox, timeoutMs: 180_000 });
+    try {
+      const item = { task: tasks[0]!, completion: `${referenceAnswer(tasks[0]!)} // HOLD-ME` };
+      expect((await scoreHere(run.sandboxHandle, [item]))[0]!.verdict.reward).toBe(1);
+      const verdict = remote.score([item]);
+      const signals: NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL'];
+      let killing = true;
+      const early = verdict.then((v) => {
+        if (killing) throw new Error(`answered while its workers were still being killed: ${JSON.stringify(v)}`);
+      });
+      early.catch(() => undefined);
+      for (const [k, signal] of signals.entries()) {
+        await Promise.race([w.holding(), early]);
+        // The last start verifies it.
+        if (k === signals.length - 1) w.env = {};
+        await w.kill(signal);
+      }
+      killing = false;
+      expect((await verdict)[0]!.verdict).toMatchObject({ reward: 1 });
+      expect((await jsm.streams.info(DEAD_STREAM)).state.messages).toBe(deadBefore);
+      // A worker stopped with SIGTERM gave the batch back and exited cleanly.
+      expect(w.exits.filter((e) => e.signal === null).map((e) => e.code)).toEqual([0, 0]);
+      expect(w.lines().filter((l) => /^gave batch \S+ back to the queue \(stopping\)$/.test(l))).toHaveLength(2);
+      // Redeliveries counted, and still counted once every batch is acknowledged.
+      expect(await drained(() => queueStats(jsm))).toMatchObject({ pending: 0, ackPending: 0 });
+      worker = await startWorker({ nats: url!, ackWaitS: 2, concurrency: 1, sandboxWorkers: 1, log: () => undefined });
+      const text = await worker.metrics.render();
+      const counted = Number(/^cogen_queue_redeliveries_total (\d+)$/m.exec(text)?.[1] ?? -1);
+      expect(counted).toBeGreaterThanOrEqual(signals.length);
+    } finally {
+      await remote.close();
+      await w.stop();
+      await nc.close();
+    }
+  }, 300_000);
 });
 
 /** The queue's counts once nothing waits in it any more (or as they are after 15 s). */
@@ -255,29 +299,60 @@ async function drained(read: () => Promise<{ pending: number; ackPending: number
   return q;
 }
 
-/** A `cogen worker` that kills itself on the poisoned answer, started again whenever it dies. */
-function superviseWorker(nats: string) {
+/**
+ * A `cogen worker` (concurrency 1, tracing the batches it takes) started again whenever it dies, as a
+ * supervisor would; `env` is read at each start. Counts its deaths by SIGKILL and keeps its stderr lines.
+ */
+function superviseWorker(nats: string, env: Record<string, string>) {
   let child: ChildProcess | null = null;
   let stopping = false;
   let deaths = 0;
+  const lines: string[][] = [];
+  const exits: { code: number | null; signal: NodeJS.Signals | null }[] = [];
   const start = () => {
-    child = spawn(
+    const c = spawn(
       process.execPath,
       [CLI, 'worker', '--nats', nats, '--ack-wait', '1', '--port', '0', '--sandbox-workers', '1', '--concurrency', '1'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, COGEN_WORKER_CRASH_ON: 'CRASH-ME' },
-        stdio: 'ignore',
-      },
+      { cwd: ROOT, env: { ...process.env, COGEN_WORKER_TRACE: '1', ...sup.env }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
-    child.once('exit', (_code, signal) => {
+    const mine: string[] = [];
+    lines.push(mine);
+    let buf = '';
+    c.stderr!.on('data', (d: Buffer) => {
+      const parts = (buf + d.toString()).split('\n');
+      buf = parts.pop()!;
+      mine.push(...parts);
+    });
+    child = c;
+    c.once('exit', (code, signal) => {
+      exits.push({ code, signal });
       if (signal === 'SIGKILL') deaths++;
       if (!stopping) start();
     });
   };
-  start();
-  return {
+  const sup = {
+    env,
     deaths: () => deaths,
+    exits,
+    /** Lines of every start so far, in order. */
+    lines: () => lines.flat(),
+    /** Resolves once the running worker traced taking a batch. */
+    async holding(): Promise<string> {
+      const end = Date.now() + 60_000;
+      for (;;) {
+        const took = lines.at(-1)?.find((l) => l.startsWith('took batch '));
+        if (took) return took.slice('took batch '.length);
+        if (Date.now() > end) throw new Error('no worker took the batch within 60 s');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    /** Sends the running worker a signal and resolves once it exited (the next start is under way). */
+    kill: (signal: NodeJS.Signals) =>
+      new Promise<void>((resolve) => {
+        const c = child!;
+        c.once('exit', () => resolve());
+        c.kill(signal);
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         stopping = true;
@@ -286,4 +361,6 @@ function superviseWorker(nats: string) {
         child.kill('SIGTERM');
       }),
   };
+  start();
+  return sup;
 }

@@ -36,6 +36,14 @@ export function workerCommand(program: Command): void {
         .hideHelp(),
     )
     .addOption(
+      new Option(
+        '--stall-on <text>',
+        'fault injection for tests: the worker holds a batch with an answer containing this text for a minute before verifying it',
+      )
+        .env('COGEN_WORKER_STALL_ON')
+        .hideHelp(),
+    )
+    .addOption(
       new Option('--trace', 'log a line when a batch is taken and when it is answered')
         .env('COGEN_WORKER_TRACE')
         .hideHelp(),
@@ -56,6 +64,7 @@ export function workerCommand(program: Command): void {
         sandboxWorkers: o.sandboxWorkers,
         log,
         crashOn: o.crashOn,
+        stallOn: o.stallOn,
         trace: Boolean(o.trace),
       });
       const http = await serveWorkerHttp(worker, { host: o.host, port: o.port, token }).catch(async (e) => {

@@ -129,11 +129,7 @@ function scrapeGauges(registry: Registry) {
       help: 'Verification batches waiting in the queue or delivered and not yet acknowledged (with --verify nats://)',
       registers: [registry],
     }),
-    redelivered: new Gauge({
-      name: 'cogen_queue_redeliveries',
-      help: 'Batches the queue delivered again after a worker died or stalled (with --verify nats://)',
-      registers: [registry],
-    }),
+    redelivered: queueRedeliveries(registry, '(with --verify nats://)'),
   };
   const gauges = {
     step: new Gauge({ name: 'cogen_run_step', help: 'Score requests applied over the run', registers: [registry] }),
@@ -165,7 +161,24 @@ function scrapeGauges(registry: Registry) {
     busy.set(mainThreadBusySeconds());
     if (queueStats) {
       queue.depth.set(queueStats.pending + queueStats.ackPending);
-      queue.redelivered.set(queueStats.redelivered);
+      queue.redelivered(queueStats.redelivered);
     }
+  };
+}
+
+/**
+ * cogen_queue_redeliveries_total, on replicas and workers: the queue's redeliveries since it was made
+ * (workers/nats.ts queueStats), as a counter that never falls (a lower reading is one taken mid-publish).
+ */
+export function queueRedeliveries(registry: Registry, note = ''): (total: number) => void {
+  const counter = new Counter({
+    name: 'cogen_queue_redeliveries_total',
+    help: `Batches the queue delivered again (a worker died, stalled or stopped with them), over all workers ${note}`.trim(),
+    registers: [registry],
+  });
+  let seen = 0;
+  return (total) => {
+    if (total > seen) counter.inc(total - seen);
+    seen = Math.max(seen, total);
   };
 }

@@ -13,7 +13,7 @@ export interface QueueStats {
   /** Batches waiting in the queue, and batches delivered but not yet acknowledged. */
   pending: number;
   ackPending: number;
-  /** Deliveries of a batch after its first (a worker died or stalled with it). */
+  /** Deliveries of batches after their first (a worker died, stalled or stopped with them), since the queue was made. */
   redelivered: number;
 }
 

@@ -133,16 +133,25 @@ export async function ensureQueue(nc: NatsConnection, ackWaitS: number): Promise
   return jsm;
 }
 
-/** The queue's depth and redeliveries over both lanes. */
+/**
+ * The queue's depth over both lanes, and its redeliveries since the stream was made: every delivery
+ * (the consumers' sequences) less the batches delivered at least once (every batch the stream took,
+ * less those never delivered yet). JetStream's own `num_redelivered` counts only redelivered batches
+ * not yet acknowledged, so it falls back to 0. The consumers are read before the stream, so a batch
+ * published in between makes the count low by one for a moment, never high.
+ */
 export async function queueStats(
   jsm: JetStreamManager,
 ): Promise<{ pending: number; ackPending: number; redelivered: number }> {
   const out = { pending: 0, ackPending: 0, redelivered: 0 };
+  let deliveries = 0;
   for (const lane of ['native', 'bridged'] as const) {
     const ci = await jsm.consumers.info(STREAM, lane);
     out.pending += ci.num_pending;
     out.ackPending += ci.num_ack_pending;
-    out.redelivered += ci.num_redelivered;
+    deliveries += ci.delivered.consumer_seq;
   }
+  const taken = (await jsm.streams.info(STREAM)).state.last_seq;
+  out.redelivered = Math.max(0, deliveries - (taken - out.pending));
   return out;
 }

@@ -2,9 +2,9 @@
 // to verify and the tasks they answer, each task once (with its budget of interpreter steps, so an
 // answer verified by a worker has the budget it would have had in the replica), and the run's sandbox
 // settings; its headers name the replica's verdict subject, the batch's message id (the queue's
-// dedup key) and, for a completion split out of a batch that crashed a worker, the crashes it
-// inherits. A worker extracts each answer, verifies it, and answers on the verdict subject with one
-// result per completion, by index: the answer it extracted and its verdict.
+// dedup key) and whether it is a completion split out of a batch whose worker died (it is then
+// verified alone, workers/blame.ts). A worker extracts each answer, verifies it, and answers on the
+// verdict subject with one result per completion, by index: the answer it extracted and its verdict.
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { z } from 'zod';
 import { TaskSchema } from '../server/schemas.js';
@@ -13,12 +13,12 @@ import { sandboxConfigSchema, type SandboxConfig } from '../../sandbox/config.js
 import type { Task } from '../../core/task.js';
 import { VERDICT_PREFIX } from './nats.js';
 
-/** An answer that crashed a worker this many times goes to the dead-letter subject and scores 0. */
+/** An answer that crashed this many workers verifying it alone goes to the dead-letter subject and scores 0. */
 export const MAX_CRASHES = 3;
 /** Most answers in one batch message. */
 export const MAX_BATCH = 256;
 
-export const HEADER = { reply: 'Cogen-Reply', crashes: 'Cogen-Crashes', msgId: 'Nats-Msg-Id' } as const;
+export const HEADER = { reply: 'Cogen-Reply', split: 'Cogen-Split', msgId: 'Nats-Msg-Id' } as const;
 
 const ItemSchema = z.object({
   i: z.number().int().nonnegative(),
@@ -116,19 +116,19 @@ export function readVerdicts(data: Uint8Array): Verdicts | null {
 /** A verdict subject: the prefix and one token of safe characters (a worker publishes nowhere else). */
 const REPLY = new RegExp(`^${VERDICT_PREFIX.replace(/\./g, '\\.')}[A-Za-z0-9_-]{1,64}$`);
 
-export function batchHeaders(reply: string, msgId: string, crashes = 0): MsgHdrs {
+export function batchHeaders(reply: string, msgId: string, split = false): MsgHdrs {
   const h = natsHeaders();
   h.set(HEADER.reply, reply);
   h.set(HEADER.msgId, msgId);
-  if (crashes > 0) h.set(HEADER.crashes, String(crashes));
+  if (split) h.set(HEADER.split, '1');
   return h;
 }
 
-/** A delivered batch message, checked: the batch, where its verdicts go, and the crashes it inherits; or a one-line reason it is refused. */
+/** A delivered batch message, checked: the batch, where its verdicts go, and whether it was split out of a batch whose worker died; or a one-line reason it is refused. */
 export function readBatch(
   data: Uint8Array,
   h: MsgHdrs | undefined,
-): { batch: Batch; reply: string; msgId: string; inherited: number } | { refused: string } {
+): { batch: Batch; reply: string; msgId: string; split: boolean } | { refused: string } {
   const reply = h?.get(HEADER.reply) ?? '';
   if (!REPLY.test(reply))
     return {
@@ -136,8 +136,8 @@ export function readBatch(
     };
   const msgId = h?.get(HEADER.msgId) ?? '';
   if (!msgId) return { refused: 'no message id' };
-  const inherited = Number(h?.get(HEADER.crashes) || 0);
-  if (!Number.isInteger(inherited) || inherited < 0) return { refused: `bad ${HEADER.crashes} header` };
+  const split = h?.get(HEADER.split) ?? '';
+  if (split !== '' && split !== '1') return { refused: `bad ${HEADER.split} header` };
   let raw: unknown;
   try {
     raw = JSON.parse(DECODER.decode(data));
@@ -149,7 +149,7 @@ export function readBatch(
     return {
       refused: `the batch is malformed: ${r.error.issues[0]!.path.join('.') || '(body)'}: ${r.error.issues[0]!.message}`,
     };
-  return { batch: r.data as unknown as Batch, reply, msgId, inherited };
+  return { batch: r.data as unknown as Batch, reply, msgId, split: split === '1' };
 }
 
 export function verdictsOf(

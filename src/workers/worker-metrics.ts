@@ -3,7 +3,7 @@
 // thread's busy time.
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { mainThreadBusySeconds } from '../server/metrics.js';
+import { mainThreadBusySeconds, queueRedeliveries } from '../server/metrics.js';
 import { queueStats } from './nats.js';
 
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
@@ -24,11 +24,7 @@ export function createWorkerMetrics(jsm: JetStreamManager) {
     help: 'Batches waiting in the queue or delivered and not yet acknowledged',
     registers: [registry],
   });
-  const queueRedelivered = new Gauge({
-    name: 'cogen_queue_redeliveries',
-    help: 'Batches the queue delivered again (all workers)',
-    registers: [registry],
-  });
+  const queueRedelivered = queueRedeliveries(registry);
   const busy = new Gauge({
     name: 'cogen_main_thread_busy_seconds_total',
     help: 'Seconds the main thread was busy since the process started',
@@ -62,7 +58,7 @@ export function createWorkerMetrics(jsm: JetStreamManager) {
       const q = await queueStats(jsm).catch(() => null);
       if (q) {
         depth.set(q.pending + q.ackPending);
-        queueRedelivered.set(q.redelivered);
+        queueRedelivered(q.redelivered);
       }
       return registry.metrics();
     },

@@ -1,11 +1,15 @@
 // A verification worker (`cogen worker --nats nats://…`, docs/scale-out.md): stateless, it pulls
 // batches from the queue's durable consumers, verifies them in its own sandbox pool with the run's
 // settings and each task's budget, answers with verdicts on the batch's verdict subject, and only
-// then acknowledges the batch. While it verifies it tells the queue it is still working (in-progress
-// acks), so a batch is delivered again only when its worker died or stalled, AckWait after its last
-// sign of life. A batch delivered again is one that crashed a worker: it is split and every answer
-// retried alone, so the answers beside a bad one keep their rewards; an answer that crashed a
-// worker MAX_CRASHES times goes to the dead-letter subject and scores 0 with a reason.
+// then acknowledges the batch. While it holds a batch it tells the queue it is still working
+// (in-progress acks), so a batch is delivered again only when its worker died or stalled, AckWait
+// after its last sign of life. A batch of several answers delivered again is split and every answer
+// retried alone, so the answers beside a bad one keep their rewards; an answer that crashed
+// MAX_CRASHES workers while they verified it alone (blame.ts) goes to the dead-letter subject and
+// scores 0 with a reason. A worker that is stopped (SIGTERM) finishes what it verifies and gives back
+// what it only holds, without blame.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { bridgeReady, notSetUpLine } from '../../bridges/index.js';
@@ -14,6 +18,8 @@ import type { SandboxConfig } from '../../sandbox/config.js';
 import type { Task } from '../../core/task.js';
 import { scoreHere, type Scored } from '../server/verifier.js';
 import { STREAM, SUBJECTS, connectNats, ensureQueue, watchReachable, type Lane } from './nats.js';
+import { BlameLedger } from './blame.js';
+import { Turns } from './turns.js';
 import {
   MAX_CRASHES,
   batchHeaders,
@@ -36,6 +42,8 @@ export interface WorkerOptions {
   log: (line: string) => void;
   /** Fault injection for tests and the chaos bench: the process kills itself (SIGKILL) on a batch with an answer containing this text. */
   crashOn?: string;
+  /** Fault injection for tests: the worker holds a batch with an answer containing this text for a minute before its turn (as if its pool were busy). */
+  stallOn?: string;
   /** Log a line when a batch is taken and when it is answered (the chaos bench follows batches by these). */
   trace?: boolean;
 }
@@ -66,8 +74,10 @@ class Answered {
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const { nc, display } = await connectNats(opts.nats, 'cogen-worker');
   let jsm: JetStreamManager;
+  let ledger: BlameLedger;
   try {
     jsm = await ensureQueue(nc, opts.ackWaitS);
+    ledger = await BlameLedger.open(nc, `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`);
   } catch (e) {
     await nc.close();
     throw e;
@@ -76,20 +86,21 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   if (bridgeReady()) lanes.push('bridged');
   else opts.log(`this worker takes no bridged rg.* batches: ${notSetUpLine()}`);
   const metrics = createWorkerMetrics(jsm);
-  const handler = new BatchHandler(nc, opts, metrics);
+  const stop = new AbortController();
+  const handler = new BatchHandler(nc, opts, metrics, ledger, stop.signal);
   const down = watchReachable(nc, display);
-  let stopping = false;
   const js = jetstream(nc);
   const pull = async (lane: Lane): Promise<void> => {
     const consumer = await js.consumers.get(STREAM, lane);
     let quiet = false;
-    while (!stopping) {
+    while (!stop.signal.aborted) {
       let m: JsMsg | null;
       try {
         m = await consumer.next({ expires: 1000 });
         quiet = false;
       } catch (e) {
-        if (!quiet && !stopping) opts.log(`pulling from ${lane}: ${(e as Error).message.split('\n')[0]} (retrying)`);
+        if (!quiet && !stop.signal.aborted)
+          opts.log(`pulling from ${lane}: ${(e as Error).message.split('\n')[0]} (retrying)`);
         quiet = true;
         await new Promise((r) => setTimeout(r, 250));
         continue;
@@ -110,7 +121,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     jsm,
     unavailable: down,
     async close() {
-      stopping = true;
+      // Batches waiting for their turn go back to the queue; those being verified finish.
+      stop.abort(new Error('the worker is stopping'));
       await Promise.allSettled(loops);
       await handler.close();
       await nc.drain().catch(() => {});
@@ -121,12 +133,15 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
 class BatchHandler {
   private readonly answered = new Answered(4096);
   private readonly sandboxes = new Map<string, Promise<Sandbox>>();
+  private readonly turns = new Turns();
   private readonly js;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly opts: WorkerOptions,
     private readonly metrics: WorkerMetrics,
+    private readonly ledger: BlameLedger,
+    private readonly stopping: AbortSignal,
   ) {
     this.js = jetstream(nc);
   }
@@ -140,11 +155,13 @@ class BatchHandler {
       m.term();
       return;
     }
-    const { batch, reply, msgId, inherited } = read;
+    const { batch, reply, msgId, split } = read;
     const deliveries = m.info.deliveryCount;
     if (deliveries > 1) {
       this.metrics.redeliveries.inc();
-      this.opts.log(`batch ${msgId} delivered again (delivery ${deliveries}): the worker that had it died or stalled`);
+      this.opts.log(
+        `batch ${msgId} delivered again (delivery ${deliveries}): the worker that had it died, stalled or stopped`,
+      );
     }
     const known = this.answered.get(msgId);
     if (known) {
@@ -154,10 +171,35 @@ class BatchHandler {
       return;
     }
     if (this.opts.trace) this.opts.log(`took batch ${msgId}`);
-    const crashes = inherited + deliveries - 1;
-    if (crashes > 0 && batch.items.length > 1) await this.split(m, batch, reply, msgId, crashes);
-    else if (crashes >= MAX_CRASHES) await this.deadLetter(m, batch, reply, msgId, crashes);
-    else await this.verify(m, batch, reply, msgId);
+    if (deliveries > 1 && batch.items.length > 1) return this.split(m, batch, reply, msgId);
+    // Signs of life for as long as it holds the batch: waiting for its turn, or verifying.
+    const alive = setInterval(() => m.working(), Math.max(200, (this.opts.ackWaitS * 1000) / 3));
+    try {
+      await this.take(m, batch, reply, msgId, split || deliveries > 1);
+    } catch (e) {
+      if (!this.stopping.aborted) throw e;
+      // Stopped before its turn: back to the queue at once, with no claim on it, so without blame.
+      m.nak();
+      this.opts.log(`gave batch ${msgId} back to the queue (stopping)`);
+    } finally {
+      clearInterval(alive);
+    }
+  }
+
+  /** Waits for its turn (alone for an answer under suspicion, which the ledger then claims), and verifies. */
+  private async take(m: JsMsg, batch: Batch, reply: string, msgId: string, suspect: boolean): Promise<void> {
+    const alone = suspect && batch.items.length === 1;
+    if (this.opts.stallOn && batch.items.some((it) => it.completion.includes(this.opts.stallOn!)))
+      await abortableSleep(60_000, this.stopping);
+    const end = await this.turns.take(alone, this.stopping);
+    try {
+      if (!alone) return await this.verify(m, batch, reply, msgId);
+      const crashes = await this.ledger.claim(msgId, MAX_CRASHES);
+      if (crashes >= MAX_CRASHES) return await this.deadLetter(m, batch, reply, msgId, crashes);
+      await this.verify(m, batch, reply, msgId, () => this.ledger.close(msgId));
+    } finally {
+      end();
+    }
   }
 
   /** Acknowledges a batch whose verdicts went out (or that went back to the queue split); traced first, so a traced batch not yet answered was never acknowledged. */
@@ -166,18 +208,18 @@ class BatchHandler {
     await m.ackAck();
   }
 
-  /** A batch that crashed a worker: every answer goes back to the queue alone, with the crash it inherits. */
-  private async split(m: JsMsg, batch: Batch, reply: string, msgId: string, crashes: number): Promise<void> {
+  /** A batch whose worker died or stopped: every answer goes back to the queue alone, under suspicion. */
+  private async split(m: JsMsg, batch: Batch, reply: string, msgId: string): Promise<void> {
     for (const item of batch.items) {
       const id = `${msgId}/${item.i}`;
       // Its message id makes a second split of the same batch (this worker dying half-way) a no-op.
       await this.js.publish(m.subject, encode(single(batch, item)), {
         msgID: id,
-        headers: batchHeaders(reply, id, crashes),
+        headers: batchHeaders(reply, id, true),
       });
     }
     this.metrics.splits.inc();
-    this.opts.log(`batch ${msgId} crashed a worker: split into ${batch.items.length} answers, each retried alone`);
+    this.opts.log(`batch ${msgId} lost its worker: split into ${batch.items.length} answers, each verified alone`);
     await this.done(m, msgId);
   }
 
@@ -192,29 +234,32 @@ class BatchHandler {
     this.answered.set(msgId, out);
     this.nc.publish(reply, encode(out));
     this.metrics.deadLetters.inc();
-    this.opts.log(`answer ${msgId} crashed a worker ${crashes} times: sent to ${SUBJECTS.dead}, scored 0`);
+    this.opts.log(`answer ${msgId} crashed ${crashes} workers verifying it alone: sent to ${SUBJECTS.dead}, scored 0`);
     await this.done(m, msgId);
   }
 
-  private async verify(m: JsMsg, batch: Batch, reply: string, msgId: string): Promise<void> {
-    const alive = setInterval(() => m.working(), Math.max(200, (this.opts.ackWaitS * 1000) / 3));
+  /** Verifies, publishes the verdicts, runs `after` (the claim closed), and only then acknowledges. */
+  private async verify(
+    m: JsMsg,
+    batch: Batch,
+    reply: string,
+    msgId: string,
+    after?: () => Promise<void>,
+  ): Promise<void> {
     const t0 = performance.now();
-    try {
-      if (this.opts.crashOn && batch.items.some((it) => it.completion.includes(this.opts.crashOn!)))
-        process.kill(process.pid, 'SIGKILL');
-      const sandbox = await this.sandboxFor(batch.sandbox);
-      const scored = await scoreSafely(
-        sandbox,
-        batch.items.map((it) => ({ task: batch.tasks[it.t]!, completion: it.completion })),
-      );
-      const out = verdictsOf(batch.batch, batch.items, scored);
-      this.answered.set(msgId, out);
-      this.nc.publish(reply, encode(out));
-      this.metrics.answered(batch.items.length, (performance.now() - t0) / 1000);
-      await this.done(m, msgId);
-    } finally {
-      clearInterval(alive);
-    }
+    if (this.opts.crashOn && batch.items.some((it) => it.completion.includes(this.opts.crashOn!)))
+      process.kill(process.pid, 'SIGKILL');
+    const sandbox = await this.sandboxFor(batch.sandbox);
+    const scored = await scoreSafely(
+      sandbox,
+      batch.items.map((it) => ({ task: batch.tasks[it.t]!, completion: it.completion })),
+    );
+    const out = verdictsOf(batch.batch, batch.items, scored);
+    this.answered.set(msgId, out);
+    this.nc.publish(reply, encode(out));
+    this.metrics.answered(batch.items.length, (performance.now() - t0) / 1000);
+    await after?.();
+    await this.done(m, msgId);
   }
 
   /** One sandbox pool per distinct sandbox setting (a run has one), made on first use. */
@@ -236,6 +281,14 @@ class BatchHandler {
     await Promise.all([...this.sandboxes.values()].map(async (s) => (await s).close().catch(() => {})));
   }
 }
+
+/** Waits `ms`, or rejects once `signal` aborts. */
+const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason as Error)), { once: true });
+  });
 
 /** Results in order; a completion whose verification throws (not a crash: an error) scores 0 with the error as its reason. */
 async function scoreSafely(sandbox: Sandbox, items: { task: Task; completion: string }[]): Promise<Scored[]> {
