@@ -3,9 +3,16 @@
 // random replica or worker killed with SIGKILL and restarted every 6–9 s for 25 s. Every
 // acknowledged score is in the store exactly once, no key is answered twice with different bodies,
 // clients see only retriable errors, and every restarted process answers again (how fast is
-// bench:scale-chaos's to measure).
+// bench:scale-chaos's to measure). Then the short version of bench:scale-chaos --services
+// (bench/scale/service-faults.ts): PostgreSQL stopped -m immediate, a replica paused while it holds
+// the writer lock, and (where this machine makes network namespaces) a partition between a replica
+// and PostgreSQL, each on a fresh cluster under load: no cogen process exits, the store holds every
+// acknowledged request once with its rewards, the outage's requests get 503s or failed connections,
+// and every replica and worker serves again, with nothing restarted by hand.
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChaos } from '../bench/scale/chaos.js';
+import { namespacesUnavailable } from '../bench/scale/netns.js';
+import { runServiceFault, type ServiceFault } from '../bench/scale/service-faults.js';
 import { isCI, natsUrl, postgresUrl } from './services.js';
 import { startNats, stopLocalServices } from './setup/local-services.js';
 import { tempDir } from './helpers.js';
@@ -48,4 +55,25 @@ describe('replicas and workers under kill -9', () => {
     expect(report.acked).toBeGreaterThan(10);
     expect(report.errors.other).toEqual([]);
   }, 240_000);
+
+  it('ride out faults of the services: lose nothing, exit never, serve again', async () => {
+    const faults: ServiceFault[] = ['pg-stop', 'pause', ...(namespacesUnavailable() ? [] : ['partition-pg' as const])];
+    for (const fault of faults) {
+      const r = await runServiceFault({
+        fault,
+        preset: 'smoke',
+        clients: 2,
+        calmSeconds: 3,
+        // Past the server's 4 s limits, for the pause.
+        outageSeconds: 6,
+        afterSeconds: 5,
+        runsDir: tempDir('cogen-svc-'),
+        log: () => undefined,
+      });
+      await stopLocalServices();
+      expect({ fault, violations: r.violations }).toEqual({ fault, violations: [] });
+      expect(r.acked).toBeGreaterThan(5);
+      if (r.pause) expect(r.pause.heldLock).toBe(true);
+    }
+  }, 420_000);
 });

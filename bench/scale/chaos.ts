@@ -7,10 +7,10 @@
 // answer within 5 s, and a killed worker's batches must be delivered again within 5 s.
 import pg from 'pg';
 import { freePort } from '../../test/setup/local-services.js';
-import { referenceAnswer, type Task } from '../../core/task.js';
 import { parsePgUrl } from '../../src/run/testing.js';
 import { proc, type Proc } from './procs.js';
-import { audit, noteAck, type Ack } from './audit.js';
+import { trainer, type Outcome } from './trainer.js';
+import { audit, type Ack } from './audit.js';
 
 export interface ChaosOptions {
   preset: string;
@@ -122,8 +122,28 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const calmEnd = t0 + o.calmSeconds * 1000;
     const end = calmEnd + o.chaosSeconds * 1000;
     const refs = new Map<string, string>();
+    const onOutcome = (x: Outcome) => {
+      if (x.status === 200 && x.path === '/v1/score')
+        if (x.sent < calmEnd) report.rewards.calm += x.items;
+        else report.rewards.chaos += x.items;
+      else if (x.status === 503 && x.retryAfter) report.errors.retriable503++;
+      else if (x.status === 0) report.errors.connection++;
+      else if (x.status !== 200) report.errors.other.push(`${x.path} on ${x.replica}: ${x.status} ${x.detail ?? ''}`);
+    };
     const clients = Array.from({ length: o.clients }, (_, c) =>
-      client(c, replicas, db, runId, refs, end, calmEnd, acks, report),
+      trainer({
+        name: `chaos-${c}`,
+        first: c,
+        replicas,
+        db,
+        runId,
+        refs,
+        tasksPerRequest: 4,
+        end,
+        resend: true,
+        acks,
+        onOutcome,
+      }),
     );
     const killer = killLoop(o, replicas, workers, calmEnd, end, report);
     await Promise.all([...clients, killer]);
@@ -133,84 +153,6 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   } finally {
     await Promise.all([...replicas, ...workers].map((p) => p.stop()));
     await db.end();
-  }
-}
-
-/** One trainer: samples, scores half right and half wrong with a key of its own, fails over on retriable errors with the same key. */
-async function client(
-  c: number,
-  replicas: Proc[],
-  db: pg.Pool,
-  runId: string,
-  refs: Map<string, string>,
-  end: number,
-  calmEnd: number,
-  acks: Map<string, Ack>,
-  report: ChaosReport,
-): Promise<void> {
-  let at = c % replicas.length;
-  let n = 0;
-  /** A request sent to the replicas in turn until one answers 200 (or the run ends); null when it did not. */
-  const send = async (path: string, body: unknown): Promise<unknown> => {
-    while (performance.now() < end + 60_000) {
-      const r = replicas[at]!;
-      try {
-        const res = await fetch(`${r.url}${path}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(75_000),
-        });
-        const text = await res.text();
-        if (res.status === 200) return JSON.parse(text);
-        if (res.status === 503 && res.headers.get('retry-after')) report.errors.retriable503++;
-        else report.errors.other.push(`${path} on ${r.name}: ${res.status} ${text.slice(0, 200)}`);
-        at = (at + 1) % replicas.length;
-        await sleep(res.status === 503 ? 200 : 1000);
-      } catch (e) {
-        report.errors.connection++;
-        at = (at + 1) % replicas.length;
-        await sleep(100);
-        void e;
-      }
-      if (performance.now() > end && path === '/v1/sample') return null;
-    }
-    return null;
-  };
-  while (performance.now() < end) {
-    const sampled = (await send('/v1/sample', { n: 4 })) as { tasks: { id: string }[] } | null;
-    if (!sampled) break;
-    const ids = sampled.tasks.map((t) => t.id);
-    const missing = ids.filter((id) => !refs.has(id));
-    if (missing.length) {
-      const rows = await db.query<{ id: string; data: string }>(
-        `SELECT id, data FROM "${runId}".tasks WHERE id = ANY($1)`,
-        [missing],
-      );
-      for (const r of rows.rows) refs.set(r.id, referenceAnswer(JSON.parse(r.data) as Task));
-    }
-    const items = ids.flatMap((id, k) => [
-      { task_id: id, completion: `ANSWER: ${(refs.get(id) ?? '0').split('\n').join(' ')} // ${c}-${n}-${k}` },
-      { task_id: id, completion: `ANSWER: "not it ${c}-${n}-${k}"` },
-    ]);
-    const key = `chaos-${c}-${n++}`;
-    const res = (await send('/v1/score', { items, idempotency_key: key })) as {
-      step: number;
-      results: unknown[];
-    } | null;
-    if (!res) continue;
-    noteAck(acks, key, res);
-    if (performance.now() < calmEnd) report.rewards.calm += items.length;
-    else report.rewards.chaos += items.length;
-    // Now and then the same request again, on another replica: it must get the same body back.
-    if (n % 5 === 0) {
-      at = (at + 1) % replicas.length;
-      const again = (await send('/v1/score', { items, idempotency_key: key })) as {
-        step: number;
-        results: unknown[];
-      } | null;
-      if (again) noteAck(acks, key, again);
-    }
   }
 }
 

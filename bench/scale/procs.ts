@@ -18,6 +18,8 @@ export interface Proc {
   lines: { t: number; line: string; gen: number }[];
   /** How many times it was started, less one: the start the current process is. */
   gen: number;
+  /** Every exit so far: the start it ended, its code or signal, and when (ms, performance.now()). */
+  exits: { gen: number; code: number | null; signal: NodeJS.Signals | null; t: number }[];
   /** Resolves once the current process exited and its stderr was read to the end. */
   closed(): Promise<void>;
   start(): void;
@@ -27,29 +29,39 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/**
+ * A `cogen` process on `port`. `host`: the address it is reached at (and binds, when not loopback);
+ * `wrap`: a command line it runs under, such as `ip netns exec <ns>` (which execs, so signals reach it).
+ */
 export function proc(
   name: string,
   kind: Proc['kind'],
   port: number,
   args: string[],
   env: Record<string, string> = {},
+  where: { host?: string; wrap?: string[] } = {},
 ): Proc {
   let startedAt = 0;
+  const host = where.host ?? '127.0.0.1';
+  const argv = [process.execPath, CLI, ...args, '--port', String(port), ...(where.host ? ['--host', host] : [])];
+  const command = [...(where.wrap ?? []), ...argv];
   const p: Proc = {
     name,
     kind,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     child: null,
     lines: [],
     gen: -1,
+    exits: [],
     start() {
       startedAt = performance.now();
       const gen = ++p.gen;
-      const child = spawn(process.execPath, [CLI, ...args, '--port', String(port)], {
+      const child = spawn(command[0]!, command.slice(1), {
         cwd: ROOT,
         env: { ...process.env, ...env },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
+      child.once('exit', (code, signal) => p.exits.push({ gen, code, signal, t: performance.now() }));
       let buf = '';
       child.stderr!.on('data', (d: Buffer) => {
         buf += d.toString();

@@ -188,6 +188,12 @@ export async function postgresServer(opts: { listen?: string[] } = {}): Promise<
       const c = spawn(run.cmd, run.args, { stdio: 'ignore' });
       child = c;
       await waitForPort(port, 60_000, () => c.exitCode === null);
+      // Listening is not yet accepting: after a stop -m immediate the server first replays its WAL.
+      const end = Date.now() + 60_000;
+      while (spawnSync(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)]).status !== 0) {
+        if (Date.now() > end) throw new Error(`PostgreSQL on ${port} did not accept connections after 60 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
     async stop(mode = 'immediate') {
       const c = child;

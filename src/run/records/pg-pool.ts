@@ -26,6 +26,13 @@ export const PG_LIMITS = {
   connectTimeoutMs: 5000,
 } as const;
 
+/**
+ * For a transaction that holds no writer lock and may wait on something else for a while (a new
+ * run drawing its probes under the creation lock, a drain to Neo4j under its cursor's lock): it
+ * blocks no commit, so the server's short idle limit does not apply to it.
+ */
+export const PATIENT_TX = `SET LOCAL idle_in_transaction_session_timeout = ${PG_LIMITS.statementTimeoutMs * 10}`;
+
 export interface PoolEvents {
   /** A connection failed (first failure of an outage only). */
   lost(message: string): void;

@@ -14,7 +14,7 @@ import { StoreError, type EpisodeRow, type StoredRequest } from './store.js';
 import type { GraphSink } from '../parts.js';
 import { pgSchema, schemaOf, storableText } from './pg-schema.js';
 import { parsePgUrl } from './pg-url.js';
-import { PG_LIMITS, breaksConnection, openPool, withDeadline } from './pg-pool.js';
+import { PATIENT_TX, PG_LIMITS, breaksConnection, openPool, withDeadline } from './pg-pool.js';
 import { writeOps } from './pg-writes.js';
 import { prefetch, snapshotOf, tasksSince } from './pg-reads.js';
 import type { LockedState, ServedRecords, WriteOp, WriterTx } from './types.js';
@@ -49,7 +49,8 @@ export class PgRecords implements ServedRecords {
   /** Connects, and creates the run's schema and tables when they are missing. */
   static async open(url: string, runId: string, localDir: string, log: (line: string) => void): Promise<PgRecords> {
     const target = parsePgUrl(url);
-    const { pool, ok } = openPool(target.config, `cogen serve ${runId}`, {
+    // The pid first: PostgreSQL keeps 63 bytes of it, and pg_stat_activity tells replicas apart by it.
+    const { pool, ok } = openPool(target.config, `cogen ${process.pid} ${runId}`, {
       lost: (line) => log(`PostgreSQL at ${target.display}: ${line}`),
       back: () => log(`PostgreSQL at ${target.display} answers again`),
     });
@@ -80,6 +81,7 @@ export class PgRecords implements ServedRecords {
    */
   async initialise(init: () => Promise<{ meta: Record<string, string>; events: GraphEvent[] }>): Promise<boolean> {
     return this.tx(async (c) => {
+      await c.query(PATIENT_TX);
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cogen create ${this.s}`]);
       const found = await c.query(`SELECT 1 FROM ${this.s}.meta WHERE key = 'kind'`);
       if (found.rowCount) return false;
@@ -239,6 +241,7 @@ export class PgRecords implements ServedRecords {
 
   private drainShared(sink: GraphSink, batchSize: number) {
     return this.tx(async (c) => {
+      await c.query(PATIENT_TX);
       await c.query(`INSERT INTO ${this.s}.outbox_cursor (sink, seq) VALUES ($1, 0) ON CONFLICT (sink) DO NOTHING`, [
         sink.name,
       ]);
