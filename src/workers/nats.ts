@@ -91,7 +91,9 @@ export async function ensureQueue(nc: NatsConnection, ackWaitS: number): Promise
   try {
     jsm = await jetstreamManager(nc);
   } catch (e) {
-    throw new UserError(`the NATS server has no JetStream (start it with -js): ${(e as Error).message.split('\n')[0]}`);
+    throw new UserError(
+      `the NATS server has no JetStream (start it with -js, or give its config a jetstream block: docs/scale-out.md): ${(e as Error).message.split('\n')[0]}`,
+    );
   }
   const has = async (f: () => Promise<unknown>) =>
     f().then(
