@@ -18,7 +18,7 @@
 // the store holds), every replica and worker serves again within 10 s of the service's return, and
 // a paused replica blocks the other's commits for at most 10 s. Writes
 // bench/results/scale-chaos-services.json and .md; exits 1 when a check fails.
-//   npx tsx bench/scale-chaos.ts --services [--runs 3] [--faults pg-stop,nats-kill,pause,partition-pg,partition-nats]
+//   npx tsx bench/scale-chaos.ts --services [--runs 3] [--faults pg-stop,nats-kill,pause,partition-pg,partition-nats] [--out NAME]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     services: { type: 'boolean', default: false },
     runs: { type: 'string', default: '3' },
     faults: { type: 'string' },
+    out: { type: 'string' },
   },
 });
 
@@ -106,7 +107,7 @@ async function main() {
 }
 
 (args.services
-  ? runServices({ runs: Number(args.runs), faults: args.faults?.split(','), preset: args.preset! })
+  ? runServices({ runs: Number(args.runs), faults: args.faults?.split(','), preset: args.preset!, out: args.out })
   : main()
 ).then(
   (ok) => process.exit(ok ? 0 : 1),

@@ -27,7 +27,13 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
-export async function runServices(o: { runs: number; faults?: string[]; preset: string }): Promise<boolean> {
+export async function runServices(o: {
+  runs: number;
+  faults?: string[];
+  preset: string;
+  /** The results' file name in bench/results (without .json or .md). */
+  out?: string;
+}): Promise<boolean> {
   const faults = (o.faults ?? SERVICE_FAULTS) as ServiceFault[];
   const unknown = faults.find((f) => !SERVICE_FAULTS.includes(f));
   if (unknown) throw new Error(`--faults: no fault "${unknown}" (${SERVICE_FAULTS.join(', ')})`);
@@ -66,9 +72,17 @@ export async function runServices(o: { runs: number; faults?: string[]; preset: 
   console.log(`${table}\n\n${lockHoldLine(reports)}`);
   const out = join(ROOT, 'bench', 'results');
   mkdirSync(out, { recursive: true });
-  const meta = { date: new Date().toISOString(), cores: cpus().length, load: load0, preset: o.preset, runs: o.runs };
-  writeFileSync(join(out, 'scale-chaos-services.json'), `${JSON.stringify({ ...meta, reports }, null, 2)}\n`);
-  writeFileSync(join(out, 'scale-chaos-services.md'), markdown(meta, table, reports));
+  const meta = {
+    command: `npm run bench:scale-chaos -- ${process.argv.slice(2).join(' ')}`,
+    date: new Date().toISOString(),
+    cores: cpus().length,
+    load: load0,
+    preset: o.preset,
+    runs: o.runs,
+  };
+  const name = o.out ?? 'scale-chaos-services';
+  writeFileSync(join(out, `${name}.json`), `${JSON.stringify({ ...meta, reports }, null, 2)}\n`);
+  writeFileSync(join(out, `${name}.md`), markdown(meta, table, reports));
   return reports.every((r) => r.violations.length === 0);
 }
 
@@ -84,7 +98,7 @@ function timed(r: FaultRunReport): void {
   if (r.pause && !r.pause.heldLock) r.violations.push(`the paused replica was never caught holding the writer lock`);
 }
 
-function markdown(
+export function markdown(
   meta: Record<string, unknown>,
   table: string,
   reports: (FaultRunReport & { load: string })[],
@@ -95,8 +109,13 @@ function markdown(
   });
   return `# bench:scale-chaos --services
 
-\`npm run bench:scale-chaos -- --services --runs ${String(meta.runs)}\` (${String(meta.date)}, ${String(meta.cores)} cores, load ${String(meta.load)} at the start; preset ${String(meta.preset)}).
+\`${String(meta.command ?? `npm run bench:scale-chaos -- --services --runs ${String(meta.runs)}`)}\` (${String(meta.date)}, ${String(meta.cores)} cores, load ${String(meta.load)} at the start; preset ${String(meta.preset)}).
 Each run: a fresh PostgreSQL, nats-server, 2 replicas and 3 workers; 4 trainers with idempotency keys and one probe per replica; 10 s of load, the fault, 20 s after the service's return. Nothing is restarted by hand.
+Outage: ${Object.entries(OUTAGE)
+    .map(([f, sec]) => `${f} ${sec} s`)
+    .join(
+      ', ',
+    )}. "Back" is measured from the service's return (PostgreSQL accepting connections again, nats-server listening, SIGCONT, the link healed) to each replica's probe's first 2xx and each worker's first answered batch; the outage's answers are those of the requests sent between the fault and the return; "blocked" is the longest the other replica's probe went without a 2xx from the pause to its first 2xx after the return.
 
 ${table}
 

@@ -54,6 +54,8 @@ export interface FaultRunReport {
   exits: string[];
   /** Per process: ms from the service's return to its first commit (a replica) or answered batch (a worker); null: none seen. */
   recovery: { name: string; ms: number | null }[];
+  /** Rewards/s acknowledged before the fault (the peer) and after the return. */
+  rates: { before: number; after: number };
   /** What the requests sent during the outage got. */
   outage: { sent: number; committed: number; retriable503: number; connection: number; other: string[] };
   /** pause: whether the stopped replica held the writer lock, after how many tries, and the other replica's longest wait for a commit while it was stopped (ms). */
@@ -160,6 +162,10 @@ async function underLoad(o: FaultRunOptions, c: Cluster, db: pg.Pool): Promise<F
       .concat(c.workers)
       .flatMap((p) => p.exits.map((e) => `${p.name} exited (${e.signal ?? e.code}): ${lastLines(p)}`)),
     recovery,
+    rates: {
+      before: rate(outcomes, t0, fault.at),
+      after: rate(outcomes, returned, end),
+    },
     outage: outageAnswers(outcomes, fault.at, returned),
     ...(fault.pause
       ? { pause: { ...fault.pause, blockMs: longestWait(outcomes, fault.pause.other, fault.at, returned) } }
@@ -257,6 +263,13 @@ async function recovered(
     ...c.workers.map((p) => ({ name: p.name, ms: workerMs(p) })),
   ];
 }
+
+/** Rewards/s of the score requests acknowledged between `from` and `to`. */
+const rate = (outcomes: Outcome[], from: number, to: number): number =>
+  outcomes
+    .filter((x) => x.path === '/v1/score' && x.status === 200 && x.at >= from && x.at < to)
+    .reduce((n, x) => n + x.items, 0) /
+  ((to - from) / 1000);
 
 /** What the requests sent between the fault and the return got. */
 function outageAnswers(outcomes: Outcome[], from: number, to: number): FaultRunReport['outage'] {
