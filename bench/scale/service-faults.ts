@@ -315,8 +315,8 @@ async function lockHeld(replicas: Proc[], token: string): Promise<Record<string,
   return out;
 }
 
-const lastLines = (p: Proc) =>
-  p.lines
-    .slice(-2)
-    .map((l) => l.line)
-    .join(' | ');
+/** The error a process died of (its stderr's first line naming one, among its last), else its last line. */
+const lastLines = (p: Proc) => {
+  const tail = p.lines.slice(-30).map((l) => l.line);
+  return tail.find((l) => /Error\b/.test(l)) ?? tail.at(-1) ?? '';
+};
