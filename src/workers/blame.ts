@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV } from '@nats-io/kv';
+import { UserError } from '../../core/errors.js';
 
 export const BLAME_BUCKET = 'COGEN_VERIFY_BLAME';
 /** How long the ledger remembers an answer: as long as the queue keeps a batch. */
@@ -29,7 +30,13 @@ export class BlameLedger {
   ) {}
 
   static async open(nc: NatsConnection, me: string): Promise<BlameLedger> {
-    return new BlameLedger(await new Kvm(nc).create(BLAME_BUCKET, { history: 1, ttl: KEEP_MS }), me);
+    try {
+      return new BlameLedger(await new Kvm(nc).create(BLAME_BUCKET, { history: 1, ttl: KEEP_MS }), me);
+    } catch (e) {
+      throw new UserError(
+        `cannot open the key-value bucket ${BLAME_BUCKET} on the NATS server: ${(e as Error).message.split('\n')[0]}`,
+      );
+    }
   }
 
   /**
@@ -41,7 +48,8 @@ export class BlameLedger {
     for (let attempt = 0; ; attempt++) {
       const e = await this.kv.get(key);
       const prev: Claim = e?.operation === 'PUT' ? e.json<Claim>() : { crashes: 0, open: null };
-      const crashes = prev.crashes + (prev.open === null ? 0 : 1);
+      // A claim of this worker's own (its verdict out, the claim not closed: NATS was away) is no death.
+      const crashes = prev.crashes + (prev.open === null || prev.open === this.me ? 0 : 1);
       const next = JSON.stringify({ crashes, open: crashes >= max ? null : this.me } satisfies Claim);
       try {
         if (e?.operation === 'PUT') await this.kv.update(key, next, e.revision);

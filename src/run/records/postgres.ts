@@ -34,8 +34,8 @@ export class PgRecords implements ServedRecords {
   private localGraph: Database.Database | null = null;
   /** When this replica's writer began waiting for the run's writer lock (null: not waiting). */
   private lockWaitSince: number | null = null;
-  /** Why the last wait for the lock failed (it timed out), until a wait succeeds. */
-  private lockRefused: string | null = null;
+  /** Why the last wait for the lock failed (it timed out), and when; reported until a wait succeeds, for LOCK_SLOW_MS × 5 at most (a replica that /health keeps out of traffic would never wait again). */
+  private lockRefused: { why: string; at: number } | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -136,7 +136,8 @@ export class PgRecords implements ServedRecords {
       this.lockRefused = null;
       return locked;
     } catch (e) {
-      if ((e as { code?: string }).code === '55P03') this.lockRefused = this.lost(e).message;
+      if ((e as { code?: string }).code === '55P03')
+        this.lockRefused = { why: this.lost(e).message, at: performance.now() };
       throw e;
     } finally {
       this.lockWaitSince = null;
@@ -277,7 +278,7 @@ export class PgRecords implements ServedRecords {
     const waited = this.lockWaitSince === null ? 0 : performance.now() - this.lockWaitSince;
     if (waited > LOCK_SLOW_MS)
       return `the run store (PostgreSQL at ${this.where}): waiting ${(waited / 1000).toFixed(1)} s for the run's writer lock (another replica holds it)`;
-    if (this.lockRefused) return this.lockRefused;
+    if (this.lockRefused && performance.now() - this.lockRefused.at < LOCK_SLOW_MS * 5) return this.lockRefused.why;
     try {
       await this.query('SELECT 1', [], PG_LIMITS.pingTimeoutMs);
       return null;
