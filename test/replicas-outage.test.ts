@@ -213,4 +213,46 @@ describe('replicas through faults of PostgreSQL and of themselves', () => {
     expect(await scored(a!, runId, 'doomed', acks, items)).toMatchObject({ replayed: true });
     expect(await audit(db, runId, acks)).toEqual([]);
   }, 180_000);
+
+  it('start two replicas of a new run at once: the second waits for the first to create it, however long, and joins', async () => {
+    const runId = `faults-${process.pid}-${ids++}`;
+    const dir = tempDir('cogen-replica-faults-');
+    const [a, b] = await Promise.all(
+      [0, 1].map(async (i) => {
+        const args = [
+          'serve',
+          '--preset',
+          'smoke',
+          '--store',
+          server.url,
+          '--run-id',
+          runId,
+          '--runs-dir',
+          `${dir}/${i}`,
+        ];
+        const env = { PGPASSWORD: server.password, ...(i === 0 ? { COGEN_FAULT_PAUSE_IN_CREATION: runId } : {}) };
+        const p = proc(`replica ${i}`, 'replica', await freePort(), args, env);
+        procs.push(p);
+        return p;
+      }),
+    );
+    // A stops inside the run's creation; B, started beside it, waits for the creation lock past the 4 s lock limit.
+    a!.start();
+    await until('paused', () => isStopped(a!.child!.pid!));
+    b!.start();
+    await until('waiting for the creation past the lock limit', async () => {
+      if (b!.child!.exitCode !== null) expect.fail(`B exited: ${b!.lines.map((l) => l.line).join(' | ')}`);
+      const waiting = await db.query(
+        `SELECT 1 FROM pg_stat_activity WHERE application_name LIKE $1 AND wait_event_type = 'Lock' AND now() - query_start > interval '6 seconds'`,
+        [`cogen ${b!.child!.pid} %`],
+      );
+      return (waiting.rowCount ?? 0) > 0;
+    });
+    a!.child!.kill('SIGCONT');
+    await Promise.all([a!.healthy(), b!.healthy()]);
+    const acks = new Map<string, Ack>();
+    await scored(b!, runId, 'b1', acks);
+    await scored(a!, runId, 'a1', acks);
+    expect(await audit(db, runId, acks)).toEqual([]);
+  }, 180_000);
 });

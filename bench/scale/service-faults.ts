@@ -57,7 +57,15 @@ export interface FaultRunReport {
   /** Rewards/s acknowledged before the fault (the peer) and after the return. */
   rates: { before: number; after: number };
   /** What the requests sent during the outage got. */
-  outage: { sent: number; committed: number; retriable503: number; connection: number; other: string[] };
+  outage: {
+    sent: number;
+    committed: number;
+    /** 2xx scores each replica answered before the return, whenever sent (a replica cut off from PostgreSQL, or paused, answers none after its requests in flight). */
+    committedBy: Record<string, number>;
+    retriable503: number;
+    connection: number;
+    other: string[];
+  };
   /** pause: whether the stopped replica held the writer lock, after how many tries, and the other replica's longest wait for a commit while it was stopped (ms). */
   pause?: { heldLock: boolean; tries: number; blockMs: number };
   /** Commits' lock hold times as the replicas' /metrics counted them: bucket upper bound (s) → commits at or under it. */
@@ -277,6 +285,14 @@ function outageAnswers(outcomes: Outcome[], from: number, to: number): FaultRunR
   return {
     sent: during.length,
     committed: during.filter((x) => x.status === 200).length,
+    committedBy: Object.fromEntries(
+      [...new Set(outcomes.map((x) => x.replica))].map((r) => [
+        r,
+        outcomes.filter(
+          (x) => x.replica === r && x.status === 200 && x.path === '/v1/score' && x.at > from && x.at <= to,
+        ).length,
+      ]),
+    ),
     retriable503: during.filter((x) => x.status === 503 && x.retryAfter).length,
     connection: during.filter((x) => x.status === 0).length,
     other: during

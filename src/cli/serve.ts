@@ -63,6 +63,14 @@ export function serveCommand(program: Command): void {
         .env('COGEN_FAULT_PAUSE_IN_LOCK')
         .hideHelp(),
     )
+    .addOption(
+      new Option(
+        '--fault-pause-in-creation <run-id>',
+        "fault injection for tests and benches: SIGSTOP this process inside the creation lock of the run with this id, before it draws the run's probes",
+      )
+        .env('COGEN_FAULT_PAUSE_IN_CREATION')
+        .hideHelp(),
+    )
     .action(async (o) => {
       const runsDir = resolve(o.runsDir);
       let config;
@@ -91,7 +99,11 @@ export function serveCommand(program: Command): void {
         log,
         store: o.store,
         verify: o.verify,
-        faults: { killAfterCommit: o.faultKillAfterCommit, pauseInLock: o.faultPauseInLock },
+        faults: {
+          killAfterCommit: o.faultKillAfterCommit,
+          pauseInLock: o.faultPauseInLock,
+          pauseInCreation: o.faultPauseInCreation,
+        },
       });
       const goesOn = o.store
         ? `any replica with --store ${server.run.records.where} --run-id ${server.run.runId} goes on`

@@ -30,7 +30,7 @@ import { UserError } from '../../core/errors.js';
 import { ServedRun } from './served-run.js';
 import { Curriculum, initialState, type ServedState } from './served-state.js';
 import { localVerifier, type Verifier } from './verifier.js';
-import type { Faults } from './faults.js';
+import { strike, type Faults } from './faults.js';
 
 export interface ServedRunOptions {
   runsDir: string;
@@ -122,12 +122,14 @@ async function openPostgres(
   made: Creation,
   opening: RunOpening,
   log: (line: string) => void,
+  faults?: Faults,
 ): Promise<OpenedRecords> {
   const sandbox = box.sandbox;
   const pg = await PgRecords.open(url, runId, dir, log);
   opening.add(() => pg.close());
   let stored: StoredProbes | null = null;
   const created = await pg.initialise(async () => {
+    strike(faults, 'pauseInCreation', runId);
     const seen = new Set<string>();
     const probes = await drawRunProbes(config, sandbox, seen);
     stored = { probes, seen: [...seen] };
@@ -181,7 +183,7 @@ export async function openServedRun(configIn: RunConfig, opts: ServedRunOptions)
     opening.add(() => box.sandbox.close());
     const made = creation(runId, opts.preset, configIn);
     const opened: OpenedRecords = opts.store
-      ? await openPostgres(opts.store, runId, dir, configIn, box, made, opening, log)
+      ? await openPostgres(opts.store, runId, dir, configIn, box, made, opening, log, opts.faults)
       : { ...openSqliteRecords(opts, runId, dir, opening), config: configIn, sandbox: box.sandbox, stored: null };
     return await assemble(opened, made, opts, runId, opening, log);
   } catch (e) {

@@ -26,12 +26,16 @@ export const PG_LIMITS = {
   connectTimeoutMs: 5000,
 } as const;
 
+/** How long a patient transaction (below) may wait: as long as drawing a new run's probes could take. */
+export const PATIENT_MS = 600_000;
+
 /**
  * For a transaction that holds no writer lock and may wait on something else for a while (a new
- * run drawing its probes under the creation lock, a drain to Neo4j under its cursor's lock): it
- * blocks no commit, so the server's short idle limit does not apply to it.
+ * run drawing its probes under the creation lock, which a replica started beside the first waits
+ * for; a drain to Neo4j under its cursor's lock): it blocks no commit, so the short limits on idle
+ * time and lock waits do not apply to it.
  */
-export const PATIENT_TX = `SET LOCAL idle_in_transaction_session_timeout = ${PG_LIMITS.statementTimeoutMs * 10}`;
+export const PATIENT_TX = `SET LOCAL idle_in_transaction_session_timeout = ${PATIENT_MS}; SET LOCAL lock_timeout = ${PATIENT_MS}`;
 
 export interface PoolEvents {
   /** A connection failed (first failure of an outage only). */

@@ -14,7 +14,7 @@ import { StoreError, type EpisodeRow, type StoredRequest } from './store.js';
 import type { GraphSink } from '../parts.js';
 import { pgSchema, schemaOf, storableText } from './pg-schema.js';
 import { parsePgUrl } from './pg-url.js';
-import { PATIENT_TX, PG_LIMITS, breaksConnection, openPool, withDeadline } from './pg-pool.js';
+import { PATIENT_MS, PATIENT_TX, PG_LIMITS, breaksConnection, openPool, withDeadline } from './pg-pool.js';
 import { writeOps } from './pg-writes.js';
 import { prefetch, snapshotOf, tasksSince } from './pg-reads.js';
 import type { LockedState, ServedRecords, WriteOp, WriterTx } from './types.js';
@@ -82,7 +82,7 @@ export class PgRecords implements ServedRecords {
   async initialise(init: () => Promise<{ meta: Record<string, string>; events: GraphEvent[] }>): Promise<boolean> {
     return this.tx(async (c) => {
       await c.query(PATIENT_TX);
-      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cogen create ${this.s}`]);
+      await c.query(withDeadline('SELECT pg_advisory_xact_lock(hashtext($1))', [`cogen create ${this.s}`], PATIENT_MS));
       const found = await c.query(`SELECT 1 FROM ${this.s}.meta WHERE key = 'kind'`);
       if (found.rowCount) return false;
       const { meta, events } = await init();
