@@ -22,15 +22,20 @@ export function slowest(r: FaultRunReport): { replica: number | null; worker: nu
 
 export function runRows(reports: FaultRunReport[]): string {
   const head =
-    '| fault | run | acknowledged | rewards/s before → after the return | exits | store violations | outage: sent / 503 / failed connection / 2xx (committed) | replicas back (s) | workers back (s) | pause: lock held / other replica blocked (s) |';
+    '| fault | run | acknowledged | rewards/s before → after the return | exits | store violations | outage: sent / 503 / failed connection / 2xx (committed) | scores answered during the outage, by replica | replicas back (s) | workers back (s) | pause: lock held / other replica blocked (s) |';
   const rows = reports.map((r, i) => {
     const run = reports.slice(0, i + 1).filter((x) => x.fault === r.fault).length;
     const back = slowest(r);
     const o = r.outage;
     const pause = r.pause ? `${r.pause.heldLock ? 'yes' : 'no'} (try ${r.pause.tries}) / ${s1(r.pause.blockMs)}` : '';
-    return `| ${r.fault} | ${run} | ${r.acked} | ${r.rates ? `${r.rates.before.toFixed(0)} → ${r.rates.after.toFixed(0)} (${(r.rates.after / r.rates.before).toFixed(2)})` : '–'} | ${r.exits.length} | ${r.store.length} | ${o.sent} / ${o.retriable503} / ${o.connection} / ${o.committed} | ${s1(back.replica)} | ${s1(back.worker)} | ${pause} |`;
+    return `| ${r.fault} | ${run} | ${r.acked} | ${r.rates ? `${r.rates.before.toFixed(0)} → ${r.rates.after.toFixed(0)} (${(r.rates.after / r.rates.before).toFixed(2)})` : '–'} | ${r.exits.length} | ${r.store.length} | ${o.sent} / ${o.retriable503} / ${o.connection} / ${o.committed} | ${Object.entries(
+      o.committedBy ?? {},
+    )
+      .sort()
+      .map(([k, n]) => `${k.replace('replica ', '#')}: ${n}`)
+      .join(', ')} | ${s1(back.replica)} | ${s1(back.worker)} | ${pause} |`;
   });
-  return [head, `|${'---|'.repeat(10)}`, ...rows].join('\n');
+  return [head, `|${'---|'.repeat(11)}`, ...rows].join('\n');
 }
 
 export function summaryRows(reports: FaultRunReport[], faults: readonly ServiceFault[]): string {
