@@ -68,30 +68,31 @@ describe('replicas through faults of PostgreSQL and of themselves', () => {
     await stopLocalServices();
   });
 
-  /** Replicas of a new run, each with the fault points `faults[i]` armed; the first creates the run. */
-  async function replicas(faults: Record<string, string>[]) {
+  /** Replica processes of a new run, not started yet, each with the fault points `env(i, runId)` armed. */
+  async function newRun(n: number, env: (i: number, runId: string) => Record<string, string>) {
     const runId = `faults-${process.pid}-${ids++}`;
     const dir = tempDir('cogen-replica-faults-');
     const out: Proc[] = [];
-    for (const [i, env] of faults.entries()) {
-      const args = [
-        'serve',
-        '--preset',
-        'smoke',
-        '--store',
-        server.url,
-        '--run-id',
-        runId,
-        '--runs-dir',
-        `${dir}/${i}`,
-      ];
-      const p = proc(`replica ${i}`, 'replica', await freePort(), args, { PGPASSWORD: server.password, ...env });
+    for (let i = 0; i < n; i++) {
+      const args = ['serve', '--preset', 'smoke', '--store', server.url, '--run-id', runId];
+      const p = proc(`replica ${i}`, 'replica', await freePort(), [...args, '--runs-dir', `${dir}/${i}`], {
+        PGPASSWORD: server.password,
+        ...env(i, runId),
+      });
       procs.push(p);
       out.push(p);
+    }
+    return { runId, replicas: out };
+  }
+
+  /** Replicas of a new run, each with the fault points `faults[i]` armed, started one after the other (the first creates the run). */
+  async function replicas(faults: Record<string, string>[]) {
+    const made = await newRun(faults.length, (i) => faults[i]!);
+    for (const p of made.replicas) {
       p.start();
       await p.healthy();
     }
-    return { runId, replicas: out };
+    return made;
   }
 
   /** A score request of 2 completions per sampled task (right, wrong), sampled on `r`. */
@@ -123,14 +124,16 @@ describe('replicas through faults of PostgreSQL and of themselves', () => {
     }
   }
 
-  it('answer 503 when PostgreSQL stops under an open transaction, stay up, and serve again once it is back', async () => {
-    const {
-      runId,
-      replicas: [a],
-    } = await replicas([{ COGEN_FAULT_PAUSE_IN_LOCK: 'held' }]);
+  /** Replicas of a new run, the first with `fault` armed: one request acknowledged on the first, and the body of the next. */
+  async function armed(fault: Record<string, string>, others = 0) {
+    const { runId, replicas: rs } = await replicas([fault, ...Array.from({ length: others }, () => ({}))]);
     const acks = new Map<string, Ack>();
-    await scored(a!, runId, 'before', acks);
-    const items = await scoreBody(a!, runId);
+    await scored(rs[0]!, runId, 'a1', acks);
+    return { runId, a: rs[0]!, b: rs[1], acks, items: await scoreBody(rs[0]!, runId) };
+  }
+
+  it('answer 503 when PostgreSQL stops under an open transaction, stay up, and serve again once it is back', async () => {
+    const { runId, a, acks, items } = await armed({ COGEN_FAULT_PAUSE_IN_LOCK: 'held' });
     // The replica stops itself inside the writer lock, a connection checked out in a transaction.
     const held = post(a!.url, '/v1/score', { idempotency_key: 'held', items });
     await until('paused', () => isStopped(a!.child!.pid!));
@@ -155,14 +158,8 @@ describe('replicas through faults of PostgreSQL and of themselves', () => {
   }, 180_000);
 
   it('end a paused writer by its session, let the other replica commit meanwhile, and commit nothing stale', async () => {
-    const {
-      runId,
-      replicas: [a, b],
-    } = await replicas([{ COGEN_FAULT_PAUSE_IN_LOCK: 'paused' }, {}]);
-    const acks = new Map<string, Ack>();
-    await scored(a!, runId, 'a1', acks);
+    const { runId, a, b, acks, items } = await armed({ COGEN_FAULT_PAUSE_IN_LOCK: 'paused' }, 1);
     await scored(b!, runId, 'b1', acks);
-    const items = await scoreBody(a!, runId);
     const paused = post(a!.url, '/v1/score', { idempotency_key: 'paused', items });
     await until('paused', () => isStopped(a!.child!.pid!));
     // While A holds the lock, B's writer waits for it, and B's /health says so.
@@ -190,13 +187,7 @@ describe('replicas through faults of PostgreSQL and of themselves', () => {
   }, 180_000);
 
   it('answer a request retried after a kill between its commit and its reply from the store', async () => {
-    const {
-      runId,
-      replicas: [a, b],
-    } = await replicas([{ COGEN_FAULT_KILL_AFTER_COMMIT: 'doomed' }, {}]);
-    const acks = new Map<string, Ack>();
-    await scored(a!, runId, 'a1', acks);
-    const items = await scoreBody(a!, runId);
+    const { runId, a, b, acks, items } = await armed({ COGEN_FAULT_KILL_AFTER_COMMIT: 'doomed' }, 1);
     const cut = await post(a!.url, '/v1/score', { idempotency_key: 'doomed', items });
     expect(cut.status).toBe(0);
     await a!.closed();
@@ -215,27 +206,10 @@ describe('replicas through faults of PostgreSQL and of themselves', () => {
   }, 180_000);
 
   it('start two replicas of a new run at once: the second waits for the first to create it, however long, and joins', async () => {
-    const runId = `faults-${process.pid}-${ids++}`;
-    const dir = tempDir('cogen-replica-faults-');
-    const [a, b] = await Promise.all(
-      [0, 1].map(async (i) => {
-        const args = [
-          'serve',
-          '--preset',
-          'smoke',
-          '--store',
-          server.url,
-          '--run-id',
-          runId,
-          '--runs-dir',
-          `${dir}/${i}`,
-        ];
-        const env = { PGPASSWORD: server.password, ...(i === 0 ? { COGEN_FAULT_PAUSE_IN_CREATION: runId } : {}) };
-        const p = proc(`replica ${i}`, 'replica', await freePort(), args, env);
-        procs.push(p);
-        return p;
-      }),
-    );
+    const {
+      runId,
+      replicas: [a, b],
+    } = await newRun(2, (i, id): Record<string, string> => (i === 0 ? { COGEN_FAULT_PAUSE_IN_CREATION: id } : {}));
     // A stops inside the run's creation; B, started beside it, waits for the creation lock past the 4 s lock limit.
     a!.start();
     await until('paused', () => isStopped(a!.child!.pid!));

@@ -236,6 +236,8 @@ describe('verification workers on NATS JetStream', () => {
       // One death on the whole batch (no answer blamed: it is split), then 3 on the bad answer alone.
       expect(workers.reduce((n, w) => n + w.deaths(), 0)).toBe(4);
       expect((await jsm.streams.info(DEAD_STREAM)).state.messages).toBe(deadBefore + 1);
+      // A worker acknowledges a batch after its verdicts went out (and, alone, after closing its claim).
+      expect(await drained(() => queueStats(jsm))).toMatchObject({ pending: 0, ackPending: 0 });
       expect((await jsm.streams.info(STREAM)).state.messages).toBe(queuedBefore);
     } finally {
       await remote.close();
