@@ -122,7 +122,7 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
     const steps = typeof b === 'number' && Number.isFinite(b) && b >= 1 ? Math.floor(b) : undefined;
     const rs = await pool.submit(program, argsList, l, key, steps, per === 'call' ? 'call' : 'task');
     where.forEach((i, j) => (results[i] = rs.results[j]!));
-    return { results, steps: rs.steps };
+    return { results, steps: rs.steps, native: rs.native, copied: rs.copied };
   };
   const submit = async (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> =>
     (await submitTask(program, [args], l, key)).results[0]!;

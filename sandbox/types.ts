@@ -60,6 +60,10 @@ export interface TaskJob {
 export interface MeteredTask {
   results: RunResult[];
   steps: number;
+  /** Native work it did, in sandbox/meter.mjs's units (NATIVE_PER_STEP of them a step of budget). */
+  native?: number;
+  /** Bytes of text it copied out of QuickJS (results, error texts): what left the engine. */
+  copied?: number;
 }
 
 /**
