@@ -64,7 +64,7 @@ const STYLES = ['distinct', 'repeated'] as const;
 type Style = (typeof STYLES)[number];
 
 /** 32 tasks from drafts whose outputs the reference interpreter computed; a task whose examples disagree with them stops the bench. */
-async function referenceTasks(sandbox: Sandbox): Promise<InductionTask[]> {
+export async function referenceTasks(sandbox: Sandbox): Promise<InductionTask[]> {
   const tasks: InductionTask[] = [];
   const seen = new Set<string>();
   for (let i = 0; tasks.length < TASKS; i++) {
@@ -106,52 +106,79 @@ function check(items: Item[], verdicts: DetailedVerdict[], bad: string | null, w
   return reason;
 }
 
-/** Answers verified per second over SECONDS, the first pass's verdicts checked. */
-async function rate(
+/** One batch verified: ms, and its verdicts checked. */
+async function timed(
   verify: Verify,
   items: Item[],
   bad: string | null,
   where: string,
-): Promise<{ rate: number; reason: string }> {
-  let n = 0;
+): Promise<{ ms: number; reason: string }> {
+  const t0 = performance.now();
+  const vs = await verify(items);
+  const ms = performance.now() - t0;
+  return { ms, reason: check(items, vs, bad, where) };
+}
+
+/**
+ * A kind's rate against clean, measured in pairs: a clean batch, then a batch with the kind, again
+ * and again for SECONDS, so that what else the machine does at a moment weighs on both alike.
+ */
+async function paired(
+  verify: Verify,
+  clean: Item[],
+  mixed: Item[],
+  bad: string,
+  where: string,
+): Promise<{ clean: number; rate: number; reason: string }> {
+  let [tc, th, n] = [0, 0, 0];
   let reason = '';
   const t0 = performance.now();
   do {
-    const vs = await verify(items);
-    if (n === 0) reason = check(items, vs, bad, where);
-    n += items.length;
+    tc += (await timed(verify, clean, null, `${where}/clean`)).ms;
+    const h = await timed(verify, mixed, bad, where);
+    th += h.ms;
+    reason ||= h.reason;
+    n++;
   } while (performance.now() - t0 < 1000 * SECONDS);
-  return { rate: n / ((performance.now() - t0) / 1000), reason };
+  return { clean: (n * clean.length) / (tc / 1000), rate: (n * mixed.length) / (th / 1000), reason };
 }
 
 export interface Cell {
   path: string;
   style: Style;
   kind: string;
-  /** Per round: verifications/s, and ÷ the clean rate of the same round, path and style. */
+  /** Per round: verifications/s, and ÷ the clean rate measured in pairs with it. */
   rates: number[];
   ratios: number[];
   reason: string;
 }
 
-/** One path's rounds: clean, then each kind, per style; cells are appended to (or found in) `cells`. */
+/** One round of a path: each kind against clean, per style; cells are appended to (or found in) `cells`. */
 async function measurePath(path: string, verify: Verify, tasks: Task[], cells: Cell[], round: number): Promise<void> {
+  const cell = (style: Style, kind: string): Cell => {
+    let c = cells.find((x) => x.path === path && x.style === style && x.kind === kind);
+    if (!c) cells.push((c = { path, style, kind, rates: [], ratios: [], reason: '' }));
+    return c;
+  };
   for (const style of STYLES) {
-    const clean = await rate(verify, batch(tasks, style, null), null, `${path}/${style}/clean`);
-    const line = [`clean ${clean.rate.toFixed(0)}/s`];
-    for (const k of [{ kind: 'clean', answer: '' }, ...KINDS]) {
-      let cell = cells.find((c) => c.path === path && c.style === style && c.kind === k.kind);
-      if (!cell) cells.push((cell = { path, style, kind: k.kind, rates: [], ratios: [], reason: '' }));
-      const r =
-        k.kind === 'clean'
-          ? clean
-          : await rate(verify, batch(tasks, style, k.answer), k.answer, `${path}/${style}/${k.kind}`);
-      cell.rates[round] = r.rate;
-      cell.ratios[round] = r.rate / clean.rate;
-      cell.reason ||= r.reason;
-      if (k.kind !== 'clean') line.push(`${k.kind} ${(r.rate / clean.rate).toFixed(2)}`);
+    const clean = batch(tasks, style, null);
+    const line: string[] = [];
+    const cleanRates: number[] = [];
+    for (const k of KINDS) {
+      const r = await paired(verify, clean, batch(tasks, style, k.answer), k.answer, `${path}/${style}/${k.kind}`);
+      const c = cell(style, k.kind);
+      c.rates[round] = r.rate;
+      c.ratios[round] = r.rate / r.clean;
+      c.reason ||= r.reason;
+      cleanRates.push(r.clean);
+      line.push(`${k.kind} ${(r.rate / r.clean).toFixed(2)}`);
     }
-    process.stderr.write(`  round ${round + 1} ${path}/${style}: ${line.join(', ')}\n`);
+    const c = cell(style, 'clean');
+    c.rates[round] = median(cleanRates);
+    c.ratios[round] = 1;
+    process.stderr.write(
+      `  round ${round + 1} ${path}/${style}: clean ${median(cleanRates).toFixed(0)}/s, ${line.join(', ')}\n`,
+    );
   }
 }
 
@@ -239,7 +266,8 @@ export async function hostileMix(sandbox: Sandbox, withWorkers = false): Promise
   const load: number[][] = [loadavg()];
   try {
     // Warm-up: JIT, the workers' sandbox pool, the queue.
-    for (const p of paths) await rate(p.verify, batch(tasks, 'distinct', null), null, `${p.path}/warm-up`);
+    for (const p of paths)
+      for (let i = 0; i < 10; i++) await timed(p.verify, batch(tasks, 'distinct', null), null, `${p.path}/warm-up`);
     for (let r = 0; r < ROUNDS; r++) {
       for (const p of paths) await measurePath(p.path, p.verify, tasks, cells, r);
       load.push(loadavg());

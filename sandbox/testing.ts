@@ -7,3 +7,4 @@ export { runTwiceMetered } from './validate.js';
 export { verifyAnswer, verifyMany, verifyManyMetered } from './verify.js';
 export { NATIVE_PER_STEP } from './steps.mjs';
 export { DETAIL_MAX, TEXT_MAX } from './readout.mjs';
+export { runInThread, startInThread } from './inthread.mjs';

@@ -4,7 +4,7 @@ import type { Json } from '../core/task.js';
 export interface Limits {
   /** Deadline per call, in milliseconds counted as steps at a fixed rate (steps.mjs); the wall-clock safety net is 20× it. */
   timeoutMs: number;
-  /** Memory cap of the QuickJS runtime, in bytes. */
+  /** Memory cap of the QuickJS runtime, in bytes: under WebAssembly it bounds each allocation, not the total (docs/sandbox.md). */
   memoryBytes: number;
   /** Stack cap of the QuickJS runtime, in bytes. */
   stackBytes: number;
