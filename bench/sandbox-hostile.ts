@@ -23,8 +23,8 @@ import { createRng } from '../core/rng.js';
 import { deepEqual } from '../sandbox/index.js';
 import { drawReference, materialise } from '../generators/index.js';
 import { queueVerifier } from '../src/workers/remote.js';
-import { freePort, startNats, stopLocalServices } from '../test/setup/local-services.js';
-import { proc, type Proc } from './scale/procs.js';
+import { freePort, servicePids, startNats, stopLocalServices } from '../test/setup/local-services.js';
+import { cpuSeconds, proc, type Proc } from './scale/procs.js';
 import { median } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
@@ -60,6 +60,17 @@ export const KINDS: { kind: string; answer: string }[] = [
 
 type Item = { task: Task; answer: string };
 type Verify = (items: Item[]) => Promise<DetailedVerdict[]>;
+/** A way to verify: its function, and the CPU seconds its processes have used so far (this one, and a worker's and NATS's). */
+interface Path {
+  path: string;
+  verify: Verify;
+  cpu: () => number;
+  stop?: () => Promise<void>;
+}
+const ownCpu = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 const STYLES = ['distinct', 'repeated'] as const;
 type Style = (typeof STYLES)[number];
 
@@ -106,58 +117,74 @@ function check(items: Item[], verdicts: DetailedVerdict[], bad: string | null, w
   return reason;
 }
 
-/** One batch verified: ms, and its verdicts checked. */
+/** One batch verified: wall ms and CPU seconds, and its verdicts checked. */
 async function timed(
-  verify: Verify,
+  p: Path,
   items: Item[],
   bad: string | null,
   where: string,
-): Promise<{ ms: number; reason: string }> {
-  const t0 = performance.now();
-  const vs = await verify(items);
-  const ms = performance.now() - t0;
-  return { ms, reason: check(items, vs, bad, where) };
+): Promise<{ ms: number; cpu: number; reason: string }> {
+  const [t0, c0] = [performance.now(), p.cpu()];
+  const vs = await p.verify(items);
+  const [ms, cpu] = [performance.now() - t0, p.cpu() - c0];
+  return { ms, cpu, reason: check(items, vs, bad, where) };
+}
+
+/** Rates (answers per wall second and per CPU second) of a clean batch and a mixed one. */
+interface Pair {
+  clean: number;
+  rate: number;
+  cleanCpu: number;
+  rateCpu: number;
+  reason: string;
 }
 
 /**
  * A kind's rate against clean, measured in pairs: a clean batch, then a batch with the kind, again
- * and again for SECONDS, so that what else the machine does at a moment weighs on both alike.
+ * and again for SECONDS, so that what else the machine does at a moment weighs on both alike. CPU
+ * time too: on a machine that other jobs load, answers per CPU second are what a pool of its own
+ * would see.
  */
-async function paired(
-  verify: Verify,
-  clean: Item[],
-  mixed: Item[],
-  bad: string,
-  where: string,
-): Promise<{ clean: number; rate: number; reason: string }> {
-  let [tc, th, n] = [0, 0, 0];
+async function paired(p: Path, clean: Item[], mixed: Item[], bad: string, where: string): Promise<Pair> {
+  const sum = { tc: 0, th: 0, cc: 0, ch: 0, n: 0 };
   let reason = '';
   const t0 = performance.now();
   do {
-    tc += (await timed(verify, clean, null, `${where}/clean`)).ms;
-    const h = await timed(verify, mixed, bad, where);
-    th += h.ms;
+    const c = await timed(p, clean, null, `${where}/clean`);
+    const h = await timed(p, mixed, bad || null, where);
+    sum.tc += c.ms;
+    sum.th += h.ms;
+    sum.cc += c.cpu;
+    sum.ch += h.cpu;
+    sum.n++;
     reason ||= h.reason;
-    n++;
   } while (performance.now() - t0 < 1000 * SECONDS);
-  return { clean: (n * clean.length) / (tc / 1000), rate: (n * mixed.length) / (th / 1000), reason };
+  const per = (answers: number, x: number): number => (sum.n * answers) / x;
+  return {
+    clean: per(clean.length, sum.tc / 1000),
+    rate: per(mixed.length, sum.th / 1000),
+    cleanCpu: per(clean.length, sum.cc),
+    rateCpu: per(mixed.length, sum.ch),
+    reason,
+  };
 }
 
 export interface Cell {
   path: string;
   style: Style;
   kind: string;
-  /** Per round: verifications/s, and ÷ the clean rate measured in pairs with it. */
+  /** Per round: verifications/s, and ÷ the clean rate measured in pairs with it; the same per CPU second. */
   rates: number[];
   ratios: number[];
+  cpuRatios: number[];
   reason: string;
 }
 
 /** One round of a path: each kind against clean, per style; cells are appended to (or found in) `cells`. */
-async function measurePath(path: string, verify: Verify, tasks: Task[], cells: Cell[], round: number): Promise<void> {
+async function measurePath(p: Path, tasks: Task[], cells: Cell[], round: number): Promise<void> {
   const cell = (style: Style, kind: string): Cell => {
-    let c = cells.find((x) => x.path === path && x.style === style && x.kind === kind);
-    if (!c) cells.push((c = { path, style, kind, rates: [], ratios: [], reason: '' }));
+    let c = cells.find((x) => x.path === p.path && x.style === style && x.kind === kind);
+    if (!c) cells.push((c = { path: p.path, style, kind, rates: [], ratios: [], cpuRatios: [], reason: '' }));
     return c;
   };
   for (const style of STYLES) {
@@ -165,19 +192,20 @@ async function measurePath(path: string, verify: Verify, tasks: Task[], cells: C
     const line: string[] = [];
     const cleanRates: number[] = [];
     for (const k of KINDS) {
-      const r = await paired(verify, clean, batch(tasks, style, k.answer), k.answer, `${path}/${style}/${k.kind}`);
+      const r = await paired(p, clean, batch(tasks, style, k.answer), k.answer, `${p.path}/${style}/${k.kind}`);
       const c = cell(style, k.kind);
       c.rates[round] = r.rate;
       c.ratios[round] = r.rate / r.clean;
+      c.cpuRatios[round] = r.rateCpu / r.cleanCpu;
       c.reason ||= r.reason;
       cleanRates.push(r.clean);
-      line.push(`${k.kind} ${(r.rate / r.clean).toFixed(2)}`);
+      line.push(`${k.kind} ${(r.rate / r.clean).toFixed(2)}/${(r.rateCpu / r.cleanCpu).toFixed(2)}`);
     }
     const c = cell(style, 'clean');
     c.rates[round] = median(cleanRates);
-    c.ratios[round] = 1;
+    c.ratios[round] = c.cpuRatios[round] = 1;
     process.stderr.write(
-      `  round ${round + 1} ${path}/${style}: clean ${median(cleanRates).toFixed(0)}/s, ${line.join(', ')}\n`,
+      `  round ${round + 1} ${p.path}/${style}: clean ${median(cleanRates).toFixed(0)}/s; ÷ clean (wall/cpu): ${line.join(', ')}\n`,
     );
   }
 }
@@ -186,7 +214,7 @@ async function measurePath(path: string, verify: Verify, tasks: Task[], cells: C
 const fence = (answer: string): string => '```js\n' + answer + '\n```';
 
 /** One `cogen worker` process on a fresh NATS JetStream, and a replica's verifier for it. */
-async function workersPath(): Promise<{ verify: Verify; stop: () => Promise<void> }> {
+async function workersPath(): Promise<Omit<Path, 'path'>> {
   const nats = await startNats();
   const worker: Proc = proc('worker', 'worker', await freePort(), [
     'worker',
@@ -201,16 +229,21 @@ async function workersPath(): Promise<{ verify: Verify; stop: () => Promise<void
   await worker.healthy();
   const settings = sandboxConfigSchema.parse({});
   const verifier = await queueVerifier(nats, { sandbox: () => settings, timeoutMs: 120_000 });
+  const stop = async (): Promise<void> => {
+    await verifier.close();
+    await worker.stop();
+    await stopLocalServices();
+  };
+  // A bench stopped early stops its worker and NATS too.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => void stop().finally(() => process.exit(130)));
   return {
     verify: async (items) =>
       (await verifier.score(items.map((it) => ({ task: it.task, completion: fence(it.answer) })))).map(
         (s) => s.verdict,
       ),
-    stop: async () => {
-      await verifier.close();
-      await worker.stop();
-      await stopLocalServices();
-    },
+    cpu: () => ownCpu() + cpuSeconds(worker.child?.pid) + cpuSeconds(servicePids.nats),
+    stop,
   };
 }
 
@@ -253,29 +286,58 @@ export interface Hostile {
   cells: Cell[];
   alone: Alone[];
   load: number[][];
+  /** Clean batches on the metered engine ÷ the same on the module as shipped (COGEN_SANDBOX_UNMETERED), per round. */
+  meterCost?: number[];
+}
+
+/** What metering native work costs clean answers: a pool on the module as shipped, in pairs with the metered one. */
+async function meterCost(sandbox: Sandbox, tasks: Task[]): Promise<number[]> {
+  process.env.COGEN_SANDBOX_UNMETERED = '1';
+  const plain = await createSandbox({ workers: Math.min(2, availableParallelism()) });
+  delete process.env.COGEN_SANDBOX_UNMETERED;
+  const clean = batch(tasks, 'distinct', null);
+  const out: number[] = [];
+  try {
+    const both: Path = {
+      path: 'meter',
+      verify: (items) => (items === clean ? verifyMany(sandbox, items) : verifyMany(plain, items)),
+      cpu: ownCpu,
+    };
+    for (let i = 0; i < 5; i++) await timed(both, [...clean], null, 'unmetered/warm-up');
+    for (let r = 0; r < ROUNDS; r++) {
+      const m = await paired(both, clean, [...clean], '', 'meter');
+      out.push(m.clean / m.rate);
+    }
+  } finally {
+    await plain.close();
+  }
+  return out;
 }
 
 /** The mix on the given paths (in-process always; workers when asked). */
 export async function hostileMix(sandbox: Sandbox, withWorkers = false): Promise<Hostile> {
   const tasks = await referenceTasks(sandbox);
-  const paths: { path: string; verify: Verify; stop?: () => Promise<void> }[] = [
-    { path: 'in-process', verify: (items) => verifyMany(sandbox, items) },
-  ];
+  const paths: Path[] = [{ path: 'in-process', verify: (items) => verifyMany(sandbox, items), cpu: ownCpu }];
   if (withWorkers) paths.push({ path: 'workers', ...(await workersPath()) });
   const cells: Cell[] = [];
   const load: number[][] = [loadavg()];
   try {
     // Warm-up: JIT, the workers' sandbox pool, the queue.
     for (const p of paths)
-      for (let i = 0; i < 10; i++) await timed(p.verify, batch(tasks, 'distinct', null), null, `${p.path}/warm-up`);
+      for (let i = 0; i < 10; i++) await timed(p, batch(tasks, 'distinct', null), null, `${p.path}/warm-up`);
     for (let r = 0; r < ROUNDS; r++) {
-      for (const p of paths) await measurePath(p.path, p.verify, tasks, cells, r);
+      for (const p of paths) await measurePath(p, tasks, cells, r);
       load.push(loadavg());
     }
   } finally {
     for (const p of paths) await p.stop?.();
   }
-  return { cells, alone: await alone(sandbox, tasks), load };
+  return {
+    cells,
+    alone: await alone(sandbox, tasks),
+    load,
+    meterCost: withWorkers ? await meterCost(sandbox, tasks) : undefined,
+  };
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
@@ -283,17 +345,22 @@ const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
 export function hostileTable(h: Hostile): string {
   const lines = [
     `hostile mix: ${ANSWERS} level-1 induction answers for ${TASKS} tasks (${FAMILIES.join(', ')}), 10 % of one kind; rate ÷ clean of the same round (median, range over ${ROUNDS} rounds); load ${h.load.map((l) => l[0]!.toFixed(2)).join(' → ')}`,
-    `kind        ${[...new Set(h.cells.map((c) => `${c.path}/${c.style}`))].map((p) => p.padEnd(24)).join('')}`,
+    `kind        ${[...new Set(h.cells.map((c) => `${c.path}/${c.style} (wall · cpu)`))].map((p) => p.padEnd(40)).join('')}`,
   ];
   for (const kind of ['clean', ...KINDS.map((k) => k.kind)]) {
     const row = h.cells.filter((c) => c.kind === kind);
+    const range = (xs: number[]) => `${pct(median(xs))} (${pct(Math.min(...xs))}–${pct(Math.max(...xs))})`;
     const show = (c: Cell) =>
       kind === 'clean'
-        ? `${median(c.rates).toFixed(0)}/s`.padEnd(24)
-        : `${pct(median(c.ratios))} (${pct(Math.min(...c.ratios))}–${pct(Math.max(...c.ratios))})`.padEnd(24);
+        ? `${median(c.rates).toFixed(0)}/s`.padEnd(40)
+        : `${range(c.ratios)} · ${range(c.cpuRatios)}`.padEnd(40);
     lines.push(`${kind.padEnd(12)}${row.map(show).join('')}`);
   }
   lines.push(`target: every kind ≥ 50 % of clean, on every path and style`);
+  if (h.meterCost)
+    lines.push(
+      `clean answers, metered ÷ unmetered engine (in pairs, per round): ${h.meterCost.map((x) => x.toFixed(2)).join(', ')}`,
+    );
   lines.push(`one answer alone (median ms over the tasks; most steps / budget, native units, bytes copied out):`);
   for (const a of h.alone)
     lines.push(
@@ -311,6 +378,7 @@ export function hostileJson(h: Hostile): Record<string, unknown> {
     workload: { tasks: TASKS, answers: ANSWERS, families: FAMILIES, level: 1, badShare: 0.1, kinds: KINDS },
     cells: h.cells,
     alone: h.alone,
+    meterCost: h.meterCost ?? null,
     target: { shareOfClean: 0.5 },
   };
 }
