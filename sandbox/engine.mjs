@@ -7,7 +7,8 @@
 //   context.mjs  one fresh context: made, its builtins taken first, f found, disposed after
 //   steps.mjs    step budgets and deadlines, counted from QuickJS's interrupt counter, native
 //                work (meter.mjs) and the wall-clock safety net
-//   meter.mjs    the QuickJS module rewritten so that its native work is counted
+//   meter.mjs    the QuickJS module rewritten so that its native work is counted (work.mjs:
+//                its globals)
 //   result.mjs   a call's result read out: JSON text made, measured and refused inside the context
 //   readout.mjs  strings and exceptions read out of a context, measured inside it; failure verdicts
 //   runtime.mjs  the WASM module and the runtime under the contexts: loading, recycling, traps
@@ -28,6 +29,7 @@ import {
   endJobSteps,
   extendAllowance,
   interrupted,
+  nativeOver,
   overBudget,
   overNative,
   overWall,
@@ -304,7 +306,8 @@ function runCall(c, host, f, batch, j) {
     return settleFailure(c, out);
   }
   const v = cr.value;
-  const late = interrupted;
+  // (or its last native operation ran the units out after the interpreter's last poll)
+  const late = interrupted || nativeOver();
   const lateBudget = overBudget;
   const lateWall = overWall;
   const lateNative = overNative;
@@ -316,7 +319,7 @@ function runCall(c, host, f, batch, j) {
   }
   // The deadline passed during the call even though it returned (an async f turns the
   // interrupt into a rejected promise): a timeout all the same.
-  if (late || interrupted) {
+  if (late || interrupted || nativeOver()) {
     if (late) restoreInterrupt(lateBudget, lateWall, lateNative);
     out = timeoutOut(limits, c.job.budget);
   }

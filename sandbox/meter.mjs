@@ -137,8 +137,11 @@ function vecCount(bytes, s) {
 const OP = { globalGet: 0x23, globalSet: 0x24, localGet: 0x20, localSet: 0x21, i32Const: 0x41 };
 
 /**
- * After `loop bt`: work -= 1; when it runs below zero, the interrupt counter's value is kept in
- * `poked` (once) and the counter set to 1, so that the interpreter polls at its next step.
+ * At a function's start and after `loop bt`: work -= 1; when it runs below zero, the interrupt
+ * counter's value is kept in `poked` (once) and the counter set to 1, so that the interpreter polls
+ * at its next step. (Failing the native operation under way as well, by setting the runtime's
+ * memory limit to 0, was tried: QuickJS does not survive an allocation failing everywhere, e.g.
+ * while it builds a stack overflow's backtrace.)
  */
 const meterLoop = (g) => [
   ...[OP.globalGet, ...u32(g.work), OP.i32Const, 1, 0x6b, OP.globalSet, ...u32(g.work)],
@@ -276,10 +279,10 @@ function interpreterIndex(bodies) {
 }
 
 /**
- * The module with native work metered: three more i32 globals, exported as `cogen_work` (the
- * units left), `cogen_poke` (the address of the interrupt counter to set to 1 when they run out)
- * and `cogen_poked` (the counter's value when it was set, 0 if it was not), and every loop and
- * bulk memory operation rewritten as above.
+ * The module with native work metered: three more i32 globals, exported as `cogen_work` (the units
+ * left), `cogen_poke` (the address of the interrupt counter to set to 1 when they run out) and
+ * `cogen_poked` (the counter's value when it was set, 0 if it was not), and every function, loop
+ * and bulk memory operation rewritten as above.
  */
 export function meterModule(bytes) {
   const ss = sections(bytes);

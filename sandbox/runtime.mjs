@@ -55,7 +55,8 @@ export async function loadModule() {
     },
   });
   mod = await newQuickJSWASMModuleFromVariant(metered);
-  useModule(mod, { work: exports.cogen_work, poke: exports.cogen_poke, poked: exports.cogen_poked });
+  const g = (k) => exports[`cogen_${k}`];
+  useModule(mod, { work: g('work'), poke: g('poke'), poked: g('poked') });
 }
 
 export const engineLoaded = () => mod !== null;

@@ -1,6 +1,7 @@
 // Steps: the budget unit (docs/DESIGN.md, "Sandbox"), counted and enforced here, with native work.
-// This is the only file that reads or writes QuickJS's interrupt counter and the native work meter
-// (meter.mjs), so the accounting that decides 'timeout' verdicts reads in one place. A worker runs
+// This is the only file that reads or writes QuickJS's interrupt counter and that decides what the
+// native work meter's units mean (meter.mjs; work.mjs holds its globals), so the accounting that
+// decides 'timeout' verdicts reads in one place. A worker runs
 // one job at a time: the accounting is this module's state; the engine marks jobs, calls and
 // contexts through the functions below and reads `interrupted`, `overBudget`, `overWall`,
 // `overNative` and `spent` (live bindings; only this file assigns them).
@@ -18,6 +19,18 @@
 // spent budget is. The wall clock is only a safety net (WALL_FACTOR × the deadline) for what neither
 // counter sees; a call it stops (overWall) was starved of CPU or stuck, and is run once more: only
 // a second stop counts.
+import {
+  allowUnits,
+  forgetMeter,
+  metered,
+  pokedAt,
+  resetMeter,
+  takeUnits,
+  unitsDone,
+  unpoke,
+  useMeter,
+} from './work.mjs';
+
 const COUNTER_INIT = 10_000;
 const COUNTER_OFFSET = 232;
 /**
@@ -38,7 +51,6 @@ export const WALL_FACTOR = 20;
  * fill, join, copies) meets it first.
  */
 export const NATIVE_PER_STEP = 16;
-const WORK_MAX = 0x7fffffff;
 
 /** The clock the safety net reads; a test can make it jump or run slow (setClockForTest). */
 let now = () => performance.now();
@@ -72,12 +84,6 @@ let lastSteps = 0;
 let lastNative = 0;
 /** The worker's progress array: [message id, job index, step]; the step moves at every arm(). */
 let progress = null;
-/** The meter's globals (meter.mjs: work, poke, poked), or null for a module loaded unmetered. */
-let meter = null;
-/** Where the meter pokes outside a context: 4 bytes of the module's own. */
-let scratch = 0;
-/** The meter's units left when last read or written (the units since then are workSet − work). */
-let workSet = WORK_MAX;
 /** Whether the program is being parsed: its native work is not counted until its top level starts (parseThenRun). */
 let parsing = false;
 /** Native work of the current job so far, in units; the job may do up to nativeAllowance, a call up to nativeDeadline. */
@@ -93,38 +99,26 @@ export function setProgress(arr) {
 export function useModule(mod, globals) {
   wasm = mod;
   heap = null;
-  meter = globals;
-  if (meter) {
-    scratch = mod.module._malloc(4);
-    resetMeter(scratch);
-  }
-}
-
-/** The meter pokes `at` from now on, with all its units left and nothing poked. */
-function resetMeter(at) {
-  if (!meter) return;
-  meter.poke.value = at;
-  meter.poked.value = 0;
-  meter.work.value = workSet = WORK_MAX;
+  useMeter(mod, globals, counterView);
 }
 
 /** Brings nativeSpent up to date with the meter. */
 function syncNative() {
-  if (!meter) return;
-  const w = meter.work.value;
-  nativeSpent += workSet - w;
-  workSet = w;
+  nativeSpent += unitsDone();
 }
 
 /** Native work the host does for the program (repeat.mjs), charged as the meter would: past the units, the next step polls. */
 export function chargeNative(units) {
-  if (!meter) return;
-  const w = meter.work.value - units;
-  meter.work.value = w;
-  if (w >= 0 || !exact || !ctxPtr || meter.poked.value) return;
-  const at = (ctxPtr + COUNTER_OFFSET) >> 2;
-  meter.poked.value = counterView()[at];
-  counterView()[at] = 1;
+  takeUnits(units);
+}
+
+/** Whether the job's native work is past its allowance or its call's deadline (the last operation may have ended before the interpreter polled). */
+export function nativeOver() {
+  syncNative();
+  if (!(nativeSpent > nativeAllowance || nativeSpent > nativeDeadline)) return false;
+  overNative = interrupted = true;
+  overBudget = nativeSpent > nativeAllowance;
+  return true;
 }
 
 /** Runs fn, the engine's own work in a context (a helper), under its own deadline: no budget applies, nothing of it is counted. */
@@ -143,7 +137,7 @@ export function ownWork(ownMs, fn) {
 
 /** Native work since it was last counted is the engine's own (parsing arguments, compiling a helper): not counted. */
 export function discardNative() {
-  if (meter) workSet = meter.work.value;
+  unitsDone();
 }
 
 /**
@@ -154,7 +148,7 @@ export function discardNative() {
 export function parseThenRun() {
   // (and what the engine did in the context before: taking its builtins)
   discardNative();
-  if (!meter || !exact || !ctxPtr) return;
+  if (!metered() || !exact || !ctxPtr) return;
   sync();
   parsing = true;
   const at = (ctxPtr + COUNTER_OFFSET) >> 2;
@@ -169,7 +163,7 @@ export function parsed() {
 
 /** Steps since lastSet when the meter set the counter to 1 (it held `poked` then) and it now reads c. */
 function pokedSteps(poked, c, polled) {
-  meter.poked.value = 0;
+  unpoke();
   return lastSet - poked + (polled ? 1 : 1 - c);
 }
 
@@ -184,7 +178,7 @@ function sync() {
   syncNative();
   if (!exact || !ctxPtr) return;
   const c = counterView()[(ctxPtr + COUNTER_OFFSET) >> 2];
-  const poked = meter ? meter.poked.value : 0;
+  const poked = pokedAt();
   spent += poked ? pokedSteps(poked, c, false) : lastSet - c;
   lastSet = c;
 }
@@ -194,10 +188,7 @@ function sync() {
  * the allowance or the deadline (a job may take `allowance` steps; the attempt at one more stops it).
  */
 function setCounter() {
-  if (meter) {
-    const left = Math.min(nativeAllowance, nativeDeadline) - nativeSpent;
-    meter.work.value = workSet = Math.max(0, Math.min(WORK_MAX, left));
-  }
+  allowUnits(Math.min(nativeAllowance, nativeDeadline) - nativeSpent);
   if (!exact || !ctxPtr) return;
   const left = Math.min(allowance, deadlineSteps) - spent + 1;
   const next = left >= COUNTER_INIT ? COUNTER_INIT : Math.max(1, left);
@@ -210,7 +201,7 @@ export function onInterrupt() {
   calls++;
   if (exact && ctxPtr) {
     const c = counterView()[(ctxPtr + COUNTER_OFFSET) >> 2];
-    const poked = meter ? meter.poked.value : 0;
+    const poked = pokedAt();
     // Either the interpreter's counter ran down from lastSet to 0 and QuickJS has just reset it to
     // COUNTER_INIT (lastSet steps, at least 1), or the regexp engine, which keeps a counter of its
     // own, calls in after 10,000 of its steps: those, plus the interpreter's steps since the last
@@ -319,23 +310,23 @@ export function restoreInterrupt(budgetFlag, wallFlag, nativeFlag) {
 /** Counting moves to a fresh context (its pointer: the context's struct in WASM memory). */
 export function enterContext(ptr) {
   // Making the context (its builtins) is the engine's work, not the program's: not counted.
-  if (meter) workSet = meter.work.value;
+  unitsDone();
   ctxPtr = ptr;
   lastSet = 0;
-  resetMeter(exact ? ptr + COUNTER_OFFSET : scratch);
+  resetMeter(exact ? ptr + COUNTER_OFFSET : 0);
 }
 
 /** The context is about to be disposed: its last steps are counted. */
 export function leaveContext() {
   sync();
   ctxPtr = 0;
-  resetMeter(scratch);
+  resetMeter(0);
 }
 
 /** Forgets the context after a trap (its memory may be corrupt), and the module's meter with it. */
 export function forgetContext() {
   ctxPtr = 0;
-  meter = null;
+  forgetMeter();
 }
 
 /**
