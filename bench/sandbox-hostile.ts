@@ -286,17 +286,17 @@ export interface Hostile {
   cells: Cell[];
   alone: Alone[];
   load: number[][];
-  /** Clean batches on the metered engine ÷ the same on the module as shipped (COGEN_SANDBOX_UNMETERED), per round. */
-  meterCost?: number[];
+  /** Clean batches on the metered engine ÷ the same on the module as shipped (COGEN_SANDBOX_UNMETERED), per round: [wall, CPU]. */
+  meterCost?: [number, number][];
 }
 
 /** What metering native work costs clean answers: a pool on the module as shipped, in pairs with the metered one. */
-async function meterCost(sandbox: Sandbox, tasks: Task[]): Promise<number[]> {
+async function meterCost(sandbox: Sandbox, tasks: Task[]): Promise<[number, number][]> {
   process.env.COGEN_SANDBOX_UNMETERED = '1';
   const plain = await createSandbox({ workers: Math.min(2, availableParallelism()) });
   delete process.env.COGEN_SANDBOX_UNMETERED;
   const clean = batch(tasks, 'distinct', null);
-  const out: number[] = [];
+  const out: [number, number][] = [];
   try {
     const both: Path = {
       path: 'meter',
@@ -306,7 +306,7 @@ async function meterCost(sandbox: Sandbox, tasks: Task[]): Promise<number[]> {
     for (let i = 0; i < 5; i++) await timed(both, [...clean], null, 'unmetered/warm-up');
     for (let r = 0; r < ROUNDS; r++) {
       const m = await paired(both, clean, [...clean], '', 'meter');
-      out.push(m.clean / m.rate);
+      out.push([m.clean / m.rate, m.cleanCpu / m.rateCpu]);
     }
   } finally {
     await plain.close();
@@ -359,7 +359,7 @@ export function hostileTable(h: Hostile): string {
   lines.push(`target: every kind ≥ 50 % of clean, on every path and style`);
   if (h.meterCost)
     lines.push(
-      `clean answers, metered ÷ unmetered engine (in pairs, per round): ${h.meterCost.map((x) => x.toFixed(2)).join(', ')}`,
+      `clean answers, metered ÷ unmetered engine (in pairs, per round, wall / CPU): ${h.meterCost.map(([w, c]) => `${w.toFixed(2)} / ${c.toFixed(2)}`).join(', ')}`,
     );
   lines.push(`one answer alone (median ms over the tasks; most steps / budget, native units, bytes copied out):`);
   for (const a of h.alone)
