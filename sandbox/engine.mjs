@@ -241,6 +241,8 @@ function settleFailure(c, out) {
 /** Runs the program's top level; returns the index to stop at when it failed, else undefined. */
 function runTopLevel(c, program, host) {
   const { ctx, r, limits } = c;
+  // What the engine did in the context so far (taking its builtins) is not the program's work.
+  discardNative();
   startCall(c);
   arm(limits.timeoutMs);
   parseThenRun();

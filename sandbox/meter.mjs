@@ -137,18 +137,20 @@ function vecCount(bytes, s) {
 const OP = { globalGet: 0x23, globalSet: 0x24, localGet: 0x20, localSet: 0x21, i32Const: 0x41 };
 
 /**
- * At a function's start and after `loop bt`: work -= 1; when it runs below zero, the interrupt
- * counter's value is kept in `poked` (once) and the counter set to 1, so that the interpreter polls
- * at its next step. (Failing the native operation under way as well, by setting the runtime's
- * memory limit to 0, was tried: QuickJS does not survive an allocation failing everywhere, e.g.
- * while it builds a stack overflow's backtrace.)
+ * At a function's start and after `loop bt`: work -= 1; when it runs below zero and nothing is
+ * poked yet, the interrupt counter's value is kept in `poked` and the counter set to 1, so that the
+ * interpreter polls at its next step. Once only: QuickJS resets the counter before it calls the
+ * handler, and code on the way to the handler must not set it to 1 again (steps.mjs reads a counter
+ * of 1 with something poked as a poll that has not happened). (Failing the native operation under
+ * way as well, by setting the runtime's memory limit to 0, was tried: QuickJS does not survive an
+ * allocation failing everywhere, e.g. while it builds a stack overflow's backtrace.)
  */
 const meterLoop = (g) => [
   ...[OP.globalGet, ...u32(g.work), OP.i32Const, 1, 0x6b, OP.globalSet, ...u32(g.work)],
   ...[OP.globalGet, ...u32(g.work), OP.i32Const, 0, 0x48, 0x04, 0x40],
   ...[OP.globalGet, ...u32(g.poked), 0x45, 0x04, 0x40],
-  ...[OP.globalGet, ...u32(g.poke), 0x28, 0x02, 0x00, OP.globalSet, ...u32(g.poked), 0x0b],
-  ...[OP.globalGet, ...u32(g.poke), OP.i32Const, 1, 0x36, 0x02, 0x00, 0x0b],
+  ...[OP.globalGet, ...u32(g.poke), 0x28, 0x02, 0x00, OP.globalSet, ...u32(g.poked)],
+  ...[OP.globalGet, ...u32(g.poke), OP.i32Const, 1, 0x36, 0x02, 0x00, 0x0b, 0x0b],
 ];
 
 /** Before memory.copy or memory.fill, whose length is on top of the stack: work -= length >> log2. */

@@ -146,8 +146,6 @@ export function discardNative() {
  * with the counter at 1 the handler runs there, and discards what came before.
  */
 export function parseThenRun() {
-  // (and what the engine did in the context before: taking its builtins)
-  discardNative();
   if (!metered() || !exact || !ctxPtr) return;
   sync();
   parsing = true;

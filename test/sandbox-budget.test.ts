@@ -207,6 +207,14 @@ describe('native work (the QuickJS module metered, sandbox/meter.mjs)', () => {
     expect(m!.steps).toBeLessThanOrEqual(budget);
   });
 
+  it('an answer stopped by its native work is counted the steps it took, never more than its budget', async () => {
+    // String building: ~16 native units a step, so 5,000 steps' units run out after ~4,000 steps.
+    const program = "function f() { let s = ''; for (;;) s += 'x' }";
+    const [m] = await sb.runTasksMetered!([{ program, inputs: [[]], budget: 5000 }]);
+    expect(m!.results[0]).toMatchObject({ ok: false, detail: expect.stringMatching(/its native work passed/) });
+    expect(m!.steps).toBeLessThan(5000);
+  });
+
   it('plain code is bounded by its steps alone, exactly as before', async () => {
     const [m] = await sb.runTasksMetered!([
       { program: 'function f() { let t = 0; for (;;) t += t % 7 }', inputs: [[]], budget: 50_000 },
