@@ -45,7 +45,7 @@ export const STEPS_PER_MS = 10_000;
 export const WALL_FACTOR = 20;
 /**
  * Native work (meter.mjs's units) that each step of a budget or deadline allows. Generated
- * references do at most ~1.5 units per step of their budget (recursion: ~30 units a call;
+ * references do at most ~1.3 units per step of their budget (recursion: ~27 units a call;
  * bench/results/sandbox-hostile.md), so they keep ten times their native work in hand, as they
  * keep ten times their steps; a program whose steps start long native loops (JSON.stringify,
  * fill, join, copies) meets it first.
