@@ -40,13 +40,11 @@
 // 3× at best, by that estimate; measured 1.46×).
 //
 // Hostile mix (bench/results/sandbox-hostile.md; `npm run bench:sandbox -- --hostile` runs only
-// this part and keeps the other rows of the results file): 256 induction answers for 32 generated
-// induction tasks (8 distinct right answers per task), all right, or with 10 % of one bad kind (an
-// endless loop, endless string building, a 10-million-character error message), verified with one
-// verifyMany per batch; clean and hostile batches alternate in the same run. Reported per kind:
-// throughput as a share of the clean figure (target ≥ 25 %; median and range over the rounds), and
-// the worst single-answer wall cost (one answer alone, against each of the 32 tasks) against its
-// budget in steps. Also the cost of a reset: a fresh context vs a fresh runtime and context.
+// this part, in process and through a verification worker, and writes sandbox-hostile.json): 256
+// level-1 induction answers for 32 tasks, all right, or with 10 % of one of eleven hostile kinds,
+// each kind measured in pairs with clean batches (wall and CPU time), against a target of 50 % of
+// clean; and each kind alone against its budget (steps, native work, bytes copied out). The full
+// run here does the in-process half.
 //
 // Two program sets: PAIRED (ten realistic task programs written in both JavaScript and Python, so
 // every executor runs the same work) and GENERATED (programs and inputs from cogen's generators,

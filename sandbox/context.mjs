@@ -48,10 +48,28 @@ export function takeBuiltins(c, program, budget) {
   const isArray = keep(ctx.getProp(arrayCtor, 'isArray'));
   const stringCtor = keep(ctx.getProp(g, 'String'));
   const stringProto = keep(ctx.getProp(stringCtor, 'prototype'));
-  const slice = keep(ctx.getProp(stringProto, 'slice'));
-  const tools = { slice, budget, canThrow: /\bthrow\b/.test(program) };
+  const charCodeAt = keep(ctx.getProp(stringProto, 'charCodeAt'));
+  const tools = { budget, canThrow: /\bthrow\b/.test(program) };
   if (FAST_REPEAT) installRepeat(ctx, stringProto, keep);
-  return { g, json, parse, stringify, apply, protoOf, objectProto, isArray, tools };
+  installConsole(ctx, g);
+  return { g, json, parse, stringify, apply, protoOf, objectProto, isArray, charCodeAt, tools };
+}
+
+/** Console methods a program may call */
+const CONSOLE = ['log', 'info', 'warn', 'error', 'debug', 'trace'];
+
+/**
+ * A console that prints nothing: each method is Function.prototype, which takes any arguments and
+ * returns undefined, so nothing a program logs is made into text or leaves the context (and no
+ * host function is called).
+ */
+function installConsole(ctx, g) {
+  const fn = ctx.getProp(g, 'Function');
+  const noop = ctx.getProp(fn, 'prototype');
+  const console = ctx.newObject();
+  for (const k of CONSOLE) ctx.setProp(console, k, noop);
+  ctx.setProp(g, 'console', console);
+  for (const h of [console, noop, fn]) h.dispose();
 }
 
 /**

@@ -5,28 +5,37 @@
 //   engine.mjs   a task's calls in contexts: arguments in, results out, retries and the end
 //                of a job (this file)
 //   context.mjs  one fresh context: made, its builtins taken first, f found, disposed after
-//   steps.mjs    step budgets and deadlines, counted from QuickJS's interrupt counter, and the
-//                wall-clock safety net
-//   readout.mjs  strings and exceptions read out of a context, cut inside it; failure verdicts
+//   steps.mjs    step budgets and deadlines, counted from QuickJS's interrupt counter, native
+//                work (meter.mjs) and the wall-clock safety net
+//   meter.mjs    the QuickJS module rewritten so that its native work is counted (work.mjs:
+//                its globals)
+//   result.mjs   a call's result read out: JSON text made, measured and refused inside the context
+//   readout.mjs  strings and exceptions read out of a context, measured inside it; failure verdicts
 //   runtime.mjs  the WASM module and the runtime under the contexts: loading, recycling, traps
 //   repeat.mjs   a String.prototype.repeat the step counter can see
 //   prelude.mjs  the source text a context gets (phase marker, result-rule replacer)
 //   warmup.mjs   start-up: finding the counter, compiling, calibrating steps per ms
 //   clock.mjs    the frozen clock that makes Date and Math.random deterministic
-import { closeContext, findF, hold, openContext, takeBuiltins } from './context.mjs';
-import { REPLACER, SUFFIX_CODES, markProgram } from './prelude.mjs';
-import { clearTextCut, failure, lengthOf, success, takeTextCut, timeoutOut } from './readout.mjs';
+import { closeContext, findF, openContext, takeBuiltins } from './context.mjs';
+import { countedBytes } from './runtime.mjs';
+import { SUFFIX_CODES, markProgram } from './prelude.mjs';
+import { OWN_MS, readResult } from './result.mjs';
+import { beginCopied, failure, memoryCap, timeoutOut } from './readout.mjs';
 import {
   allowCall,
   arm,
   beginJobSteps,
+  discardNative,
   endJobSteps,
   extendAllowance,
   interrupted,
+  nativeOver,
   overBudget,
+  overNative,
   overWall,
+  parseThenRun,
+  parsed,
   restoreInterrupt,
-  starved,
 } from './steps.mjs';
 
 export { INTRINSICS } from './context.mjs';
@@ -36,8 +45,17 @@ export function runJob(program, argsJson, limits) {
   return runTask(program, [argsJson], limits)[0];
 }
 
-/** The deadline (and wall-clock safety net) of the engine's own work: parsing arguments, compiling the replacer (ms; pool.ts's OWN_DEADLINE_MS). */
-const OWN_MS = 1000;
+/**
+ * An answer's memory cap: what the runtime counts when its context is ready, plus MEMORY_BASE and
+ * BYTES_PER_STEP a step of its budget, within limits.memoryBytes (a budget of 20,000 steps: 144 KiB
+ * more). QuickJS built for WebAssembly cannot read a block's size, so it counts 8 bytes an
+ * allocation against its limit (runtime.mjs, countedBytes), and the limit bounds each single
+ * allocation rather than the total (docs/sandbox.md): this cap keeps one native operation (a string
+ * flattened, an array filled, a large JSON.stringify) to what the budget allows, and the native work
+ * meter (steps.mjs) bounds the total, every allocation and every byte written being work.
+ */
+export const BYTES_PER_STEP = 4;
+const MEMORY_BASE = 64 * 1024;
 
 /** Most characters of arguments (JSON) parsed with one JSON.parse inside the context. */
 const BATCH_ARGS = 64 * 1024;
@@ -88,7 +106,7 @@ export function runTask(program, argsList, limits, budget, per) {
     failed: false,
   };
   beginJobSteps(job.per === 'task' ? job.budget : Infinity);
-  clearTextCut();
+  beginCopied();
   let k = 0;
   let retried = false;
   try {
@@ -124,9 +142,11 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
     fresh: false, // the next call must run in a fresh context
     ran: 0, // calls run in this context
     replacer: null, // the result-rule replacer, compiled on the first object result
+    utf8: null, // the UTF-8 length helper, compiled on the first long result
   };
   try {
     const host = takeBuiltins(c, program, job.budget);
+    capMemory(c);
     const failed = runTopLevel(c, program, host);
     if (failed !== undefined) return failed;
     const f = findF(c, host, limits);
@@ -142,6 +162,24 @@ function runInContext(program, argsList, k, limits, results, retried, job) {
   } finally {
     closeContext(c);
   }
+}
+
+/** With a budget, the context's memory cap comes down to the answer's (c.limits then carries it, for every later use and message). */
+function capMemory(c) {
+  const { job, limits, r } = c;
+  if (!(job.budget > 0)) return;
+  const counted = countedBytes(r);
+  if (counted < 0) return;
+  const cap = Math.min(limits.memoryBytes, counted + MEMORY_BASE + job.budget * BYTES_PER_STEP);
+  if (cap >= limits.memoryBytes) return;
+  const allowed = MEMORY_BASE + job.budget * BYTES_PER_STEP;
+  // (the message names what the answer was allowed, not the cap, which depends on the runtime's history)
+  c.limits = {
+    ...limits,
+    memoryCap: cap,
+    memoryNote: `its memory cap of ${allowed} bytes (${BYTES_PER_STEP} a step of its budget)`,
+  };
+  r.setMemoryLimit(cap);
 }
 
 /** Gives call k (or the program's top level) its allowance before it runs. */
@@ -169,14 +207,12 @@ function fail(c, out) {
   if (out[0] === 'memory') c.dirty = true;
   if (isLimit(out[0]) || interrupted) c.fresh = true;
   const budgetOut = out[0] === 'timeout' && overBudget;
-  const oversized = takeTextCut();
   if (job.per === 'task') {
-    // An error whose text exceeds the cap is over the output cap too: it ends the answer.
-    if (oversized) return endJob(c, out);
+    // (An error whose text is over the cap fails as 'output-too-large': it ends the answer too.)
     if (isHardLimit(out[0])) {
       if (!job.failed && !c.retried) {
         if ((out[0] === 'memory' || out[0] === 'stack') && c.ran > 0) return k;
-        if (out[0] === 'timeout' && !budgetOut && starved() && job.extra === 0) {
+        if (out[0] === 'timeout' && !budgetOut && overWall && job.extra === 0) {
           job.extra = 1;
           extendAllowance(job.budget);
           return k;
@@ -187,7 +223,7 @@ function fail(c, out) {
     job.failed = true;
   } else if (isLimit(out[0]) && !budgetOut) {
     if (c.ran > 0) return k;
-    if (out[0] === 'timeout' && !c.retried && starved()) return k;
+    if (out[0] === 'timeout' && !c.retried && overWall) return k;
   }
   c.results[k] = out;
   return k + 1;
@@ -205,14 +241,18 @@ function settleFailure(c, out) {
 /** Runs the program's top level; returns the index to stop at when it failed, else undefined. */
 function runTopLevel(c, program, host) {
   const { ctx, r, limits } = c;
+  // What the engine did in the context so far (taking its builtins) is not the program's work.
+  discardNative();
   startCall(c);
   arm(limits.timeoutMs);
+  parseThenRun();
   const res = ctx.evalCode(markProgram(program), 'task.js');
+  parsed();
   if (res.error) {
     const out = failure(ctx, r, res.error, limits, undefined, host.tools);
     res.error.dispose();
     if (out[0] === 'memory') c.dirty = true;
-    if (out[0] === 'timeout' && !overBudget && !c.retried && starved()) return c.k;
+    if (out[0] === 'timeout' && !overBudget && !c.retried && overWall) return c.k;
     // The program's top level runs the same way in every context: every call fails alike.
     return settleRest(c, out);
   }
@@ -234,10 +274,11 @@ function runBatch(c, host, f) {
   const sh = ctx.newString(text);
   const pr = ctx.callFunction(host.parse, host.json, sh);
   sh.dispose();
+  discardNative();
   if (pr.error) {
     const out = failure(ctx, r, pr.error, limits, 0, host.tools);
     pr.error.dispose();
-    r.setMemoryLimit(limits.memoryBytes);
+    r.setMemoryLimit(memoryCap(limits));
     return fail(c, out);
   }
   const batch = pr.value;
@@ -263,13 +304,15 @@ function runCall(c, host, f, batch, j) {
   if (cr.error) {
     const out = failure(ctx, r, cr.error, limits, 2, host.tools);
     cr.error.dispose();
-    r.setMemoryLimit(limits.memoryBytes);
+    r.setMemoryLimit(memoryCap(limits));
     return settleFailure(c, out);
   }
   const v = cr.value;
-  const late = interrupted;
+  // (or its last native operation ran the units out after the interpreter's last poll)
+  const late = interrupted || nativeOver();
   const lateBudget = overBudget;
   const lateWall = overWall;
+  const lateNative = overNative;
   let out;
   try {
     out = readResult(c, host, v);
@@ -278,83 +321,12 @@ function runCall(c, host, f, batch, j) {
   }
   // The deadline passed during the call even though it returned (an async f turns the
   // interrupt into a rejected promise): a timeout all the same.
-  if (late || interrupted) {
-    if (late) restoreInterrupt(lateBudget, lateWall);
+  if (late || interrupted || nativeOver()) {
+    if (late) restoreInterrupt(lateBudget, lateWall, lateNative);
     out = timeoutOut(limits, c.job.budget);
   }
   if (out[0] !== 0) return settleFailure(c, out);
   c.results[c.k++] = out;
   c.ran++;
   return undefined;
-}
-
-/** A call's result as [0, json] or a failure: numbers and booleans read on the host, the rest as JSON text. */
-function readResult(c, host, v) {
-  const { ctx, limits } = c;
-  const t = ctx.typeof(v);
-  if (t === 'number') {
-    const x = ctx.getNumber(v);
-    return Number.isFinite(x) ? [0, x === 0 ? '0' : String(x)] : SUFFIX_CODES.n;
-  }
-  if (t === 'boolean') return [0, ctx.dump(v) ? 'true' : 'false'];
-  if (t === 'undefined') return SUFFIX_CODES.u;
-  if (t === 'function' || t === 'symbol' || t === 'bigint') return SUFFIX_CODES[t];
-  if (t === 'string' && lengthOf(ctx, v) > limits.maxOutputBytes) {
-    // (its JSON text is longer still: refuse it before copying anything)
-    return ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`];
-  }
-  return stringifyResult(c, host, v, t);
-}
-
-/** A string or object result as JSON text, made inside the context (objects with the result-rule replacer). */
-function stringifyResult(c, host, v, t) {
-  const { ctx, r, limits } = c;
-  if (t !== 'string' && !c.replacer) {
-    c.replacer = makeReplacer(ctx, host.isArray, host.protoOf, host.objectProto);
-    if (c.replacer) hold(c, c.replacer);
-    arm(limits.timeoutMs);
-  }
-  const sr =
-    t === 'string'
-      ? ctx.callFunction(host.stringify, host.json, v)
-      : c.replacer
-        ? ctx.callFunction(host.stringify, host.json, v, c.replacer)
-        : null;
-  if (!sr) {
-    // Our own small function could not be made: the runtime is out of room.
-    c.dirty = true;
-    return ['memory', `exceeded the ${limits.memoryBytes} byte memory cap`];
-  }
-  if (sr.error) {
-    const out = failure(ctx, r, sr.error, limits, 3, host.tools);
-    sr.error.dispose();
-    r.setMemoryLimit(limits.memoryBytes);
-    return out;
-  }
-  const isStr = ctx.typeof(sr.value) === 'string';
-  // The JSON text's length is read inside the context: a text over the cap never crosses.
-  const st = !isStr ? null : lengthOf(ctx, sr.value) > limits.maxOutputBytes ? '' : ctx.getString(sr.value);
-  sr.value.dispose();
-  return st === null
-    ? SUFFIX_CODES.u
-    : st === '' && isStr
-      ? ['output-too-large', `result exceeds ${limits.maxOutputBytes} bytes`]
-      : success(st, limits);
-}
-
-/** The result-rule replacer, built from the builtins captured before the program ran. */
-function makeReplacer(ctx, isArray, protoOf, objectProto) {
-  arm(OWN_MS, OWN_MS);
-  const fr = ctx.evalCode(REPLACER, 'cogen.js');
-  if (fr.error) {
-    fr.error.dispose();
-    return null;
-  }
-  const made = ctx.callFunction(fr.value, ctx.undefined, isArray, protoOf, objectProto);
-  fr.value.dispose();
-  if (made.error) {
-    made.error.dispose();
-    return null;
-  }
-  return made.value;
 }

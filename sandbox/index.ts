@@ -6,12 +6,15 @@
 // in a fresh context and every call runs there, in order (run and runMany: a task of one call).
 // Each call has its own deadline, counted in interpreter steps like budgets (timeoutMs × a fixed
 // rate, steps.mjs; the wall clock is only a safety net 20× longer), so no verdict depends on the
-// machine's load; a task may also carry a budget of interpreter steps, shared by its calls or given to each (budget.ts; verify.ts gives every answer
-// one). Without a budget, a call that meets a limit after others ran in its context is retried
-// alone in a fresh context, so limits apply as if each call ran alone. Text that comes out of a
-// context (results, error messages, thrown values) is measured and cut inside it first. The plumbing inside
-// the context (argument parsing, the call, the result check and serialisation) uses builtins
-// captured before the program runs, so a program that replaces them cannot tamper with it.
+// machine's load; a task may also carry a budget of interpreter steps, shared by its calls or given
+// to each (budget.ts; verify.ts gives every answer one), which bounds its native work and its
+// allocations too (docs/sandbox.md, "What an answer's budget bounds"). Without a budget, a call
+// that meets a limit after others ran in its context is retried alone in a fresh context, so limits
+// apply as if each call ran alone. Text that comes out of a context (results, error names and
+// messages, thrown values) is measured inside it first, and over its cap is not copied at all
+// (docs/sandbox.md, "What leaves the sandbox"). The plumbing inside the context (argument parsing,
+// the call, the result check and serialisation) uses builtins captured before the program runs,
+// so a program that replaces them cannot tamper with it.
 //
 // Result rule: a call's value must be a JSON value. null, booleans, finite numbers, strings, dense
 // arrays and plain objects (prototype Object.prototype or null; own enumerable string keys) come
@@ -122,7 +125,7 @@ export async function createSandbox(opts: CreateSandboxOptions = {}): Promise<Sa
     const steps = typeof b === 'number' && Number.isFinite(b) && b >= 1 ? Math.floor(b) : undefined;
     const rs = await pool.submit(program, argsList, l, key, steps, per === 'call' ? 'call' : 'task');
     where.forEach((i, j) => (results[i] = rs.results[j]!));
-    return { results, steps: rs.steps };
+    return { results, steps: rs.steps, native: rs.native, copied: rs.copied };
   };
   const submit = async (program: string, args: Json[], l: Limits, key: string): Promise<RunResult> =>
     (await submitTask(program, [args], l, key)).results[0]!;

@@ -44,6 +44,9 @@ interface Item {
 export interface Metered {
   results: RunResult[];
   steps: number;
+  /** Native work (sandbox/meter.mjs units) and bytes of text copied out of QuickJS (absent where it never ran). */
+  native?: number;
+  copied?: number;
 }
 
 interface Slot {
@@ -55,6 +58,16 @@ interface Slot {
 }
 
 type WireResult = [0, string] | [FailureReason, string];
+
+/** What a worker thread posts (worker.mjs): 'ready' once, then 'done' per message, with per-job meters. */
+interface WorkerMessage {
+  t: string;
+  id?: number;
+  results?: WireResult[][];
+  steps?: number[];
+  native?: number[];
+  copied?: number[];
+}
 
 /** The engine's own code (helper load) may take up to this long (ms) before it is wedged. */
 const OWN_DEADLINE_MS = 1000;
@@ -151,7 +164,7 @@ export class Pool {
     });
     worker.unref();
     const slot: Slot = { worker, progress: new Int32Array(shared), ready: false, busy: null, dead: false };
-    worker.on('message', (msg: { t: string; id?: number; results?: WireResult[][]; steps?: number[] }) => {
+    worker.on('message', (msg: WorkerMessage) => {
       if (msg.t === 'ready') {
         slot.ready = true;
         this.startFailures = 0;
@@ -163,7 +176,12 @@ export class Pool {
         worker.unref();
         const results = msg.results ?? [];
         for (let i = 0; i < items.length; i++)
-          items[i]!.resolve({ results: decodeAll(items[i]!, results[i]), steps: msg.steps?.[i] ?? 0 });
+          items[i]!.resolve({
+            results: decodeAll(items[i]!, results[i]),
+            steps: msg.steps?.[i] ?? 0,
+            native: msg.native?.[i],
+            copied: msg.copied?.[i],
+          });
         this.dispatch();
       }
     });

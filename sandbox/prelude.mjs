@@ -45,3 +45,13 @@ export function markProgram(program) {
     ? m[1] + 'globalThis.__cogen_phase__=1;' + program.slice(m[1].length)
     : 'globalThis.__cogen_phase__=1;' + program;
 }
+
+/**
+ * The UTF-8 length of a string, as a factory of the builtins it needs (Reflect.apply and
+ * String.prototype.charCodeAt, captured before the program ran): what the host would copy out,
+ * measured inside the context for a result that might be over the output cap. A lone surrogate
+ * counts 3 bytes, as the copy encodes it.
+ */
+export const UTF8_LENGTH =
+  '(function(A,C){return function(s){var n=s.length,i=0,c;for(;i<s.length;i++){c=A(C,s,[i]);' +
+  'if(c>=128){n+=c>=2048?2:1;if(c>=55296&&c<56320&&i+1<s.length&&(A(C,s,[i+1])&64512)==56320)i++}}return n}})';

@@ -5,11 +5,14 @@
 // QuickJS keeps as ropes) and leaves everything else (short results, odd receivers or counts,
 // errors) to the original. Made through the engine's API, so no source text is parsed per context.
 import { lengthOf } from './readout.mjs';
+import { chargeNative } from './steps.mjs';
 
 /** Whether contexts get the doubling repeat (COGEN_SANDBOX_NATIVE_REPEAT=1 keeps the original, for comparison). */
 export const FAST_REPEAT = process.env.COGEN_SANDBOX_NATIVE_REPEAT !== '1';
 /** Results shorter than this are left to the original repeat. */
 const REPEAT_MIN = 4096;
+/** Native work (meter.mjs's units) charged for each concatenation made from the host: about what the round trip costs. */
+const CONCAT_UNITS = 1000;
 /** QuickJS's longest string (JS_STRING_LEN_MAX): beyond it the original throws its RangeError. */
 const STRING_MAX = 2 ** 30 - 1;
 
@@ -38,6 +41,7 @@ function doubling(ctx, concat, s, n) {
   let pow = s.dup();
   try {
     for (;;) {
+      chargeNative(2 * CONCAT_UNITS);
       if (n % 2 === 1) {
         const r = acc ? ctx.callFunction(concat, acc, pow) : { value: pow.dup() };
         if (r.error) return r;

@@ -3,3 +3,5 @@
 export const STEPS_PER_MS: number;
 /** The wall-clock safety net: this many times a call's deadline. */
 export const WALL_FACTOR: number;
+/** Native work (meter.mjs's units) that each step of a budget or deadline allows. */
+export const NATIVE_PER_STEP: number;

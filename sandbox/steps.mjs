@@ -1,37 +1,56 @@
-// Steps: the budget unit (docs/DESIGN.md, "Sandbox"), counted and enforced here. This file is the
-// only one that reads or writes QuickJS's interrupt counter, so the accounting that decides
-// 'timeout' verdicts can be read in one place. A worker thread runs one job at a time, so the
-// accounting is this module's state: the engine marks jobs, calls and contexts through the
-// functions below and reads `interrupted`, `overBudget`, `overWall` and `spent` (exported bindings
-// are live; only this file assigns them).
+// Steps: the budget unit (docs/DESIGN.md, "Sandbox"), counted and enforced here, with native work.
+// This is the only file that reads or writes QuickJS's interrupt counter and that decides what the
+// native work meter's units mean (meter.mjs; work.mjs holds its globals), so the accounting that
+// decides 'timeout' verdicts reads in one place. A worker runs
+// one job at a time: the accounting is this module's state; the engine marks jobs, calls and
+// contexts through the functions below and reads `interrupted`, `overBudget`, `overWall`,
+// `overNative` and `spent` (live bindings; only this file assigns them).
 //
 // The interrupt counter lives in the context's struct in WASM memory (JSContext.interrupt_counter);
-// findCounter() finds it and checks that it behaves as expected (exact = true). Then every step a
-// job takes is read from it, and it is lowered so that the handler runs exactly when an allowance
-// is spent. If the check fails (another QuickJS build), steps are counted in whole handler calls
-// (10,000 each) and allowances are enforced at that granularity: still deterministic, only coarser.
+// findCounter() checks that it is where and how this file expects (exact). Every step a job takes is
+// read from it, and it is lowered so that the handler runs exactly when an allowance is spent. If
+// the check fails (another QuickJS build), steps are counted in whole handler calls (10,000 each):
+// still deterministic, only coarser. Native work is read from the meter's global and bounded the
+// same way, at NATIVE_PER_STEP units a step of budget or deadline; the meter sets the counter to 1
+// when the units run out, so the handler runs at the next step.
 //
-// The deadline (limits.timeoutMs) is counted in steps too, so that no verdict depends on the
-// machine's load: a call armed with timeoutMs may take timeoutMs × STEPS_PER_MS steps, a fixed
-// rate, never the rate measured at start-up (which depends on the machine and on its load when the
-// worker started). Past that it is a 'timeout' exactly as a spent budget is. The wall clock stays
-// only as a safety net for work the counter does not see (long native calls): WALL_FACTOR times
-// the deadline. A call stopped by the safety net (overWall) was either starved of CPU or stuck in
-// native code; it is run once more (starved()), and only a second stop counts.
+// The deadline (limits.timeoutMs) is counted in steps too, at a fixed rate, so that no verdict
+// depends on the machine's load: past timeoutMs × STEPS_PER_MS steps a call is a 'timeout' as a
+// spent budget is. The wall clock is only a safety net (WALL_FACTOR × the deadline) for what neither
+// counter sees; a call it stops (overWall) was starved of CPU or stuck, and is run once more: only
+// a second stop counts.
+import {
+  allowUnits,
+  forgetMeter,
+  metered,
+  pokedAt,
+  resetMeter,
+  takeUnits,
+  unitsDone,
+  unpoke,
+  useMeter,
+} from './work.mjs';
+
 const COUNTER_INIT = 10_000;
 const COUNTER_OFFSET = 232;
 /**
  * Steps per millisecond of deadline, a fixed rate. A step's cost varies ~15×: QuickJS busy-loops at
- * 110,000-140,000 steps per ms here (calibration() below), while allocating or string-building
- * code runs ~10,000 (~100 ns a step, budget.ts). The slow rate keeps a call's wall time near what
- * the 50 ms wall deadline allowed on an idle machine for any kind of work (500,000 steps; a memory
- * bomb still times out before it fills the cap, a busy loop stops sooner). Generated references
- * take at most ~57,000 steps, so none comes near it; a budget above it (the cap is 5,000,000) is
- * bounded per call by the deadline as well.
+ * 110,000-140,000 steps per ms here (calibration()), allocating or string-building code ~10,000.
+ * The slow rate keeps a call near the 50 ms an idle machine allowed for any kind of work (500,000
+ * steps). Generated references take at most ~57,000 steps; a budget above 500,000 (the cap is
+ * 5,000,000) is bounded per call by the deadline as well.
  */
 export const STEPS_PER_MS = 10_000;
 /** The wall-clock safety net: this many times a call's deadline (pool.ts scales its watchdog with it). */
 export const WALL_FACTOR = 20;
+/**
+ * Native work (meter.mjs's units) that each step of a budget or deadline allows. Generated
+ * references do at most ~1.3 units per step of their budget (recursion: ~27 units a call;
+ * bench/results/sandbox-hostile.md), so they keep ten times their native work in hand, as they
+ * keep ten times their steps; a program whose steps start long native loops (JSON.stringify,
+ * fill, join, copies) meets it first.
+ */
+export const NATIVE_PER_STEP = 16;
 
 /** The clock the safety net reads; a test can make it jump or run slow (setClockForTest). */
 let now = () => performance.now();
@@ -43,8 +62,10 @@ let deadlineSteps = Infinity;
 export let interrupted = false;
 /** Whether the last interrupt was the budget's (else the deadline's). */
 export let overBudget = false;
-/** Whether the last interrupt was the wall-clock safety net's (not counted steps). */
+/** Whether the last interrupt was the wall-clock safety net's: the thread was starved or stuck, and the call gets one more try. */
 export let overWall = false;
+/** Whether the last interrupt came from native work (a budget's or a deadline's), not from steps. */
+export let overNative = false;
 /** Steps taken by the current job so far, in all its contexts. */
 export let spent = 0;
 let calls = 0;
@@ -58,19 +79,90 @@ let ctxPtr = 0;
 let lastSet = 0;
 /** The job may take steps up to here (Infinity: no budget). */
 let allowance = Infinity;
-/** Steps taken by the last job (all its contexts). */
+/** Steps taken by the last job (all its contexts), and its native work (units). */
 let lastSteps = 0;
+let lastNative = 0;
 /** The worker's progress array: [message id, job index, step]; the step moves at every arm(). */
 let progress = null;
+/** Whether the program is being parsed: its native work is not counted until its top level starts (parseThenRun). */
+let parsing = false;
+/** Native work of the current job so far, in units; the job may do up to nativeAllowance, a call up to nativeDeadline. */
+let nativeSpent = 0;
+let nativeAllowance = Infinity;
+let nativeDeadline = Infinity;
 
 export function setProgress(arr) {
   progress = arr;
 }
 
-/** The module whose memory holds the counters of the contexts to come (after each load). */
-export function useModule(mod) {
+/** The module whose memory holds the counters of the contexts to come (after each load), and its meter's globals (null: none). */
+export function useModule(mod, globals) {
   wasm = mod;
   heap = null;
+  useMeter(mod, globals, counterView);
+}
+
+/** Brings nativeSpent up to date with the meter. */
+function syncNative() {
+  nativeSpent += unitsDone();
+}
+
+/** Native work the host does for the program (repeat.mjs), charged as the meter would: past the units, the next step polls. */
+export function chargeNative(units) {
+  takeUnits(units);
+}
+
+/** Whether the job's native work is past its allowance or its call's deadline (the last operation may have ended before the interpreter polled). */
+export function nativeOver() {
+  syncNative();
+  if (!(nativeSpent > nativeAllowance || nativeSpent > nativeDeadline)) return false;
+  overNative = interrupted = true;
+  overBudget = nativeSpent > nativeAllowance;
+  return true;
+}
+
+/** Runs fn, the engine's own work in a context (a helper), under its own deadline: no budget applies, nothing of it is counted. */
+export function ownWork(ownMs, fn) {
+  sync();
+  const saved = [spent, nativeSpent, allowance, nativeAllowance];
+  allowance = nativeAllowance = Infinity;
+  arm(ownMs, ownMs);
+  try {
+    return fn();
+  } finally {
+    sync();
+    [spent, nativeSpent, allowance, nativeAllowance] = saved;
+  }
+}
+
+/** Native work since it was last counted is the engine's own (parsing arguments, compiling a helper): not counted. */
+export function discardNative() {
+  unitsDone();
+}
+
+/**
+ * The program is about to be parsed and its top level run: parsing is not counted (it is bounded by
+ * the program's length, not by its budget). The interpreter polls at the start of the top level, so
+ * with the counter at 1 the handler runs there, and discards what came before.
+ */
+export function parseThenRun() {
+  if (!metered() || !exact || !ctxPtr) return;
+  sync();
+  parsing = true;
+  const at = (ctxPtr + COUNTER_OFFSET) >> 2;
+  counterView()[at] = lastSet = 1;
+}
+
+/** The top level is over (or never started: a syntax error): nothing is being parsed any more. */
+export function parsed() {
+  if (parsing) discardNative();
+  parsing = false;
+}
+
+/** Steps since lastSet when the meter set the counter to 1 (it held `poked` then) and it now reads c. */
+function pokedSteps(poked, c, polled) {
+  unpoke();
+  return lastSet - poked + (polled ? 1 : 1 - c);
 }
 
 function counterView() {
@@ -81,9 +173,11 @@ function counterView() {
 
 /** Brings `spent` up to date with the counter (steps taken since it was last read or written). */
 function sync() {
+  syncNative();
   if (!exact || !ctxPtr) return;
   const c = counterView()[(ctxPtr + COUNTER_OFFSET) >> 2];
-  spent += lastSet - c;
+  const poked = pokedAt();
+  spent += poked ? pokedSteps(poked, c, false) : lastSet - c;
   lastSet = c;
 }
 
@@ -92,6 +186,7 @@ function sync() {
  * the allowance or the deadline (a job may take `allowance` steps; the attempt at one more stops it).
  */
 function setCounter() {
+  allowUnits(Math.min(nativeAllowance, nativeDeadline) - nativeSpent);
   if (!exact || !ctxPtr) return;
   const left = Math.min(allowance, deadlineSteps) - spent + 1;
   const next = left >= COUNTER_INIT ? COUNTER_INIT : Math.max(1, left);
@@ -104,13 +199,26 @@ export function onInterrupt() {
   calls++;
   if (exact && ctxPtr) {
     const c = counterView()[(ctxPtr + COUNTER_OFFSET) >> 2];
+    const poked = pokedAt();
     // Either the interpreter's counter ran down from lastSet to 0 and QuickJS has just reset it to
     // COUNTER_INIT (lastSet steps, at least 1), or the regexp engine, which keeps a counter of its
     // own, calls in after 10,000 of its steps: those, plus the interpreter's steps since the last
-    // read. (With lastSet = c = COUNTER_INIT the two readings agree.)
-    spent += c === COUNTER_INIT ? Math.max(1, lastSet) : lastSet - c + COUNTER_INIT;
+    // read. (With lastSet = c = COUNTER_INIT the two readings agree.) When the meter set the counter
+    // to 1 (poked: its value then), the interpreter took lastSet − poked steps before that.
+    if (poked) spent += pokedSteps(poked, c, c === COUNTER_INIT) + (c === COUNTER_INIT ? 0 : COUNTER_INIT);
+    else spent += c === COUNTER_INIT ? Math.max(1, lastSet) : lastSet - c + COUNTER_INIT;
     lastSet = c;
   } else spent += COUNTER_INIT;
+  if (parsing) {
+    parsing = false;
+    discardNative();
+  } else syncNative();
+  if (nativeSpent > nativeAllowance) {
+    overBudget = true;
+    overNative = true;
+    interrupted = true;
+    return true;
+  }
   if (spent > allowance) {
     // The step that would pass the allowance is not taken.
     if (exact && ctxPtr) spent = Math.max(allowance, spent - 1);
@@ -120,6 +228,11 @@ export function onInterrupt() {
   }
   if (spent > deadlineSteps) {
     if (exact && ctxPtr) spent = Math.max(deadlineSteps, spent - 1);
+    interrupted = true;
+    return true;
+  }
+  if (nativeSpent > nativeDeadline) {
+    overNative = true;
     interrupted = true;
     return true;
   }
@@ -141,9 +254,11 @@ export function arm(timeoutMs, wallMs = timeoutMs * WALL_FACTOR) {
   interrupted = false;
   overBudget = false;
   overWall = false;
+  overNative = false;
   calls = 0;
   sync();
   deadlineSteps = spent + timeoutMs * STEPS_PER_MS;
+  nativeDeadline = nativeSpent + timeoutMs * STEPS_PER_MS * NATIVE_PER_STEP;
   setCounter();
   wallDeadline = now() + wallMs;
 }
@@ -152,57 +267,64 @@ export function arm(timeoutMs, wallMs = timeoutMs * WALL_FACTOR) {
 export function beginJobSteps(jobAllowance) {
   spent = 0;
   allowance = jobAllowance;
+  nativeSpent = 0;
+  nativeAllowance = jobAllowance * NATIVE_PER_STEP;
 }
 
 /** The job is over: its steps are kept for lastJobSteps(), and no budget applies until the next. */
 export function endJobSteps() {
   lastSteps = spent;
+  lastNative = nativeSpent;
   allowance = Infinity;
+  nativeAllowance = Infinity;
 }
 
 /** Steps taken by the last job (all its contexts). */
 export const lastJobSteps = () => lastSteps;
 
+/** Native work of the last job, in units (meter.mjs; 0 when the module is not metered). */
+export const lastJobNative = () => lastNative;
+
 /** A call with a budget of its own may take `budget` more steps from here. */
 export function allowCall(budget) {
   sync();
   allowance = spent + budget;
+  nativeAllowance = nativeSpent + budget * NATIVE_PER_STEP;
 }
 
 /** One more budget for the job (a retry after its thread was starved). */
 export function extendAllowance(budget) {
   allowance += budget;
+  nativeAllowance += budget * NATIVE_PER_STEP;
 }
 
 /** Sets which limit the interrupt was again, as read before later work re-armed. */
-export function restoreInterrupt(budgetFlag, wallFlag) {
+export function restoreInterrupt(budgetFlag, wallFlag, nativeFlag) {
   overBudget = budgetFlag;
   overWall = wallFlag;
+  overNative = nativeFlag;
 }
 
 /** Counting moves to a fresh context (its pointer: the context's struct in WASM memory). */
 export function enterContext(ptr) {
+  // Making the context (its builtins) is the engine's work, not the program's: not counted.
+  unitsDone();
   ctxPtr = ptr;
   lastSet = 0;
+  resetMeter(exact ? ptr + COUNTER_OFFSET : 0);
 }
 
 /** The context is about to be disposed: its last steps are counted. */
 export function leaveContext() {
   sync();
   ctxPtr = 0;
+  resetMeter(0);
 }
 
-/** Forgets the context after a trap (its memory may be corrupt). */
+/** Forgets the context after a trap (its memory may be corrupt), and the module's meter with it. */
 export function forgetContext() {
   ctxPtr = 0;
-}
-
-/**
- * Whether the last interrupt was the wall-clock safety net's: the call had not spent its deadline's
- * steps, so the thread was starved of CPU (or stuck in native code) and the call gets one more try.
- */
-export function starved() {
-  return overWall;
+  forgetMeter();
 }
 
 /**

@@ -5,3 +5,6 @@ export { INTRINSICS } from './engine.mjs';
 export { FAILURE_REASONS, type FailureReason, type Limits } from './types.js';
 export { runTwiceMetered } from './validate.js';
 export { verifyAnswer, verifyMany, verifyManyMetered } from './verify.js';
+export { NATIVE_PER_STEP } from './steps.mjs';
+export { DETAIL_MAX, TEXT_MAX } from './readout.mjs';
+export { runInThread, startInThread } from './inthread.mjs';

@@ -4,7 +4,7 @@ import type { Json } from '../core/task.js';
 export interface Limits {
   /** Deadline per call, in milliseconds counted as steps at a fixed rate (steps.mjs); the wall-clock safety net is 20× it. */
   timeoutMs: number;
-  /** Memory cap of the QuickJS runtime, in bytes. */
+  /** Memory cap of the QuickJS runtime, in bytes: under WebAssembly it bounds each allocation, not the total (docs/sandbox.md). */
   memoryBytes: number;
   /** Stack cap of the QuickJS runtime, in bytes. */
   stackBytes: number;
@@ -60,6 +60,10 @@ export interface TaskJob {
 export interface MeteredTask {
   results: RunResult[];
   steps: number;
+  /** Native work it did, in sandbox/meter.mjs's units (NATIVE_PER_STEP of them a step of budget). */
+  native?: number;
+  /** Bytes of text it copied out of QuickJS (results, error texts): what left the engine. */
+  copied?: number;
 }
 
 /**

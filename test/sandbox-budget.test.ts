@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSandbox, budgetFor, DEFAULT_BUDGET, resolveBudget, taskBudget } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { verifyManyMetered } from '../sandbox/testing.js';
+import { NATIVE_PER_STEP, verifyManyMetered } from '../sandbox/testing.js';
 import { runTwiceMetered } from '../sandbox/testing.js';
 import { families, generateTask } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
@@ -76,7 +76,14 @@ describe('every generated task carries a budget its reference fits ten times ove
       const [m] = await verifyManyMetered(sb, [{ task: t, answer: referenceAnswer(t) }]);
       expect(m!.verdict.reward).toBe(1);
       if (t.type !== 'deduction') expect(m!.budget).toBe(t.budget);
-      if (t.type === 'induction') expect(m!.steps! * 10).toBeLessThanOrEqual(t.budget!);
+      if (t.type === 'induction') {
+        expect(m!.steps! * 10).toBeLessThanOrEqual(t.budget!);
+        // Its native work, ten times over, within what the budget allows too.
+        const [run] = await sb.runTasksMetered!([
+          { program: t.program, inputs: [...t.visible, ...t.hidden].map((e) => e.input), budget: t.budget },
+        ]);
+        expect(run!.native! * 10, `native work ${run!.native}`).toBeLessThanOrEqual(t.budget! * NATIVE_PER_STEP);
+      }
     }
   });
 });
@@ -175,6 +182,75 @@ describe('accounting', () => {
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('native work (the QuickJS module metered, sandbox/meter.mjs)', () => {
+  // Steps whose native work is large: each used to run until the 1 s wall-clock safety net (or for
+  // minutes, between two reads of the clock); now each stops at what its budget allows.
+  const heavy = [
+    "const x = new Array(1e4).fill('abcdefgh'); for (;;) JSON.stringify(x)",
+    'for (;;) new Array(1e4).fill(0)',
+    "const x = new Array(1e4).fill('ab'); for (;;) x.join(',')",
+    "for (;;) console.log('x'.repeat(1e5))",
+    'const x = new Array(2e4).fill(0); for (;;) x.indexOf(1)',
+  ];
+  it.each(heavy)('%s: stops at its budget of native work or memory', async (body) => {
+    const budget = 20_000;
+    const [m] = await sb.runTasksMetered!([{ program: `function f() { ${body} }`, inputs: [[]], budget }]);
+    expect(m!.results[0]).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^exceeded its (budget of 20000 steps; its native work|memory cap)/),
+    });
+    // What one native operation does past the units (the memory cap bounds it) is the only excess.
+    expect(m!.native!).toBeLessThanOrEqual(budget * NATIVE_PER_STEP + 1_000_000);
+    expect(m!.steps).toBeLessThanOrEqual(budget);
+  });
+
+  it('an answer stopped by its native work is counted the steps it took, never more than its budget', async () => {
+    // String building: ~16 native units a step, so 5,000 steps' units run out after ~4,000 steps.
+    const program = "function f() { let s = ''; for (;;) s += 'x' }";
+    const [m] = await sb.runTasksMetered!([{ program, inputs: [[]], budget: 5000 }]);
+    expect(m!.results[0]).toMatchObject({ ok: false, detail: expect.stringMatching(/its native work passed/) });
+    expect(m!.steps).toBeLessThan(5000);
+  });
+
+  it('plain code is bounded by its steps alone, exactly as before', async () => {
+    const [m] = await sb.runTasksMetered!([
+      { program: 'function f() { let t = 0; for (;;) t += t % 7 }', inputs: [[]], budget: 50_000 },
+    ]);
+    expect(m!.results[0]).toMatchObject({ ok: false, detail: 'exceeded its budget of 50000 steps' });
+    expect(m!.steps).toBe(50_000);
+    expect(m!.native!).toBeLessThan((50_000 * NATIVE_PER_STEP) / 2);
+  });
+
+  it("an answer's native work does not depend on the garbage earlier jobs left (collected between jobs)", async () => {
+    const job = {
+      program: 'function f(a) { const o = {}; for (let i = 0; i < 30; i++) o["k" + i] = [i, { v: a }]; return 1 }',
+      inputs: [[1], [2], [3]],
+      budget: 20_000,
+    };
+    const litter = { program: 'function f() { return 1 }', inputs: [[]] };
+    const natives: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const runs = await sb.runTasksMetered!([...Array.from({ length: 30 }, () => litter), job]);
+      natives.push(runs[30]!.native!);
+    }
+    // (a collection inside the job would add ~10^5-10^6 units; the heap's history moves it by a few)
+    expect(Math.max(...natives) - Math.min(...natives), JSON.stringify(natives)).toBeLessThan(500);
+  });
+
+  it("one allocation past the answer's memory cap fails with 'memory'; without a budget the sandbox's cap applies", async () => {
+    const program = 'function f() { return new Array(1e5).fill(0).length }';
+    const [capped] = await sb.runTasksMetered!([{ program, inputs: [[]], budget: 20_000 }]);
+    expect(capped!.results[0]).toMatchObject({
+      ok: false,
+      reason: 'memory',
+      detail: expect.stringMatching(/its memory cap of \d+ bytes/),
+    });
+    const [larger] = await sb.runTasksMetered!([{ program, inputs: [[]], budget: 1_000_000 }]);
+    expect(larger!.results[0]).toEqual({ ok: true, value: 1e5 });
+    expect(await sb.run(program, [])).toEqual({ ok: true, value: 1e5 });
   });
 });
 

@@ -74,11 +74,15 @@ describe('hostile corpus', () => {
 
 describe('hostile answers', () => {
   for (const h of HOSTILE_ANSWERS) {
-    it(`${h.name}: ${h.reason}, within its budget, short reason`, async () => {
+    const reasons = typeof h.reason === 'string' ? [h.reason] : h.reason;
+    it(`${h.name}: ${reasons.join(' or ')}, within its budget, short reason`, async () => {
       const [m] = await verifyManyMetered(sb, [{ task, answer: h.answer }]);
       const v = m!.verdict;
       expect(v.reward).toBe(0);
-      expect(v.reason!.startsWith(h.reason), v.reason).toBe(true);
+      expect(
+        reasons.some((r) => v.reason!.startsWith(r)),
+        v.reason,
+      ).toBe(true);
       expect(v.reason!.length).toBeLessThanOrEqual(400);
       expect(m!.steps!).toBeLessThanOrEqual(m!.budget! + SLACK);
       expect(v.total).toBe(task.visible.length + task.hidden.length);

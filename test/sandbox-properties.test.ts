@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSandbox, deepEqual, formatLiteral, parseLiteral, verifyAnswer } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { FAILURE_REASONS } from '../sandbox/testing.js';
+import { DETAIL_MAX, FAILURE_REASONS, TEXT_MAX } from '../sandbox/testing.js';
 import type { Json, Task } from '../core/task.js';
 
 let sb: Sandbox;
@@ -91,6 +91,55 @@ describe('sandbox properties', () => {
   });
 });
 
+/**
+ * Programs that push what they can out of the sandbox: long or wide strings, errors with long names
+ * and messages, thrown strings, large or deep results, getters and toJSON, console output.
+ */
+const big = fc.constantFrom('10', '1000', '1025', '5000', '30000', '1e6', '1e7');
+const text = fc
+  .tuple(fc.constantFrom('"x"', '"\\u20ac"', '"\\ud83d\\ude00"', '"\\ud800"', 'String(a)'), big)
+  .map(([s, n]) => `${s}.repeat(${n})`);
+const push: fc.Arbitrary<string> = fc.oneof(
+  text.map((t) => `return ${t}`),
+  text.map((t) => `throw new Error(${t})`),
+  text.map((t) => `throw ${t}`),
+  text.map((t) => `const e = new Error("m"); e.name = ${t}; throw e`),
+  text.map((t) => `throw { name: ${t}, message: ${t} }`),
+  fc.tuple(text, big).map(([t, n]) => `return new Array(${n}).fill(${t})`),
+  fc.tuple(text, big).map(([t, n]) => `return Array.from({ length: Math.min(${n}, 1e5) }, (_, i) => ({ i, s: ${t} }))`),
+  text.map((t) => `return { toJSON() { return ${t} } }`),
+  text.map((t) => `return { get x() { return ${t} } }`),
+  text.map((t) => `for (let i = 0; i < 100; i++) console.log(${t}); return 1`),
+  big.map((n) => `let o = []; for (let i = 0; i < Math.min(${n}, 5000); i++) o = [o]; return o`),
+);
+
+describe('what leaves the sandbox', () => {
+  it('for any answer program, the bytes copied out of QuickJS and the reasons are within the stated caps', async () => {
+    const out = sb.limits.maxOutputBytes;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(push, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(undefined, 20_000, 200_000),
+        async (bodies, budget) => {
+          const program = `function f(a) { const k = a % ${bodies.length}; ${bodies.map((b, i) => `if (k === ${i}) { ${b} }`).join(' ')} }`;
+          const inputs = [[0], [1], [2]];
+          const [m] = await sb.runTasksMetered!([{ program, inputs, budget, budgetPer: 'call' }]);
+          // Per call: a result's JSON text (≤ maxOutputBytes bytes), or an error's name and message
+          // (≤ TEXT_MAX characters each, 3 bytes a character at most) and a phase marker.
+          expect(m!.copied!).toBeLessThanOrEqual(inputs.length * Math.max(out, 2 * 3 * TEXT_MAX + 32));
+          for (const r of m!.results) {
+            if (r.ok) expect(Buffer.byteLength(JSON.stringify(r.value))).toBeLessThanOrEqual(out);
+            else expect(r.detail.length).toBeLessThanOrEqual(DETAIL_MAX + 1);
+          }
+          const v = await verifyAnswer(sb, { ...inductionTask, budget: budget ?? 20_000 }, program);
+          expect(Buffer.byteLength(v.reason ?? '')).toBeLessThanOrEqual(1024);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('answer parser properties', () => {
   it('never throws on arbitrary strings', () => {
     fc.assert(
@@ -135,19 +184,21 @@ describe('answer parser properties', () => {
   });
 });
 
+const base = { id: 't', family: 'p', level: 0, skills: [], hash: 'h', parent: null, proposer: 'test' };
+const inductionTask: Task = {
+  ...base,
+  type: 'induction',
+  program: 'function f(x) { return x - 1 }',
+  visible: [{ input: [1], output: 0 }],
+  hidden: [{ input: [5], output: 4 }],
+  message: 'm',
+};
+
 describe('verifier properties', () => {
-  const base = { id: 't', family: 'p', level: 0, skills: [], hash: 'h', parent: null, proposer: 'test' };
   const tasks: Task[] = [
     { ...base, type: 'deduction', program: 'function f(x) { return x + 1 }', input: [1], output: 2 },
     { ...base, type: 'abduction', program: 'function f(x) { return x * 2 }', input: [2], output: 4 },
-    {
-      ...base,
-      type: 'induction',
-      program: 'function f(x) { return x - 1 }',
-      visible: [{ input: [1], output: 0 }],
-      hidden: [{ input: [5], output: 4 }],
-      message: 'm',
-    },
+    inductionTask,
   ];
 
   it('never throw on arbitrary answers and give a reward in [0, 1] with a reason when 0', async () => {

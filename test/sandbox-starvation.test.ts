@@ -109,7 +109,11 @@ describe('a starved worker gives the verdicts of a calm one', () => {
               expect(b, `${cell.family} ${cell.level} ${cell.type} ${seed} ${pad}`).toEqual(a);
               if (a.cost === null) continue;
               const job = [{ program, inputs, budget: budgetFor(a.cost), budgetPer: 'task' as const }];
-              expect(await sb.runTasksMetered!(job)).toEqual(await calm.runTasksMetered!(job));
+              // (native work varies by a few units with the heap's history: results and steps must not)
+              const [x, y] = [await sb.runTasksMetered!(job), await calm.runTasksMetered!(job)];
+              expect(x.map((m) => [m.results, m.steps, m.copied])).toEqual(
+                y.map((m) => [m.results, m.steps, m.copied]),
+              );
             }
           } finally {
             await sb.close();

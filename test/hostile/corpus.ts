@@ -337,53 +337,81 @@ export const NORMAL = {
 export interface HostileAnswer {
   name: string;
   answer: string;
-  /** The reason the verdict must start with. */
-  reason: string;
+  /** The reason the verdict must start with (or one of these). */
+  reason: string | string[];
   /** Whether the answer's first failure ends its verification (no later example runs). */
   ends: boolean;
 }
 
+const BUDGET = 'timeout: exceeded its budget';
+/** Stopped by the step budget, by the native work it allows, or by the memory cap it allows. */
+const SPENT = [BUDGET, 'memory: exceeded its memory cap'];
+
 export const HOSTILE_ANSWERS: HostileAnswer[] = [
-  { name: 'endless loop', answer: 'function f(a){ for(;;){} }', reason: 'timeout: exceeded its budget', ends: true },
+  { name: 'endless loop', answer: 'function f(a){ for(;;){} }', reason: BUDGET, ends: true },
   {
     name: 'endless string building',
     answer: "function f(a){ let s=''; for(let i=0;i<1e9;i++) s+='x'; return s }",
-    reason: 'timeout: exceeded its budget',
+    reason: BUDGET,
     ends: true,
   },
   {
     name: 'a 10-million-character error message',
     answer: "function f(a){ throw new Error('x'.repeat(1e7)) }",
-    reason: 'runtime-error: Error: xxx',
+    reason: SPENT,
     ends: true,
   },
   {
     name: 'a 10-million-character thrown string',
     answer: "function f(a){ throw 'y'.repeat(1e7) }",
-    reason: 'runtime-error: thrown: "yyy',
+    reason: SPENT,
     ends: true,
   },
   {
     name: 'a huge error name',
     answer: "function f(a){ const e = new Error('m'); e.name = 'N'.repeat(5e6); throw e }",
-    reason: 'runtime-error: NNN',
+    reason: SPENT,
+    ends: true,
+  },
+  {
+    name: 'a 5,000-character error message (not copied out)',
+    answer: "function f(a){ throw new Error('x'.repeat(5000)) }",
+    reason: 'output-too-large: hostile: error message over 1024 characters',
+    ends: true,
+  },
+  {
+    name: 'a 5,000-character thrown string (not copied out)',
+    answer: "function f(a){ throw 'y'.repeat(5000) }",
+    reason: 'output-too-large: hostile: thrown string over 1024 characters',
+    ends: true,
+  },
+  {
+    name: 'a 5,000-character error name (not copied out)',
+    answer: "function f(a){ const e = new Error('m'); e.name = 'N'.repeat(5000); throw e }",
+    reason: 'output-too-large: hostile: error name over 1024 characters',
     ends: true,
   },
   {
     name: 'a message getter that loops',
     answer: 'function f(a){ throw { get message() { for(;;){} }, name: "E" } }',
-    reason: 'timeout: exceeded its budget',
+    reason: BUDGET,
     ends: true,
   },
   {
     name: 'a 10-million-character result',
     answer: "function f(a){ return 'z'.repeat(1e7) }",
-    reason: 'output-too-large',
+    reason: ['output-too-large', ...SPENT],
     ends: true,
   },
   {
     name: 'a big array result',
     answer: "function f(a){ return ['w'.repeat(2e5), 'v'.repeat(2e5)] }",
+    reason: ['output-too-large', ...SPENT],
+    ends: true,
+  },
+  {
+    name: 'a result of 30,000 three-byte characters (over the cap in UTF-8 only)',
+    answer: "function f(a){ return '\u20ac'.repeat(3e4) }",
     reason: 'output-too-large',
     ends: true,
   },
@@ -391,25 +419,63 @@ export const HOSTILE_ANSWERS: HostileAnswer[] = [
   {
     name: 'memory bomb',
     answer: "function f(a){ let s = 'ab'; for(;;) { s = s + s; s.charAt(1) } }",
-    reason: 'memory',
+    reason: ['memory', BUDGET],
     ends: true,
   },
   {
     name: 'slow on every input',
     answer: 'function f(a){ let t = 0; for (let i = 0; i < 3e5; i++) t += i; return t }',
-    reason: 'timeout: exceeded its budget',
+    reason: BUDGET,
     ends: true,
   },
   {
     name: 'catches the interrupt and loops on',
     answer: 'function f(a){ for(;;){ try { for(;;){} } catch (e) {} } }',
-    reason: 'timeout: exceeded its budget',
+    reason: BUDGET,
     ends: true,
   },
   {
     name: 'regexp backtracking',
     answer: 'function f(a){ return /^(a+)+$/.test("a".repeat(40) + "b") }',
-    reason: 'timeout: exceeded its budget',
+    reason: BUDGET,
+    ends: true,
+  },
+  // Steps whose native work is large: each stops at what its budget allows in native work or memory.
+  {
+    name: 'JSON.stringify of an array, endlessly',
+    answer: "function f(a){ const x = new Array(1e4).fill('abcdefgh'); for(;;) JSON.stringify(x) }",
+    reason: SPENT,
+    ends: true,
+  },
+  {
+    name: 'JSON.stringify of a cyclic value, endlessly',
+    answer: 'function f(a){ const o = { a }; o.o = o; for(;;) try { JSON.stringify(o) } catch (e) {} }',
+    reason: SPENT,
+    ends: true,
+  },
+  {
+    name: 'an array filled, endlessly',
+    answer: 'function f(a){ for(;;) new Array(1e4).fill(0) }',
+    reason: SPENT,
+    ends: true,
+  },
+  {
+    name: 'array growth',
+    answer: 'function f(a){ const x=[]; for(;;) x.push(x.length, [x.length]) }',
+    reason: SPENT,
+    ends: true,
+  },
+  {
+    name: 'an output flood (console prints nothing)',
+    answer: "function f(a){ for(;;) console.log('x'.repeat(1e5), { a: [1, 2, 3] }) }",
+    reason: SPENT,
+    ends: true,
+  },
+  {
+    name: 'prototype tricks (toJSON, a looping join, a getter of a long string)',
+    answer:
+      "function f(a){ Object.prototype.toJSON = function(){ return this }; Array.prototype.join = function(){ for(;;){} }; return { a: [a], get b(){ return 'y'.repeat(1e6) } } }",
+    reason: ['output-too-large', ...SPENT],
     ends: true,
   },
   {
