@@ -1,7 +1,7 @@
 // A run's training curves and curriculum heat map, read from its run store's metrics and scores
 // (SELECTs only): the metric rows, the charts they are grouped into, and the tasks scored per arm.
 import type Database from 'better-sqlite3';
-import { SKILL_PROBE_PREFIX } from '../run/index.js';
+import { LEVEL_PREFIX, OLD_LEVEL_PREFIX, PASSED_PREFIX, SKILL_PROBE_PREFIX } from '../run/index.js';
 import { hasTable } from './runs.js';
 
 export type MetricRow = Record<string, number | string | null>;
@@ -124,7 +124,7 @@ export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) =
   {
     id: 'passed',
     title: 'Highest level passed per family (−1: none)',
-    keys: (k) => k.filter((x) => x.startsWith('passed.')).sort(),
+    keys: (k) => k.filter((x) => x.startsWith(PASSED_PREFIX)).sort(),
   },
   {
     id: 'frontier',
@@ -134,7 +134,7 @@ export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) =
   {
     id: 'levels',
     title: 'Held-out accuracy per family and level',
-    keys: (k) => k.filter((x) => x.startsWith('level.') || x.startsWith('eval.')).sort(byFamilyThenLevel),
+    keys: (k) => k.filter((x) => x.startsWith(LEVEL_PREFIX) || x.startsWith(OLD_LEVEL_PREFIX)).sort(byFamilyThenLevel),
   },
 ];
 

@@ -35,11 +35,12 @@ export { evalSet } from './level-evals.js';
 export {
   climbOf,
   frontierHistory,
-  levelKey,
+  LEVEL_PREFIX,
   levelSetMetrics,
   levelsPassedOf,
   reachedAt,
   OLD_LEVEL_PREFIX,
+  PASSED_PREFIX,
   type FamilyClimb,
   type LevelClimb,
   type LevelResult,

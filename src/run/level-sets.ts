@@ -10,14 +10,15 @@ import type { ProbeSets } from '../../graphs/index.js';
 import type { Skill, Task } from '../../core/task.js';
 import { trivialBaseline } from './trivial.js';
 
-/** The metrics key of a level set's accuracy at a probe round: `level.<family>/<d>`. */
-export const levelKey = (family: string, level: number): string => `level.${family}/${level}`;
+/** The metrics keys of a level set's accuracy at a probe round: `level.<family>/<d>`. */
+export const LEVEL_PREFIX = 'level.';
 /** Runs made before every level had a set recorded the sets above the tables as `eval.<family>/<d>`. */
 export const OLD_LEVEL_PREFIX = 'eval.';
-/** The metrics key of a family's highest level passed at a probe round (−1: none). */
-export const passedKey = (family: string): string => `passed.${family}`;
-const PASSED_PREFIX = 'passed.';
+/** The metrics keys of a family's highest level passed at a probe round (−1: none): `passed.<family>`. */
+export const PASSED_PREFIX = 'passed.';
 const FRONTIER_PREFIX = 'frontier.';
+const levelKey = (family: string, level: number): string => `${LEVEL_PREFIX}${family}/${level}`;
+const passedKey = (family: string): string => `${PASSED_PREFIX}${family}`;
 
 /** One level set's result at a probe round. */
 export interface LevelResult {
