@@ -25,6 +25,7 @@ const UNIT = [
   'graph-outbox',
   'hash',
   'level-frontier',
+  'levels-passed',
   'proposer',
   'rehearsal',
   'reward',

@@ -140,6 +140,8 @@ export {
   masteryBar,
   minProbes,
   passes,
+  levelPassed,
+  type LevelProbe,
   type MasteryEvent,
   type MasteryOptions,
   type MasteryState,

@@ -123,6 +123,34 @@ export function masterable(probe: Pick<SkillProbe, 'baseline' | 'probes'>, opts:
   return probe.probes >= minProbes(opts) && passes(1, probe.baseline, opts);
 }
 
+/** The learning test on one probe result: a set that can show mastery, passed at this round. */
+const learns = (probe: SkillProbe | undefined, opts: MasteryOptions): boolean =>
+  probe !== undefined &&
+  Number.isFinite(probe.accuracy) &&
+  masterable(probe, opts) &&
+  passes(probe.accuracy, probe.baseline, opts);
+
+/** What one probe round says of one level of a family: its own held-out set, and the skills it requires. */
+export interface LevelProbe {
+  level: number;
+  /** The level's own held-out set (src/run/level-sets.ts). */
+  set: SkillProbe;
+  /** The family's skills at this level and below, each measured on its own probe set (undefined: not measured at this round). */
+  skills: readonly (SkillProbe | undefined)[];
+}
+
+/**
+ * A family's highest level passed at one probe round, −1 if none. A family passes level d when the
+ * learning test holds at that round on level d's own set and on every skill of the family at levels
+ * ≤ d (docs/levels.md): the mastery rule, with nothing added or loosened, on each required set.
+ */
+export function levelPassed(levels: readonly LevelProbe[], opts: MasteryOptions): number {
+  let passed = -1;
+  for (const l of levels)
+    if (l.level > passed && learns(l.set, opts) && l.skills.every((s) => learns(s, opts))) passed = l.level;
+  return passed;
+}
+
 /** One probe round: new state (the input is not modified) and the crossings, in skill-id order. */
 export function masteryStep(
   state: MasteryState,

@@ -15,7 +15,10 @@ export {
   masteryConfigSchema,
   masteryStep,
   minProbes,
+  masteryBar,
   passes,
+  levelPassed,
+  type LevelProbe,
 } from './mastery.js';
 export { ProgressController } from './progress.js';
 export { RehearsalWrapper, withRehearsal } from './rehearsal.js';

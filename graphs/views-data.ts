@@ -34,6 +34,8 @@ export interface ProbeSets {
   margin: number;
   minProbes: number;
   skills: Record<string, { probes: number; baseline: number; masterable: boolean }>;
+  /** Each tabled level's held-out set, by `<family>/<level>` (src/run/level-sets.ts); runs made before level sets have none. */
+  levels?: Record<string, { probes: number; baseline: number; masterable: boolean }>;
 }
 
 /** Each skill's accuracy at the run's latest probe round that measured it, mastered or not. */

@@ -9,6 +9,7 @@ import { createSandbox } from '../sandbox/index.js';
 import { EXPORT_KINDS, type ExportFormat } from './export.js';
 import { exportTaskRows, type ExportView } from './export-view.js';
 import { evalSet, spaceFamily } from './run/index.js';
+import { masteryConfigSchema } from '../curricula/index.js';
 
 /** What `cogen export --what` takes: a run's records of a kind, or an evaluation set (no run). */
 export const EXPORT_WHAT = [...EXPORT_KINDS, 'eval'] as const;
@@ -41,11 +42,19 @@ export async function exportEval(o: EvalExportOptions): Promise<number> {
   if (bad !== undefined) throw new UserError(`--types: family '${o.family}' makes ${made.join(', ')}, not '${bad}'`);
   const sandbox = await createSandbox();
   try {
-    const tasks = await evalSet(sandbox, { family: o.family, level: o.level, types, n: o.n, seed: o.seed }).catch(
-      (e: Error) => {
-        throw new UserError(e.message.split('\n')[0]!);
-      },
-    );
+    // Balanced to the default mastery rule's aim, as a run with the default rule balances its sets.
+    const mastery = masteryConfigSchema.parse({});
+    const aim = mastery.learnAt - mastery.margin;
+    const { tasks } = await evalSet(sandbox, {
+      family: o.family,
+      level: o.level,
+      types,
+      n: o.n,
+      seed: o.seed,
+      aim,
+    }).catch((e: Error) => {
+      throw new UserError(e.message.split('\n')[0]!);
+    });
     const rows = tasks.map((task) => ({
       task,
       step: 0,

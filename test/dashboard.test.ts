@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dashboardApp } from '../src/dashboard/server.js';
 import { plotRuns, plotSvg, loadPlotRuns, svgToPng } from '../src/dashboard/plot.js';
+import { curvesOf } from '../src/dashboard/data.js';
 import { RunStore } from '../src/run/testing.js';
 import type { Task } from '../core/task.js';
 import { loadPreset } from '../src/run/config.js';
@@ -45,10 +46,12 @@ const metricsAt = (s: number) => ({
   probeAccuracy: s >= 3 ? 0.5 : 0,
   'probe.arith/0/deduction': s >= 3 ? 0.25 : null,
   ms: 500,
-  // a level-frontier run above level 4 (docs/levels.md): h per family × type, and held-out accuracy per level above the table
+  // a level-frontier run above level 4 (docs/levels.md): h per family × type, each level's held-out accuracy,
+  // each family's highest level passed at a probe round
   'frontier.arith/deduction': s + 3,
-  'eval.arith/10': s >= 5 ? 0 : null,
-  'eval.arith/5': s >= 3 ? 1 : null,
+  'level.arith/10': s >= 5 ? 0 : null,
+  'level.arith/5': s >= 3 ? 1 : null,
+  'passed.arith': s >= 3 ? s - 2 : null,
 });
 
 function writeRun(runsDir: string, id: string, steps: number): void {
@@ -159,8 +162,9 @@ describe('cogen dashboard: the read-only API', () => {
     expect(series('lr', 'lr')).toEqual([1, 2, 3, 4, 5].map((s) => metricsAt(s).lr));
     expect(series('throughput', 'tasksPerSec')).toEqual([4, 6, 6, 6, 6]);
     expect(series('frontier', 'frontier.arith/deduction')).toEqual([4, 5, 6, 7, 8]);
-    expect(c.charts.find((x: { id: string }) => x.id === 'eval').keys).toEqual(['eval.arith/5', 'eval.arith/10']);
-    expect(series('eval', 'eval.arith/5')).toEqual([null, null, 1, 1, 1]);
+    expect(c.charts.find((x: { id: string }) => x.id === 'levels').keys).toEqual(['level.arith/5', 'level.arith/10']);
+    expect(series('levels', 'level.arith/5')).toEqual([null, null, 1, 1, 1]);
+    expect(series('passed', 'passed.arith')).toEqual([null, null, 1, 2, 3]);
     // Each arm's share of the tasks scored so far (all 5 steps lie within the window).
     expect(series('shares', 'share.arith/0/deduction')).toEqual([1 / 2, 1 / 5, 1 / 8, 1 / 11, 1 / 14]);
     expect(series('shares', 'share.logic/0/deduction')).toEqual([0, 1 / 5, 2 / 8, 3 / 11, 4 / 14]);
@@ -168,6 +172,19 @@ describe('cogen dashboard: the read-only API', () => {
     expect(series('solve', 'solve.arith/1/deduction')).toEqual([0.5, 0.5, 0.5, 0.5, 0.5]);
     expect(series('solve', 'solve.logic/0/deduction')).toEqual([null, 0.5, 0.5, 0.5, 0.5]);
     expect(readFileSync(db).equals(before)).toBe(true);
+  });
+
+  it("a run made before every level had a set (`eval.<family>/<d>` above the tables) draws in the levels' chart", () => {
+    const c = curvesOf([
+      { step: 1, 'eval.arith/12': 0.25, 'eval.arith/5': 0.5 },
+      { step: 2, 'eval.arith/5': 0.75 },
+    ]);
+    const levels = c.charts.find((x) => x.id === 'levels')!;
+    expect(levels.keys).toEqual(['eval.arith/5', 'eval.arith/12']);
+    expect(levels.values).toEqual([
+      [0.5, 0.75],
+      [0.25, null],
+    ]);
   });
 
   it("an arm's share covers the last 50 steps only", async () => {

@@ -19,6 +19,7 @@ describe('cogen run --preset smoke, then skills and export', () => {
     skillsMastered: string[];
     skillsMasterable: number;
     mastery: { skillId: string }[];
+    levels: { family: string; passed: number; since: number | null; h: Record<string, number> }[];
   };
 
   beforeAll(() => {
@@ -101,6 +102,28 @@ describe('cogen run --preset smoke, then skills and export', () => {
     expect(ids('second')).toEqual(ids(runId));
   });
 
+  it("records each family's level sets and highest level passed at every probe round, and the summary reports it", () => {
+    const db = new Database(join(runsDir, runId, 'run.db'), { readonly: true });
+    const rows = (db.prepare('SELECT step, data FROM metrics ORDER BY step').all() as { step: number; data: string }[])
+      .map((r): Record<string, number> => ({ step: r.step, ...(JSON.parse(r.data) as Record<string, number>) }))
+      .filter((m) => m['skill.arith.add'] !== undefined);
+    db.close();
+    // smoke probes every 5 of its 30 steps, at levels 0 of arith and logic
+    expect(rows.map((m) => m.step)).toEqual([5, 10, 15, 20, 25, 30]);
+    for (const m of rows)
+      for (const family of ['arith', 'logic']) {
+        expect(m[`level.${family}/0`]).toBeGreaterThanOrEqual(0);
+        expect([-1, 0]).toContain(m[`passed.${family}`]);
+      }
+    const last = rows.at(-1)!;
+    expect(summary.levels.map((l) => l.family)).toEqual(['arith', 'logic']);
+    for (const l of summary.levels) {
+      expect(l.passed).toBe(last[`passed.${l.family}`]);
+      expect(l.since === null).toBe(l.passed < 0);
+      expect(l.h).toEqual({}); // not a level-frontier run
+    }
+  });
+
   it('prints the skills with their mastery state', () => {
     const res = cogen(['skills', '--run', runId, '--runs-dir', runsDir]);
     expect(res.code, res.stderr).toBe(0);
@@ -112,6 +135,13 @@ describe('cogen run --preset smoke, then skills and export', () => {
     expect(table.run).toBe(runId);
     expect(table.skills).toHaveLength(16);
     for (const s of table.skills) expect(['mastered', 'never', 'forgotten']).toContain(s.state);
+    // each family's climb: the level it passes now (none: -), and when each level was first reached
+    expect(res.stdout).toMatch(/^levels passed \(the mastery rule on a level's held-out set/m);
+    expect(res.stdout).toMatch(/^ {2}arith +passed (-|0 since step \d+) +\(first reached: (none yet|0@\d+)\)$/m);
+    expect(res.stdout).toMatch(/^ {2}logic +passed (-|0 since step \d+) +\(first reached: (none yet|0@\d+)\)$/m);
+    const passed = (JSON.parse(json.stdout) as { levelsPassed: Record<string, { now: number }> }).levelsPassed;
+    expect(Object.keys(passed).sort()).toEqual(['arith', 'logic']);
+    for (const l of summary.levels) expect(passed[l.family]!.now).toBe(l.passed);
     expect(
       table.skills
         .filter((s) => s.state === 'mastered')
@@ -184,6 +214,22 @@ describe('cogen run --preset smoke, then skills and export', () => {
     expect(
       cogen(['export', '--run', runId, '--runs-dir', runsDir, '--out', join(runsDir, 'x'), '--what', 'wishes']).code,
     ).toBe(2);
+  });
+});
+
+describe('cogen run with the level-frontier controller', () => {
+  it("closes with each family's level passed beside its h, and cogen skills shows both", () => {
+    const runsDir = tempDir('cogen-e2e-climb-');
+    const args = ['--preset', 'smoke', '--curriculum', 'level-frontier', '--runs-dir', runsDir, '--run-id', 'climb'];
+    const res = cogen(['run', ...args, '--steps', '2', '--no-progress']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(
+      /^levels passed \(each family's highest now; docs\/levels\.md\): arith (none|0 since step \d), h deduction 0; logic (none|0 since step \d), h deduction 0$/m,
+    );
+    const skills = cogen(['skills', 'frontier', '--run', 'climb', '--runs-dir', runsDir]);
+    expect(skills.code, skills.stderr).toBe(0);
+    expect(skills.stdout).toMatch(/^ {2}arith +passed (-|0 since step \d) +\(first reached: [^)]*\) +h deduction 0$/m);
+    expect(skills.stdout).toMatch(/^ {2}arith\/deduction +h +0 +\(h at step: 0@1\)$/m);
   });
 });
 

@@ -8,7 +8,9 @@ import { referenceAnswer } from '../core/task.js';
 import { loadPreset } from '../src/run/config.js';
 import { openServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/run/testing.js';
-import { evalSet } from '../src/run/testing.js';
+import { evalSet, LevelEvals } from '../src/run/testing.js';
+import { masteryConfigSchema } from '../curricula/testing.js';
+import { renderCompact } from '../generators/index.js';
 import { exportEval } from '../src/export-eval.js';
 import { createSandbox } from '../sandbox/index.js';
 import { cogen, tempDir } from './helpers.js';
@@ -48,6 +50,56 @@ describe('a served run with the level frontier', () => {
   }, 120_000);
 });
 
+describe('level sets above the tables (src/run/level-evals.ts)', () => {
+  const types = ['deduction', 'abduction', 'induction'] as const;
+  const mastery = masteryConfigSchema.parse({});
+  /** The ids a run of seed 3 holds out for logic at level 12, on a fresh sandbox, as a resumed run makes them again. */
+  const build = async () => {
+    const sandbox = await createSandbox({ workers: 1 });
+    try {
+      const logged: string[] = [];
+      const evals = new LevelEvals(sandbox, {
+        seed: 3,
+        perArm: 4,
+        mastery,
+        tabled: new Map([['logic', 5]]),
+        types: () => [...types],
+        render: renderCompact,
+        log: (line) => logged.push(line),
+      });
+      const seen = new Set<string>();
+      await evals.ensure('logic', 12, seen);
+      await evals.ensure('logic', 3, seen); // a tabled level: the probes hold its set
+      return { ids: [...seen], logged, sets: evals.size };
+    } finally {
+      await sandbox.close();
+    }
+  };
+
+  it('hold max(minProbes, perArm × types) tasks within the aim, the same on a fresh build', async () => {
+    const a = await build();
+    const b = await build();
+    expect(a.sets).toBe(1);
+    expect(a.ids).toHaveLength(17); // minProbes, above 4 × 3
+    expect(b.ids).toEqual(a.ids);
+    expect(a.logged).toEqual([]);
+    const sandbox = await createSandbox({ workers: 1 });
+    try {
+      const set = await evalSet(sandbox, { family: 'logic', level: 12, types, n: 17, seed: 3, aim: 0.5 });
+      expect(set.tasks.map((t) => t.id)).toEqual(a.ids);
+      expect(set.baseline).toBeLessThanOrEqual(0.5);
+      expect(set.balanced).toBe(true);
+      // the stream's first 17 tasks, taken as they come (an aim of 1 skips none), are not: a constant
+      // answer passes more than half of them
+      const unbalanced = await evalSet(sandbox, { family: 'logic', level: 12, types, n: 17, seed: 3, aim: 1 });
+      expect(unbalanced.baseline).toBeGreaterThan(0.5);
+      expect(unbalanced.tasks.map((t) => t.type)).toEqual(set.tasks.map((t) => t.type));
+    } finally {
+      await sandbox.close();
+    }
+  }, 120_000);
+});
+
 describe('cogen export --what eval', () => {
   it('writes the set a run of that seed makes, the same on every call', async () => {
     const dir = tempDir('cogen-eval-');
@@ -78,12 +130,13 @@ describe('cogen export --what eval', () => {
     );
     const sandbox = await createSandbox();
     try {
-      const tasks = await evalSet(sandbox, {
+      const { tasks } = await evalSet(sandbox, {
         family: 'loop',
         level: 9,
         types: ['deduction', 'abduction', 'induction'],
         n: 6,
         seed: 41,
+        aim: 0.5, // the default mastery rule's learnAt − margin
       });
       expect(records.map((x) => x.id)).toEqual(tasks.map((t) => t.id));
     } finally {

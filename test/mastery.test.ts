@@ -375,6 +375,41 @@ describe('balanced probe sets', () => {
   }, 60_000);
 });
 
+describe('level sets at the tabled levels', () => {
+  it("give every level of arith and logic 0-4 its own held-out set: its block's probes, at least minProbes, within the aim", async () => {
+    const families = ['arith', 'logic'];
+    const skills = allSkills().filter((s) => families.includes(s.family));
+    const arms = families.flatMap((family) =>
+      [0, 1, 2, 3, 4].flatMap((level) => CODE_TASK_TYPES.map((type) => ({ family, level, type }))),
+    );
+    const probes = await buildProbes(
+      sandbox,
+      arms,
+      skills,
+      { perArm: 4, mastery: defaults },
+      createRng('levels'),
+      new Set(),
+      renderCompact,
+    );
+    const plan = probeSets(probes, skills, defaults);
+    for (const family of families)
+      for (let level = 0; level <= 4; level++) {
+        const key = `${family}/${level}`;
+        // logic 3-4 and arith 4 have no skill of their own: their blocks had 4 probes per arm (12) before
+        const block = probes.filter((p) => p.task.family === family && p.task.level === level);
+        expect(block.length, key).toBeGreaterThanOrEqual(minProbes(defaults));
+        expect(trivialBaseline(block), key).toBeLessThanOrEqual(defaults.learnAt - defaults.margin);
+        expect(plan.levels![key], key).toEqual({
+          probes: block.length,
+          baseline: trivialBaseline(block),
+          masterable: true,
+        });
+      }
+    // the skills keep what their mastery needs
+    for (const s of skills) expect(plan.skills[s.id], s.id).toMatchObject({ masterable: true });
+  }, 120_000);
+});
+
 describe('spaces large enough for balanced probes (grow the space, not loosen the rule)', () => {
   const plan = async (
     families: string[],

@@ -72,6 +72,16 @@ describe('resume', () => {
       /^run "cut" was started by a cogen that drew other held-out probes from its config/,
     );
     expect(rows(cut.dir)).toEqual(before); // nothing truncated or added
+    // a run started before every level had a held-out set stored none: refused, saying so
+    const old = new Database(join(cut.dir, 'run.db'));
+    delete plan.levels;
+    plan.skills[skill].baseline -= 0.1;
+    old.prepare("UPDATE meta SET value = ? WHERE key = 'probePlan'").run(JSON.stringify(plan));
+    old.close();
+    await expect(startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true })).rejects.toThrow(
+      /^run "cut" was started by a cogen that drew other held-out probes from its config \(it was started before every level had a held-out set\)/,
+    );
+    expect(rows(cut.dir)).toEqual(before);
   }, 600_000);
 
   it('a level-frontier run above level 4 (open maxLevel, evaluation sets made on the way) resumes exactly', async () => {
@@ -98,7 +108,11 @@ describe('resume', () => {
       (db.prepare('SELECT COUNT(*) n FROM tasks WHERE step <= 5 AND level > 4').get() as { n: number }).n,
     ).toBeGreaterThan(0);
     db.close();
-    expect(Object.keys(a.metrics.at(-1)!).filter((k) => k.startsWith('eval.arith/')).length).toBeGreaterThan(0);
+    // the levels above the table have their sets (src/run/level-evals.ts) beside the tabled ones, and the family its level passed
+    const levels = Object.keys(a.metrics.at(-1)!).filter((k) => k.startsWith('level.arith/'));
+    expect(levels.filter((k) => Number(k.split('/')[1]) > 4).length).toBeGreaterThan(0);
+    expect(levels).toContain('level.arith/0');
+    expect(a.metrics.at(-1)!['passed.arith']).toBe(-1);
     expect(b.tasks).toEqual(a.tasks);
     expect(b.metrics).toEqual(a.metrics);
     expect(lastWeights(resumed.dir).equals(lastWeights(full.dir))).toBe(true);

@@ -12,7 +12,9 @@ import { createMasteryTracker } from '../curricula/index.js';
 import { renderNatural } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
 import { referenceAnswer } from '../core/task.js';
-import { tempDir } from './helpers.js';
+import { join } from 'node:path';
+import { RunStore } from '../src/run/testing.js';
+import { cogen, tempDir } from './helpers.js';
 
 const config = loadPreset('smoke', { probes: { every: 2 } });
 
@@ -28,6 +30,7 @@ async function call(url: string, path: string, body?: unknown) {
 describe('a served run reports mastery and forgetting', () => {
   let server: RunningServer;
   const references = new Map<string, string>();
+  const runsDir = tempDir('cogen-serve-mastery-');
 
   beforeAll(async () => {
     const space = taskSpace(config);
@@ -48,7 +51,7 @@ describe('a served run reports mastery and forgetting', () => {
       await sandbox.close();
     }
     server = await startServer(config, {
-      runsDir: tempDir('cogen-serve-mastery-'),
+      runsDir,
       preset: 'smoke',
       runId: 'served',
       host: '127.0.0.1',
@@ -98,5 +101,20 @@ describe('a served run reports mastery and forgetting', () => {
     expect(after.mastery).toEqual([]);
     expect(after.skills_ever_learned).toEqual(learned.skills_ever_learned);
     expect(after.forgotten).toEqual({ skills: learned.skills_ever_learned, share: 1 });
+
+    // Each round's level sets (the probes of each family's level 0: smoke's only level) and each family's
+    // highest level passed join the metrics, as an autonomous run's do; cogen skills shows the climb.
+    const store = RunStore.open(join(runsDir, 'served'), { create: false });
+    const rounds = store.metrics().filter((m) => m['passed.arith'] !== undefined);
+    store.close();
+    expect(rounds.map((m) => [m['level.arith/0'], m['level.logic/0'], m['passed.arith'], m['passed.logic']])).toEqual([
+      [1, 1, 0, 0],
+      [expect.any(Number), expect.any(Number), -1, -1],
+    ]);
+    expect((await call(server.url, '/v1/skills')).status).toBe(200); // (the skill graph is fed from the outbox by now)
+    const skills = cogen(['skills', '--run', 'served', '--runs-dir', runsDir]);
+    expect(skills.code, skills.stderr).toBe(0);
+    const first = Number(rounds[0]!.step);
+    expect(skills.stdout).toMatch(new RegExp(`^ {2}arith +passed - +\\(first reached: 0@${first}\\)$`, 'm'));
   });
 });

@@ -2,7 +2,7 @@
 // stderr and a summary on stdout; the first Ctrl-C checkpoints and exits 130 (docs/runs.md).
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { loadPreset, type RunSummary, createProgress, formatDuration } from '../run/index.js';
+import { loadPreset, type FamilyClimb, type RunSummary, createProgress, formatDuration } from '../run/index.js';
 import { BACKENDS } from '../solver/config.js';
 import { controllerNames } from '../../curricula/index.js';
 import { parseFloatArg, parseIntArg, runsDirOption, storedConfig } from './shared.js';
@@ -128,6 +128,9 @@ function summaryText(summary: RunSummary): string {
     `solve rate (last step) ${(100 * summary.finalSolveRate).toFixed(1)}%, held-out probe accuracy ${(100 * summary.probeAccuracy).toFixed(1)}%`,
     `skills mastered (${summary.mastery.length} of ${summary.skillsMasterable} masterable): ${summary.mastery.map((m) => `${m.skillId} ${(100 * m.accuracy).toFixed(0)}% (trivial ${(100 * m.baseline).toFixed(0)}%)`).join(', ') || 'none yet'}`,
     `progress (last probe / needed, trivial): ${summary.progress.map((p) => `${p.skillId} ${p.accuracy === null ? '-' : `${(100 * p.accuracy).toFixed(0)}%`} / ${(100 * p.bar).toFixed(0)}% (${(100 * p.baseline).toFixed(0)}%)${p.mastered ? ' mastered' : ''}`).join(', ')}`,
+    summary.levels.length > 0
+      ? `levels passed (each family's highest now; docs/levels.md): ${climbText(summary.levels)}`
+      : '',
     summary.skillsEverLearned.length > 0
       ? `forgotten at the end: ${summary.forgotten.skills.length} of ${summary.skillsEverLearned.length} skills ever learned (${(100 * summary.forgotten.share).toFixed(0)}%)${summary.forgotten.skills.length > 0 ? `: ${summary.forgotten.skills.join(', ')}` : ''}`
       : '',
@@ -141,6 +144,17 @@ function summaryText(summary: RunSummary): string {
   ]
     .filter((l, i, a) => l !== '' || i === 0 || i === a.length - 1)
     .join('\n');
+}
+
+/** Each family's highest level passed, since when, and the level frontier's h beside it where that controller runs. */
+function climbText(levels: FamilyClimb[]): string {
+  return levels
+    .map((l) => {
+      const h = Object.entries(l.h).map(([type, h]) => `${type} ${h}`);
+      const passed = l.passed < 0 ? 'none' : `${l.passed} since step ${l.since}`;
+      return `${l.family} ${passed}${h.length > 0 ? `, h ${h.join(' ')}` : ''}`;
+    })
+    .join('; ');
 }
 
 /** The --proposer/--solver/--provider/... flags as a partial `agents` config. */

@@ -16,7 +16,7 @@ import {
 } from '../../graphs/index.js';
 import type { ProbeSets, SkillGraph } from '../../graphs/index.js';
 import { UserError } from '../../core/errors.js';
-import { type RunStore, latestSkillProbes } from '../run/index.js';
+import { type RunStore, climbOf, frontierHistory, latestSkillProbes, levelsPassedOf } from '../run/index.js';
 import { openRun, runsDirOption } from './shared.js';
 
 const VIEWS = ['mastery', 'frontier', 'timeline', 'show', 'sync'] as const;
@@ -95,7 +95,8 @@ export function skillsCommand(program: Command): void {
         }
         // The run's probe sets live in its run store, beside the graph (runs before them have none).
         const probeSets = readProbeSets(store);
-        const latest = store ? latestSkillProbes(store.metrics()) : undefined;
+        const metrics = store?.metrics();
+        const latest = metrics ? latestSkillProbes(metrics) : undefined;
         const out =
           view === 'show'
             ? await renderSkills(graph, {
@@ -120,8 +121,8 @@ export function skillsCommand(program: Command): void {
                   probeSets,
                   latest,
                 });
-        const levels = view === 'mastery' || view === 'frontier' ? frontierHistory(store) : null;
-        process.stdout.write(ensureNewline(levels ? withLevelFrontier(out, format, levels) : out));
+        const climbed = metrics && (view === 'mastery' || view === 'frontier');
+        process.stdout.write(ensureNewline(climbed ? withClimb(out, format, metrics) : out));
       } finally {
         await graph.close();
         store?.close();
@@ -129,46 +130,55 @@ export function skillsCommand(program: Command): void {
     });
 }
 
-/** Each family × type's level-frontier h over a run: the step of each rise (from the run's metrics); null without that controller. */
-export function frontierHistory(
-  store: RunStore | null,
-): Record<string, { now: number; rises: [step: number, h: number][] }> | null {
-  if (!store) return null;
-  const out: Record<string, { now: number; rises: [number, number][] }> = {};
-  for (const m of store.metrics()) {
-    for (const [k, v] of Object.entries(m)) {
-      if (!k.startsWith('frontier.') || typeof v !== 'number') continue;
-      const key = k.slice('frontier.'.length);
-      const e = (out[key] ??= { now: v, rises: [] });
-      if (v !== e.now || e.rises.length === 0) e.rises.push([Number(m.step), v]);
-      e.now = v;
-    }
-  }
-  return Object.keys(out).length > 0 ? out : null;
-}
-
-/** A view with the level frontier added: a table's closing lines, or a JSON view's `levelFrontier` field. */
-function withLevelFrontier(
-  view: string,
-  format: ViewFormat,
-  levels: NonNullable<ReturnType<typeof frontierHistory>>,
-): string {
-  if (format === 'json') return JSON.stringify({ ...(JSON.parse(view) as object), levelFrontier: levels }, null, 2);
+/**
+ * A view with the climb added (docs/levels.md): each family's highest level passed now and the step
+ * each level was first reached, with the level-frontier controller's h beside it where it runs, then
+ * each h and the steps it rose at: a table's closing lines, or a JSON view's `levelsPassed` and
+ * `levelFrontier` fields. Runs made before level sets have no `passed.*` metrics, and show none.
+ */
+function withClimb(view: string, format: ViewFormat, metrics: readonly Record<string, unknown>[]): string {
+  const passed = levelsPassedOf(metrics);
+  const frontier = frontierHistory(metrics);
+  if (format === 'json')
+    return JSON.stringify(
+      {
+        ...(JSON.parse(view) as object),
+        ...(Object.keys(passed).length > 0 ? { levelsPassed: passed } : {}),
+        ...(frontier ? { levelFrontier: frontier } : {}),
+      },
+      null,
+      2,
+    );
   if (format !== 'table') return view;
-  const width = Math.max(...Object.keys(levels).map((k) => k.length));
-  const rows = Object.entries(levels).map(
-    ([k, e]) =>
-      `  ${k.padEnd(width)}  h ${String(e.now).padStart(3)}  (h at step: ${e.rises
-        .slice(-12)
-        .map(([s, h]) => `${h}@${s}`)
-        .join(' ')})`,
-  );
-  return [
-    ensureNewline(view).trimEnd(),
-    '',
-    "level frontier (level-frontier controller; docs/levels.md): each family × type's upper level h now and as it rose",
-    ...rows,
-  ].join('\n');
+  const lines = [ensureNewline(view).trimEnd()];
+  const climb = climbOf(metrics);
+  if (climb.length > 0) {
+    const width = Math.max(...climb.map((c) => c.family.length));
+    lines.push(
+      '',
+      "levels passed (the mastery rule on a level's held-out set and on each of the family's skills up to it; docs/levels.md):",
+      ...climb.map((c) => {
+        const reached = Object.entries(passed[c.family]!.firstReached).map(([d, step]) => `${d}@${step}`);
+        const h = Object.entries(c.h).map(([type, h]) => `${type} ${h}`);
+        return `  ${c.family.padEnd(width)}  passed ${c.passed < 0 ? '-' : String(c.passed)}${c.since === null ? '' : ` since step ${c.since}`}  (first reached: ${reached.join(' ') || 'none yet'})${h.length > 0 ? `  h ${h.join(', ')}` : ''}`;
+      }),
+    );
+  }
+  if (frontier) {
+    const width = Math.max(...Object.keys(frontier).map((k) => k.length));
+    lines.push(
+      '',
+      "level frontier (level-frontier controller; docs/levels.md): each family × type's upper level h now and as it rose",
+      ...Object.entries(frontier).map(
+        ([k, e]) =>
+          `  ${k.padEnd(width)}  h ${String(e.now).padStart(3)}  (h at step: ${e.rises
+            .slice(-12)
+            .map(([s, h]) => `${h}@${s}`)
+            .join(' ')})`,
+      ),
+    );
+  }
+  return lines.join('\n');
 }
 
 async function openTarget(o: Record<string, string | undefined>, store: RunStore | null): Promise<SkillGraph> {

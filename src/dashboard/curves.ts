@@ -1,7 +1,7 @@
 // A run's training curves and curriculum heat map, read from its run store's metrics and scores
 // (SELECTs only): the metric rows, the charts they are grouped into, and the tasks scored per arm.
 import type Database from 'better-sqlite3';
-import { SKILL_PROBE_PREFIX } from '../run/index.js';
+import { LEVEL_PREFIX, OLD_LEVEL_PREFIX, PASSED_PREFIX, SKILL_PROBE_PREFIX } from '../run/index.js';
 import { hasTable } from './runs.js';
 
 export type MetricRow = Record<string, number | string | null>;
@@ -118,20 +118,27 @@ export const CURVE_GROUPS: { id: string; title: string; keys: (keys: string[]) =
     title: 'Curriculum level and skills',
     keys: (k) => ['meanLevel', 'skillsMastered'].filter((x) => k.includes(x)),
   },
-  // The level-frontier controller's h per family × type, and the held-out accuracy above the tables (docs/levels.md).
+  // The climb (docs/levels.md): each family's highest level passed, the level-frontier controller's h
+  // per family × type, and each level's held-out accuracy (`eval.<family>/<d>`: runs made before every
+  // level had a set, above the tables only).
+  {
+    id: 'passed',
+    title: 'Highest level passed per family (−1: none)',
+    keys: (k) => k.filter((x) => x.startsWith(PASSED_PREFIX)).sort(),
+  },
   {
     id: 'frontier',
     title: 'Level frontier h per family × type',
     keys: (k) => k.filter((x) => x.startsWith('frontier.')).sort(),
   },
   {
-    id: 'eval',
-    title: 'Held-out accuracy per family and level above 4',
-    keys: (k) => k.filter((x) => x.startsWith('eval.')).sort(byFamilyThenLevel),
+    id: 'levels',
+    title: 'Held-out accuracy per family and level',
+    keys: (k) => k.filter((x) => x.startsWith(LEVEL_PREFIX) || x.startsWith(OLD_LEVEL_PREFIX)).sort(byFamilyThenLevel),
   },
 ];
 
-/** `eval.<family>/<level>` keys by family, then by level as a number (10 after 9). */
+/** `level.<family>/<level>` (or `eval.…`) keys by family, then by level as a number (10 after 9). */
 function byFamilyThenLevel(a: string, b: string): number {
   const [fa, la] = a.split('/');
   const [fb, lb] = b.split('/');

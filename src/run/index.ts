@@ -32,6 +32,19 @@ export {
 } from './probes.js';
 export { drawRunProbes, storedRunProbeIds } from './draw-probes.js';
 export { evalSet } from './level-evals.js';
+export {
+  climbOf,
+  frontierHistory,
+  LEVEL_PREFIX,
+  levelSetMetrics,
+  levelsPassedOf,
+  reachedAt,
+  OLD_LEVEL_PREFIX,
+  PASSED_PREFIX,
+  type FamilyClimb,
+  type LevelClimb,
+  type LevelResult,
+} from './level-sets.js';
 export { answerOf, spaceFamily, verifyTasks } from './verification.js';
 export {
   RunStore,

@@ -238,9 +238,11 @@ export async function drawHeldOut(config: RunConfig, p: RunParts, seen: Set<stri
   const evals = new LevelEvals(sandbox, {
     seed: config.seed,
     perArm: config.probes.perArm,
+    mastery: mastery.opts,
     tabled: space.tabled,
     types: (f) => typesOf(space, f),
     render,
+    log,
   });
   for (const a of space.arms) await evals.ensure(a.family, a.level, seen);
   const arms: Arm[] = [...space.arms, ...envProbes.arms];
@@ -257,8 +259,13 @@ export async function drawHeldOut(config: RunConfig, p: RunParts, seen: Set<stri
  */
 function refuseOtherProbes(storedPlan: string | undefined, plan: ProbeSets, runId: string): void {
   if (storedPlan === undefined || storedPlan === JSON.stringify(plan)) return;
+  // A run started before every level had a held-out set stored none: its probes may differ where a level's set grew.
+  const why =
+    (JSON.parse(storedPlan) as ProbeSets).levels === undefined
+      ? 'it was started before every level had a held-out set'
+      : 'its probe sets differ';
   throw new UserError(
-    `run "${runId}" was started by a cogen that drew other held-out probes from its config (its probe sets differ), so resuming it here would mix held-out and training tasks; resume it with that version, or start a new run`,
+    `run "${runId}" was started by a cogen that drew other held-out probes from its config (${why}), so resuming it here would mix held-out and training tasks; resume it with that version, or start a new run`,
   );
 }
 

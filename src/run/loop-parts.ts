@@ -89,6 +89,7 @@ export async function runProbes(
   if (!transformer) throw new Error('held-out environments are played by the built-in solver, not a chat model');
   const env = await scoreEnvProbes(transformer, sandbox, envProbes);
   return {
+    ...scores,
     overall: mean([...verdicts.map((v) => (isSolved(v.reward) ? 1 : 0)), ...env.solved]),
     perSkill: new Map([...scores.perSkill, ...env.perSkill]),
     perArm: { ...scores.perArm, ...env.perArm },

@@ -25,6 +25,7 @@ import { armResult, masteryRecords, newTaskRecords, runEvent } from './records/r
 import { playEnvPicks, type EnvArchive } from './env-arms.js';
 import { agentMetrics, checkpoint, envMetrics, runProbes, verifyGroups } from './loop-parts.js';
 import { LevelEvals } from './level-evals.js';
+import { climbOf, levelSetMetrics, type FamilyClimb } from './level-sets.js';
 import { TaskArchive } from './task-archive.js';
 import {
   drawHeldOut,
@@ -49,6 +50,8 @@ export interface RunSummary extends MasterySummary {
   skillsMastered: string[];
   finalSolveRate: number;
   probeAccuracy: number;
+  /** Each family's highest level passed at the last probe round, the step it was first reached, and h (docs/levels.md). */
+  levels: FamilyClimb[];
   backend: string;
   wallMs: number;
   graphBacklog: number;
@@ -197,6 +200,7 @@ async function finish(
     ...masterySummary(mastery.mastered(), mastery.state(), plan),
     finalSolveRate: last.solveRate,
     probeAccuracy: last.probeAccuracy,
+    levels: climbOf(store.metrics()),
     backend: p.policy.backend,
     wallMs: Date.now() - p.started,
     graphBacklog: backlog,
@@ -206,8 +210,14 @@ async function finish(
 /** A probe round: greedy answers on the held-out probes, environments and level sets, and the mastery events they cross. */
 async function probeRound(step: number, p: RunParts, h: HeldOut) {
   const probe = await runProbes(p.policy, p.transformer, p.sandbox, h.probes, h.envProbes.probes, p.skills);
-  // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest), and the levels' held-out sets
-  const probeArms = { ...probe.perArm, ...skillProbeMetrics(probe.perSkill), ...(await h.evals.score(p.policy)) };
+  // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest), each level's held-out
+  // set (the probes' at the tabled levels, the evaluation sets above) and each family's highest level passed
+  const levels = [...probe.perLevel, ...(await h.evals.score(p.policy))];
+  const probeArms = {
+    ...probe.perArm,
+    ...skillProbeMetrics(probe.perSkill),
+    ...levelSetMetrics(levels, probe.perSkill, p.space.skills, p.mastery.opts),
+  };
   const events = p.mastery.observe(step, probe.perSkill);
   const masteryEvents = masteryRecords(p.runId, step, new Date().toISOString(), events, p.log);
   return { probeAccuracy: probe.overall, probeArms, masteryEvents };

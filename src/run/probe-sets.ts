@@ -13,6 +13,7 @@ import { type Skill, type Task, type Verdict } from '../../core/task.js';
 import { isSolved } from '../../core/rules.js';
 import { mean } from '../../core/stats.js';
 import { trivialBaseline } from './trivial.js';
+import { levelPlan, probeLevels, type LevelResult } from './level-sets.js';
 
 export interface Probe {
   task: Task;
@@ -37,27 +38,40 @@ export function probeSets(probes: readonly Probe[], skills: readonly Skill[], op
     const baseline = trivialBaseline(set);
     sets[skill.id] = { probes: set.length, baseline, masterable: masterable({ baseline, probes: set.length }, opts) };
   }
-  return { learnAt: opts.learnAt, margin: opts.margin, minProbes: minProbes(opts), skills: sets };
+  return {
+    learnAt: opts.learnAt,
+    margin: opts.margin,
+    minProbes: minProbes(opts),
+    skills: sets,
+    levels: levelPlan(probes, opts),
+  };
 }
 
-/** Per-skill probe results from the probes' verdicts, with the overall and per-arm accuracies. */
+/** Per-skill and per-level probe results from the probes' verdicts, with the overall and per-arm accuracies. */
 export function probeScores(probes: readonly Probe[], verdicts: readonly Verdict[], skills: readonly Skill[]) {
   const solved = verdicts.map((v) => (isSolved(v.reward) ? 1 : 0));
+  const scored = (set: number[]): SkillProbe => ({
+    accuracy: mean(set.map((i) => solved[i]!)),
+    baseline: trivialBaseline(set.map((i) => probes[i]!)),
+    probes: set.length,
+  });
   const perSkill = new Map<string, SkillProbe>();
   for (const skill of skills) {
     const set = skillProbeSet(skill, probes);
-    if (set.length === 0) continue;
-    perSkill.set(skill.id, {
-      accuracy: mean(set.map((i) => solved[i]!)),
-      baseline: trivialBaseline(set.map((i) => probes[i]!)),
-      probes: set.length,
-    });
+    if (set.length > 0) perSkill.set(skill.id, scored(set));
   }
+  // Each tabled level's set: every probe of that family and level (src/run/level-sets.ts).
+  const perLevel: LevelResult[] = probeLevels(probes).map(([family, level]) => ({
+    family,
+    level,
+    probe: scored(probes.flatMap((p, i) => (p.task.family === family && p.task.level === level ? [i] : []))),
+  }));
   const perArm: Record<string, number[]> = {};
   probes.forEach((p, i) => (perArm[`probe.${p.task.family}/${p.task.level}/${p.task.type}`] ??= []).push(solved[i]!));
   return {
     overall: mean(solved),
     perSkill,
+    perLevel,
     perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])),
   };
 }

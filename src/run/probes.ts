@@ -4,7 +4,10 @@
 // buildProbes draws a pool of candidates per arm and keeps a subset in which every skill has at
 // least minProbes probes at its own level and, where the pool allows, a baseline at most
 // learnAt − margin (so that the mastery threshold is learnAt itself; the pool grows while the
-// balance misses that aim and its arms have more to draw), and holds a candidate out only
+// balance misses that aim and its arms have more to draw). The level itself is one more target
+// that every candidate of its (family, level) block exercises, chosen for after the skills: the
+// block's probes are the level's held-out set (src/run/level-sets.ts), with the same quota and
+// balance, and a level whose skills already give it those keeps their probes. It holds a candidate out only
 // while another candidate of its case type (src/run/case-type.ts) stays with training: every case a probe
 // asks for is one training covers. Candidates left out stay available to training.
 import { minProbes, type MasteryOptions } from '../../curricula/index.js';
@@ -61,6 +64,9 @@ export async function buildProbes(
   for (const armIds of blocks.values()) {
     const { family, level } = arms[armIds[0]!]!;
     const targets = skills.filter((s) => s.family === family && s.level === level).map((s) => s.id);
+    // The level's own target: every candidate of the block exercises it (see the header).
+    const levelTarget = `level ${family}/${level}`;
+    const exercises = (c: { task: Task }, s: string) => s === levelTarget || c.task.skills.includes(s);
     // A round draws enough for every skill's quota if each arm held a third of a skill's probes;
     // more rounds follow while a skill is rare in the pool (one in twenty tasks, say).
     const round = opts.perArm + Math.ceil((2 * quota * Math.max(1, targets.length)) / armIds.length);
@@ -68,24 +74,22 @@ export async function buildProbes(
     const twinKey = (c: { task: Task; arm: number }) => `${c.arm} ${caseType(c.task)}`;
     const holdableFor = (s: string) =>
       holdable(
-        pool.tasks
-          .filter((c) => c.task.skills.includes(s))
-          .map((c) => ({ twinKey: twinKey(c), whole: pool.dry.has(c.arm) })),
+        pool.tasks.filter((c) => exercises(c, s)).map((c) => ({ twinKey: twinKey(c), whole: pool.dry.has(c.arm) })),
       );
     const choice = { quota, perArm: opts.perArm, aim: opts.mastery.learnAt - opts.mastery.margin };
+    const all = [...targets, levelTarget];
     let chosen: Candidate[] = [];
     for (let r = 1; r <= MAX_ROUNDS; r++) {
       await pool.draw(r * round);
       const allDry = armIds.every((a) => pool.dry.has(a));
       // (a skill no task of the pool exercises is left alone: it is absent at this level, or too rare)
-      const counts = targets.map(
-        (s) => pool.tasks.filter((c) => !pool.dry.has(c.arm) && c.task.skills.includes(s)).length,
-      );
+      const counts = all.map((s) => pool.tasks.filter((c) => !pool.dry.has(c.arm) && exercises(c, s)).length);
       const short =
-        counts.some((n) => n > 0 && n < 2 * quota) || targets.some((s, i) => counts[i]! > 0 && holdableFor(s) < quota);
+        counts.some((n) => n > 0 && n < 2 * quota) || all.some((s, i) => counts[i]! > 0 && holdableFor(s) < quota);
       if (short && !allDry && r < MAX_ROUNDS) continue;
-      const reachable = targets.filter((s) => holdableFor(s) >= quota);
-      const made = await chooseFromPool(sandbox, pool, armIds, targets, reachable, twinKey, choice);
+      const reachable = (tier: string[]) => tier.filter((s) => holdableFor(s) >= quota);
+      const tiers = [reachable(targets), reachable([levelTarget])];
+      const made = await chooseFromPool(sandbox, pool, armIds, tiers, levelTarget, twinKey, choice);
       chosen = made.chosen;
       // A skill whose probes a trivial policy passes more often than the aim has a bar above learnAt
       // (above 1, out of reach, past a baseline of 0.7); a larger pool gives the balance more to choose.
@@ -106,15 +110,15 @@ export async function buildProbes(
 }
 
 /**
- * The balanced choice from a block's pool (chooseBalanced), sorted by arm, and whether every
- * reachable skill's trivial baseline on it is within the aim.
+ * The balanced choice from a block's pool (chooseBalanced, its targets in tiers: the skills, then
+ * the level), sorted by arm, and whether every reachable target's trivial baseline on it is within the aim.
  */
 async function chooseFromPool(
   sandbox: Sandbox,
   pool: Pool,
   armIds: number[],
-  targets: string[],
-  reachable: string[],
+  tiers: string[][],
+  levelTarget: string,
   twinKey: (c: { task: Task; arm: number }) => string,
   o: { quota: number; perArm: number; aim: number },
 ): Promise<{ chosen: Candidate[]; balanced: boolean }> {
@@ -125,7 +129,7 @@ async function chooseFromPool(
   );
   const candidates: Candidate[] = pool.tasks.map((c, i) => ({
     ...c,
-    targets: c.task.skills.filter((s) => targets.includes(s)),
+    targets: [...c.task.skills.filter((s) => tiers[0]!.includes(s)), levelTarget],
     trivial: trivial[i]!,
     twinKey: twinKey(c),
     whole: pool.dry.has(c.arm),
@@ -139,8 +143,10 @@ async function chooseFromPool(
       pool.dry.has(a) ? Math.max(1, Math.floor(pool.tasks.filter((c) => c.arm === a).length / 4)) : Infinity,
     ]),
   );
-  const chosen = chooseBalanced(candidates, reachable, armIds, { ...o, caps }).sort((x, y) => x.arm - y.arm);
-  const balanced = reachable.every((s) => trivialBaseline(chosen.filter((c) => c.targets.includes(s))) <= o.aim + 1e-9);
+  const chosen = chooseBalanced(candidates, tiers, armIds, { ...o, caps }).sort((x, y) => x.arm - y.arm);
+  const balanced = tiers
+    .flat()
+    .every((s) => trivialBaseline(chosen.filter((c) => c.targets.includes(s))) <= o.aim + 1e-9);
   return { chosen, balanced };
 }
 
@@ -217,18 +223,19 @@ class Pool {
 }
 
 /**
- * Greedy choice from the pool (in its random order), within each case type's holdLimit: first, while an arm lacks perArm probes or a
- * skill lacks its quota, the candidate that fills the most of those needs and raises the fewest
- * trivial baselines; then, while a skill's baseline is above the aim, candidates that lower it
- * without lifting another skill's above the aim (at most as many again).
+ * Greedy choice from the pool (in its random order), within each case type's holdLimit, tier by tier
+ * (the skills, then the level; each tier counts the targets of the tiers before it too): first, while
+ * an arm lacks perArm probes or a target lacks its quota, the candidate that fills the most of those
+ * needs and raises the fewest trivial baselines; then, while a target's baseline is above the aim,
+ * candidates that lower it without lifting another target's above the aim (at most as many again).
  */
 function chooseBalanced(
   pool: Candidate[],
-  targets: string[],
+  tiers: string[][],
   armIds: number[],
   o: { quota: number; perArm: number; caps: ReadonlyMap<number, number>; aim: number },
 ): Candidate[] {
-  const tallies = new Map(targets.map((s) => [s, new TrivialTally()]));
+  const tallies = new Map(tiers.flat().map((s) => [s, new TrivialTally()]));
   const perArm = new Map(armIds.map((a) => [a, 0]));
   const chosen: Candidate[] = [];
   const left = new Set(pool.map((c) => ({ ...c, targets: c.targets.filter((s) => tallies.has(s)) })));
@@ -253,31 +260,37 @@ function chooseBalanced(
     }
     return top;
   };
-  const raised = (c: Candidate) => c.targets.reduce((n, s) => n + tallies.get(s)!.gain(c.trivial), 0);
-  for (;;) {
-    const c = best((c) => {
-      const need =
-        (perArm.get(c.arm)! < o.perArm ? 1 : 0) + c.targets.filter((s) => tallies.get(s)!.size < o.quota).length;
-      // Ties go to the arm with the fewest probes, so that a skill's probes spread over its types.
-      return need > 0 ? need - raised(c) - perArm.get(c.arm)! / 1e3 : null;
-    });
-    if (!c) break;
-    take(c);
-  }
-  const after = (s: string, c: Candidate) => {
-    const t = tallies.get(s)!;
-    return (t.solved + t.gain(c.trivial)) / (t.size + 1);
-  };
-  for (let extra = chosen.length; extra > 0; extra--) {
-    const c = best((c) => {
-      const lowered = c.targets.filter(
-        (s) => tallies.get(s)!.baseline() > o.aim && tallies.get(s)!.gain(c.trivial) === 0,
-      ).length;
-      const lifted = c.targets.filter((s) => tallies.get(s)!.gain(c.trivial) === 1 && after(s, c) > o.aim).length;
-      return lowered > 0 && lifted === 0 ? lowered : null;
-    });
-    if (!c) break;
-    take(c);
+  const active = new Set<string>();
+  for (const [i, tier] of tiers.entries()) {
+    if (i > 0 && tier.length === 0) continue; // (nothing new to choose for: the tier before had its whole budget)
+    for (const s of tier) active.add(s);
+    const on = (c: Candidate) => c.targets.filter((s) => active.has(s));
+    const raised = (c: Candidate) => on(c).reduce((n, s) => n + tallies.get(s)!.gain(c.trivial), 0);
+    for (;;) {
+      const c = best((c) => {
+        const need =
+          (perArm.get(c.arm)! < o.perArm ? 1 : 0) + on(c).filter((s) => tallies.get(s)!.size < o.quota).length;
+        // Ties go to the arm with the fewest probes, so that a skill's probes spread over its types.
+        return need > 0 ? need - raised(c) - perArm.get(c.arm)! / 1e3 : null;
+      });
+      if (!c) break;
+      take(c);
+    }
+    const after = (s: string, c: Candidate) => {
+      const t = tallies.get(s)!;
+      return (t.solved + t.gain(c.trivial)) / (t.size + 1);
+    };
+    for (let extra = chosen.length; extra > 0; extra--) {
+      const c = best((c) => {
+        const lowered = on(c).filter(
+          (s) => tallies.get(s)!.baseline() > o.aim && tallies.get(s)!.gain(c.trivial) === 0,
+        ).length;
+        const lifted = on(c).filter((s) => tallies.get(s)!.gain(c.trivial) === 1 && after(s, c) > o.aim).length;
+        return lowered > 0 && lifted === 0 ? lowered : null;
+      });
+      if (!c) break;
+      take(c);
+    }
   }
   return chosen;
 }

@@ -13,7 +13,8 @@ export {
   trainAgentic,
   type SolverEpisode,
 } from './env-training.js';
-export { evalSet } from './level-evals.js';
+export { evalSet, LevelEvals } from './level-evals.js';
+export { climbOf, frontierHistory, levelsPassedOf, levelSetMetrics, reachedAt } from './level-sets.js';
 export { learnedProposerOf, sandboxOf, taskSpace } from './parts.js';
 export {
   buildProbes,

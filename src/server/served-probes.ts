@@ -1,14 +1,16 @@
 // One probe report applied to a served run's state by the run's writer (committer.ts): the round's
 // per-skill accuracies move the mastery tracker, and its learned / forgotten events are recorded.
+// The round's level sets are the probes' own at the tabled levels (a served run makes no sets above
+// them): their accuracies and each family's highest level passed join the metrics, as a run's do.
 import type { SkillProbe } from '../../curricula/index.js';
-import { masteryRecords, skillProbeMetrics, type WriteOp } from '../run/index.js';
+import { levelSetMetrics, masteryRecords, skillProbeMetrics, type LevelResult, type WriteOp } from '../run/index.js';
 import type { ServedParts } from './served-state.js';
 import type { ProbeReport } from './types.js';
 
 export async function probeChange(
   p: ServedParts,
   round: number,
-  scores: { overall: number; perSkill: ReadonlyMap<string, SkillProbe> },
+  scores: { overall: number; perSkill: ReadonlyMap<string, SkillProbe>; perLevel: readonly LevelResult[] },
 ): Promise<{ result: ProbeReport; ops: WriteOp[] }> {
   const { cur } = p;
   const step = cur.state.step;
@@ -36,6 +38,7 @@ export async function probeChange(
           probeAccuracy: scores.overall,
           skillsMastered: cur.mastery.mastered().size,
           ...skillProbeMetrics(scores.perSkill),
+          ...levelSetMetrics(scores.perLevel, scores.perSkill, p.space.skills, cur.mastery.opts),
         },
       },
     ],
