@@ -8,6 +8,7 @@ import type { FailureReason, Limits, RunResult, Sandbox } from './types.js';
 import { deepEqual } from './answer.js';
 import { runTasks } from './verify.js';
 import { clip } from '../core/text.js';
+import { NATIVE_PER_STEP } from './steps.mjs';
 
 export type ValidationResult = { ok: true; outputs: Json[] } | { ok: false; reason: FailureReason; detail: string };
 
@@ -27,9 +28,11 @@ export async function runTwice(
 }
 
 /**
- * runTwice, and the program's cost in interpreter steps: what its first pass spent (the program
+ * runTwice, and the program's cost in steps of budget: what its first pass spent (the program
  * loaded in a fresh context, then called on every input in order, as verification runs an
- * induction answer). null when the sandbox cannot count steps, or when the program failed.
+ * induction answer), its interpreter steps or its native work over NATIVE_PER_STEP, whichever is
+ * more, since an answer's budget bounds both. null when the sandbox cannot count steps, or when the
+ * program failed.
  */
 export async function runTwiceMetered(
   sandbox: Sandbox,
@@ -49,7 +52,8 @@ export async function runTwiceMetered(
   let cost: number | null = null;
   if (sandbox.runTasksMetered) {
     const [a, b] = await sandbox.runTasksMetered(jobs, limits);
-    [first, second, cost] = [a!.results, b!.results, a!.steps];
+    [first, second] = [a!.results, b!.results];
+    cost = Math.max(a!.steps, Math.ceil((a!.native ?? 0) / NATIVE_PER_STEP));
   } else [first, second] = (await runTasks(sandbox, jobs, limits)) as [RunResult[], RunResult[]];
   const result = compare(inputs, first, second);
   return { result, cost: result.ok && Number.isFinite(cost) ? cost : null };

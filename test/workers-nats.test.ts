@@ -233,8 +233,12 @@ describe('verification workers on NATS JetStream', () => {
       const verdicts = (await remote.score(items)).map((x) => x.verdict);
       expect(verdicts.map((v) => v.reward)).toEqual([1, 1, 0, 1, 1, 1]);
       expect(verdicts[2]!.reason).toMatch(/^dead-letter: this answer crashed a verification worker 3 times/);
-      // One death on the whole batch (no answer blamed: it is split), then 3 on the bad answer alone.
-      expect(workers.reduce((n, w) => n + w.deaths(), 0)).toBe(4);
+      // One death on the whole batch (no answer blamed: it is split), then 3 on the bad answer alone:
+      // never dead-lettered on fewer. On a loaded machine a worker may die on it once more than the
+      // ledger needed (a batch held past the 1 s ack wait goes to a second worker as well).
+      const deaths = workers.reduce((n, w) => n + w.deaths(), 0);
+      expect(deaths, workers.flatMap((w) => w.lines()).join('\n')).toBeGreaterThanOrEqual(4);
+      expect(deaths).toBeLessThanOrEqual(5);
       expect((await jsm.streams.info(DEAD_STREAM)).state.messages).toBe(deadBefore + 1);
       // A worker acknowledges a batch after its verdicts went out (and, alone, after closing its claim).
       expect(await drained(() => queueStats(jsm))).toMatchObject({ pending: 0, ackPending: 0 });
