@@ -43,6 +43,7 @@ const UNIT = [
   'solver.self-imitation',
   'solver.view',
   'unmastered',
+  'working',
 ].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({

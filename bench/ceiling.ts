@@ -3,19 +3,23 @@
 //
 // For each preset and seed (drawn at random and printed unless given), the run's own split: the
 // held-out probes exactly as a run of that preset and seed draws them (src/run/probes.ts: balanced
-// against trivial policies), and for each level-0 and level-1 arm the rest of its task space (or
-// --train-cap tasks of it) to train on. Two learners, the same batches of (prompt, reference) pairs:
+// against trivial policies), and for each arm of the --levels (0-1 unless given; --max-level widens
+// the preset's space) the rest of its task space (or --train-cap tasks of it) to train on. Two
+// learners, the same batches of (prompt, reference) pairs:
 //   - cogen's solver, supervise(policy): cross-entropy through its own model, tokens, optimiser and
-//     backend (the preset's solver settings), decoding in its answer grammar;
+//     backend (the preset's solver settings, --solver over them), decoding in its answer grammar;
+//     where it writes its working (solver.working), it is shown the working's values;
 //   - the peer: the same model, positions, tokens, optimiser and schedule in PyTorch, with the plain
-//     softmax and no grammar (it may write answers the solver's grammar could not).
+//     softmax and no grammar (it may write answers the solver's grammar could not), except a
+//     working's template: its text is copied and its holes are typed literals, as the solver's, and
+//     its loss counts the tokens the solver chooses.
 // Every --every steps: greedy exact-match on held-out and on training (its first --train-eval tasks),
 // and sampled pass@1 on held-out (one answer each at temperature 1), beside the arm's trivial
 // baseline (the best constant-style policy on its probes). Writes bench/results/ceiling.json (every
 // arm as it finishes) and ceiling.md.
 //
 //   npm run bench:ceiling [-- --presets default,learn --seeds random:3 --steps 3000 --every 100]
-//        [--arms logic/0,arith/0] [--backend wasm] [--solver JSON] [--no-peer | --no-solver] [--peer-init K]
+//        [--arms logic/0,arith/0] [--levels 0-4 --max-level 4] [--backend wasm] [--solver JSON] [--no-peer | --no-solver] [--peer-init K]
 //        [--setup-torch] [--out DIR]
 //   npx tsx bench/ceiling.ts --merge DIR,DIR,...   (one ceiling.json from several runs' folders)
 import { spawn } from 'node:child_process';
@@ -28,8 +32,6 @@ import { buildProbes, trivialBaseline } from '../src/run/testing.js';
 import { taskSpace, sandboxOf } from '../src/run/testing.js';
 import { verifyTasks } from '../src/run/testing.js';
 import {
-  answerKind,
-  answerShape,
   createPolicy,
   createRng,
   generateTask,
@@ -40,8 +42,23 @@ import {
   type RunConfig,
   type Task,
 } from '../src/index.js';
-import { answerTokens, supervise, TOKENS, VIEW, VOCAB_SIZE } from '../src/solver/testing.js';
-import { answerFromView } from '../src/solver/index.js';
+import { taskWorking } from '../generators/index.js';
+import { isWorkShape } from '../core/working.js';
+import { taskPrompt } from '../src/run/testing.js';
+import {
+  allowedTokens,
+  answerGrammar,
+  answerTokens,
+  EOS,
+  stepToken,
+  supervise,
+  tokenText,
+  TOKENS,
+  VIEW,
+  VOCAB_SIZE,
+  workTemplate,
+} from '../src/solver/testing.js';
+import { answerFromView, grammarFor, type PolicyPrompt, type TrainablePolicy } from '../src/solver/index.js';
 import { ceilingReport, type ArmRun, type Point } from './ceiling-report.js';
 import { seedsArg } from './stats.js';
 import { torchPython } from './torch-venv.js';
@@ -55,6 +72,10 @@ const { values: args } = parseArgs({
     every: { type: 'string', default: '100' },
     batch: { type: 'string', default: '64' },
     arms: { type: 'string' },
+    /** The levels whose arms are trained (e.g. 0-4); with --max-level the preset's space reaches them. */
+    levels: { type: 'string', default: '0-1' },
+    /** The preset's maxLevel, replaced (its space and probes then reach that level). */
+    'max-level': { type: 'string' },
     'train-cap': { type: 'string', default: '4000' },
     'train-eval': { type: 'string', default: '256' },
     backend: { type: 'string', default: 'wasm' },
@@ -83,6 +104,8 @@ const steps = Number(args.steps),
   every = Number(args.every),
   batchSize = Number(args.batch);
 const { seeds, drawn } = seedsArg(args.seeds!);
+const [lo, hi] = args.levels!.split('-').map(Number) as [number, number?];
+const levels = Array.from({ length: (hi ?? lo) - lo + 1 }, (_, i) => lo + i);
 const peer = args['no-peer'] ? { error: 'skipped (--no-peer)' } : torchPython(args['setup-torch']);
 console.log(
   `bench:ceiling: presets ${args.presets}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}, ${steps} steps of ${batchSize}; peer: ${'python' in peer ? peer.python : peer.error}`,
@@ -114,7 +137,23 @@ async function trainingTasks(
   return tasks;
 }
 
-const prompt = (t: Task) => ({ text: renderCompact(t), kind: answerKind(t.type), shape: answerShape(t) });
+/**
+ * A shown answer in the solver's tokens, which of them are its choices (where its grammar allows more
+ * than one token: the peer's loss counts those alone), and a working's template in tokens (the peer
+ * decodes under it: the text copied, each hole a typed literal) or null.
+ */
+function shown(policy: TrainablePolicy, p: PolicyPrompt, answer: string) {
+  const { prompt, answer: ids } = answerTokens(policy, p, answer);
+  const shape = answerGrammar(policy, p);
+  const g = grammarFor(shape);
+  let state = g.start();
+  const free = ids.map((id, k) => {
+    const mask = allowedTokens(shape, state, ids.length - k);
+    if (id !== EOS) state = stepToken(g, state, tokenText(id))!;
+    return mask.reduce((a, b) => a + b, 0) > 1 ? 1 : 0;
+  });
+  return { prompt, answer: ids, free, template: isWorkShape(shape) ? workTemplate(shape) : null };
+}
 
 /** Greedy exact-match (verified, as probes are) of the policy on tasks, or of sampled answers. */
 async function accuracy(sandbox: Sandbox, answers: string[], tasks: Task[]): Promise<number> {
@@ -186,9 +225,20 @@ async function runArm(
     Array.from({ length: batchSize }, () => rng.int(0, train.length - 1)),
   );
   const evalTrain = train.slice(0, Number(args['train-eval']));
+  const ask = (t: Task) => taskPrompt(t, renderCompact(t), solverCfg.working);
+  // what each task is supervised on: its working's values where the solver writes one, else its answer
+  const target = (t: Task): string => {
+    const w = solverCfg.working === 'off' ? null : taskWorking(t, solverCfg.working);
+    return w && isWorkShape(answerGrammar(policy, ask(t))) ? JSON.stringify(w.values) : referenceAnswer(t);
+  };
   const tok = (ts: Task[]) => {
-    const rows = ts.map((t) => answerTokens(policy, prompt(t), referenceAnswer(t)));
-    return { prompts: rows.map((r) => r.prompt), answers: rows.map((r) => r.answer) };
+    const rows = ts.map((t) => shown(policy, ask(t), target(t)));
+    return {
+      prompts: rows.map((r) => r.prompt),
+      answers: rows.map((r) => r.answer),
+      free: rows.map((r) => r.free),
+      templates: rows.map((r) => r.template),
+    };
   };
   const peerRun =
     'python' in peer
@@ -212,15 +262,15 @@ async function runArm(
   const started = Date.now();
   for (let step = 1; step <= (args['no-solver'] ? 0 : steps); step++) {
     const picked = batches[step - 1]!.map((i) => train[i]!);
-    await supervise(policy, picked.map(prompt), picked.map(referenceAnswer));
+    await supervise(policy, picked.map(ask), picked.map(target));
     if (step % every !== 0 && step !== steps) continue;
     const point: Point = {
       step,
-      heldOut: await accuracy(sandbox, await policy.greedy(held.map(prompt)), held),
-      train: await accuracy(sandbox, await policy.greedy(evalTrain.map(prompt)), evalTrain),
+      heldOut: await accuracy(sandbox, await policy.greedy(held.map(ask)), held),
+      train: await accuracy(sandbox, await policy.greedy(evalTrain.map(ask)), evalTrain),
       sampledHeldOut: await accuracy(
         sandbox,
-        (await policy.sample(held.map(prompt), 1)).answers.map((g) => g[0]!),
+        (await policy.sample(held.map(ask), 1)).answers.map((g) => g[0]!),
         held,
       ),
       seconds: Math.round((Date.now() - started) / 100) / 10,
@@ -230,13 +280,15 @@ async function runArm(
       `${preset} seed ${seed} ${name} step ${step}: held-out ${point.heldOut.toFixed(3)} train ${point.train.toFixed(3)} sampled ${point.sampledHeldOut.toFixed(3)}\n`,
     );
   }
+  // the grammar each answer is written in (a working's shape, or the answer's type), read back by it below
+  const shapes = new Map([...held, ...evalTrain].map((t) => [t, answerGrammar(policy, ask(t))]));
   policy.dispose();
   const peerAnswers = await peerRun.catch((e: Error) => {
     process.stderr.write(`peer: ${e.message}\n`);
     return null;
   });
   // the peer's answers verified as the solver's are, read back from the view as the solver's are
-  const read = (texts: string[], tasks: Task[]) => texts.map((t, i) => answerFromView(answerShape(tasks[i]!), t));
+  const read = (texts: string[], tasks: Task[]) => texts.map((t, i) => answerFromView(shapes.get(tasks[i]!)!, t));
   const peerCurve =
     peerAnswers &&
     (await Promise.all(
@@ -269,7 +321,7 @@ async function runArm(
 const runs: ArmRun[] = [];
 for (const preset of args.presets!.split(',')) {
   for (const seed of seeds) {
-    const config = loadPreset(preset, { seed });
+    const config = loadPreset(preset, { seed, ...(args['max-level'] ? { maxLevel: Number(args['max-level']) } : {}) });
     const { arms, skills } = taskSpace(config);
     const sandbox = await sandboxOf(config);
     const seen = new Set<string>();
@@ -284,7 +336,7 @@ for (const preset of args.presets!.split(',')) {
       seen,
       renderCompact,
     );
-    for (const arm of arms.filter((a) => a.level <= 1)) {
+    for (const arm of arms.filter((a) => levels.includes(a.level))) {
       const name = `${arm.family}/${arm.level}`;
       if (args.arms && !args.arms.split(',').some((a) => name === a || `${name}/${arm.type}` === a)) continue;
       const mine = probes.filter(

@@ -5,7 +5,10 @@ The model is the solver's (src/solver/model.ts): pre-LN GPT-2 blocks, tied head,
 counted from <bos> (prompt token i at i), answer input k at max_prompt + 1 + k, and <sep>'s embedding
 added to the prompt's last token. AdamW decays matrices and embeddings, not biases and LayerNorm
 gains; warm-up then cosine to min_lr_ratio; global-norm clip. Unlike the solver it decodes with no
-answer grammar, and its loss is the plain softmax over the whole vocabulary.
+answer grammar, and its loss is the plain softmax over the whole vocabulary, with one exception: a
+working (src/solver/work-grammar.ts), whose template's text it copies and whose holes it writes as
+typed literals (an int: a sign, two digits or more, no leading 0 past the pad; a bool: true or
+false), and whose loss counts the tokens the solver chooses (the job's `free` flags).
 
 Reads a job (JSON) from the file named by argv[1]; prints one JSON line per evaluation with its
 answers as text (the job's token texts joined), which bench/ceiling.ts reads back from the view
@@ -93,28 +96,80 @@ def rows(prompts, answers):
     return idx, pos, torch.full((n,), tp - 1), keep
 
 
-def step_loss(model, prompts, answers):
-    """Mean cross-entropy of the answers' tokens (<eos> included), over the batch's tokens."""
+def step_loss(model, prompts, answers, free):
+    """Mean cross-entropy of the answers' tokens (<eos> included; only the free ones where flags are given), over the batch's tokens."""
     inputs = [a[:-1] for a in answers]
     idx, pos, last, keep = rows(prompts, inputs)
     logits = model(idx, pos, last, keep)
     tp = idx.shape[1] - max(len(a) for a in inputs)
     tgt = torch.full(idx.shape, -100, dtype=torch.long)
     for r, a in enumerate(answers):
-        tgt[r, tp - 1:tp - 1 + len(a)] = torch.tensor(a)
+        tgt[r, tp - 1:tp - 1 + len(a)] = torch.tensor([t if f else -100 for t, f in zip(a, free[r])] if free else a)
     return F.cross_entropy(logits.reshape(-1, V), tgt.reshape(-1), ignore_index=-100)
 
 
+TOK = job["tokens"]
+SIGNS = [TOK.index("+"), TOK.index("-")]
+DIGITS = [TOK.index(str(d)) for d in range(10)]
+BOOLS = [TOK.index("true"), TOK.index("false")]
+
+
+class Template:
+    """A working's template as the solver's grammar walks it: text parts copied token for token, holes typed literals."""
+
+    def __init__(self, parts):
+        self.parts, self.part, self.k, self.hole = parts, 0, 0, []
+
+    def allowed(self):
+        if self.part == len(self.parts):
+            return [EOS]
+        p = self.parts[self.part]
+        if "text" in p:
+            return [p["text"][self.k]]
+        if p["hole"] == "bool":
+            return BOOLS
+        h = self.hole
+        if len(h) == 0:
+            return SIGNS
+        if len(h) < 3:  # the first and second digit
+            return DIGITS
+        end = self.parts[self.part + 1]["text"][0] if self.part + 1 < len(self.parts) else EOS
+        return [end] if h[1] == DIGITS[0] else DIGITS + [end]
+
+    def step(self, tok):
+        p = self.parts[self.part] if self.part < len(self.parts) else None
+        if p is None:
+            return
+        if "text" in p:
+            self.k += 1
+            if self.k == len(p["text"]):
+                self.part, self.k = self.part + 1, 0
+        elif p["hole"] == "bool":
+            self.part, self.k = self.part + 1, 0
+        elif tok in DIGITS or tok in SIGNS and not self.hole:
+            self.hole.append(tok)
+        else:  # the terminator: the next text's first token, or <eos>
+            self.part, self.k, self.hole = self.part + 1, 0, []
+            if self.part < len(self.parts):
+                self.step(tok)
+
+
 @torch.no_grad()
-def decode(model, prompts, sample, gen):
-    """Greedy (or sampled at temperature 1) answers, token ids without <eos>."""
+def decode(model, prompts, sample, gen, templates):
+    """Greedy (or sampled at temperature 1) answers, token ids without <eos>; a working's under its template."""
     out = [[] for _ in prompts]
     done = [False] * len(prompts)
+    walks = [Template(t) if t else None for t in templates]
     for _ in range(A + 1):
         idx, pos, last, keep = rows(prompts, out)
         logits = model(idx, pos, last, keep)
         col = [idx.shape[1] - max(len(o) for o in out) - 1 + len(o) for o in out]
         nxt = logits[torch.arange(len(prompts)), torch.tensor(col)]
+        for r, w in enumerate(walks):
+            if w and not done[r]:
+                mask = torch.full((V,), float("-inf"))
+                mask[w.allowed()] = 0
+                nxt[r] += mask
         tok = torch.multinomial(F.softmax(nxt, -1), 1, generator=gen)[:, 0] if sample else nxt.argmax(-1)
         for r, t in enumerate(tok.tolist()):
             if done[r]:
@@ -123,6 +178,8 @@ def decode(model, prompts, sample, gen):
                 done[r] = True
             else:
                 out[r].append(t)
+                if walks[r]:
+                    walks[r].step(t)
         if all(done):
             break
     return out
@@ -130,8 +187,9 @@ def decode(model, prompts, sample, gen):
 
 def answers(model, split, sample=False, gen=None):
     got = []
+    templates = split.get("templates") or [None] * len(split["prompts"])
     for i in range(0, len(split["prompts"]), 256):
-        got += decode(model, split["prompts"][i:i + 256], sample, gen)
+        got += decode(model, split["prompts"][i:i + 256], sample, gen, templates[i:i + 256])
     return ["".join(job["tokens"][t] for t in ids) for ids in got]
 
 
@@ -153,14 +211,15 @@ def lr_at(step):
 
 
 train, held = job["train"], job["heldOut"]
-probe = {"prompts": train["prompts"][:job["trainEval"]], "answers": train["answers"][:job["trainEval"]]}
+probe = {k: train[k][:job["trainEval"]] for k in ("prompts", "answers", "templates") if k in train}
 gen = torch.Generator().manual_seed(job["seed"])
 started = time.time()
 for step in range(1, steps + 1):
     for g in opt.param_groups:
         g["lr"] = lr_at(step - 1)
     batch = job["batches"][step - 1]
-    loss = step_loss(model, [train["prompts"][i] for i in batch], [train["answers"][i] for i in batch])
+    free = [train["free"][i] for i in batch] if "free" in train else None
+    loss = step_loss(model, [train["prompts"][i] for i in batch], [train["answers"][i] for i in batch], free)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     if o["gradClip"] > 0:

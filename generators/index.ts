@@ -24,3 +24,4 @@ export { DOMAINS } from './problems/kit.js';
 export { taxonomy, formatTaxonomy, levelRange, growthLines, type Taxonomy, type TaxonomyFamily } from './taxonomy.js';
 export { REJECT_REASONS, materialise, type Materialised, type RejectReason } from './materialise.js';
 export { generateTask, type GenerateOptions } from './generate.js';
+export { taskWorking, workingShape, working, type OperandStyle, type Working } from './working.js';

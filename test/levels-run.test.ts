@@ -8,7 +8,7 @@ import { referenceAnswer } from '../core/task.js';
 import { loadPreset } from '../src/run/config.js';
 import { openServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/run/testing.js';
-import { evalSet, LevelEvals } from '../src/run/testing.js';
+import { evalSet, LevelEvals, taskPrompt } from '../src/run/testing.js';
 import { masteryConfigSchema } from '../curricula/testing.js';
 import { renderCompact } from '../generators/index.js';
 import { exportEval } from '../src/export-eval.js';
@@ -64,7 +64,7 @@ describe('level sets above the tables (src/run/level-evals.ts)', () => {
         mastery,
         tabled: new Map([['logic', 5]]),
         types: () => [...types],
-        render: renderCompact,
+        ask: (t) => taskPrompt(t, renderCompact(t)),
         log: (line) => logged.push(line),
       });
       const seen = new Set<string>();

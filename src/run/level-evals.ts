@@ -7,11 +7,11 @@
 // of that level is drawn and joins `seen`, so training never repeats one; being independent of the
 // run's history, a resumed run makes it again exactly. `cogen export --what eval` writes the same sets.
 import { createRng } from '../../core/rng.js';
-import { answerKind, answerShape, type Task, type TaskType } from '../../core/task.js';
+import { type Task, type TaskType } from '../../core/task.js';
 import { isSolved } from '../../core/rules.js';
 import { minProbes, type MasteryOptions } from '../../curricula/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import type { Policy } from '../solver/index.js';
+import type { Policy, PolicyPrompt } from '../solver/index.js';
 import { drawTask, verifyTasks } from './verification.js';
 import { mean } from '../../core/stats.js';
 import { trivialBaseline, trivialKeys } from './trivial.js';
@@ -75,7 +75,7 @@ export async function evalSet(sandbox: Sandbox, o: EvalSetOptions): Promise<Eval
 
 /** A run's evaluation sets above the tables, made as the run first reaches each level. */
 export class LevelEvals {
-  private readonly sets = new Map<string, { family: string; level: number; set: EvalSet; prompts: string[] }>();
+  private readonly sets = new Map<string, { family: string; level: number; set: EvalSet; prompts: PolicyPrompt[] }>();
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -89,7 +89,8 @@ export class LevelEvals {
       tabled: ReadonlyMap<string, number>;
       /** The config's task types a family makes. */
       types: (family: string) => TaskType[];
-      render: (task: Task) => string;
+      /** The prompt the policy is asked a task in (src/run/prompts.ts). */
+      ask: (task: Task) => PolicyPrompt;
       log: (line: string) => void;
     },
   ) {}
@@ -113,7 +114,7 @@ export class LevelEvals {
         `level set ${key}: its trivial baseline is ${set.baseline.toFixed(2)}, above the aim ${aim.toFixed(2)}, after ${DRAWS_PER_TASK * n} draws: passing the level needs ${Math.max(this.o.mastery.learnAt, set.baseline + this.o.mastery.margin).toFixed(2)}`,
       );
     for (const t of set.tasks) seen.add(t.id);
-    this.sets.set(key, { family, level, set, prompts: set.tasks.map(this.o.render) });
+    this.sets.set(key, { family, level, set, prompts: set.tasks.map(this.o.ask) });
   }
 
   get size(): number {
@@ -125,11 +126,7 @@ export class LevelEvals {
     const sets = [...this.sets.values()];
     if (sets.length === 0) return [];
     const tasks = sets.flatMap((s) => s.set.tasks);
-    const answers = await policy.greedy(
-      sets.flatMap((s) =>
-        s.set.tasks.map((t, i) => ({ text: s.prompts[i]!, kind: answerKind(t.type), shape: answerShape(t) })),
-      ),
-    );
+    const answers = await policy.greedy(sets.flatMap((s) => s.prompts));
     const verdicts = await verifyTasks(
       this.sandbox,
       tasks.map((task, i) => ({ task, answer: answers[i]! })),

@@ -22,7 +22,8 @@ import { createRng, type Rng } from '../../core/rng.js';
 import type { Skill, Task } from '../../core/task.js';
 import type { LearnedProposer } from '../../proposers/index.js';
 import { createLlmPolicy, createProposerAgent, type LlmPolicy, type ProposerAgent } from '../agents/index.js';
-import { createPolicy, type Policy, type TrainablePolicy } from '../solver/index.js';
+import { createPolicy, type Policy, type PolicyPrompt, type TrainablePolicy } from '../solver/index.js';
+import { taskPrompt } from './prompts.js';
 import { ConfigError, type RunConfig } from './config.js';
 import { probeSets, type Probe } from './probes.js';
 import { drawRunProbes } from './draw-probes.js';
@@ -87,6 +88,8 @@ export interface RunParts {
   transformer: TrainablePolicy | null;
   policy: Policy;
   render: (task: Task) => string;
+  /** The prompt the policy is asked a task in (src/run/prompts.ts): the rendering, and the working's template when the solver writes one. */
+  ask: (task: Task) => PolicyPrompt;
   proposer: ProposerAgent | null;
   gate: Gate;
   mastery: MasteryTracker;
@@ -161,6 +164,7 @@ export async function openRun(config: RunConfig, opts: RunOptions): Promise<RunP
     log(`solver: ${policy.backend} under evaluation (answers the natural-language rendering; no training)`);
   // The built-in solver reads the compact rendering; a chat model reads the natural-language one.
   const render = llmSolver ? renderNatural : renderCompact;
+  const ask = (t: Task): PolicyPrompt => taskPrompt(t, render(t), llmSolver ? 'off' : config.solver.working);
   opening.add(() => policy.dispose());
   const proposer = await setup(async () =>
     createProposerAgent(config.agents.proposer, { log, model: opts.chatModels?.proposer }),
@@ -188,6 +192,7 @@ export async function openRun(config: RunConfig, opts: RunOptions): Promise<RunP
     transformer,
     policy,
     render,
+    ask,
     proposer,
     gate,
     mastery,
@@ -241,7 +246,7 @@ export async function drawHeldOut(config: RunConfig, p: RunParts, seen: Set<stri
     mastery: mastery.opts,
     tabled: space.tabled,
     types: (f) => typesOf(space, f),
-    render,
+    ask: p.ask,
     log,
   });
   for (const a of space.arms) await evals.ensure(a.family, a.level, seen);

@@ -5,12 +5,12 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSolved } from '../../core/rules.js';
 import type { DetailedVerdict, Sandbox } from '../../sandbox/index.js';
-import { answerKind, answerShape, referenceAnswer, type Skill, type Task } from '../../core/task.js';
+import { answerShape, referenceAnswer, type Skill, type Task } from '../../core/task.js';
 import { passAtK, type LlmPolicy, type ProposalRecord } from '../agents/index.js';
 import { probeScores, type Probe } from './probes.js';
 import { mean } from '../../core/stats.js';
 import { scoreEnvProbes, type EnvProbe, type PlayedEnvs } from './env-arms.js';
-import { answerTokenIds, type Policy, type TrainablePolicy } from '../solver/index.js';
+import { answerTokenIds, type Policy, type PolicyPrompt, type TrainablePolicy } from '../solver/index.js';
 import type { RunStore } from './records/store.js';
 import { verifyTasks } from './verification.js';
 
@@ -76,10 +76,9 @@ export async function runProbes(
   probes: Probe[],
   envProbes: EnvProbe[],
   skills: Skill[],
+  ask: (task: Task) => PolicyPrompt,
 ) {
-  const answers = await policy.greedy(
-    probes.map((p) => ({ text: p.prompt, kind: answerKind(p.task.type), shape: answerShape(p.task) })),
-  );
+  const answers = await policy.greedy(probes.map((p) => ask(p.task)));
   const verdicts = await verifyTasks(
     sandbox,
     probes.map((p, i) => ({ task: p.task, answer: answers[i]! })),

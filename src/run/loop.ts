@@ -18,7 +18,7 @@ import { type Rng } from '../../core/rng.js';
 import { learnabilityReward, type LlmPolicy, type ProposalRecord } from '../agents/index.js';
 import { skillProbeMetrics, masterableSkills, masterySummary, type MasterySummary } from './probes.js';
 import { flushGraphs, frontierMetrics, learnedMetrics, openCeilings, propose, type ProposeContext } from './parts.js';
-import type { Policy, TrainablePolicy } from '../solver/index.js';
+import type { Policy, PolicyPrompt, TrainablePolicy } from '../solver/index.js';
 import { selfPlayMetrics } from './self-play-parts.js';
 import { RunStore } from './records/store.js';
 import { armResult, masteryRecords, newTaskRecords, runEvent } from './records/rows.js';
@@ -36,7 +36,7 @@ import {
   type RunParts,
   type StepProgress,
 } from './loop-open.js';
-import { answerKind, answerShape, type Task } from '../../core/task.js';
+import { type Task } from '../../core/task.js';
 import { trainingReward } from './training-reward.js';
 import { mean } from '../../core/stats.js';
 
@@ -209,7 +209,7 @@ async function finish(
 
 /** A probe round: greedy answers on the held-out probes, environments and level sets, and the mastery events they cross. */
 async function probeRound(step: number, p: RunParts, h: HeldOut) {
-  const probe = await runProbes(p.policy, p.transformer, p.sandbox, h.probes, h.envProbes.probes, p.skills);
+  const probe = await runProbes(p.policy, p.transformer, p.sandbox, h.probes, h.envProbes.probes, p.skills, p.ask);
   // each skill's accuracy at this round, mastered or not (`cogen skills` shows the latest), each level's held-out
   // set (the probes' at the tabled levels, the evaluation sets above) and each family's highest level passed
   const levels = [...probe.perLevel, ...(await h.evals.score(p.policy))];
@@ -238,6 +238,7 @@ interface StepContext extends ProposeContext {
   unmastered: SkillArms[];
   armSkills: (arm: Arm) => string[];
   render: (task: Task) => string;
+  ask: (task: Task) => PolicyPrompt;
   llmSolver: LlmPolicy | null;
   envArchive: EnvArchive;
   /** Families whose levels go past the listed arms, while open (PickContext.ceilings). */
@@ -279,7 +280,7 @@ async function runStep(ctx: StepContext) {
   }
   // 3. The solver samples G answers per task, decoding constrained to each task's answer kind or type
   // (the built-in solver's rollout is the one its update in 6 takes back).
-  const prompts = tasks.map((t) => ({ text: ctx.render(t), kind: answerKind(t.type), shape: answerShape(t) }));
+  const prompts = tasks.map(ctx.ask);
   const sampled = transformer
     ? { transformer, rollout: await transformer.sample(prompts, config.group) }
     : { transformer: null, rollout: await policy.sample(prompts, config.group) };

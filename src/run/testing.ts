@@ -14,6 +14,7 @@ export {
   type SolverEpisode,
 } from './env-training.js';
 export { evalSet, LevelEvals } from './level-evals.js';
+export { taskPrompt } from './prompts.js';
 export { climbOf, frontierHistory, levelsPassedOf, levelSetMetrics, reachedAt } from './level-sets.js';
 export { learnedProposerOf, sandboxOf, taskSpace } from './parts.js';
 export {

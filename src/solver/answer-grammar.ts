@@ -273,8 +273,8 @@ function typedGrammar(shape: string): Grammar<TState> {
 
 const typedGrammars = new Map<string, Grammar>();
 
-/** The grammar of an answer shape: 'program', 'literal' (any JSON literal) or a typed literal. */
-export function grammarFor(kind: AnswerShape): Grammar {
+/** The grammar of an answer shape other than a working's: 'program', 'literal' (any JSON literal) or a typed literal. */
+export function shapeGrammar(kind: AnswerShape): Grammar {
   if (kind === 'program') return programGrammar as Grammar;
   if (kind === 'literal' || kind === 'any') return literalGrammar as Grammar;
   let g = typedGrammars.get(kind);
@@ -319,9 +319,9 @@ export function tokenMask<S>(g: Grammar<S>, state: S, tokensLeft: number): Uint8
 
 const maskCache = new Map<string, Uint8Array>();
 
-/** tokenMask of an answer grammar, cached by its state. */
-export function allowedTokens(kind: AnswerShape, state: unknown, tokensLeft: number): Uint8Array {
-  const g = grammarFor(kind);
+/** tokenMask of an answer shape's grammar (not a working's), cached by its state. */
+export function shapeTokens(kind: AnswerShape, state: unknown, tokensLeft: number): Uint8Array {
+  const g = shapeGrammar(kind);
   const k = `${kind}|${tokensLeft}|${g.key(state)}`;
   let m = maskCache.get(k);
   if (m) return m;

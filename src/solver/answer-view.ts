@@ -3,7 +3,10 @@
 // tens digit and a ones digit, each at its own place, instead of one or two digits whose first may
 // be either (docs/solver-view.md). Strings and program answers are written as they are.
 import type { AnswerShape } from '../../core/task.js';
-import { answerIds, grammarFor } from './answer-grammar.js';
+import { isWorkShape, workParts } from '../../core/working.js';
+import { answerIds } from './answer-grammar.js';
+import { grammarFor } from './grammars.js';
+import { workHoles, workIds } from './work-grammar.js';
 
 /** A JSON number (as JSON.stringify writes it, an exponent included) at the start of a text. */
 const JSON_NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/;
@@ -58,16 +61,37 @@ const fromView = (n: string): string => {
   return (n.startsWith('-') ? '-' : '') + int.replace(/^0(?=\d)/, '') + rest;
 };
 
-/** An answer's JSON text as the solver writes it. */
+/**
+ * An answer's JSON text as the solver writes it. For a working's shape (core/working.ts) the answer
+ * shown is the JSON list of its holes' values, and it is written into its template.
+ */
 export function answerInView(shape: AnswerShape, answer: string): string {
+  if (isWorkShape(shape)) return workingInView(shape, answer);
   return shape === 'program' ? answer : mapNumbers(answer, JSON_NUMBER, toView);
 }
 
-/** The JSON text of an answer the solver wrote. */
+/** The JSON text of an answer the solver wrote; of a working, its last hole's (the value it answers). */
 export function answerFromView(shape: AnswerShape, written: string): string {
+  if (isWorkShape(shape)) {
+    const last = workHoles(shape, written)?.at(-1);
+    return last === undefined ? written : mapNumbers(last, VIEW_NUMBER, fromView);
+  }
   return shape === 'program' ? written : mapNumbers(written, VIEW_NUMBER, fromView);
+}
+
+/** The holes of a working shown as a JSON list of their values, each as the view writes it. */
+const holesInView = (values: string): string[] =>
+  (JSON.parse(values) as unknown[]).map((v) => mapNumbers(JSON.stringify(v), JSON_NUMBER, toView));
+
+/** A working's template with its holes filled by the values of a JSON list. */
+function workingInView(shape: AnswerShape, values: string): string {
+  const holes = holesInView(values);
+  let k = 0;
+  return workParts(shape)
+    .map((p) => (typeof p === 'string' ? p : holes[k++]))
+    .join('');
 }
 
 /** The tokens the solver writes an answer's JSON text in, <eos> last (answerIds of its written form), or null. */
 export const answerTokenIds = (shape: AnswerShape, answer: string): number[] | null =>
-  answerIds(grammarFor(shape), answerInView(shape, answer));
+  isWorkShape(shape) ? workIds(shape, holesInView(answer)) : answerIds(grammarFor(shape), answerInView(shape, answer));

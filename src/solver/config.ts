@@ -97,6 +97,15 @@ export const solverConfigSchema = z.strictObject({
    */
   selfImitation: z.boolean().default(false),
   /**
+   * Write a deduction's working before its answer (docs/solver-view.md, "The working"): each step of
+   * the program's evaluation, its operands and `=` copied from a template the run gives with the
+   * prompt (generators/working.ts) and its value written by the solver; the last value is the
+   * answer. 'names' writes operands as the program names them (`a*b=+64;$1-a=+56`), 'values' writes
+   * their values (`+08*+08=+64;+64-+08=+56`). 'off' answers at once, as before. Only deductions whose
+   * program is a pure integer or boolean expression have a working; the others answer at once.
+   */
+  working: z.enum(['off', 'names', 'values']).default('off'),
+  /**
    * Decode each answer in its type's grammar (an int where f returns an int, true/false where it
    * returns a boolean, the argument types for abduction) instead of any JSON literal. From random
    * initialisation this is what makes a first right answer possible (an untyped policy must first

@@ -8,7 +8,8 @@
 import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
 import type { SolverConfig } from './config.js';
-import { allowedTokens, grammarFor, stepToken } from './answer-grammar.js';
+import { stepToken } from './answer-grammar.js';
+import { allowedTokens, grammarFor } from './grammars.js';
 import { answerFromView } from './answer-view.js';
 import { decodeStep, disposeCache, prefill } from './kv-decode.js';
 import type { Batch } from './model.js';

@@ -16,7 +16,8 @@
 // environment (src/run/env-training.ts) names the tools and turns the text into the environment's action.
 import type { AnswerShape } from '../../core/task.js';
 import { decodeMasked, type DecodedRow, type DecodeOptions } from './decode.js';
-import { grammarFor, stepToken, tokenMask, type Grammar } from './answer-grammar.js';
+import { stepToken, tokenMask, type Grammar } from './answer-grammar.js';
+import { grammarFor } from './grammars.js';
 import { answerFromView, answerInView } from './answer-view.js';
 import { advantages } from './loss.js';
 import type { ModelConfig, Params } from './params.js';

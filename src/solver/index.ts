@@ -6,7 +6,8 @@ import { TransformerPolicy } from './policy.js';
 import type { TrainablePolicy } from './types.js';
 
 export { solverConfigSchema, type SolverConfig, type SolverConfigInput } from './config.js';
-export { answerIds, grammarFor } from './answer-grammar.js';
+export { answerIds } from './answer-grammar.js';
+export { grammarFor } from './grammars.js';
 export { answerFromView, answerInView, answerTokenIds } from './answer-view.js';
 export { VIEW_RULE, hfTokenizer, viewAnswer, viewAnswerText, viewPrompt } from './served-view.js';
 export type { Policy, PolicyPrompt, Rollout, SolverRollout, TrainablePolicy, TrainStats, UpdateAlso } from './types.js';

@@ -5,7 +5,7 @@ import type { AnswerShape } from '../../core/task.js';
 import { readArrays } from './accel/index.js';
 import { decodeRows, type DecodePrompt } from './decode.js';
 import { decodeActions, type ActionTool } from './episodes.js';
-import { grammarFor } from './answer-grammar.js';
+import { grammarFor } from './grammars.js';
 import type { PolicyState } from './state.js';
 import { encode } from './tokenizer.js';
 import { shardDecode } from './train-step.js';
@@ -28,6 +28,11 @@ export function promptIds(s: PolicyState, text: string): number[] {
 
 /** The grammar a prompt's answers are decoded in: its shape when typed answers are on, else its kind. */
 export function grammarOf(s: PolicyState, p: PolicyPrompt): AnswerShape {
+  // A working that fits the answer budget is written in full; one that does not, answered at once.
+  if (p.work !== undefined && s.cfg.working !== 'off') {
+    const w = grammarFor(p.work);
+    if (w.minRemaining(w.start()) <= s.cfg.model.maxAnswerLen) return p.work;
+  }
   if (!s.cfg.typedAnswers || p.shape === undefined) return p.kind;
   // A shape with a single possible answer (null, an empty or all-null argument list) would give
   // the answer away: decode the plain literal. (The built-in families never produce one.)

@@ -1,7 +1,8 @@
 // Supervised steps on given answers (bench:ceiling's ceiling; tests): the cross-entropy of each
 // answer written in its prompt's answer grammar, through the same model, optimiser and backend as
 // an update. Runs never call it; testing.ts is its door.
-import { allowedTokens, grammarFor, stepToken } from './answer-grammar.js';
+import { stepToken } from './answer-grammar.js';
+import { allowedTokens, grammarFor } from './grammars.js';
 import { answerTokenIds } from './answer-view.js';
 import { stateOf } from './policy.js';
 import { grammarOf, promptIds } from './sample.js';
@@ -9,6 +10,7 @@ import type { PolicyState } from './state.js';
 import { EOS, tokenText } from './tokenizer.js';
 import type { TrainRow } from './train-step.js';
 import type { PolicyPrompt, TrainablePolicy, TrainStats } from './types.js';
+import type { AnswerShape } from '../../core/task.js';
 import { iterationGrads } from './update.js';
 
 /**
@@ -62,6 +64,11 @@ function tokensOf(s: PolicyState, p: PolicyPrompt, answer: string): { prompt: nu
   const maxA = s.cfg.model.maxAnswerLen;
   if (!ids || ids.length - 1 > maxA) throw new Error(`"${answer}" is not a ${shape} answer of at most ${maxA} tokens`);
   return { prompt: promptIds(s, p.text), answer: ids };
+}
+
+/** The grammar the policy writes a prompt's answers in (a working's shape where it writes one; sample.ts grammarOf). */
+export function answerGrammar(policy: TrainablePolicy, p: PolicyPrompt): AnswerShape {
+  return grammarOf(stateOf(policy), p);
 }
 
 /** A given answer as a training row: its tokens and the masks decoding would have had. */

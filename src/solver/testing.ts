@@ -17,13 +17,15 @@ import { refLogProbs, shardGrads, shardObjective, type ShardStatTensors, type Tr
 import type { RolloutRow, SolverRollout, TrainablePolicy } from './types.js';
 import { currentLogProbs, prepare, trainInput, withKeptAnswers as keptAnswers } from './update.js';
 
-export { answerTokens, supervise } from './supervise.js';
+export { answerGrammar, answerTokens, supervise } from './supervise.js';
+export { workTemplate } from './work-grammar.js';
 export type { RolloutRow } from './types.js';
 export { initBackend } from './backend.js';
 export { LOSS_TYPES, optimSchema, type LossType } from './config.js';
 export { joinView, splitView, withSep } from './served-view.js';
 export { BOS, EOS, SEP, TOKENS, VIEW, VOCAB_SIZE, charId, decode, encode, tokenText } from './tokenizer.js';
-export { allowedTokens, stepToken } from './answer-grammar.js';
+export { stepToken } from './answer-grammar.js';
+export { allowedTokens } from './grammars.js';
 export { actionGrammar } from './episodes.js';
 export { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 export { AnswerReplay } from './self-imitation.js';

@@ -36,6 +36,8 @@ export interface PolicyPrompt {
   kind: AnswerKind;
   /** The answer's type (task.ts, answerShape); the built-in solver decodes to it when typedAnswers is on. */
   shape?: AnswerShape;
+  /** The task's working template (core/working.ts), for a solver that writes its working (solver.working). */
+  work?: AnswerShape;
 }
 
 /** A policy; R is its rollout (update takes back only rollouts its own sample returned). */
