@@ -13,7 +13,7 @@ import {
 } from '../core/task.js';
 import type { FailureReason, Sandbox } from '../sandbox/index.js';
 import { runTwiceMetered } from '../sandbox/index.js';
-import { budgetFor, sandboxBudget } from '../sandbox/index.js';
+import { budgetFor, nativeOverBudget, sandboxBudget } from '../sandbox/index.js';
 import { isConstantOutput, MAX_ANSWER_CHARS } from '../core/rules.js';
 import { canonicalHash } from './hash.js';
 import { isJsonValue, taskId } from './identity.js';
@@ -148,9 +148,9 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
       : null;
   if (knownId && seen?.has(knownId)) return duplicate(knownId);
   let r;
-  let cost: number | null;
+  let cost: number | null, native: number | null;
   try {
-    ({ result: r, cost } = await runTwiceMetered(sandbox, draft.program, draft.inputs));
+    ({ result: r, cost, native } = await runTwiceMetered(sandbox, draft.program, draft.inputs));
   } catch (e) {
     return { ok: false, reason: 'sandbox', detail: (e as Error)?.message ?? String(e) };
   }
@@ -166,6 +166,8 @@ async function materialiseCode(sandbox: Sandbox, draft: TaskDraft, seen?: Set<st
       detail: `the reference takes ${cost} steps; answers may take at most ${settings.cap} (the budget cap), which must be 10× the reference`,
     };
   }
+  const heavy = nativeOverBudget(native, budget);
+  if (heavy) return { ok: false, reason: 'timeout', detail: heavy };
   const outputs = r.outputs;
   const i = outputs.findIndex((o) => !isJsonValue(o));
   if (i >= 0) return { ok: false, reason: 'non-serialisable', detail: `output ${i} is not JSON-like` };

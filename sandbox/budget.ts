@@ -13,6 +13,7 @@
 import type { Task } from '../core/task.js';
 import { sandboxDefaults } from './config.js';
 import type { BudgetSettings, Sandbox } from './types.js';
+import { NATIVE_PER_STEP } from './steps.mjs';
 
 export const DEFAULT_BUDGET: Readonly<BudgetSettings> = Object.freeze({ ...sandboxDefaults.budget });
 
@@ -23,6 +24,19 @@ export function resolveBudget(over?: Partial<BudgetSettings>): BudgetSettings {
   const cap = Math.max(1, Math.floor(pick(over?.cap, DEFAULT_BUDGET.cap)));
   const floor = Math.min(cap, Math.max(1, Math.floor(pick(over?.floor, DEFAULT_BUDGET.floor))));
   return { factor, floor, cap };
+}
+
+/**
+ * Why a reference is too costly in native work for the budget its steps give it, or null. It must
+ * keep half its budget's native work (budget × NATIVE_PER_STEP) in hand: a program whose few steps
+ * start long native operations (a string reversed at every turn of a loop) would otherwise fail its
+ * own budget. Half, not a tenth as for steps: native units vary ~1 % from run to run, and generated
+ * references do at most ~1.3 units a budget step (bench/results/sandbox-hostile.md), so the line
+ * (8 units) is far from every ordinary task and a task's fate does not depend on the run.
+ */
+export function nativeOverBudget(native: number | null, budget: number | undefined): string | null {
+  if (native === null || budget === undefined || native * 2 <= budget * NATIVE_PER_STEP) return null;
+  return `the reference does ${native} units of native work; its budget of ${budget} steps allows ${budget * NATIVE_PER_STEP}, which must be twice the reference`;
 }
 
 /** The budget for a reference that cost `cost` steps: clamp(factor × cost, floor, cap). */

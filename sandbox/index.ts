@@ -36,7 +36,7 @@ export { extractAnswer } from './reply.js';
 export { verifyAnswer, verifyMany, verifyManyMetered } from './verify.js';
 export type { MeteredVerdict } from './verify.js';
 export { runTwice, runTwiceMetered } from './validate.js';
-export { DEFAULT_BUDGET, budgetFor, resolveBudget, sandboxBudget, taskBudget } from './budget.js';
+export { DEFAULT_BUDGET, budgetFor, nativeOverBudget, resolveBudget, sandboxBudget, taskBudget } from './budget.js';
 export type { ValidationResult } from './validate.js';
 export { normaliseProgram, problemAnswerText } from './verify.js';
 export type { DetailedVerdict } from './verify.js';

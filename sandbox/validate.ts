@@ -8,7 +8,6 @@ import type { FailureReason, Limits, RunResult, Sandbox } from './types.js';
 import { deepEqual } from './answer.js';
 import { runTasks } from './verify.js';
 import { clip } from '../core/text.js';
-import { NATIVE_PER_STEP } from './steps.mjs';
 
 export type ValidationResult = { ok: true; outputs: Json[] } | { ok: false; reason: FailureReason; detail: string };
 
@@ -28,19 +27,19 @@ export async function runTwice(
 }
 
 /**
- * runTwice, and the program's cost in steps of budget: what its first pass spent (the program
+ * runTwice, and the program's cost in interpreter steps: what its first pass spent (the program
  * loaded in a fresh context, then called on every input in order, as verification runs an
- * induction answer), its interpreter steps or its native work over NATIVE_PER_STEP, whichever is
- * more, since an answer's budget bounds both. null when the sandbox cannot count steps, or when the
- * program failed.
+ * induction answer), with its native work (steps.mjs's units). null when the sandbox cannot count
+ * steps, or when the program failed. Steps are counted exactly; native units vary by about 1 % from
+ * run to run (the engine's allocations), so a budget is made of steps alone (budget.ts).
  */
 export async function runTwiceMetered(
   sandbox: Sandbox,
   program: string,
   inputs: Json[][],
   limits?: Partial<Limits>,
-): Promise<{ result: ValidationResult; cost: number | null }> {
-  if (inputs.length === 0) return { result: { ok: true, outputs: [] }, cost: null };
+): Promise<{ result: ValidationResult; cost: number | null; native: number | null }> {
+  if (inputs.length === 0) return { result: { ok: true, outputs: [] }, cost: null, native: null };
   const n = inputs.length;
   const again: Json[][] = [];
   for (let i = n - 1; i >= 0; i--) again.push(inputs[i]!, inputs[i]!);
@@ -50,13 +49,14 @@ export async function runTwiceMetered(
   ];
   let first: RunResult[], second: RunResult[];
   let cost: number | null = null;
+  let native: number | null = null;
   if (sandbox.runTasksMetered) {
     const [a, b] = await sandbox.runTasksMetered(jobs, limits);
-    [first, second] = [a!.results, b!.results];
-    cost = Math.max(a!.steps, Math.ceil((a!.native ?? 0) / NATIVE_PER_STEP));
+    [first, second, cost, native] = [a!.results, b!.results, a!.steps, a!.native ?? null];
   } else [first, second] = (await runTasks(sandbox, jobs, limits)) as [RunResult[], RunResult[]];
   const result = compare(inputs, first, second);
-  return { result, cost: result.ok && Number.isFinite(cost) ? cost : null };
+  const ok = result.ok && Number.isFinite(cost);
+  return { result, cost: ok ? cost : null, native: ok ? native : null };
 }
 
 function compare(inputs: Json[][], first: RunResult[], second: RunResult[]): ValidationResult {

@@ -9,7 +9,7 @@ import { createSandbox, budgetFor, DEFAULT_BUDGET, resolveBudget, taskBudget } f
 import type { Sandbox } from '../sandbox/index.js';
 import { NATIVE_PER_STEP, verifyManyMetered } from '../sandbox/testing.js';
 import { runTwiceMetered } from '../sandbox/testing.js';
-import { families, generateTask } from '../generators/index.js';
+import { families, generateTask, materialise } from '../generators/index.js';
 import { createRng } from '../core/rng.js';
 import {
   referenceAnswer,
@@ -18,6 +18,7 @@ import {
   type InductionTask,
   type Json,
   type Task,
+  type TaskDraft,
 } from '../core/task.js';
 
 /**
@@ -85,6 +86,28 @@ describe('every generated task carries a budget its reference fits ten times ove
         expect(run!.native! * 10, `native work ${run!.native}`).toBeLessThanOrEqual(t.budget! * NATIVE_PER_STEP);
       }
     }
+  });
+});
+
+describe('a reference too costly in native work for its budget', () => {
+  it('is refused as a timeout with one line, and a light one of the same shape is kept', async () => {
+    // A few hundred steps, each reversing a string that grows: ~400 native units a step.
+    const program = (n: number) =>
+      `function f(s) { let r = ''; for (const c of s) r = (r + c).split('').reverse().join('').slice(0, ${n}); return r; }`;
+    const draft = (n: number): TaskDraft => ({
+      type: 'deduction',
+      family: 'str',
+      level: 0,
+      skills: ['str.reverse'],
+      program: program(n),
+      inputs: [['ab'.repeat(100)]],
+    });
+    const heavy = await materialise(sb, draft(100_000));
+    expect(heavy).toMatchObject({ ok: false, reason: 'timeout' });
+    expect((heavy as { detail: string }).detail).toMatch(
+      /^the reference does \d+ units of native work; its budget of \d+ steps allows \d+, which must be twice the reference$/,
+    );
+    expect(await materialise(sb, draft(8))).toMatchObject({ ok: true });
   });
 });
 

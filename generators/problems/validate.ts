@@ -6,7 +6,7 @@
 // hash of the verifier, and the question (statement + data).
 import type { ProblemDraft, ProblemTask } from '../../core/task.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { budgetFor, runTwiceMetered, sandboxBudget } from '../../sandbox/index.js';
+import { budgetFor, nativeOverBudget, runTwiceMetered, sandboxBudget } from '../../sandbox/index.js';
 import { canonicalHash } from '../hash.js';
 import { isJsonValue, taskId } from '../identity.js';
 import { MAX_ANSWER_CHARS } from '../../core/rules.js';
@@ -78,9 +78,9 @@ export async function validateProblem(
   const id = taskId('problem', hash, JSON.stringify([d.statement, d.data]));
   if (seen?.has(id)) return { ok: false, rejection: { reason: 'duplicate', detail: `task ${id} was seen before` } };
   const answers = [d.witness, ...d.failures];
-  let r, cost: number | null;
+  let r, cost: number | null, native: number | null;
   try {
-    ({ result: r, cost } = await runTwiceMetered(
+    ({ result: r, cost, native } = await runTwiceMetered(
       sandbox,
       d.program,
       answers.map((a) => [a, d.data]),
@@ -136,6 +136,8 @@ export async function validateProblem(
       },
     };
   }
+  const heavy = nativeOverBudget(native, budget);
+  if (heavy) return { ok: false, rejection: { reason: 'timeout', detail: heavy } };
   seen?.add(id);
   const task: ProblemTask = {
     id,
