@@ -18,6 +18,8 @@ export interface ArmRun {
   backend: string;
   /** The solver's view (src/solver/tokenizer.ts VIEW) the run was made under; absent in runs older than the field. */
   view?: string;
+  /** The working's style where the solver wrote one (solver.working; docs/solver-view.md). */
+  working?: string;
   trainTasks: number;
   heldOut: number;
   baseline: number;
@@ -34,6 +36,10 @@ export interface ArmRun {
 export const CEILING_TARGETS: Record<string, number> = { 'logic/0/deduction': 0.92, 'arith/0/deduction': 0.9 };
 /** From this step on, the solver is compared with the peer. */
 export const COMPARE_FROM = 300;
+/** The peer learns an arm when it ends this far above the arm's trivial baseline. */
+export const PEER_LEARNS_BY = 0.3;
+/** The solver keeps up where the median over seeds of its mean gap to the peer is at least this (the peer's own noise at level 0). */
+export const MEAN_GAP_FLOOR = -0.05;
 
 const f = (x: number | null | undefined): string =>
   x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(3);
@@ -69,6 +75,9 @@ function meanGap(r: ArmRun): number | null {
 const reached = (c: Point[] | null, target: number | undefined): number | null =>
   target === undefined || !c ? null : (c.find((p) => p.heldOut >= target)?.step ?? null);
 
+/** An arm's group in the report: its preset and arm, and the working's style where there is one. */
+const groupOf = (r: ArmRun): string => `${r.preset} ${r.arm}${r.working ? `, working ${r.working}` : ''}`;
+
 export function ceilingReport(runs: ArmRun[]): string {
   const lines = [
     '# bench:ceiling',
@@ -79,8 +88,7 @@ export function ceilingReport(runs: ArmRun[]): string {
     '',
   ];
   const groups = new Map<string, ArmRun[]>();
-  for (const r of runs)
-    (groups.get(`${r.preset} ${r.arm}`) ?? groups.set(`${r.preset} ${r.arm}`, []).get(`${r.preset} ${r.arm}`)!).push(r);
+  for (const r of runs) (groups.get(groupOf(r)) ?? groups.set(groupOf(r), []).get(groupOf(r))!).push(r);
   for (const [key, rs] of groups) {
     const target = CEILING_TARGETS[rs[0]!.arm];
     // a merged report may hold arms measured under different views: each arm names its own
@@ -101,6 +109,7 @@ export function ceilingReport(runs: ArmRun[]): string {
         `| ${r.seed} | ${r.trainTasks} / ${r.heldOut} | ${f(r.baseline)} | ${show(at(r.solver, 300))} / ${show(at(r.solver, 1000))} / ${show(end)} | ${r.solver.length ? f(Math.max(...r.solver.map((p) => p.heldOut))) : '–'} | ${reached(r.solver, target) ?? '–'} | ${f(end?.train)} | ${r.peer ? `${show(at(r.peer, 300))} / ${show(at(r.peer, 1000))} / ${show(pe)}` : (r.peerError ?? '–')} | ${reached(r.peer, target) ?? '–'} | ${f(worstGap(r))} |`,
       );
     }
+    lines.push('', keepsUp(rs));
     const finals = rs.map((r) => r.solver.at(-1)?.heldOut ?? NaN);
     const gaps = rs.map(worstGap).filter((g): g is number => g !== null);
     lines.push(
@@ -116,4 +125,19 @@ export function ceilingReport(runs: ArmRun[]): string {
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * The arm's judgement: where the peer learns (median end ≥ baseline + PEER_LEARNS_BY), whether the
+ * median over seeds of the solver's mean gap to the peer from COMPARE_FROM is at least MEAN_GAP_FLOOR.
+ */
+function keepsUp(rs: ArmRun[]): string {
+  const peers = rs.filter((r) => r.peer?.length);
+  if (!peers.length) return 'No peer: the solver is not judged against it.';
+  const margin = median(peers.map((r) => r.peer!.at(-1)!.heldOut - r.baseline));
+  if (margin < PEER_LEARNS_BY)
+    return `The peer does not learn this arm (median end ${f(margin)} above the baseline, under ${PEER_LEARNS_BY}): not judged.`;
+  const gaps = peers.map(meanGap).filter((g): g is number => g !== null);
+  const m = median(gaps);
+  return `The peer learns this arm (median end ${f(margin)} above the baseline). Solver − peer, mean gap from step ${COMPARE_FROM}: median ${f(m)} (${gaps.map(f).join(', ')}), ${m >= MEAN_GAP_FLOOR ? 'at least' : 'below'} ${MEAN_GAP_FLOOR}: ${m >= MEAN_GAP_FLOOR ? 'keeps up' : 'does not keep up'}.`;
 }

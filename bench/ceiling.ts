@@ -306,6 +306,7 @@ async function runArm(
     arm: name,
     backend: policy.backend,
     view: VIEW,
+    ...(solverCfg.working === 'off' ? {} : { working: solverCfg.working }),
     trainTasks: train.length,
     heldOut: held.length,
     baseline,
