@@ -106,7 +106,11 @@ describe('a starved worker gives the verdicts of a calm one', () => {
               const inputs = draft.inputs as Json[][];
               const a = await runTwiceMetered(calm, program, inputs);
               const b = await runTwiceMetered(sb, program, inputs);
-              expect(b, `${cell.family} ${cell.level} ${cell.type} ${seed} ${pad}`).toEqual(a);
+              // (native work varies by a few units with the heap's history: validation and steps must not)
+              expect({ ...b, native: null }, `${cell.family} ${cell.level} ${cell.type} ${seed} ${pad}`).toEqual({
+                ...a,
+                native: null,
+              });
               if (a.cost === null) continue;
               const job = [{ program, inputs, budget: budgetFor(a.cost), budgetPer: 'task' as const }];
               // (native work varies by a few units with the heap's history: results and steps must not)

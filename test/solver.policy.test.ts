@@ -35,6 +35,7 @@ import {
   VOCAB_SIZE,
 } from '../src/solver/testing.js';
 import { valueType, type AnswerKind, type Json } from '../core/task.js';
+import { workShape } from '../core/working.js';
 
 const quiet = { log: () => {}, totalSteps: 20 };
 const tinyOn = (over: Partial<SolverConfigInput> = {}, backend: TestBackend = 'cpu') =>
@@ -268,6 +269,26 @@ for (const backend of ['cpu', 'tensorflow'] as const)
         p.dispose();
       },
     );
+    it(t('writes a working in its template and answers its last value, keeping what it wrote'), async () => {
+      const p = await createPolicy(tiny({ working: 'names', model: { ...tiny().model, maxAnswerLen: 24 } }), {
+        seed: 4,
+        ...quiet,
+      });
+      const work = workShape(['a*b=', { hole: 'int' }, ';$1-a=', { hole: 'int' }]);
+      const ro = await p.sample(
+        [
+          { text: 'D:8,8@(a,b)=>a*b-a', kind: 'literal', shape: 'int', work },
+          { text: 'x', kind: 'literal', shape: 'int' },
+        ],
+        3,
+      );
+      for (const [i, w] of ro.written![0]!.entries()) {
+        expect(w).toMatch(/^a\*b=[+-]\d{2,};\$1-a=[+-]\d{2,}$/);
+        expect(ro.answers[0]![i]).toBe(answerFromView(work, w!));
+      }
+      expect(ro.written![1]).toEqual([undefined, undefined, undefined]);
+      p.dispose();
+    });
     it(t('samples well-formed answers; training log-probs equal sampling log-probs'), async () => {
       const p = await createPolicy(tiny({ sampling: { temperature: 0.7, topP: 0.9, topK: 20 } }), {
         seed: 3,

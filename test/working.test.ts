@@ -10,7 +10,7 @@ import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { generateTask, taskWorking, working, workingShape } from '../generators/index.js';
 import { answerFromView, answerInView, answerTokenIds, grammarFor } from '../src/solver/index.js';
 import { allowedTokens, decode, EOS, stepToken, tokenText } from '../src/solver/testing.js';
-import { taskPrompt } from '../src/run/testing.js';
+import { referenceWorking, taskPrompt, trainingReward } from '../src/run/testing.js';
 import type { Task } from '../core/task.js';
 
 let sb: Sandbox;
@@ -135,5 +135,24 @@ describe('a prompt with a working', () => {
     expect(isWorkShape(p.work!)).toBe(true);
     expect(p.work).toBe(workingShape(task(), 'names'));
     expect(p.shape).toBe('int');
+  });
+
+  it("is credited for training by the share of the right working written from its start, the verifier's reward unchanged", () => {
+    const t = task();
+    const shape = workingShape(t, 'values')!;
+    const reference = referenceWorking(t, shape, 'values')!;
+    expect(reference).toBe('+08*+08=+64;+64-+08=+56');
+    const cfg = { numericPartial: 0, prefixPartial: 0.5 };
+    const wrong = { reward: 0, reason: 'wrong' };
+    const credit = (written: string) =>
+      trainingReward(t, answerFromView(shape, written), wrong, cfg, { written, reference });
+    // The first step right, the second wrong: more than the same wrong answer alone earns.
+    const firstRight = '+08*+08=+64;+64-+08=+55';
+    expect(credit(firstRight)).toBeCloseTo((0.5 * 22) / 23);
+    expect(trainingReward(t, '55', wrong, cfg)).toBeCloseTo((0.5 * 2) / 3);
+    // A wrong copy of the first operand: little credit, whatever the answer.
+    expect(credit('+07*+08=+56;+56-+07=+49')).toBeCloseTo((0.5 * 2) / 23);
+    expect(trainingReward(t, '56', { reward: 1 }, cfg, { written: reference, reference })).toBe(1);
+    expect(referenceWorking(t, undefined, 'values')).toBeNull();
   });
 });

@@ -80,7 +80,11 @@ export async function validateProblem(
   const answers = [d.witness, ...d.failures];
   let r, cost: number | null, native: number | null;
   try {
-    ({ result: r, cost, native } = await runTwiceMetered(
+    ({
+      result: r,
+      cost,
+      native,
+    } = await runTwiceMetered(
       sandbox,
       d.program,
       answers.map((a) => [a, d.data]),

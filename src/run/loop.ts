@@ -37,7 +37,7 @@ import {
   type StepProgress,
 } from './loop-open.js';
 import { type Task } from '../../core/task.js';
-import { trainingReward } from './training-reward.js';
+import { referenceWorking, trainingReward } from './training-reward.js';
 import { mean } from '../../core/stats.js';
 
 export interface RunSummary extends MasterySummary {
@@ -311,9 +311,15 @@ async function runStep(ctx: StepContext) {
   // on the rewards shaped for training (src/run/training-reward.ts; the exact ones when shaping is off), and on
   // the environment episodes (one advantage per episode, the loss on the agent's tokens); in
   // self-play, on the proposer role's rows as well, in the same step.
-  const shaped = verdicts.map((group, g) =>
-    group.map((v, i) => trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward)),
-  );
+  const style = config.solver.working === 'off' ? null : config.solver.working;
+  const shaped = verdicts.map((group, g) => {
+    const reference = style && referenceWorking(tasks[g]!, prompts[g]!.work, style);
+    return group.map((v, i) => {
+      const written = sampled.rollout.written?.[g]?.[i];
+      const working = reference && written !== undefined ? { written, reference } : undefined;
+      return trainingReward(tasks[g]!, answers[g]![i]!, v, config.reward, working);
+    });
+  });
   const extras = {
     episodes: played.groups,
     ...(ctx.selfPlay

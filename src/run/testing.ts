@@ -34,5 +34,5 @@ export {
 export { schemaOf } from './records/pg-schema.js';
 export { parsePgUrl } from './records/pg-url.js';
 export { RunStore, type TaskRow } from './records/store.js';
-export { trainingReward } from './training-reward.js';
+export { referenceWorking, trainingReward } from './training-reward.js';
 export { answerOf, availableFamilies, drawTask, spaceFamily, verifyTasks } from './verification.js';

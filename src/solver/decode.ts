@@ -7,6 +7,7 @@
 // not depend on how prompts are split between threads.
 import { createRng } from '../../core/rng.js';
 import type { AnswerShape } from '../../core/task.js';
+import { isWorkShape } from '../../core/working.js';
 import type { SolverConfig } from './config.js';
 import { stepToken } from './answer-grammar.js';
 import { allowedTokens, grammarFor } from './grammars.js';
@@ -41,6 +42,8 @@ export interface DecodedRow {
   /** allowed tokens at each answer position */
   allowed: Uint8Array[];
   text: string;
+  /** The working as written, before `text` took its answer (answers written in a working's shape only). */
+  written?: string;
 }
 
 /** G answers per prompt (rows[b][i]: answer i to prompt b), or the argmax answer when greedy. */
@@ -62,8 +65,11 @@ export async function decodeRows(
       },
     };
   });
-  for (let r = 0; r < rows.length; r++)
-    rows[r]!.text = answerFromView(prompts[Math.floor(r / G)]!.grammar, rows[r]!.text);
+  for (let r = 0; r < rows.length; r++) {
+    const shape = prompts[Math.floor(r / G)]!.grammar;
+    if (isWorkShape(shape)) rows[r]!.written = rows[r]!.text;
+    rows[r]!.text = answerFromView(shape, rows[r]!.text);
+  }
   return prompts.map((_, b) => rows.slice(b * G, (b + 1) * G));
 }
 

@@ -36,7 +36,12 @@ export class TransformerPolicy implements TrainablePolicy {
   // ------------------------------------------------------------------ sampling (sample.ts)
   async sample(prompts: PolicyPrompt[], groupSize: number): Promise<SolverRollout> {
     const rows = prompts.length ? await decodeBatch(this.state, prompts, groupSize, false) : [];
-    return { answers: rows.map((group) => group.map((r) => r.text)), rows, temperature: this.cfg.sampling.temperature };
+    return {
+      answers: rows.map((group) => group.map((r) => r.text)),
+      written: rows.map((group) => group.map((r) => r.written)),
+      rows,
+      temperature: this.cfg.sampling.temperature,
+    };
   }
 
   async greedy(prompts: PolicyPrompt[]): Promise<string[]> {

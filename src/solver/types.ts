@@ -12,6 +12,8 @@ import type { ActionTool, EpisodeRows } from './episodes.js';
 export interface Rollout {
   /** answers[g][i]: answer i of the G to prompt g */
   readonly answers: string[][];
+  /** written[g][i]: answer i as the solver wrote it, where that is a working (docs/solver-view.md, "The working"); else undefined. */
+  readonly written?: (string | undefined)[][];
 }
 
 export interface TrainStats {
