@@ -75,8 +75,9 @@ function meanGap(r: ArmRun): number | null {
 const reached = (c: Point[] | null, target: number | undefined): number | null =>
   target === undefined || !c ? null : (c.find((p) => p.heldOut >= target)?.step ?? null);
 
-/** An arm's group in the report: its preset and arm, and the working's style where there is one. */
-const groupOf = (r: ArmRun): string => `${r.preset} ${r.arm}${r.working ? `, working ${r.working}` : ''}`;
+/** An arm's group in the report: its preset and arm, the working's style where there is one, and its steps. */
+const groupOf = (r: ArmRun): string =>
+  `${r.preset} ${r.arm}${r.working ? `, working ${r.working}` : ''}, ${r.steps} steps of ${r.batch}`;
 
 export function ceilingReport(runs: ArmRun[]): string {
   const lines = [
