@@ -46,11 +46,12 @@ interface Climb {
   order: string[];
 }
 
-/** A run's climb from its store (runs/<id>/run.db). */
-function readClimb(dir: string, arm: Climb['arm'], wallSeconds: number | null): Climb {
+/** A run's climb from its store (runs/<id>/run.db); its arm is its stored config's working. */
+function readClimb(dir: string, wallSeconds: number | null): Climb {
   const store = RunStore.open(dir, { create: false });
   try {
-    const config = JSON.parse(store.getMeta('config') ?? '{}') as { seed?: number };
+    const config = JSON.parse(store.getMeta('config') ?? '{}') as { seed?: number; solver?: { working?: string } };
+    const arm: Climb['arm'] = (config.solver?.working ?? 'off') === 'off' ? 'peer (working off)' : 'working';
     const metrics = store.metrics();
     const families = climbOf(metrics).map((c) => {
       const firstPassed: Record<number, number> = {};
@@ -109,7 +110,7 @@ async function runOne(seed: number, working: boolean): Promise<Climb> {
     runId,
     log: () => {},
   });
-  return readClimb(summary.dir, working ? 'working' : 'peer (working off)', (Date.now() - t0) / 1000);
+  return readClimb(summary.dir, (Date.now() - t0) / 1000);
 }
 
 const levelsPassed = (c: Climb): number => c.families.reduce((n, f) => n + f.passed + 1, 0);
@@ -171,12 +172,7 @@ function save(climbs: Climb[]): void {
 
 const climbs: Climb[] = [];
 if (args.report) {
-  for (const dir of args.report.split(',')) {
-    const store = RunStore.open(dir, { create: false });
-    const cfg = JSON.parse(store.getMeta('config') ?? '{}') as { solver?: { working?: string } };
-    store.close();
-    climbs.push(readClimb(dir, (cfg.solver?.working ?? 'off') === 'off' ? 'peer (working off)' : 'working', null));
-  }
+  for (const dir of args.report.split(',')) climbs.push(readClimb(dir, null));
 } else {
   const seeds = args.seeds ? args.seeds.split(',').map(Number) : drawSeeds(Number(args.n));
   console.log(`bench:climb: preset ${args.preset}, seeds ${seeds.join(',')} (replay with --seeds ${seeds.join(',')})`);

@@ -11,6 +11,7 @@
 // written as before.
 import { parse, type Node } from 'acorn';
 import { workShape, type HoleType, type WorkPart } from '../core/working.js';
+import { binaryOp, NO_OP } from './operators.js';
 import type { AnswerShape, Task } from '../core/task.js';
 
 /**
@@ -34,9 +35,18 @@ const MATH = new Set(['floor', 'abs', 'min', 'max']);
  */
 export function taskWorking(task: Task, style: OperandStyle = 'values'): Working | null {
   if (task.type !== 'deduction') return null;
-  const w = working(task.program, task.input, style);
-  return w && w.values[w.values.length - 1] === task.output ? w : null;
+  const memo = workings.get(task) ?? workings.set(task, new Map()).get(task)!;
+  let w = memo.get(style);
+  if (w === undefined) {
+    const made = working(task.program, task.input, style);
+    w = made && made.values[made.values.length - 1] === task.output ? made : null;
+    memo.set(style, w);
+  }
+  return w;
 }
+
+/** Each task's workings by style: a step asks for a task's template and then its right values, and the probes ask every round. */
+const workings = new WeakMap<Task, Map<OperandStyle, Working | null>>();
 
 /** The answer shape of a deduction's working (core/working.ts), or undefined where it has none. */
 export function workingShape(task: Task, style: OperandStyle = 'values'): AnswerShape | undefined {
@@ -218,50 +228,16 @@ function unary(op: string, x: number | boolean): number | boolean {
   throw new Unsupported();
 }
 
-/** A binary operator of the subset, with JavaScript's semantics (as the sandbox runs the program). */
+/**
+ * A binary operator of the subset, with JavaScript's semantics (as the sandbox runs the program).
+ * Plain `/` is outside it: a quotient is seldom an integer, and Math.floor(x / y) is its own step.
+ */
 function binary(op: string, a: number | boolean, b: number | boolean): number | boolean {
-  const x = a as number;
-  const y = b as number;
-  switch (op) {
-    case '+':
-      return x + y;
-    case '-':
-      return x - y;
-    case '*':
-      return x * y;
-    case '%':
-      return x % y;
-    case '&':
-      return x & y;
-    case '|':
-      return x | y;
-    case '^':
-      return x ^ y;
-    case '<<':
-      return x << y;
-    case '>>':
-      return x >> y;
-    case '>>>':
-      return x >>> y;
-    case '<':
-      return x < y;
-    case '>':
-      return x > y;
-    case '<=':
-      return x <= y;
-    case '>=':
-      return x >= y;
-    case '===':
-      return a === b;
-    case '!==':
-      return a !== b;
-    case '&&':
-      return a && b;
-    case '||':
-      return a || b;
-    default:
-      throw new Unsupported();
-  }
+  if (op === '&&') return a && b;
+  if (op === '||') return a || b;
+  const v = op === '/' ? NO_OP : binaryOp(op, a, b);
+  if (v === NO_OP) throw new Unsupported();
+  return v as number | boolean;
 }
 
 /** Adjacent texts joined, so that a template alternates text and holes. */

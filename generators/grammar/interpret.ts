@@ -4,6 +4,7 @@ import type { Json } from '../../core/task.js';
 import { countNodes, someNode, v, type Expr, type Node, type Prog, type Stmt } from './tree.js';
 import { block, define, Env, findScope, lookup, UNBOUND } from './scope.js';
 import { cloneJson, DEFAULT_BOUNDS, isTidy, type ValueBounds } from './values.js';
+import { binaryOp, NO_OP } from '../operators.js';
 
 /**
  * Why the reference interpreter refused a run. Thrown and caught by the thousand while screening
@@ -93,43 +94,9 @@ function evalExpr(e: Expr, env: Env, run: Run): unknown {
     case 'bin': {
       if (e.op === '&&') return (evalExpr(e.left, env, run) as boolean) && evalExpr(e.right, env, run);
       if (e.op === '||') return (evalExpr(e.left, env, run) as boolean) || evalExpr(e.right, env, run);
-      const a = evalExpr(e.left, env, run) as number;
-      const b = evalExpr(e.right, env, run) as number;
-      switch (e.op) {
-        case '+':
-          return a + b;
-        case '-':
-          return a - b;
-        case '*':
-          return a * b;
-        case '/':
-          return a / b;
-        case '%':
-          return a % b;
-        case '<':
-          return a < b;
-        case '<=':
-          return a <= b;
-        case '>':
-          return a > b;
-        case '>=':
-          return a >= b;
-        case '===':
-          return a === b;
-        case '!==':
-          return a !== b;
-        case '&':
-          return a & b;
-        case '|':
-          return a | b;
-        case '^':
-          return a ^ b;
-        case '<<':
-          return a << b;
-        case '>>':
-          return a >> b;
-      }
-      throw new EvalError(`op ${e.op}`);
+      const r = binaryOp(e.op, evalExpr(e.left, env, run), evalExpr(e.right, env, run));
+      if (r === NO_OP) throw new EvalError(`op ${e.op}`);
+      return r;
     }
     case 'un': {
       const a = evalExpr(e.arg, env, run);
