@@ -70,13 +70,15 @@ export interface TrainedRow {
   seconds: number;
 }
 
-async function makeSpecs(
+/** n environments of a kind and level (distinct from `seen`, which they join), the families in turn. */
+export async function makeSpecs(
   sb: Sandbox,
   kind: EnvKind,
   n: number,
   families: string[],
   label: string,
   seen: Set<string>,
+  level = 0,
 ): Promise<EnvSpec[]> {
   const out: EnvSpec[] = [];
   for (let i = 0; out.length < n && i < n * 6; i++) {
@@ -85,7 +87,7 @@ async function makeSpecs(
         await generateEnv(sb, {
           kind,
           family: families[i % families.length]!,
-          level: 0,
+          level,
           rng: createRng(`${label}/${i}`),
           seen,
         }),

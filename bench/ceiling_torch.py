@@ -15,6 +15,9 @@ answers as text (the job's token texts joined), which bench/ceiling.ts reads bac
 (src/solver/answer-view.ts: `+07` is 7) and verifies as it does the solver's, so that a right answer
 written in other tokens still counts:
   {"step", "heldOut": [...], "train": [...], "sampledHeldOut": [...], "seconds"}
+With "serve" in the job (bench/agentic-clone.ts), after each evaluation it decodes what the bench sends
+on stdin, one JSON line each ({"prompts": [[ids]], "sample": bool}, answered with {"answers": [...]}),
+until {"resume": true}: the bench plays environments with the peer's actions between its steps.
 Needs torch (bench/torch-venv.ts makes the venv; not CI).
 """
 import json
@@ -202,6 +205,15 @@ opt = torch.optim.AdamW([{"params": decay, "weight_decay": o["weightDecay"]}, {"
 steps = job["steps"]
 
 
+def serve(model, gen):
+    """Decodes the bench's requests, one line each, until it says to go on training."""
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("resume"):
+            return
+        print(json.dumps({"answers": answers(model, {"prompts": req["prompts"]}, req.get("sample", False), gen)}), flush=True)
+
+
 def lr_at(step):
     """The solver's schedule (optim.ts learningRate): linear warm-up, then cosine to lr * minLrRatio."""
     if step < o["warmupSteps"]:
@@ -229,5 +241,7 @@ for step in range(1, steps + 1):
         model.eval()
         point = {"step": step, "heldOut": answers(model, held), "train": answers(model, probe),
                  "sampledHeldOut": answers(model, held, True, gen), "seconds": round(time.time() - started, 1)}
-        model.train()
         print(json.dumps(point), flush=True)
+        if job.get("serve"):
+            serve(model, gen)
+        model.train()

@@ -55,6 +55,11 @@ export class Peer {
     return this.next<T>();
   }
 
+  /** Sends a line that has no answer. */
+  tell(request: string): void {
+    this.proc.stdin.write(`${request}\n`);
+  }
+
   close(): void {
     if (!this.exited) this.proc.stdin.end();
   }

@@ -12,8 +12,17 @@ export {
   type GenerateEnvOptions,
   type ValidatedEnv,
 } from './generate.js';
-export { playEpisode, randomPolicy, referenceActions, referencePolicy, replay, type Policy } from './policies.js';
-export { MAX_OBSERVATION_CHARS, MAX_PROGRAM_CHARS } from './kinds/common.js';
+export {
+  CONSTANT_SUBMISSIONS,
+  constantSubmission,
+  playEpisode,
+  randomPolicy,
+  referenceActions,
+  referencePolicy,
+  replay,
+  type Policy,
+} from './policies.js';
+export { MAX_OBSERVATION_CHARS, MAX_PROGRAM_CHARS, resultText, runAll } from './kinds/common.js';
 export { ENV_SYSTEM_PROMPT, toolCallId, trajectoryMessages, type EnvMessage, type ToolCall } from './chat.js';
 export {
   EnvSessions,

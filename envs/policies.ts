@@ -1,7 +1,8 @@
 // Policies that play an environment without a model: the scripted reference policy (validation, the
-// environment's own cost in bench:agentic), a random valid-action policy (the floor to beat), and
-// replaying a recorded trajectory (determinism).
+// environment's own cost in bench:agentic), a random valid-action policy and constant submissions
+// (the floor to beat), and replaying a recorded trajectory (determinism).
 import { createRng, type Rng } from '../core/rng.js';
+import { valueType, type Json } from '../core/task.js';
 import type { Env } from './env.js';
 import { kindOf } from './env.js';
 import type { EnvAction, EnvObservation, EnvSpec, Trajectory } from './types.js';
@@ -40,6 +41,41 @@ export function randomPolicy(spec: EnvSpec, rng: Rng | number): Policy {
     const calls = history.filter((s) => s.action.name !== 'submit').length;
     return kind.random(spec, r, spec.budgets.calls - calls);
   };
+}
+
+/** The constants of each value type the constant submissions write: the k-th submission takes the k-th of each. */
+const CONSTANTS: Record<string, Json[]> = {
+  int: [0, 1, -1],
+  num: [0, 1, -1],
+  bool: [false, true, false],
+  str: ['', 'a', 'b'],
+  arr: [[], [0], [1]],
+  null: [null, null, null],
+};
+export const CONSTANT_SUBMISSIONS = 3;
+const constant = (type: string, k: number): Json => CONSTANTS[type]?.[k] ?? {};
+
+/**
+ * The k-th constant submission (0 ≤ k < CONSTANT_SUBMISSIONS): one action that ends the episode at
+ * once, the same whatever the environment shows. search: each argument the k-th constant of its
+ * type; probe: f returning the k-th constant of its output's type; repair: the program as shown.
+ * Beside the random valid-action policy, the floor a learned policy must beat: what search's
+ * solver once learned was to submit zeros at once (bench/results/agentic.md).
+ */
+export function constantSubmission(spec: EnvSpec, k: number): EnvAction {
+  switch (spec.kind) {
+    case 'search':
+      return { name: 'submit', arguments: JSON.stringify({ x: spec.argTypes.map((t) => constant(t, k)) }) };
+    case 'probe': {
+      const out = constant(valueType(spec.tests[0]!.output), k);
+      return {
+        name: 'submit',
+        arguments: JSON.stringify({ program: `function f() { return ${JSON.stringify(out)}; }` }),
+      };
+    }
+    case 'repair':
+      return { name: 'submit', arguments: JSON.stringify({ program: spec.buggy }) };
+  }
 }
 
 /** Replays a recorded trajectory's actions on a fresh episode of the same spec and seed. */

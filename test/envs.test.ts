@@ -6,6 +6,8 @@ import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import {
+  CONSTANT_SUBMISSIONS,
+  constantSubmission,
   ENV_KINDS,
   ENV_SKILLS,
   Env,
@@ -147,6 +149,32 @@ describe('tools and observations', () => {
     expect((await env.step(call('call', { args: s.tests[0]!.input }))).observation).toBe('the episode is over');
   });
 
+  it("a constant submission ends the episode at once, the same whatever is shown; search's k-th submits the k-th constant of each type", async () => {
+    for (const kind of ENV_KINDS)
+      for (let k = 0; k < CONSTANT_SUBMISSIONS; k++) {
+        const env = new Env(spec(kind), sb);
+        env.reset(0);
+        const r = await env.step(constantSubmission(spec(kind), k));
+        expect(r.done).toBe(true);
+        expect(r.info.reason ?? '').not.toMatch(/^(malformed|budget|hostile)/);
+      }
+    const s = spec('search');
+    if (s.kind !== 'search') throw new Error('not search');
+    const zeroHits: EnvSpec = {
+      ...s,
+      argTypes: ['int'],
+      program: 'function f(a) {\n  return a * 2;\n}',
+      target: 0,
+      answer: [0],
+    };
+    const solved = async (k: number) => {
+      const env = new Env(zeroHits, sb);
+      env.reset(0);
+      return (await env.step(constantSubmission(zeroHits, k))).reward;
+    };
+    expect(await solved(0)).toBe(1);
+    expect(await solved(1)).toBe(0);
+  });
   it('search: a wrong x ends with reward 0', async () => {
     const s = spec('search');
     if (s.kind !== 'search') throw new Error('not search');

@@ -20,12 +20,14 @@ import {
 } from '../src/solver/index.js';
 import {
   actionGrammar,
+  actionTokens,
   decode,
   encode,
   EOS,
   episodesLoss,
   memoryChunks,
   policyWeights,
+  superviseActions,
   type TrainRow,
   turnLogProbs,
 } from '../src/solver/testing.js';
@@ -392,6 +394,25 @@ describe('multi-turn episodes', () => {
     expect(count(greedy.endings)).toBe(3);
     expect(count(sampled.endings)).toBe(12);
     expect(sampled.success).toBe((sampled.endings.solved ?? 0) / 12);
+  });
+  it("cloning: supervised actions train on the action grammar's tokens given the transcript, and greedy decoding learns them", async () => {
+    const p = await createPolicy(tiny({ optim: { lr: 3e-2, warmupSteps: 0 } }), { seed: 4, ...quiet });
+    const spec = specs.search as SearchSpec;
+    const x = answerInView(`[${spec.argTypes.join(',')}]`, JSON.stringify(spec.answer));
+    const prompt = solverPrompt(spec, 0);
+    const turn0 = { text: prompt, tools: solverTools(spec, []) };
+    const turns: Turn[] = [{ action: `call(${x})`, observation: `=${JSON.stringify(spec.target)}` }];
+    const turn1 = { text: turnContext(prompt, turns), tools: solverTools(spec, turns) };
+    const shown = [turn0, turn1];
+    const actions = [`call(${x})`, `submit(${x})`];
+    // an action written as decoding writes it: the action grammar's tokens, <eos> last
+    expect(decode(actionTokens(p, turn1, actions[1]!).answer.slice(0, -1))).toBe(actions[1]);
+    // a call already made is refused by the second turn's grammar, so it cannot be a target there
+    expect(() => actionTokens(p, turn1, actions[0]!)).toThrow(/not an action of these tools/);
+    for (let i = 0; i < 80; i++) await superviseActions(p, shown, actions);
+    const greedy = await p.decodeActions(shown, true);
+    p.dispose();
+    expect(greedy.map((r) => r.text)).toEqual(actions);
   });
   it('a training run with a fixed seed gives the same result twice', async () => {
     const run = async () => {

@@ -18,6 +18,8 @@ import {
   type SkillProbe,
 } from '../../curricula/index.js';
 import {
+  CONSTANT_SUBMISSIONS,
+  constantSubmission,
   Env,
   envSkills,
   envSourceType,
@@ -58,11 +60,34 @@ export function envSpace(config: RunConfig, present: readonly Skill[]): { arms: 
 /** The skill an environment arm exercises. */
 export const envArmSkill = (arm: Arm): string => `env.${arm.type}`;
 
-/** A held-out environment, with whether the random valid-action policy solved it (the trivial baseline). */
+/** A held-out environment, with whether the random valid-action policy solved it, and each constant submission (the trivial baseline's parts). */
 export interface EnvProbe {
   arm: EnvArm;
   spec: EnvSpec;
   random: number;
+  /** constant[k]: whether envs' k-th constant submission solved it */
+  constant: number[];
+}
+
+/**
+ * The trivial baseline of a set of held-out environments: the better of the random valid-action
+ * policy and the best constant submission (one k for the whole set, as a policy that ignores what it
+ * is shown would be).
+ */
+export function envBaseline(set: readonly EnvProbe[]): number {
+  if (set.length === 0) return 0;
+  const constants = Array.from({ length: CONSTANT_SUBMISSIONS }, (_, k) => mean(set.map((p) => p.constant[k] ?? 0)));
+  return Math.max(mean(set.map((p) => p.random)), ...constants);
+}
+
+async function constantSolves(sandbox: Sandbox, spec: EnvSpec): Promise<number[]> {
+  const out: number[] = [];
+  for (let k = 0; k < CONSTANT_SUBMISSIONS; k++) {
+    const env = new Env(spec, sandbox);
+    env.reset(0);
+    out.push(isSolved((await env.step(constantSubmission(spec, k))).reward) ? 1 : 0);
+  }
+  return out;
 }
 
 /**
@@ -89,7 +114,7 @@ export async function buildEnvProbes(
       tasksSeen: seen,
     });
     const traj = await playEpisode(new Env(spec, sandbox), randomPolicy(spec, rng.fork(`random/${spec.id}`)), 0);
-    return { arm, spec, random: isSolved(traj.reward) ? 1 : 0 };
+    return { arm, spec, random: isSolved(traj.reward) ? 1 : 0, constant: await constantSolves(sandbox, spec) };
   };
   // Each arm is filled to its kind's quota, which counts the arms still in; an arm that cannot fill
   // its quota is left out (its probes with it) and the quotas are counted again.
@@ -123,13 +148,13 @@ export function envProbeSets(
   const out: ProbeSets['skills'] = {};
   for (const s of skills) {
     const set = probes.filter((p) => envArmSkill(p.arm) === s.id);
-    const baseline = mean(set.map((p) => p.random));
+    const baseline = envBaseline(set);
     out[s.id] = { probes: set.length, baseline, masterable: masterable({ baseline, probes: set.length }, opts) };
   }
   return out;
 }
 
-/** Greedy episodes on the held-out environments: success per environment skill (beside the random policy's) and per arm. */
+/** Greedy episodes on the held-out environments: success per environment skill (beside its trivial baseline, envBaseline) and per arm. */
 export async function scoreEnvProbes(
   policy: TrainablePolicy,
   sandbox: Sandbox,
@@ -147,14 +172,18 @@ export async function scoreEnvProbes(
   const solved = eps.map((e) => (isSolved(e.reward) ? 1 : 0));
   const perSkill = new Map<string, SkillProbe>();
   const perArm: Record<string, number[]> = {};
+  const bySkill = new Map<string, number[]>();
   probes.forEach((p, i) => {
     const s = envArmSkill(p.arm);
-    const at = perSkill.get(s) ?? { accuracy: 0, baseline: 0, probes: 0 };
-    perSkill.set(s, { accuracy: at.accuracy + solved[i]!, baseline: at.baseline + p.random, probes: at.probes + 1 });
+    (bySkill.get(s) ?? bySkill.set(s, []).get(s)!).push(i);
     (perArm[`probe.${armKey(p.arm)}`] ??= []).push(solved[i]!);
   });
-  for (const [s, v] of perSkill)
-    perSkill.set(s, { accuracy: v.accuracy / v.probes, baseline: v.baseline / v.probes, probes: v.probes });
+  for (const [s, at] of bySkill)
+    perSkill.set(s, {
+      accuracy: mean(at.map((i) => solved[i]!)),
+      baseline: envBaseline(at.map((i) => probes[i]!)),
+      probes: at.length,
+    });
   return { solved, perSkill, perArm: Object.fromEntries(Object.entries(perArm).map(([k, xs]) => [k, mean(xs)])) };
 }
 

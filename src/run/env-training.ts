@@ -87,7 +87,7 @@ export function oneTokenEdits(program: string): string[] {
 
 /**
  * The first prompt in the compact rendering (generators/render.ts): a one-letter kind, the program
- * or what is shown of it, `@`, the target or examples as `in>out` (repair's failing ones as
+ * or what is shown of it (probe: f's family and level, and its argument types), `@`, the target or examples as `in>out` (repair's failing ones as
  * `in>out!got`). Episode `seed` picks probe's shown example as the environment's own prompt does.
  */
 export function solverPrompt(spec: EnvSpec, seed: number): string {
@@ -96,7 +96,10 @@ export function solverPrompt(spec: EnvSpec, seed: number): string {
       return ascii(`S:${compactProgram(spec.program)}@${JSON.stringify(spec.target)}`);
     case 'probe': {
       const shown = spec.tests[Math.abs(Math.trunc(seed)) % spec.tests.length]!;
-      return ascii(`P:${spec.argTypes.join(',')}@${args(shown.input)}>${JSON.stringify(shown.output)}`);
+      // the family and level, as the environment's prompt names them: they say which programs f is among
+      return ascii(
+        `P:${spec.family}/${spec.level}:${spec.argTypes.join(',')}@${args(shown.input)}>${JSON.stringify(shown.output)}`,
+      );
     }
     case 'repair': // a failing test as `in>expected!got`, as the environment reports it
       return ascii(
@@ -142,13 +145,16 @@ export interface SolverEpisode extends EpisodeRows {
   turns: Turn[];
 }
 
+/** What plays an episode: the built-in solver, or (bench:agentic-clone) a peer model that decodes actions alone. */
+export type Actor = Pick<TrainablePolicy, 'decodeActions'>;
+
 /**
  * Plays `group` episodes of each spec together (one batched decode per turn over every episode still
  * running), greedy or sampled. Episode seeds are `seed` (probe's shown example); the policy's own
  * random stream draws the actions, so a fixed policy seed replays the same episodes.
  */
 export async function playSolver(
-  policy: TrainablePolicy,
+  policy: Actor,
   sandbox: Sandbox,
   specs: EnvSpec[],
   group: number,
@@ -225,7 +231,7 @@ export async function trainAgentic(
  * many episodes per spec.
  */
 export async function evaluateSolver(
-  policy: TrainablePolicy,
+  policy: Actor,
   sandbox: Sandbox,
   specs: EnvSpec[],
   o: { samples?: number } = {},

@@ -11,8 +11,20 @@ export {
   solverTools,
   toEnvAction,
   trainAgentic,
+  type Actor,
   type SolverEpisode,
 } from './env-training.js';
+export {
+  demonstrate,
+  demonstrator,
+  demonstratorAction,
+  shownView,
+  type Demonstration,
+  type Demonstrator,
+  type DemonstratorOptions,
+  type ShownView,
+} from './env-demonstrators.js';
+export { envBaseline, type EnvProbe } from './env-arms.js';
 export { evalSet, LevelEvals } from './level-evals.js';
 export { taskPrompt } from './prompts.js';
 export { climbOf, frontierHistory, levelsPassedOf, levelSetMetrics, reachedAt } from './level-sets.js';

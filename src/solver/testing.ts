@@ -17,7 +17,7 @@ import { refLogProbs, shardGrads, shardObjective, type ShardStatTensors, type Tr
 import type { RolloutRow, SolverRollout, TrainablePolicy } from './types.js';
 import { currentLogProbs, prepare, trainInput, withKeptAnswers as keptAnswers } from './update.js';
 
-export { answerGrammar, answerTokens, supervise } from './supervise.js';
+export { actionTokens, answerGrammar, answerTokens, supervise, superviseActions } from './supervise.js';
 export { workTemplate } from './work-grammar.js';
 export type { RolloutRow } from './types.js';
 export { initBackend } from './backend.js';

@@ -1,0 +1,324 @@
+// bench:agentic-clone: the cloned ceiling of each environment kind (docs/agentic.md, "The cloned
+// ceiling"). Before RL, ask whether a plain model learns to act when it is shown how:
+//   1. tool-using demonstrators (src/run/env-demonstrators.ts) play a pool of generated environments
+//      and held-out ones, using only what each environment shows them;
+//   2. the built-in solver is trained with cross-entropy on each turn's action given the episode so
+//      far (superviseActions), on the demonstrators' solved episodes; beside it the plain PyTorch peer
+//      (bench/ceiling_torch.py) on the same tokens, model, optimiser and batches;
+//   3. every --every steps both play the held-out environments greedily (the peer through its
+//      process, between its steps, with no action grammar: an action it writes outside the language
+//      ends the episode as malformed); at the end also sampled.
+// Reported per kind and level: the demonstrator's success, the trivial baseline (the better of the
+// random valid-action policy and a constant submission), both learners' held-out success over steps,
+// and the gap (solver − peer, the mean over the last 5 evaluations, as bench:ceiling's). Writes
+// bench/results/agentic-clone.json (or --out).
+//   npm run bench:agentic-clone [-- --kinds search,repair,probe --levels 0 --seeds random:1
+//        --pool 1000 --held-out 64 --steps 600 --batch 32 --every 100 --no-peer --setup-torch --out DIR]
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRng } from '../core/rng.js';
+import {
+  CONSTANT_SUBMISSIONS,
+  constantSubmission,
+  Env,
+  playEpisode,
+  randomPolicy,
+  type EnvKind,
+  type EnvSpec,
+} from '../envs/index.js';
+import { createSandbox, type Sandbox } from '../sandbox/index.js';
+import { createPolicy, solverConfigSchema, turnContext, type Turn } from '../src/solver/index.js';
+import { actionTokens, encode, superviseActions, TOKENS, VOCAB_SIZE } from '../src/solver/testing.js';
+import { demonstrate, evaluateSolver, solverPrompt, solverTools, type Actor } from '../src/run/testing.js';
+import { AGENTIC_SOLVER, makeSpecs } from './agentic-train.js';
+import { Peer } from './decode-peer.js';
+import { mean, seedsArg } from './stats.js';
+import { torchPython } from './torch-venv.js';
+
+const { values: args } = parseArgs({
+  options: {
+    kinds: { type: 'string', default: 'search,repair,probe' },
+    levels: { type: 'string', default: '0' },
+    seeds: { type: 'string', default: 'random:1' },
+    families: { type: 'string', default: 'arith,str,array,loop' },
+    pool: { type: 'string', default: '1000' },
+    'held-out': { type: 'string', default: '64' },
+    steps: { type: 'string', default: '600' },
+    batch: { type: 'string', default: '32' },
+    every: { type: 'string', default: '100' },
+    /** Sampled episodes per held-out environment at the end (0: greedy only). */
+    'eval-samples': { type: 'string', default: '4' },
+    /** Solver settings over AGENTIC_SOLVER's (JSON), for both learners. */
+    solver: { type: 'string', default: '{}' },
+    'no-peer': { type: 'boolean', default: false },
+    'setup-torch': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench/results' },
+  },
+});
+const n = (k: keyof typeof args): number => Number(args[k]);
+const { seeds, drawn } = seedsArg(args.seeds!);
+const families = args.families!.split(',');
+const torch = args['no-peer'] ? { error: 'skipped (--no-peer)' } : torchPython(args['setup-torch']);
+
+interface Point {
+  step: number;
+  solver: number;
+  peer?: number;
+}
+
+interface CloneRow {
+  kind: EnvKind;
+  level: number;
+  seed: number;
+  pool: number;
+  heldOut: number;
+  /** Turns the learners are trained on: every turn of the demonstrators' solved pool episodes. */
+  rows: number;
+  demonstrator: { pool: number; heldOut: number };
+  trivial: { random: number; constant: number };
+  curve: Point[];
+  final: { solver: number; solverSampled?: number; peer?: number; peerSampled?: number };
+  solverEndings: Record<string, number>;
+  peerEndings?: Record<string, number>;
+  gap?: number;
+  seconds: { demonstrate: number; solver: number };
+  peerError?: string;
+}
+
+/** One training row: a context (the transcript before the turn), its tools, and the action the demonstrator wrote. */
+interface Shown {
+  context: { text: string; tools: ReturnType<typeof solverTools> };
+  action: string;
+}
+
+async function demonstrations(sb: Sandbox, specs: EnvSpec[], seed: number) {
+  const shown: Shown[] = [];
+  let solved = 0;
+  for (const [i, spec] of specs.entries()) {
+    const s = seed + i;
+    const ep = await demonstrate(spec, sb, { seed: s });
+    if (ep.reward !== 1) continue;
+    solved++;
+    const prompt = solverPrompt(spec, s);
+    ep.turns.forEach((t: Turn, k: number) => {
+      const before = ep.turns.slice(0, k);
+      shown.push({
+        context: { text: turnContext(prompt, before), tools: solverTools(spec, before) },
+        action: t.action,
+      });
+    });
+  }
+  return { shown, success: solved / Math.max(1, specs.length) };
+}
+
+/** The trivial baseline's two parts on the held-out environments: the random valid-action policy (3 seeds) and the best constant submission (envs/policies.ts). */
+async function trivial(sb: Sandbox, specs: EnvSpec[]): Promise<{ random: number; constant: number }> {
+  let random = 0;
+  for (let r = 0; r < 3; r++)
+    for (const [i, spec] of specs.entries())
+      if ((await playEpisode(new Env(spec, sb), randomPolicy(spec, createRng(`clone-random/${r}/${i}`)))).reward === 1)
+        random++;
+  const constant: number[] = [];
+  for (let k = 0; k < CONSTANT_SUBMISSIONS; k++) {
+    let solved = 0;
+    for (const spec of specs) {
+      const env = new Env(spec, sb);
+      env.reset(0);
+      if ((await env.step(constantSubmission(spec, k))).reward === 1) solved++;
+    }
+    constant.push(solved / specs.length);
+  }
+  return { random: random / (3 * specs.length), constant: Math.max(...constant) };
+}
+
+/** The peer as an actor: each context's ids (cut from the left as the solver cuts them) decoded by its process. */
+function peerActor(peer: Peer, maxPromptLen: number): Actor {
+  return {
+    decodeActions: async (prompts, greedy) => {
+      const ids = prompts.map((p) => encode(p.text).slice(-maxPromptLen));
+      const got = await peer.ask<{ answers: string[] }>(JSON.stringify({ prompts: ids, sample: !greedy }));
+      return got.answers.map((text) => ({ text, prompt: [], answer: [], oldLogp: new Float32Array(0), allowed: [] }));
+    },
+  };
+}
+
+function startPeer(python: string, job: object): { peer: Peer; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'cogen-clone-'));
+  writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
+  return { peer: new Peer('peer', python, ['bench/ceiling_torch.py', join(dir, 'job.json')]), dir };
+}
+
+async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number): Promise<CloneRow> {
+  const seen = new Set<string>();
+  const label = `agentic-clone/${seed}/${kind}/${level}`;
+  const pool = await makeSpecs(sb, kind, n('pool'), families, `${label}/pool`, seen, level);
+  const held = await makeSpecs(sb, kind, n('held-out'), families, `${label}/held`, seen, level);
+  const t0 = performance.now();
+  const train = await demonstrations(sb, pool, seed);
+  const heldDemo = await demonstrations(sb, held, seed + 1_000_000);
+  const demoSeconds = (performance.now() - t0) / 1000;
+  const base = await trivial(sb, held);
+  const over = JSON.parse(args.solver!) as Record<string, Record<string, unknown>>;
+  const cfg = solverConfigSchema.parse({
+    ...AGENTIC_SOLVER,
+    ...over,
+    model: { ...AGENTIC_SOLVER.model, ...over.model },
+    optim: { ...AGENTIC_SOLVER.optim, ...over.optim },
+  });
+  const steps = n('steps');
+  const policy = await createPolicy(cfg, { seed, totalSteps: steps, log: () => {} });
+  const rng = createRng(`${label}/batches`);
+  const batches = Array.from({ length: steps }, () =>
+    Array.from({ length: n('batch') }, () => rng.int(0, train.shown.length - 1)),
+  );
+  log(
+    `${kind}/${level} seed ${seed}: pool ${pool.length}, held-out ${held.length}; demonstrator ${train.success.toFixed(2)} pool / ${heldDemo.success.toFixed(2)} held-out; ${train.shown.length} turns to clone; trivial random ${base.random.toFixed(2)}, constant ${base.constant.toFixed(2)}`,
+  );
+  const tokens = train.shown.map((r) => actionTokens(policy, r.context, r.action));
+  const started =
+    'python' in torch && train.shown.length > 0
+      ? startPeer(torch.python, {
+          seed,
+          vocab: VOCAB_SIZE,
+          tokens: TOKENS,
+          model: cfg.model,
+          optim: cfg.optim,
+          steps,
+          every: n('every'),
+          batches,
+          trainEval: 0,
+          train: { prompts: tokens.map((t) => t.prompt), answers: tokens.map((t) => t.answer) },
+          heldOut: { prompts: [], answers: [] },
+          threads: 1,
+          serve: true,
+        })
+      : null;
+  const actor = started && peerActor(started.peer, cfg.model.maxPromptLen);
+  const curve: Point[] = [];
+  const final: CloneRow['final'] = { solver: 0 };
+  let solverEndings: Record<string, number> = {};
+  let peerEndings: Record<string, number> | undefined;
+  let peerError: string | undefined = 'python' in torch ? undefined : torch.error;
+  const t1 = performance.now();
+  for (let step = 1; step <= (train.shown.length > 0 ? steps : 0); step++) {
+    const picked = batches[step - 1]!.map((i) => train.shown[i]!);
+    await superviseActions(
+      policy,
+      picked.map((r) => r.context),
+      picked.map((r) => r.action),
+    );
+    if (step % n('every') !== 0 && step !== steps) continue;
+    const s = await evaluateSolver(policy, sb, held);
+    solverEndings = s.endings;
+    const point: Point = { step, solver: s.success };
+    if (actor && !peerError) {
+      try {
+        await started.peer.next(); // the peer reached this step: its evaluation line
+        const p = await evaluateSolver(actor, sb, held);
+        point.peer = p.success;
+        peerEndings = p.endings;
+        if (step === steps && n('eval-samples') > 0)
+          final.peerSampled = (await evaluateSolver(actor, sb, held, { samples: n('eval-samples') })).success;
+        started.peer.tell('{"resume":true}');
+      } catch (e) {
+        peerError = (e as Error).message;
+      }
+    }
+    curve.push(point);
+    log(
+      `  step ${step}: held-out solver ${point.solver.toFixed(3)}${point.peer === undefined ? '' : ` peer ${point.peer.toFixed(3)}`}`,
+    );
+  }
+  const solverSeconds = (performance.now() - t1) / 1000;
+  if (curve.length > 0) {
+    final.solver = curve[curve.length - 1]!.solver;
+    final.peer = curve[curve.length - 1]!.peer;
+    if (n('eval-samples') > 0)
+      final.solverSampled = (await evaluateSolver(policy, sb, held, { samples: n('eval-samples') })).success;
+  }
+  policy.dispose();
+  if (started) {
+    started.peer.close();
+    rmSync(started.dir, { recursive: true, force: true });
+  }
+  const last = curve.slice(-5).filter((p) => p.peer !== undefined);
+  return {
+    kind,
+    level,
+    seed,
+    pool: pool.length,
+    heldOut: held.length,
+    rows: train.shown.length,
+    demonstrator: { pool: train.success, heldOut: heldDemo.success },
+    trivial: base,
+    curve,
+    final,
+    solverEndings,
+    ...(peerEndings ? { peerEndings } : {}),
+    ...(last.length > 0 ? { gap: mean(last.map((p) => p.solver - p.peer!)) } : {}),
+    seconds: { demonstrate: demoSeconds, solver: solverSeconds },
+    ...(peerError ? { peerError } : {}),
+  };
+}
+
+const log = (l: string): void => void process.stderr.write(`${l}\n`);
+const f2 = (x: number | undefined): string => (x === undefined ? '—' : x.toFixed(2));
+
+function table(rows: CloneRow[]): string {
+  const head = [
+    'kind',
+    'level',
+    'seed',
+    'pool',
+    'held-out',
+    'turns cloned',
+    'demonstrator held-out',
+    'trivial (random / constant)',
+    'solver',
+    'solver sampled',
+    'peer',
+    'peer sampled',
+    'gap (last 5)',
+  ];
+  const lines = rows.map((r) =>
+    [
+      r.kind,
+      r.level,
+      r.seed,
+      r.pool,
+      r.heldOut,
+      r.rows,
+      f2(r.demonstrator.heldOut),
+      `${f2(r.trivial.random)} / ${f2(r.trivial.constant)}`,
+      f2(r.final.solver),
+      f2(r.final.solverSampled),
+      f2(r.final.peer),
+      f2(r.final.peerSampled),
+      r.gap === undefined ? '—' : (r.gap >= 0 ? '+' : '') + r.gap.toFixed(3),
+    ].join(' | '),
+  );
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => ' --- ').join('|')}|`, ...lines.map((l) => `| ${l} |`)].join(
+    '\n',
+  );
+}
+
+console.log(
+  `bench:agentic-clone: kinds ${args.kinds}, levels ${args.levels}, seeds${drawn ? ' (drawn at random)' : ''} ${seeds.join(',')}, ${n('steps')} steps of ${n('batch')}; peer: ${'python' in torch ? torch.python : torch.error}`,
+);
+const sb = await createSandbox({ workers: 1 });
+const rows: CloneRow[] = [];
+for (const seed of seeds)
+  for (const level of args.levels!.split(',').map(Number))
+    for (const kind of args.kinds!.split(',') as EnvKind[]) {
+      rows.push(await cloneRun(sb, kind, level, seed));
+      mkdirSync(args.out!, { recursive: true });
+      writeFileSync(
+        join(args.out!, 'agentic-clone.json'),
+        JSON.stringify({ date: new Date().toISOString(), seeds, seedsDrawn: drawn, args, rows }, null, 1),
+      );
+    }
+await sb.close();
+console.log(table(rows));
+process.exit(0);
