@@ -105,6 +105,29 @@ describe('environment arms in a run', () => {
     expect(readFileSync(join(y, 'model.safetensors')).equals(readFileSync(join(x, 'model.safetensors')))).toBe(true);
   }, 400_000);
 
+  it('environment arms above level 0: under level-frontier each kind has its own h, and episodes are played at the levels it opens', async () => {
+    const climbing = loadPreset('smoke', {
+      steps: 3,
+      batch: 4,
+      group: 2,
+      families: ['arith'],
+      maxLevel: 2,
+      types: ['deduction'],
+      environments: ['search'],
+      // every judgement at h promotes: the frontier opens the levels above 0 at once
+      curriculum: { controller: 'level-frontier', levelFrontier: { promoteAt: 0, minPrompts: 1 } },
+      probes: { every: 10, perArm: 1 },
+      solver: { backend: 'wasm', workers: 1 },
+    });
+    const runsDir = tempDir('cogen-loop-envs-frontier-');
+    const run = await startRun(climbing, { runsDir, preset: 'smoke', runId: 'f', log: () => {} });
+    const levels = envRows(run.dir).map((e) => (JSON.parse(e.trajectory) as { level: number }).level);
+    expect(levels.length).toBeGreaterThan(0);
+    expect(Math.max(...levels)).toBeGreaterThan(0);
+    const last = runRows(run.dir).metrics.at(-1)!;
+    expect(last['frontier.arith/search']).toBeGreaterThan(0);
+  }, 240_000);
+
   it('needs the built-in solver (one line, nothing written)', async () => {
     const llm = loadPreset('smoke', {
       steps: 1,
