@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createRng } from '../core/rng.js';
+import { createRng, type Rng } from '../core/rng.js';
 import {
   CONSTANT_SUBMISSIONS,
   constantSubmission,
@@ -30,7 +30,20 @@ import {
 } from '../envs/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { createPolicy, solverConfigSchema, turnContext, type Turn } from '../src/solver/index.js';
-import { actionTokens, encode, superviseActions, TOKENS, VOCAB_SIZE } from '../src/solver/testing.js';
+import {
+  actionGrammar,
+  actionTokens,
+  decode,
+  encode,
+  EOS,
+  stepToken,
+  superviseActions,
+  tokenMask,
+  tokenText,
+  TOKENS,
+  VOCAB_SIZE,
+  type Grammar,
+} from '../src/solver/testing.js';
 import { demonstrate, evaluateSolver, solverPrompt, solverTools, type Actor } from '../src/run/testing.js';
 import { AGENTIC_SOLVER, makeSpecs } from './agentic-train.js';
 import { Peer } from './decode-peer.js';
@@ -53,6 +66,8 @@ const { values: args } = parseArgs({
     /** Solver settings over AGENTIC_SOLVER's (JSON), for both learners. */
     solver: { type: 'string', default: '{}' },
     'no-peer': { type: 'boolean', default: false },
+    /** How the peer writes its actions: under the solver's action grammar, or free text (ceiling_torch.py's own decoding). */
+    'peer-decode': { type: 'string', default: 'grammar' },
     'setup-torch': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results' },
   },
@@ -72,6 +87,8 @@ interface CloneRow {
   kind: EnvKind;
   level: number;
   seed: number;
+  /** How the peer wrote its actions (--peer-decode). */
+  peerDecode: string;
   pool: number;
   heldOut: number;
   /** Turns the learners are trained on: every turn of the demonstrators' solved pool episodes. */
@@ -133,15 +150,73 @@ async function trivial(sb: Sandbox, specs: EnvSpec[]): Promise<{ random: number;
   return { random: random / (3 * specs.length), constant: Math.max(...constant) };
 }
 
-/** The peer as an actor: each context's ids (cut from the left as the solver cuts them) decoded by its process. */
-function peerActor(peer: Peer, maxPromptLen: number): Actor {
+/**
+ * The peer as an actor: each context's ids (cut from the left as the solver cuts them) decoded by
+ * its process, free (`free`: an action outside the language ends the episode as malformed) or, as
+ * the solver decodes, under each context's action grammar: the bench masks the peer's next-token
+ * log-probs with the grammar's allowed tokens and picks the argmax (or samples at temperature 1).
+ */
+function peerActor(
+  peer: Peer,
+  maxPromptLen: number,
+  maxAnswerLen: number,
+  mode: 'grammar' | 'free',
+  seed: number,
+): Actor {
+  const rng = createRng(`peer-sampling/${seed}`);
   return {
     decodeActions: async (prompts, greedy) => {
       const ids = prompts.map((p) => encode(p.text).slice(-maxPromptLen));
-      const got = await peer.ask<{ answers: string[] }>(JSON.stringify({ prompts: ids, sample: !greedy }));
-      return got.answers.map((text) => ({ text, prompt: [], answer: [], oldLogp: new Float32Array(0), allowed: [] }));
+      const texts =
+        mode === 'free'
+          ? (await peer.ask<{ answers: string[] }>(JSON.stringify({ prompts: ids, sample: !greedy }))).answers
+          : await maskedDecode(
+              peer,
+              ids,
+              prompts.map((p) => actionGrammar(p.tools)),
+              maxAnswerLen,
+              greedy ? null : rng,
+            );
+      return texts.map((text) => ({ text, prompt: [], answer: [], oldLogp: new Float32Array(0), allowed: [] }));
     },
   };
+}
+
+async function maskedDecode(
+  peer: Peer,
+  ids: number[][],
+  grammars: Grammar[],
+  maxAnswerLen: number,
+  rng: Rng | null,
+): Promise<string[]> {
+  const states = grammars.map((g) => g.start());
+  const out: number[][] = ids.map(() => []);
+  const live = new Set(ids.keys());
+  for (let k = 0; k <= maxAnswerLen && live.size > 0; k++) {
+    const rows = [...live];
+    const { logprobs } = await peer.ask<{ logprobs: number[][] }>(
+      JSON.stringify({ next: rows.map((i) => [ids[i], out[i]]) }),
+    );
+    rows.forEach((i, r) => {
+      const allowed = tokenMask(grammars[i]!, states[i], maxAnswerLen - k);
+      const lp = logprobs[r]!.map((x, t) => (allowed[t] ? x : -Infinity));
+      const id = rng ? sampleFrom(lp, rng) : lp.indexOf(Math.max(...lp));
+      if (id === EOS || !allowed[id]) live.delete(i);
+      else {
+        out[i]!.push(id);
+        states[i] = stepToken(grammars[i]!, states[i], tokenText(id));
+      }
+    });
+  }
+  return out.map((o) => decode(o));
+}
+
+function sampleFrom(lp: number[], rng: Rng): number {
+  const m = Math.max(...lp);
+  const p = lp.map((x) => Math.exp(x - m));
+  let u = rng.next() * p.reduce((a, b) => a + b, 0);
+  for (let t = 0; t < p.length; t++) if ((u -= p[t]!) <= 0 && p[t]! > 0) return t;
+  return lp.indexOf(m);
 }
 
 function startPeer(python: string, job: object): { peer: Peer; dir: string } {
@@ -195,7 +270,15 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
           serve: true,
         })
       : null;
-  const actor = started && peerActor(started.peer, cfg.model.maxPromptLen);
+  const actor =
+    started &&
+    peerActor(
+      started.peer,
+      cfg.model.maxPromptLen,
+      cfg.model.maxAnswerLen,
+      args['peer-decode'] as 'grammar' | 'free',
+      seed,
+    );
   const curve: Point[] = [];
   const final: CloneRow['final'] = { solver: 0 };
   let solverEndings: Record<string, number> = {};
@@ -248,6 +331,7 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
     kind,
     level,
     seed,
+    peerDecode: args['peer-decode']!,
     pool: pool.length,
     heldOut: held.length,
     rows: train.shown.length,

@@ -16,8 +16,10 @@ answers as text (the job's token texts joined), which bench/ceiling.ts reads bac
 written in other tokens still counts:
   {"step", "heldOut": [...], "train": [...], "sampledHeldOut": [...], "seconds"}
 With "serve" in the job (bench/agentic-clone.ts), after each evaluation it decodes what the bench sends
-on stdin, one JSON line each ({"prompts": [[ids]], "sample": bool}, answered with {"answers": [...]}),
-until {"resume": true}: the bench plays environments with the peer's actions between its steps.
+on stdin, one JSON line each ({"prompts": [[ids]], "sample": bool}, answered with {"answers": [...]};
+or {"next": [[prompt ids, answer ids so far]]}, answered with each row's next-token log-probs, for a
+bench that masks and picks the tokens itself), until {"resume": true}: the bench plays environments
+with the peer's actions between its steps.
 Needs torch (bench/torch-venv.ts makes the venv; not CI).
 """
 import json
@@ -157,6 +159,14 @@ class Template:
                 self.step(tok)
 
 
+def next_logits(model, prompts, out):
+    """The logits of each row's next answer token after its prompt and the answer tokens so far."""
+    idx, pos, last, keep = rows(prompts, out)
+    logits = model(idx, pos, last, keep)
+    col = [idx.shape[1] - max(len(o) for o in out) - 1 + len(o) for o in out]
+    return logits[torch.arange(len(prompts)), torch.tensor(col)]
+
+
 @torch.no_grad()
 def decode(model, prompts, sample, gen, templates):
     """Greedy (or sampled at temperature 1) answers, token ids without <eos>; a working's under its template."""
@@ -164,10 +174,7 @@ def decode(model, prompts, sample, gen, templates):
     done = [False] * len(prompts)
     walks = [Template(t) if t else None for t in templates]
     for _ in range(A + 1):
-        idx, pos, last, keep = rows(prompts, out)
-        logits = model(idx, pos, last, keep)
-        col = [idx.shape[1] - max(len(o) for o in out) - 1 + len(o) for o in out]
-        nxt = logits[torch.arange(len(prompts)), torch.tensor(col)]
+        nxt = next_logits(model, prompts, out)
         for r, w in enumerate(walks):
             if w and not done[r]:
                 mask = torch.full((V,), float("-inf"))
@@ -211,6 +218,11 @@ def serve(model, gen):
         req = json.loads(line)
         if req.get("resume"):
             return
+        if "next" in req:  # the bench masks and picks each token itself (its action grammar)
+            with torch.no_grad():
+                lp = F.log_softmax(next_logits(model, [r[0] for r in req["next"]], [r[1] for r in req["next"]]), -1)
+            print(json.dumps({"logprobs": [[round(x, 4) for x in row] for row in lp.tolist()]}), flush=True)
+            continue
         print(json.dumps({"answers": answers(model, {"prompts": req["prompts"]}, req.get("sample", False), gen)}), flush=True)
 
 

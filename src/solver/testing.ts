@@ -24,7 +24,7 @@ export { initBackend } from './backend.js';
 export { LOSS_TYPES, optimSchema, type LossType } from './config.js';
 export { joinView, splitView, withSep } from './served-view.js';
 export { BOS, EOS, SEP, TOKENS, VIEW, VOCAB_SIZE, charId, decode, encode, tokenText } from './tokenizer.js';
-export { stepToken } from './answer-grammar.js';
+export { stepToken, tokenMask, type Grammar } from './answer-grammar.js';
 export { allowedTokens } from './grammars.js';
 export { actionGrammar } from './episodes.js';
 export { decodeSafetensors, encodeSafetensors } from './safetensors.js';
