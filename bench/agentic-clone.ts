@@ -44,7 +44,7 @@ import {
   VOCAB_SIZE,
   type Grammar,
 } from '../src/solver/testing.js';
-import { demonstrate, evaluateSolver, solverPrompt, solverTools, type Actor } from '../src/run/testing.js';
+import { demonstrate, evaluateSolver, playSolver, solverPrompt, solverTools, type Actor } from '../src/run/testing.js';
 import { AGENTIC_SOLVER, makeSpecs } from './agentic-train.js';
 import { Peer } from './decode-peer.js';
 import { mean, seedsArg } from './stats.js';
@@ -99,6 +99,9 @@ interface CloneRow {
   final: { solver: number; solverSampled?: number; peer?: number; peerSampled?: number };
   solverEndings: Record<string, number>;
   peerEndings?: Record<string, number>;
+  /** The final greedy episodes that failed, by where they first left the demonstrator's actions (failures()). */
+  solverFailures: Record<string, number>;
+  peerFailures?: Record<string, number>;
   gap?: number;
   seconds: { demonstrate: number; solver: number };
   peerError?: string;
@@ -219,6 +222,35 @@ function sampleFrom(lp: number[], rng: Rng): number {
   return lp.indexOf(m);
 }
 
+const toolOf = (action: string): string => action.slice(0, action.indexOf('('));
+
+/**
+ * Why greedy episodes failed, beside the demonstrator's episode of the same environment (seed 0):
+ * where the learner first wrote another action than the demonstrator, and what kind of action.
+ */
+async function failures(actor: Actor, sb: Sandbox, held: EnvSpec[], demo: string[][]): Promise<Record<string, number>> {
+  const eps = (await playSolver(actor, sb, held, 1, { greedy: true })).map((g) => g[0]!);
+  const out: Record<string, number> = {};
+  eps.forEach((e, i) => {
+    if (e.reward === 1) return;
+    const wrote = e.turns.map((t) => t.action);
+    const k = wrote.findIndex((a, j) => a !== demo[i]![j]);
+    const [mine, theirs] = [toolOf(wrote[k] ?? ''), toolOf(demo[i]![k] ?? 'submit(')];
+    const why =
+      k < 0
+        ? 'as the demonstrator (which failed too)'
+        : mine === 'submit' && theirs !== 'submit'
+          ? 'submitted where the demonstrator called'
+          : mine !== 'submit' && theirs === 'submit'
+            ? 'called where the demonstrator submitted'
+            : mine === 'submit'
+              ? 'submitted another answer'
+              : `another ${mine}`;
+    out[why] = (out[why] ?? 0) + 1;
+  });
+  return out;
+}
+
 function startPeer(python: string, job: object): { peer: Peer; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cogen-clone-'));
   writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
@@ -233,6 +265,8 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
   const t0 = performance.now();
   const train = await demonstrations(sb, pool, seed);
   const heldDemo = await demonstrations(sb, held, seed + 1_000_000);
+  const demoActions: string[][] = [];
+  for (const spec of held) demoActions.push((await demonstrate(spec, sb, { seed: 0 })).actions);
   const demoSeconds = (performance.now() - t0) / 1000;
   const base = await trivial(sb, held);
   const over = JSON.parse(args.solver!) as Record<string, Record<string, unknown>>;
@@ -282,7 +316,9 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
   const curve: Point[] = [];
   const final: CloneRow['final'] = { solver: 0 };
   let solverEndings: Record<string, number> = {};
+  let solverFailures: Record<string, number> = {};
   let peerEndings: Record<string, number> | undefined;
+  let peerFailures: Record<string, number> | undefined;
   let peerError: string | undefined = 'python' in torch ? undefined : torch.error;
   const t1 = performance.now();
   for (let step = 1; step <= (train.shown.length > 0 ? steps : 0); step++) {
@@ -302,8 +338,11 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
         const p = await evaluateSolver(actor, sb, held);
         point.peer = p.success;
         peerEndings = p.endings;
-        if (step === steps && n('eval-samples') > 0)
-          final.peerSampled = (await evaluateSolver(actor, sb, held, { samples: n('eval-samples') })).success;
+        if (step === steps) {
+          peerFailures = await failures(actor, sb, held, demoActions);
+          if (n('eval-samples') > 0)
+            final.peerSampled = (await evaluateSolver(actor, sb, held, { samples: n('eval-samples') })).success;
+        }
         started.peer.tell('{"resume":true}');
       } catch (e) {
         peerError = (e as Error).message;
@@ -318,6 +357,7 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
   if (curve.length > 0) {
     final.solver = curve[curve.length - 1]!.solver;
     final.peer = curve[curve.length - 1]!.peer;
+    solverFailures = await failures(policy, sb, held, demoActions);
     if (n('eval-samples') > 0)
       final.solverSampled = (await evaluateSolver(policy, sb, held, { samples: n('eval-samples') })).success;
   }
@@ -340,7 +380,8 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
     curve,
     final,
     solverEndings,
-    ...(peerEndings ? { peerEndings } : {}),
+    solverFailures,
+    ...(peerEndings ? { peerEndings, peerFailures } : {}),
     ...(last.length > 0 ? { gap: mean(last.map((p) => p.solver - p.peer!)) } : {}),
     seconds: { demonstrate: demoSeconds, solver: solverSeconds },
     ...(peerError ? { peerError } : {}),
