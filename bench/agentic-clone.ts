@@ -96,7 +96,8 @@ interface CloneRow {
   demonstrator: { pool: number; heldOut: number };
   trivial: { random: number; constant: number };
   curve: Point[];
-  final: { solver: number; solverSampled?: number; peer?: number; peerSampled?: number };
+  /** The last evaluation's (absent with --steps 0, which measures the demonstrators and baselines alone). */
+  final: { solver?: number; solverSampled?: number; peer?: number; peerSampled?: number };
   solverEndings: Record<string, number>;
   peerEndings?: Record<string, number>;
   /** The final greedy episodes that failed, by where they first left the demonstrator's actions (failures()). */
@@ -314,7 +315,7 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
       seed,
     );
   const curve: Point[] = [];
-  const final: CloneRow['final'] = { solver: 0 };
+  const final: CloneRow['final'] = {};
   let solverEndings: Record<string, number> = {};
   let solverFailures: Record<string, number> = {};
   let peerEndings: Record<string, number> | undefined;
