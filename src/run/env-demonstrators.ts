@@ -1,4 +1,4 @@
-// Tool-using demonstrators (docs/agentic.md, "The built-in solver"): for each environment kind a
+// Tool-using demonstrators (docs/agentic.md, "The cloned ceiling"): for each environment kind a
 // scripted policy that solves from what the environment shows alone, written in the solver's
 // action language (env-training.ts), so that its episodes can train the solver by cloning (each
 // turn's action given the transcript before it, turnContext). The reference policy
@@ -83,14 +83,6 @@ export function demonstrator(view: ShownView, sandbox: Sandbox, o: DemonstratorO
     }
   }
 }
-
-/** One action from the view and the turns so far (no memo: each call plans afresh). */
-export const demonstratorAction = (
-  view: ShownView,
-  turns: readonly Turn[],
-  sandbox: Sandbox,
-  o: DemonstratorOptions = {},
-): Promise<string> => demonstrator(view, sandbox, o)(turns);
 
 export interface Demonstration {
   turns: Turn[];

@@ -17,8 +17,6 @@ export {
 export {
   demonstrate,
   demonstrator,
-  demonstratorAction,
-  shownView,
   type Demonstration,
   type Demonstrator,
   type DemonstratorOptions,
