@@ -14,11 +14,10 @@
 // bench/results/agentic-clone.json (or --out).
 //   npm run bench:agentic-clone [-- --kinds search,repair,probe --levels 0 --seeds random:1
 //        --pool 1000 --held-out 64 --steps 600 --batch 32 --every 100 --no-peer --setup-torch --out DIR]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createRng, type Rng } from '../core/rng.js';
+import { createRng } from '../core/rng.js';
 import {
   CONSTANT_SUBMISSIONS,
   constantSubmission,
@@ -29,24 +28,19 @@ import {
   type EnvSpec,
 } from '../envs/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
-import { createPolicy, solverConfigSchema, turnContext, type Turn } from '../src/solver/index.js';
+import { createPolicy, solverConfigSchema, turnContext, type TrainablePolicy, type Turn } from '../src/solver/index.js';
+import { actionTokens, superviseActions, TOKENS, VOCAB_SIZE } from '../src/solver/testing.js';
 import {
-  actionGrammar,
-  actionTokens,
-  decode,
-  encode,
-  EOS,
-  stepToken,
-  superviseActions,
-  tokenMask,
-  tokenText,
-  TOKENS,
-  VOCAB_SIZE,
-  type Grammar,
-} from '../src/solver/testing.js';
-import { demonstrate, evaluateSolver, playSolver, solverPrompt, solverTools, type Actor } from '../src/run/testing.js';
+  demonstrate,
+  evaluateSolver,
+  playSolver,
+  solverPrompt,
+  solverTools,
+  trainAgentic,
+  type Actor,
+} from '../src/run/testing.js';
 import { AGENTIC_SOLVER, makeSpecs } from './agentic-train.js';
-import { Peer } from './decode-peer.js';
+import { peerActor, startPeer } from './agentic-clone-peer.js';
 import { mean, seedsArg } from './stats.js';
 import { torchPython } from './torch-venv.js';
 
@@ -63,6 +57,11 @@ const { values: args } = parseArgs({
     every: { type: 'string', default: '100' },
     /** Sampled episodes per held-out environment at the end (0: greedy only). */
     'eval-samples': { type: 'string', default: '4' },
+    /**
+     * Multi-turn GRPO steps on the pool after cloning (4 environments × 8 episodes a step), from the
+     * cloned weights at the schedule's last learning rate: whether RL goes past the cloned ceiling.
+     */
+    'rl-steps': { type: 'string', default: '0' },
     /** Solver settings over AGENTIC_SOLVER's (JSON), for both learners. */
     solver: { type: 'string', default: '{}' },
     'no-peer': { type: 'boolean', default: false },
@@ -104,6 +103,8 @@ interface CloneRow {
   solverFailures: Record<string, number>;
   peerFailures?: Record<string, number>;
   gap?: number;
+  /** --rl-steps: held-out success after multi-turn GRPO from the cloned weights. */
+  rl?: { steps: number; heldOut: number; heldOutSampled?: number; endings: Record<string, number> };
   seconds: { demonstrate: number; solver: number };
   peerError?: string;
 }
@@ -154,73 +155,35 @@ async function trivial(sb: Sandbox, specs: EnvSpec[]): Promise<{ random: number;
   return { random: random / (3 * specs.length), constant: Math.max(...constant) };
 }
 
-/**
- * The peer as an actor: each context's ids (cut from the left as the solver cuts them) decoded by
- * its process, free (`free`: an action outside the language ends the episode as malformed) or, as
- * the solver decodes, under each context's action grammar: the bench masks the peer's next-token
- * log-probs with the grammar's allowed tokens and picks the argmax (or samples at temperature 1).
- */
-function peerActor(
-  peer: Peer,
-  maxPromptLen: number,
-  maxAnswerLen: number,
-  mode: 'grammar' | 'free',
+async function fineTune(
+  policy: TrainablePolicy,
+  sb: Sandbox,
+  pool: EnvSpec[],
+  held: EnvSpec[],
   seed: number,
-): Actor {
-  const rng = createRng(`peer-sampling/${seed}`);
-  return {
-    decodeActions: async (prompts, greedy) => {
-      const ids = prompts.map((p) => encode(p.text).slice(-maxPromptLen));
-      const texts =
-        mode === 'free'
-          ? (await peer.ask<{ answers: string[] }>(JSON.stringify({ prompts: ids, sample: !greedy }))).answers
-          : await maskedDecode(
-              peer,
-              ids,
-              prompts.map((p) => actionGrammar(p.tools)),
-              maxAnswerLen,
-              greedy ? null : rng,
-            );
-      return texts.map((text) => ({ text, prompt: [], answer: [], oldLogp: new Float32Array(0), allowed: [] }));
+): Promise<NonNullable<CloneRow['rl']>> {
+  const steps = n('rl-steps');
+  await trainAgentic(policy, sb, pool, {
+    steps,
+    envsPerStep: 4,
+    group: 8,
+    seed,
+    onStep: (s) => {
+      if (s.step % 25 === 0) log(`  rl step ${s.step}: sampled success ${s.success.toFixed(2)}`);
     },
+  });
+  const h = await evaluateSolver(policy, sb, held);
+  const sampled =
+    n('eval-samples') > 0
+      ? (await evaluateSolver(policy, sb, held, { samples: n('eval-samples') })).success
+      : undefined;
+  log(`  after ${steps} RL steps: held-out ${h.success.toFixed(3)}`);
+  return {
+    steps,
+    heldOut: h.success,
+    ...(sampled === undefined ? {} : { heldOutSampled: sampled }),
+    endings: h.endings,
   };
-}
-
-async function maskedDecode(
-  peer: Peer,
-  ids: number[][],
-  grammars: Grammar[],
-  maxAnswerLen: number,
-  rng: Rng | null,
-): Promise<string[]> {
-  const states = grammars.map((g) => g.start());
-  const out: number[][] = ids.map(() => []);
-  const live = new Set(ids.keys());
-  for (let k = 0; k <= maxAnswerLen && live.size > 0; k++) {
-    const rows = [...live];
-    const { logprobs } = await peer.ask<{ logprobs: number[][] }>(
-      JSON.stringify({ next: rows.map((i) => [ids[i], out[i]]) }),
-    );
-    rows.forEach((i, r) => {
-      const allowed = tokenMask(grammars[i]!, states[i], maxAnswerLen - k);
-      const lp = logprobs[r]!.map((x, t) => (allowed[t] ? x : -Infinity));
-      const id = rng ? sampleFrom(lp, rng) : lp.indexOf(Math.max(...lp));
-      if (id === EOS || !allowed[id]) live.delete(i);
-      else {
-        out[i]!.push(id);
-        states[i] = stepToken(grammars[i]!, states[i], tokenText(id));
-      }
-    });
-  }
-  return out.map((o) => decode(o));
-}
-
-function sampleFrom(lp: number[], rng: Rng): number {
-  const m = Math.max(...lp);
-  const p = lp.map((x) => Math.exp(x - m));
-  let u = rng.next() * p.reduce((a, b) => a + b, 0);
-  for (let t = 0; t < p.length; t++) if ((u -= p[t]!) <= 0 && p[t]! > 0) return t;
-  return lp.indexOf(m);
 }
 
 const toolOf = (action: string): string => action.slice(0, action.indexOf('('));
@@ -250,12 +213,6 @@ async function failures(actor: Actor, sb: Sandbox, held: EnvSpec[], demo: string
     out[why] = (out[why] ?? 0) + 1;
   });
   return out;
-}
-
-function startPeer(python: string, job: object): { peer: Peer; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'cogen-clone-'));
-  writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
-  return { peer: new Peer('peer', python, ['bench/ceiling_torch.py', join(dir, 'job.json')]), dir };
 }
 
 async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number): Promise<CloneRow> {
@@ -362,6 +319,7 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
     if (n('eval-samples') > 0)
       final.solverSampled = (await evaluateSolver(policy, sb, held, { samples: n('eval-samples') })).success;
   }
+  const rl = n('rl-steps') > 0 && curve.length > 0 ? await fineTune(policy, sb, pool, held, seed) : undefined;
   policy.dispose();
   if (started) {
     started.peer.close();
@@ -384,6 +342,7 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
     solverFailures,
     ...(peerEndings ? { peerEndings, peerFailures } : {}),
     ...(last.length > 0 ? { gap: mean(last.map((p) => p.solver - p.peer!)) } : {}),
+    ...(rl ? { rl } : {}),
     seconds: { demonstrate: demoSeconds, solver: solverSeconds },
     ...(peerError ? { peerError } : {}),
   };
