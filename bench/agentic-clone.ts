@@ -6,14 +6,16 @@
 //      far (superviseActions), on the demonstrators' solved episodes; beside it the plain PyTorch peer
 //      (bench/ceiling_torch.py) on the same tokens, model, optimiser and batches;
 //   3. every --every steps both play the held-out environments greedily (the peer through its
-//      process, between its steps, with no action grammar: an action it writes outside the language
-//      ends the episode as malformed); at the end also sampled.
+//      process, between its steps, under the same action grammar: the bench masks its log-probs;
+//      with --peer-decode free it writes free text, and an action outside the language ends the
+//      episode as malformed); at the end also sampled.
 // Reported per kind and level: the demonstrator's success, the trivial baseline (the better of the
 // random valid-action policy and a constant submission), both learners' held-out success over steps,
 // and the gap (solver − peer, the mean over the last 5 evaluations, as bench:ceiling's). Writes
 // bench/results/agentic-clone.json (or --out).
 //   npm run bench:agentic-clone [-- --kinds search,repair,probe --levels 0 --seeds random:1
-//        --pool 1000 --held-out 64 --steps 600 --batch 32 --every 100 --no-peer --setup-torch --out DIR]
+//        --pool 1000 --held-out 64 --steps 600 --batch 32 --every 100 --rl-steps 0 --peer-decode grammar|free
+//        --no-peer --setup-torch --out DIR]   (bench/results/agentic-clone.md: --steps 2000 --every 250)
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -72,6 +74,10 @@ const { values: args } = parseArgs({
   },
 });
 const n = (k: keyof typeof args): number => Number(args[k]);
+if (!['grammar', 'free'].includes(args['peer-decode']!)) {
+  console.error(`--peer-decode: expected grammar or free, got "${args['peer-decode']}"`);
+  process.exit(2);
+}
 const { seeds, drawn } = seedsArg(args.seeds!);
 const families = args.families!.split(',');
 const torch = args['no-peer'] ? { error: 'skipped (--no-peer)' } : torchPython(args['setup-torch']);
