@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { createRng } from '../core/rng.js';
 import {
   CONSTANT_SUBMISSIONS,
-  constantSubmission,
+  constantSolves,
   Env,
   playEpisode,
   randomPolicy,
@@ -35,11 +35,10 @@ import { actionTokens, superviseActions, TOKENS, VOCAB_SIZE } from '../src/solve
 import {
   demonstrate,
   evaluateSolver,
-  playSolver,
   solverPrompt,
   solverTools,
   trainAgentic,
-  type Actor,
+  type SolverEpisode,
 } from '../src/run/testing.js';
 import { AGENTIC_SOLVER, makeSpecs } from './agentic-train.js';
 import { peerActor, startPeer } from './agentic-clone-peer.js';
@@ -121,12 +120,15 @@ interface Shown {
   action: string;
 }
 
-async function demonstrations(sb: Sandbox, specs: EnvSpec[], seed: number) {
+/** The demonstrator's episodes of `specs` (episode i at seedOf(i)): its success, its actions, and the turns of its solved episodes as training rows. */
+async function demonstrations(sb: Sandbox, specs: EnvSpec[], seedOf: (i: number) => number) {
   const shown: Shown[] = [];
+  const actions: string[][] = [];
   let solved = 0;
   for (const [i, spec] of specs.entries()) {
-    const s = seed + i;
+    const s = seedOf(i);
     const ep = await demonstrate(spec, sb, { seed: s });
+    actions.push(ep.actions);
     if (ep.reward !== 1) continue;
     solved++;
     const prompt = solverPrompt(spec, s);
@@ -138,7 +140,7 @@ async function demonstrations(sb: Sandbox, specs: EnvSpec[], seed: number) {
       });
     });
   }
-  return { shown, success: solved / Math.max(1, specs.length) };
+  return { shown, actions, success: solved / Math.max(1, specs.length) };
 }
 
 /** The trivial baseline's two parts on the held-out environments: the random valid-action policy (3 seeds) and the best constant submission (envs/policies.ts). */
@@ -148,16 +150,8 @@ async function trivial(sb: Sandbox, specs: EnvSpec[]): Promise<{ random: number;
     for (const [i, spec] of specs.entries())
       if ((await playEpisode(new Env(spec, sb), randomPolicy(spec, createRng(`clone-random/${r}/${i}`)))).reward === 1)
         random++;
-  const constant: number[] = [];
-  for (let k = 0; k < CONSTANT_SUBMISSIONS; k++) {
-    let solved = 0;
-    for (const spec of specs) {
-      const env = new Env(spec, sb);
-      env.reset(0);
-      if ((await env.step(constantSubmission(spec, k))).reward === 1) solved++;
-    }
-    constant.push(solved / specs.length);
-  }
+  const solves = await Promise.all(specs.map((spec) => constantSolves(sb, spec)));
+  const constant = Array.from({ length: CONSTANT_SUBMISSIONS }, (_, k) => mean(solves.map((c) => c[k]!)));
   return { random: random / (3 * specs.length), constant: Math.max(...constant) };
 }
 
@@ -194,28 +188,25 @@ async function fineTune(
 
 const toolOf = (action: string): string => action.slice(0, action.indexOf('('));
 
-/**
- * Why greedy episodes failed, beside the demonstrator's episode of the same environment (seed 0):
- * where the learner first wrote another action than the demonstrator, and what kind of action.
- */
-async function failures(actor: Actor, sb: Sandbox, held: EnvSpec[], demo: string[][]): Promise<Record<string, number>> {
-  const eps = (await playSolver(actor, sb, held, 1, { greedy: true })).map((g) => g[0]!);
+/** Where a failed episode first left the demonstrator's actions on the same environment, and what it wrote there. */
+function whyFailed(wrote: string[], demo: string[]): string {
+  const k = wrote.findIndex((a, j) => a !== demo[j]);
+  if (k < 0) return 'as the demonstrator (which failed too)';
+  const [mine, theirs] = [toolOf(wrote[k]!), toolOf(demo[k] ?? 'submit(')];
+  if (mine === 'submit')
+    return theirs === 'submit' ? 'submitted another answer' : 'submitted where the demonstrator called';
+  return theirs === 'submit' ? 'called where the demonstrator submitted' : `another ${mine}`;
+}
+
+/** The failed greedy episodes of an evaluation (one per held-out environment, in order), counted by whyFailed. */
+function failures(episodes: SolverEpisode[], demo: string[][]): Record<string, number> {
   const out: Record<string, number> = {};
-  eps.forEach((e, i) => {
+  episodes.forEach((e, i) => {
     if (e.reward === 1) return;
-    const wrote = e.turns.map((t) => t.action);
-    const k = wrote.findIndex((a, j) => a !== demo[i]![j]);
-    const [mine, theirs] = [toolOf(wrote[k] ?? ''), toolOf(demo[i]![k] ?? 'submit(')];
-    const why =
-      k < 0
-        ? 'as the demonstrator (which failed too)'
-        : mine === 'submit' && theirs !== 'submit'
-          ? 'submitted where the demonstrator called'
-          : mine !== 'submit' && theirs === 'submit'
-            ? 'called where the demonstrator submitted'
-            : mine === 'submit'
-              ? 'submitted another answer'
-              : `another ${mine}`;
+    const why = whyFailed(
+      e.turns.map((t) => t.action),
+      demo[i]!,
+    );
     out[why] = (out[why] ?? 0) + 1;
   });
   return out;
@@ -227,10 +218,9 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
   const pool = await makeSpecs(sb, kind, n('pool'), families, `${label}/pool`, seen, level);
   const held = await makeSpecs(sb, kind, n('held-out'), families, `${label}/held`, seen, level);
   const t0 = performance.now();
-  const train = await demonstrations(sb, pool, seed);
-  const heldDemo = await demonstrations(sb, held, seed + 1_000_000);
-  const demoActions: string[][] = [];
-  for (const spec of held) demoActions.push((await demonstrate(spec, sb, { seed: 0 })).actions);
+  const train = await demonstrations(sb, pool, (i) => seed + i);
+  // held out at episode seed 0, the seed the learners' evaluations play (probe's shown example)
+  const heldDemo = await demonstrations(sb, held, () => 0);
   const demoSeconds = (performance.now() - t0) / 1000;
   const base = await trivial(sb, held);
   const over = JSON.parse(args.solver!) as Record<string, Record<string, unknown>>;
@@ -295,6 +285,7 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
     if (step % n('every') !== 0 && step !== steps) continue;
     const s = await evaluateSolver(policy, sb, held);
     solverEndings = s.endings;
+    solverFailures = failures(s.episodes, heldDemo.actions);
     const point: Point = { step, solver: s.success };
     if (actor && !peerError) {
       try {
@@ -302,11 +293,9 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
         const p = await evaluateSolver(actor, sb, held);
         point.peer = p.success;
         peerEndings = p.endings;
-        if (step === steps) {
-          peerFailures = await failures(actor, sb, held, demoActions);
-          if (n('eval-samples') > 0)
-            final.peerSampled = (await evaluateSolver(actor, sb, held, { samples: n('eval-samples') })).success;
-        }
+        peerFailures = failures(p.episodes, heldDemo.actions);
+        if (step === steps && n('eval-samples') > 0)
+          final.peerSampled = (await evaluateSolver(actor, sb, held, { samples: n('eval-samples') })).success;
         started.peer.tell('{"resume":true}');
       } catch (e) {
         peerError = (e as Error).message;
@@ -321,7 +310,6 @@ async function cloneRun(sb: Sandbox, kind: EnvKind, level: number, seed: number)
   if (curve.length > 0) {
     final.solver = curve[curve.length - 1]!.solver;
     final.peer = curve[curve.length - 1]!.peer;
-    solverFailures = await failures(policy, sb, held, demoActions);
     if (n('eval-samples') > 0)
       final.solverSampled = (await evaluateSolver(policy, sb, held, { samples: n('eval-samples') })).success;
   }

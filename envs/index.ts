@@ -14,6 +14,7 @@ export {
 } from './generate.js';
 export {
   CONSTANT_SUBMISSIONS,
+  constantSolves,
   constantSubmission,
   playEpisode,
   randomPolicy,

@@ -3,8 +3,9 @@
 // (the floor to beat), and replaying a recorded trajectory (determinism).
 import { createRng, type Rng } from '../core/rng.js';
 import { valueType, type Json } from '../core/task.js';
-import type { Env } from './env.js';
-import { kindOf } from './env.js';
+import { isSolved } from '../core/rules.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { Env, kindOf } from './env.js';
 import type { EnvAction, EnvObservation, EnvSpec, Trajectory } from './types.js';
 
 /** Chooses the next action from what the episode has shown so far; null stops (the episode stays open). */
@@ -76,6 +77,17 @@ export function constantSubmission(spec: EnvSpec, k: number): EnvAction {
     case 'repair':
       return { name: 'submit', arguments: JSON.stringify({ program: spec.buggy }) };
   }
+}
+
+/** Whether each constant submission (k = 0 … CONSTANT_SUBMISSIONS − 1) solves the environment: 1 or 0. */
+export async function constantSolves(sandbox: Sandbox, spec: EnvSpec): Promise<number[]> {
+  const out: number[] = [];
+  for (let k = 0; k < CONSTANT_SUBMISSIONS; k++) {
+    const env = new Env(spec, sandbox);
+    env.reset(0);
+    out.push(isSolved((await env.step(constantSubmission(spec, k))).reward) ? 1 : 0);
+  }
+  return out;
 }
 
 /** Replays a recorded trajectory's actions on a fresh episode of the same spec and seed. */

@@ -19,7 +19,7 @@ import {
 } from '../../curricula/index.js';
 import {
   CONSTANT_SUBMISSIONS,
-  constantSubmission,
+  constantSolves,
   Env,
   envSkills,
   envSourceType,
@@ -78,16 +78,6 @@ export function envBaseline(set: readonly EnvProbe[]): number {
   if (set.length === 0) return 0;
   const constants = Array.from({ length: CONSTANT_SUBMISSIONS }, (_, k) => mean(set.map((p) => p.constant[k] ?? 0)));
   return Math.max(mean(set.map((p) => p.random)), ...constants);
-}
-
-async function constantSolves(sandbox: Sandbox, spec: EnvSpec): Promise<number[]> {
-  const out: number[] = [];
-  for (let k = 0; k < CONSTANT_SUBMISSIONS; k++) {
-    const env = new Env(spec, sandbox);
-    env.reset(0);
-    out.push(isSolved((await env.step(constantSubmission(spec, k))).reward) ? 1 : 0);
-  }
-  return out;
 }
 
 /**

@@ -226,7 +226,7 @@ export async function trainAgentic(
 }
 
 /**
- * Success rate (reward 1) and mean reward: of the greedy policy, one episode per spec, or with
+ * Success rate (reward 1), mean reward and the episodes played: of the greedy policy, one episode per spec, or with
  * `samples` of the sampled policy (the one GRPO trains; greedy decoding is one reading of it), that
  * many episodes per spec.
  */
@@ -235,7 +235,7 @@ export async function evaluateSolver(
   sandbox: Sandbox,
   specs: EnvSpec[],
   o: { samples?: number } = {},
-): Promise<{ success: number; meanReward: number; endings: Record<string, number> }> {
+): Promise<{ success: number; meanReward: number; endings: Record<string, number>; episodes: SolverEpisode[] }> {
   const eps = (await playSolver(policy, sandbox, specs, o.samples ?? 1, { greedy: !o.samples })).flat();
   const endings: Record<string, number> = {};
   for (const e of eps) {
@@ -246,5 +246,6 @@ export async function evaluateSolver(
     success: eps.filter((e) => e.reward === 1).length / eps.length,
     meanReward: eps.reduce((a, e) => a + e.reward, 0) / eps.length,
     endings,
+    episodes: eps,
   };
 }
