@@ -25,6 +25,8 @@ export interface Example {
 export interface Parent {
   id: string;
   op: string;
+  /** The second parent of a crossover. */
+  mate?: string;
 }
 
 interface TaskBase {

@@ -2,6 +2,7 @@
 // and createController, which builds the named controller with its options and the exploration wrapper.
 import { z } from 'zod';
 import { BanditController, banditOptions } from './bandit.js';
+import { EvolveController, evolveOptions } from './evolve.js';
 import { withExploration } from './explore.js';
 import { HardestController } from './hardest.js';
 import { LadderController, ladderOptions } from './ladder.js';
@@ -56,9 +57,19 @@ export const curriculumConfigSchema = z
      * run stores, so that configs that do not name it stay as they were.
      */
     levelFrontier: levelFrontierOptions.optional(),
+    /**
+     * The frontier proposer (curricula/evolve.ts): a share of each batch made of harder or easier
+     * children of the tasks the solver half-solves at h. It needs level-frontier's h. Absent, off,
+     * and absent from the stored config, as levelFrontier.
+     */
+    evolve: evolveOptions.optional(),
     replay: replayOptions.extend({ base: z.enum(baseControllerNames).default('uniform') }).prefault({}),
     /** When probes count a skill as learned or forgotten (curricula/mastery.ts owns the schema). */
     mastery: masteryConfigSchema,
+  })
+  .refine((c) => !(c.evolve && c.evolve.share > 0 && c.controller !== 'level-frontier'), {
+    message: 'evolve (the frontier proposer) needs controller: level-frontier, whose h it proposes at',
+    path: ['evolve', 'share'],
   })
   .prefault({});
 
@@ -96,7 +107,8 @@ function build(name: ControllerName, cfg: CurriculumConfig, arms: Arm[]): Contro
  * not inside the controller: the loop passes only the open arms (curricula/gating.ts) in PickContext.
  */
 export function createController(cfg: CurriculumConfig, arms: Arm[]): Controller {
-  const inner = build(cfg.controller, cfg, arms);
+  const built = build(cfg.controller, cfg, arms);
+  const inner = cfg.evolve && cfg.evolve.share > 0 ? new EvolveController(built, cfg.evolve) : built;
   // Exploration or rehearsal around the baselines would change what they measure.
   const baseline = cfg.controller === 'uniform' || cfg.controller === 'hardest';
   return withRehearsal(withExploration(inner, baseline ? 0 : cfg.explore), baseline ? 0 : cfg.rehearsal);
@@ -149,6 +161,7 @@ export {
   type SkillProbes,
 } from './mastery.js';
 export { meanAbsAdvantage } from './dynamic.js';
+export { EvolveController, evolveOptions, type EvolveOptions } from './evolve.js';
 export { withExploration } from './explore.js';
 export { masteredSkills, withRehearsal } from './rehearsal.js';
 export { unmasteredSkills } from './unmastered.js';

@@ -1,8 +1,9 @@
 // Level frontier (RLVE's adaptive difficulty, Zeng et al. 2025; docs/levels.md): each family × task
 // type has an upper level h, starting at `start`. A pick draws a family × type uniformly and a level
-// uniformly from the last `window` levels [h − window + 1, h] (from 0). Only answers at h count: once
-// `minPrompts` tasks at h have been scored, h rises by one when their accuracy (answers solved over
-// answers) is at least `promoteAt`; either way the count starts again. h never falls. It climbs as
+// uniformly from the last `window` levels [h − window + 1, h] (from 0). Only answers at h count, and
+// never a proposed child's (curricula/evolve.ts): once `minPrompts` tasks at h have been scored, h
+// rises by one when their accuracy (answers solved over answers) is at least `promoteAt`; either way
+// the count starts again. h never falls. It climbs as
 // far as the family's ceiling (the run's maxLevel, or the family's last renderable level), past the
 // arms the run lists when the family's levels are open (PickContext.ceilings).
 import { z } from 'zod';
@@ -107,7 +108,8 @@ export class LevelFrontierController implements Controller {
     for (const r of results) {
       const k = frontierKey(r.arm);
       const s = this.key(k);
-      if (r.arm.level !== s.h) continue; // only answers at h count
+      // Only fresh tasks at h count: a proposed child was chosen for being half-solved (RLVE's rule).
+      if (r.arm.level !== s.h || r.child) continue;
       s.prompts++;
       s.answers += r.rewards.length;
       s.solved += solvedCount(r.rewards);

@@ -34,7 +34,15 @@ export type Pick =
       avoid?: readonly string[];
     }
   | { kind: 'replay'; arm: Arm; taskId: string }
-  | { kind: 'mutate'; arm: Arm; taskId: string };
+  | {
+      kind: 'mutate';
+      arm: Arm;
+      taskId: string;
+      /** A directed operator or crossover (the frontier proposer's, curricula/evolve.ts); absent, any of replay's. */
+      op?: string;
+      /** The second parent of a crossover. */
+      mate?: string;
+    };
 
 /** The outcome of one task in one step, fed back to the controller. */
 export interface ArmResult {
@@ -49,6 +57,8 @@ export interface ArmResult {
   meanAbsAdvantage: number;
   /** Every skill the task exercises was mastered when it was scored: practice, not learning. */
   practice?: boolean;
+  /** The task is a proposed child (a mutation or crossover) and the operator that made it: it never counts toward h's promotion. */
+  child?: { op: string };
 }
 
 export interface PickContext {

@@ -4,6 +4,21 @@
 export { canonicalHash, canonicalForm, compactProgram, minify, tokenize } from './hash.js';
 export { parseCompact, renderCompact, renderNatural, solverSystemPrompt } from './render.js';
 export { mutate, applicableOps, MUTATION_OPS, type MutationOp } from './mutate.js';
+export { labelProgram, type ProgramLabel } from './label.js';
+export {
+  crossover,
+  CROSSOVER,
+  DIRECTED_OPS,
+  DIRECTIONS,
+  directedApplies,
+  directedMutate,
+  directedOps,
+  FRONTIER_OPS,
+  FRONTIER_PROPOSER,
+  type DirectedOp,
+  type Direction,
+  type FrontierOp,
+} from './directed.js';
 export type { Family } from './types.js';
 export { isJsonValue, taskId } from './identity.js';
 // The sampler's choice points, for a proposer that learns where the fixed weights choose.

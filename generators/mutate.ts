@@ -12,10 +12,12 @@
 // would make the two disagree, and a changed verifier would be a different check. Its draft is the
 // problem itself ('change-input' with nothing changed), which dedup rejects where the problem was
 // seen, so the pick falls back to a fresh task of its arm.
-// Every draft records `parent: {id, op}` and `proposer: 'mutation'`.
+// Every draft records `parent: {id, op}` and `proposer: 'mutation'`, and is labelled by its own
+// program where label.ts can read it.
 import type { Rng } from '../core/rng.js';
 import type { AnyDraft, CodeTask, Input, Json, ProblemDraft, Task, TaskDraft } from '../core/task.js';
 import { tokenize, type Token } from './hash.js';
+import { labelProgram } from './label.js';
 
 export const MUTATION_OPS = ['perturb-constant', 'swap-operator', 'wrap', 'change-input'] as const;
 export type MutationOp = (typeof MUTATION_OPS)[number];
@@ -230,11 +232,14 @@ export function mutate(rng: Rng, task: Task, op?: MutationOp): AnyDraft {
       inputs = changeInputs(rng, inputs);
       break;
   }
+  // The child's level and skills are read from its own program where its family's tables can
+  // (label.ts); elsewhere (shapes, lambdas, a wrapped f) it keeps its parent's.
+  const label = labelProgram(task.family, program, inputs);
   const draft: TaskDraft = {
     type: task.type,
     family: task.family,
-    level: task.level,
-    skills: [...skills],
+    level: label.level ?? task.level,
+    skills: label.level === null ? [...skills] : label.skills,
     program,
     inputs,
     parent: { id: task.id, op: chosen },

@@ -7,6 +7,7 @@ import { CODE_TASK_TYPES, type CodeTask, type Task } from '../core/task.js';
 import {
   allSkills,
   applicableOps,
+  labelProgram,
   canonicalHash,
   compactProgram,
   drawReference,
@@ -433,9 +434,12 @@ describe('mutation', () => {
             const d = mutate(rng, t as CodeTask, op);
             expect(d.parent).toEqual({ id: t.id, op });
             expect(d.proposer).toBe('mutation');
-            expect(d).toMatchObject({ type, family, level });
             const c = t as CodeTask;
             const inputs = c.type === 'induction' ? [...c.visible, ...c.hidden].map((e) => e.input) : [c.input];
+            // labelled by its own program where label.ts reads it, else its parent's level
+            const label = labelProgram(family, d.program, d.inputs);
+            expect(d).toMatchObject({ type, family, level: label.level ?? level });
+            if (label.level !== null) expect(d.skills).toEqual(label.skills);
             if (op === 'change-input') {
               expect(d.program).toBe(t.program);
               expect(d.inputs).not.toEqual(inputs);

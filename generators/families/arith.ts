@@ -64,7 +64,8 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [
+/** arith's levels (exported for generators/label.ts, which reads a program's level from them). */
+export const LADDER = ladder(LEVELS, [
   knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }),
   knob.ints({ by: 10 }),
 ]);
@@ -82,9 +83,12 @@ function candidate(rng: Rng, level: number): Candidate {
     ps.map((p) => p.name),
   );
   const body = [...defs.stmts, ret(gen(ctx, 'int', depth, true, defs.read))];
-  const skills = [...ctx.skills];
-  if (countNodes(body, isOperator) >= 2) skills.push('arith.nested');
-  return { prog: { params: ps, body }, skills };
+  return { prog: { params: ps, body }, skills: [...ctx.skills, ...arithDerivedSkills(body)] };
+}
+
+/** The skills arith reads off a whole body rather than one production: 'nested' for two or more operators. */
+export function arithDerivedSkills(body: readonly Node[]): string[] {
+  return countNodes(body, isOperator) >= 2 ? ['arith.nested'] : [];
 }
 
 /** An operator node, of those counted for the 'nested' skill. */

@@ -103,7 +103,8 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [
+/** bits' levels (exported for generators/label.ts, which reads a program's level from them). */
+export const LADDER = ladder(LEVELS, [
   knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }),
   knob.ints({ by: 64 }, [], 'upper'),
 ]);

@@ -1,5 +1,5 @@
 // Comparison and boolean logic over boolean and integer parameters.
-import { countNodes, gen, newCtx, prods, ret, size, type Param } from '../grammar/index.js';
+import { countNodes, gen, newCtx, prods, ret, size, type Node, type Param } from '../grammar/index.js';
 import { chain, defineFamily, skill, type Candidate } from '../kit.js';
 import { drawSpan, ranges, type Level } from '../levels.js';
 import { knob, ladder } from '../ladder.js';
@@ -83,7 +83,8 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [
+/** logic's levels (exported for generators/label.ts, which reads a program's level from them). */
+export const LADDER = ladder(LEVELS, [
   knob.count('definitions', { by: 1, every: 2, max: 60, why: 'programs would near the 16,000-character limit' }),
   knob.ints({ by: 10 }),
 ]);
@@ -116,12 +117,21 @@ function candidate1(rng: Rng, level: number): Candidate {
     ps.map((p) => p.name),
   );
   const body = [...defs.stmts, ret(gen(ctx, 'bool', exprs.body.depth, true, defs.read))];
-  const skills = [...ctx.skills];
-  if (countNodes(body, (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2)
-    skills.push('logic.nested');
-  if (skills.includes('logic.compare') && countNodes(body, (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0)
-    skills.push('logic.range');
+  const skills = [...ctx.skills, ...logicDerivedSkills(body, ctx.skills)];
   return { prog: { params: ps, body }, skills, keepParams: level === 0 };
+}
+
+/**
+ * The skills logic reads off a whole body rather than one production, given those of its
+ * productions: 'nested' for two or more boolean operators, 'range' for a comparison joined by && or ||.
+ */
+export function logicDerivedSkills(body: readonly Node[], skills: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  if (countNodes(body, (n) => (n.kind === 'bin' || n.kind === 'un') && BOOL_OPS.has(n.op)) >= 2)
+    out.push('logic.nested');
+  if (skills.has('logic.compare') && countNodes(body, (n) => n.kind === 'bin' && AND_OR.has(n.op)) > 0)
+    out.push('logic.range');
+  return out;
 }
 
 export const logic = defineFamily({

@@ -119,7 +119,8 @@ const LEVELS = [
   },
 ] satisfies Level[];
 
-const LADDER = ladder(LEVELS, [
+/** str's levels (exported for generators/label.ts, which reads a program's level from them). */
+export const LADDER = ladder(LEVELS, [
   knob.depth('body', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
   knob.depth('result', { by: 1, every: 6, max: 40, why: 'deeper expressions would near the 16,000-character limit' }),
   knob.strings({

@@ -31,10 +31,14 @@ export function runCommand(program: Command): void {
     .addOption(
       new Option(
         '--proposer <kind>',
-        "who proposes fresh tasks: generator, llm for a share of them, learned (the grammar proposer that learns, proposer.learned), or self-play (experimental: the solver's own network writes them under the grammar, proposer.selfPlay)",
-      ).choices(['generator', 'llm', 'learned', 'self-play']),
+        "who proposes fresh tasks: generator, llm for a share of them, learned (the grammar proposer that learns, proposer.learned), self-play (experimental: the solver's own network writes them under the grammar, proposer.selfPlay), or frontier (a share of each batch made of harder or easier children of the tasks the solver half-solves at h; needs --curriculum level-frontier, curriculum.evolve)",
+      ).choices(['generator', 'llm', 'learned', 'self-play', 'frontier']),
     )
-    .option('--share <x>', 'with --proposer llm: fraction of fresh tasks the LLM writes (default 0.5)', parseFloatArg)
+    .option(
+      '--share <x>',
+      'with --proposer llm: fraction of fresh tasks the LLM writes (default 0.5); with --proposer frontier: fraction of each batch of children (default 0.25)',
+      parseFloatArg,
+    )
     .addOption(
       new Option('--solver <kind>', 'builtin (the tfjs policy, trained) or llm (a chat model, evaluated)').choices([
         'builtin',
@@ -72,7 +76,11 @@ export function runCommand(program: Command): void {
         config = loadPreset(o.preset, {
           seed: o.seed,
           steps: o.steps,
-          curriculum: { controller: o.curriculum, gating: o.gating },
+          curriculum: {
+            controller: o.curriculum,
+            gating: o.gating,
+            ...(o.proposer === 'frontier' ? { evolve: { share: o.share ?? 0.25 } } : {}),
+          },
           solver: o.backend ? { backend: o.backend } : undefined,
           graph: { kind: o.graph, uri: o.neo4jUri, user: o.neo4jUser, database: o.neo4jDatabase },
           agents: agentOverrides(o),

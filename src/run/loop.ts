@@ -99,6 +99,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         mastered,
         unmastered,
         ceilings,
+        heldOut: (family, level) => h.evals.ensure(family, level, seen),
       };
       const res = await runStep(ctx);
       for (const s of res.scored) {

@@ -2,7 +2,18 @@
 // the task space of a config, how a curriculum pick becomes a task, and the skill-graph sinks fed
 // from the outbox. The held-out probes are in src/run/probes.ts.
 import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick } from '../../curricula/index.js';
-import { materialise, mutate } from '../../generators/index.js';
+import {
+  crossover,
+  CROSSOVER,
+  DIRECTED_OPS,
+  DIRECTIONS,
+  directedApplies,
+  directedMutate,
+  directedOps,
+  materialise,
+  mutate,
+  type DirectedOp,
+} from '../../generators/index.js';
 import { madeOnlyOf } from '../../core/rules.js';
 import { drainOutbox, openSkillGraph } from '../../graphs/index.js';
 import type { SkillGraph } from '../../graphs/index.js';
@@ -12,10 +23,10 @@ import type { RunConfig } from './config.js';
 import type { Rng } from '../../core/rng.js';
 import type { ProposalRecord, ProposerAgent } from '../agents/index.js';
 import type { RunStore } from './records/store.js';
-import type { Skill, Task } from '../../core/task.js';
+import type { CodeTask, Skill, Task, TaskDraft } from '../../core/task.js';
 import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnStats } from '../../proposers/index.js';
 import { referenceTask, type SelfPlay } from './self-play-parts.js';
-import { draftRecord } from './records/rows.js';
+import { childRecord, draftRecord } from './records/rows.js';
 import type { TaskArchive } from './task-archive.js';
 import { availableFamilies, drawTask, isBridgedArm, spaceFamily, spaceSkills } from './verification.js';
 
@@ -108,6 +119,8 @@ export interface ProposeContext {
   learned?: LearnedProposer | null;
   /** Self-play (experimental): the solver's own network writes the fresh tasks the generators would. */
   selfPlay?: SelfPlay | null;
+  /** Makes a level's held-out set where it is not made yet (its ids join `seen`), before a frontier child is admitted there. */
+  heldOut?: (family: string, level: number) => Promise<void>;
 }
 
 /** The learned grammar proposer of a config, or null when it is off (the default). */
@@ -155,7 +168,10 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
     const task = archive.get(pick.taskId);
     if (task) return task;
   }
-  if (pick.kind === 'mutate') {
+  if (pick.kind === 'mutate' && pick.op !== undefined) {
+    const child = await proposeChild(ctx, pick, rng, proposals);
+    if (child) return child;
+  } else if (pick.kind === 'mutate') {
     const parent = archive.get(pick.taskId);
     if (parent) {
       const res = await materialise(sandbox, mutate(rng, parent), seen);
@@ -187,6 +203,60 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
       throw e;
     }
   }
+}
+
+/** Operators a pick tries, the one it names first, before it falls back to a fresh task. */
+const CHILD_TRIES = 3;
+
+/**
+ * The frontier proposer's child of a pick (curricula/evolve.ts): the operator it names, then others
+ * of the same direction where that one makes no child the run can use, or crossover with its mate.
+ * A child may be one level above its parent, no more; its level's held-out set is made before it
+ * is admitted. Every draft is a proposals row. null sends the pick to a fresh task of its arm.
+ */
+async function proposeChild(
+  ctx: ProposeContext,
+  pick: Extract<Pick, { kind: 'mutate' }>,
+  rng: Rng,
+  proposals: ProposalRecord[],
+): Promise<Task | null> {
+  const parent = ctx.archive.get(pick.taskId);
+  const mate = pick.mate === undefined ? undefined : ctx.archive.get(pick.mate);
+  if (!parent || parent.type === 'problem' || mate?.type === 'problem') return null;
+  const ops = mate ? [CROSSOVER] : childOps(parent, pick.op!, rng);
+  for (const op of ops.slice(0, CHILD_TRIES)) {
+    let draft: TaskDraft;
+    try {
+      draft = mate ? crossover(rng, parent, mate) : directedMutate(rng, parent, op as DirectedOp);
+    } catch (e) {
+      proposals.push(childRecord(ctx.step, parent, { op, mate: pick.mate }, null, 'refused', (e as Error).message));
+      continue;
+    }
+    if (draft.level > parent.level + 1) {
+      const why = `level ${draft.level} is more than one above its parent's`;
+      proposals.push(childRecord(ctx.step, parent, pick, draft, 'refused', why));
+      continue;
+    }
+    await ctx.heldOut?.(draft.family, draft.level);
+    const res = await materialise(ctx.sandbox, draft, ctx.seen);
+    const [outcome, detail, id] = res.ok ? ['accepted', null, res.task.id] : [res.reason, res.detail, null];
+    proposals.push(childRecord(ctx.step, parent, pick, draft, outcome, detail, id));
+    if (res.ok) return res.task;
+  }
+  return null;
+}
+
+/** The operator asked for where it applies, then the others of its direction that apply, in a random order. */
+function childOps(parent: CodeTask, op: string, rng: Rng): DirectedOp[] {
+  const direction = DIRECTIONS.find((d) => (DIRECTED_OPS[d] as readonly string[]).includes(op));
+  if (!direction) return [];
+  const others = directedOps(parent, direction).filter((o) => o !== op);
+  // Fisher–Yates on the pick's own stream, so that a resumed run tries the same order.
+  for (let i = others.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [others[i], others[j]] = [others[j]!, others[i]!];
+  }
+  return directedApplies(parent, op as DirectedOp) ? [op as DirectedOp, ...others] : others;
 }
 
 export interface GraphSink {

@@ -5,10 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { meanAbsAdvantage, type ArmResult, type MasteryEvent } from '../../../curricula/index.js';
-import { renderCompact, renderNatural } from '../../../generators/index.js';
+import { FRONTIER_PROPOSER, renderCompact, renderNatural } from '../../../generators/index.js';
 import type { GraphEvent, GraphTask } from '../../../graphs/index.js';
 import { madeOnlyOf, solveRate } from '../../../core/rules.js';
-import type { Task } from '../../../core/task.js';
+import type { Parent, Task } from '../../../core/task.js';
 import type { LearnedDraft } from '../../../proposers/index.js';
 import type { ProposalRecord } from '../../agents/index.js';
 import type { RunConfig } from '../config.js';
@@ -66,6 +66,7 @@ export function armResult(task: Task, rewards: number[], step: number, mastered?
     solveRate: solveRate(rewards),
     meanAbsAdvantage: meanAbsAdvantage(rewards, true),
     ...(practice ? { practice } : {}),
+    ...(task.parent ? { child: { op: task.parent.op } } : {}),
   };
 }
 
@@ -107,6 +108,40 @@ export function runEvent(meta: { getMeta(key: string): string | undefined }, sta
     startedAt: meta.getMeta('startedAt') ?? '',
     endedAt: meta.getMeta('endedAt') ?? null,
     status,
+  };
+}
+
+/**
+ * A frontier child's draft as a proposals row (curricula/evolve.ts): the prompt names the parent,
+ * the mate of a crossover and the operator; the output is the child's program, or empty when the
+ * operator could not make one.
+ */
+export function childRecord(
+  step: number,
+  parent: Pick<Task, 'id' | 'family' | 'level' | 'type'>,
+  pick: { op?: string; mate?: string },
+  draft: { level: number; program: string; parent?: Parent | null } | null,
+  outcome: string,
+  detail: string | null,
+  taskId: string | null = null,
+): ProposalRecord {
+  const op = draft?.parent?.op ?? pick.op ?? '';
+  return {
+    step,
+    family: parent.family,
+    level: draft?.level ?? parent.level,
+    type: parent.type,
+    proposer: FRONTIER_PROPOSER,
+    prompt: `${op} of ${parent.id}${pick.mate ? ` and ${pick.mate}` : ''} at level ${parent.level}`,
+    raw: draft?.program ?? '',
+    outcome,
+    detail,
+    taskId,
+    inputTokens: 0,
+    outputTokens: 0,
+    tokensEstimated: false,
+    ms: 0,
+    learnability: null,
   };
 }
 
