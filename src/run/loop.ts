@@ -17,7 +17,15 @@ import type { RunConfig } from './config.js';
 import { type Rng } from '../../core/rng.js';
 import { learnabilityReward, type LlmPolicy, type ProposalRecord } from '../agents/index.js';
 import { skillProbeMetrics, masterableSkills, masterySummary, type MasterySummary } from './probes.js';
-import { flushGraphs, frontierMetrics, learnedMetrics, openCeilings, propose, type ProposeContext } from './parts.js';
+import {
+  flushGraphs,
+  frontierMetrics,
+  learnedMetrics,
+  openCeilings,
+  propose,
+  type ProposeContext,
+  type TaskSpace,
+} from './parts.js';
 import type { Policy, PolicyPrompt, TrainablePolicy } from '../solver/index.js';
 import { selfPlayMetrics } from './self-play-parts.js';
 import { RunStore } from './records/store.js';
@@ -99,7 +107,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         mastered,
         unmastered,
         ceilings,
-        heldOut: (family, level) => h.evals.ensure(family, level, seen),
+        heldOut: (family, level) => heldOutAt(space, h.evals, seen, family, level),
       };
       const res = await runStep(ctx);
       for (const s of res.scored) {
@@ -245,6 +253,19 @@ interface StepContext extends ProposeContext {
   /** Families whose levels go past the listed arms, while open (PickContext.ceilings). */
   ceilings: ReadonlyMap<string, number>;
   evals: LevelEvals;
+}
+
+/**
+ * Whether a (family, level) has a held-out set a frontier child may be admitted beside: a level the
+ * run lists (its probes), or one above them up to the family's ceiling, whose evaluation set is
+ * made here if it is not yet (src/run/level-evals.ts).
+ */
+async function heldOutAt(space: TaskSpace, evals: LevelEvals, seen: Set<string>, family: string, level: number) {
+  const listed = space.arms.some((a) => a.family === family && a.level === level);
+  const ceiling = space.ceilings.get(family);
+  if (!listed && !(ceiling !== undefined && level <= ceiling)) return false;
+  await evals.ensure(family, level, seen);
+  return true;
 }
 
 /** Steps 1–6 of docs/DESIGN.md: pick arms, propose tasks, sample, verify, score, update. */

@@ -119,8 +119,11 @@ export interface ProposeContext {
   learned?: LearnedProposer | null;
   /** Self-play (experimental): the solver's own network writes the fresh tasks the generators would. */
   selfPlay?: SelfPlay | null;
-  /** Makes a level's held-out set where it is not made yet (its ids join `seen`), before a frontier child is admitted there. */
-  heldOut?: (family: string, level: number) => Promise<void>;
+  /**
+   * Whether a frontier child may be admitted at a level: the run has (or makes now, its ids joining
+   * `seen`) that level's held-out set. Absent (a served run), only at its parent's level or below.
+   */
+  heldOut?: (family: string, level: number) => Promise<boolean>;
 }
 
 /** The learned grammar proposer of a config, or null when it is off (the default). */
@@ -211,8 +214,8 @@ const CHILD_TRIES = 3;
 /**
  * The frontier proposer's child of a pick (curricula/evolve.ts): the operator it names, then others
  * of the same direction where that one makes no child the run can use, or crossover with its mate.
- * A child may be one level above its parent, no more; its level's held-out set is made before it
- * is admitted. Every draft is a proposals row. null sends the pick to a fresh task of its arm.
+ * A child may be one level above its parent, no more, and only at a level whose held-out set the
+ * run has (made before the child is admitted). Every draft is a proposals row. null sends the pick to a fresh task of its arm.
  */
 async function proposeChild(
   ctx: ProposeContext,
@@ -232,18 +235,24 @@ async function proposeChild(
       proposals.push(childRecord(ctx.step, parent, { op, mate: pick.mate }, null, 'refused', (e as Error).message));
       continue;
     }
-    if (draft.level > parent.level + 1) {
-      const why = `level ${draft.level} is more than one above its parent's`;
+    const why = await childLevelRefused(ctx, parent, draft);
+    if (why) {
       proposals.push(childRecord(ctx.step, parent, pick, draft, 'refused', why));
       continue;
     }
-    await ctx.heldOut?.(draft.family, draft.level);
     const res = await materialise(ctx.sandbox, draft, ctx.seen);
     const [outcome, detail, id] = res.ok ? ['accepted', null, res.task.id] : [res.reason, res.detail, null];
     proposals.push(childRecord(ctx.step, parent, pick, draft, outcome, detail, id));
     if (res.ok) return res.task;
   }
   return null;
+}
+
+/** Why a child's level is refused: more than one above its parent's, or a level without a held-out set. */
+async function childLevelRefused(ctx: ProposeContext, parent: Task, draft: TaskDraft): Promise<string | null> {
+  if (draft.level > parent.level + 1) return `level ${draft.level} is more than one above its parent's`;
+  const ok = ctx.heldOut ? await ctx.heldOut(draft.family, draft.level) : draft.level <= parent.level;
+  return ok ? null : `level ${draft.level} of ${draft.family} has no held-out set in this run`;
 }
 
 /** The operator asked for where it applies, then the others of its direction that apply, in a random order. */

@@ -1,0 +1,69 @@
+// The frontier proposer inside a run (curricula/evolve.ts, docs/proposers.md): its children carry
+// their parent and operator, are labelled by their own program, stay within the run's levels and
+// never equal a held-out probe; every draft is a proposals row with its learnability; and a run
+// stopped after an uncheckpointed step resumes to exactly the run that was never stopped.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CodeTask } from '../core/task.js';
+import { FRONTIER_OPS, FRONTIER_PROPOSER, labelProgram } from '../generators/index.js';
+import { loadPreset, startRun } from '../src/index.js';
+import { RunStore, storedRunProbeIds } from '../src/run/testing.js';
+import { runRows, tempDir } from './helpers.js';
+
+const config = loadPreset('smoke', {
+  steps: 8,
+  batch: 16,
+  maxLevel: 1,
+  checkpointEvery: 3,
+  probes: { every: 4, perArm: 2 },
+  curriculum: { controller: 'level-frontier', evolve: { share: 0.5 } },
+});
+
+function lastControllerState(dir: string): unknown {
+  const ck = join(dir, 'checkpoints');
+  const last = readdirSync(ck)
+    .filter((d) => !d.endsWith('.tmp'))
+    .sort()
+    .at(-1)!;
+  return (JSON.parse(readFileSync(join(ck, last, 'loop.json'), 'utf8')) as { controller: unknown }).controller;
+}
+
+const inputsOf = (t: CodeTask) => (t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input]);
+
+describe('a run with the frontier proposer', () => {
+  it('makes labelled children of band tasks, records every draft, and resumes exactly after a kill', async () => {
+    const runsDir = tempDir('cogen-evolve-');
+    const full = await startRun(config, { runsDir, preset: 'smoke', runId: 'full' });
+    const cut = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 5 });
+    expect(cut.steps).toBe(5);
+    const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
+    expect(resumed.steps).toBe(8);
+
+    const a = runRows(full.dir);
+    expect(runRows(resumed.dir)).toEqual(a);
+    expect(lastControllerState(resumed.dir)).toEqual(lastControllerState(full.dir));
+
+    const store = RunStore.open(full.dir, { create: false });
+    try {
+      const probes = await storedRunProbeIds(store, 'full');
+      const children = store
+        .tasks()
+        .map((r) => r.task as CodeTask)
+        .filter((t) => t.proposer === FRONTIER_PROPOSER);
+      expect(children.length).toBeGreaterThan(5);
+      for (const c of children) {
+        expect(FRONTIER_OPS).toContain(c.parent!.op);
+        const label = labelProgram(c.family, c.program, inputsOf(c));
+        expect([c.level, c.skills]).toEqual([label.level, label.skills]);
+        expect(c.level).toBeLessThanOrEqual(1);
+        expect(probes.has(c.id)).toBe(false);
+      }
+      const drafts = a.proposals.filter((p) => p.proposer === FRONTIER_PROPOSER);
+      expect(drafts.filter((p) => p.outcome === 'accepted')).toHaveLength(children.length);
+      expect(drafts.filter((p) => p.outcome === 'accepted').every((p) => p.learnability !== null)).toBe(true);
+    } finally {
+      store.close();
+    }
+  }, 600_000);
+});
