@@ -134,6 +134,43 @@ describe('config', () => {
   });
 });
 
+describe('proposer: conditioned on solve rates (the frontier)', () => {
+  it('shows each reference with how often the learner solves it, and asks for a harder variant of the parent first', async () => {
+    const model = new FakeListChatModel({
+      responses: [fenced({ program: 'function f(x) { return x * 3 + 7; }', input: [4] })],
+    });
+    const agent = createProposerAgent(proposerCfg({ k: 2 }), { log: () => {}, model })!;
+    const parent = refTask(9);
+    const rates: Record<string, number> = { t9: 0.75, t1: 0.25 };
+    const out = await agent.propose(
+      req('deduction', {
+        references: [refTask(1), refTask(2, 'abduction'), parent],
+        rateOf: (id) => rates[id],
+        variant: { parent, direction: 'harder' },
+      }),
+    );
+    expect(out.prompt).toMatch(
+      /### Reference 1 — deduction, family arith, level 1, skills arith.add; the learner solves it in 75% of its attempts\n```javascript\nfunction f\(x\) \{ return x \+ 9; \}/,
+    );
+    expect(out.prompt).toMatch(
+      /Reference 2 — deduction, family arith, level 1, skills arith.add; the learner solves it in 25%/,
+    );
+    expect(out.prompt).not.toMatch(/Reference 3/); // k = 2: the parent and one other
+    expect(out.prompt).toMatch(/variant of Reference 1, one step harder/);
+    expect(out.prompt).toMatch(/aim for a task it would solve about half the time/);
+    expect(out.draft?.program).toBe('function f(x) { return x * 3 + 7; }');
+  });
+
+  it('asks nothing of rates or variants where it is given none', async () => {
+    const model = new FakeListChatModel({
+      responses: [fenced({ program: 'function f(x) { return x; }', input: [1] })],
+    });
+    const agent = createProposerAgent(proposerCfg(), { log: () => {}, model })!;
+    const out = await agent.propose(req('deduction'));
+    expect(out.prompt).not.toMatch(/solves it in|variant of Reference|about half the time/);
+  });
+});
+
 describe('proposer: valid proposals', () => {
   it('turns a deduction answer into a draft with the requested family, level and skills', async () => {
     const model = new FakeListChatModel({

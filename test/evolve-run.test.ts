@@ -2,7 +2,7 @@
 // their parent and operator, are labelled by their own program, stay within the run's levels and
 // never equal a held-out probe; every draft is a proposals row with its learnability; and a run
 // stopped after an uncheckpointed step resumes to exactly the run that was never stopped.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CodeTask } from '../core/task.js';
@@ -29,7 +29,8 @@ function lastControllerState(dir: string): unknown {
   return (JSON.parse(readFileSync(join(ck, last, 'loop.json'), 'utf8')) as { controller: unknown }).controller;
 }
 
-const inputsOf = (t: CodeTask) => (t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input]);
+const inputsOf = (t: CodeTask) =>
+  t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input];
 
 describe('a run with the frontier proposer', () => {
   it('makes labelled children of band tasks, records every draft, and resumes exactly after a kill', async () => {
@@ -62,6 +63,38 @@ describe('a run with the frontier proposer', () => {
       const drafts = a.proposals.filter((p) => p.proposer === FRONTIER_PROPOSER);
       expect(drafts.filter((p) => p.outcome === 'accepted')).toHaveLength(children.length);
       expect(drafts.filter((p) => p.outcome === 'accepted').every((p) => p.learnability !== null)).toBe(true);
+    } finally {
+      store.close();
+    }
+  }, 600_000);
+
+  it('hands a share of its picks to an LLM proposer, asked for a variant of the parent with its solve rate', async () => {
+    const runsDir = tempDir('cogen-evolve-llm-');
+    // Distinct valid answers, so that the variants are not refused as duplicates of each other.
+    const script = join(runsDir, 'script.json');
+    const answer = (k: number) => ({
+      text:
+        '```json\n' +
+        JSON.stringify({ program: `function f(a) { return a * ${k} + ${k + 1}; }`, input: [k % 9] }) +
+        '\n```',
+    });
+    writeFileSync(script, JSON.stringify({ proposer: Array.from({ length: 400 }, (_, k) => answer(k + 2)) }));
+    const withLlm = loadPreset('smoke', {
+      ...config,
+      steps: 4,
+      agents: { proposer: { share: 0.5, provider: 'scripted', scriptPath: script } },
+    });
+    const run = await startRun(withLlm, { runsDir, preset: 'smoke', runId: 'llm', log: () => {} });
+    const rows = runRows(run.dir).proposals as unknown as { proposer: string; prompt: string; outcome: string }[];
+    const asked = rows.filter((p) => p.proposer.startsWith('llm:') && /variant of Reference 1/.test(p.prompt));
+    expect(asked.length).toBeGreaterThan(0);
+    for (const p of asked)
+      expect(p.prompt).toMatch(/### Reference 1 .*; the learner solves it in \d+% of its attempts/);
+    const store = RunStore.open(run.dir, { create: false });
+    try {
+      const variants = store.tasks().filter((r) => /^llm-(harder|easier|either)$/.test(r.task.parent?.op ?? ''));
+      expect(variants.length).toBe(asked.filter((p) => p.outcome === 'accepted').length);
+      expect(variants.length).toBeGreaterThan(0);
     } finally {
       store.close();
     }

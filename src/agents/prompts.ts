@@ -16,7 +16,25 @@ export interface ProposalRequest {
   references: Task[];
   /** Seeds the choice of references, so a run is reproducible. */
   seed: number;
+  /** The learner's solve rate of a task so far (undefined where it has not tried it): shown beside each reference. */
+  rateOf?: (taskId: string) => number | undefined;
+  /**
+   * Ask for a variant of one task, one step harder or easier (the frontier proposer's pick,
+   * curricula/evolve.ts): it is shown as the first reference.
+   */
+  variant?: { parent: Task; direction: Direction };
 }
+
+/** Which way a variant should move from its parent; `either` for a parent solved exactly half the time. */
+export type Direction = 'harder' | 'easier' | 'either';
+
+const VARIANT_HINT: Record<Direction, string> = {
+  harder:
+    'one step harder: one more operation, a larger constant or a wider range of input values, so that the learner solves it less often',
+  easier:
+    'one step easier: one operation fewer, a smaller constant or input values nearer to zero, so that the learner solves it more often',
+  either: 'one step harder or easier, whichever keeps the learner solving it about half the time',
+};
 
 /** Limits a proposal must respect; the JSON schema in proposer.ts enforces the same numbers. */
 export const PROPOSAL_LIMITS = {
@@ -63,9 +81,10 @@ const TYPE_SHAPE: Record<TaskType, string> = {
     '{"statement": "<the problem in words, with the answer format>", "data": <the instance as JSON>, "program": "function f(answer, data) { ... return 1 or a score below 1 }", "witness": <a correct answer as JSON>, "failures": [<a near-miss answer>, ...]}',
 };
 
-/** One reference task as the proposer sees it: program, then input/output (or pairs and message). */
-export function renderReference(task: Task, index: number): string {
-  const head = `### Reference ${index + 1} — ${task.type}, family ${task.family}, level ${task.level}${task.skills.length ? `, skills ${task.skills.join(', ')}` : ''}`;
+/** One reference task as the proposer sees it: program, then input/output (or pairs and message); its solve rate where known. */
+export function renderReference(task: Task, index: number, rate?: number): string {
+  const solved = rate === undefined ? '' : `; the learner solves it in ${Math.round(100 * rate)}% of its attempts`;
+  const head = `### Reference ${index + 1} — ${task.type}, family ${task.family}, level ${task.level}${task.skills.length ? `, skills ${task.skills.join(', ')}` : ''}${solved}`;
   const code = '```javascript\n' + task.program.trim() + '\n```';
   if (task.type === 'problem') {
     const io = `statement: ${task.statement}\ndata: ${JSON.stringify(task.data)}\nwitness: ${JSON.stringify(task.witness)}\nfailures: ${JSON.stringify(task.failures)}`;
@@ -104,6 +123,8 @@ export interface Prompt {
 
 /** The proposer's prompt for one request, with the references already picked. */
 export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>, references: readonly Task[]): Prompt {
+  const shown = references.map((t, i) => renderReference(t, i, req.rateOf?.(t.id)));
+  const rated = references.some((t) => req.rateOf?.(t.id) !== undefined);
   const intro =
     req.type === 'problem'
       ? 'You design verified problems for a learner that is getting better step by step. Each problem is a statement with its data and a verifier program; an executor runs your verifier on your witness and on your near misses to check it, so the program must follow these rules:'
@@ -118,8 +139,14 @@ export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>
     ? req.skills.map((s) => `- ${s.id}: ${s.name}${s.description ? ` — ${s.description}` : ''}`).join('\n')
     : '- (any skill of the family)';
   const refs = references.length
-    ? `Here are ${references.length} reference task${references.length > 1 ? 's' : ''} from the learner's curriculum, for style and difficulty. Do not copy them; write something new.\n\n${references.map(renderReference).join('\n\n')}`
+    ? `Here are ${references.length} reference task${references.length > 1 ? 's' : ''} from the learner's curriculum, for style and difficulty${rated ? ', with how often the learner solves them: aim for a task it would solve about half the time' : ''}. Do not copy them; write something new.\n\n${shown.join('\n\n')}`
     : 'There are no reference tasks yet: write a simple task that fits the family and level.';
+  const variant = req.variant
+    ? [
+        '',
+        `Write it as a variant of Reference 1, ${VARIANT_HINT[req.variant.direction]}. Keep its family, type and the kind of its inputs; change the program or the input, not both beyond recognition.`,
+      ]
+    : [];
   const induction =
     req.type === 'problem'
       ? `\nThe verifier follows the same rules as a program (pure, deterministic, no I/O), takes (answer, data), must not throw on an answer of the wrong type (return 0), and returns a number in [0, 1]. At most ${PROPOSAL_LIMITS.problemFailures} failures; data, witness and each failure at most ${PROPOSAL_LIMITS.inputChars} JSON characters.`
@@ -133,6 +160,7 @@ export function proposerPrompt(req: Omit<ProposalRequest, 'references' | 'seed'>
     skills,
     '',
     refs,
+    ...variant,
     '',
     `Reply with one fenced json block of exactly this shape:${induction}`,
     '```json',

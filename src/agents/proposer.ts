@@ -274,7 +274,12 @@ export function createProposerAgent(cfg: ProposerConfig, deps: ProposerDeps): Pr
   let skipLeft = 0;
 
   async function propose(req: ProposalRequest): Promise<ProposalOutcome> {
-    const references = pickReferences(req.references, req, cfg.k, createRng(`proposer/${req.seed}`));
+    const rng = createRng(`proposer/${req.seed}`);
+    // A variant's parent is always the first reference; the others are picked as usual.
+    const parent = req.variant?.parent;
+    const others = parent ? req.references.filter((t) => t.id !== parent.id) : req.references;
+    const picked = pickReferences(others, req, parent ? cfg.k - 1 : cfg.k, rng);
+    const references = parent ? [parent, ...picked] : picked;
     const p = proposerPrompt(req, references);
     const prompt = promptText(p);
     if (skipLeft > 0) {

@@ -108,6 +108,10 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
         unmastered,
         ceilings,
         heldOut: (family, level) => heldOutAt(space, h.evals, seen, family, level),
+        rateOf: (id) => {
+          const t = tally.get(id);
+          return t && t.attempts > 0 ? t.solved / t.attempts : undefined;
+        },
       };
       const res = await runStep(ctx);
       for (const s of res.scored) {

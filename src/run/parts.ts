@@ -10,6 +10,7 @@ import {
   directedApplies,
   directedMutate,
   directedOps,
+  labelProgram,
   materialise,
   mutate,
   type DirectedOp,
@@ -21,7 +22,7 @@ import { createSandbox } from '../../sandbox/index.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { RunConfig } from './config.js';
 import type { Rng } from '../../core/rng.js';
-import type { ProposalRecord, ProposerAgent } from '../agents/index.js';
+import type { ProposalRecord, ProposalRequest, ProposerAgent } from '../agents/index.js';
 import type { RunStore } from './records/store.js';
 import type { CodeTask, Skill, Task, TaskDraft } from '../../core/task.js';
 import { LEARNED_PROPOSER, LearnedProposer, SELF_PLAY_PROPOSER, type LearnStats } from '../../proposers/index.js';
@@ -124,6 +125,8 @@ export interface ProposeContext {
    * `seen`) that level's held-out set. Absent (a served run), only at its parent's level or below.
    */
   heldOut?: (family: string, level: number) => Promise<boolean>;
+  /** The solver's solve rate of a task so far, shown to an LLM proposer beside its references. */
+  rateOf?: (taskId: string) => number | undefined;
 }
 
 /** The learned grammar proposer of a config, or null when it is off (the default). */
@@ -158,6 +161,7 @@ export async function propose(ctx: ProposeContext, pick: Pick, rng: Rng, proposa
       skills: ctx.skills.filter((s) => s.family === arm.family && s.level <= arm.level),
       references: [...archive.values()],
       seed: rng.int(0, 2 ** 31 - 1),
+      ...(ctx.rateOf ? { rateOf: ctx.rateOf } : {}),
     };
     const out = await proposer.propose(req);
     const m = out.draft ? await materialise(sandbox, out.draft, seen) : undefined;
@@ -226,6 +230,10 @@ async function proposeChild(
   const parent = ctx.archive.get(pick.taskId);
   const mate = pick.mate === undefined ? undefined : ctx.archive.get(pick.mate);
   if (!parent || parent.type === 'problem' || mate?.type === 'problem') return null;
+  if (ctx.proposer && !mate && rng.next() < ctx.proposer.share) {
+    const variant = await llmVariant(ctx, parent, pick.op!, rng, proposals);
+    if (variant) return variant;
+  }
   const ops = mate ? [CROSSOVER] : childOps(parent, pick.op!, rng);
   for (const op of ops.slice(0, CHILD_TRIES)) {
     let draft: TaskDraft;
@@ -246,6 +254,51 @@ async function proposeChild(
     if (res.ok) return res.task;
   }
   return null;
+}
+
+/**
+ * The LLM proposer's variant of a frontier parent, for its share of the frontier's picks: asked one
+ * step harder or easier (the direction of the operator the pick names), shown the parent first and
+ * every reference with its solve rate. Labelled by its own program where label.ts reads it, and
+ * held to a child's levels.
+ */
+async function llmVariant(
+  ctx: ProposeContext,
+  parent: CodeTask,
+  op: string,
+  rng: Rng,
+  proposals: ProposalRecord[],
+): Promise<Task | null> {
+  const proposer = ctx.proposer!;
+  const direction = DIRECTIONS.find((d) => (DIRECTED_OPS[d] as readonly string[]).includes(op)) ?? 'either';
+  const req: ProposalRequest = {
+    family: parent.family,
+    level: parent.level,
+    type: parent.type,
+    skills: ctx.skills.filter((s) => s.family === parent.family && s.level <= parent.level + 1),
+    references: [...ctx.archive.values()],
+    seed: rng.int(0, 2 ** 31 - 1),
+    ...(ctx.rateOf ? { rateOf: ctx.rateOf } : {}),
+    variant: { parent, direction },
+  };
+  const out = await proposer.propose(req);
+  const { toProposalRecord } = await import('../agents/index.js');
+  if (!out.draft || out.draft.type === 'problem') {
+    proposals.push(toProposalRecord(ctx.step, req, proposer.label, out));
+    return null;
+  }
+  const label = labelProgram(parent.family, out.draft.program, out.draft.inputs);
+  const draft: TaskDraft = {
+    ...out.draft,
+    ...(label.level === null ? {} : { level: label.level, skills: label.skills }),
+    parent: { id: parent.id, op: `llm-${direction}` },
+  };
+  const why = await childLevelRefused(ctx, parent, draft);
+  const m = why
+    ? ({ ok: false, reason: 'refused', detail: why } as const)
+    : await materialise(ctx.sandbox, draft, ctx.seen);
+  proposals.push(toProposalRecord(ctx.step, req, proposer.label, { ...out, draft }, m));
+  return m.ok ? m.task : null;
 }
 
 /** Why a child's level is refused: more than one above its parent's, or a level without a held-out set. */
