@@ -1,13 +1,15 @@
 // In a served run the learned grammar proposer learns from the trainer's solve rates: the score
 // requests are its rewards, as the built-in solver's groups are in an autonomous run, and its state
 // (drafts still waiting for their scores included) is committed with every request and resumed.
+// The frontier proposer too makes its children from the trainer's solve rates.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPreset } from '../src/run/config.js';
 import { openServedRun } from '../src/server/index.js';
 import { RunStore } from '../src/run/testing.js';
-import { referenceAnswer } from '../core/task.js';
+import { referenceAnswer, type Task } from '../core/task.js';
+import { FRONTIER_PROPOSER } from '../generators/index.js';
 import { LEARNED_PROPOSER, type LearnedState } from '../proposers/index.js';
 import { tempDir } from './helpers.js';
 
@@ -53,6 +55,50 @@ describe('a served run with the learned proposer', () => {
       expect((JSON.parse(s2.getMeta('served')!) as { proposer: LearnedState }).proposer).toEqual(saved.proposer);
       s2.close();
       await again.sample(2);
+    } finally {
+      await again.close();
+    }
+  }, 300_000);
+
+  it('runs the frontier proposer on the trainer’s solve rates, and resumes with its band and values', async () => {
+    const runsDir = tempDir('cogen-frontier-serve-');
+    const frontier = loadPreset('smoke', {
+      probes: { every: 50 },
+      maxLevel: 1,
+      curriculum: { controller: 'level-frontier', evolve: { share: 0.5 } },
+    });
+    const opts = { runsDir, preset: 'smoke', runId: 'frontier' };
+    const run = await openServedRun(frontier, opts);
+    const read = () => RunStore.open(join(runsDir, 'frontier'), { create: false });
+    const children: Task[] = [];
+    try {
+      for (let round = 0; round < 4; round++) {
+        const { tasks } = await run.sample(16);
+        const store = read();
+        const items = tasks.flatMap((t) => {
+          const task = store.task(t.id)!;
+          if (task.proposer === FRONTIER_PROPOSER) children.push(task);
+          // The trainer's model solves each task 2 times in 4: every scored task is in the band.
+          return [0, 1, 2, 3].map((k) => ({ task_id: t.id, completion: k < 2 ? referenceAnswer(task) : '"not it"' }));
+        });
+        store.close();
+        await run.score(items);
+      }
+    } finally {
+      await run.close();
+    }
+    expect(children.length).toBeGreaterThan(0);
+    // A served run makes no held-out set above its parent's level: children stay at it or below.
+    const store = read();
+    for (const c of children) expect(c.level).toBeLessThanOrEqual(store.task(c.parent!.id)!.level);
+    const saved = (JSON.parse(store.getMeta('served')!) as { controller: unknown }).controller;
+    store.close();
+    expect(JSON.stringify(saved)).toMatch(/"name":"evolve".*"band":\[\{/);
+    const again = await openServedRun(frontier, { ...opts, resume: true });
+    try {
+      const s2 = read();
+      expect((JSON.parse(s2.getMeta('served')!) as { controller: unknown }).controller).toEqual(saved);
+      s2.close();
     } finally {
       await again.close();
     }
