@@ -49,7 +49,7 @@ interface KeyPoint {
   parents: number;
   children: number;
   fresh: number;
-  band: { children: number; fresh: number };
+  band: { children: number; fresh: number; parents: number };
   distinct: { children: number; fresh: number };
   /** Children whose level or skills differ from their parent's. */
   relabelled: number;
@@ -70,6 +70,8 @@ interface Levels {
   passed: number;
   /** Step each family first passed each level. */
   firstPassed: Record<string, Record<number, number>>;
+  /** Distinct programs among the tasks the run trained on. */
+  distinct: number;
 }
 
 function configOf(store: RunStore): RunConfig {
@@ -145,8 +147,10 @@ async function forkRun(dir: string, o: { perKey: number; group?: number; every: 
               attempts: 20,
             }),
           );
-        const solved = await answer(policy, sandbox, config, [...children, ...fresh], opts.group);
-        keys.push(keyPoint(key, h, parents.length, children, fresh, solved, opts.group, archive));
+        // The parents themselves, asked again: how much of the band a parent keeps at the checkpoint.
+        const again = parents.slice(-opts.perKey).flatMap((e) => archive.get(e.taskId) ?? []);
+        const solved = await answer(policy, sandbox, config, [...children, ...fresh, ...again], opts.group);
+        keys.push(keyPoint(key, h, { children, fresh, again }, solved, opts.group, archive));
       }
       fork.points.push({ step, keys });
       console.log(`fork ${dir} step ${step}: ${keys.map(formatKey).join('; ') || 'no band parents at h'}`);
@@ -193,16 +197,17 @@ async function answer(
 function keyPoint(
   key: string,
   h: number,
-  parents: number,
-  children: Task[],
-  fresh: Task[],
+  sets: { children: Task[]; fresh: Task[]; again: Task[] },
   solved: number[],
   group: number,
   archive: TaskArchive,
 ): KeyPoint {
+  const { children, fresh, again } = sets;
   const inBand = (s: number) => s > 0 && s < group;
+  const share = (xs: number[]) => mean(xs.map((s) => (inBand(s) ? 1 : 0)));
   const kid = solved.slice(0, children.length);
-  const fr = solved.slice(children.length);
+  const fr = solved.slice(children.length, children.length + fresh.length);
+  const par = solved.slice(children.length + fresh.length);
   const distinct = (ts: Task[]) =>
     ts.length ? new Set(ts.map((t) => canonicalHash(t.program))).size / ts.length : NaN;
   const ops: KeyPoint['ops'] = {};
@@ -218,10 +223,10 @@ function keyPoint(
   return {
     key,
     h,
-    parents,
+    parents: again.length,
     children: children.length,
     fresh: fresh.length,
-    band: { children: mean(kid.map((s) => (inBand(s) ? 1 : 0))), fresh: mean(fr.map((s) => (inBand(s) ? 1 : 0))) },
+    band: { children: share(kid), fresh: share(fr), parents: share(par) },
     distinct: { children: distinct(children), fresh: distinct(fresh) },
     relabelled: children.length ? relabelled / children.length : NaN,
     ops,
@@ -262,106 +267,157 @@ function levelsOf(dir: string, arm: Levels['arm']): Levels {
         for (let d = 0; d <= Number(row[`passed.${c.family}`] ?? -1); d++) first[d] ??= Number(row.step);
       firstPassed[c.family] = first;
     }
-    return { seed: configOf(store).seed, arm, steps: Number(metrics.at(-1)?.step ?? 0), passed, firstPassed };
+    const seed = configOf(store).seed;
+    return {
+      seed,
+      arm,
+      steps: Number(metrics.at(-1)?.step ?? 0),
+      passed,
+      firstPassed,
+      distinct: distinctPrograms(dir),
+    };
   } finally {
     store.close();
   }
 }
 
-/** Per run, the learnable share at h of children and fresh tasks, pooled over its checkpoints and keys. */
+/**
+ * Per run, each set's learnable share at h: the mean over its (checkpoint, family × type) cells
+ * that made children, every cell weighing the same for both sets (pooling tasks instead would
+ * weigh a family by how many children it made, and the two sets differently).
+ */
 function runShares(f: Fork): { children: number; fresh: number; distinctRatio: number; relabelled: number } {
-  const ks = f.points.flatMap((p) => p.keys);
-  const pooled = (pick: (k: KeyPoint) => number, w: (k: KeyPoint) => number) => {
-    const total = ks.reduce((a, k) => a + w(k), 0);
-    return total ? ks.reduce((a, k) => a + (Number.isFinite(pick(k)) ? pick(k) * w(k) : 0), 0) / total : NaN;
-  };
+  const cells = f.points.flatMap((p) => p.keys).filter((k) => k.children > 0);
+  const over = (pick: (k: KeyPoint) => number) => mean(cells.map(pick));
   return {
-    children: pooled(
-      (k) => k.band.children,
-      (k) => k.children,
-    ),
-    fresh: pooled(
-      (k) => k.band.fresh,
-      (k) => k.fresh,
-    ),
-    distinctRatio:
-      pooled(
-        (k) => k.distinct.children,
-        (k) => k.children,
-      ) /
-      pooled(
-        (k) => k.distinct.fresh,
-        (k) => k.fresh,
-      ),
-    relabelled: pooled(
-      (k) => k.relabelled,
-      (k) => k.children,
-    ),
+    children: over((k) => k.band.children),
+    fresh: over((k) => k.band.fresh),
+    distinctRatio: over((k) => k.distinct.children) / over((k) => k.distinct.fresh),
+    relabelled: over((k) => k.relabelled),
   };
 }
 
-function report(forks: Fork[], levels: Levels[]): string {
+/** Distinct programs (canonical hash) among the tasks a run trained on. */
+function distinctPrograms(dir: string): number {
+  const store = RunStore.open(dir, { create: false });
+  try {
+    return new Set(store.tasks().map((r) => canonicalHash(r.task.program))).size;
+  } finally {
+    store.close();
+  }
+}
+
+const fmt = (x: number, d = 3): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
+
+function forkTable(forks: Fork[]): string[] {
   const lines = [
+    '| seed | step | family/type | h | parents | children | band: children | band: fresh | band: parents again | distinct: children / fresh | relabelled | operators (band / n) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const f of forks)
+    for (const p of f.points)
+      for (const k of p.keys) {
+        const ops = Object.entries(k.ops).map(([op, o]) => `${op} ${o.band}/${o.n}`);
+        lines.push(
+          `| ${f.seed} | ${p.step} | ${k.key} | ${k.h} | ${k.parents} | ${k.children} | ${fmt(k.band.children)} | ${fmt(k.band.fresh)} | ${fmt(k.band.parents)} | ${fmt(k.distinct.children, 2)} / ${fmt(k.distinct.fresh, 2)} | ${fmt(k.relabelled, 2)} | ${ops.join(', ')} |`,
+        );
+      }
+  return lines;
+}
+
+function seedTable(forks: Fork[]): string[] {
+  const per = forks.map((f) => ({ seed: f.seed, ...runShares(f) }));
+  const lines = [
+    '| seed | band: children | band: fresh | ratio | difference | distinct ratio (within the draws) | relabelled |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...per.map(
+      (r) =>
+        `| ${r.seed} | ${fmt(r.children)} | ${fmt(r.fresh)} | ${fmt(r.children / r.fresh, 2)} | ${fmt(r.children - r.fresh)} | ${fmt(r.distinctRatio, 2)} | ${fmt(r.relabelled, 2)} |`,
+    ),
+  ];
+  if (per.length === 0) return lines;
+  const d = pairedDifference(
+    per.map((r) => r.children),
+    per.map((r) => r.fresh),
+  );
+  lines.push(
+    '',
+    `Median over seeds: ratio ${fmt(median(per.map((r) => r.children / r.fresh)), 2)}, difference ${fmt(median(per.map((r) => r.children - r.fresh)))}; paired difference children − fresh ${formatInterval(d)} (p ${fmt(d.p)}).`,
+  );
+  return lines;
+}
+
+/** Per seed and family × type, over its checkpoints: children, fresh tasks and the parents asked again. */
+function familyTable(forks: Fork[]): string[] {
+  const lines = [
+    '| seed | family/type | band: children | band: fresh | band: parents again | children ÷ fresh | children − fresh |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const f of forks) {
+    const cells = f.points.flatMap((p) => p.keys).filter((k) => k.children > 0);
+    for (const key of [...new Set(cells.map((k) => k.key))]) {
+      const ks = cells.filter((k) => k.key === key);
+      const [c, fr, par] = [
+        mean(ks.map((k) => k.band.children)),
+        mean(ks.map((k) => k.band.fresh)),
+        mean(ks.map((k) => k.band.parents)),
+      ];
+      lines.push(`| ${f.seed} | ${key} | ${fmt(c)} | ${fmt(fr)} | ${fmt(par)} | ${fmt(c / fr, 2)} | ${fmt(c - fr)} |`);
+    }
+  }
+  return lines;
+}
+
+function levelsTable(levels: Levels[]): string[] {
+  const first = (l: Levels) =>
+    Object.entries(l.firstPassed)
+      .map(
+        ([f, d]) =>
+          `${f}: ${
+            Object.entries(d)
+              .map(([lv, s]) => `${lv}@${s}`)
+              .join(' ') || '–'
+          }`,
+      )
+      .join('; ');
+  const lines = [
+    '| seed | arm | steps | passed | first passed | distinct programs trained on |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...levels.map((l) => `| ${l.seed} | ${l.arm} | ${l.steps} | ${l.passed} | ${first(l)} | ${l.distinct} |`),
+  ];
+  const pairs = levels.flatMap((on) => {
+    const off = on.arm === 'on' ? levels.find((l) => l.arm === 'off' && l.seed === on.seed) : undefined;
+    return off ? [{ on, off }] : [];
+  });
+  if (pairs.length === 0) return lines;
+  const d = pairedDifference(
+    pairs.map((p) => p.on.passed),
+    pairs.map((p) => p.off.passed),
+  );
+  lines.push(
+    '',
+    `Paired over ${pairs.length} seeds: levels passed on − off ${formatInterval(d)}; distinct programs on ÷ off ${pairs.map((p) => fmt(p.on.distinct / p.off.distinct, 2)).join(', ')}.`,
+  );
+  return lines;
+}
+
+function report(forks: Fork[], levels: Levels[]): string {
+  return [
     '# bench:frontier',
     '',
     '## The learnable share at h (forked measure)',
     '',
-    '| seed | step | family/type | h | parents | children | band: children | band: fresh | distinct: children / fresh | relabelled | operators (band / n) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-  ];
-  for (const f of forks)
-    for (const p of f.points)
-      for (const k of p.keys)
-        lines.push(
-          `| ${f.seed} | ${p.step} | ${k.key} | ${k.h} | ${k.parents} | ${k.children} | ${k.band.children.toFixed(3)} | ${k.band.fresh.toFixed(3)} | ${k.distinct.children.toFixed(2)} / ${k.distinct.fresh.toFixed(2)} | ${k.relabelled.toFixed(2)} | ${Object.entries(
-            k.ops,
-          )
-            .map(([op, o]) => `${op} ${o.band}/${o.n}`)
-            .join(', ')} |`,
-        );
-  const per = forks.map((f) => ({ seed: f.seed, ...runShares(f) }));
-  lines.push(
+    ...forkTable(forks),
     '',
-    '| seed | band: children | band: fresh | ratio | difference | distinct ratio | relabelled |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-  );
-  for (const r of per)
-    lines.push(
-      `| ${r.seed} | ${r.children.toFixed(3)} | ${r.fresh.toFixed(3)} | ${(r.children / r.fresh).toFixed(2)} | ${(r.children - r.fresh).toFixed(3)} | ${r.distinctRatio.toFixed(2)} | ${r.relabelled.toFixed(2)} |`,
-    );
-  if (per.length > 0) {
-    const d = pairedDifference(
-      per.map((r) => r.children),
-      per.map((r) => r.fresh),
-    );
-    lines.push(
-      '',
-      `Median over seeds: ratio ${median(per.map((r) => r.children / r.fresh)).toFixed(2)}, difference ${median(per.map((r) => r.children - r.fresh)).toFixed(3)}; paired difference children − fresh ${formatInterval(d)} (p ${d.p.toFixed(3)}); distinct ratio ${median(per.map((r) => r.distinctRatio)).toFixed(2)}.`,
-    );
-  }
-  if (levels.length > 0) {
-    lines.push(
-      '',
-      '## Levels passed (summed over families; a family that passed level d counts d + 1)',
-      '',
-      '| seed | arm | steps | passed | first passed |',
-      '| --- | --- | --- | --- | --- |',
-    );
-    for (const l of levels)
-      lines.push(
-        `| ${l.seed} | ${l.arm} | ${l.steps} | ${l.passed} | ${Object.entries(l.firstPassed)
-          .map(
-            ([f, d]) =>
-              `${f}: ${
-                Object.entries(d)
-                  .map(([lv, s]) => `${lv}@${s}`)
-                  .join(' ') || '–'
-              }`,
-          )
-          .join('; ')} |`,
-      );
-  }
-  return lines.join('\n') + '\n';
+    ...seedTable(forks),
+    '',
+    ...familyTable(forks),
+    '',
+    '## Levels passed (summed over families; a family that passed level d counts d + 1)',
+    '',
+    ...levelsTable(levels),
+    '',
+  ].join('\n');
 }
 
 function save(forks: Fork[], levels: Levels[]): void {
