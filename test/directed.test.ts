@@ -112,6 +112,34 @@ describe('directed mutation', () => {
 });
 
 describe('crossover', () => {
+  it('makes sound, self-labelled children of two tasks that never equal a held-out task (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('arith', 'logic'),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 1e6 }),
+        async (family, level, seed) => {
+          const [a, b] = [await draw(family, level, seed), await draw(family, level, seed + 1)];
+          let draft;
+          try {
+            draft = crossover(createRng(seed), a, b);
+          } catch (e) {
+            expect((e as Error).message).toMatch(/^crossover: no expression|no level of/);
+            return;
+          }
+          expect(draft.parent).toEqual({ id: a.id, op: 'crossover', mate: b.id });
+          const label = labelProgram(family, draft.program, draft.inputs);
+          expect([draft.level, draft.skills]).toEqual([label.level, label.skills]);
+          const res = await materialise(sandbox, draft, new Set());
+          if (!res.ok) return;
+          const again = await materialise(sandbox, draft, new Set([res.task.id]));
+          expect(again.ok ? 'admitted' : again.reason).toBe('duplicate');
+        },
+      ),
+      { numRuns: 40, seed: 7 },
+    );
+  });
+
   it("puts one of b's expressions into a, reading only a's parameters, and records both parents", async () => {
     let made = 0;
     for (let seed = 0; seed < 20; seed++) {
