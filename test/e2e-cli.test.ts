@@ -241,6 +241,17 @@ describe('clear errors', () => {
     expect(res.stderr).toMatch(/unknown preset "nope" \(known: .*smoke/);
   });
 
+  it('the frontier proposer without level-frontier, in one line, writing nothing', () => {
+    const dir = tempDir();
+    const res = cogen(['run', '--preset', 'smoke', '--proposer', 'frontier', '--runs-dir', dir, '--run-id', 'f']);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(
+      /curriculum\.evolve\.share: 0\.25 — evolve \(the frontier proposer\) needs controller: level-frontier/,
+    );
+    expect(existsSync(join(dir, 'f'))).toBe(false);
+  });
+
   it('bad preset field names the field, the value and what was expected', () => {
     const dir = tempDir();
     const file = join(dir, 'bad.yaml');
