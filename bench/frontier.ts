@@ -53,6 +53,8 @@ interface KeyPoint {
   distinct: { children: number; fresh: number };
   /** Children whose level or skills differ from their parent's. */
   relabelled: number;
+  /** Children made at another level than h, left out of the shares. */
+  offLevel: number;
   /** Children of each operator, and how many of them were in the band. */
   ops: Record<string, { n: number; band: number }>;
 }
@@ -130,10 +132,12 @@ async function forkRun(dir: string, o: { perKey: number; group?: number; every: 
         if (parents.length === 0) continue;
         const rng = createRng(`frontier-fork/${config.seed}/${step}/${key}`);
         const children: Task[] = [];
+        const offLevel: Task[] = [];
         for (const pick of evolve.pick(opts.perKey, rng, { step, arms })) {
           if (pick.kind !== 'mutate') continue;
           const t = await propose(ctxOf(sandbox, heldOut(), archive, probeIds, step), pick, rng.fork('child'), []);
-          if (t.proposer === FRONTIER_PROPOSER) children.push(t);
+          // Only children at h count (the others are tallied as `offLevel`).
+          if (t.proposer === FRONTIER_PROPOSER) (t.level === h ? children : offLevel).push(t);
         }
         const fresh: Task[] = [];
         for (let i = 0; i < opts.perKey; i++)
@@ -150,7 +154,10 @@ async function forkRun(dir: string, o: { perKey: number; group?: number; every: 
         // The parents themselves, asked again: how much of the band a parent keeps at the checkpoint.
         const again = parents.slice(-opts.perKey).flatMap((e) => archive.get(e.taskId) ?? []);
         const solved = await answer(policy, sandbox, config, [...children, ...fresh, ...again], opts.group);
-        keys.push(keyPoint(key, h, { children, fresh, again }, solved, opts.group, archive));
+        keys.push({
+          ...keyPoint(key, h, { children, fresh, again }, solved, opts.group, archive),
+          offLevel: offLevel.length,
+        });
       }
       fork.points.push({ step, keys });
       console.log(`fork ${dir} step ${step}: ${keys.map(formatKey).join('; ') || 'no band parents at h'}`);
@@ -169,7 +176,8 @@ function ctxOf(
   probeIds: Set<string>,
   step: number,
 ) {
-  return { step, sandbox, seen, archive, probeIds, proposer: null, skills: [] };
+  // As in the climb's run, a child may be one level above its parent (every level has a held-out set there).
+  return { step, sandbox, seen, archive, probeIds, proposer: null, skills: [], heldOut: () => Promise.resolve(true) };
 }
 
 /** Each task's solved count over `group` sampled answers, in the prompt the run asks in (its working included). */
@@ -197,12 +205,12 @@ async function answer(
 function keyPoint(
   key: string,
   h: number,
-  sets: { children: Task[]; fresh: Task[]; again: Task[] },
+  sets: { children: Task[]; offLevel: Task[]; fresh: Task[]; again: Task[] },
   solved: number[],
   group: number,
   archive: TaskArchive,
 ): KeyPoint {
-  const { children, fresh, again } = sets;
+  const { children, offLevel, fresh, again } = sets;
   const inBand = (s: number) => s > 0 && s < group;
   const share = (xs: number[]) => mean(xs.map((s) => (inBand(s) ? 1 : 0)));
   const kid = solved.slice(0, children.length);
@@ -216,7 +224,8 @@ function keyPoint(
     o.n++;
     if (inBand(kid[i]!)) o.band++;
   });
-  const relabelled = children.filter((c) => {
+  const made = [...children, ...offLevel];
+  const relabelled = made.filter((c) => {
     const p = archive.get(c.parent!.id);
     return !p || p.level !== c.level || p.skills.join() !== c.skills.join();
   }).length;
@@ -228,7 +237,8 @@ function keyPoint(
     fresh: fresh.length,
     band: { children: share(kid), fresh: share(fr), parents: share(par) },
     distinct: { children: distinct(children), fresh: distinct(fresh) },
-    relabelled: children.length ? relabelled / children.length : NaN,
+    relabelled: made.length ? relabelled / made.length : NaN,
+    offLevel: offLevel.length,
     ops,
   };
 }
@@ -311,7 +321,7 @@ const fmt = (x: number, d = 3): string => (Number.isFinite(x) ? x.toFixed(d) : '
 
 function forkTable(forks: Fork[]): string[] {
   const lines = [
-    '| seed | step | family/type | h | parents | children | band: children | band: fresh | band: parents again | distinct: children / fresh | relabelled | operators (band / n) |',
+    '| seed | step | family/type | h | parents | children at h (other levels) | band: children | band: fresh | band: parents again | distinct: children / fresh | relabelled | operators (band / n) |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const f of forks)
@@ -319,7 +329,7 @@ function forkTable(forks: Fork[]): string[] {
       for (const k of p.keys) {
         const ops = Object.entries(k.ops).map(([op, o]) => `${op} ${o.band}/${o.n}`);
         lines.push(
-          `| ${f.seed} | ${p.step} | ${k.key} | ${k.h} | ${k.parents} | ${k.children} | ${fmt(k.band.children)} | ${fmt(k.band.fresh)} | ${fmt(k.band.parents)} | ${fmt(k.distinct.children, 2)} / ${fmt(k.distinct.fresh, 2)} | ${fmt(k.relabelled, 2)} | ${ops.join(', ')} |`,
+          `| ${f.seed} | ${p.step} | ${k.key} | ${k.h} | ${k.parents} | ${k.children} (${k.offLevel}) | ${fmt(k.band.children)} | ${fmt(k.band.fresh)} | ${fmt(k.band.parents)} | ${fmt(k.distinct.children, 2)} / ${fmt(k.distinct.fresh, 2)} | ${fmt(k.relabelled, 2)} | ${ops.join(', ')} |`,
         );
       }
   return lines;
