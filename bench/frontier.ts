@@ -154,10 +154,7 @@ async function forkRun(dir: string, o: { perKey: number; group?: number; every: 
         // The parents themselves, asked again: how much of the band a parent keeps at the checkpoint.
         const again = parents.slice(-opts.perKey).flatMap((e) => archive.get(e.taskId) ?? []);
         const solved = await answer(policy, sandbox, config, [...children, ...fresh, ...again], opts.group);
-        keys.push({
-          ...keyPoint(key, h, { children, fresh, again }, solved, opts.group, archive),
-          offLevel: offLevel.length,
-        });
+        keys.push(keyPoint(key, h, { children, offLevel, fresh, again }, solved, opts.group, archive));
       }
       fork.points.push({ step, keys });
       console.log(`fork ${dir} step ${step}: ${keys.map(formatKey).join('; ') || 'no band parents at h'}`);
