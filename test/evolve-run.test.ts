@@ -2,14 +2,14 @@
 // their parent and operator, are labelled by their own program, stay within the run's levels and
 // never equal a held-out probe; every draft is a proposals row with its learnability; and a run
 // stopped after an uncheckpointed step resumes to exactly the run that was never stopped.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CodeTask } from '../core/task.js';
 import { FRONTIER_OPS, FRONTIER_PROPOSER, labelProgram } from '../generators/index.js';
 import { loadPreset, startRun } from '../src/index.js';
 import { RunStore, storedRunProbeIds } from '../src/run/testing.js';
-import { runRows, tempDir } from './helpers.js';
+import { fullAndResumed, lastCheckpoint, runRows, tempDir } from './helpers.js';
 
 const config = loadPreset('smoke', {
   steps: 8,
@@ -20,14 +20,8 @@ const config = loadPreset('smoke', {
   curriculum: { controller: 'level-frontier', evolve: { share: 0.5 } },
 });
 
-function lastControllerState(dir: string): unknown {
-  const ck = join(dir, 'checkpoints');
-  const last = readdirSync(ck)
-    .filter((d) => !d.endsWith('.tmp'))
-    .sort()
-    .at(-1)!;
-  return (JSON.parse(readFileSync(join(ck, last, 'loop.json'), 'utf8')) as { controller: unknown }).controller;
-}
+const lastControllerState = (dir: string): unknown =>
+  (JSON.parse(readFileSync(join(lastCheckpoint(dir), 'loop.json'), 'utf8')) as { controller: unknown }).controller;
 
 const inputsOf = (t: CodeTask) =>
   t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input];
@@ -35,11 +29,7 @@ const inputsOf = (t: CodeTask) =>
 describe('a run with the frontier proposer', () => {
   it('makes labelled children of band tasks, records every draft, and resumes exactly after a kill', async () => {
     const runsDir = tempDir('cogen-evolve-');
-    const full = await startRun(config, { runsDir, preset: 'smoke', runId: 'full' });
-    const cut = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 5 });
-    expect(cut.steps).toBe(5);
-    const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
-    expect(resumed.steps).toBe(8);
+    const { full, resumed } = await fullAndResumed(config, runsDir, 5);
 
     const a = runRows(full.dir);
     expect(runRows(resumed.dir)).toEqual(a);

@@ -1,6 +1,7 @@
 // Shared helpers for the end-to-end tests: run the real CLI as a user would, in a temp directory, and read a run store back.
 import Database from 'better-sqlite3';
-import { RunStore } from '../src/run/index.js';
+import { expect } from 'vitest';
+import { RunStore, startRun, type RunConfig, type RunSummary } from '../src/run/index.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,23 @@ export function lastCheckpoint(dir: string): string {
       .sort()
       .at(-1)!,
   );
+}
+
+/**
+ * A run made whole ('full'), and the same run stopped after `stopAfter` steps, an uncheckpointed one
+ * among them, then resumed ('cut'): a resumed run must equal the run that was never stopped.
+ */
+export async function fullAndResumed(
+  config: RunConfig,
+  runsDir: string,
+  stopAfter: number,
+): Promise<{ full: RunSummary; resumed: RunSummary }> {
+  const full = await startRun(config, { runsDir, preset: 'smoke', runId: 'full' });
+  const cut = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', stopAfter });
+  expect(cut.steps).toBe(stopAfter);
+  const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
+  expect(resumed.steps).toBe(config.steps);
+  return { full, resumed };
 }
 
 export function tempDir(prefix = 'cogen-'): string {

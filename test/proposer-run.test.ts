@@ -6,13 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPreset, startRun } from '../src/index.js';
+import { loadPreset } from '../src/index.js';
 import { exportRun } from '../src/export.js';
 import { formatProposerReport, proposerReport } from '../src/cli/proposer.js';
 import { RunStore } from '../src/run/testing.js';
 import { openSkillGraph, renderSkills, showSkill } from '../graphs/index.js';
 import { LEARNED_PROPOSER } from '../proposers/index.js';
-import { runRows, tempDir } from './helpers.js';
+import { fullAndResumed, runRows, tempDir } from './helpers.js';
 
 const config = loadPreset('smoke', {
   steps: 8,
@@ -34,11 +34,7 @@ function lastProposerState(dir: string): unknown {
 describe('a run with the learned proposer', () => {
   it('marks, records and logs its drafts, and resumes exactly after a kill', async () => {
     const runsDir = tempDir('cogen-proposer-');
-    const full = await startRun(config, { runsDir, preset: 'smoke', runId: 'full' });
-    const cut = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 5 });
-    expect(cut.steps).toBe(5);
-    const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
-    expect(resumed.steps).toBe(8);
+    const { full, resumed } = await fullAndResumed(config, runsDir, 5);
 
     const a = runRows(full.dir);
     const fresh = a.tasks.filter((t) => t.proposer === LEARNED_PROPOSER);

@@ -9,7 +9,7 @@ import { loadPreset, startRun } from '../src/index.js';
 import { SELF_PLAY_PROPOSER } from '../proposers/index.js';
 import { proposerReport } from '../src/cli/proposer.js';
 import { RunStore } from '../src/run/testing.js';
-import { lastCheckpoint, runRows, tempDir } from './helpers.js';
+import { fullAndResumed, lastCheckpoint, runRows, tempDir } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'llm-proposals.json');
 
@@ -26,11 +26,7 @@ const config = loadPreset('smoke', {
 describe('a self-play run', () => {
   it('marks, records and logs its drafts, and resumes exactly after a kill', async () => {
     const runsDir = tempDir('cogen-self-play-');
-    const full = await startRun(config, { runsDir, preset: 'smoke', runId: 'full' });
-    const cut = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', stopAfter: 3 });
-    expect(cut.steps).toBe(3);
-    const resumed = await startRun(config, { runsDir, preset: 'smoke', runId: 'cut', resume: true });
-    expect(resumed.steps).toBe(6);
+    const { full, resumed } = await fullAndResumed(config, runsDir, 3);
 
     const a = runRows(full.dir);
     const fresh = a.tasks.filter((t) => t.proposer === SELF_PLAY_PROPOSER);
