@@ -19,6 +19,9 @@ export const DIRECTED_OPS = {
   easier: ['prune-node', 'lower-constant', 'narrow-inputs'],
 } as const satisfies Record<Direction, readonly string[]>;
 export type DirectedOp = (typeof DIRECTED_OPS)[Direction][number];
+/** The direction of a directed operator; undefined for crossover or any other name. */
+export const directionOf = (op: string): Direction | undefined =>
+  DIRECTIONS.find((d) => (DIRECTED_OPS[d] as readonly string[]).includes(op));
 export const CROSSOVER = 'crossover';
 /** Every operator of the frontier proposer, as a child's `parent.op` records it. */
 export type FrontierOp = DirectedOp | typeof CROSSOVER;

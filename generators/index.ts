@@ -13,6 +13,7 @@ export {
   directedApplies,
   directedMutate,
   directedOps,
+  directionOf,
   FRONTIER_OPS,
   FRONTIER_PROPOSER,
   type DirectedOp,

@@ -5,11 +5,10 @@ import { armKey, isTaskArm, type Arm, type Controller, type TaskArm, type Pick }
 import {
   crossover,
   CROSSOVER,
-  DIRECTED_OPS,
-  DIRECTIONS,
   directedApplies,
   directedMutate,
   directedOps,
+  directionOf,
   labelProgram,
   materialise,
   mutate,
@@ -219,7 +218,8 @@ const CHILD_TRIES = 3;
  * The frontier proposer's child of a pick (curricula/evolve.ts): the operator it names, then others
  * of the same direction where that one makes no child the run can use, or crossover with its mate.
  * A child may be one level above its parent, no more, and only at a level whose held-out set the
- * run has (made before the child is admitted). Every draft is a proposals row. null sends the pick to a fresh task of its arm.
+ * run has (made before the child is admitted). Every draft is a proposals row. null sends the pick
+ * to a fresh task of its arm.
  */
 async function proposeChild(
   ctx: ProposeContext,
@@ -270,7 +270,7 @@ async function llmVariant(
   proposals: ProposalRecord[],
 ): Promise<Task | null> {
   const proposer = ctx.proposer!;
-  const direction = DIRECTIONS.find((d) => (DIRECTED_OPS[d] as readonly string[]).includes(op)) ?? 'either';
+  const direction = directionOf(op) ?? 'either';
   const req: ProposalRequest = {
     family: parent.family,
     level: parent.level,
@@ -310,7 +310,7 @@ async function childLevelRefused(ctx: ProposeContext, parent: Task, draft: TaskD
 
 /** The operator asked for where it applies, then the others of its direction that apply, in a random order. */
 function childOps(parent: CodeTask, op: string, rng: Rng): DirectedOp[] {
-  const direction = DIRECTIONS.find((d) => (DIRECTED_OPS[d] as readonly string[]).includes(op));
+  const direction = directionOf(op);
   if (!direction) return [];
   const others = directedOps(parent, direction).filter((o) => o !== op);
   // Fisher–Yates on the pick's own stream, so that a resumed run tries the same order.
