@@ -12,18 +12,18 @@
 //                          [--every 50] [--per-key 128] [--group G] [--no-peer] [--runs-dir DIR]
 //   npx tsx bench/frontier.ts --report DIR,DIR,...   (runs made before: each one's levels passed, and
 //                                                    the forked measure of those with the proposer on)
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRng } from '../core/rng.js';
-import { solvedCount } from '../core/rules.js';
 import type { CodeTask, Task } from '../core/task.js';
 import { EvolveController, LevelFrontierController } from '../curricula/index.js';
 import { canonicalHash, FRONTIER_PROPOSER, renderCompact } from '../generators/index.js';
 import { loadPreset, parseConfig, RunStore, startRun, type RunConfig } from '../src/index.js';
 import { propose, TaskArchive } from '../src/run/index.js';
-import { climbOf, drawTask, sandboxOf, storedRunProbeIds, taskPrompt, verifyTasks } from '../src/run/testing.js';
+import { drawTask, levelsPassedOf, sandboxOf, storedRunProbeIds, taskPrompt } from '../src/run/testing.js';
 import { createPolicy } from '../src/solver/index.js';
+import { checkpointSteps, solvedCounts } from './proposer-fork.js';
 import { formatInterval, mean, median, pairedDifference, seedsArg } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -91,14 +91,6 @@ function evolveState(x: unknown): unknown {
   return undefined;
 }
 
-const checkpointSteps = (dir: string, every: number): number[] =>
-  readdirSync(join(dir, 'checkpoints'))
-    .map((d) => /^step-(\d+)$/.exec(d))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .filter((s) => s > 0 && s % every === 0)
-    .sort((a, b) => a - b);
-
 async function forkRun(dir: string, o: { perKey: number; group?: number; every: number }): Promise<Fork> {
   const store = RunStore.open(dir, { create: false });
   const config = configOf(store);
@@ -110,7 +102,7 @@ async function forkRun(dir: string, o: { perKey: number; group?: number; every: 
   const policy = await createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps });
   const fork: Fork = { run: dir, seed: config.seed, points: [] };
   try {
-    for (const step of checkpointSteps(dir, opts.every)) {
+    for (const step of checkpointSteps(dir, opts.every).filter((s) => s > 0)) {
       const ck = join(dir, 'checkpoints', `step-${String(step).padStart(6, '0')}`);
       await policy.load(ck);
       const loop = JSON.parse(readFileSync(join(ck, 'loop.json'), 'utf8')) as { controller: unknown };
@@ -121,40 +113,18 @@ async function forkRun(dir: string, o: { perKey: number; group?: number; every: 
       evolve.restore(evolveState(loop.controller));
       const archive = new TaskArchive();
       for (const r of rows) if (r.step <= step) archive.set(r.task.id, r.task);
-      // Each draw may repeat a task of the run or of its own set (the share of distinct programs
-      // counts repeats), never a held-out probe.
-      const heldOut = () => new Set(probeIds);
+      const at: ForkAt = { sandbox, archive, probeIds, step, seed: config.seed, perKey: opts.perKey };
       const keys: KeyPoint[] = [];
       for (const [key, h] of Object.entries(evolve.frontier() ?? {})) {
-        const [family, type] = key.split('/') as [string, CodeTask['type']];
-        const arms = [{ family, level: h, type }];
-        const parents = evolve.snapshot().band.filter((e) => e.arm.family === family && e.arm.level === h);
-        if (parents.length === 0) continue;
-        const rng = createRng(`frontier-fork/${config.seed}/${step}/${key}`);
-        const children: Task[] = [];
-        const offLevel: Task[] = [];
-        for (const pick of evolve.pick(opts.perKey, rng, { step, arms })) {
-          if (pick.kind !== 'mutate') continue;
-          const t = await propose(ctxOf(sandbox, heldOut(), archive, probeIds, step), pick, rng.fork('child'), []);
-          // Only children at h count (the others are tallied as `offLevel`).
-          if (t.proposer === FRONTIER_PROPOSER) (t.level === h ? children : offLevel).push(t);
-        }
-        const fresh: Task[] = [];
-        for (let i = 0; i < opts.perKey; i++)
-          fresh.push(
-            await drawTask(sandbox, {
-              family,
-              level: h,
-              type,
-              rng: rng.fork(`fresh/${i}`),
-              seen: heldOut(),
-              attempts: 20,
-            }),
-          );
-        // The parents themselves, asked again: how much of the band a parent keeps at the checkpoint.
-        const again = parents.slice(-opts.perKey).flatMap((e) => archive.get(e.taskId) ?? []);
-        const solved = await answer(policy, sandbox, config, [...children, ...fresh, ...again], opts.group);
-        keys.push(keyPoint(key, h, { children, offLevel, fresh, again }, solved, opts.group, archive));
+        const sets = await forkSets(at, evolve, key, h);
+        if (!sets) continue;
+        // Asked in the prompt the run asks in, its working included.
+        const asked = [...sets.children, ...sets.fresh, ...sets.again].map((task) => ({
+          task,
+          prompt: taskPrompt(task, renderCompact(task), config.solver.working),
+        }));
+        const solved = await solvedCounts(policy, sandbox, asked, opts.group);
+        keys.push(keyPoint(key, h, sets, solved, opts.group, archive));
       }
       fork.points.push({ step, keys });
       console.log(`fork ${dir} step ${step}: ${keys.map(formatKey).join('; ') || 'no band parents at h'}`);
@@ -166,37 +136,55 @@ async function forkRun(dir: string, o: { perKey: number; group?: number; every: 
   return fork;
 }
 
-function ctxOf(
-  sandbox: Awaited<ReturnType<typeof sandboxOf>>,
-  seen: Set<string>,
-  archive: TaskArchive,
-  probeIds: Set<string>,
-  step: number,
-) {
-  // As in the climb's run, a child may be one level above its parent (every level has a held-out set there).
-  return { step, sandbox, seen, archive, probeIds, proposer: null, skills: [], heldOut: () => Promise.resolve(true) };
+/** What one checkpoint's draws share. */
+interface ForkAt {
+  sandbox: Awaited<ReturnType<typeof sandboxOf>>;
+  archive: TaskArchive;
+  probeIds: Set<string>;
+  step: number;
+  seed: number;
+  perKey: number;
 }
 
-/** Each task's solved count over `group` sampled answers, in the prompt the run asks in (its working included). */
-async function answer(
-  policy: Awaited<ReturnType<typeof createPolicy>>,
-  sandbox: Awaited<ReturnType<typeof sandboxOf>>,
-  config: RunConfig,
-  tasks: Task[],
-  group: number,
-): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < tasks.length; i += 32) {
-    const part = tasks.slice(i, i + 32);
-    const prompts = part.map((t) => taskPrompt(t, renderCompact(t), config.solver.working));
-    const { answers } = await policy.sample(prompts, group);
-    const verdicts = await verifyTasks(
-      sandbox,
-      part.flatMap((task, g) => answers[g]!.map((a) => ({ task, answer: a }))),
-    );
-    part.forEach((_, g) => out.push(solvedCount(verdicts.slice(g * group, (g + 1) * group).map((v) => v.reward))));
+/** One family × type's sets at h: the proposer's children (at h, and elsewhere), fresh tasks, the band parents; null without parents. */
+async function forkSets(
+  at: ForkAt,
+  evolve: EvolveController,
+  key: string,
+  h: number,
+): Promise<{ children: Task[]; offLevel: Task[]; fresh: Task[]; again: Task[] } | null> {
+  const [family, type] = key.split('/') as [string, CodeTask['type']];
+  const parents = evolve.snapshot().band.filter((e) => e.arm.family === family && e.arm.level === h);
+  if (parents.length === 0) return null;
+  const rng = createRng(`frontier-fork/${at.seed}/${at.step}/${key}`);
+  // Each draw may repeat a task of the run or of its own set (the share of distinct programs counts
+  // repeats), never a held-out probe; as in the climb's run, a child may be one level above its
+  // parent (every level has a held-out set there).
+  const probesOnly = () => new Set(at.probeIds);
+  const ctx = { ...at, seen: probesOnly(), proposer: null, skills: [], heldOut: () => Promise.resolve(true) };
+  const children: Task[] = [];
+  const offLevel: Task[] = [];
+  for (const pick of evolve.pick(at.perKey, rng, { step: at.step, arms: [{ family, level: h, type }] })) {
+    if (pick.kind !== 'mutate') continue;
+    const t = await propose({ ...ctx, seen: probesOnly() }, pick, rng.fork('child'), []);
+    // Only children at h count (the others are tallied as `offLevel`).
+    if (t.proposer === FRONTIER_PROPOSER) (t.level === h ? children : offLevel).push(t);
   }
-  return out;
+  const fresh: Task[] = [];
+  for (let i = 0; i < at.perKey; i++)
+    fresh.push(
+      await drawTask(at.sandbox, {
+        family,
+        level: h,
+        type,
+        rng: rng.fork(`fresh/${i}`),
+        seen: probesOnly(),
+        attempts: 20,
+      }),
+    );
+  // The parents themselves, asked again: how much of the band a parent keeps at the checkpoint.
+  const again = parents.slice(-at.perKey).flatMap((e) => at.archive.get(e.taskId) ?? []);
+  return { children, offLevel, fresh, again };
 }
 
 function keyPoint(
@@ -265,15 +253,10 @@ function levelsOf(dir: string, arm: Levels['arm']): Levels {
   const store = RunStore.open(dir, { create: false });
   try {
     const metrics = store.metrics();
-    const firstPassed: Levels['firstPassed'] = {};
-    let passed = 0;
-    for (const c of climbOf(metrics)) {
-      passed += c.passed + 1;
-      const first: Record<number, number> = {};
-      for (const row of metrics)
-        for (let d = 0; d <= Number(row[`passed.${c.family}`] ?? -1); d++) first[d] ??= Number(row.step);
-      firstPassed[c.family] = first;
-    }
+    // Each family's highest level passed now, and the step each level was first passed (src/run/level-sets.ts).
+    const climb = Object.entries(levelsPassedOf(metrics));
+    const passed = climb.reduce((n, [, c]) => n + c.now + 1, 0);
+    const firstPassed = Object.fromEntries(climb.map(([family, c]) => [family, c.firstReached]));
     const seed = configOf(store).seed;
     return {
       seed,

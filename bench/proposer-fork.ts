@@ -14,7 +14,8 @@ import { answerKind, answerShape, type Task } from '../core/task.js';
 import { renderCompact } from '../generators/index.js';
 import type { RunConfig } from '../src/run/config.js';
 import { learnedProposerOf, sandboxOf, taskSpace } from '../src/run/testing.js';
-import { createPolicy } from '../src/solver/index.js';
+import { createPolicy, type Policy, type PolicyPrompt } from '../src/solver/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import { drawTask, verifyTasks } from '../src/run/testing.js';
 
 /** Per arm and overall (the mean over arms, each drawn equally): the learnable shares of both proposers' fresh tasks at one checkpoint. */
@@ -36,12 +37,7 @@ export async function forkedShares(
   config: RunConfig,
   opts: { perArm: number; every: number },
 ): Promise<ForkPoint[]> {
-  const steps = readdirSync(join(dir, 'checkpoints'))
-    .map((d) => /^step-(\d+)$/.exec(d))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .filter((s) => s % opts.every === 0)
-    .sort((a, b) => a - b);
+  const steps = checkpointSteps(dir, opts.every);
   const { arms } = taskSpace(config);
   const sandbox = await sandboxOf(config);
   const policy = await createPolicy(config.solver, { seed: config.seed, totalSteps: config.steps });
@@ -73,21 +69,15 @@ export async function forkedShares(
           if (f) drawn.push({ arm: key, who: 'fixed', task: f });
         }
       }
-      const solved: number[] = [];
-      for (let i = 0; i < drawn.length; i += CHUNK) {
-        const part = drawn.slice(i, i + CHUNK);
-        const { answers } = await policy.sample(
-          part.map(({ task: t }) => ({ text: renderCompact(t), kind: answerKind(t.type), shape: answerShape(t) })),
-          config.group,
-        );
-        const verdicts = await verifyTasks(
-          sandbox,
-          part.flatMap(({ task }, g) => answers[g]!.map((answer) => ({ task, answer }))),
-        );
-        part.forEach((_, g) =>
-          solved.push(solvedCount(verdicts.slice(g * config.group, (g + 1) * config.group).map((v) => v.reward))),
-        );
-      }
+      const solved = await solvedCounts(
+        policy,
+        sandbox,
+        drawn.map(({ task: t }) => ({
+          task: t,
+          prompt: { text: renderCompact(t), kind: answerKind(t.type), shape: answerShape(t) },
+        })),
+        config.group,
+      );
       const byArm: ForkPoint['byArm'] = {};
       for (const arm of arms.map(armKey)) {
         const share = (who: string, pred: (s: number) => boolean) => {
@@ -117,6 +107,38 @@ export async function forkedShares(
     await sandbox.close();
   }
   return points;
+}
+
+/** The steps of a run's finished checkpoints that are multiples of `every`, in order. */
+export const checkpointSteps = (dir: string, every: number): number[] =>
+  readdirSync(join(dir, 'checkpoints'))
+    .map((d) => /^step-(\d+)$/.exec(d))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .filter((s) => s % every === 0)
+    .sort((a, b) => a - b);
+
+/** Each task's solved count over `group` answers sampled from its prompt, CHUNK tasks a call. */
+export async function solvedCounts(
+  policy: Policy,
+  sandbox: Sandbox,
+  items: readonly { task: Task; prompt: PolicyPrompt }[],
+  group: number,
+): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < items.length; i += CHUNK) {
+    const part = items.slice(i, i + CHUNK);
+    const { answers } = await policy.sample(
+      part.map((x) => x.prompt),
+      group,
+    );
+    const verdicts = await verifyTasks(
+      sandbox,
+      part.flatMap(({ task }, g) => answers[g]!.map((answer) => ({ task, answer }))),
+    );
+    part.forEach((_, g) => out.push(solvedCount(verdicts.slice(g * group, (g + 1) * group).map((v) => v.reward))));
+  }
+  return out;
 }
 
 const meanOf = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);

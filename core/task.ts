@@ -140,6 +140,10 @@ export type AnyDraft = TaskDraft | ProblemDraft;
 
 /** The shape the answer must take, which the solver's constrained decoding follows. */
 export type AnswerKind = 'literal' | 'program';
+/** Every argument list a code task calls f with: its input, or an induction's examples, shown and hidden. */
+export const argumentLists = (task: CodeTask): Input[] =>
+  task.type === 'induction' ? [...task.visible, ...task.hidden].map((e) => e.input) : [task.input];
+
 export const answerKind = (type: TaskType): AnswerKind => (type === 'induction' ? 'program' : 'literal');
 
 /**

@@ -7,7 +7,7 @@
 // never copied from the parent. A draft must still pass `materialise` like any other.
 import { parse, type Node } from 'acorn';
 import type { Rng } from '../core/rng.js';
-import type { CodeTask, Input, Json, Parent, TaskDraft } from '../core/task.js';
+import { argumentLists, type CodeTask, type Input, type Json, type Parent, type TaskDraft } from '../core/task.js';
 import { labelProgram } from './label.js';
 
 export const DIRECTIONS = ['harder', 'easier'] as const;
@@ -157,7 +157,7 @@ function growable(shape: Shape): N[] {
 
 /** Whether `op` can change this task. */
 export function directedApplies(task: CodeTask, op: DirectedOp): boolean {
-  const shape = shapeOf(task.program, inputsOf(task)[0]);
+  const shape = shapeOf(task.program, argumentLists(task)[0]);
   if (!shape) return false;
   switch (op) {
     case 'grow-node':
@@ -169,9 +169,9 @@ export function directedApplies(task: CodeTask, op: DirectedOp): boolean {
     case 'lower-constant':
       return shape.nodes.some((n) => intLiteral(n) && (n.value as number) > 1);
     case 'widen-inputs':
-      return inputsOf(task).some((i) => i.some((x) => typeof x === 'number'));
+      return argumentLists(task).some((i) => i.some((x) => typeof x === 'number'));
     case 'narrow-inputs':
-      return inputsOf(task).some((i) => i.some((x) => typeof x === 'number' && x !== 0));
+      return argumentLists(task).some((i) => i.some((x) => typeof x === 'number' && x !== 0));
   }
 }
 
@@ -179,15 +179,11 @@ export function directedApplies(task: CodeTask, op: DirectedOp): boolean {
 export const directedOps = (task: CodeTask, direction: Direction): DirectedOp[] =>
   DIRECTED_OPS[direction].filter((op) => directedApplies(task, op));
 
-function inputsOf(task: CodeTask): Input[] {
-  return task.type === 'induction' ? [...task.visible, ...task.hidden].map((e) => e.input) : [task.input];
-}
-
 function growNode(rng: Rng, program: string, shape: Shape): string {
   const leaf = rng.pick(growable(shape));
   const kind = shape.kinds.get(leaf)!;
   const op = rng.pick(ownOperators(shape, kind));
-  const mates = shape.params.filter((p, i) => p !== '' && shape.kinds.get(leaf) === kindOfParam(shape, i));
+  const mates = shape.params.filter((p, i) => p !== '' && kind === kindOfParam(shape, i));
   const literal = kind === 'number' ? String(rng.int(1, 9)) : 'true';
   const other = mates.length === 0 || (kind === 'number' && rng.bool(0.5)) ? literal : rng.pick(mates);
   const text = program.slice(leaf.start, leaf.end);
@@ -230,9 +226,9 @@ function moveInputs(rng: Rng, inputs: Input[], out: boolean): Input[] {
 /** A draft of `task` one step harder or easier by `op`; throws when the operator does not apply or no level of the family admits the child. */
 export function directedMutate(rng: Rng, task: CodeTask, op: DirectedOp): TaskDraft {
   if (!directedApplies(task, op)) throw new Error(`directedMutate: '${op}' does not apply to task ${task.id}`);
-  const shape = shapeOf(task.program, inputsOf(task)[0])!;
+  const shape = shapeOf(task.program, argumentLists(task)[0])!;
   let program = task.program;
-  let inputs = inputsOf(task);
+  let inputs = argumentLists(task);
   if (op === 'grow-node') program = growNode(rng, program, shape);
   else if (op === 'prune-node') program = pruneNode(rng, program, shape);
   else if (op === 'raise-constant' || op === 'lower-constant')
@@ -248,8 +244,8 @@ export function directedMutate(rng: Rng, task: CodeTask, op: DirectedOp): TaskDr
 export function crossover(rng: Rng, a: CodeTask, b: CodeTask): TaskDraft {
   if (a.family !== b.family || a.type !== b.type)
     throw new Error(`crossover: ${a.id} and ${b.id} are not of one family and type`);
-  const sa = shapeOf(a.program, inputsOf(a)[0]);
-  const sb = shapeOf(b.program, inputsOf(b)[0]);
+  const sa = shapeOf(a.program, argumentLists(a)[0]);
+  const sb = shapeOf(b.program, argumentLists(b)[0]);
   if (!sa || !sb) throw new Error('crossover: a program acorn cannot read');
   const own = new Set(sa.params);
   const pairs = sa.nodes.flatMap((x) =>
@@ -261,7 +257,7 @@ export function crossover(rng: Rng, a: CodeTask, b: CodeTask): TaskDraft {
   if (fresh.length === 0) throw new Error(`crossover: no expression of ${b.id} fits ${a.id}`);
   const [x, y] = rng.pick(fresh);
   const program = splice(a.program, x, `(${b.program.slice(y.start, y.end)})`);
-  return labelled(a, program, inputsOf(a), { id: a.id, op: CROSSOVER, mate: b.id });
+  return labelled(a, program, argumentLists(a), { id: a.id, op: CROSSOVER, mate: b.id });
 }
 
 /** Whether every identifier a subtree reads (not a property name, not Math) is one of `names`. */

@@ -15,7 +15,16 @@
 // Every draft records `parent: {id, op}` and `proposer: 'mutation'`, and is labelled by its own
 // program where label.ts can read it.
 import type { Rng } from '../core/rng.js';
-import type { AnyDraft, CodeTask, Input, Json, ProblemDraft, Task, TaskDraft } from '../core/task.js';
+import {
+  argumentLists,
+  type AnyDraft,
+  type CodeTask,
+  type Input,
+  type Json,
+  type ProblemDraft,
+  type Task,
+  type TaskDraft,
+} from '../core/task.js';
 import { tokenize, type Token } from './hash.js';
 import { labelProgram } from './label.js';
 
@@ -70,8 +79,7 @@ function exampleOutput(task: Task): Json {
 
 /** A problem's only "input" is its data (its verifier is called as f(answer, data)). */
 function allInputs(task: Task): Input[] {
-  if (task.type === 'problem') return [[task.data]];
-  return task.type === 'induction' ? [...task.visible, ...task.hidden].map((e) => e.input) : [task.input];
+  return task.type === 'problem' ? [[task.data]] : argumentLists(task);
 }
 
 /** The operators that can change this task. 'wrap' always applies; 'change-input' whenever f takes arguments. */

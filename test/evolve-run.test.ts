@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CodeTask } from '../core/task.js';
+import { argumentLists, type CodeTask } from '../core/task.js';
 import { FRONTIER_OPS, FRONTIER_PROPOSER, labelProgram } from '../generators/index.js';
 import { loadPreset, startRun } from '../src/index.js';
 import { RunStore, storedRunProbeIds } from '../src/run/testing.js';
@@ -22,9 +22,6 @@ const config = loadPreset('smoke', {
 
 const lastControllerState = (dir: string): unknown =>
   (JSON.parse(readFileSync(join(lastCheckpoint(dir), 'loop.json'), 'utf8')) as { controller: unknown }).controller;
-
-const inputsOf = (t: CodeTask) =>
-  t.type === 'induction' ? [...t.visible, ...t.hidden].map((e) => e.input) : [t.input];
 
 describe('a run with the frontier proposer', () => {
   it('makes labelled children of band tasks, records every draft, and resumes exactly after a kill', async () => {
@@ -45,7 +42,7 @@ describe('a run with the frontier proposer', () => {
       expect(children.length).toBeGreaterThan(5);
       for (const c of children) {
         expect(FRONTIER_OPS).toContain(c.parent!.op);
-        const label = labelProgram(c.family, c.program, inputsOf(c));
+        const label = labelProgram(c.family, c.program, argumentLists(c));
         expect([c.level, c.skills]).toEqual([label.level, label.skills]);
         expect(c.level).toBeLessThanOrEqual(1);
         expect(probes.has(c.id)).toBe(false);

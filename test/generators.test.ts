@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRng } from '../core/rng.js';
-import { CODE_TASK_TYPES, type CodeTask, type Task } from '../core/task.js';
+import { argumentLists, CODE_TASK_TYPES, type CodeTask, type Task } from '../core/task.js';
 import {
   allSkills,
   applicableOps,
@@ -435,7 +435,7 @@ describe('mutation', () => {
             expect(d.parent).toEqual({ id: t.id, op });
             expect(d.proposer).toBe('mutation');
             const c = t as CodeTask;
-            const inputs = c.type === 'induction' ? [...c.visible, ...c.hidden].map((e) => e.input) : [c.input];
+            const inputs = argumentLists(c);
             // labelled by its own program where label.ts reads it, else its parent's level
             const label = labelProgram(family, d.program, d.inputs);
             expect(d).toMatchObject({ type, family, level: label.level ?? level });

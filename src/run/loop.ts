@@ -83,7 +83,7 @@ export async function startRun(config: RunConfig, opts: RunOptions): Promise<Run
     const masterable = masterableSkills(plan);
     const { firstStep, rng } = await resumeOrBegin(config, opts, p, h, { seen, archive, tally });
     log(
-      `run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}${envProbes.arms.length ? `, environments ${config.environments.join(', ')} (${envProbes.arms.length} arms)` : ''}, curriculum ${controller.name === 'evolve' ? `level-frontier + the frontier proposer (share ${config.curriculum.evolve?.share})` : controller.name}${config.curriculum.gating ? ' + gating' : ''}`,
+      `run ${runId}: ${config.steps} steps × ${config.batch} tasks × ${config.group} answers, families ${config.families.join(', ')}${envProbes.arms.length ? `, environments ${config.environments.join(', ')} (${envProbes.arms.length} arms)` : ''}, curriculum ${config.curriculum.controller}${config.curriculum.evolve?.share ? ` + the frontier proposer (share ${config.curriculum.evolve.share})` : ''}${config.curriculum.gating ? ' + gating' : ''}`,
     );
 
     // A resumed run carries on from its last step's probe accuracy, as the run that never stopped does.

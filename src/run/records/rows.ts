@@ -126,26 +126,17 @@ export function childRecord(
   taskId: string | null = null,
 ): ProposalRecord {
   const op = draft?.parent?.op ?? pick.op ?? '';
-  return {
-    step,
-    family: parent.family,
-    level: draft?.level ?? parent.level,
-    type: parent.type,
-    proposer: FRONTIER_PROPOSER,
+  return draftRecord(step, FRONTIER_PROPOSER, {
+    arm: { family: parent.family, level: draft?.level ?? parent.level, type: parent.type },
     prompt: `${op} of ${parent.id}${pick.mate ? ` and ${pick.mate}` : ''} at level ${parent.level}`,
-    raw: draft?.program ?? '',
+    program: draft?.program ?? '',
     outcome,
     detail,
     taskId,
-    inputTokens: 0,
-    outputTokens: 0,
-    tokensEstimated: false,
-    ms: 0,
-    learnability: null,
-  };
+  });
 }
 
-/** A learned or self-play proposer's draft as a proposals row (prompt: the arm and its choice trace; raw: the program). */
+/** A learned, self-play or frontier proposer's draft as a proposals row (prompt: the arm and its choice trace, or the parent and operator; raw: the program). */
 export function draftRecord(step: number, proposer: string, d: LearnedDraft): ProposalRecord {
   return {
     step,
