@@ -84,6 +84,7 @@ describe('directed mutation', () => {
     for (let seed = 0; seed < 20; seed++) {
       const rng = () => createRng(seed);
       const ops = new Set([...directedOps(parent, 'harder'), ...directedOps(parent, 'easier')]);
+      expect(ops.size).toBeGreaterThanOrEqual(4); // so that the checks below run
       const inputs = [parent.input];
       if (ops.has('raise-constant'))
         expect(literals(directedMutate(rng(), parent, 'raise-constant').program)).toBeGreaterThan(
